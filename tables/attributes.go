@@ -1,0 +1,41 @@
+package tables
+
+// ReservedPrefix starts every attribute name the store writes itself. User attribute
+// names must not start with it.
+const ReservedPrefix = "_"
+
+// Attributes of an entity item in the entities table.
+const (
+	AttrID           = "_id"             // raw entity id; partition key
+	AttrScopeTypeKey = "_scope_type_key" // ScopeTypeKey(scope, type); sort key, GSI partition key
+	AttrScope        = "_scope"
+	AttrType         = "_type"
+	AttrCreated      = "_created" // FormatTime; set once
+	AttrUpdated      = "_updated" // FormatTime; GSI sort key
+	AttrMeta         = "_meta"
+	AttrIndexEntries = "_index_entries" // index name -> index keys emitted at the last write
+)
+
+// Attributes of a relationship entry item.
+const (
+	AttrSubjectScope       = "_subject_scope"
+	AttrSubjectType        = "_subject_type"
+	AttrSubjectID          = "_subject_id"
+	AttrPredicate          = "_predicate"
+	AttrIndex              = "_index" // position in the subject's list (N); reverse GSI sort key
+	AttrObjectScope        = "_object_scope"
+	AttrObjectType         = "_object_type"
+	AttrObjectID           = "_object_id"
+	AttrSubjectKey         = "_subject_key"          // SubjectKey; partition key (also of index entries)
+	AttrObjectKey          = "_object_key"           // SubjectKey of the object; reverse GSI partition key
+	AttrPredicateKey       = "_predicate_key"        // PredicateKey; sort key
+	AttrPredicateObjectKey = "_predicate_object_key" // PredicateObjectKey; LSI sort key
+)
+
+// Attributes of an index entry item (AttrScope, AttrType, AttrID and AttrSubjectKey too).
+const (
+	AttrIndexName      = "_index_name"
+	AttrIndexKey       = "_index_key" // GSI sort key
+	AttrUniqueKey      = "_unique_key"
+	AttrScopeIndexName = "_scope_index_name" // GSI partition key
+)

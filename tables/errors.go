@@ -1,0 +1,33 @@
+package tables
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrInvalid matches every *ValidationError with errors.Is.
+var ErrInvalid = errors.New("invalid input")
+
+// ValidationError reports input rejected before any request is sent.
+type ValidationError struct {
+	Field  string // what was checked, such as "Key.ID", "TablePrefix" or "Attributes.name"
+	Value  string // the rejected value, if it helps to show it
+	Reason string // why it was rejected
+}
+
+// maxShownValue bounds how much of a rejected value an error message repeats.
+const maxShownValue = 64
+
+func (e *ValidationError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("invalid %s: %s", e.Field, e.Reason)
+	}
+	v := e.Value
+	if len(v) > maxShownValue {
+		v = v[:maxShownValue] + "..."
+	}
+	return fmt.Sprintf("invalid %s %q: %s", e.Field, v, e.Reason)
+}
+
+// Is reports whether target is ErrInvalid.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }

@@ -1,0 +1,86 @@
+package tables
+
+import "fmt"
+
+// Table and index name suffixes, appended to the prefix with an underscore.
+const (
+	EntitiesSuffix              = "entities_master"
+	EntitiesByTypeSuffix        = "entities_by_type"
+	RelationshipsSuffix         = "relationship_entries"
+	ReverseRelationshipsSuffix  = "reverse_relationships"
+	RelationshipsByObjectSuffix = "relationships_by_object"
+	IndexEntriesSuffix          = "index_entries"
+	IndexLookupSuffix           = "index_lookup"
+)
+
+// DynamoDB's limits on table and index names.
+const (
+	minNameLen = 3
+	maxNameLen = 255
+)
+
+// MaxPrefixLen is the longest prefix whose every table and index name fits DynamoDB's
+// 255-byte name limit.
+const MaxPrefixLen = maxNameLen - 1 - len(RelationshipsByObjectSuffix)
+
+// Names holds the physical table and index names of one store.
+type Names struct {
+	Prefix string
+
+	Entities       string // table: one item per entity
+	EntitiesByType string // GSI of Entities: page entities of a type by update time
+
+	Relationships         string // table: one item per relationship entry
+	ReverseRelationships  string // GSI of Relationships: entries pointing at an object
+	RelationshipsByObject string // LSI of Relationships: a subject's entries by predicate and object
+
+	IndexEntries string // table: one item per emitted index value
+	IndexLookup  string // GSI of IndexEntries: range queries by scope and index name
+}
+
+// NewNames validates prefix and returns the table and index names derived from it.
+func NewNames(prefix string) (Names, error) {
+	if err := ValidatePrefix(prefix); err != nil {
+		return Names{}, err
+	}
+	name := func(suffix string) string { return prefix + "_" + suffix }
+	return Names{
+		Prefix:                prefix,
+		Entities:              name(EntitiesSuffix),
+		EntitiesByType:        name(EntitiesByTypeSuffix),
+		Relationships:         name(RelationshipsSuffix),
+		ReverseRelationships:  name(ReverseRelationshipsSuffix),
+		RelationshipsByObject: name(RelationshipsByObjectSuffix),
+		IndexEntries:          name(IndexEntriesSuffix),
+		IndexLookup:           name(IndexLookupSuffix),
+	}, nil
+}
+
+// Tables returns the three table names in creation order.
+func (n Names) Tables() []string {
+	return []string{n.Entities, n.Relationships, n.IndexEntries}
+}
+
+// ValidatePrefix reports whether prefix can start DynamoDB table and index names:
+// one to MaxPrefixLen characters from [A-Za-z0-9_.-].
+func ValidatePrefix(prefix string) error {
+	if prefix == "" {
+		return &ValidationError{Field: "TablePrefix", Reason: "must not be empty"}
+	}
+	if len(prefix) > MaxPrefixLen {
+		return &ValidationError{Field: "TablePrefix", Value: prefix,
+			Reason: fmt.Sprintf("is %d bytes; at most %d fit DynamoDB's table name limit", len(prefix), MaxPrefixLen)}
+	}
+	for i := 0; i < len(prefix); i++ {
+		if !isNameByte(prefix[i]) {
+			return &ValidationError{Field: "TablePrefix", Value: prefix,
+				Reason: fmt.Sprintf("has %q at byte %d; only letters, digits, '_', '.' and '-' are allowed", prefix[i], i)}
+		}
+	}
+	return nil
+}
+
+func isNameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '_' || c == '.' || c == '-'
+}

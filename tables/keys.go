@@ -1,0 +1,176 @@
+package tables
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Delimiter separates the escaped components of a compound key.
+const Delimiter = ':'
+
+// Escape returns s with '%' replaced by "%25" and ':' by "%3A", so that an escaped
+// component never contains the delimiter and distinct components stay distinct.
+// Every other byte is kept as is, so keys remain readable and keep the sort order of
+// their components.
+func Escape(s string) string {
+	n := strings.Count(s, "%") + strings.Count(s, ":")
+	if n == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 2*n)
+	writeEscaped(&b, s)
+	return b.String()
+}
+
+// writeEscaped writes Escape(s) to b without an intermediate string.
+func writeEscaped(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '%':
+			b.WriteString("%25")
+		case ':':
+			b.WriteString("%3A")
+		default:
+			b.WriteByte(c)
+		}
+	}
+}
+
+// escapedLen returns len(Escape(s)) without building it.
+func escapedLen(s string) int {
+	return len(s) + 2*(strings.Count(s, "%")+strings.Count(s, ":"))
+}
+
+// Unescape is the inverse of Escape. It accepts exactly the strings Escape returns:
+// a raw ':', a '%' not followed by "25" or "3A" (upper case), or a truncated escape is
+// an error. The store never parses keys (raw values have their own attributes); this
+// is for tests and tools.
+func Unescape(s string) (string, error) {
+	if !strings.ContainsAny(s, "%:") {
+		return s, nil
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case ':':
+			return "", unescapeError(s, fmt.Sprintf("has an unescaped ':' at byte %d", i))
+		case '%':
+			switch {
+			case strings.HasPrefix(s[i+1:], "25"):
+				b.WriteByte('%')
+			case strings.HasPrefix(s[i+1:], "3A"):
+				b.WriteByte(':')
+			default:
+				return "", unescapeError(s, fmt.Sprintf("has a malformed escape at byte %d; only %%25 and %%3A are valid", i))
+			}
+			i += 2
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
+
+func unescapeError(s, reason string) error {
+	return &ValidationError{Field: "escaped component", Value: s, Reason: reason}
+}
+
+// Join escapes each component and joins them with ':'. For a given number of
+// components the result is injective: distinct tuples give distinct keys, whatever
+// ':' or '%' the components contain. (Join() and Join("") are both "".)
+func Join(components ...string) string {
+	if len(components) == 0 {
+		return ""
+	}
+	n := len(components) - 1
+	for _, c := range components {
+		n += escapedLen(c)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, c := range components {
+		if i > 0 {
+			b.WriteByte(Delimiter)
+		}
+		writeEscaped(&b, c)
+	}
+	return b.String()
+}
+
+// ScopeTypeKey returns the _scope_type_key of an entity: scope:type. It is the sort
+// key of the entities table and the partition key of its by-type index.
+func ScopeTypeKey(scope, typ string) string { return Join(scope, typ) }
+
+// SubjectKey returns scope:type:id, the _subject_key of the relationship and index
+// entries of an entity, and the _object_key of relationship entries pointing at it.
+func SubjectKey(scope, typ, id string) string { return Join(scope, typ, id) }
+
+// PredicateKey returns the _predicate_key of a relationship entry:
+// predicate:index:object_type:object_id, with the index written by FormatIndex so that
+// a subject's entries for one predicate sort in list order. The index must satisfy
+// ValidateIndex.
+func PredicateKey(predicate string, index int, objectType, objectID string) string {
+	// FormatIndex writes digits only, which Join leaves unchanged.
+	return Join(predicate, FormatIndex(index), objectType, objectID)
+}
+
+// PredicatePrefix returns the begins_with prefix that selects the _predicate_key
+// values of one predicate. It ends with the delimiter, so the prefix of "friend" does
+// not also match "friends".
+func PredicatePrefix(predicate string) string { return Escape(predicate) + string(Delimiter) }
+
+// PredicateObjectKey returns the _predicate_object_key of a relationship entry:
+// predicate:object_scope:object_type:object_id, the sort key of the local secondary
+// index that finds a subject's edges to one object in a single Query.
+func PredicateObjectKey(predicate, objectScope, objectType, objectID string) string {
+	return Join(predicate, objectScope, objectType, objectID)
+}
+
+// PredicateObjectPrefix returns the begins_with prefix that selects the
+// _predicate_object_key values of one predicate in the local secondary index. It
+// equals PredicatePrefix; both names exist so that each query says which key it reads.
+func PredicateObjectPrefix(predicate string) string { return PredicatePrefix(predicate) }
+
+// UniqueKey returns the _unique_key of an index entry: index_name:index_key. It is
+// the sort key of the index entries table.
+func UniqueKey(indexName, indexKey string) string { return Join(indexName, indexKey) }
+
+// ScopeIndexName returns the _scope_index_name of an index entry: scope:index_name,
+// the partition key of the index lookup GSI.
+func ScopeIndexName(scope, indexName string) string { return Join(scope, indexName) }
+
+// Relationship list positions are written with a fixed number of digits.
+const (
+	// IndexWidth is the number of digits FormatIndex writes.
+	IndexWidth = 10
+	// MaxIndex is the largest position FormatIndex can write in IndexWidth digits.
+	MaxIndex = 9_999_999_999
+)
+
+const indexZeros = "0000000000" // IndexWidth zeros
+
+// FormatIndex writes a relationship list position as IndexWidth decimal digits,
+// zero-padded so that string order equals numeric order ("0000000002" sorts before
+// "0000000010"; unpadded, "10" would sort before "2"). It assumes ValidateIndex(i)
+// succeeds: a negative or too large i yields a string of the wrong form.
+func FormatIndex(i int) string {
+	s := strconv.Itoa(i)
+	if len(s) >= IndexWidth {
+		return s
+	}
+	return indexZeros[:IndexWidth-len(s)] + s
+}
+
+// ValidateIndex reports whether i is a relationship list position FormatIndex can
+// write: 0 to MaxIndex.
+func ValidateIndex(i int) error {
+	// int64 keeps the comparison compiling where int has 32 bits.
+	if i < 0 || int64(i) > MaxIndex {
+		return &ValidationError{Field: "index", Value: strconv.Itoa(i),
+			Reason: fmt.Sprintf("must be between 0 and %d", int64(MaxIndex))}
+	}
+	return nil
+}

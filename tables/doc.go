@@ -13,7 +13,13 @@
 //	  app_index_lookup          GSI _scope_index_name / _index_key
 //
 // Compound keys join escaped components with ':'. Escaping replaces '%' with "%25" and
-// ':' with "%3A", so distinct component tuples never produce the same key.
+// ':' with "%3A", so distinct component tuples never produce the same key. Validate
+// components and keys (ValidateEntityKey, ValidatePredicate, ValidateKeyLength) before
+// building a request: DynamoDB limits partition keys to 2048 bytes and sort keys to
+// 1024, counted after escaping.
+//
+// Timestamps are written in the fixed-width TimeLayout so that they sort in time order,
+// and ItemSize computes an item's size as DynamoDB counts it against MaxItemBytes.
 //
 // The package performs no I/O; it computes names, definitions and keys only.
 package tables

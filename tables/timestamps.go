@@ -39,8 +39,9 @@ func TruncateTime(t time.Time) time.Time {
 	return t.UTC().Truncate(time.Millisecond)
 }
 
-// ValidateTime reports whether t is in years 1 to 9999 (UTC), the range in which
-// FormatTime writes fixed-width, correctly sorting strings.
+// ValidateTime reports whether t falls in years 1 to 9999 (UTC). FormatTime writes
+// those at fixed width; a later year would take five digits and sort wrongly, and an
+// earlier one (before Go's zero Time) is taken for a mistake.
 func ValidateTime(t time.Time) error {
 	if y := t.UTC().Year(); y < 1 || y > 9999 {
 		return &ValidationError{Field: "timestamp", Value: t.UTC().String(),

@@ -36,11 +36,11 @@ func ValidateComponent(field, value string) error {
 }
 
 // ValidateKeyLength reports whether key, a key attribute value as stored (a compound
-// key after escaping), is at most max bytes: MaxPartitionKeyBytes or MaxSortKeyBytes.
-func ValidateKeyLength(field, key string, max int) error {
-	if len(key) > max {
+// key after escaping), is at most limit bytes: MaxPartitionKeyBytes or MaxSortKeyBytes.
+func ValidateKeyLength(field, key string, limit int) error {
+	if len(key) > limit {
 		return &ValidationError{Field: field, Value: key,
-			Reason: fmt.Sprintf("key is %d bytes after escaping; DynamoDB allows at most %d", len(key), max)}
+			Reason: fmt.Sprintf("key is %d bytes after escaping; DynamoDB allows at most %d", len(key), limit)}
 	}
 	return nil
 }
@@ -71,6 +71,18 @@ func ValidateEntityKey(scope, typ, id string) error {
 		return err
 	}
 	return ValidateKeyLength("Key", SubjectKey(scope, typ, id), MaxPartitionKeyBytes)
+}
+
+// ValidateScopeType reports whether scope and type can select the entities of a type:
+// each a valid component, and ScopeTypeKey within the sort key limit.
+func ValidateScopeType(scope, typ string) error {
+	if err := ValidateComponent("scope", scope); err != nil {
+		return err
+	}
+	if err := ValidateComponent("type", typ); err != nil {
+		return err
+	}
+	return ValidateKeyLength("scope and type", ScopeTypeKey(scope, typ), MaxSortKeyBytes)
 }
 
 // ValidatePredicate reports whether p can name a relationship predicate.

@@ -1,0 +1,240 @@
+package tables_test
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+func TestEscape(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"empty", "", ""},
+		{"plain", "users", "users"},
+		{"unicode", "日本語🙂", "日本語🙂"},
+		{"colon", "a:b", "a%3Ab"},
+		{"percent", "100%", "100%25"},
+		{"escaped colon literally", "%3A", "%253A"},
+		{"escaped percent literally", "%25", "%2525"},
+		{"only delimiters", "::", "%3A%3A"},
+		{"double percent", "%%", "%25%25"},
+		{"mixed", "a:%:b", "a%3A%25%3Ab"},
+		{"other punctuation untouched", "a/b#c|d%", "a/b#c|d%25"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tables.Escape(tt.in)
+			require.Equal(t, tt.want, got)
+			require.NotContains(t, got, ":")
+
+			back, err := tables.Unescape(got)
+			require.NoError(t, err)
+			require.Equal(t, tt.in, back)
+		})
+	}
+}
+
+func TestUnescapeRejectsMalformed(t *testing.T) {
+	tests := []struct {
+		name, in, reason string
+	}{
+		{"raw colon", "a:b", "unescaped ':' at byte 1"},
+		{"lone percent", "%", "malformed escape at byte 0"},
+		{"truncated escape", "ab%2", "malformed escape at byte 2"},
+		{"unknown escape", "%41", "malformed escape at byte 0"},
+		{"lower case hex", "%3a", "malformed escape at byte 0"},
+		{"percent after valid escape", "%25%", "malformed escape at byte 3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tables.Unescape(tt.in)
+			requireInvalid(t, err, "escaped component")
+			require.Contains(t, err.Error(), tt.reason)
+		})
+	}
+}
+
+func TestJoin(t *testing.T) {
+	tests := []struct {
+		name       string
+		components []string
+		want       string
+	}{
+		{"none", nil, ""},
+		{"one", []string{"a"}, "a"},
+		{"one empty", []string{""}, ""},
+		{"two", []string{"a", "b"}, "a:b"},
+		{"empty components keep their place", []string{"", "", ""}, "::"},
+		{"escapes each component", []string{"a:b", "c%d"}, "a%3Ab:c%25d"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, tables.Join(tt.components...))
+		})
+	}
+}
+
+func TestBuilders(t *testing.T) {
+	tests := []struct {
+		name, got, want string
+	}{
+		{"ScopeTypeKey", tables.ScopeTypeKey("acme", "user"), "acme:user"},
+		{"ScopeTypeKey escapes", tables.ScopeTypeKey("a:b", "c%"), "a%3Ab:c%25"},
+		{"SubjectKey", tables.SubjectKey("acme", "user", "42"), "acme:user:42"},
+		{"SubjectKey escapes", tables.SubjectKey("acme", "user", "urn:x:1"), "acme:user:urn%3Ax%3A1"},
+		{"PredicateKey", tables.PredicateKey("friend", 3, "user", "42"), "friend:0000000003:user:42"},
+		{"PredicateKey escapes", tables.PredicateKey("a:b", 0, "%", "x:y"), "a%3Ab:0000000000:%25:x%3Ay"},
+		{"PredicatePrefix", tables.PredicatePrefix("friend"), "friend:"},
+		{"PredicatePrefix escapes", tables.PredicatePrefix("is:a"), "is%3Aa:"},
+		{"PredicateObjectKey", tables.PredicateObjectKey("friend", "acme", "user", "42"), "friend:acme:user:42"},
+		{"PredicateObjectKey escapes", tables.PredicateObjectKey("f", "a:b", "%3A", "1"), "f:a%3Ab:%253A:1"},
+		{"PredicateObjectPrefix", tables.PredicateObjectPrefix("friend"), "friend:"},
+		{"UniqueKey", tables.UniqueKey("by_email", "a@example.com"), "by_email:a@example.com"},
+		{"UniqueKey escapes", tables.UniqueKey("by:time", "2024-01-02T03:04:05.000Z"), "by%3Atime:2024-01-02T03%3A04%3A05.000Z"},
+		{"ScopeIndexName", tables.ScopeIndexName("acme", "by_email"), "acme:by_email"},
+		{"ScopeIndexName escapes", tables.ScopeIndexName("a%", "b:"), "a%25:b%3A"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, tt.got)
+		})
+	}
+}
+
+// TestBuildersDoNotCollide checks the collisions plain joining would cause.
+func TestBuildersDoNotCollide(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b string
+	}{
+		{"delimiter moves between scope and type",
+			tables.ScopeTypeKey("a:b", "c"), tables.ScopeTypeKey("a", "b:c")},
+		{"delimiter moves between type and id",
+			tables.SubjectKey("s", "t:x", "1"), tables.SubjectKey("s", "t", "x:1")},
+		{"literal escape versus escaped delimiter",
+			tables.SubjectKey("s", "t", "%3A"), tables.SubjectKey("s", "t", ":")},
+		{"literal %25 versus %",
+			tables.SubjectKey("s", "t", "%25"), tables.SubjectKey("s", "t", "%")},
+		{"predicate absorbs the index",
+			tables.PredicateKey("p:0000000001", 2, "t", "1"), tables.PredicateKey("p", 1, "0000000002:t", "1")},
+		{"unique key split",
+			tables.UniqueKey("by:a", "b"), tables.UniqueKey("by", "a:b")},
+		{"scope index name split",
+			tables.ScopeIndexName("s:i", "x"), tables.ScopeIndexName("s", "i:x")},
+		{"object key split",
+			tables.PredicateObjectKey("p", "s:t", "u", "1"), tables.PredicateObjectKey("p", "s", "t:u", "1")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.NotEqual(t, tt.a, tt.b)
+		})
+	}
+}
+
+func TestPredicatePrefixMatchesOnlyItsPredicate(t *testing.T) {
+	tests := []struct {
+		name, prefixOf, predicate string
+		match                     bool
+	}{
+		{"same predicate", "friend", "friend", true},
+		{"longer predicate", "friend", "friends", false},
+		{"shorter predicate", "friends", "friend", false},
+		{"predicate containing a colon", "friend", "friend:old", false},
+		{"escaped predicate", "a:b", "a:b", true},
+		{"escaped prefix of another", "a", "a:b", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prefix := tables.PredicatePrefix(tt.prefixOf)
+			key := tables.PredicateKey(tt.predicate, 7, "user", "42")
+			objectKey := tables.PredicateObjectKey(tt.predicate, "acme", "user", "42")
+			require.Equal(t, tt.match, strings.HasPrefix(key, prefix), "PredicateKey %q", key)
+			require.Equal(t, tt.match, strings.HasPrefix(objectKey, tables.PredicateObjectPrefix(tt.prefixOf)),
+				"PredicateObjectKey %q", objectKey)
+		})
+	}
+}
+
+func TestPredicateKeySortsInListOrder(t *testing.T) {
+	indexes := []int64{0, 1, 2, 9, 10, 11, 99, 100, 1_000, 123_456_789, tables.MaxIndex}
+	for i := 1; i < len(indexes); i++ {
+		t.Run(fmt.Sprintf("%d<%d", indexes[i-1], indexes[i]), func(t *testing.T) {
+			lo, hi := intOrSkip(t, indexes[i-1]), intOrSkip(t, indexes[i])
+			// The object sorts after the index: a larger object must not reorder the list.
+			a := tables.PredicateKey("friend", lo, "zzz", "zzz")
+			b := tables.PredicateKey("friend", hi, "aaa", "aaa")
+			require.Less(t, a, b)
+		})
+	}
+}
+
+func TestFormatIndex(t *testing.T) {
+	tests := []struct {
+		in   int64
+		want string
+	}{
+		{0, "0000000000"},
+		{2, "0000000002"},
+		{10, "0000000010"},
+		{1_234_567_890, "1234567890"},
+		{tables.MaxIndex, "9999999999"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			got := tables.FormatIndex(intOrSkip(t, tt.in))
+			require.Equal(t, tt.want, got)
+			require.Len(t, got, tables.IndexWidth)
+		})
+	}
+}
+
+func TestValidateIndex(t *testing.T) {
+	tests := []struct {
+		in int64
+		ok bool
+	}{
+		{-1, false},
+		{0, true},
+		{1, true},
+		{tables.MaxIndex, true},
+		{tables.MaxIndex + 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.FormatInt(tt.in, 10), func(t *testing.T) {
+			err := tables.ValidateIndex(intOrSkip(t, tt.in))
+			if tt.ok {
+				require.NoError(t, err)
+				return
+			}
+			requireInvalid(t, err, "index")
+		})
+	}
+}
+
+// intOrSkip returns i as an int, skipping the test where int is too small for it.
+func intOrSkip(t *testing.T, i int64) int {
+	t.Helper()
+	if int64(int(i)) != i {
+		t.Skipf("%d does not fit in a %d-bit int", i, strconv.IntSize)
+	}
+	return int(i)
+}
+
+// requireInvalid asserts err is a *ValidationError for field that matches ErrInvalid.
+func requireInvalid(t *testing.T, err error, field string) *tables.ValidationError {
+	t.Helper()
+	require.Error(t, err)
+	require.ErrorIs(t, err, tables.ErrInvalid)
+	var verr *tables.ValidationError
+	require.True(t, errors.As(err, &verr), "want *ValidationError, got %T", err)
+	require.Equal(t, field, verr.Field)
+	require.NotEmpty(t, verr.Reason)
+	return verr
+}

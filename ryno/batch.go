@@ -1,0 +1,128 @@
+package ryno
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// DynamoDB's limits on one batch request.
+const (
+	maxBatchWriteItems = 25
+	maxBatchGetKeys    = 100
+	maxRequestBytes    = 16 << 20
+)
+
+// batcher sends any number of reads or writes as BatchGetItem and BatchWriteItem
+// requests: within DynamoDB's limits, without a duplicate key in a request, chunks in
+// parallel up to a bound, and unprocessed items retried with backoff until they are
+// done or the retry budget or the context ends. It never drops an item: what it could
+// not finish is named in a *BatchError.
+type batcher struct {
+	api         DynamoDBAPI
+	concurrency int
+	retry       RetryOptions
+	sleep       func(context.Context, time.Duration) error // replaced by tests
+}
+
+func newBatcher(api DynamoDBAPI, concurrency int, retry RetryOptions) *batcher {
+	return &batcher{api: api, concurrency: concurrency, retry: retry, sleep: sleepContext}
+}
+
+// itemID identifies an item across tables: the table name and the key's attribute
+// names and values, in name order.
+func itemID(table string, key map[string]types.AttributeValue) string {
+	names := keyNames(key)
+	var b strings.Builder
+	b.WriteString(table)
+	for _, name := range names {
+		b.WriteByte(0)
+		b.WriteString(name)
+		b.WriteByte(0)
+		b.WriteString(scalarString(key[name]))
+	}
+	return b.String()
+}
+
+// keyNames returns the attribute names of key, sorted.
+func keyNames(key map[string]types.AttributeValue) []string {
+	names := make([]string, 0, len(key))
+	for name := range key {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// project returns the attributes of item named in names: the key of a full item.
+func project(item map[string]types.AttributeValue, names []string) map[string]types.AttributeValue {
+	key := make(map[string]types.AttributeValue, len(names))
+	for _, name := range names {
+		key[name] = item[name]
+	}
+	return key
+}
+
+// chunk splits items into runs of at most maxCount items and maxBytes bytes, keeping
+// their order. An item larger than maxBytes gets a chunk of its own.
+func chunk[T any](items []T, maxCount, maxBytes int, size func(T) int) [][]T {
+	var chunks [][]T
+	start, bytes := 0, 0
+	for i, it := range items {
+		n := size(it)
+		if i > start && (i-start == maxCount || bytes+n > maxBytes) {
+			chunks = append(chunks, items[start:i])
+			start, bytes = i, 0
+		}
+		bytes += n
+	}
+	if start < len(items) {
+		chunks = append(chunks, items[start:])
+	}
+	return chunks
+}
+
+// inParallel calls f for 0..n-1 with at most limit calls at once and waits for all.
+// With failFast, the context passed to f is cancelled when a call fails.
+func inParallel(ctx context.Context, n, limit int, failFast bool, f func(context.Context, int) error) {
+	g := new(errgroup.Group)
+	if failFast {
+		g, ctx = errgroup.WithContext(ctx)
+	}
+	g.SetLimit(limit)
+	for i := range n {
+		g.Go(func() error { return f(ctx, i) })
+	}
+	_ = g.Wait() // f records its own failures
+}
+
+// failures collects the items a batch could not finish, from parallel chunks.
+type failures struct {
+	mu    sync.Mutex
+	keys  []ItemKey
+	cause error
+}
+
+func (f *failures) add(keys []ItemKey, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.keys = append(f.keys, keys...)
+	// The first cause that is not a cancellation caused by another failure explains best.
+	if f.cause == nil || isContextErr(f.cause) && !isContextErr(err) {
+		f.cause = err
+	}
+}
+
+func (f *failures) err(op string) error {
+	if len(f.keys) == 0 {
+		return nil
+	}
+	slices.SortFunc(f.keys, func(a, b ItemKey) int { return strings.Compare(a.String(), b.String()) })
+	return &BatchError{Op: op, Keys: f.keys, Err: f.cause}
+}

@@ -1,0 +1,316 @@
+package ryno
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+)
+
+// testBatcher returns a batcher on f that records its backoff waits instead of
+// sleeping.
+func testBatcher(f *fakeDB, concurrency int, waits *[]time.Duration) *batcher {
+	b := newBatcher(f, concurrency, Options{}.withDefaults().Retry)
+	var mu sync.Mutex
+	b.sleep = func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if waits != nil {
+			*waits = append(*waits, d)
+		}
+		return ctx.Err()
+	}
+	return b
+}
+
+func puts(table string, from, to int, value string) []writeOp {
+	var ops []writeOp
+	for i := from; i < to; i++ {
+		ops = append(ops, putOp(table, testKey(i), testItem(i, value)))
+	}
+	return ops
+}
+
+func TestBatchWriteChunksWithinLimits(t *testing.T) {
+	tests := []struct {
+		name     string
+		ops      []writeOp
+		requests int
+		stored   int
+	}{
+		{"one item", puts("t", 0, 1, "a"), 1, 1},
+		{"exactly one chunk", puts("t", 0, 25, "a"), 1, 25},
+		{"one over a chunk", puts("t", 0, 26, "a"), 2, 26},
+		{"two tables share requests", append(puts("t", 0, 30, "a"), puts("u", 0, 30, "a")...), 3, 60},
+		{"duplicates collapse before chunking", append(puts("t", 0, 25, "a"), puts("t", 0, 25, "b")...), 1, 25},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeDB(t)
+			require.NoError(t, testBatcher(f, 4, nil).write(context.Background(), tt.ops))
+			require.Equal(t, tt.requests, f.writeCalls)
+			require.Len(t, f.items, tt.stored)
+			for _, n := range f.requestLens {
+				require.LessOrEqual(t, n, maxBatchWriteItems)
+			}
+		})
+	}
+}
+
+func TestBatchWriteLastOpOnAnItemWins(t *testing.T) {
+	f := newFakeDB(t)
+	ops := append(puts("t", 0, 40, "first"), puts("t", 0, 40, "second")...)
+	ops = append(ops, deleteOp("t", testKey(7)), putOp("t", testKey(7), testItem(7, "third")))
+	ops = append(ops, deleteOp("t", testKey(8)))
+	require.NoError(t, testBatcher(f, 4, nil).write(context.Background(), ops))
+
+	require.Len(t, f.items, 39)
+	require.Equal(t, str("third"), f.items[itemID("t", testKey(7))]["v"])
+	require.NotContains(t, f.items, itemID("t", testKey(8)))
+	require.Equal(t, str("second"), f.items[itemID("t", testKey(9))]["v"])
+}
+
+// leaveEveryOther leaves every other request of each call unprocessed until the given
+// call, so progress is slow but steady.
+func leaveEveryOther(untilCall int) func(int, map[string][]types.WriteRequest) (map[string][]types.WriteRequest, error) {
+	return func(call int, reqs map[string][]types.WriteRequest) (map[string][]types.WriteRequest, error) {
+		if call >= untilCall {
+			return nil, nil
+		}
+		left := map[string][]types.WriteRequest{}
+		for table, rs := range reqs {
+			for i, r := range rs {
+				if i%2 == 0 {
+					left[table] = append(left[table], r)
+				}
+			}
+		}
+		return left, nil
+	}
+}
+
+func TestBatchWriteRetriesUnprocessedItemsUntilDone(t *testing.T) {
+	f := newFakeDB(t)
+	f.writeHook = leaveEveryOther(8)
+	var waits []time.Duration
+	require.NoError(t, testBatcher(f, 1, &waits).write(context.Background(), puts("t", 0, 25, "a")))
+
+	require.Len(t, f.items, 25, "every item is written")
+	require.Greater(t, f.writeCalls, 1)
+	require.Len(t, waits, f.writeCalls-1, "each retry waits first")
+	for i, w := range waits {
+		ceiling := min(DefaultBaseDelay<<i, DefaultMaxDelay)
+		require.LessOrEqual(t, w, ceiling, "retry %d waits at most the capped exponential ceiling", i+1)
+	}
+}
+
+func TestBatchWriteGivesUpAndNamesTheUnwrittenKeys(t *testing.T) {
+	f := newFakeDB(t)
+	stuck := map[string]bool{itemID("t", testKey(3)): true, itemID("t", testKey(40)): true}
+	f.writeHook = func(_ int, reqs map[string][]types.WriteRequest) (map[string][]types.WriteRequest, error) {
+		left := map[string][]types.WriteRequest{}
+		for table, rs := range reqs {
+			for _, r := range rs {
+				if stuck[f.itemKeyID(table, r.PutRequest.Item)] {
+					left[table] = append(left[table], r)
+				}
+			}
+		}
+		return left, nil
+	}
+	err := testBatcher(f, 2, nil).write(context.Background(), puts("t", 0, 50, "a"))
+
+	var be *BatchError
+	require.ErrorAs(t, err, &be)
+	require.ErrorIs(t, err, ErrUnprocessed)
+	require.Equal(t, "BatchWriteItem", be.Op)
+	require.Equal(t, []ItemKey{{Table: "t", Key: testKey(3)}, {Table: "t", Key: testKey(40)}}, be.Keys)
+	require.Len(t, f.items, 48, "every other item is written")
+	// 2 chunks, each: a first request that writes 24 items, then MaxAttempts
+	// requests in a row that write nothing.
+	require.Equal(t, 2*(1+DefaultMaxAttempts), f.writeCalls)
+	require.Contains(t, err.Error(), `pk="k0003"`)
+}
+
+func TestBatchWriteRequestErrorNamesThatChunksKeys(t *testing.T) {
+	f := newFakeDB(t)
+	f.writeHook = func(_ int, reqs map[string][]types.WriteRequest) (map[string][]types.WriteRequest, error) {
+		for table, rs := range reqs {
+			for _, r := range rs {
+				if f.itemKeyID(table, r.PutRequest.Item) == itemID("t", testKey(30)) {
+					return nil, errInjected
+				}
+			}
+		}
+		return nil, nil
+	}
+	err := testBatcher(f, 2, nil).write(context.Background(), puts("t", 0, 60, "a"))
+
+	var be *BatchError
+	require.ErrorAs(t, err, &be)
+	require.ErrorIs(t, err, errInjected)
+	require.Len(t, be.Keys, 25, "the failed chunk holds items 25..49")
+	for i, k := range be.Keys {
+		require.Equal(t, testKey(25+i), k.Key)
+	}
+	require.Len(t, f.items, 35, "the other chunks are written")
+}
+
+func TestBatchWriteStopsRetryingWhenTheContextEnds(t *testing.T) {
+	f := newFakeDB(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	f.writeHook = func(call int, reqs map[string][]types.WriteRequest) (map[string][]types.WriteRequest, error) {
+		if call == 3 {
+			cancel()
+		}
+		return reqs, nil // never processes anything
+	}
+	b := testBatcher(f, 1, nil)
+	b.retry.MaxAttempts = 1000
+	err := b.write(ctx, puts("t", 0, 5, "a"))
+
+	require.ErrorIs(t, err, context.Canceled)
+	var be *BatchError
+	require.ErrorAs(t, err, &be)
+	require.Len(t, be.Keys, 5)
+	require.Equal(t, 3, f.writeCalls, "no request after the context ended")
+}
+
+func TestBatchWriteParallelismIsBounded(t *testing.T) {
+	for _, limit := range []int{1, 3, 8} {
+		t.Run("", func(t *testing.T) {
+			f := newFakeDB(t)
+			f.parallel = limit
+			require.NoError(t, testBatcher(f, limit, nil).write(context.Background(), puts("t", 0, 25*10, "a")))
+			require.Equal(t, limit, f.maxInFlight)
+			require.Equal(t, 10, f.writeCalls)
+		})
+	}
+}
+
+func gets(table string, ids ...int) []getOp {
+	ops := make([]getOp, len(ids))
+	for i, id := range ids {
+		ops[i] = newGetOp(table, testKey(id))
+	}
+	return ops
+}
+
+func seed(f *fakeDB, table string, from, to int) {
+	for i := from; i < to; i++ {
+		f.items[itemID(table, testKey(i))] = testItem(i, "x")
+	}
+}
+
+func TestBatchGetReadsEachKeyOnceInParallelChunks(t *testing.T) {
+	f := newFakeDB(t)
+	seed(f, "t", 0, 200)
+	f.parallel = 3
+	var ids []int
+	for i := range 250 {
+		ids = append(ids, i, i%10) // missing ones (200..249) and duplicates
+	}
+	found, err := testBatcher(f, 8, nil).get(context.Background(), gets("t", ids...), false)
+
+	require.NoError(t, err)
+	require.Len(t, found, 200)
+	require.Equal(t, 3, f.getCalls, "250 distinct keys: ceil(250/100) requests")
+	require.Equal(t, 3, f.maxInFlight, "all three in flight at once")
+	require.Equal(t, str("x"), found[itemID("t", testKey(199))]["v"])
+}
+
+func TestBatchGetKeepsItemsReturnedWithUnprocessedKeys(t *testing.T) {
+	f := newFakeDB(t)
+	seed(f, "t", 0, 100)
+	f.getHook = func(call int, reqs map[string]types.KeysAndAttributes) (map[string]types.KeysAndAttributes, error) {
+		if call > 2 {
+			return nil, nil
+		}
+		ka := reqs["t"]
+		return map[string]types.KeysAndAttributes{"t": {Keys: ka.Keys[len(ka.Keys)/2:]}}, nil
+	}
+	found, err := testBatcher(f, 1, nil).get(context.Background(), gets("t", seq(100)...), true)
+
+	require.NoError(t, err)
+	require.Len(t, found, 100, "items of partial responses are kept")
+	require.Equal(t, 3, f.getCalls)
+	require.Equal(t, []int{100, 50, 25}, f.requestLens, "only unprocessed keys are asked again")
+}
+
+func TestBatchGetFailureNamesTheKeysNotRead(t *testing.T) {
+	f := newFakeDB(t)
+	seed(f, "t", 0, 150)
+	var calls atomic.Int32
+	f.getHook = func(call int, reqs map[string]types.KeysAndAttributes) (map[string]types.KeysAndAttributes, error) {
+		calls.Add(1)
+		if len(reqs["t"].Keys) == 50 {
+			return nil, errInjected
+		}
+		return nil, nil
+	}
+	_, err := testBatcher(f, 1, nil).get(context.Background(), gets("t", seq(150)...), false)
+
+	var be *BatchError
+	require.ErrorAs(t, err, &be)
+	require.ErrorIs(t, err, errInjected)
+	require.Equal(t, "BatchGetItem", be.Op)
+	require.Len(t, be.Keys, 50)
+	require.Equal(t, testKey(100), be.Keys[0].Key)
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func TestChunk(t *testing.T) {
+	size := func(n int) int { return n }
+	tests := []struct {
+		name     string
+		items    []int
+		maxCount int
+		maxBytes int
+		want     [][]int
+	}{
+		{"empty", nil, 2, 10, nil},
+		{"by count", []int{1, 1, 1, 1, 1}, 2, 100, [][]int{{1, 1}, {1, 1}, {1}}},
+		{"by bytes", []int{4, 4, 4, 1}, 10, 8, [][]int{{4, 4}, {4, 1}}},
+		{"oversized item alone", []int{1, 20, 1}, 10, 8, [][]int{{1}, {20}, {1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, chunk(tt.items, tt.maxCount, tt.maxBytes, size))
+		})
+	}
+}
+
+func TestBackoffStaysUnderTheCappedCeiling(t *testing.T) {
+	r := RetryOptions{MaxAttempts: 5, BaseDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}
+	for n := 1; n <= 40; n++ {
+		ceiling := min(r.BaseDelay<<min(n-1, 30), r.MaxDelay)
+		for range 50 {
+			d := r.backoff(n)
+			require.GreaterOrEqual(t, d, time.Duration(0))
+			require.LessOrEqual(t, d, ceiling)
+		}
+	}
+}
+
+func TestRetryStateCountsOnlyRequestsWithoutProgress(t *testing.T) {
+	s := retryState{opts: RetryOptions{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Second}}
+	_, retry := s.next(10, 10) // no progress: 1
+	require.True(t, retry)
+	_, retry = s.next(10, 9) // progress resets
+	require.True(t, retry)
+	_, retry = s.next(9, 9) // 1
+	require.True(t, retry)
+	_, retry = s.next(9, 9) // 2: budget spent
+	require.False(t, retry)
+}

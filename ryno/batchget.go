@@ -1,0 +1,136 @@
+package ryno
+
+import (
+	"context"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// getOp reads the item with key from table.
+type getOp struct {
+	table string
+	key   map[string]types.AttributeValue
+	id    string // itemID(table, key)
+}
+
+func newGetOp(table string, key map[string]types.AttributeValue) getOp {
+	return getOp{table: table, key: key, id: itemID(table, key)}
+}
+
+// itemSet holds items read by a batch, by itemID of their key.
+type itemSet struct {
+	mu    sync.Mutex
+	items map[string]map[string]types.AttributeValue
+}
+
+func (s *itemSet) add(id string, item map[string]types.AttributeValue) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.items[id] = item
+}
+
+// get reads the items of ops with BatchGetItem and returns those that exist, by
+// itemID. Each item is read once however often ops name it. A failure cancels the
+// remaining requests.
+func (b *batcher) get(ctx context.Context, ops []getOp, consistent bool) (map[string]map[string]types.AttributeValue, error) {
+	ops = uniqueGets(ops)
+	chunks := chunk(ops, maxBatchGetKeys, maxRequestBytes, func(getOp) int { return 0 })
+	found := itemSet{items: make(map[string]map[string]types.AttributeValue, len(ops))}
+	var failed failures
+	inParallel(ctx, len(chunks), b.concurrency, true, func(ctx context.Context, i int) error {
+		left, err := b.getChunk(ctx, chunks[i], consistent, &found)
+		if err != nil {
+			failed.add(getKeys(left), err)
+		}
+		return err
+	})
+	if err := failed.err("BatchGetItem"); err != nil {
+		return nil, err
+	}
+	return found.items, nil
+}
+
+func uniqueGets(ops []getOp) []getOp {
+	seen := make(map[string]bool, len(ops))
+	unique := ops[:0:0]
+	for _, op := range ops {
+		if !seen[op.id] {
+			seen[op.id] = true
+			unique = append(unique, op)
+		}
+	}
+	return unique
+}
+
+// getChunk reads one chunk until every key is answered, returning the ops it could
+// not finish and why.
+func (b *batcher) getChunk(ctx context.Context, pending []getOp, consistent bool, found *itemSet) ([]getOp, error) {
+	state := retryState{opts: b.retry}
+	for {
+		out, err := b.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: getRequests(pending, consistent)})
+		if err != nil {
+			return pending, err
+		}
+		byID := make(map[string]getOp, len(pending))
+		names := make(map[string][]string, 1)
+		for _, op := range pending {
+			byID[op.id] = op
+			if _, ok := names[op.table]; !ok {
+				names[op.table] = keyNames(op.key)
+			}
+		}
+		for table, items := range out.Responses {
+			for _, item := range items {
+				found.add(itemID(table, project(item, names[table])), item)
+			}
+		}
+		left := unprocessedGets(byID, out.UnprocessedKeys)
+		if len(left) == 0 {
+			return nil, nil
+		}
+		wait, retry := state.next(len(pending), len(left))
+		if !retry {
+			return left, ErrUnprocessed
+		}
+		if err := b.sleep(ctx, wait); err != nil {
+			return left, err
+		}
+		pending = left
+	}
+}
+
+func getRequests(ops []getOp, consistent bool) map[string]types.KeysAndAttributes {
+	reqs := make(map[string]types.KeysAndAttributes, 1)
+	for _, op := range ops {
+		r := reqs[op.table]
+		r.Keys = append(r.Keys, op.key)
+		r.ConsistentRead = aws.Bool(consistent)
+		reqs[op.table] = r
+	}
+	return reqs
+}
+
+func unprocessedGets(byID map[string]getOp, unprocessed map[string]types.KeysAndAttributes) []getOp {
+	var left []getOp
+	for table, ka := range unprocessed {
+		for _, key := range ka.Keys {
+			op, ok := byID[itemID(table, key)]
+			if !ok {
+				op = newGetOp(table, key)
+			}
+			left = append(left, op)
+		}
+	}
+	return left
+}
+
+func getKeys(ops []getOp) []ItemKey {
+	keys := make([]ItemKey, len(ops))
+	for i, op := range ops {
+		keys[i] = ItemKey{Table: op.table, Key: op.key}
+	}
+	return keys
+}

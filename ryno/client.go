@@ -1,0 +1,45 @@
+package ryno
+
+import (
+	"errors"
+	"time"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+// Client reads and writes entities in the tables of one prefix. It is safe for
+// concurrent use.
+type Client struct {
+	api   DynamoDBAPI
+	opts  Options
+	names tables.Names
+	batch *batcher
+}
+
+// New returns a Client using api, typically a *dynamodb.Client. The tables must exist
+// (see package migrations and the `ryno migrate up` command).
+func New(api DynamoDBAPI, opts Options) (*Client, error) {
+	if api == nil {
+		return nil, errors.New("ryno: New needs a DynamoDB client")
+	}
+	names, err := tables.NewNames(opts.TablePrefix)
+	if err != nil {
+		return nil, err
+	}
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	return &Client{
+		api:   api,
+		opts:  opts,
+		names: names,
+		batch: newBatcher(api, opts.MaxConcurrency, opts.Retry),
+	}, nil
+}
+
+// Names returns the table and index names the client uses.
+func (c *Client) Names() tables.Names { return c.names }
+
+// now returns the current time as it will be stored.
+func (c *Client) now() time.Time { return tables.TruncateTime(c.opts.Now()) }

@@ -1,0 +1,120 @@
+package ryno
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+var (
+	encoder = attributevalue.NewEncoder()
+	// decoder keeps numbers as attributevalue.Number so no digit is lost.
+	decoder = attributevalue.NewDecoder(func(o *attributevalue.DecoderOptions) { o.UseNumber = true })
+)
+
+// entityAttrs is the number of attributes the store adds to every entity item.
+const entityAttrs = 8
+
+// encodeEntity validates e and builds its item, without the timestamps.
+func encodeEntity(e *Entity) (map[string]types.AttributeValue, error) {
+	if e == nil {
+		return nil, invalid("Entity", "", "must not be nil")
+	}
+	if err := e.Key.Validate(); err != nil {
+		return nil, err
+	}
+	item := make(map[string]types.AttributeValue, len(e.Attributes)+entityAttrs)
+	for name, v := range e.Attributes {
+		if err := validateAttributeName(name); err != nil {
+			return nil, err
+		}
+		av, err := encoder.Encode(v)
+		switch {
+		case err != nil:
+			return nil, invalid("Attributes."+name, "", err.Error())
+		case av == nil: // the encoder skips what it cannot store, such as funcs
+			return nil, invalid("Attributes."+name, "", fmt.Sprintf("a %T cannot be stored", v))
+		}
+		item[name] = av
+	}
+	if len(e.Meta) > 0 {
+		av, err := encoder.Encode(e.Meta)
+		if err != nil {
+			return nil, invalid("Meta", "", err.Error())
+		}
+		item[tables.AttrMeta] = av
+	}
+	for name, av := range e.Key.item() {
+		item[name] = av
+	}
+	item[tables.AttrScope] = str(e.Scope)
+	item[tables.AttrType] = str(e.Type)
+	return item, nil
+}
+
+// checkItemSize rejects an item DynamoDB would refuse for its size.
+func checkItemSize(k Key, item map[string]types.AttributeValue) error {
+	if n := tables.ItemSize(item); n > tables.MaxItemBytes {
+		return invalid("Entity", k.String(),
+			fmt.Sprintf("item is %d bytes; DynamoDB allows at most %d", n, tables.MaxItemBytes))
+	}
+	return nil
+}
+
+// decodeEntity builds an entity from an item of the entities table.
+func decodeEntity(item map[string]types.AttributeValue) (*Entity, error) {
+	e := &Entity{Attributes: make(map[string]any, len(item)), Meta: map[string]any{}}
+	var err error
+	for name, av := range item {
+		switch name {
+		case tables.AttrID:
+			e.ID, err = stringValue(name, av)
+		case tables.AttrScope:
+			e.Scope, err = stringValue(name, av)
+		case tables.AttrType:
+			e.Type, err = stringValue(name, av)
+		case tables.AttrCreated:
+			e.Created, err = timeValue(name, av)
+		case tables.AttrUpdated:
+			e.Updated, err = timeValue(name, av)
+		case tables.AttrMeta:
+			err = decoder.Decode(av, &e.Meta)
+		default:
+			if strings.HasPrefix(name, tables.ReservedPrefix) {
+				continue
+			}
+			var v any
+			err = decoder.Decode(av, &v)
+			e.Attributes[name] = v
+		}
+		if err != nil {
+			return nil, fmt.Errorf("ryno: decode entity attribute %s: %w", name, err)
+		}
+	}
+	return e, nil
+}
+
+func stringValue(name string, av types.AttributeValue) (string, error) {
+	s, ok := av.(*types.AttributeValueMemberS)
+	if !ok {
+		return "", fmt.Errorf("%s is %T, want a string", name, av)
+	}
+	return s.Value, nil
+}
+
+func timeValue(name string, av types.AttributeValue) (t time.Time, err error) {
+	s, err := stringValue(name, av)
+	if err != nil {
+		return t, err
+	}
+	return tables.ParseTime(s)
+}
+
+func mapValue(m map[string]types.AttributeValue) *types.AttributeValueMemberM {
+	return &types.AttributeValueMemberM{Value: m}
+}

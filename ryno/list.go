@@ -1,0 +1,64 @@
+package ryno
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+// ListByType returns one page of the entities of a type in a scope, ordered by the
+// time they were last written (oldest first, or newest first with Descending). One
+// Query request per page, on the entities-by-type index, which DynamoDB keeps
+// eventually consistent.
+func (c *Client) ListByType(ctx context.Context, scope, typ string, p PageOptions) (*Page[*Entity], error) {
+	q, err := c.byTypeQuery(scope, typ)
+	if err != nil {
+		return nil, err
+	}
+	items, cursor, err := c.queryPage(ctx, q, p)
+	if err != nil {
+		return nil, fmt.Errorf("ryno: list %s: %w", tables.ScopeTypeKey(scope, typ), err)
+	}
+	page := &Page[*Entity]{Items: make([]*Entity, len(items)), Cursor: cursor}
+	for i, item := range items {
+		if page.Items[i], err = decodeEntity(item); err != nil {
+			return nil, err
+		}
+	}
+	return page, nil
+}
+
+// AllByType iterates over every entity of a type in a scope, in the order of
+// ListByType, starting from p.Cursor and fetching p.Limit entities per request.
+func (c *Client) AllByType(ctx context.Context, scope, typ string, p PageOptions) iter.Seq2[*Entity, error] {
+	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[*Entity], error) {
+		return c.ListByType(ctx, scope, typ, p)
+	})
+}
+
+// byTypePosition locates an item in the entities-by-type index.
+var byTypePosition = []string{tables.AttrID, tables.AttrScopeTypeKey, tables.AttrUpdated}
+
+func (c *Client) byTypeQuery(scope, typ string) (pageQuery, error) {
+	if err := tables.ValidateScopeType(scope, typ); err != nil {
+		return pageQuery{}, err
+	}
+	stk := tables.ScopeTypeKey(scope, typ)
+	return pageQuery{
+		in: &dynamodb.QueryInput{
+			TableName:                 aws.String(c.names.Entities),
+			IndexName:                 aws.String(c.names.EntitiesByType),
+			KeyConditionExpression:    aws.String("#k = :k"),
+			ExpressionAttributeNames:  map[string]string{"#k": tables.AttrScopeTypeKey},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":k": str(stk)},
+		},
+		positionNames: byTypePosition,
+		identity:      c.names.EntitiesByType + "\x00" + stk,
+	}, nil
+}

@@ -1,0 +1,82 @@
+package ryno
+
+import (
+	"time"
+)
+
+// Options configures a Client. Only TablePrefix is required.
+type Options struct {
+	// TablePrefix names the tables: TablePrefix_entities_master and so on. Required;
+	// letters, digits, '_', '.' and '-' only.
+	TablePrefix string
+
+	// ConsistentRead makes Get, BatchGet and queries of the tables themselves strongly
+	// consistent. Queries of global secondary indexes (ListByType) are always
+	// eventually consistent. Default false: DynamoDB's eventually consistent reads.
+	ConsistentRead bool
+
+	// MaxConcurrency bounds how many batch requests one call sends at once.
+	// Default 8.
+	MaxConcurrency int
+
+	// Retry bounds retries of items DynamoDB leaves unprocessed in batch requests.
+	// Throttling and server errors of whole requests are retried by the SDK client.
+	Retry RetryOptions
+
+	// Now returns the current time, for Created and Updated. Default time.Now.
+	// Timestamps are stored in UTC with millisecond precision.
+	Now func() time.Time
+}
+
+// RetryOptions bounds the retries of unprocessed batch items. Retries wait with
+// capped exponential backoff and full jitter.
+type RetryOptions struct {
+	// MaxAttempts is how many requests in a row may leave a chunk's items
+	// unprocessed without any progress before the chunk is given up and reported in
+	// a *BatchError. A response that processes some items resets the count.
+	// Default 10.
+	MaxAttempts int
+	// BaseDelay is the backoff before the first retry. Default 25ms.
+	BaseDelay time.Duration
+	// MaxDelay caps the backoff. Default 2s.
+	MaxDelay time.Duration
+}
+
+// Defaults applied by New to zero fields.
+const (
+	DefaultMaxConcurrency = 8
+	DefaultMaxAttempts    = 10
+	DefaultBaseDelay      = 25 * time.Millisecond
+	DefaultMaxDelay       = 2 * time.Second
+)
+
+func (o Options) withDefaults() Options {
+	if o.MaxConcurrency == 0 {
+		o.MaxConcurrency = DefaultMaxConcurrency
+	}
+	if o.Retry.MaxAttempts == 0 {
+		o.Retry.MaxAttempts = DefaultMaxAttempts
+	}
+	if o.Retry.BaseDelay == 0 {
+		o.Retry.BaseDelay = DefaultBaseDelay
+	}
+	if o.Retry.MaxDelay == 0 {
+		o.Retry.MaxDelay = DefaultMaxDelay
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+func (o Options) validate() error {
+	switch {
+	case o.MaxConcurrency < 0:
+		return invalid("Options.MaxConcurrency", "", "must not be negative")
+	case o.Retry.MaxAttempts < 0:
+		return invalid("Options.Retry.MaxAttempts", "", "must not be negative")
+	case o.Retry.BaseDelay < 0 || o.Retry.MaxDelay < 0:
+		return invalid("Options.Retry", "", "delays must not be negative")
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package ryno
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"time"
+)
+
+// backoff returns how long to wait before retry n (n >= 1): full jitter over a
+// ceiling that doubles from BaseDelay up to MaxDelay.
+func (r RetryOptions) backoff(n int) time.Duration {
+	ceiling := r.MaxDelay
+	if n <= 30 {
+		if d := r.BaseDelay << (n - 1); d < ceiling {
+			ceiling = d
+		}
+	}
+	if ceiling <= 0 {
+		return 0
+	}
+	return rand.N(ceiling + 1)
+}
+
+// retryState tracks the retries of one chunk.
+type retryState struct {
+	opts    RetryOptions
+	retries int // retries so far: the backoff exponent
+	idle    int // requests in a row that made no progress
+}
+
+// next records a response that left left of before items unprocessed and reports
+// whether to retry, and after how long.
+func (s *retryState) next(before, left int) (time.Duration, bool) {
+	if left < before {
+		s.idle = 0
+	} else {
+		s.idle++
+	}
+	if s.idle >= s.opts.MaxAttempts {
+		return 0, false
+	}
+	s.retries++
+	return s.opts.backoff(s.retries), true
+}
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

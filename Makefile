@@ -1,0 +1,57 @@
+# RynoDB for Go.
+#
+#   make test    vet, format check, unit and integration tests against DynamoDB Local
+#   make demo    run examples/quickstart against DynamoDB Local
+#   make bench   benchmarks against DynamoDB Local (requests and allocations per call)
+#   make fuzz    run each fuzz target for FUZZTIME
+#
+# Each target prepares what it needs on a fresh machine: it installs and starts Docker
+# when absent (as root) and provides a DynamoDB Local image (see scripts/dynamodb-local.sh).
+# RYNO_DYNAMODB_ENDPOINT=http://host:port uses a running DynamoDB Local instead.
+
+GO        ?= go
+GOTESTSUM ?= $(GO) run gotest.tools/gotestsum@v1.13.0
+FUZZTIME  ?= 20s
+BUILD     := build
+
+# testcontainers-go: the reaper image cannot be pulled without a registry, and the
+# Docker host must be reached over loopback.
+export TESTCONTAINERS_RYUK_DISABLED ?= true
+export TESTCONTAINERS_HOST_OVERRIDE ?= localhost
+
+# Prepares DynamoDB Local for a recipe line: exports RYNO_DYNAMODB_IMAGE, unless
+# RYNO_DYNAMODB_ENDPOINT names a running one. A failure stops the recipe.
+with_dynamodb = if [ -z "$$RYNO_DYNAMODB_ENDPOINT" ]; then \
+		image=$$(scripts/dynamodb-local.sh image) || exit 1; export RYNO_DYNAMODB_IMAGE=$$image; fi; \
+	export RYNO_REQUIRE_DYNAMODB=1;
+
+.PHONY: test lint unit demo bench fuzz clean
+
+test: lint
+	@mkdir -p $(BUILD)
+	@$(with_dynamodb) \
+		$(GOTESTSUM) --format pkgname-and-test-fails --jsonfile $(BUILD)/test-events.json -- -race -count=1 ./...
+	@scripts/test-summary.sh $(BUILD)/test-events.json integration ryno tables
+
+lint:
+	$(GO) vet ./...
+	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+
+# Unit tests only: no Docker needed (integration tests skip with one line).
+unit:
+	$(GO) test -count=1 ./...
+
+demo:
+	@scripts/demo.sh
+
+bench:
+	@$(with_dynamodb) \
+		$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fuzz:
+	@for target in $$($(GO) test -list '^Fuzz' ./tables | grep '^Fuzz'); do \
+		$(GO) test ./tables -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,170 @@
+package ryno_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/rynodb/rynodb/ryno"
+)
+
+// The tables must exist: `ryno migrate up --prefix myapp` creates them.
+func Example() {
+	ctx := context.Background()
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	db, err := ryno.New(dynamodb.NewFromConfig(cfg), ryno.Options{TablePrefix: "myapp"})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	ada, err := db.Set(ctx, &ryno.Entity{
+		Key:        ryno.Key{Scope: "acme", Type: "person", ID: "ada"},
+		Attributes: map[string]any{"name": "Ada Lovelace", "born": 1815},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	got, err := db.Get(ctx, ada.Key)
+	if errors.Is(err, ryno.ErrNotFound) {
+		fmt.Println("gone already")
+		return
+	} else if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(got.Attributes["name"], got.Created)
+}
+
+func ExampleClient_ListByType() {
+	ctx := context.Background()
+	db := connect()
+	p := ryno.PageOptions{Limit: 50, Descending: true} // newest first
+	for {
+		page, err := db.ListByType(ctx, "acme", "person", p)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, e := range page.Items {
+			fmt.Println(e.ID, e.Updated)
+		}
+		if page.Cursor == "" {
+			break
+		}
+		p.Cursor = page.Cursor // or hand it to a client, to come back later
+	}
+}
+
+func ExampleClient_AllByType() {
+	ctx := context.Background()
+	db := connect()
+	for e, err := range db.AllByType(ctx, "acme", "person", ryno.PageOptions{Limit: 100}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(e.ID)
+	}
+}
+
+func ExampleClient_Update() {
+	ctx := context.Background()
+	db := connect()
+	k := ryno.Key{Scope: "acme", Type: "person", ID: "ada"}
+
+	// An entity read from the store carries its Created time: writing it back is a
+	// single conditional PutItem.
+	e, err := db.Get(ctx, k)
+	if err != nil {
+		log.Fatal(err)
+	}
+	e.Attributes["title"] = "Countess of Lovelace"
+	if _, err := db.Update(ctx, e); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func ExampleClient_BatchGet() {
+	ctx := context.Background()
+	db := connect()
+	keys := []ryno.Key{
+		{Scope: "acme", Type: "person", ID: "ada"},
+		{Scope: "acme", Type: "person", ID: "nobody"},
+	}
+	entities, err := db.BatchGet(ctx, keys)
+	var batchErr *ryno.BatchError
+	if errors.As(err, &batchErr) {
+		log.Fatalf("could not read %d keys: %v", len(batchErr.Keys), batchErr.Keys)
+	} else if err != nil {
+		log.Fatal(err)
+	}
+	for i, e := range entities {
+		if e == nil {
+			fmt.Println(keys[i].ID, "does not exist")
+		}
+	}
+}
+
+func ExampleNewEntity() {
+	type Account struct {
+		Owner   string `dynamodbav:"owner"`
+		Balance int64  `dynamodbav:"balance"`
+	}
+	e, err := ryno.NewEntity(ryno.Key{Scope: "acme", Type: "account", ID: "a1"},
+		Account{Owner: "ada", Balance: 9007199254740993})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(e.Attributes["balance"])
+
+	var a Account
+	if err := e.Decode(&a); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(a.Balance)
+	// Output:
+	// 9007199254740993
+	// 9007199254740993
+}
+
+func ExampleKey_String() {
+	fmt.Println(ryno.Key{Scope: "acme", Type: "doc", ID: "2024:q1%"})
+	// Output: acme:doc:2024%3Aq1%25
+}
+
+func ExampleValidationError() {
+	db, err := ryno.New(&dynamodb.Client{}, ryno.Options{TablePrefix: "myapp"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = db.Create(context.Background(), &ryno.Entity{
+		Key:        ryno.Key{Scope: "acme", Type: "person", ID: "ada"},
+		Attributes: map[string]any{"_secret": "x"},
+	})
+	var invalid *ryno.ValidationError
+	if errors.As(err, &invalid) {
+		fmt.Println(invalid.Field, "-", invalid.Reason)
+	}
+	fmt.Println(errors.Is(err, ryno.ErrInvalid))
+	// Output:
+	// Attributes._secret - names starting with '_' are reserved for the store
+	// true
+}
+
+// connect returns a client for the examples.
+func connect() *ryno.Client {
+	cfg, err := config.LoadDefaultConfig(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	db, err := ryno.New(dynamodb.NewFromConfig(cfg), ryno.Options{TablePrefix: "myapp"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return db
+}

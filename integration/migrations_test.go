@@ -1,0 +1,539 @@
+package integration_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/internal/dynamotest"
+	"github.com/rynodb/rynodb/migrations"
+	"github.com/rynodb/rynodb/tables"
+)
+
+// newMigrationsProvider returns a provider for a fresh prefix whose tables are deleted
+// when the test ends.
+func newMigrationsProvider(t *testing.T, api migrations.API, billing tables.Billing) *migrations.Provider {
+	t.Helper()
+	p, err := migrations.NewProvider(api, migrations.Options{
+		TablePrefix:  dynamotest.NewPrefix(t),
+		Billing:      billing,
+		PollInterval: 50 * time.Millisecond,
+	})
+	require.NoError(t, err)
+	deleteTablesAtEnd(t, p.Names())
+	return p
+}
+
+func deleteTablesAtEnd(t *testing.T, names tables.Names) {
+	t.Helper()
+	api := dynamotest.API(t)
+	t.Cleanup(func() {
+		for _, name := range names.Tables() {
+			_, _ = api.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+		}
+	})
+}
+
+// describeTable returns the table's description, or nil when it does not exist.
+func describeTable(t *testing.T, name string) *types.TableDescription {
+	t.Helper()
+	out, err := dynamotest.API(t).DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	var rnf *types.ResourceNotFoundException
+	if errors.As(err, &rnf) {
+		return nil
+	}
+	require.NoError(t, err)
+	return out.Table
+}
+
+// tablesWithPrefix lists the tables whose names start with prefix + "_".
+func tablesWithPrefix(t *testing.T, prefix string) []string {
+	t.Helper()
+	var names []string
+	p := dynamodb.NewListTablesPaginator(dynamotest.API(t), &dynamodb.ListTablesInput{})
+	for p.HasMorePages() {
+		out, err := p.NextPage(context.Background())
+		require.NoError(t, err)
+		for _, n := range out.TableNames {
+			if strings.HasPrefix(n, prefix+"_") {
+				names = append(names, n)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// createTableWithout creates the table of def by hand, without its GSIs.
+func createTableWithout(t *testing.T, def *dynamodb.CreateTableInput) {
+	t.Helper()
+	in := *def
+	in.GlobalSecondaryIndexes = nil
+	in.AttributeDefinitions = keyAttributes(def.AttributeDefinitions, append(lsiKeys(def), def.KeySchema)...)
+	_, err := dynamotest.API(t).CreateTable(context.Background(), &in)
+	require.NoError(t, err)
+}
+
+// keyAttributes returns the definitions of the attributes keys use: DynamoDB rejects
+// definitions of attributes no key uses.
+func keyAttributes(defs []types.AttributeDefinition, keys ...[]types.KeySchemaElement) []types.AttributeDefinition {
+	var out []types.AttributeDefinition
+	for _, d := range defs {
+		for _, ks := range keys {
+			if slices.ContainsFunc(ks, func(k types.KeySchemaElement) bool {
+				return aws.ToString(k.AttributeName) == aws.ToString(d.AttributeName)
+			}) {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func lsiKeys(def *dynamodb.CreateTableInput) [][]types.KeySchemaElement {
+	var out [][]types.KeySchemaElement
+	for _, l := range def.LocalSecondaryIndexes {
+		out = append(out, l.KeySchema)
+	}
+	return out
+}
+
+// wantKey is one key schema of DESIGN.md section 2, written out independently of the
+// tables package.
+type wantKey struct {
+	partition, partitionType string
+	sort, sortType           string
+}
+
+func requireKeys(t *testing.T, want wantKey, keys []types.KeySchemaElement, attrs []types.AttributeDefinition) {
+	t.Helper()
+	require.Equal(t, []types.KeySchemaElement{
+		{AttributeName: aws.String(want.partition), KeyType: types.KeyTypeHash},
+		{AttributeName: aws.String(want.sort), KeyType: types.KeyTypeRange},
+	}, keys)
+	typeOf := map[string]string{}
+	for _, a := range attrs {
+		typeOf[aws.ToString(a.AttributeName)] = string(a.AttributeType)
+	}
+	require.Equal(t, want.partitionType, typeOf[want.partition], "type of %s", want.partition)
+	require.Equal(t, want.sortType, typeOf[want.sort], "type of %s", want.sort)
+}
+
+func TestMigrationsUp(t *testing.T) {
+	ctx := context.Background()
+	api := dynamotest.API(t)
+	p := newMigrationsProvider(t, api, tables.Billing{})
+	prefix := p.Names().Prefix
+
+	res, err := p.Up(ctx)
+	require.NoError(t, err)
+	require.True(t, res.Changed())
+	require.Equal(t, []migrations.ActionKind{
+		migrations.ActionCreateTable, migrations.ActionCreateTable, migrations.ActionCreateTable, migrations.ActionRecordVersion,
+	}, actionKinds(res.Actions))
+	require.Equal(t, 0, res.RecordedVersion)
+	require.Equal(t, migrations.CurrentVersion, res.Version)
+	require.Empty(t, res.Warnings)
+
+	t.Run("creates exactly the tables of the design", func(t *testing.T) {
+		require.Equal(t, []string{prefix + "_entities_master", prefix + "_index_entries", prefix + "_relationship_entries"},
+			tablesWithPrefix(t, prefix))
+	})
+
+	tests := []struct {
+		table  string
+		key    wantKey
+		gsi    string
+		gsiKey wantKey
+		lsi    string
+		lsiKey wantKey
+	}{
+		{
+			table: prefix + "_entities_master", key: wantKey{"_id", "S", "_scope_type_key", "S"},
+			gsi: prefix + "_entities_by_type", gsiKey: wantKey{"_scope_type_key", "S", "_updated", "S"},
+		},
+		{
+			table: prefix + "_relationship_entries", key: wantKey{"_subject_key", "S", "_predicate_key", "S"},
+			gsi: prefix + "_reverse_relationships", gsiKey: wantKey{"_object_key", "S", "_index", "N"},
+			lsi: prefix + "_relationships_by_object", lsiKey: wantKey{"_subject_key", "S", "_predicate_object_key", "S"},
+		},
+		{
+			table: prefix + "_index_entries", key: wantKey{"_subject_key", "S", "_unique_key", "S"},
+			gsi: prefix + "_index_lookup", gsiKey: wantKey{"_scope_index_name", "S", "_index_key", "S"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.table, func(t *testing.T) {
+			d := describeTable(t, tt.table)
+			require.NotNil(t, d)
+			require.Equal(t, types.TableStatusActive, d.TableStatus)
+			require.NotNil(t, d.BillingModeSummary)
+			require.Equal(t, types.BillingModePayPerRequest, d.BillingModeSummary.BillingMode)
+			requireKeys(t, tt.key, d.KeySchema, d.AttributeDefinitions)
+
+			require.Len(t, d.GlobalSecondaryIndexes, 1)
+			g := d.GlobalSecondaryIndexes[0]
+			require.Equal(t, tt.gsi, aws.ToString(g.IndexName))
+			require.Equal(t, types.IndexStatusActive, g.IndexStatus)
+			require.Equal(t, types.ProjectionTypeAll, g.Projection.ProjectionType)
+			requireKeys(t, tt.gsiKey, g.KeySchema, d.AttributeDefinitions)
+
+			if tt.lsi == "" {
+				require.Empty(t, d.LocalSecondaryIndexes)
+				return
+			}
+			require.Len(t, d.LocalSecondaryIndexes, 1)
+			l := d.LocalSecondaryIndexes[0]
+			require.Equal(t, tt.lsi, aws.ToString(l.IndexName))
+			require.Equal(t, types.ProjectionTypeKeysOnly, l.Projection.ProjectionType)
+			requireKeys(t, tt.lsiKey, l.KeySchema, d.AttributeDefinitions)
+		})
+	}
+
+	t.Run("records the version", func(t *testing.T) {
+		out, err := api.GetItem(ctx, &dynamodb.GetItemInput{
+			TableName: aws.String(p.Names().Entities),
+			Key: map[string]types.AttributeValue{
+				tables.AttrID:           &types.AttributeValueMemberS{Value: tables.VersionItemID},
+				tables.AttrScopeTypeKey: &types.AttributeValueMemberS{Value: tables.VersionItemSortKey},
+			},
+			ConsistentRead: aws.Bool(true),
+		})
+		require.NoError(t, err)
+		require.Equal(t, &types.AttributeValueMemberN{Value: "1"}, out.Item[tables.AttrSchemaVersion])
+		applied, ok := out.Item[tables.AttrSchemaApplied].(*types.AttributeValueMemberS)
+		require.True(t, ok)
+		_, err = tables.ParseTime(applied.Value)
+		require.NoError(t, err)
+		_, hasUpdated := out.Item[tables.AttrUpdated]
+		require.False(t, hasUpdated, "the record must stay out of the by-type index")
+
+		scan, err := api.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(p.Names().Entities), IndexName: aws.String(p.Names().EntitiesByType)})
+		require.NoError(t, err)
+		require.Zero(t, scan.Count, "the by-type index must not list the version record")
+	})
+
+	t.Run("a second up does nothing", func(t *testing.T) {
+		counter := &countingAPI{API: api}
+		again, err := newProviderFor(t, counter, prefix, tables.Billing{}).Up(ctx)
+		require.NoError(t, err)
+		require.False(t, again.Changed())
+		require.Empty(t, again.Actions)
+		require.Equal(t, 1, again.RecordedVersion)
+		require.Equal(t, 1, again.Version)
+		require.Zero(t, counter.writes.Load(), "a second up must not write")
+	})
+
+	t.Run("status and plan are clean", func(t *testing.T) {
+		st, err := p.Status(ctx)
+		require.NoError(t, err)
+		require.True(t, st.UpToDate(), "%+v", st)
+		require.Empty(t, st.Drift)
+		require.Empty(t, st.Pending)
+		require.Equal(t, 1, st.RecordedVersion)
+		require.Len(t, st.Tables, 3)
+		for _, ts := range st.Tables {
+			require.Equal(t, migrations.StateActive, ts.State, ts.Name)
+			require.Equal(t, types.BillingModePayPerRequest, ts.BillingMode)
+			for _, ix := range ts.Indexes {
+				require.Equal(t, migrations.StateActive, ix.State, ix.Name)
+				require.False(t, ix.Extra)
+			}
+		}
+
+		plan, err := p.Plan(ctx)
+		require.NoError(t, err)
+		require.True(t, plan.Empty())
+		require.Empty(t, plan.Drift)
+		require.Equal(t, 1, plan.RecordedVersion)
+	})
+}
+
+func TestMigrationsUpAddsMissingGSI(t *testing.T) {
+	ctx := context.Background()
+	p := newMigrationsProvider(t, dynamotest.API(t), tables.Billing{})
+	n := p.Names()
+	defs := tables.Definitions(n, tables.Billing{})
+	createTableWithout(t, defs[0])
+	createTableWithout(t, defs[1]) // keeps its LSI, which can only be created with the table
+
+	plan, err := p.Plan(ctx)
+	require.NoError(t, err)
+	require.Empty(t, plan.Drift)
+	require.Equal(t, []string{
+		"create GSI " + n.EntitiesByType + " on table " + n.Entities,
+		"create GSI " + n.ReverseRelationships + " on table " + n.Relationships,
+		"create table " + n.IndexEntries + " (GSI " + n.IndexLookup + ")",
+		"record schema version 1",
+	}, actionStrings(plan.Actions))
+
+	res, err := p.Up(ctx)
+	require.NoError(t, err)
+	require.Equal(t, actionStrings(plan.Actions), actionStrings(res.Actions))
+
+	for _, c := range []struct{ table, gsi string }{{n.Entities, n.EntitiesByType}, {n.Relationships, n.ReverseRelationships}} {
+		d := describeTable(t, c.table)
+		require.Len(t, d.GlobalSecondaryIndexes, 1)
+		g := d.GlobalSecondaryIndexes[0]
+		require.Equal(t, c.gsi, aws.ToString(g.IndexName))
+		require.Equal(t, types.IndexStatusActive, g.IndexStatus)
+		require.Equal(t, types.ProjectionTypeAll, g.Projection.ProjectionType)
+	}
+	d := describeTable(t, n.Relationships)
+	requireKeys(t, wantKey{"_object_key", "S", "_index", "N"}, d.GlobalSecondaryIndexes[0].KeySchema, d.AttributeDefinitions)
+
+	st, err := p.Status(ctx)
+	require.NoError(t, err)
+	require.True(t, st.UpToDate(), "%+v", st)
+}
+
+func TestMigrationsKeySchemaDrift(t *testing.T) {
+	ctx := context.Background()
+	api := dynamotest.API(t)
+	p := newMigrationsProvider(t, api, tables.Billing{})
+	n := p.Names()
+	_, err := api.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:   aws.String(n.Entities),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("_id"), AttributeType: types.ScalarAttributeTypeS},
+		},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("_id"), KeyType: types.KeyTypeHash}},
+	})
+	require.NoError(t, err)
+
+	t.Run("status reports it", func(t *testing.T) {
+		st, err := p.Status(ctx)
+		require.NoError(t, err)
+		require.False(t, st.UpToDate())
+		errs := st.Errors()
+		require.Len(t, errs, 1)
+		require.Equal(t, migrations.DriftKeySchema, errs[0].Kind)
+		require.Equal(t, n.Entities, errs[0].Table)
+		require.Contains(t, errs[0].Detail, "_scope_type_key RANGE")
+		require.Zero(t, st.RecordedVersion, "no record can be read from a table with other keys")
+	})
+
+	t.Run("up refuses and changes nothing", func(t *testing.T) {
+		counter := &countingAPI{API: api}
+		res, err := newProviderFor(t, counter, n.Prefix, tables.Billing{}).Up(ctx)
+		require.Nil(t, res)
+		require.ErrorIs(t, err, migrations.ErrDrift)
+		var de *migrations.DriftError
+		require.ErrorAs(t, err, &de)
+		require.Len(t, de.Drift, 1)
+		require.Equal(t, migrations.DriftKeySchema, de.Drift[0].Kind)
+		require.Zero(t, counter.writes.Load())
+		require.Equal(t, []string{n.Entities}, tablesWithPrefix(t, n.Prefix))
+		require.Empty(t, describeTable(t, n.Entities).GlobalSecondaryIndexes)
+	})
+}
+
+func TestMigrationsNewerVersionIsDrift(t *testing.T) {
+	ctx := context.Background()
+	api := dynamotest.API(t)
+	p := newMigrationsProvider(t, api, tables.Billing{})
+	_, err := p.Up(ctx)
+	require.NoError(t, err)
+	_, err = api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(p.Names().Entities),
+		Key: map[string]types.AttributeValue{
+			tables.AttrID:           &types.AttributeValueMemberS{Value: tables.VersionItemID},
+			tables.AttrScopeTypeKey: &types.AttributeValueMemberS{Value: tables.VersionItemSortKey},
+		},
+		UpdateExpression:          aws.String("SET #v = :v"),
+		ExpressionAttributeNames:  map[string]string{"#v": tables.AttrSchemaVersion},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: "7"}},
+	})
+	require.NoError(t, err)
+
+	st, err := p.Status(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 7, st.RecordedVersion)
+	require.Len(t, st.Errors(), 1)
+	require.Equal(t, migrations.DriftVersion, st.Errors()[0].Kind)
+
+	_, err = p.Up(ctx)
+	require.ErrorIs(t, err, migrations.ErrDrift)
+}
+
+func TestMigrationsProvisionedBilling(t *testing.T) {
+	ctx := context.Background()
+	api := dynamotest.API(t)
+	billing := tables.Billing{Mode: types.BillingModeProvisioned, ReadCapacity: 3, WriteCapacity: 4}
+	p := newMigrationsProvider(t, api, billing)
+	_, err := p.Up(ctx)
+	require.NoError(t, err)
+
+	for _, name := range p.Names().Tables() {
+		t.Run(name, func(t *testing.T) {
+			d := describeTable(t, name)
+			if d.BillingModeSummary != nil {
+				require.Equal(t, types.BillingModeProvisioned, d.BillingModeSummary.BillingMode)
+			}
+			require.Equal(t, int64(3), aws.ToInt64(d.ProvisionedThroughput.ReadCapacityUnits))
+			require.Equal(t, int64(4), aws.ToInt64(d.ProvisionedThroughput.WriteCapacityUnits))
+			require.Len(t, d.GlobalSecondaryIndexes, 1)
+			g := d.GlobalSecondaryIndexes[0]
+			require.Equal(t, int64(3), aws.ToInt64(g.ProvisionedThroughput.ReadCapacityUnits))
+			require.Equal(t, int64(4), aws.ToInt64(g.ProvisionedThroughput.WriteCapacityUnits))
+		})
+	}
+
+	t.Run("status is clean", func(t *testing.T) {
+		st, err := p.Status(ctx)
+		require.NoError(t, err)
+		require.True(t, st.UpToDate(), "%+v", st.Drift)
+		for _, ts := range st.Tables {
+			require.Equal(t, types.BillingModeProvisioned, ts.BillingMode)
+		}
+	})
+
+	t.Run("on-demand wanted is a warning", func(t *testing.T) {
+		st, err := newProviderFor(t, api, p.Names().Prefix, tables.Billing{}).Status(ctx)
+		require.NoError(t, err)
+		require.Empty(t, st.Errors())
+		require.Len(t, st.Warnings(), 3)
+		for _, w := range st.Warnings() {
+			require.Equal(t, migrations.DriftBilling, w.Kind)
+		}
+	})
+
+	t.Run("a GSI added to the provisioned table gets capacity", func(t *testing.T) {
+		_, err := api.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+			TableName: aws.String(p.Names().IndexEntries),
+			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{
+				{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(p.Names().IndexLookup)}},
+			},
+		})
+		require.NoError(t, err)
+		require.Eventually(t, func() bool {
+			return len(describeTable(t, p.Names().IndexEntries).GlobalSecondaryIndexes) == 0
+		}, 30*time.Second, 100*time.Millisecond, "the GSI was not deleted")
+
+		res, err := p.Up(ctx)
+		require.NoError(t, err)
+		require.Equal(t, []string{"create GSI " + p.Names().IndexLookup + " on table " + p.Names().IndexEntries},
+			actionStrings(res.Actions))
+		g := describeTable(t, p.Names().IndexEntries).GlobalSecondaryIndexes
+		require.Len(t, g, 1)
+		require.Equal(t, int64(3), aws.ToInt64(g[0].ProvisionedThroughput.ReadCapacityUnits))
+	})
+}
+
+func TestMigrationsDown(t *testing.T) {
+	ctx := context.Background()
+	api := dynamotest.API(t)
+	p := newMigrationsProvider(t, api, tables.Billing{})
+	_, err := p.Up(ctx)
+	require.NoError(t, err)
+
+	t.Run("without confirmation sends nothing", func(t *testing.T) {
+		counter := &countingAPI{API: api}
+		res, err := newProviderFor(t, counter, p.Names().Prefix, tables.Billing{}).Down(ctx, migrations.DownOptions{})
+		require.ErrorIs(t, err, migrations.ErrNotConfirmed)
+		require.Nil(t, res)
+		require.Zero(t, counter.requests.Load())
+		require.Len(t, tablesWithPrefix(t, p.Names().Prefix), 3)
+	})
+
+	t.Run("with confirmation deletes the tables", func(t *testing.T) {
+		res, err := p.Down(ctx, migrations.DownOptions{ConfirmDataLoss: true})
+		require.NoError(t, err)
+		require.Equal(t, []string{
+			"delete table " + p.Names().Entities,
+			"delete table " + p.Names().Relationships,
+			"delete table " + p.Names().IndexEntries,
+		}, actionStrings(res.Actions))
+		require.Empty(t, tablesWithPrefix(t, p.Names().Prefix))
+	})
+
+	t.Run("twice is fine", func(t *testing.T) {
+		res, err := p.Down(ctx, migrations.DownOptions{ConfirmDataLoss: true})
+		require.NoError(t, err)
+		require.False(t, res.Changed())
+	})
+
+	t.Run("status after down", func(t *testing.T) {
+		st, err := p.Status(ctx)
+		require.NoError(t, err)
+		require.Zero(t, st.RecordedVersion)
+		require.Len(t, st.Pending, 4)
+		for _, ts := range st.Tables {
+			require.Equal(t, migrations.StateMissing, ts.State)
+		}
+	})
+}
+
+// newProviderFor returns a provider for an existing prefix.
+func newProviderFor(t *testing.T, api migrations.API, prefix string, billing tables.Billing) *migrations.Provider {
+	t.Helper()
+	p, err := migrations.NewProvider(api, migrations.Options{TablePrefix: prefix, Billing: billing, PollInterval: 50 * time.Millisecond})
+	require.NoError(t, err)
+	return p
+}
+
+func actionKinds(as []migrations.Action) []migrations.ActionKind {
+	var out []migrations.ActionKind
+	for _, a := range as {
+		out = append(out, a.Kind)
+	}
+	return out
+}
+
+func actionStrings(as []migrations.Action) []string {
+	var out []string
+	for _, a := range as {
+		out = append(out, a.String())
+	}
+	return out
+}
+
+// countingAPI counts the requests sent through it, and the writes among them.
+type countingAPI struct {
+	migrations.API
+	requests, writes atomic.Int64
+}
+
+func (c *countingAPI) read()  { c.requests.Add(1) }
+func (c *countingAPI) write() { c.requests.Add(1); c.writes.Add(1) }
+
+func (c *countingAPI) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	c.write()
+	return c.API.CreateTable(ctx, in, opts...)
+}
+
+func (c *countingAPI) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
+	c.write()
+	return c.API.UpdateTable(ctx, in, opts...)
+}
+
+func (c *countingAPI) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
+	c.write()
+	return c.API.DeleteTable(ctx, in, opts...)
+}
+
+func (c *countingAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	c.write()
+	return c.API.PutItem(ctx, in, opts...)
+}
+
+func (c *countingAPI) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	c.read()
+	return c.API.DescribeTable(ctx, in, opts...)
+}
+
+func (c *countingAPI) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	c.read()
+	return c.API.GetItem(ctx, in, opts...)
+}

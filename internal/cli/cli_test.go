@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+// run runs the CLI with the environment env instead of the process's.
+func run(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	r := &runner{stdout: &out, stderr: &errOut, getenv: func(k string) string { return env[k] }}
+	code = r.exit(r.run(context.Background(), args))
+	return out.String(), errOut.String(), code
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string // on stderr, after "ryno: "
+		help string // the command named in the hint
+	}{
+		{"no command", nil, "missing command", ""},
+		{"unknown command", []string{"migrations"}, `unknown command "migrations"`, ""},
+		{"version with argument", []string{"version", "x"}, `version takes no arguments, got "x"`, ""},
+		{"help for nothing", []string{"help", "bogus"}, `no help for "bogus"`, ""},
+		{"no migrate command", []string{"migrate"}, "missing migrate command: up, plan, status or down", "migrate"},
+		{"unknown migrate command", []string{"migrate", "sideways"}, `unknown migrate command "sideways"`, "migrate"},
+		{"no prefix", []string{"migrate", "up"}, "missing table prefix: set --prefix or RYNO_TABLE_PREFIX", "migrate up"},
+		{"invalid prefix", []string{"migrate", "plan", "--prefix", "my app"}, `invalid table prefix "my app": has ' ' at byte 2`, "migrate plan"},
+		{"unknown flag", []string{"migrate", "status", "--prefix", "app", "--yes"}, "flag provided but not defined: -yes", "migrate status"},
+		{"flag without value", []string{"migrate", "status", "--prefix"}, "flag needs an argument: -prefix", "migrate status"},
+		{"billing flag on down", []string{"migrate", "down", "--prefix", "app", "--billing-mode", "provisioned"}, "flag provided but not defined: -billing-mode", "migrate down"},
+		{"extra argument", []string{"migrate", "up", "--prefix", "app", "now"}, `unexpected argument "now"`, "migrate up"},
+		{"bad billing mode", []string{"migrate", "up", "--prefix", "app", "--billing-mode", "cheap"}, `--billing-mode must be on-demand or provisioned, not "cheap"`, "migrate up"},
+		{"provisioned without capacity", []string{"migrate", "up", "--prefix", "app", "--billing-mode", "provisioned", "--read-capacity", "5"},
+			"--billing-mode provisioned needs --read-capacity and --write-capacity of at least 1", "migrate up"},
+		{"capacity without provisioned", []string{"migrate", "plan", "--prefix", "app", "--write-capacity", "5"},
+			"--read-capacity and --write-capacity need --billing-mode provisioned", "migrate plan"},
+		{"bad timeout", []string{"migrate", "status", "--prefix", "app", "--timeout", "0s"}, "--timeout must be positive", "migrate status"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := run(t, nil, tt.args...)
+			require.Equal(t, ExitUsage, code)
+			require.Empty(t, out)
+			lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+			require.Len(t, lines, 2, errOut)
+			require.True(t, strings.HasPrefix(lines[0], "ryno: "+tt.want), "stderr: %s", errOut)
+			require.Equal(t, "Run 'ryno help"+prefixSpace(tt.help)+"' for usage.", lines[1])
+		})
+	}
+}
+
+func TestMissingRegion(t *testing.T) {
+	none := filepath.Join(t.TempDir(), "none")
+	t.Setenv("AWS_CONFIG_FILE", none)
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", none)
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_REGION", "")
+	t.Setenv("AWS_DEFAULT_REGION", "")
+	t.Setenv("AWS_ENDPOINT_URL", "")
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "")
+
+	_, errOut, code := run(t, nil, "migrate", "status", "--prefix", "app")
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errOut, "ryno: missing AWS region: set --region or AWS_REGION\n")
+}
+
+func TestHelp(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"help", []string{"help"}, []string{"ryno provisions", "Migrate commands:", "  up ", "  down ", "Exit status:"}},
+		{"--help", []string{"--help"}, []string{"Migrate commands:"}},
+		{"help migrate", []string{"help", "migrate"}, []string{"Migrate commands:"}},
+		{"migrate help", []string{"migrate", "help"}, []string{"Migrate commands:"}},
+		{"help migrate up", []string{"help", "migrate", "up"}, []string{
+			"Usage: ryno migrate up [flags]", "--billing-mode string", "(default on-demand)", "--timeout duration", `access key "local"`}},
+		{"migrate down -h", []string{"migrate", "down", "-h"}, []string{"Usage: ryno migrate down [flags]", "--delete-all-data "}},
+		{"migrate status --help", []string{"migrate", "status", "--help"}, []string{"Usage: ryno migrate status [flags]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := run(t, nil, tt.args...)
+			require.Equal(t, ExitOK, code, errOut)
+			require.Empty(t, errOut)
+			for _, w := range tt.want {
+				require.Contains(t, out, w)
+			}
+		})
+	}
+	t.Run("down has no billing flags", func(t *testing.T) {
+		out, _, _ := run(t, nil, "help", "migrate", "down")
+		require.NotContains(t, out, "--billing-mode")
+	})
+}
+
+func TestVersion(t *testing.T) {
+	out, errOut, code := run(t, nil, "version")
+	require.Equal(t, ExitOK, code, errOut)
+	require.Regexp(t, `^ryno \S+, schema version 1\n$`, out)
+}
+
+func TestParsePrecedence(t *testing.T) {
+	up := findMigrateCommand("up")
+	tests := []struct {
+		name   string
+		env    map[string]string
+		args   []string
+		prefix string
+	}{
+		{"flag", nil, []string{"--prefix", "flag"}, "flag"},
+		{"environment", map[string]string{EnvTablePrefix: "env"}, nil, "env"},
+		{"flag over environment", map[string]string{EnvTablePrefix: "env"}, []string{"--prefix", "flag"}, "flag"},
+		{"single dash", nil, []string{"-prefix=flag"}, "flag"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &runner{getenv: func(k string) string { return tt.env[k] }}
+			s, err := r.parse(up, tt.args)
+			require.NoError(t, err)
+			require.Equal(t, tt.prefix, s.prefix)
+			require.Equal(t, defaultTimeout, s.timeout)
+			require.Equal(t, defaultBillingMode, s.billingMode)
+		})
+	}
+}
+
+func TestBilling(t *testing.T) {
+	tests := []struct {
+		s    settings
+		want tables.Billing
+	}{
+		{settings{billingMode: "on-demand"}, tables.Billing{}},
+		{settings{billingMode: "PAY_PER_REQUEST"}, tables.Billing{}},
+		{settings{billingMode: "provisioned", readCapacity: 2, writeCapacity: 3},
+			tables.Billing{Mode: types.BillingModeProvisioned, ReadCapacity: 2, WriteCapacity: 3}},
+		{settings{billingMode: "PROVISIONED", readCapacity: 1, writeCapacity: 1},
+			tables.Billing{Mode: types.BillingModeProvisioned, ReadCapacity: 1, WriteCapacity: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.s.billingMode, func(t *testing.T) {
+			got, err := tt.s.billing()
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got)
+			require.NoError(t, got.Validate())
+		})
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	tests := []struct {
+		endpoint string
+		want     bool
+	}{
+		{"http://localhost:8000", true},
+		{"http://127.0.0.1:8000", true},
+		{"http://127.0.0.2", true},
+		{"http://[::1]:8000", true},
+		{"https://dynamodb.us-east-1.amazonaws.com", false},
+		{"http://10.0.0.1:8000", false},
+		{"http://localhost.example.com", false},
+		{"localhost:8000", false}, // no scheme: not a URL the SDK accepts either
+		{"", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.endpoint, func(t *testing.T) {
+			require.Equal(t, tt.want, isLoopback(tt.endpoint))
+		})
+	}
+}
+
+func TestCount(t *testing.T) {
+	require.Equal(t, "1 table", count(1, "table"))
+	require.Equal(t, "3 tables", count(3, "table"))
+	require.Equal(t, "0 actions", count(0, "action"))
+}

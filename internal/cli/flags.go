@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+// Environment variables read besides the AWS SDK's own.
+const (
+	EnvTablePrefix = "RYNO_TABLE_PREFIX"
+	// The SDK reads these itself; ryno reads them too, to know whether the endpoint
+	// is DynamoDB Local.
+	envEndpointDynamoDB = "AWS_ENDPOINT_URL_DYNAMODB"
+	envEndpoint         = "AWS_ENDPOINT_URL"
+)
+
+// Defaults of the migrate flags.
+const (
+	defaultTimeout     = 10 * time.Minute
+	defaultBillingMode = "on-demand"
+)
+
+// settings are the parsed flags of a migrate command.
+type settings struct {
+	prefix   string
+	endpoint string
+	region   string
+	timeout  time.Duration
+
+	billingMode   string
+	readCapacity  int64
+	writeCapacity int64
+
+	deleteAllData bool
+}
+
+// flagSet returns the flags of cmd, bound to s.
+func flagSet(cmd *migrateCommand, s *settings) *flag.FlagSet {
+	fs := flag.NewFlagSet("ryno migrate "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors and help are printed by the caller
+	fs.StringVar(&s.prefix, "prefix", "", "table prefix, such as myapp for myapp_entities_master; required (env "+EnvTablePrefix+")")
+	fs.StringVar(&s.endpoint, "endpoint", "", "DynamoDB endpoint URL, such as http://localhost:8000 for DynamoDB Local (env "+envEndpointDynamoDB+")")
+	fs.StringVar(&s.region, "region", "", "AWS region (env AWS_REGION; us-east-1 when an endpoint is set and no region is)")
+	fs.DurationVar(&s.timeout, "timeout", defaultTimeout, "give up after this long")
+	if cmd.billing {
+		fs.StringVar(&s.billingMode, "billing-mode", defaultBillingMode, "billing of the tables and GSIs created: on-demand or provisioned")
+		fs.Int64Var(&s.readCapacity, "read-capacity", 0, "read capacity units of each table and GSI; required with provisioned billing")
+		fs.Int64Var(&s.writeCapacity, "write-capacity", 0, "write capacity units of each table and GSI; required with provisioned billing")
+	}
+	if cmd.name == "down" {
+		fs.BoolVar(&s.deleteAllData, "delete-all-data", false, "confirm that the tables and every item in them are deleted")
+	}
+	return fs
+}
+
+// parse parses the flags of cmd and applies the environment fallbacks. It returns
+// flag.ErrHelp when help was asked for.
+func (r *runner) parse(cmd *migrateCommand, args []string) (*settings, error) {
+	s := &settings{}
+	fs := flagSet(cmd, s)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, cmd.usage(err.Error())
+	}
+	if fs.NArg() > 0 {
+		return nil, cmd.usage(fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+	}
+	if s.prefix == "" {
+		s.prefix = r.getenv(EnvTablePrefix)
+	}
+	if s.prefix == "" {
+		return nil, cmd.usage("missing table prefix: set --prefix or " + EnvTablePrefix)
+	}
+	if err := tables.ValidatePrefix(s.prefix); err != nil {
+		var ve *tables.ValidationError
+		if errors.As(err, &ve) {
+			return nil, cmd.usage(fmt.Sprintf("invalid table prefix %q: %s", s.prefix, ve.Reason))
+		}
+		return nil, cmd.usage(err.Error())
+	}
+	if s.timeout <= 0 {
+		return nil, cmd.usage("--timeout must be positive")
+	}
+	if cmd.billing {
+		if _, err := s.billing(); err != nil {
+			return nil, cmd.usage(err.Error())
+		}
+	}
+	return s, nil
+}
+
+// billing returns the billing the flags ask for.
+func (s *settings) billing() (tables.Billing, error) {
+	switch strings.ToLower(s.billingMode) {
+	case "", "on-demand", "pay_per_request":
+		if s.readCapacity != 0 || s.writeCapacity != 0 {
+			return tables.Billing{}, errors.New("--read-capacity and --write-capacity need --billing-mode provisioned")
+		}
+		return tables.Billing{}, nil
+	case "provisioned":
+		if s.readCapacity < 1 || s.writeCapacity < 1 {
+			return tables.Billing{}, errors.New("--billing-mode provisioned needs --read-capacity and --write-capacity of at least 1")
+		}
+		return tables.Billing{Mode: types.BillingModeProvisioned, ReadCapacity: s.readCapacity, WriteCapacity: s.writeCapacity}, nil
+	}
+	return tables.Billing{}, fmt.Errorf("--billing-mode must be on-demand or provisioned, not %q", s.billingMode)
+}
+
+// printFlags lists the flags of fs as "--name type  usage (default ...)".
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fs.VisitAll(func(f *flag.Flag) {
+		typ, usage := flag.UnquoteUsage(f)
+		if typ == "" && !isBool(f) {
+			typ = "value"
+		}
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+			usage += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(tw, "  --%s %s\t%s\n", f.Name, typ, usage)
+	})
+	tw.Flush()
+}
+
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}

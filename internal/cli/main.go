@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/rynodb/rynodb/migrations"
+)
+
+// Exit statuses returned by Main.
+const (
+	ExitOK    = 0 // success
+	ExitError = 1 // the command failed, or found drift of error severity
+	ExitUsage = 2 // the command line is wrong or incomplete
+)
+
+// Main runs ryno with args, the command line without the program name, writing output
+// to stdout and errors to stderr, and returns the exit status. ctx cancels the work in
+// progress, as on an interrupt.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	r := &runner{stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	return r.exit(r.run(ctx, args))
+}
+
+// runner carries what every command writes to and reads from.
+type runner struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+func (r *runner) run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return &usageError{msg: "missing command"}
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "migrate":
+		return r.migrate(ctx, rest)
+	case "help", "-h", "-help", "--help":
+		return r.help(rest)
+	case "version":
+		if len(rest) > 0 {
+			return &usageError{msg: fmt.Sprintf("version takes no arguments, got %q", rest[0])}
+		}
+		fmt.Fprintf(r.stdout, "ryno %s, schema version %d\n", moduleVersion(), migrations.CurrentVersion)
+		return nil
+	default:
+		return &usageError{msg: fmt.Sprintf("unknown command %q", cmd)}
+	}
+}
+
+// exit reports err on stderr and returns the exit status for it.
+func (r *runner) exit(err error) int {
+	var usage *usageError
+	var reported reportedError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &usage):
+		fmt.Fprintf(r.stderr, "ryno: %s\n", usage.msg)
+		fmt.Fprintf(r.stderr, "Run 'ryno help%s' for usage.\n", prefixSpace(usage.command))
+		return ExitUsage
+	case errors.As(err, &reported):
+		return int(reported)
+	default:
+		fmt.Fprintf(r.stderr, "ryno: %v\n", err)
+		return ExitError
+	}
+}
+
+// usageError is a wrong or incomplete command line. command names the command whose
+// help applies, such as "migrate up"; empty for ryno's own.
+type usageError struct {
+	command string
+	msg     string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+// reportedError is a failure already written out; it only sets the exit status.
+type reportedError int
+
+func (e reportedError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+func prefixSpace(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " " + s
+}
+
+func moduleVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
+}

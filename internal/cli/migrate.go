@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"strings"
+
+	"github.com/rynodb/rynodb/migrations"
+)
+
+// migrateCommand is one of the migrate subcommands.
+type migrateCommand struct {
+	name    string
+	summary string // one line for the command list
+	help    string // the paragraph of its own help
+	billing bool   // takes the billing flags
+	run     func(ctx context.Context, r *runner, p *migrations.Provider, s *settings) error
+}
+
+func (c *migrateCommand) usage(msg string) error {
+	return &usageError{command: "migrate " + c.name, msg: msg}
+}
+
+// migrateCommands lists the subcommands in the order of the help text.
+var migrateCommands = []*migrateCommand{
+	{
+		name:    "up",
+		summary: "create missing tables and indexes, wait until ACTIVE, record the schema version",
+		help: `Creates the tables and global secondary indexes that are missing, waits until
+every table and index is ACTIVE, and records the schema version. It only adds: when a
+table differs in a way it cannot repair (another key schema, a missing local index),
+it changes nothing and exits with status 1. Running it again does nothing.`,
+		billing: true,
+		run:     runUp,
+	},
+	{
+		name:    "plan",
+		summary: `show what "migrate up" would do; change nothing`,
+		help: `Shows what "ryno migrate up" would do, and any drift, without changing anything.
+Exits with status 1 when up would refuse to run.`,
+		billing: true,
+		run:     runPlan,
+	},
+	{
+		name:    "status",
+		summary: "show each table and index, the schema version and any drift",
+		help: `Shows each table and index with its state, the recorded schema version, any drift
+from the schema and what "ryno migrate up" would do. Exits with status 1 on drift that
+up cannot repair; missing tables are not an error.`,
+		billing: true,
+		run:     runStatus,
+	},
+	{
+		name:    "down",
+		summary: "delete the tables and all their data (needs --delete-all-data)",
+		help: `Deletes the store's three tables and every item in them, and waits until they are
+gone. Tables that do not exist are skipped. Nothing is deleted without
+--delete-all-data.`,
+		run: runDown,
+	},
+}
+
+func findMigrateCommand(name string) *migrateCommand {
+	for _, c := range migrateCommands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func (r *runner) migrate(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return &usageError{command: "migrate", msg: "missing migrate command: up, plan, status or down"}
+	}
+	if args[0] == "help" {
+		return r.help(append([]string{"migrate"}, args[1:]...))
+	}
+	cmd := findMigrateCommand(args[0])
+	if cmd == nil {
+		return &usageError{command: "migrate", msg: fmt.Sprintf("unknown migrate command %q", args[0])}
+	}
+	s, err := r.parse(cmd, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		r.printCommandHelp(cmd)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	client, err := r.newClient(ctx, cmd, s)
+	if err != nil {
+		return err
+	}
+	billing, _ := s.billing() // validated by parse
+	p, err := migrations.NewProvider(client, migrations.Options{
+		TablePrefix: s.prefix,
+		Billing:     billing,
+		Logger:      log.New(r.stdout, "", 0),
+	})
+	if err != nil {
+		return cmd.usage(err.Error())
+	}
+	err = cmd.run(ctx, r, p, s)
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+		return fmt.Errorf("%w (after --timeout %s)", err, s.timeout)
+	}
+	return err
+}
+
+func runUp(ctx context.Context, r *runner, p *migrations.Provider, _ *settings) error {
+	res, err := p.Up(ctx)
+	var drift *migrations.DriftError
+	if errors.As(err, &drift) {
+		what := "up changed nothing"
+		if res != nil && res.Changed() { // found after it started: the tables changed meanwhile
+			what = "up stopped"
+		}
+		fmt.Fprintf(r.stderr, "ryno: %s: the tables differ from the schema in ways up does not repair:\n", what)
+		printDrift(r.stderr, drift.Drift)
+		return reportedError(ExitError)
+	}
+	if err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(r.stdout, "warning: %s\n", w)
+	}
+	if !res.Changed() {
+		fmt.Fprintf(r.stdout, "schema version %d is up to date; nothing to do\n", res.Version)
+		return nil
+	}
+	fmt.Fprintf(r.stdout, "schema version %d is up to date: %s in %s\n",
+		res.Version, count(len(res.Actions), "action"), res.Duration.Round(millisecond))
+	return nil
+}
+
+func runPlan(ctx context.Context, r *runner, p *migrations.Provider, _ *settings) error {
+	plan, err := p.Plan(ctx)
+	if err != nil {
+		return err
+	}
+	if len(plan.Drift) > 0 {
+		fmt.Fprintln(r.stdout, "drift:")
+		printDrift(r.stdout, plan.Drift)
+	}
+	if errs := plan.Errors(); len(errs) > 0 {
+		fmt.Fprintf(r.stdout, "up would refuse to run: %s above cannot be repaired by up\n", count(len(errs), "error"))
+		return reportedError(ExitError)
+	}
+	if plan.Empty() {
+		fmt.Fprintf(r.stdout, "schema version %d is up to date; nothing to do\n", plan.TargetVersion)
+		return nil
+	}
+	fmt.Fprintf(r.stdout, "up would run (schema version %s -> %d):\n", versionString(plan.RecordedVersion), plan.TargetVersion)
+	printActions(r.stdout, plan.Actions)
+	return nil
+}
+
+func runStatus(ctx context.Context, r *runner, p *migrations.Provider, _ *settings) error {
+	st, err := p.Status(ctx)
+	if err != nil {
+		return err
+	}
+	printStatus(r.stdout, st)
+	if len(st.Errors()) > 0 {
+		return reportedError(ExitError)
+	}
+	return nil
+}
+
+func runDown(ctx context.Context, r *runner, p *migrations.Provider, s *settings) error {
+	res, err := p.Down(ctx, migrations.DownOptions{ConfirmDataLoss: s.deleteAllData})
+	if errors.Is(err, migrations.ErrNotConfirmed) {
+		return &usageError{command: "migrate down", msg: fmt.Sprintf(
+			"migrate down deletes %s and every item in them; add --delete-all-data to confirm",
+			strings.Join(p.Names().Tables(), ", "))}
+	}
+	if err != nil {
+		return err
+	}
+	if !res.Changed() {
+		fmt.Fprintf(r.stdout, "nothing to delete: no table with prefix %s exists\n", p.Names().Prefix)
+		return nil
+	}
+	fmt.Fprintf(r.stdout, "deleted %s in %s\n", count(len(res.Actions), "table"), res.Duration.Round(millisecond))
+	return nil
+}

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+const mainHelp = `ryno provisions the DynamoDB tables of a RynoDB store.
+
+Usage:
+  ryno migrate <command> [flags]
+  ryno version
+  ryno help [migrate <command>]
+
+Migrate commands:
+%s
+Common flags:
+  --prefix NAME   table prefix; required (env RYNO_TABLE_PREFIX)
+  --endpoint URL  DynamoDB endpoint, such as http://localhost:8000 (env AWS_ENDPOINT_URL_DYNAMODB)
+  --region NAME   AWS region (env AWS_REGION)
+  --timeout DUR   give up after this long (default 10m)
+
+Run 'ryno help migrate <command>' for all its flags.
+` + connectionHelp
+
+const connectionHelp = `
+Credentials and region come from the AWS SDK's default chain: environment variables,
+shared config and credentials files, SSO, container and instance roles. When an
+endpoint is set and no region is, the region is us-east-1. For an endpoint on
+localhost, 127.0.0.1 or ::1 (DynamoDB Local), when the chain finds no credentials,
+ryno uses access key "local" and secret "local". DynamoDB Local keeps separate tables
+for each access key and region: other tools must use the same ones to see them.
+
+Exit status: 0 on success; 1 on failure, including drift that up cannot repair
+(status and plan too); 2 on a wrong or incomplete command line.
+`
+
+func (r *runner) help(args []string) error {
+	switch {
+	case len(args) == 0, len(args) == 1 && args[0] == "migrate":
+		r.printMainHelp(r.stdout)
+		return nil
+	case len(args) == 2 && args[0] == "migrate":
+		if cmd := findMigrateCommand(args[1]); cmd != nil {
+			r.printCommandHelp(cmd)
+			return nil
+		}
+	}
+	return &usageError{msg: fmt.Sprintf("no help for %q", strings.Join(args, " "))}
+}
+
+func (r *runner) printMainHelp(w io.Writer) {
+	var list strings.Builder
+	tw := tabwriter.NewWriter(&list, 0, 0, 2, ' ', 0)
+	for _, c := range migrateCommands {
+		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, mainHelp, list.String())
+}
+
+func (r *runner) printCommandHelp(cmd *migrateCommand) {
+	fmt.Fprintf(r.stdout, "Usage: ryno migrate %s [flags]\n\n%s\n\nFlags:\n", cmd.name, cmd.help)
+	printFlags(r.stdout, flagSet(cmd, &settings{}))
+	fmt.Fprint(r.stdout, connectionHelp)
+}

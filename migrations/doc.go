@@ -1,0 +1,37 @@
+// Package migrations provisions the DynamoDB tables of a RynoDB store and keeps them in
+// step with the schema of package tables.
+//
+// A Provider compares the tables that exist with the definitions from
+// tables.Definitions and plans what is missing:
+//
+//	p, err := migrations.NewProvider(client, migrations.Options{TablePrefix: "myapp"})
+//	...
+//	plan, err := p.Plan(ctx)   // what Up would do, and any drift
+//	res, err := p.Up(ctx)      // do it, wait until every table and index is ACTIVE
+//	st, err := p.Status(ctx)   // each table and index with its state
+//
+// Up only adds: it creates missing tables and missing global secondary indexes (one per
+// UpdateTable call, as DynamoDB requires) and records the schema version. It never
+// deletes, rebuilds or re-keys anything. Differences it cannot repair, such as a table
+// with another key schema or a missing local secondary index (which DynamoDB can only
+// create with its table), are drift of SeverityError: Up refuses to run and returns a
+// *DriftError listing them, which matches ErrDrift with errors.Is. Differences that do
+// not stop the store from working, such as another billing mode or an extra index, are
+// warnings.
+//
+// Every run of Up is idempotent: a second run finds nothing to do and says so in its
+// Result.
+//
+// # Versions
+//
+// The schema has a version, CurrentVersion, and Migrations lists how it got there. The
+// table layout is declarative (whatever tables.Definitions returns is what Up
+// converges to), so a later version that adds a GSI needs only the new definition and
+// a new entry in the list; a version that must transform data adds a step that Up runs
+// once the tables match. The version Up applied last is recorded in the store itself,
+// in a reserved item of the entities table (see tables.VersionItemID): DynamoDB Local does not
+// support table tags, and the schema has no room for a table of its own.
+//
+// Down deletes the three tables and everything in them; it does nothing unless
+// DownOptions.ConfirmDataLoss is set.
+package migrations

@@ -1,0 +1,43 @@
+package migrations
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+var (
+	// ErrDrift matches every *DriftError with errors.Is.
+	ErrDrift = errors.New("schema drift")
+
+	// ErrNotConfirmed is returned by Down, before any request is sent, when
+	// DownOptions.ConfirmDataLoss is false.
+	ErrNotConfirmed = errors.New("deleting the tables destroys all their data; confirm it with ConfirmDataLoss")
+)
+
+// DriftError reports drift of SeverityError. Up returns it before changing anything
+// when the tables have such drift, and stops with it when the tables or the recorded
+// version change under it while it runs.
+type DriftError struct {
+	Drift []Drift
+}
+
+func (e *DriftError) Error() string {
+	var b strings.Builder
+	b.WriteString(ErrDrift.Error())
+	for i, d := range e.Drift {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(d.String())
+	}
+	if len(e.Drift) > 1 {
+		fmt.Fprintf(&b, " (%d errors)", len(e.Drift))
+	}
+	return b.String()
+}
+
+// Is reports whether target is ErrDrift.
+func (e *DriftError) Is(target error) bool { return target == ErrDrift }

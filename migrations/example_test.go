@@ -1,0 +1,93 @@
+package migrations_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/migrations"
+)
+
+// emptyStore is an API with no tables, standing in for a new DynamoDB account. Real
+// programs pass a *dynamodb.Client.
+type emptyStore struct{}
+
+func (emptyStore) DescribeTable(_ context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	return nil, &types.ResourceNotFoundException{Message: aws.String("Table not found: " + aws.ToString(in.TableName))}
+}
+
+var errReadOnly = errors.New("read-only example")
+
+func (emptyStore) CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	return nil, errReadOnly
+}
+
+func (emptyStore) UpdateTable(context.Context, *dynamodb.UpdateTableInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
+	return nil, errReadOnly
+}
+
+func (emptyStore) DeleteTable(context.Context, *dynamodb.DeleteTableInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
+	return nil, errReadOnly
+}
+
+func (emptyStore) GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return nil, errReadOnly
+}
+
+func (emptyStore) PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	return nil, errReadOnly
+}
+
+func ExampleProvider_Plan() {
+	p, err := migrations.NewProvider(emptyStore{}, migrations.Options{TablePrefix: "myapp"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	plan, err := p.Plan(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("schema version %d -> %d\n", plan.RecordedVersion, plan.TargetVersion)
+	for _, a := range plan.Actions {
+		fmt.Println(a)
+	}
+	// Output:
+	// schema version 0 -> 1
+	// create table myapp_entities_master (GSI myapp_entities_by_type)
+	// create table myapp_relationship_entries (GSI myapp_reverse_relationships, LSI myapp_relationships_by_object)
+	// create table myapp_index_entries (GSI myapp_index_lookup)
+	// record schema version 1
+}
+
+func ExampleProvider_Up() {
+	var client *dynamodb.Client // for example dynamodb.NewFromConfig(cfg)
+	if client == nil {
+		return // this example has no DynamoDB to talk to
+	}
+	p, err := migrations.NewProvider(client, migrations.Options{
+		TablePrefix: "myapp",
+		Logger:      log.New(os.Stdout, "", 0), // one line per action
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := p.Up(context.Background())
+	var drift *migrations.DriftError
+	switch {
+	case errors.As(err, &drift):
+		for _, d := range drift.Drift {
+			fmt.Println("drift:", d)
+		}
+		os.Exit(1)
+	case err != nil:
+		log.Fatal(err)
+	case !res.Changed():
+		fmt.Printf("schema version %d is up to date\n", res.Version)
+	}
+}

@@ -1,0 +1,42 @@
+package migrations
+
+import (
+	"context"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+// CurrentVersion is the schema version that Up brings a store to.
+const CurrentVersion = 1
+
+// A Migration is one version of the schema.
+//
+// The tables of a version are those of tables.Definitions at that version; Up creates
+// whatever is missing from them before anything else. A migration may add a data step,
+// which Up runs after the tables match, in version order, for every version newer than
+// the recorded one. Data steps must be idempotent: if a later step fails, the earlier
+// ones run again on the next Up, since the version is recorded only when all succeed.
+type Migration struct {
+	Version     int
+	Description string
+
+	run func(ctx context.Context, api API, names tables.Names) error // data step; nil if none
+}
+
+// migrations lists every version in order, from 1 to CurrentVersion.
+var migrations = []Migration{
+	{Version: 1, Description: "create the entities, relationship and index tables with their GSIs and LSI"},
+}
+
+// Migrations returns the schema versions in order, the last being CurrentVersion.
+func Migrations() []Migration {
+	return append([]Migration(nil), migrations...)
+}
+
+// latest returns the highest version in migs, or 0 when migs is empty.
+func latest(migs []Migration) int {
+	if len(migs) == 0 {
+		return 0
+	}
+	return migs[len(migs)-1].Version
+}

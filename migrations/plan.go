@@ -1,0 +1,111 @@
+package migrations
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// Plan is what Up would do, and what differs from the schema.
+type Plan struct {
+	RecordedVersion int // the schema version recorded in the store; 0 when none is
+	TargetVersion   int // the version Up brings the store to: CurrentVersion
+
+	Actions []Action // in the order Up runs them
+	Drift   []Drift  // differences from the schema; see Errors and Warnings
+}
+
+// Empty reports whether the plan has no actions: Up has nothing to do.
+func (p *Plan) Empty() bool { return len(p.Actions) == 0 }
+
+// Errors returns the drift of SeverityError, which makes Up refuse to run.
+func (p *Plan) Errors() []Drift { return filterDrift(p.Drift, SeverityError) }
+
+// Warnings returns the drift of SeverityWarning.
+func (p *Plan) Warnings() []Drift { return filterDrift(p.Drift, SeverityWarning) }
+
+// ActionKind says what an Action does.
+type ActionKind int
+
+// The kinds of Action.
+const (
+	ActionCreateTable   ActionKind = iota + 1 // CreateTable with all its indexes
+	ActionCreateIndex                         // UpdateTable adding one GSI to an existing table
+	ActionRunMigration                        // run the data step of a migration
+	ActionRecordVersion                       // record the schema version in the store
+	ActionDeleteTable                         // DeleteTable (Down only)
+)
+
+var actionKindNames = map[ActionKind]string{
+	ActionCreateTable:   "create-table",
+	ActionCreateIndex:   "create-index",
+	ActionRunMigration:  "run-migration",
+	ActionRecordVersion: "record-version",
+	ActionDeleteTable:   "delete-table",
+}
+
+func (k ActionKind) String() string {
+	if s, ok := actionKindNames[k]; ok {
+		return s
+	}
+	return fmt.Sprintf("ActionKind(%d)", int(k))
+}
+
+// An Action is one step of a Plan or a Result.
+type Action struct {
+	Kind    ActionKind
+	Table   string // the table concerned; for ActionRecordVersion, the table holding the record
+	Index   string // ActionCreateIndex: the GSI created
+	Version int    // ActionRunMigration and ActionRecordVersion: the schema version
+
+	// Description is the migration's description for ActionRunMigration.
+	Description string
+
+	// The request sent: CreateTable for ActionCreateTable, UpdateTable for
+	// ActionCreateIndex; nil otherwise.
+	CreateTable *dynamodb.CreateTableInput
+	UpdateTable *dynamodb.UpdateTableInput
+}
+
+// isSchema reports whether a changes tables rather than data.
+func (a Action) isSchema() bool {
+	return a.Kind == ActionCreateTable || a.Kind == ActionCreateIndex
+}
+
+// String describes the action in a short line, such as
+// "create GSI app_index_lookup on table app_index_entries".
+func (a Action) String() string {
+	switch a.Kind {
+	case ActionCreateTable:
+		return "create table " + a.Table + indexList(a.CreateTable)
+	case ActionCreateIndex:
+		return fmt.Sprintf("create GSI %s on table %s", a.Index, a.Table)
+	case ActionRunMigration:
+		return fmt.Sprintf("run migration %d: %s", a.Version, a.Description)
+	case ActionRecordVersion:
+		return fmt.Sprintf("record schema version %d", a.Version)
+	case ActionDeleteTable:
+		return "delete table " + a.Table
+	}
+	return fmt.Sprintf("%s %s", a.Kind, a.Table)
+}
+
+// indexList returns " (GSI a, LSI b)" for the indexes in in, or "" when it has none.
+func indexList(in *dynamodb.CreateTableInput) string {
+	if in == nil {
+		return ""
+	}
+	var parts []string
+	for _, g := range in.GlobalSecondaryIndexes {
+		parts = append(parts, "GSI "+aws.ToString(g.IndexName))
+	}
+	for _, l := range in.LocalSecondaryIndexes {
+		parts = append(parts, "LSI "+aws.ToString(l.IndexName))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}

@@ -1,0 +1,128 @@
+package migrations
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+// Provider plans and applies the migrations of one store, named by its table prefix.
+// It is safe for concurrent use, but runs of Up on the same store should not overlap.
+type Provider struct {
+	api        API
+	opts       Options
+	names      tables.Names
+	migrations []Migration
+}
+
+// NewProvider returns a Provider for the store opts.TablePrefix names. It sends no
+// request. Invalid options are reported as a *tables.ValidationError.
+func NewProvider(api API, opts Options) (*Provider, error) {
+	if api == nil {
+		return nil, errors.New("migrations: nil API")
+	}
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	names, err := tables.NewNames(opts.TablePrefix)
+	if err != nil {
+		return nil, err
+	}
+	return &Provider{api: api, opts: opts.withDefaults(), names: names, migrations: Migrations()}, nil
+}
+
+// Names returns the names of the store's tables and indexes.
+func (p *Provider) Names() tables.Names { return p.names }
+
+// Plan returns what Up would do now, and any drift. It only reads.
+func (p *Provider) Plan(ctx context.Context) (*Plan, error) {
+	s, err := p.inspect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return p.diff(s), nil
+}
+
+// Status returns the state of every table and index, the recorded version, the drift
+// and what Up would do. It only reads.
+func (p *Provider) Status(ctx context.Context) (*Status, error) {
+	s, err := p.inspect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	plan := p.diff(s)
+	return &Status{
+		RecordedVersion: plan.RecordedVersion,
+		TargetVersion:   plan.TargetVersion,
+		Tables:          tableStatuses(p.definitions(), s.live),
+		Drift:           plan.Drift,
+		Pending:         plan.Actions,
+	}, nil
+}
+
+// snapshot is what inspect finds in the store.
+type snapshot struct {
+	live    map[string]*types.TableDescription // by table name; missing tables are absent
+	version int                                // recorded schema version; 0 when none
+}
+
+func (p *Provider) inspect(ctx context.Context) (*snapshot, error) {
+	s := &snapshot{live: map[string]*types.TableDescription{}}
+	for _, name := range p.names.Tables() {
+		d, err := p.describe(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if d != nil {
+			s.live[name] = d
+		}
+	}
+	// With other keys the record cannot be read; that table is reported as drift.
+	if e := s.live[p.names.Entities]; e != nil && keysMatch(p.definitions()[0], e) {
+		v, err := p.readVersion(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.version = v
+	}
+	return s, nil
+}
+
+func (p *Provider) diff(s *snapshot) *Plan {
+	return diff(p.definitions(), s.live, s.version, p.migrations)
+}
+
+// definitions returns the wanted tables; the entities table, which holds the version
+// record, comes first.
+func (p *Provider) definitions() []*dynamodb.CreateTableInput {
+	return tables.Definitions(p.names, p.opts.Billing)
+}
+
+// describe returns the description of table name, or nil when it does not exist.
+func (p *Provider) describe(ctx context.Context, name string) (*types.TableDescription, error) {
+	out, err := p.api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	if isNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("describe table %s: %w", name, err)
+	}
+	return out.Table, nil
+}
+
+func isNotFound(err error) bool {
+	var rnf *types.ResourceNotFoundException
+	return errors.As(err, &rnf)
+}
+
+func (p *Provider) logf(format string, args ...any) {
+	if p.opts.Logger != nil {
+		p.opts.Logger.Printf(format, args...)
+	}
+}

@@ -1,0 +1,127 @@
+package migrations
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Result reports what Up or Down did.
+type Result struct {
+	Actions  []Action // the actions completed, in order; empty when there was nothing to do
+	Warnings []Drift  // drift of SeverityWarning found before starting (Up only)
+
+	RecordedVersion int // Up: the version recorded before the run
+	Version         int // Up: the version recorded after it
+
+	Duration time.Duration // how long the run took
+}
+
+// Changed reports whether the run did anything.
+func (r *Result) Changed() bool { return len(r.Actions) > 0 }
+
+// Up brings the store to CurrentVersion: it creates the missing tables and GSIs,
+// waits until every table and GSI is ACTIVE, runs pending data steps and records the
+// version. When the plan has drift of SeverityError, Up sends no write and returns a
+// *DriftError. On any other error the Result lists the actions completed before it;
+// running Up again continues from there.
+func (p *Provider) Up(ctx context.Context) (*Result, error) {
+	start := time.Now()
+	s, err := p.inspect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	plan := p.diff(s)
+	if errs := plan.Errors(); len(errs) > 0 {
+		return nil, &DriftError{Drift: errs}
+	}
+	res := &Result{Warnings: plan.Warnings(), RecordedVersion: plan.RecordedVersion, Version: plan.RecordedVersion}
+	err = p.run(ctx, plan, s.version, res)
+	res.Duration = time.Since(start)
+	return res, err
+}
+
+// run applies the plan's actions, appending each to res once it is done. Schema
+// actions come first; everything must be ACTIVE before the others run.
+func (p *Provider) run(ctx context.Context, plan *Plan, version int, res *Result) error {
+	ready := false
+	for _, a := range plan.Actions {
+		if !a.isSchema() && !ready {
+			if err := p.waitReady(ctx, version); err != nil {
+				return err
+			}
+			ready = true
+		}
+		p.logf("%s", a)
+		if err := p.apply(ctx, a); err != nil {
+			return fmt.Errorf("%s: %w", a, err)
+		}
+		res.Actions = append(res.Actions, a)
+		if a.Kind == ActionRecordVersion {
+			res.Version = a.Version
+		}
+	}
+	if ready {
+		return nil
+	}
+	return p.waitReady(ctx, version)
+}
+
+func (p *Provider) apply(ctx context.Context, a Action) error {
+	switch a.Kind {
+	case ActionCreateTable:
+		_, err := p.api.CreateTable(ctx, a.CreateTable)
+		var inUse *types.ResourceInUseException
+		if err != nil && !errors.As(err, &inUse) { // in use: created meanwhile; waitReady checks it
+			return err
+		}
+		_, err = p.waitActive(ctx, a.Table)
+		return err
+	case ActionCreateIndex:
+		// DynamoDB rejects UpdateTable while the table or another index is changing.
+		if _, err := p.waitActive(ctx, a.Table); err != nil {
+			return err
+		}
+		if _, err := p.api.UpdateTable(ctx, a.UpdateTable); err != nil {
+			return err
+		}
+		_, err := p.waitActive(ctx, a.Table)
+		return err
+	case ActionRunMigration:
+		for _, m := range p.migrations {
+			if m.Version == a.Version && m.run != nil {
+				return m.run(ctx, p.api, p.names)
+			}
+		}
+		return fmt.Errorf("no data step for version %d", a.Version)
+	case ActionRecordVersion:
+		return p.writeVersion(ctx, a.Version)
+	}
+	return fmt.Errorf("unexpected action %s", a.Kind)
+}
+
+// waitReady waits until every table and GSI is ACTIVE, then checks that the tables now
+// match the schema: something may have changed them while Up ran.
+func (p *Provider) waitReady(ctx context.Context, version int) error {
+	s := &snapshot{live: map[string]*types.TableDescription{}, version: version}
+	for _, name := range p.names.Tables() {
+		d, err := p.waitActive(ctx, name)
+		if err != nil {
+			return err
+		}
+		s.live[name] = d
+	}
+	plan := p.diff(s)
+	if errs := plan.Errors(); len(errs) > 0 {
+		return &DriftError{Drift: errs}
+	}
+	for _, a := range plan.Actions {
+		if a.isSchema() {
+			return fmt.Errorf("the tables changed while up ran: %s is still needed; run up again", a)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package migrations
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+func versionKey() map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		tables.AttrID:           &types.AttributeValueMemberS{Value: tables.VersionItemID},
+		tables.AttrScopeTypeKey: &types.AttributeValueMemberS{Value: tables.VersionItemSortKey},
+	}
+}
+
+// readVersion returns the recorded schema version, or 0 when there is none.
+func (p *Provider) readVersion(ctx context.Context) (int, error) {
+	out, err := p.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(p.names.Entities),
+		Key:            versionKey(),
+		ConsistentRead: aws.Bool(true),
+	})
+	if isNotFound(err) { // a table still being created cannot be read yet
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	av, ok := out.Item[tables.AttrSchemaVersion]
+	if !ok {
+		return 0, nil
+	}
+	n, isN := av.(*types.AttributeValueMemberN)
+	if !isN {
+		return 0, fmt.Errorf("read schema version: %s in %s is not a number", tables.AttrSchemaVersion, p.names.Entities)
+	}
+	v, err := strconv.Atoi(n.Value)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("read schema version: %s in %s is %q, not a version", tables.AttrSchemaVersion, p.names.Entities, n.Value)
+	}
+	return v, nil
+}
+
+// writeVersion records version v. The condition keeps an older program from lowering
+// a version that a newer one recorded meanwhile.
+func (p *Provider) writeVersion(ctx context.Context, v int) error {
+	item := versionKey()
+	item[tables.AttrSchemaVersion] = &types.AttributeValueMemberN{Value: strconv.Itoa(v)}
+	item[tables.AttrSchemaApplied] = &types.AttributeValueMemberS{Value: tables.FormatTime(time.Now())}
+	_, err := p.api.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                 aws.String(p.names.Entities),
+		Item:                      item,
+		ConditionExpression:       aws.String("attribute_not_exists(#v) OR #v <= :v"),
+		ExpressionAttributeNames:  map[string]string{"#v": tables.AttrSchemaVersion},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": item[tables.AttrSchemaVersion]},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return &DriftError{Drift: []Drift{{Kind: DriftVersion, Severity: SeverityError, Table: p.names.Entities,
+			Detail: fmt.Sprintf("a schema version newer than %d was recorded meanwhile", v)}}}
+	}
+	if err != nil {
+		return fmt.Errorf("record schema version %d: %w", v, err)
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+package indexing
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+// Entry is one item of the index entries table: a value that an entity emitted into an
+// index, with the entity's attributes the index projects.
+type Entry struct {
+	// Scope, Type and ID are the key of the entity.
+	Scope, Type, ID string
+	// IndexName names the index, and its map function.
+	IndexName string
+	// Value is the emitted value, stored as _index_key.
+	Value Value
+	// Attributes are the projected attributes, stored at the top level of the item.
+	// Names must not start with '_'. Nil and empty are the same.
+	Attributes map[string]types.AttributeValue
+}
+
+// entryAttrs is the number of attributes Item writes besides the projected ones.
+const entryAttrs = 8
+
+// maxAttributeNameBytes is DynamoDB's limit on the length of an attribute name.
+const maxAttributeNameBytes = 65535
+
+// entryKey is the primary key of an entry: distinct entries have distinct keys.
+type entryKey struct{ subject, unique string }
+
+func (e Entry) key() entryKey {
+	return entryKey{tables.SubjectKey(e.Scope, e.Type, e.ID), tables.UniqueKey(e.IndexName, e.Value.String())}
+}
+
+// PrimaryKey returns the key of e's item in the index entries table: _subject_key
+// (scope:type:id) and _unique_key (index_name:value), for a DeleteRequest.
+func (e Entry) PrimaryKey() map[string]types.AttributeValue {
+	k := e.key()
+	return map[string]types.AttributeValue{
+		tables.AttrSubjectKey: str(k.subject),
+		tables.AttrUniqueKey:  str(k.unique),
+	}
+}
+
+// Validate reports whether e can be stored: a valid entity key, index name and value,
+// keys within DynamoDB's limits, and projected attributes with names outside the '_'
+// namespace and non-nil values. Errors are *tables.ValidationError.
+func (e Entry) Validate() error {
+	if err := tables.ValidateEntityKey(e.Scope, e.Type, e.ID); err != nil {
+		return err
+	}
+	if _, err := partitionKey(e.Scope, e.IndexName); err != nil {
+		return err
+	}
+	if err := validateIn(e.IndexName, e.Value); err != nil {
+		return err
+	}
+	for name, v := range e.Attributes {
+		if err := validateAttribute(name, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateIn reports whether v can be stored in index indexName: valid, and short
+// enough for the _unique_key index_name:value.
+func validateIn(indexName string, v Value) error {
+	if err := v.Validate(); err != nil {
+		return err
+	}
+	return tables.ValidateKeyLength("index name and value", tables.UniqueKey(indexName, v.enc), tables.MaxSortKeyBytes)
+}
+
+func validateAttribute(name string, v types.AttributeValue) error {
+	field := "Attributes." + name
+	switch {
+	case name == "":
+		return invalid("Attributes", "", "attribute names must not be empty")
+	case strings.HasPrefix(name, tables.ReservedPrefix):
+		return invalid(field, name, "names starting with '_' are reserved for the store")
+	case !utf8.ValidString(name):
+		return invalid(field, name, "is not valid UTF-8")
+	case len(name) > maxAttributeNameBytes:
+		return invalid(field, name[:16], fmt.Sprintf("name is %d bytes; DynamoDB allows at most %d", len(name), maxAttributeNameBytes))
+	case v == nil:
+		return invalid(field, "", "value must not be nil")
+	}
+	return nil
+}
+
+// Item validates e and returns its item: the index entry record of the schema
+// (_scope, _type, _id, _index_name, _index_key, _subject_key, _unique_key,
+// _scope_index_name) and the projected attributes.
+func (e Entry) Item() (map[string]types.AttributeValue, error) {
+	if err := e.Validate(); err != nil {
+		return nil, err
+	}
+	k := e.key()
+	item := make(map[string]types.AttributeValue, len(e.Attributes)+entryAttrs)
+	maps.Copy(item, e.Attributes)
+	item[tables.AttrScope] = str(e.Scope)
+	item[tables.AttrType] = str(e.Type)
+	item[tables.AttrID] = str(e.ID)
+	item[tables.AttrIndexName] = str(e.IndexName)
+	item[tables.AttrIndexKey] = str(e.Value.enc)
+	item[tables.AttrSubjectKey] = str(k.subject)
+	item[tables.AttrUniqueKey] = str(k.unique)
+	item[tables.AttrScopeIndexName] = str(tables.ScopeIndexName(e.Scope, e.IndexName))
+	if n := tables.ItemSize(item); n > tables.MaxItemBytes {
+		return nil, invalid("Entry", k.subject, fmt.Sprintf(
+			"index entry item is %d bytes; DynamoDB allows at most %d", n, tables.MaxItemBytes))
+	}
+	return item, nil
+}
+
+// FromItem reads an entry from an item of the index entries table, or of the index
+// lookup GSI when it projects all attributes. The compound keys are not read back:
+// they follow from the raw attributes. Attributes not starting with '_' become
+// Attributes (nil when there are none).
+func FromItem(item map[string]types.AttributeValue) (Entry, error) {
+	var e Entry
+	var key string
+	for _, f := range [...]struct {
+		name string
+		dst  *string
+	}{
+		{tables.AttrScope, &e.Scope},
+		{tables.AttrType, &e.Type},
+		{tables.AttrID, &e.ID},
+		{tables.AttrIndexName, &e.IndexName},
+		{tables.AttrIndexKey, &key},
+	} {
+		s, err := stringAttr(item, f.name)
+		if err != nil {
+			return Entry{}, err
+		}
+		*f.dst = s
+	}
+	v, err := ParseValue(key)
+	if err != nil {
+		return Entry{}, fmt.Errorf("indexing: index entry attribute %s: %w", tables.AttrIndexKey, err)
+	}
+	e.Value = v
+	for name, av := range item {
+		if !strings.HasPrefix(name, tables.ReservedPrefix) {
+			if e.Attributes == nil {
+				e.Attributes = make(map[string]types.AttributeValue)
+			}
+			e.Attributes[name] = av
+		}
+	}
+	return e, nil
+}
+
+func stringAttr(item map[string]types.AttributeValue, name string) (string, error) {
+	av, ok := item[name]
+	if !ok {
+		return "", fmt.Errorf("indexing: index entry attribute %s is missing", name)
+	}
+	s, ok := av.(*types.AttributeValueMemberS)
+	if !ok {
+		return "", fmt.Errorf("indexing: index entry attribute %s is %T, want a string", name, av)
+	}
+	return s.Value, nil
+}

@@ -1,0 +1,83 @@
+package indexing_test
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/rynodb/rynodb/indexing"
+)
+
+func ExampleValue_String() {
+	fmt.Println(indexing.String("ada"))
+	fmt.Println(indexing.Bool(true))
+	fmt.Println(indexing.Int(-1))
+	fmt.Println(indexing.Int(5))
+	fmt.Println(indexing.Float(1.5))
+	fmt.Println(indexing.Float(math.Inf(-1)))
+	fmt.Println(indexing.Time(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)))
+	// Output:
+	// 'ada
+	// b1
+	// i7fffffffffffffff
+	// i8000000000000005
+	// fbff8000000000000
+	// f000fffffffffffff
+	// t2024-05-01T12:00:00.000000000Z
+}
+
+func ExampleCondition_Expression() {
+	x, err := indexing.Less(indexing.Int(18)).Expression("acme", "by_age")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(x.KeyCondition)
+	fmt.Println(x.Names["#pk"], x.Names["#sk"])
+	fmt.Println(len(x.Values), "values")
+	// Output:
+	// #pk = :pk AND #sk BETWEEN :lo AND :hi
+	// _scope_index_name _index_key
+	// 3 values
+}
+
+func ExampleEmit() {
+	type person struct {
+		Name string
+		Tags []string
+	}
+	p := person{Name: "Ada", Tags: []string{"math", "computing", "math"}}
+
+	values, err := indexing.Emit("by_tag", func(emit func(indexing.Value)) {
+		for _, tag := range p.Tags {
+			emit(indexing.String(tag))
+		}
+	})
+	fmt.Println(values, err)
+
+	_, err = indexing.Emit("by_score", func(emit func(indexing.Value)) {
+		emit(indexing.Float(math.NaN()))
+	})
+	fmt.Println(err)
+	// Output:
+	// ['math 'computing] <nil>
+	// indexing: map function of index "by_score": emitted value 1: invalid float value: NaN has no place in an order and cannot be indexed
+}
+
+func ExampleDiff() {
+	entry := func(age int64) indexing.Entry {
+		return indexing.Entry{Scope: "acme", Type: "person", ID: "ada", IndexName: "by_age", Value: indexing.Int(age)}
+	}
+	stored := []indexing.Entry{entry(35), entry(40)}
+	emitted := []indexing.Entry{entry(36), entry(40)}
+
+	puts, deletes := indexing.Diff(stored, emitted)
+	for _, e := range puts {
+		fmt.Println("put", e.Value.Interface())
+	}
+	for _, e := range deletes {
+		fmt.Println("delete", e.Value.Interface())
+	}
+	// Output:
+	// put 36
+	// delete 35
+}

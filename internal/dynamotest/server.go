@@ -2,12 +2,14 @@ package dynamotest
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
 	tcdynamodb "github.com/testcontainers/testcontainers-go/modules/dynamodb"
 )
 
@@ -31,13 +33,18 @@ var endpoint string
 // Main makes DynamoDB Local available, runs the tests and stops the container it
 // started. It returns the exit code for os.Exit.
 func Main(m *testing.M) int {
+	flag.Parse()
+	if !testing.Verbose() {
+		tclog.SetDefault(tclog.NewNoopLogger())
+	}
 	ep, stop, err := start()
 	if err != nil {
 		if os.Getenv(EnvRequire) != "" {
 			fmt.Fprintf(os.Stderr, "FAIL: DynamoDB Local is unavailable: %v\n", err)
 			return 1
 		}
-		fmt.Fprintf(os.Stderr, "SKIP: integration tests need DynamoDB Local (Docker, or %s): %v\n", EnvEndpoint, err)
+		fmt.Fprintf(os.Stderr, "SKIP: integration tests need DynamoDB Local: Docker with the image %s "+
+			"(`make test` prepares one), or %s; %v\n", imageName(), EnvEndpoint, err)
 		return 0
 	}
 	defer stop()
@@ -52,10 +59,7 @@ func start() (ep string, stop func(), err error) {
 	if ep := os.Getenv(EnvEndpoint); ep != "" {
 		return ep, func() {}, nil
 	}
-	image := os.Getenv(EnvImage)
-	if image == "" {
-		image = DefaultImage
-	}
+	image := imageName()
 	// The reaper image cannot be pulled where no registry answers, and the host must be
 	// loopback: in a container, testcontainers would otherwise dial the default gateway.
 	setDefaultEnv("TESTCONTAINERS_RYUK_DISABLED", "true")
@@ -80,6 +84,13 @@ func start() (ep string, stop func(), err error) {
 		return "", nil, err
 	}
 	return "http://" + hostPort, stop, nil
+}
+
+func imageName() string {
+	if image := os.Getenv(EnvImage); image != "" {
+		return image
+	}
+	return DefaultImage
 }
 
 func setDefaultEnv(key, value string) {

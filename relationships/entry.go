@@ -1,0 +1,178 @@
+package relationships
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+// Entry is one relationship: the edge from Subject to Object at position Index of
+// Subject's list for Predicate.
+type Entry struct {
+	Subject   Key
+	Predicate string
+	// Index is the entry's position in the subject's list for Predicate, 0 to
+	// tables.MaxIndex. Lists are ordered by index; indexes need not be contiguous.
+	Index  int
+	Object Key
+	// Attributes are optional attributes of the edge, stored at the top level of the
+	// item. Their names must not start with '_'.
+	Attributes map[string]types.AttributeValue
+}
+
+// entryAttrs is the number of attributes the store writes in every entry item.
+const entryAttrs = 12
+
+// Item returns the entry's item in the relationship entries table: the raw
+// components, the compound keys built from them, and the edge attributes.
+func (e Entry) Item() map[string]types.AttributeValue {
+	item := make(map[string]types.AttributeValue, len(e.Attributes)+entryAttrs)
+	// Edge attributes first, so that the store's attributes win over a reserved name
+	// that Validate would have rejected.
+	maps.Copy(item, e.Attributes)
+	item[tables.AttrSubjectScope] = str(e.Subject.Scope)
+	item[tables.AttrSubjectType] = str(e.Subject.Type)
+	item[tables.AttrSubjectID] = str(e.Subject.ID)
+	item[tables.AttrPredicate] = str(e.Predicate)
+	item[tables.AttrIndex] = &types.AttributeValueMemberN{Value: strconv.Itoa(e.Index)}
+	item[tables.AttrObjectScope] = str(e.Object.Scope)
+	item[tables.AttrObjectType] = str(e.Object.Type)
+	item[tables.AttrObjectID] = str(e.Object.ID)
+	item[tables.AttrSubjectKey] = str(e.Subject.String())
+	item[tables.AttrObjectKey] = str(e.Object.String())
+	item[tables.AttrPredicateKey] = str(e.predicateKey())
+	item[tables.AttrPredicateObjectKey] = str(tables.PredicateObjectKey(
+		e.Predicate, e.Object.Scope, e.Object.Type, e.Object.ID))
+	return item
+}
+
+// PrimaryKey returns the entry's primary key: _subject_key and _predicate_key.
+func (e Entry) PrimaryKey() map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		tables.AttrSubjectKey:   str(e.Subject.String()),
+		tables.AttrPredicateKey: str(e.predicateKey()),
+	}
+}
+
+func (e Entry) predicateKey() string {
+	return tables.PredicateKey(e.Predicate, e.Index, e.Object.Type, e.Object.ID)
+}
+
+// FromItem reads an entry from a full item of the relationship entries table, as
+// returned by GetItem, Query or the reverse relationships index. It reads the raw
+// attributes and never parses compound keys. Attributes whose names start with '_'
+// other than the entry's own are ignored.
+func FromItem(item map[string]types.AttributeValue) (Entry, error) {
+	r := itemReader{item: item}
+	// Composite literal elements are evaluated in order, so r.err is the first fault.
+	e := Entry{
+		Subject: Key{
+			Scope: r.str(tables.AttrSubjectScope),
+			Type:  r.str(tables.AttrSubjectType),
+			ID:    r.str(tables.AttrSubjectID),
+		},
+		Predicate: r.str(tables.AttrPredicate),
+		Index:     r.index(tables.AttrIndex),
+		Object: Key{
+			Scope: r.str(tables.AttrObjectScope),
+			Type:  r.str(tables.AttrObjectType),
+			ID:    r.str(tables.AttrObjectID),
+		},
+		Attributes: edgeAttributes(item),
+	}
+	if r.err != nil {
+		return Entry{}, r.err
+	}
+	return e, nil
+}
+
+// PrimaryKeyFromItem returns the primary key (_subject_key and _predicate_key) of
+// any item of the relationship entries table or of its indexes. The
+// relationships-by-object index projects keys only: its items carry no object or
+// index, but their primary key is enough to delete the entry.
+func PrimaryKeyFromItem(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	r := itemReader{item: item}
+	key := map[string]types.AttributeValue{
+		tables.AttrSubjectKey:   str(r.str(tables.AttrSubjectKey)),
+		tables.AttrPredicateKey: str(r.str(tables.AttrPredicateKey)),
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return key, nil
+}
+
+// edgeAttributes returns the attributes of item outside the reserved namespace, or
+// nil if there are none.
+func edgeAttributes(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	var attrs map[string]types.AttributeValue
+	for name, av := range item {
+		if strings.HasPrefix(name, tables.ReservedPrefix) {
+			continue
+		}
+		if attrs == nil {
+			attrs = make(map[string]types.AttributeValue)
+		}
+		attrs[name] = av
+	}
+	return attrs
+}
+
+// itemReader reads typed attributes from an item, keeping the first error so that
+// a whole record can be read before checking.
+type itemReader struct {
+	item map[string]types.AttributeValue
+	err  error
+}
+
+func (r *itemReader) str(name string) string {
+	av, ok := r.lookup(name)
+	if !ok {
+		return ""
+	}
+	s, ok := av.(*types.AttributeValueMemberS)
+	if !ok {
+		r.fail(name, fmt.Sprintf("is %T, want a string", av))
+		return ""
+	}
+	return s.Value
+}
+
+func (r *itemReader) index(name string) int {
+	av, ok := r.lookup(name)
+	if !ok {
+		return 0
+	}
+	n, ok := av.(*types.AttributeValueMemberN)
+	if !ok {
+		r.fail(name, fmt.Sprintf("is %T, want a number", av))
+		return 0
+	}
+	i, err := strconv.Atoi(n.Value)
+	if err != nil || tables.ValidateIndex(i) != nil {
+		r.fail(name, fmt.Sprintf("is %q, want an integer from 0 to %d", n.Value, int64(tables.MaxIndex)))
+		return 0
+	}
+	return i
+}
+
+func (r *itemReader) lookup(name string) (types.AttributeValue, bool) {
+	av, ok := r.item[name]
+	if !ok {
+		r.fail(name, "is missing")
+	}
+	return av, ok
+}
+
+func (r *itemReader) fail(name, reason string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("relationships: item attribute %s %s", name, reason)
+	}
+}
+
+func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }

@@ -1,0 +1,123 @@
+package relationships
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+// maxIndex is the largest index an Entry can hold: tables.MaxIndex, or less where
+// int has 32 bits.
+const maxIndex = min(tables.MaxIndex, math.MaxInt)
+
+// minObjectSuffix is the length of the shortest _predicate_key after the predicate
+// prefix: the index digits, ':', a one-byte type, ':' and a one-byte id.
+const minObjectSuffix = tables.IndexWidth + 4
+
+// maxAttributeNameBytes is DynamoDB's limit on the length of an attribute name.
+const maxAttributeNameBytes = 65535
+
+// Validate reports whether the relationships from subject to each of objects under
+// predicate can be stored: the predicate valid (ValidatePredicate), subject and
+// objects valid entity keys, and every sort key built from them within DynamoDB's
+// limit. Call it before planning or sending any request. The error is a
+// *tables.ValidationError, wrapped with "subject" or "objects[i]" when it concerns
+// a key, so errors.As finds it.
+func Validate(subject Key, predicate string, objects []Key) error {
+	if err := ValidatePredicate(predicate); err != nil {
+		return err
+	}
+	if err := tables.ValidateEntityKey(subject.Scope, subject.Type, subject.ID); err != nil {
+		return fmt.Errorf("subject: %w", err)
+	}
+	for i, o := range objects {
+		if err := validateObject(predicate, o); err != nil {
+			return fmt.Errorf("objects[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// ValidatePredicate reports whether predicate can name a relationship: a valid key
+// component that leaves room in _predicate_key for an index and an object. A
+// predicate that passes can be used in queries even with no objects.
+func ValidatePredicate(predicate string) error {
+	if err := tables.ValidatePredicate(predicate); err != nil {
+		return err
+	}
+	if n := len(tables.PredicatePrefix(predicate)) + minObjectSuffix; n > tables.MaxSortKeyBytes {
+		return &tables.ValidationError{Field: "predicate", Value: predicate,
+			Reason: fmt.Sprintf("is too long: the shortest %s would be %d bytes; DynamoDB allows at most %d",
+				tables.AttrPredicateKey, n, tables.MaxSortKeyBytes)}
+	}
+	return nil
+}
+
+// validateObject checks the object of an entry under predicate: a valid entity key
+// whose sort keys fit DynamoDB's limit whatever its index.
+func validateObject(predicate string, o Key) error {
+	if err := tables.ValidateEntityKey(o.Scope, o.Type, o.ID); err != nil {
+		return err
+	}
+	// Every valid index has the same width, so maxIndex stands for all of them.
+	if err := tables.ValidateKeyLength(tables.AttrPredicateKey,
+		tables.PredicateKey(predicate, maxIndex, o.Type, o.ID), tables.MaxSortKeyBytes); err != nil {
+		return err
+	}
+	return tables.ValidateKeyLength(tables.AttrPredicateObjectKey,
+		tables.PredicateObjectKey(predicate, o.Scope, o.Type, o.ID), tables.MaxSortKeyBytes)
+}
+
+// Validate reports whether the entry can be stored: its keys as for Validate, its
+// index within 0..tables.MaxIndex, its attribute names outside the reserved '_'
+// namespace, and its item within DynamoDB's size limit.
+func (e Entry) Validate() error {
+	if err := Validate(e.Subject, e.Predicate, nil); err != nil {
+		return err
+	}
+	if err := validateObject(e.Predicate, e.Object); err != nil {
+		return fmt.Errorf("object: %w", err)
+	}
+	if err := tables.ValidateIndex(e.Index); err != nil {
+		return err
+	}
+	// Sorted, so that the error is the same on every call.
+	for _, name := range slices.Sorted(maps.Keys(e.Attributes)) {
+		if err := validateAttribute(name, e.Attributes[name]); err != nil {
+			return err
+		}
+	}
+	if n := tables.ItemSize(e.Item()); n > tables.MaxItemBytes {
+		return &tables.ValidationError{Field: "Entry", Value: e.Subject.String(),
+			Reason: fmt.Sprintf("item is %d bytes; DynamoDB allows at most %d", n, tables.MaxItemBytes)}
+	}
+	return nil
+}
+
+// validateAttribute rejects edge attributes DynamoDB would refuse and names in the
+// store's reserved namespace.
+func validateAttribute(name string, av types.AttributeValue) error {
+	var reason string
+	switch {
+	case name == "":
+		reason = "must not be empty"
+	case strings.HasPrefix(name, tables.ReservedPrefix):
+		reason = "must not start with '_', the namespace of the store's own attributes"
+	case !utf8.ValidString(name):
+		reason = "is not valid UTF-8"
+	case len(name) > maxAttributeNameBytes:
+		reason = fmt.Sprintf("is %d bytes; DynamoDB allows at most %d", len(name), maxAttributeNameBytes)
+	case av == nil:
+		return &tables.ValidationError{Field: "Attributes." + name, Reason: "has no value"}
+	default:
+		return nil
+	}
+	return &tables.ValidationError{Field: "attribute name", Value: name, Reason: reason}
+}

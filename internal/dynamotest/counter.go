@@ -5,15 +5,13 @@ import (
 	"maps"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/rynodb/rynodb/ryno"
 )
 
 // Counter wraps a ryno.DynamoDBAPI and counts the requests sent through it, by
 // operation name ("GetItem", "Query", ...). It is safe for concurrent use.
 type Counter struct {
-	api ryno.DynamoDBAPI
+	*Wrapped
 
 	mu          sync.Mutex
 	counts      map[string]int
@@ -24,7 +22,9 @@ type Counter struct {
 
 // NewCounter returns a Counter sending requests to api.
 func NewCounter(api ryno.DynamoDBAPI) *Counter {
-	return &Counter{api: api, counts: map[string]int{}}
+	c := &Counter{counts: map[string]int{}}
+	c.Wrapped = Wrap(api, c.hook)
+	return c
 }
 
 // Count returns how many requests of operation op were sent.
@@ -93,48 +93,8 @@ func (c *Counter) end() {
 	c.inFlight--
 }
 
-type opFunc[In, Out any] func(context.Context, In, ...func(*dynamodb.Options)) (Out, error)
-
-func count[In, Out any](c *Counter, op string, f opFunc[In, Out], ctx context.Context, in In, opts []func(*dynamodb.Options)) (Out, error) {
+func (c *Counter) hook(ctx context.Context, op string, send func(context.Context) error) error {
 	c.begin(op)
 	defer c.end()
-	return f(ctx, in, opts...)
+	return send(ctx)
 }
-
-func (c *Counter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	return count(c, "GetItem", c.api.GetItem, ctx, in, opts)
-}
-
-func (c *Counter) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	return count(c, "PutItem", c.api.PutItem, ctx, in, opts)
-}
-
-func (c *Counter) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	return count(c, "UpdateItem", c.api.UpdateItem, ctx, in, opts)
-}
-
-func (c *Counter) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	return count(c, "DeleteItem", c.api.DeleteItem, ctx, in, opts)
-}
-
-func (c *Counter) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return count(c, "Query", c.api.Query, ctx, in, opts)
-}
-
-func (c *Counter) Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	return count(c, "Scan", c.api.Scan, ctx, in, opts)
-}
-
-func (c *Counter) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	return count(c, "BatchGetItem", c.api.BatchGetItem, ctx, in, opts)
-}
-
-func (c *Counter) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	return count(c, "BatchWriteItem", c.api.BatchWriteItem, ctx, in, opts)
-}
-
-func (c *Counter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return count(c, "TransactWriteItems", c.api.TransactWriteItems, ctx, in, opts)
-}
-
-var _ ryno.DynamoDBAPI = (*Counter)(nil)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/internal/dynamotest"
@@ -15,13 +16,33 @@ import (
 // and its clock.
 func newStore(t *testing.T) (*ryno.Client, *dynamotest.Counter, *clock) {
 	t.Helper()
-	api := dynamotest.API(t)
-	prefix := dynamotest.Tables(t, api)
-	counter := dynamotest.NewCounter(api)
-	clk := newClock()
-	db, err := ryno.New(counter, ryno.Options{TablePrefix: prefix, Now: clk.Now})
+	s := newStoreWith(t, nil)
+	return s.Client, s.counter, s.clock
+}
+
+// store is a client on fresh tables with what tests need around it.
+type store struct {
+	*ryno.Client
+	counter *dynamotest.Counter // counts the requests of Client
+	raw     *dynamodb.Client    // the tables, bypassing the client
+	clock   *clock
+}
+
+// newStoreWith returns a store whose client sends its requests through the counter,
+// then through wrap (when not nil), then to DynamoDB Local.
+func newStoreWith(t *testing.T, wrap func(ryno.DynamoDBAPI) ryno.DynamoDBAPI) *store {
+	t.Helper()
+	raw := dynamotest.API(t)
+	prefix := dynamotest.Tables(t, raw)
+	var api ryno.DynamoDBAPI = raw
+	if wrap != nil {
+		api = wrap(api)
+	}
+	s := &store{counter: dynamotest.NewCounter(api), raw: raw, clock: newClock()}
+	db, err := ryno.New(s.counter, ryno.Options{TablePrefix: prefix, Now: s.clock.Now})
 	require.NoError(t, err)
-	return db, counter, clk
+	s.Client = db
+	return s
 }
 
 // clock is a test clock that moves one second forward at every reading, so every

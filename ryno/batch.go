@@ -102,6 +102,17 @@ func inParallel(ctx context.Context, n, limit int, failFast bool, f func(context
 	_ = g.Wait() // f records its own failures
 }
 
+// parallel calls f for 0..n-1 with at most limit calls at once and returns the first
+// error; the context passed to f is cancelled when a call fails.
+func parallel(ctx context.Context, n, limit int, f func(context.Context, int) error) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(limit)
+	for i := range n {
+		g.Go(func() error { return f(ctx, i) })
+	}
+	return g.Wait()
+}
+
 // failures collects the items a batch could not finish, from parallel chunks.
 type failures struct {
 	mu    sync.Mutex

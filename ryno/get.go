@@ -7,14 +7,58 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/relationships"
 )
 
 // Get returns the entity with key k, or an error wrapping ErrNotFound. One GetItem
-// request.
-func (c *Client) Get(ctx context.Context, k Key) (*Entity, error) {
+// request; with WithRelationships, the relationship lists are read in the same
+// round.
+func (c *Client) Get(ctx context.Context, k Key, opts ...GetOption) (*Entity, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
+	var o getOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	if !o.relationships {
+		return c.getEntity(ctx, k)
+	}
+	return c.getWithRelationships(ctx, k, o.predicates)
+}
+
+// GetOption asks Get for more than the entity item.
+type GetOption func(*getOptions)
+
+type getOptions struct {
+	relationships bool
+	predicates    []string
+}
+
+func (o getOptions) validate() error {
+	for _, p := range o.predicates {
+		if err := relationships.ValidatePredicate(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WithRelationships makes Get fill Entity.Relationships with the lists of the given
+// predicates, or of every predicate when none is given. A predicate asked for that
+// has no entries gets an empty list.
+func WithRelationships(predicates ...string) GetOption {
+	return func(o *getOptions) {
+		o.relationships = true
+		o.predicates = append(o.predicates, predicates...)
+	}
+}
+
+func (c *Client) getEntity(ctx context.Context, k Key) (*Entity, error) {
 	item, err := c.getItem(ctx, k, c.opts.ConsistentRead)
 	if err != nil {
 		return nil, err
@@ -23,6 +67,38 @@ func (c *Client) Get(ctx context.Context, k Key) (*Entity, error) {
 		return nil, notFound(k)
 	}
 	return decodeEntity(item)
+}
+
+// getWithRelationships reads the entity and its lists in one parallel round.
+func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []string) (*Entity, error) {
+	reads := predicates
+	if len(reads) == 0 {
+		reads = []string{""} // one query for every predicate
+	}
+	lists := make([][]relationships.Entry, len(reads))
+	var e *Entity
+	err := parallel(ctx, len(reads)+1, c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
+		var err error
+		if i == len(reads) {
+			e, err = c.getEntity(ctx, k)
+		} else {
+			lists[i], err = c.readList(ctx, k, reads[i], c.opts.ConsistentRead)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.Relationships = make(map[string][]Key, len(predicates))
+	for _, p := range predicates {
+		e.Relationships[p] = []Key{}
+	}
+	for _, list := range lists {
+		for p, objects := range relationships.ByPredicate(list) {
+			e.Relationships[p] = fromRelKeys(objects)
+		}
+	}
+	return e, nil
 }
 
 // getItem reads the entity item of k; nil when there is none.

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/relationships"
 	"github.com/rynodb/rynodb/tables"
 )
 
@@ -70,8 +73,8 @@ func (c *Client) put(ctx context.Context, e *Entity, mode putMode) (*Entity, err
 	if err != nil {
 		return nil, err
 	}
-	if len(e.Relationships) > 0 {
-		return nil, invalid("Relationships", "", "writing relationships is not supported by this version")
+	if err := validateRelationshipMap(e.Key, e.Relationships); err != nil {
+		return nil, err
 	}
 	now := c.now()
 	item[tables.AttrUpdated] = str(tables.FormatTime(now))
@@ -79,6 +82,44 @@ func (c *Client) put(ctx context.Context, e *Entity, mode putMode) (*Entity, err
 	if err := checkItemSize(e.Key, item); err != nil {
 		return nil, err
 	}
+	if len(e.Relationships) == 0 {
+		return c.putEntity(ctx, e, item, mode, now)
+	}
+	return c.putWithRelationships(ctx, e, item, mode, now)
+}
+
+// putWithRelationships puts the entity and, in the same round, reads the lists of the
+// predicates it carries; once the put has landed it writes what changed in them.
+func (c *Client) putWithRelationships(ctx context.Context, e *Entity, item map[string]types.AttributeValue, mode putMode, now time.Time) (*Entity, error) {
+	predicates := slices.Sorted(maps.Keys(e.Relationships))
+	lists := make([][]relationships.Entry, len(predicates))
+	var stored *Entity
+	err := parallel(ctx, len(predicates)+1, c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
+		var err error
+		if i == len(predicates) {
+			stored, err = c.putEntity(ctx, e, item, mode, now)
+		} else {
+			lists[i], err = c.readList(ctx, e.Key, predicates[i], true)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	plans := make([]relationships.Plan, len(predicates))
+	for i, p := range predicates {
+		plans[i] = relationships.PlanReplace(relationships.Key(e.Key), p, lists[i], relKeys(e.Relationships[p]))
+	}
+	if err := c.applyPlans(ctx, plans...); err != nil {
+		return nil, fmt.Errorf("ryno: %s %s: the entity is written, its relationships not all: %w", mode, e.Key, err)
+	}
+	stored.Relationships = maps.Clone(e.Relationships)
+	return stored, nil
+}
+
+// putEntity writes the entity item with the put's condition, retrying with what the
+// stored item shows when the condition fails.
+func (c *Client) putEntity(ctx context.Context, e *Entity, item map[string]types.AttributeValue, mode putMode, now time.Time) (*Entity, error) {
 	x, err := c.firstExpectation(ctx, e, mode)
 	if err != nil {
 		return nil, err

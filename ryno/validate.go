@@ -27,3 +27,13 @@ func validateAttributeName(name string) error {
 	}
 	return nil
 }
+
+// validateRelationshipMap checks every list an entity carries.
+func validateRelationshipMap(subject Key, lists map[string][]Key) error {
+	for predicate, objects := range lists {
+		if err := validateList(subject, predicate, objects); err != nil {
+			return fmt.Errorf("Relationships[%q]: %w", predicate, err)
+		}
+	}
+	return nil
+}

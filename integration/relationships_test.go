@@ -1,0 +1,488 @@
+package integration_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/dynamotest"
+	"github.com/rynodb/rynodb/relationships"
+	"github.com/rynodb/rynodb/ryno"
+	"github.com/rynodb/rynodb/tables"
+)
+
+func pk(id string) ryno.Key { return ryno.Key{Scope: "acme", Type: "person", ID: id} }
+
+func pks(prefix string, n int) []ryno.Key {
+	keys := make([]ryno.Key, n)
+	for i := range keys {
+		keys[i] = pk(fmt.Sprintf("%s%04d", prefix, i))
+	}
+	return keys
+}
+
+// objectsOf lists the objects of every relationship of subject under predicate, in
+// order, paging with limit.
+func objectsOf(t *testing.T, db *ryno.Client, subject ryno.Key, predicate string, limit int) []ryno.Key {
+	t.Helper()
+	var objects []ryno.Key
+	for r, err := range db.AllRelationships(ctx, subject, predicate, ryno.PageOptions{Limit: limit}) {
+		require.NoError(t, err)
+		require.Equal(t, subject, r.Subject)
+		objects = append(objects, r.Object)
+	}
+	return objects
+}
+
+func subjectsPointingAt(t *testing.T, db *ryno.Client, object ryno.Key) []ryno.Key {
+	t.Helper()
+	var subjects []ryno.Key
+	p := ryno.PageOptions{Limit: 50}
+	for {
+		page, err := db.ReverseRelationships(ctx, object, p)
+		require.NoError(t, err)
+		for _, r := range page.Items {
+			require.Equal(t, object, r.Object)
+			subjects = append(subjects, r.Subject)
+		}
+		if page.Cursor == "" {
+			return subjects
+		}
+		p.Cursor = page.Cursor
+	}
+}
+
+func TestPredicatesThatArePrefixesNeverMix(t *testing.T) {
+	db, _, _ := newStore(t)
+	ada := pk("ada")
+	_, err := db.Set(ctx, &ryno.Entity{Key: ada, Relationships: map[string][]ryno.Key{
+		"friend":  {pk("b"), pk("c")},
+		"friends": {pk("d")},
+	}})
+	require.NoError(t, err)
+
+	require.Equal(t, []ryno.Key{pk("b"), pk("c")}, objectsOf(t, db, ada, "friend", 10))
+	require.Equal(t, []ryno.Key{pk("d")}, objectsOf(t, db, ada, "friends", 10))
+	require.Equal(t, []ryno.Key{pk("b"), pk("c"), pk("d")}, objectsOf(t, db, ada, "", 10), "all: by predicate, then position")
+
+	has := func(predicate string, o ryno.Key) bool {
+		ok, err := db.HasRelationship(ctx, ada, predicate, o)
+		require.NoError(t, err)
+		return ok
+	}
+	require.False(t, has("friend", pk("d")))
+	require.True(t, has("friends", pk("d")))
+	require.True(t, has("friend", pk("b")))
+	require.False(t, has("friends", pk("b")))
+
+	require.NoError(t, db.RemoveRelationships(ctx, ada, "friend", pk("d")))
+	require.NoError(t, db.ReplaceRelationships(ctx, ada, "friend"))
+	require.Empty(t, objectsOf(t, db, ada, "friend", 10))
+	require.Equal(t, []ryno.Key{pk("d")}, objectsOf(t, db, ada, "friends", 10), "friends is untouched")
+}
+
+func TestRelationshipKeysWithDelimitersRoundTripAndNeverCollide(t *testing.T) {
+	db, _, _ := newStore(t)
+	s1 := ryno.Key{Scope: "a:b", Type: "c", ID: "x%3A1"}
+	s2 := ryno.Key{Scope: "a", Type: "b:c", ID: "x%3A1"}
+	o1 := ryno.Key{Scope: "o:1%", Type: "t:t", ID: "%25:"}
+	o2 := ryno.Key{Scope: "o", Type: "1%:t", ID: "t:%25:"}
+	const predicate = "likes:much%"
+
+	require.NoError(t, db.AddRelationships(ctx, s1, predicate, o1, o2))
+	require.NoError(t, db.AddRelationships(ctx, s2, predicate, o2))
+
+	require.Equal(t, []ryno.Key{o1, o2}, objectsOf(t, db, s1, predicate, 1))
+	require.Equal(t, []ryno.Key{o2}, objectsOf(t, db, s2, predicate, 1))
+	require.Empty(t, objectsOf(t, db, s1, "likes", 10), "a predicate that is a prefix before escaping")
+	require.Equal(t, []ryno.Key{s1}, subjectsPointingAt(t, db, o1))
+	require.ElementsMatch(t, []ryno.Key{s1, s2}, subjectsPointingAt(t, db, o2))
+
+	page, err := db.Relationships(ctx, s1, predicate, ryno.PageOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []ryno.Relationship{
+		{Subject: s1, Predicate: predicate, Index: 0, Object: o1},
+		{Subject: s1, Predicate: predicate, Index: 1, Object: o2},
+	}, page.Items)
+
+	ok, err := db.HasRelationship(ctx, s2, predicate, o1)
+	require.NoError(t, err)
+	require.False(t, ok)
+}
+
+func TestThreeHundredObjectsComeBackCompleteAndInOrder(t *testing.T) {
+	s := newStoreWith(t, nil)
+	subject := pk("hub")
+	objects := pks("o", 300)
+	for i, k := range objects {
+		_, err := s.Create(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"i": i}})
+		require.NoError(t, err)
+	}
+	// Store them in an order that is not key order, to see list order kept.
+	shuffled := append(append([]ryno.Key{}, objects[150:]...), objects[:150]...)
+	s.counter.Reset()
+
+	require.NoError(t, s.AddRelationships(ctx, subject, "follows", shuffled...))
+	require.Equal(t, map[string]int{"Query": 1, "BatchWriteItem": 12}, requests(s.counter),
+		"more than 2*MaxConcurrency objects: the list is read whole, then 300/25 batches")
+
+	require.Equal(t, shuffled, objectsOf(t, s.Client, subject, "follows", 7))
+
+	// Objects across pages, with one page larger than a BatchGetItem request.
+	var got []ryno.Key
+	p := ryno.PageOptions{Limit: 120}
+	for {
+		s.counter.Reset()
+		page, err := s.RelatedEntities(ctx, subject, "follows", p)
+		require.NoError(t, err)
+		n := len(page.Items)
+		require.Equal(t, map[string]int{"Query": 1, "BatchGetItem": (n + 99) / 100}, requests(s.counter))
+		for _, e := range page.Items {
+			got = append(got, e.Key)
+		}
+		if page.Cursor == "" {
+			break
+		}
+		p.Cursor = page.Cursor
+	}
+	require.Equal(t, shuffled, got)
+}
+
+func TestRelatedEntitiesSkipsObjectsThatDoNotExist(t *testing.T) {
+	db, _, _ := newStore(t)
+	_, err := db.Create(ctx, &ryno.Entity{Key: pk("real")})
+	require.NoError(t, err)
+	require.NoError(t, db.AddRelationships(ctx, pk("s"), "knows", pk("ghost"), pk("real"), pk("ghost2"), pk("real")))
+
+	page, err := db.RelatedEntities(ctx, pk("s"), "knows", ryno.PageOptions{})
+	require.NoError(t, err)
+	require.Len(t, page.Items, 1, "adding the same object twice adds it once")
+	require.Equal(t, pk("real"), page.Items[0].Key)
+	require.Empty(t, page.Cursor)
+}
+
+func TestAddAndRemoveRelationships(t *testing.T) {
+	s := newStoreWith(t, nil)
+	subject := pk("ada")
+	a, b, c := pk("a"), pk("b"), pk("c")
+
+	require.NoError(t, s.AddRelationships(ctx, subject, "likes", a, b))
+	require.Equal(t, map[string]int{"Query": 3, "BatchWriteItem": 1}, requests(s.counter),
+		"the end of the list and one probe per object, then one batch")
+	require.NoError(t, s.AddRelationships(ctx, subject, "likes", b, c, c))
+	require.Equal(t, []ryno.Key{a, b, c}, objectsOf(t, s.Client, subject, "likes", 10))
+
+	s.counter.Reset()
+	require.NoError(t, s.RemoveRelationships(ctx, subject, "likes", b, pk("absent")))
+	require.Equal(t, map[string]int{"Query": 2, "BatchWriteItem": 1}, requests(s.counter), "one probe per object")
+	require.Equal(t, []ryno.Key{a, c}, objectsOf(t, s.Client, subject, "likes", 10))
+
+	require.NoError(t, s.AddRelationships(ctx, subject, "likes", b))
+	require.Equal(t, []ryno.Key{a, c, b}, objectsOf(t, s.Client, subject, "likes", 10), "appended after the last")
+	page, err := s.Relationships(ctx, subject, "likes", ryno.PageOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []int{0, 2, 3}, []int{page.Items[0].Index, page.Items[1].Index, page.Items[2].Index},
+		"removal leaves a gap")
+
+	// Many objects at once: the list is read whole instead of probed.
+	many := pks("m", 40)
+	require.NoError(t, s.AddRelationships(ctx, subject, "likes", append(many, a)...))
+	require.Len(t, objectsOf(t, s.Client, subject, "likes", 100), 43)
+	require.NoError(t, s.RemoveRelationships(ctx, subject, "likes", append(many, a, a)...))
+	require.Equal(t, []ryno.Key{c, b}, objectsOf(t, s.Client, subject, "likes", 10))
+
+	// Duplicates put there by a replace are all removed.
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "likes", a, b, a, a))
+	require.NoError(t, s.RemoveRelationships(ctx, subject, "likes", a))
+	require.Equal(t, []ryno.Key{b}, objectsOf(t, s.Client, subject, "likes", 10))
+}
+
+func TestReplaceWritesOnlyTheDifference(t *testing.T) {
+	s := newStoreWith(t, nil)
+	subject := pk("ada")
+	existing := pks("o", 60)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "reads", existing...))
+
+	// Keep 55, drop 5 from the middle, add 3 at the end and 2 in the middle.
+	target := append([]ryno.Key{}, existing[:10]...)
+	target = append(target, pk("new-a"), pk("new-b"))
+	target = append(target, existing[15:]...)
+	target = append(target, pk("new-c"), pk("new-d"), pk("new-e"))
+	s.counter.Reset()
+
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "reads", target...))
+	require.Equal(t, map[string]int{"Query": 1, "BatchWriteItem": 1}, requests(s.counter),
+		"5 deletes and 5 puts fit one batch: the 55 kept entries are not rewritten")
+	require.Equal(t, target, objectsOf(t, s.Client, subject, "reads", 25))
+
+	s.counter.Reset()
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "reads", target...))
+	require.Equal(t, map[string]int{"Query": 1}, requests(s.counter), "an unchanged list writes nothing")
+
+	reversed := make([]ryno.Key, len(target))
+	for i, k := range target {
+		reversed[len(target)-1-i] = k
+	}
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "reads", reversed...))
+	require.Equal(t, reversed, objectsOf(t, s.Client, subject, "reads", 25))
+}
+
+func TestHasRelationshipIsOneRequestWhateverTheListLength(t *testing.T) {
+	s := newStoreWith(t, nil)
+	subject := pk("ada")
+	objects := pks("o", 300)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "knows", objects...))
+	for _, tt := range []struct {
+		object ryno.Key
+		want   bool
+	}{{objects[0], true}, {objects[299], true}, {objects[150], true}, {pk("stranger"), false}} {
+		s.counter.Reset()
+		ok, err := s.HasRelationship(ctx, subject, "knows", tt.object)
+		require.NoError(t, err)
+		require.Equal(t, tt.want, ok, tt.object.ID)
+		require.Equal(t, map[string]int{"Query": 1}, requests(s.counter))
+	}
+}
+
+func TestSetCreateAndUpdateWriteRelationships(t *testing.T) {
+	s := newStoreWith(t, nil)
+	ada := pk("ada")
+	_, err := s.Set(ctx, &ryno.Entity{Key: ada, Relationships: map[string][]ryno.Key{
+		"friend": {pk("b"), pk("c")},
+		"likes":  {pk("x")},
+	}})
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{"PutItem": 1, "Query": 2, "BatchWriteItem": 1}, requests(s.counter),
+		"the put and one read per predicate, then one batch")
+
+	// Predicates absent are untouched; an empty list clears one.
+	got, err := s.Get(ctx, ada)
+	require.NoError(t, err)
+	got.Relationships = map[string][]ryno.Key{"friend": {pk("c")}}
+	_, err = s.Update(ctx, got)
+	require.NoError(t, err)
+	withRels, err := s.Get(ctx, ada, ryno.WithRelationships())
+	require.NoError(t, err)
+	require.Equal(t, map[string][]ryno.Key{"friend": {pk("c")}, "likes": {pk("x")}}, withRels.Relationships)
+
+	_, err = s.Set(ctx, &ryno.Entity{Key: ada, Created: withRels.Created, Relationships: map[string][]ryno.Key{"likes": {}}})
+	require.NoError(t, err)
+	s.counter.Reset()
+	withRels, err = s.Get(ctx, ada, ryno.WithRelationships("friend", "likes"))
+	require.NoError(t, err)
+	require.Equal(t, map[string][]ryno.Key{"friend": {pk("c")}, "likes": {}}, withRels.Relationships)
+	require.Equal(t, map[string]int{"GetItem": 1, "Query": 2}, requests(s.counter))
+
+	// A Create that conflicts writes no relationship.
+	_, err = s.Create(ctx, &ryno.Entity{Key: ada, Relationships: map[string][]ryno.Key{"friend": {pk("z")}}})
+	require.ErrorIs(t, err, ryno.ErrConflict)
+	require.Equal(t, []ryno.Key{pk("c")}, objectsOf(t, s.Client, ada, "friend", 10))
+
+	_, err = s.Get(ctx, pk("nobody"), ryno.WithRelationships())
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+}
+
+func TestSetSendsThePutAndTheListReadsInParallel(t *testing.T) {
+	var gate *dynamotest.Gate
+	s := newStoreWith(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+		gate = dynamotest.NewGate(api, 3) // the put and two list reads
+		return gate
+	})
+	_, err := s.Set(ctx, &ryno.Entity{Key: pk("ada"), Relationships: map[string][]ryno.Key{
+		"friend": {pk("b")}, "likes": {pk("x")},
+	}})
+	require.NoError(t, err)
+	require.True(t, gate.Opened())
+}
+
+// seedIncoming writes, directly to the table, one relationship entry from each of
+// subjects to object.
+func seedIncoming(t *testing.T, raw *dynamodb.Client, names tables.Names, subjects []ryno.Key, object ryno.Key) {
+	t.Helper()
+	var reqs []types.WriteRequest
+	for _, s := range subjects {
+		e := relationships.Entry{Subject: relationships.Key(s), Predicate: "follows", Object: relationships.Key(object)}
+		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: e.Item()}})
+	}
+	for len(reqs) > 0 {
+		n := min(25, len(reqs))
+		out, err := raw.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{names.Relationships: reqs[:n]}})
+		require.NoError(t, err)
+		require.Empty(t, out.UnprocessedItems)
+		reqs = reqs[n:]
+	}
+}
+
+// itemCount returns how many items a table holds.
+func itemCount(t *testing.T, raw *dynamodb.Client, table string) int {
+	t.Helper()
+	n := 0
+	p := dynamodb.NewScanPaginator(raw, &dynamodb.ScanInput{TableName: aws.String(table), Select: types.SelectCount})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		require.NoError(t, err)
+		n += int(out.Count)
+	}
+	return n
+}
+
+func TestDeleteRemovesEveryEdgeInBothDirections(t *testing.T) {
+	s := newStoreWith(t, nil)
+	names := s.Names()
+	hub := pk("hub")
+	_, err := s.Create(ctx, &ryno.Entity{Key: hub})
+	require.NoError(t, err)
+	outgoing := pks("out", 1000)
+	require.NoError(t, s.AddRelationships(ctx, hub, "links", outgoing...))
+	seedIncoming(t, s.raw, names, pks("in", 1000), hub)
+	// Index entries of the hub, as an index would write them.
+	for _, v := range []string{"a", "b", "c"} {
+		item, err := indexing.Entry{Scope: hub.Scope, Type: hub.Type, ID: hub.ID, IndexName: "tag", Value: indexing.String(v)}.Item()
+		require.NoError(t, err)
+		_, err = s.raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(names.IndexEntries), Item: item})
+		require.NoError(t, err)
+	}
+	// An edge between two other entities stays.
+	require.NoError(t, s.AddRelationships(ctx, pk("x"), "links", pk("y")))
+	require.Equal(t, 2001, itemCount(t, s.raw, names.Relationships))
+	require.Len(t, subjectsPointingAt(t, s.Client, outgoing[500]), 1)
+
+	require.NoError(t, s.Delete(ctx, hub))
+
+	_, err = s.Get(ctx, hub)
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	require.Empty(t, objectsOf(t, s.Client, hub, "", 100))
+	require.Empty(t, subjectsPointingAt(t, s.Client, hub))
+	require.Empty(t, subjectsPointingAt(t, s.Client, outgoing[500]), "its former objects no longer list it")
+	require.Equal(t, 1, itemCount(t, s.raw, names.Relationships), "only the unrelated edge is left")
+	require.Zero(t, itemCount(t, s.raw, names.IndexEntries))
+}
+
+func TestDeleteRequests(t *testing.T) {
+	s := newStoreWith(t, nil)
+	a := pk("a")
+	require.NoError(t, s.AddRelationships(ctx, a, "knows", pk("b")))
+	require.NoError(t, s.AddRelationships(ctx, pk("c"), "knows", a))
+	s.counter.Reset()
+
+	require.NoError(t, s.Delete(ctx, a))
+	require.Equal(t, map[string]int{"Query": 3, "BatchWriteItem": 2, "DeleteItem": 1}, requests(s.counter),
+		"three reads, the deletes of the two lists that have entries, the entity")
+
+	require.NoError(t, s.Delete(ctx, a))
+	require.Equal(t, map[string]int{"Query": 3, "DeleteItem": 1}, requests(s.counter), "nothing left to delete")
+}
+
+var errInjected = errors.New("injected failure")
+
+func TestDeleteCutOffHalfWayCompletesWhenCalledAgain(t *testing.T) {
+	tests := []struct {
+		name  string
+		fault func(cancel context.CancelFunc) func() error
+		want  error
+	}{
+		{"a request fails", func(context.CancelFunc) func() error {
+			return func() error { return errInjected }
+		}, errInjected},
+		{"the context is cancelled", func(cancel context.CancelFunc) func() error {
+			return func() error { cancel(); return context.Canceled }
+		}, context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var faults *dynamotest.Faults
+			s := newStoreWith(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+				faults = dynamotest.NewFaults(api)
+				return faults
+			})
+			names := s.Names()
+			hub := pk("hub")
+			_, err := s.Create(ctx, &ryno.Entity{Key: hub})
+			require.NoError(t, err)
+			require.NoError(t, s.AddRelationships(ctx, hub, "links", pks("out", 200)...))
+			seedIncoming(t, s.raw, names, pks("in", 200), hub)
+
+			cutCtx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			faults.FailFrom("BatchWriteItem", 5, tt.fault(cancel))
+			err = s.Delete(cutCtx, hub)
+			require.ErrorIs(t, err, tt.want)
+			_, err = s.Get(ctx, hub)
+			require.NoError(t, err, "the entity goes last, so it is still there")
+			left := itemCount(t, s.raw, names.Relationships)
+			require.Greater(t, left, 0, "the delete was cut off half-way")
+			require.Less(t, left, 400)
+
+			faults.Clear()
+			require.NoError(t, s.Delete(ctx, hub))
+			require.Zero(t, itemCount(t, s.raw, names.Relationships))
+			_, err = s.Get(ctx, hub)
+			require.ErrorIs(t, err, ryno.ErrNotFound)
+		})
+	}
+}
+
+func TestRelationshipCallsRejectBadInputWithoutARequest(t *testing.T) {
+	s := newStoreWith(t, nil)
+	good := pk("a")
+	calls := map[string]func() error{
+		"empty predicate to Add":       func() error { return s.AddRelationships(ctx, good, "", pk("b")) },
+		"bad object to Remove":         func() error { return s.RemoveRelationships(ctx, good, "p", ryno.Key{Scope: "s"}) },
+		"control character to Replace": func() error { return s.ReplaceRelationships(ctx, good, "p\n", pk("b")) },
+		"bad subject to Relationships": func() error { _, err := s.Relationships(ctx, ryno.Key{}, "", ryno.PageOptions{}); return err },
+		"bad object to Reverse":        func() error { _, err := s.ReverseRelationships(ctx, ryno.Key{}, ryno.PageOptions{}); return err },
+		"empty predicate to Has":       func() error { _, err := s.HasRelationship(ctx, good, "", pk("b")); return err },
+		"bad object in Set": func() error {
+			_, err := s.Set(ctx, &ryno.Entity{Key: good, Relationships: map[string][]ryno.Key{"p": {{}}}})
+			return err
+		},
+		"empty predicate in Set": func() error {
+			_, err := s.Set(ctx, &ryno.Entity{Key: good, Relationships: map[string][]ryno.Key{"": {pk("b")}}})
+			return err
+		},
+		"bad predicate to Get":        func() error { _, err := s.Get(ctx, good, ryno.WithRelationships("")); return err },
+		"cursor of another subject":   func() error { return cursorOfAnotherSubject(s) },
+		"cursor of another predicate": func() error { return cursorOfAnotherPredicate(s) },
+	}
+	for name, call := range calls {
+		t.Run(name, func(t *testing.T) {
+			s.counter.Reset()
+			err := call()
+			require.True(t, errors.Is(err, ryno.ErrInvalid) || errors.Is(err, ryno.ErrInvalidCursor), "%v", err)
+			require.Zero(t, s.counter.Total())
+		})
+	}
+}
+
+func cursorOfAnotherSubject(s *store) error {
+	if err := s.AddRelationships(ctx, pk("a"), "p", pk("b"), pk("c")); err != nil {
+		return err
+	}
+	page, err := s.Relationships(ctx, pk("a"), "p", ryno.PageOptions{Limit: 1})
+	if err != nil {
+		return err
+	}
+	s.counter.Reset()
+	_, err = s.Relationships(ctx, pk("z"), "p", ryno.PageOptions{Limit: 1, Cursor: page.Cursor})
+	return err
+}
+
+func cursorOfAnotherPredicate(s *store) error {
+	if err := s.AddRelationships(ctx, pk("a"), "p", pk("b"), pk("c")); err != nil {
+		return err
+	}
+	page, err := s.Relationships(ctx, pk("a"), "p", ryno.PageOptions{Limit: 1})
+	if err != nil {
+		return err
+	}
+	s.counter.Reset()
+	_, err = s.Relationships(ctx, pk("a"), "q", ryno.PageOptions{Limit: 1, Cursor: page.Cursor})
+	return err
+}

@@ -1,0 +1,101 @@
+package ryno
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+// queryPages runs in page after page, handing each page's items to fn, until no page
+// follows or fn fails. Only one page is held at a time.
+func (c *Client) queryPages(ctx context.Context, in *dynamodb.QueryInput, fn func([]map[string]types.AttributeValue) error) error {
+	page := *in
+	for {
+		out, err := c.api.Query(ctx, &page)
+		if err != nil {
+			return err
+		}
+		if err := fn(out.Items); err != nil {
+			return err
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		page.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// keyCondition returns a Query of table (and index, if not empty) for the items whose
+// partition key attribute pk equals value.
+func keyCondition(table, index, pk, value string) *dynamodb.QueryInput {
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(table),
+		KeyConditionExpression:    aws.String("#pk = :pk"),
+		ExpressionAttributeNames:  map[string]string{"#pk": pk},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(value)},
+	}
+	if index != "" {
+		in.IndexName = aws.String(index)
+	}
+	return in
+}
+
+// withSortPrefix narrows in to the items whose sort key attribute sk begins with prefix.
+func withSortPrefix(in *dynamodb.QueryInput, sk, prefix string) *dynamodb.QueryInput {
+	in.KeyConditionExpression = aws.String("#pk = :pk AND begins_with(#sk, :sk)")
+	in.ExpressionAttributeNames["#sk"] = sk
+	in.ExpressionAttributeValues[":sk"] = str(prefix)
+	return in
+}
+
+// keysOnly makes in return only the named attributes.
+func keysOnly(in *dynamodb.QueryInput, names ...string) *dynamodb.QueryInput {
+	placeholders := make([]string, len(names))
+	for i, name := range names {
+		placeholders[i] = "#a" + strconv.Itoa(i)
+		in.ExpressionAttributeNames[placeholders[i]] = name
+	}
+	in.ProjectionExpression = aws.String(strings.Join(placeholders, ", "))
+	return in
+}
+
+// outgoingQuery selects the relationship entries of subject: all of them, or those of
+// one predicate.
+func (c *Client) outgoingQuery(subject Key, predicate string) *dynamodb.QueryInput {
+	in := keyCondition(c.names.Relationships, "", tables.AttrSubjectKey, subject.String())
+	in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
+	if predicate != "" {
+		withSortPrefix(in, tables.AttrPredicateKey, tables.PredicatePrefix(predicate))
+	}
+	return in
+}
+
+// incomingQuery selects the relationship entries pointing at object, through the
+// reverse index.
+func (c *Client) incomingQuery(object Key) *dynamodb.QueryInput {
+	return keyCondition(c.names.Relationships, c.names.ReverseRelationships, tables.AttrObjectKey, object.String())
+}
+
+// indexEntriesQuery selects the index entries of an entity.
+func (c *Client) indexEntriesQuery(k Key) *dynamodb.QueryInput {
+	in := keyCondition(c.names.IndexEntries, "", tables.AttrSubjectKey, k.String())
+	in.ConsistentRead = aws.Bool(true)
+	return in
+}
+
+// edgeQuery selects the entries of subject under predicate pointing at object,
+// through the by-object local index.
+func (c *Client) edgeQuery(subject Key, predicate string, object Key) *dynamodb.QueryInput {
+	in := keyCondition(c.names.Relationships, c.names.RelationshipsByObject, tables.AttrSubjectKey, subject.String())
+	in.KeyConditionExpression = aws.String("#pk = :pk AND #sk = :sk")
+	in.ExpressionAttributeNames["#sk"] = tables.AttrPredicateObjectKey
+	in.ExpressionAttributeValues[":sk"] = str(tables.PredicateObjectKey(predicate, object.Scope, object.Type, object.ID))
+	in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
+	return in
+}

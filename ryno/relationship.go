@@ -1,0 +1,151 @@
+package ryno
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/relationships"
+	"github.com/rynodb/rynodb/tables"
+)
+
+// Relationship is one entry of a subject's ordered list of objects under a predicate:
+// subject -predicate-> object, at position Index of the list. Positions only order
+// the list; removals leave gaps.
+type Relationship struct {
+	Subject   Key
+	Predicate string
+	Index     int
+	Object    Key
+}
+
+func relationshipOf(e relationships.Entry) Relationship {
+	return Relationship{Subject: Key(e.Subject), Predicate: e.Predicate, Index: e.Index, Object: Key(e.Object)}
+}
+
+func decodeRelationships(items []map[string]types.AttributeValue) ([]Relationship, error) {
+	rels := make([]Relationship, len(items))
+	for i, item := range items {
+		e, err := relationships.FromItem(item)
+		if err != nil {
+			return nil, fmt.Errorf("ryno: decode relationship entry: %w", err)
+		}
+		rels[i] = relationshipOf(e)
+	}
+	return rels, nil
+}
+
+// Relationships returns one page of the subject's relationships under predicate, in
+// list order, or of every predicate when predicate is empty, ordered by predicate and
+// then by list position. One Query request per page.
+func (c *Client) Relationships(ctx context.Context, subject Key, predicate string, p PageOptions) (*Page[Relationship], error) {
+	if err := validateSubject(subject, predicate, true); err != nil {
+		return nil, err
+	}
+	q := pageQuery{
+		in:            c.outgoingQuery(subject, predicate),
+		positionNames: outgoingPosition,
+		identity:      c.names.Relationships + "\x00" + subject.String() + "\x00" + tables.Escape(predicate),
+	}
+	items, cursor, err := c.queryPage(ctx, q, p)
+	if err != nil {
+		return nil, fmt.Errorf("ryno: relationships of %s: %w", subject, err)
+	}
+	rels, err := decodeRelationships(items)
+	if err != nil {
+		return nil, err
+	}
+	return &Page[Relationship]{Items: rels, Cursor: cursor}, nil
+}
+
+// AllRelationships iterates over every relationship Relationships would page through.
+func (c *Client) AllRelationships(ctx context.Context, subject Key, predicate string, p PageOptions) iter.Seq2[Relationship, error] {
+	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[Relationship], error) {
+		return c.Relationships(ctx, subject, predicate, p)
+	})
+}
+
+// RelatedEntities returns one page of the objects of the subject's relationships
+// under predicate (every predicate when empty), in list order. Objects that no longer
+// exist are skipped, so a page can hold fewer entities than its limit; an object
+// listed twice appears twice. One Query, then the objects in parallel BatchGetItem
+// requests: two rounds per page.
+func (c *Client) RelatedEntities(ctx context.Context, subject Key, predicate string, p PageOptions) (*Page[*Entity], error) {
+	rels, err := c.Relationships(ctx, subject, predicate, p)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]Key, len(rels.Items))
+	for i, r := range rels.Items {
+		keys[i] = r.Object
+	}
+	entities, err := c.BatchGet(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	page := &Page[*Entity]{Items: make([]*Entity, 0, len(entities)), Cursor: rels.Cursor}
+	for _, e := range entities {
+		if e != nil {
+			page.Items = append(page.Items, e)
+		}
+	}
+	return page, nil
+}
+
+// ReverseRelationships returns one page of the relationships pointing at object: who
+// points at it, under which predicate. One Query request per page, on the reverse
+// index, which DynamoDB keeps eventually consistent.
+func (c *Client) ReverseRelationships(ctx context.Context, object Key, p PageOptions) (*Page[Relationship], error) {
+	if err := object.Validate(); err != nil {
+		return nil, err
+	}
+	q := pageQuery{
+		in:            c.incomingQuery(object),
+		positionNames: incomingPosition,
+		identity:      c.names.ReverseRelationships + "\x00" + object.String(),
+	}
+	items, cursor, err := c.queryPage(ctx, q, p)
+	if err != nil {
+		return nil, fmt.Errorf("ryno: relationships to %s: %w", object, err)
+	}
+	rels, err := decodeRelationships(items)
+	if err != nil {
+		return nil, err
+	}
+	return &Page[Relationship]{Items: rels, Cursor: cursor}, nil
+}
+
+// HasRelationship reports whether subject has a relationship under predicate to
+// object. One Query request on the by-object index, whatever the length of the list.
+func (c *Client) HasRelationship(ctx context.Context, subject Key, predicate string, object Key) (bool, error) {
+	if err := relationships.Validate(relationships.Key(subject), predicate, []relationships.Key{relationships.Key(object)}); err != nil {
+		return false, err
+	}
+	in := c.edgeQuery(subject, predicate, object)
+	in.Limit = aws.Int32(1)
+	out, err := c.api.Query(ctx, in)
+	if err != nil {
+		return false, fmt.Errorf("ryno: relationship %s -%s-> %s: %w", subject, predicate, object, err)
+	}
+	return len(out.Items) > 0, nil
+}
+
+// Positions of an item in the relationship table and in its reverse index.
+var (
+	outgoingPosition = []string{tables.AttrSubjectKey, tables.AttrPredicateKey}
+	incomingPosition = []string{tables.AttrSubjectKey, tables.AttrPredicateKey, tables.AttrObjectKey, tables.AttrIndex}
+)
+
+// validateSubject checks a subject and, unless it may be empty, a predicate.
+func validateSubject(subject Key, predicate string, emptyPredicate bool) error {
+	if err := subject.Validate(); err != nil {
+		return err
+	}
+	if predicate == "" && emptyPredicate {
+		return nil
+	}
+	return relationships.ValidatePredicate(predicate)
+}

@@ -3,6 +3,7 @@ package integration_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -270,6 +271,9 @@ func TestBadInputSendsNoRequest(t *testing.T) {
 		{"empty attribute name", &ryno.Entity{Key: good, Attributes: map[string]any{"": "x"}}, "Attributes"},
 		{"unencodable value", &ryno.Entity{Key: good, Attributes: map[string]any{"f": func() {}}}, "Attributes.f"},
 		{"item over 400 KB", &ryno.Entity{Key: good, Attributes: map[string]any{"big": huge}}, "Entity"},
+		{"infinite number", &ryno.Entity{Key: good, Attributes: map[string]any{"x": math.Inf(1)}}, "Attributes.x"},
+		{"number out of DynamoDB's range", &ryno.Entity{Key: good, Attributes: map[string]any{"x": []any{1, 1e200}}}, "Attributes.x[1]"},
+		{"NaN in the metadata", &ryno.Entity{Key: good, Meta: map[string]any{"m": math.NaN()}}, "Meta.m"},
 	}
 	for _, tt := range writes {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,12 +40,18 @@ func encodeEntity(e *Entity) (map[string]types.AttributeValue, error) {
 		case av == nil: // the encoder skips what it cannot store, such as funcs
 			return nil, invalid("Attributes."+name, "", fmt.Sprintf("a %T cannot be stored", v))
 		}
+		if err := validateNumbers("Attributes."+name, av); err != nil {
+			return nil, err
+		}
 		item[name] = av
 	}
 	if len(e.Meta) > 0 {
 		av, err := encoder.Encode(e.Meta)
 		if err != nil {
 			return nil, invalid("Meta", "", err.Error())
+		}
+		if err := validateNumbers("Meta", av); err != nil {
+			return nil, err
 		}
 		item[tables.AttrMeta] = av
 	}

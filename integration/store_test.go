@@ -32,6 +32,12 @@ type store struct {
 // then through wrap (when not nil), then to DynamoDB Local.
 func newStoreWith(t *testing.T, wrap func(ryno.DynamoDBAPI) ryno.DynamoDBAPI) *store {
 	t.Helper()
+	return newStoreOpts(t, wrap, ryno.Options{})
+}
+
+// newStoreOpts is newStoreWith with options; the prefix and clock are the store's.
+func newStoreOpts(t *testing.T, wrap func(ryno.DynamoDBAPI) ryno.DynamoDBAPI, opts ryno.Options) *store {
+	t.Helper()
 	raw := dynamotest.API(t)
 	prefix := dynamotest.Tables(t, raw)
 	var api ryno.DynamoDBAPI = raw
@@ -39,7 +45,8 @@ func newStoreWith(t *testing.T, wrap func(ryno.DynamoDBAPI) ryno.DynamoDBAPI) *s
 		api = wrap(api)
 	}
 	s := &store{counter: dynamotest.NewCounter(api), raw: raw, clock: newClock()}
-	db, err := ryno.New(s.counter, ryno.Options{TablePrefix: prefix, Now: s.clock.Now})
+	opts.TablePrefix, opts.Now = prefix, s.clock.Now
+	db, err := ryno.New(s.counter, opts)
 	require.NoError(t, err)
 	s.Client = db
 	return s

@@ -214,7 +214,7 @@ func TestBatchGetReadsEachKeyOnceInParallelChunks(t *testing.T) {
 	for i := range 250 {
 		ids = append(ids, i, i%10) // missing ones (200..249) and duplicates
 	}
-	found, err := testBatcher(f, 8, nil).get(context.Background(), gets("t", ids...), false)
+	found, err := testBatcher(f, 8, nil).get(context.Background(), gets("t", ids...), readOptions{})
 
 	require.NoError(t, err)
 	require.Len(t, found, 200)
@@ -233,7 +233,7 @@ func TestBatchGetKeepsItemsReturnedWithUnprocessedKeys(t *testing.T) {
 		ka := reqs["t"]
 		return map[string]types.KeysAndAttributes{"t": {Keys: ka.Keys[len(ka.Keys)/2:]}}, nil
 	}
-	found, err := testBatcher(f, 1, nil).get(context.Background(), gets("t", seq(100)...), true)
+	found, err := testBatcher(f, 1, nil).get(context.Background(), gets("t", seq(100)...), readOptions{consistent: true})
 
 	require.NoError(t, err)
 	require.Len(t, found, 100, "items of partial responses are kept")
@@ -252,7 +252,7 @@ func TestBatchGetFailureNamesTheKeysNotRead(t *testing.T) {
 		}
 		return nil, nil
 	}
-	_, err := testBatcher(f, 1, nil).get(context.Background(), gets("t", seq(150)...), false)
+	_, err := testBatcher(f, 1, nil).get(context.Background(), gets("t", seq(150)...), readOptions{})
 
 	var be *BatchError
 	require.ErrorAs(t, err, &be)

@@ -2,6 +2,8 @@ package ryno
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -32,16 +34,22 @@ func (s *itemSet) add(id string, item map[string]types.AttributeValue) {
 	s.items[id] = item
 }
 
+// readOptions shape the reads of a batch.
+type readOptions struct {
+	consistent bool
+	projection []string // the attributes to read, which must include the key; all when empty
+}
+
 // get reads the items of ops with BatchGetItem and returns those that exist, by
 // itemID. Each item is read once however often ops name it. A failure cancels the
 // remaining requests.
-func (b *batcher) get(ctx context.Context, ops []getOp, consistent bool) (map[string]map[string]types.AttributeValue, error) {
+func (b *batcher) get(ctx context.Context, ops []getOp, ro readOptions) (map[string]map[string]types.AttributeValue, error) {
 	ops = uniqueGets(ops)
 	chunks := chunk(ops, maxBatchGetKeys, maxRequestBytes, func(getOp) int { return 0 })
 	found := itemSet{items: make(map[string]map[string]types.AttributeValue, len(ops))}
 	var failed failures
 	inParallel(ctx, len(chunks), b.concurrency, true, func(ctx context.Context, i int) error {
-		left, err := b.getChunk(ctx, chunks[i], consistent, &found)
+		left, err := b.getChunk(ctx, chunks[i], ro, &found)
 		if err != nil {
 			failed.add(getKeys(left), err)
 		}
@@ -67,10 +75,10 @@ func uniqueGets(ops []getOp) []getOp {
 
 // getChunk reads one chunk until every key is answered, returning the ops it could
 // not finish and why.
-func (b *batcher) getChunk(ctx context.Context, pending []getOp, consistent bool, found *itemSet) ([]getOp, error) {
+func (b *batcher) getChunk(ctx context.Context, pending []getOp, ro readOptions, found *itemSet) ([]getOp, error) {
 	state := retryState{opts: b.retry}
 	for {
-		out, err := b.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: getRequests(pending, consistent)})
+		out, err := b.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: getRequests(pending, ro)})
 		if err != nil {
 			return pending, err
 		}
@@ -102,15 +110,33 @@ func (b *batcher) getChunk(ctx context.Context, pending []getOp, consistent bool
 	}
 }
 
-func getRequests(ops []getOp, consistent bool) map[string]types.KeysAndAttributes {
+func getRequests(ops []getOp, ro readOptions) map[string]types.KeysAndAttributes {
 	reqs := make(map[string]types.KeysAndAttributes, 1)
 	for _, op := range ops {
-		r := reqs[op.table]
+		r, ok := reqs[op.table]
+		if !ok {
+			r.ConsistentRead = aws.Bool(ro.consistent)
+			r.ProjectionExpression, r.ExpressionAttributeNames = projection(ro.projection)
+		}
 		r.Keys = append(r.Keys, op.key)
-		r.ConsistentRead = aws.Bool(consistent)
 		reqs[op.table] = r
 	}
 	return reqs
+}
+
+// projection returns a projection expression of names, with its placeholders; nil for
+// no names.
+func projection(names []string) (*string, map[string]string) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	placeholders := make([]string, len(names))
+	attrs := make(map[string]string, len(names))
+	for i, name := range names {
+		placeholders[i] = "#a" + strconv.Itoa(i)
+		attrs[placeholders[i]] = name
+	}
+	return aws.String(strings.Join(placeholders, ", ")), attrs
 }
 
 func unprocessedGets(byID map[string]getOp, unprocessed map[string]types.KeysAndAttributes) []getOp {

@@ -10,10 +10,11 @@ import (
 // Client reads and writes entities in the tables of one prefix. It is safe for
 // concurrent use.
 type Client struct {
-	api   DynamoDBAPI
-	opts  Options
-	names tables.Names
-	batch *batcher
+	api     DynamoDBAPI
+	opts    Options
+	names   tables.Names
+	batch   *batcher
+	indexes indexRegistry
 }
 
 // New returns a Client using api, typically a *dynamodb.Client. The tables must exist
@@ -29,12 +30,17 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
+	indexes, err := newIndexRegistry(opts.Indexes)
+	if err != nil {
+		return nil, err
+	}
 	opts = opts.withDefaults()
 	return &Client{
-		api:   api,
-		opts:  opts,
-		names: names,
-		batch: newBatcher(api, opts.MaxConcurrency, opts.Retry),
+		api:     api,
+		opts:    opts,
+		names:   names,
+		batch:   newBatcher(api, opts.MaxConcurrency, opts.Retry),
+		indexes: indexes,
 	}, nil
 }
 

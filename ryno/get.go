@@ -129,7 +129,7 @@ func (c *Client) BatchGet(ctx context.Context, keys []Key) ([]*Entity, error) {
 	if len(ops) == 0 {
 		return []*Entity{}, nil
 	}
-	items, err := c.batch.get(ctx, ops, c.opts.ConsistentRead)
+	items, err := c.batch.get(ctx, ops, readOptions{consistent: c.opts.ConsistentRead})
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,9 @@ type Options struct {
 	// Throttling and server errors of whole requests are retried by the SDK client.
 	Retry RetryOptions
 
+	// Indexes are the indexes the store maintains; see Index. Names must be unique.
+	Indexes []Index
+
 	// Now returns the current time, for Created and Updated. Default time.Now.
 	// Timestamps are stored in UTC with millisecond precision.
 	Now func() time.Time

@@ -12,12 +12,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/relationships"
 	"github.com/rynodb/rynodb/tables"
 )
 
 // Create stores a new entity and returns it with Created and Updated set. It fails
-// with an error wrapping ErrConflict when the entity exists. One PutItem request.
+// with an error wrapping ErrConflict when the entity exists. One PutItem request for
+// an entity with no relationships and no index; see Set for the others.
 func (c *Client) Create(ctx context.Context, e *Entity) (*Entity, error) {
 	return c.put(ctx, e, modeCreate)
 }
@@ -25,7 +27,8 @@ func (c *Client) Create(ctx context.Context, e *Entity) (*Entity, error) {
 // Update replaces the attributes and metadata of an existing entity, keeping its
 // Created time, and returns it as stored. It fails with an error wrapping ErrNotFound
 // when the entity does not exist. One PutItem request when e carries the Created time
-// it was read with; otherwise a GetItem first.
+// it was read with; otherwise a GetItem first. Relationships and index entries are
+// written as Set writes them.
 func (c *Client) Update(ctx context.Context, e *Entity) (*Entity, error) {
 	return c.put(ctx, e, modeUpdate)
 }
@@ -33,6 +36,14 @@ func (c *Client) Update(ctx context.Context, e *Entity) (*Entity, error) {
 // Set stores the entity whether or not it exists (an upsert), keeping the Created
 // time of an existing one, and returns it as stored. One PutItem request when e is new
 // or carries the Created time it was read with; otherwise two.
+//
+// Each predicate in e.Relationships has its list replaced (an empty list clears it);
+// predicates absent are left alone. When the entity has relationships to write or its
+// type has indexes, the put and the reads of the lists and of the entity's index
+// entries go in one parallel round, then what changed is written in parallel batches.
+// Should that second round fail, the entity is written and the error says the rest
+// is not: writing it again converges, since the differences are computed from the
+// tables.
 func (c *Client) Set(ctx context.Context, e *Entity) (*Entity, error) {
 	return c.put(ctx, e, modeSet)
 }
@@ -52,6 +63,152 @@ func (m putMode) String() string {
 // maxPutAttempts bounds the puts of one call that lose a race with other writers.
 const maxPutAttempts = 4
 
+// write is one Create, Update or Set in progress: the item to put and the index
+// entries the entity emits.
+type write struct {
+	e       *Entity
+	item    map[string]types.AttributeValue
+	indexes indexRegistry
+	now     time.Time
+
+	created  time.Time // the Created time item holds
+	prepared bool
+	entries  []indexing.Entry
+}
+
+func (w *write) indexed() bool { return len(w.indexes[w.e.Type]) > 0 }
+
+// prepare completes the item for a put that stores created: the timestamps, and the
+// index entries the entity then emits. It checks what DynamoDB would refuse, and runs
+// again only when created changes.
+func (w *write) prepare(created time.Time) error {
+	if w.prepared && created.Equal(w.created) {
+		return nil
+	}
+	w.created, w.prepared = created, true
+	w.item[tables.AttrCreated] = str(tables.FormatTime(created))
+	w.item[tables.AttrUpdated] = str(tables.FormatTime(w.now))
+	if w.indexed() {
+		entries, err := w.indexes.emitEntries(w.item, created, w.now)
+		if err != nil {
+			return err
+		}
+		for _, entry := range entries {
+			if _, err := entry.Item(); err != nil {
+				return err
+			}
+		}
+		w.entries = entries
+		w.item[tables.AttrIndexEntries] = indexRecord(entries)
+	}
+	return checkItemSize(w.e.Key, w.item)
+}
+
+func (c *Client) put(ctx context.Context, e *Entity, mode putMode) (*Entity, error) {
+	item, err := encodeEntity(e)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateRelationshipMap(e.Key, e.Relationships); err != nil {
+		return nil, err
+	}
+	w := &write{e: e, item: item, indexes: c.indexes, now: c.now()}
+	// Everything is checked before any request: the Created time guessed here is
+	// right unless the stored entity shows another.
+	guess := w.now
+	if mode != modeCreate && !e.Created.IsZero() {
+		guess = tables.TruncateTime(e.Created)
+	}
+	if err := w.prepare(guess); err != nil {
+		return nil, err
+	}
+	if len(e.Relationships) == 0 && !w.indexed() {
+		return c.putEntity(ctx, w, mode)
+	}
+	return c.putAndReconcile(ctx, w, mode)
+}
+
+// putAndReconcile puts the entity and, in the same round, reads the lists of the
+// predicates it carries and its index entries; once the put has landed it writes what
+// changed in them.
+func (c *Client) putAndReconcile(ctx context.Context, w *write, mode putMode) (*Entity, error) {
+	predicates := slices.Sorted(maps.Keys(w.e.Relationships))
+	lists := make([][]relationships.Entry, len(predicates))
+	var stored *Entity
+	var indexed []map[string]types.AttributeValue
+	reads := len(predicates)
+	if w.indexed() {
+		reads++
+	}
+	err := parallel(ctx, reads+1, c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
+		var err error
+		switch {
+		case i == reads:
+			stored, err = c.putEntity(ctx, w, mode)
+		case i < len(predicates):
+			lists[i], err = c.readList(ctx, w.e.Key, predicates[i], true)
+		default:
+			indexed, err = c.readIndexEntries(ctx, w.e.Key)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ops := relationshipOps(c.names.Relationships, c.relationshipPlans(w.e, predicates, lists)...)
+	if w.indexed() {
+		more, err := indexOps(c.names.IndexEntries, indexed, w.entries)
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, more...)
+	}
+	if err := c.batch.write(ctx, ops); err != nil {
+		return nil, fmt.Errorf("ryno: %s %s: the entity is written, its relationships and index entries not all: %w", mode, w.e.Key, err)
+	}
+	stored.Relationships = maps.Clone(w.e.Relationships)
+	return stored, nil
+}
+
+func (c *Client) relationshipPlans(e *Entity, predicates []string, lists [][]relationships.Entry) []relationships.Plan {
+	plans := make([]relationships.Plan, len(predicates))
+	for i, p := range predicates {
+		plans[i] = relationships.PlanReplace(relationships.Key(e.Key), p, lists[i], relKeys(e.Relationships[p]))
+	}
+	return plans
+}
+
+// putEntity writes the entity item with the put's condition, retrying with what the
+// stored item shows when the condition fails.
+func (c *Client) putEntity(ctx context.Context, w *write, mode putMode) (*Entity, error) {
+	x, err := c.firstExpectation(ctx, w.e, mode)
+	if err != nil {
+		return nil, err
+	}
+	for range maxPutAttempts {
+		created := w.now
+		if !x.absent {
+			created = x.created
+		}
+		if err := w.prepare(created); err != nil {
+			return nil, err
+		}
+		old, err := c.conditionalPut(ctx, w.item, x)
+		if err == nil {
+			stored := *w.e
+			stored.Created, stored.Updated = created, w.now
+			return &stored, nil
+		}
+		if !errors.Is(err, errConditionFailed) {
+			return nil, fmt.Errorf("ryno: %s %s: %w", mode, w.e.Key, err)
+		}
+		if x, err = nextExpectation(w.e.Key, mode, old); err != nil {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("%w: %s %s: the entity kept changing", ErrConflict, mode, w.e.Key)
+}
+
 // expectation is what a put's condition requires of the stored item. A put replaces
 // _created, so the Created time to keep must be known before the put; the condition
 // makes sure it still holds when the put lands.
@@ -68,86 +225,6 @@ func (x expectation) condition() (string, map[string]string, map[string]types.At
 		map[string]types.AttributeValue{":c": str(tables.FormatTime(x.created))}
 }
 
-func (c *Client) put(ctx context.Context, e *Entity, mode putMode) (*Entity, error) {
-	item, err := encodeEntity(e)
-	if err != nil {
-		return nil, err
-	}
-	if err := validateRelationshipMap(e.Key, e.Relationships); err != nil {
-		return nil, err
-	}
-	now := c.now()
-	item[tables.AttrUpdated] = str(tables.FormatTime(now))
-	item[tables.AttrCreated] = item[tables.AttrUpdated] // same size as any stored time
-	if err := checkItemSize(e.Key, item); err != nil {
-		return nil, err
-	}
-	if len(e.Relationships) == 0 {
-		return c.putEntity(ctx, e, item, mode, now)
-	}
-	return c.putWithRelationships(ctx, e, item, mode, now)
-}
-
-// putWithRelationships puts the entity and, in the same round, reads the lists of the
-// predicates it carries; once the put has landed it writes what changed in them.
-func (c *Client) putWithRelationships(ctx context.Context, e *Entity, item map[string]types.AttributeValue, mode putMode, now time.Time) (*Entity, error) {
-	predicates := slices.Sorted(maps.Keys(e.Relationships))
-	lists := make([][]relationships.Entry, len(predicates))
-	var stored *Entity
-	err := parallel(ctx, len(predicates)+1, c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
-		var err error
-		if i == len(predicates) {
-			stored, err = c.putEntity(ctx, e, item, mode, now)
-		} else {
-			lists[i], err = c.readList(ctx, e.Key, predicates[i], true)
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	plans := make([]relationships.Plan, len(predicates))
-	for i, p := range predicates {
-		plans[i] = relationships.PlanReplace(relationships.Key(e.Key), p, lists[i], relKeys(e.Relationships[p]))
-	}
-	if err := c.applyPlans(ctx, plans...); err != nil {
-		return nil, fmt.Errorf("ryno: %s %s: the entity is written, its relationships not all: %w", mode, e.Key, err)
-	}
-	stored.Relationships = maps.Clone(e.Relationships)
-	return stored, nil
-}
-
-// putEntity writes the entity item with the put's condition, retrying with what the
-// stored item shows when the condition fails.
-func (c *Client) putEntity(ctx context.Context, e *Entity, item map[string]types.AttributeValue, mode putMode, now time.Time) (*Entity, error) {
-	x, err := c.firstExpectation(ctx, e, mode)
-	if err != nil {
-		return nil, err
-	}
-	for range maxPutAttempts {
-		created := now
-		if !x.absent {
-			created = x.created
-		}
-		item[tables.AttrCreated] = str(tables.FormatTime(created))
-		old, err := c.conditionalPut(ctx, item, x)
-		if err == nil {
-			stored := *e
-			stored.Created, stored.Updated = created, now
-			return &stored, nil
-		}
-		if !errors.Is(err, errConditionFailed) {
-			return nil, fmt.Errorf("ryno: %s %s: %w", mode, e.Key, err)
-		}
-		if x, err = nextExpectation(e.Key, mode, old); err != nil {
-			return nil, err
-		}
-	}
-	return nil, fmt.Errorf("%w: %s %s: the entity kept changing", ErrConflict, mode, e.Key)
-}
-
-// firstExpectation guesses the stored state: from the Created time e carries, or by
-// reading it when Update has nothing to go on.
 func (c *Client) firstExpectation(ctx context.Context, e *Entity, mode putMode) (expectation, error) {
 	switch {
 	case mode == modeCreate:

@@ -2,8 +2,7 @@ package ryno
 
 import (
 	"context"
-	"strconv"
-	"strings"
+	"maps"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -15,19 +14,37 @@ import (
 // queryPages runs in page after page, handing each page's items to fn, until no page
 // follows or fn fails. Only one page is held at a time.
 func (c *Client) queryPages(ctx context.Context, in *dynamodb.QueryInput, fn func([]map[string]types.AttributeValue) error) error {
-	page := *in
-	for {
+	return eachPage(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, error) {
+		page := *in
+		page.ExclusiveStartKey = start
 		out, err := c.api.Query(ctx, &page)
+		if err != nil {
+			return nil, nil, err
+		}
+		return out.Items, out.LastEvaluatedKey, nil
+	}, fn)
+}
+
+// eachPage fetches page after page, from the start of a listing and then from the
+// last key of the page before, handing each page's items to fn, until no page follows
+// or fetch or fn fails.
+func eachPage(
+	fetch func(start map[string]types.AttributeValue) (items []map[string]types.AttributeValue, last map[string]types.AttributeValue, err error),
+	fn func([]map[string]types.AttributeValue) error,
+) error {
+	var start map[string]types.AttributeValue
+	for {
+		items, last, err := fetch(start)
 		if err != nil {
 			return err
 		}
-		if err := fn(out.Items); err != nil {
+		if err := fn(items); err != nil {
 			return err
 		}
-		if len(out.LastEvaluatedKey) == 0 {
+		if len(last) == 0 {
 			return nil
 		}
-		page.ExclusiveStartKey = out.LastEvaluatedKey
+		start = last
 	}
 }
 
@@ -56,12 +73,9 @@ func withSortPrefix(in *dynamodb.QueryInput, sk, prefix string) *dynamodb.QueryI
 
 // keysOnly makes in return only the named attributes.
 func keysOnly(in *dynamodb.QueryInput, names ...string) *dynamodb.QueryInput {
-	placeholders := make([]string, len(names))
-	for i, name := range names {
-		placeholders[i] = "#a" + strconv.Itoa(i)
-		in.ExpressionAttributeNames[placeholders[i]] = name
-	}
-	in.ProjectionExpression = aws.String(strings.Join(placeholders, ", "))
+	expr, attrs := projection(names)
+	in.ProjectionExpression = expr
+	maps.Copy(in.ExpressionAttributeNames, attrs)
 	return in
 }
 

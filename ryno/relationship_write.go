@@ -193,6 +193,16 @@ func (c *Client) edgesTo(ctx context.Context, subject Key, predicate string, obj
 
 // applyPlans writes the puts and deletes of plans in one parallel batch.
 func (c *Client) applyPlans(ctx context.Context, plans ...relationships.Plan) error {
+	return c.batch.write(ctx, relationshipOps(c.names.Relationships, plans...))
+}
+
+// writeEntries puts entries and deletes the entries with keys, in one parallel batch.
+func (c *Client) writeEntries(ctx context.Context, puts []relationships.Entry, deletes []map[string]types.AttributeValue) error {
+	return c.batch.write(ctx, entryOps(c.names.Relationships, puts, deletes))
+}
+
+// relationshipOps returns the writes of plans to table.
+func relationshipOps(table string, plans ...relationships.Plan) []writeOp {
 	var puts []relationships.Entry
 	var deletes []map[string]types.AttributeValue
 	for _, p := range plans {
@@ -201,20 +211,20 @@ func (c *Client) applyPlans(ctx context.Context, plans ...relationships.Plan) er
 			deletes = append(deletes, e.PrimaryKey())
 		}
 	}
-	return c.writeEntries(ctx, puts, deletes)
+	return entryOps(table, puts, deletes)
 }
 
-// writeEntries puts entries and deletes the entries with keys, in one parallel batch.
-// Deletes come first: should a key be in both, the put wins.
-func (c *Client) writeEntries(ctx context.Context, puts []relationships.Entry, deletes []map[string]types.AttributeValue) error {
+// entryOps returns the puts of entries and the deletes of keys in table. Deletes come
+// first: should a key be in both, the put wins.
+func entryOps(table string, puts []relationships.Entry, deletes []map[string]types.AttributeValue) []writeOp {
 	ops := make([]writeOp, 0, len(puts)+len(deletes))
 	for _, k := range deletes {
-		ops = append(ops, deleteOp(c.names.Relationships, k))
+		ops = append(ops, deleteOp(table, k))
 	}
 	for _, e := range puts {
-		ops = append(ops, putOp(c.names.Relationships, e.PrimaryKey(), e.Item()))
+		ops = append(ops, putOp(table, e.PrimaryKey(), e.Item()))
 	}
-	return c.batch.write(ctx, ops)
+	return ops
 }
 
 func validateList(subject Key, predicate string, objects []Key) error {

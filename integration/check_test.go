@@ -1,0 +1,83 @@
+package integration_test
+
+import (
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/relationships"
+	"github.com/rynodb/rynodb/ryno"
+)
+
+// plantOrphans writes entries that refer to missing entities directly to the tables,
+// beside valid ones written through the client, and returns what Check should report.
+func plantOrphans(t *testing.T, s *store) []string {
+	t.Helper()
+	names := s.Names()
+	for _, id := range []string{"a", "b"} {
+		_, err := s.Create(ctx, &ryno.Entity{Key: pk(id), Attributes: map[string]any{"email": id + "@example.com"}})
+		require.NoError(t, err)
+	}
+	require.NoError(t, s.AddRelationships(ctx, pk("a"), "knows", pk("b")))
+
+	put := func(table string, item map[string]types.AttributeValue) {
+		_, err := s.raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item})
+		require.NoError(t, err)
+	}
+	edge := func(subject, object string) relationships.Entry {
+		return relationships.Entry{Subject: relationships.Key(pk(subject)), Predicate: "knows", Object: relationships.Key(pk(object))}
+	}
+	gone := edge("gone", "a")
+	dangling := edge("a", "nowhere")
+	dangling.Index = 1
+	put(names.Relationships, gone.Item())
+	put(names.Relationships, dangling.Item())
+	malformed := map[string]types.AttributeValue{
+		"_subject_key": str("acme:person:x"), "_predicate_key": str("knows:0000000000:person:y"),
+	}
+	put(names.Relationships, malformed)
+	stale, err := indexing.Entry{Scope: "acme", Type: "person", ID: "ghost", IndexName: "email", Value: indexing.String("ghost@example.com")}.Item()
+	require.NoError(t, err)
+	put(names.IndexEntries, stale)
+
+	return []string{
+		names.Relationships + `{_predicate_key="knows:0000000000:person:a", _subject_key="acme:person:gone"}: subject acme:person:gone does not exist`,
+		names.Relationships + `{_predicate_key="knows:0000000001:person:nowhere", _subject_key="acme:person:a"}: object acme:person:nowhere does not exist`,
+		names.Relationships + `{_predicate_key="knows:0000000000:person:y", _subject_key="acme:person:x"}: malformed entry`,
+		names.IndexEntries + `{_subject_key="acme:person:ghost", _unique_key="email:'ghost@example.com"}: entity acme:person:ghost does not exist`,
+	}
+}
+
+func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+func TestCheckFindsOrphansAndRepairRemovesThemOnly(t *testing.T) {
+	s := newIndexedStore(t, nil)
+	want := plantOrphans(t, s)
+	names := s.Names()
+
+	var found []string
+	var progress []ryno.CheckProgress
+	done, err := s.Check(ctx, ryno.CheckOptions{
+		OnOrphan: func(o ryno.Orphan) { found = append(found, o.String()) },
+		Progress: func(p ryno.CheckProgress) { progress = append(progress, p) },
+	})
+	require.NoError(t, err)
+	require.ElementsMatch(t, want, found)
+	require.Equal(t, ryno.CheckProgress{Relationships: 4, IndexEntries: 3, Orphans: 4}, done)
+	require.Equal(t, done, progress[len(progress)-1])
+	require.Equal(t, 4, itemCount(t, s.raw, names.Relationships), "without Repair nothing is deleted")
+
+	done, err = s.Check(ctx, ryno.CheckOptions{Repair: true})
+	require.NoError(t, err)
+	require.Equal(t, 4, done.Repaired)
+
+	done, err = s.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.Equal(t, ryno.CheckProgress{Relationships: 1, IndexEntries: 2}, done, "only the orphans went")
+	require.Equal(t, []ryno.Key{pk("b")}, objectsOf(t, s.Client, pk("a"), "knows", 10))
+	require.Len(t, indexItems(t, s.raw, names), 2, "the entries of a and b")
+}

@@ -1,0 +1,158 @@
+package ryno
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/tables"
+)
+
+// Index derives index entries from the entities of one type. Register indexes in
+// Options.Indexes; the store then keeps the index entries table in step with every
+// Create, Update, Set and Delete, and QueryIndex answers range queries on them.
+type Index struct {
+	// Type is the entity type the index applies to.
+	Type string
+	// Name names the index; unique among all registered indexes. Queries name it
+	// together with a scope.
+	Name string
+	// Map emits the index values of an entity: none, one or many. It sees the entity
+	// as it is stored, so numbers are attributevalue.Number (Entity.Decode gives
+	// typed fields), Updated is the time of the write and Created the entity's
+	// creation time. It must be deterministic. A panic or an invalid value fails the
+	// write before any request is sent.
+	Map func(e *Entity, emit func(indexing.Value))
+	// Project names attributes copied into every entry, so QueryIndexEntries can
+	// answer without reading the entities. Optional.
+	Project []string
+}
+
+// indexRegistry holds the registered indexes by entity type.
+type indexRegistry map[string][]Index
+
+func newIndexRegistry(indexes []Index) (indexRegistry, error) {
+	reg := make(indexRegistry)
+	names := make(map[string]bool, len(indexes))
+	for i, ix := range indexes {
+		field := fmt.Sprintf("Options.Indexes[%d]", i)
+		if err := ix.validate(field); err != nil {
+			return nil, err
+		}
+		if names[ix.Name] {
+			return nil, invalid(field+".Name", ix.Name, "another index has this name")
+		}
+		names[ix.Name] = true
+		reg[ix.Type] = append(reg[ix.Type], ix)
+	}
+	return reg, nil
+}
+
+func (ix Index) validate(field string) error {
+	if err := tables.ValidateComponent(field+".Type", ix.Type); err != nil {
+		return err
+	}
+	if err := tables.ValidateComponent(field+".Name", ix.Name); err != nil {
+		return err
+	}
+	if ix.Map == nil {
+		return invalid(field+".Map", ix.Name, "must not be nil")
+	}
+	for _, name := range ix.Project {
+		if err := validateAttributeName(name); err != nil {
+			return fmt.Errorf("%s.Project: %w", field, err)
+		}
+	}
+	return nil
+}
+
+// emitEntries runs the map functions of the indexes of the entity stored as item and
+// returns its entries. The entity the map functions see is decoded from item, with
+// the given timestamps.
+func (reg indexRegistry) emitEntries(item map[string]types.AttributeValue, created, updated time.Time) ([]indexing.Entry, error) {
+	e, err := decodeEntity(item)
+	if err != nil {
+		return nil, err
+	}
+	e.Created, e.Updated = created, updated
+	var entries []indexing.Entry
+	for _, ix := range reg[e.Type] {
+		view := *e // a shallow copy: a map function cannot change what the next one sees of the fields
+		values, err := indexing.Emit(ix.Name, func(emit func(indexing.Value)) { ix.Map(&view, emit) })
+		if err != nil {
+			return nil, err
+		}
+		projected := project(item, ix.Project)
+		for name, v := range projected {
+			if v == nil {
+				delete(projected, name)
+			}
+		}
+		for _, v := range values {
+			entries = append(entries, indexing.Entry{
+				Scope: e.Scope, Type: e.Type, ID: e.ID, IndexName: ix.Name, Value: v, Attributes: projected,
+			})
+		}
+	}
+	return entries, nil
+}
+
+// indexRecord is the _index_entries attribute of an entity item: the index keys each
+// of its indexes emitted at the last write. A record for people; the index entries
+// table is the truth.
+func indexRecord(entries []indexing.Entry) types.AttributeValue {
+	byIndex := make(map[string][]types.AttributeValue)
+	for _, e := range entries {
+		byIndex[e.IndexName] = append(byIndex[e.IndexName], str(e.Value.String()))
+	}
+	record := make(map[string]types.AttributeValue, len(byIndex))
+	for name, keys := range byIndex {
+		record[name] = &types.AttributeValueMemberL{Value: keys}
+	}
+	return mapValue(record)
+}
+
+// indexKey names the primary key attributes of the index entries table.
+var indexKey = []string{tables.AttrSubjectKey, tables.AttrUniqueKey}
+
+// readIndexEntries returns the stored index entries of the entity k: the truth that
+// writes are diffed against, so a write retried after a half-failed one still removes
+// stale entries.
+func (c *Client) readIndexEntries(ctx context.Context, k Key) ([]map[string]types.AttributeValue, error) {
+	var items []map[string]types.AttributeValue
+	err := c.queryPages(ctx, c.indexEntriesQuery(k), func(page []map[string]types.AttributeValue) error {
+		items = append(items, page...)
+		return nil
+	})
+	return items, err
+}
+
+// indexOps returns the writes that turn the stored entries into the emitted ones.
+// A stored item this store did not write is deleted.
+func indexOps(table string, stored []map[string]types.AttributeValue, emitted []indexing.Entry) ([]writeOp, error) {
+	var ops []writeOp
+	existing := make([]indexing.Entry, 0, len(stored))
+	for _, item := range stored {
+		e, err := indexing.FromItem(item)
+		if err != nil {
+			ops = append(ops, deleteOp(table, project(item, indexKey)))
+			continue
+		}
+		existing = append(existing, e)
+	}
+	puts, deletes := indexing.Diff(existing, emitted)
+	for _, e := range deletes {
+		ops = append(ops, deleteOp(table, e.PrimaryKey()))
+	}
+	for _, e := range puts {
+		item, err := e.Item()
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, putOp(table, e.PrimaryKey(), item))
+	}
+	return ops, nil
+}

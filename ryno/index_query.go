@@ -1,0 +1,111 @@
+package ryno
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/tables"
+)
+
+// IndexEntry is one entry of an index: the entity it points at, the value its map
+// function emitted, and the attributes the index projects.
+type IndexEntry struct {
+	Key   Key
+	Index string
+	Value indexing.Value
+	// Attributes are the projected attributes, decoded as Entity.Attributes are.
+	Attributes map[string]any
+}
+
+// QueryIndex returns one page of the entities whose entries in the named index of
+// scope match cond, in index order (reversed with Descending). The entities are read
+// fresh from the entities table: one Query, then parallel BatchGetItem requests, two
+// rounds per page. An entity emitting several matching values appears once per
+// value; entries whose entity no longer exists are skipped.
+func (c *Client) QueryIndex(ctx context.Context, scope, index string, cond indexing.Condition, p PageOptions) (*Page[*Entity], error) {
+	entries, err := c.QueryIndexEntries(ctx, scope, index, cond, p)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]Key, len(entries.Items))
+	for i, e := range entries.Items {
+		keys[i] = e.Key
+	}
+	entities, err := c.BatchGet(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	page := &Page[*Entity]{Items: make([]*Entity, 0, len(entities)), Cursor: entries.Cursor}
+	for _, e := range entities {
+		if e != nil {
+			page.Items = append(page.Items, e)
+		}
+	}
+	return page, nil
+}
+
+// QueryIndexEntries returns one page of the entries of the named index of scope that
+// match cond, in index order, with their projected attributes, without reading the
+// entities. One Query request per page, on the lookup index, which DynamoDB keeps
+// eventually consistent.
+func (c *Client) QueryIndexEntries(ctx context.Context, scope, index string, cond indexing.Condition, p PageOptions) (*Page[IndexEntry], error) {
+	expr, err := cond.Expression(scope, index)
+	if err != nil {
+		return nil, err
+	}
+	q := pageQuery{
+		in: &dynamodb.QueryInput{
+			TableName:                 aws.String(c.names.IndexEntries),
+			IndexName:                 aws.String(c.names.IndexLookup),
+			KeyConditionExpression:    aws.String(expr.KeyCondition),
+			ExpressionAttributeNames:  expr.Names,
+			ExpressionAttributeValues: expr.Values,
+		},
+		positionNames: lookupPosition,
+		identity:      c.names.IndexLookup + "\x00" + tables.ScopeIndexName(scope, index) + "\x00" + cond.String(),
+	}
+	items, cursor, err := c.queryPage(ctx, q, p)
+	if err != nil {
+		return nil, fmt.Errorf("ryno: query index %s of %s: %w", index, scope, err)
+	}
+	page := &Page[IndexEntry]{Items: make([]IndexEntry, len(items)), Cursor: cursor}
+	for i, item := range items {
+		if page.Items[i], err = decodeIndexEntry(item); err != nil {
+			return nil, err
+		}
+	}
+	return page, nil
+}
+
+// AllInIndex iterates over every entity QueryIndex would page through.
+func (c *Client) AllInIndex(ctx context.Context, scope, index string, cond indexing.Condition, p PageOptions) iter.Seq2[*Entity, error] {
+	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[*Entity], error) {
+		return c.QueryIndex(ctx, scope, index, cond, p)
+	})
+}
+
+// lookupPosition locates an item in the lookup index.
+var lookupPosition = []string{tables.AttrSubjectKey, tables.AttrUniqueKey, tables.AttrScopeIndexName, tables.AttrIndexKey}
+
+func decodeIndexEntry(item map[string]types.AttributeValue) (IndexEntry, error) {
+	e, err := indexing.FromItem(item)
+	if err != nil {
+		return IndexEntry{}, fmt.Errorf("ryno: decode index entry: %w", err)
+	}
+	attrs := make(map[string]any, len(e.Attributes))
+	if err := decoder.Decode(mapValue(e.Attributes), &attrs); err != nil {
+		return IndexEntry{}, fmt.Errorf("ryno: decode index entry: %w", err)
+	}
+	return IndexEntry{
+		Key:        Key{Scope: e.Scope, Type: e.Type, ID: e.ID},
+		Index:      e.IndexName,
+		Value:      e.Value,
+		Attributes: attrs,
+	}, nil
+}

@@ -1,5 +1,7 @@
-// Quickstart provisions a RynoDB store, writes a few entities, updates one, pages
-// through a type and deletes one, printing what each step did.
+// Quickstart provisions a RynoDB store and walks through it step by step, printing
+// what each step did. First entities: it writes a few people, updates one and pages
+// through them. Then relationships: people follow people and write posts, and the
+// program reads, changes and deletes those edges.
 //
 //	go run ./examples/quickstart -endpoint http://localhost:8000 -prefix quickstart
 //
@@ -9,7 +11,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -24,6 +25,32 @@ import (
 	"github.com/rynodb/rynodb/migrations"
 	"github.com/rynodb/rynodb/ryno"
 )
+
+// step is one numbered part of the walk-through.
+type step struct {
+	title string
+	run   func(context.Context, *ryno.Client) error
+}
+
+// steps run in order, after the tables are provisioned. The first one deletes
+// whatever an earlier run left, so every run prints the same account.
+var steps = []step{
+	{"Start from a clean slate", cleanSlate},
+	{"Create three people", createPeople},
+	{"Create one of them again", createAgain},
+	{"Update Grace", updateGrace},
+	{"Page through the people, two at a time, newest first", pagePeople},
+	{"Connect people and posts: Set an entity with its relationship lists", connect},
+	{"Read Ada's lists, in list order (#n is an entry's position)", readLists},
+	{"Who follows Ada? The reverse index answers", whoFollowsAda},
+	{"Grace follows Alan too: AddRelationships appends what is new", graceFollowsAlan},
+	{"Ada unfollows Grace: RemoveRelationships", adaUnfollowsGrace},
+	{"Ada orders her posts newest first: ReplaceRelationships", reorderPosts},
+	{"Read Ada with all her lists in one round: Get with WithRelationships", getWithLists},
+	{"Delete Alan", deleteAlan},
+	{"No edge to or from Alan is left", alanHasNoEdges},
+	{"Read everyone back in one batch", batchGet},
+}
 
 func main() {
 	endpoint := flag.String("endpoint", "", "DynamoDB endpoint URL, such as http://localhost:8000 for DynamoDB Local")
@@ -49,18 +76,6 @@ func run(ctx context.Context, endpoint, prefix string) error {
 	db, err := ryno.New(api, ryno.Options{TablePrefix: prefix})
 	if err != nil {
 		return err
-	}
-	steps := []struct {
-		title string
-		run   func(context.Context, *ryno.Client) error
-	}{
-		{"Start from a clean slate", cleanSlate},
-		{"Create three people", createPeople},
-		{"Create one of them again", createAgain},
-		{"Update Grace", updateGrace},
-		{"Page through the people, two at a time, newest first", pagePeople},
-		{"Delete Alan", deleteAlan},
-		{"Read everyone back in one batch", batchGet},
 	}
 	for i, s := range steps {
 		fmt.Printf("\n%d. %s\n", i+2, s.title)
@@ -104,112 +119,6 @@ func migrate(ctx context.Context, api *dynamodb.Client, prefix string) error {
 	}
 	return nil
 }
-
-var (
-	ada   = ryno.Key{Scope: "acme", Type: "person", ID: "ada"}
-	grace = ryno.Key{Scope: "acme", Type: "person", ID: "grace"}
-	alan  = ryno.Key{Scope: "acme", Type: "person", ID: "alan"}
-)
-
-func cleanSlate(ctx context.Context, db *ryno.Client) error {
-	for _, k := range []ryno.Key{ada, grace, alan} {
-		if err := db.Delete(ctx, k); err != nil {
-			return err
-		}
-	}
-	fmt.Println("   deleted acme/person ada, grace and alan if they existed (Delete is idempotent)")
-	return nil
-}
-
-func createPeople(ctx context.Context, db *ryno.Client) error {
-	people := []*ryno.Entity{
-		{Key: ada, Attributes: map[string]any{"name": "Ada Lovelace", "born": 1815}},
-		{Key: grace, Attributes: map[string]any{"name": "Grace Hopper", "born": 1906}},
-		{Key: alan, Attributes: map[string]any{"name": "Alan Turing", "born": 1912}},
-	}
-	for _, p := range people {
-		e, err := db.Create(ctx, p)
-		if err != nil {
-			return err
-		}
-		fmt.Printf("   created %-6s %-13s created %s\n", e.ID, e.Attributes["name"], stamp(e.Created))
-		time.Sleep(5 * time.Millisecond) // distinct Updated times make the paging order visible
-	}
-	return nil
-}
-
-func createAgain(ctx context.Context, db *ryno.Client) error {
-	_, err := db.Create(ctx, &ryno.Entity{Key: ada, Attributes: map[string]any{"name": "someone else"}})
-	if !errors.Is(err, ryno.ErrConflict) {
-		return fmt.Errorf("want ErrConflict, got %v", err)
-	}
-	fmt.Printf("   refused: %v\n", err)
-	return nil
-}
-
-func updateGrace(ctx context.Context, db *ryno.Client) error {
-	e, err := db.Get(ctx, grace)
-	if err != nil {
-		return err
-	}
-	e.Attributes["rank"] = "Rear Admiral"
-	updated, err := db.Update(ctx, e)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("   read grace, added rank, wrote her back with one conditional put\n")
-	fmt.Printf("   created %s (kept), updated %s (moved)\n", stamp(updated.Created), stamp(updated.Updated))
-	return nil
-}
-
-func pagePeople(ctx context.Context, db *ryno.Client) error {
-	p := ryno.PageOptions{Limit: 2, Descending: true}
-	for n := 1; ; n++ {
-		page, err := db.ListByType(ctx, "acme", "person", p)
-		if err != nil {
-			return err
-		}
-		var ids []string
-		for _, e := range page.Items {
-			ids = append(ids, fmt.Sprintf("%s (updated %s)", e.ID, stamp(e.Updated)))
-		}
-		fmt.Printf("   page %d: %s\n", n, strings.Join(ids, ", "))
-		if page.Cursor == "" {
-			return nil
-		}
-		p.Cursor = page.Cursor
-	}
-}
-
-func deleteAlan(ctx context.Context, db *ryno.Client) error {
-	if err := db.Delete(ctx, alan); err != nil {
-		return err
-	}
-	_, err := db.Get(ctx, alan)
-	if !errors.Is(err, ryno.ErrNotFound) {
-		return fmt.Errorf("want ErrNotFound, got %v", err)
-	}
-	fmt.Printf("   deleted alan; reading him now gives: %v\n", err)
-	return nil
-}
-
-func batchGet(ctx context.Context, db *ryno.Client) error {
-	keys := []ryno.Key{ada, alan, grace}
-	entities, err := db.BatchGet(ctx, keys)
-	if err != nil {
-		return err
-	}
-	for i, e := range entities {
-		if e == nil {
-			fmt.Printf("   %-6s missing\n", keys[i].ID)
-			continue
-		}
-		fmt.Printf("   %-6s %v\n", e.ID, e.Attributes)
-	}
-	return nil
-}
-
-func stamp(t time.Time) string { return t.Format("15:04:05.000") }
 
 func init() {
 	flag.Usage = func() {

@@ -1,0 +1,220 @@
+package integration_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/rynodb/rynodb/internal/dynamotest"
+	"github.com/rynodb/rynodb/ryno"
+)
+
+// Predicates of the relationship benchmarks.
+const (
+	benchFollows = "follows"
+	benchWrote   = "wrote"
+)
+
+func benchKey(id string) ryno.Key { return ryno.Key{Scope: "bench", Type: "person", ID: id} }
+
+// benchKeys returns n keys: prefix0000, prefix0001, ...
+func benchKeys(prefix string, n int) []ryno.Key {
+	keys := make([]ryno.Key, n)
+	for i := range keys {
+		keys[i] = benchKey(fmt.Sprintf("%s%04d", prefix, i))
+	}
+	return keys
+}
+
+// benchStoreAndSeeder returns, besides benchStore's client and counter, a client on
+// the same tables whose requests the counter does not see: seeding with it inside an
+// operation leaves requests/op and rounds/op to the operation.
+func benchStoreAndSeeder(b *testing.B) (db *ryno.Client, counter *dynamotest.Counter, seeder *ryno.Client) {
+	b.Helper()
+	api := dynamotest.API(b)
+	opts := ryno.Options{TablePrefix: dynamotest.Tables(b, api)}
+	counter = dynamotest.NewCounter(api)
+	db, err := ryno.New(counter, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if seeder, err = ryno.New(api, opts); err != nil {
+		b.Fatal(err)
+	}
+	return db, counter, seeder
+}
+
+// seedList makes the subject's list under predicate exactly objects.
+func seedList(b *testing.B, db *ryno.Client, subject ryno.Key, predicate string, objects []ryno.Key) {
+	b.Helper()
+	if err := db.ReplaceRelationships(ctx, subject, predicate, objects...); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// seedFollowers makes each follower's list of people followed hold object, a few
+// followers at a time.
+func seedFollowers(b *testing.B, db *ryno.Client, followers []ryno.Key, object ryno.Key) {
+	b.Helper()
+	var g errgroup.Group
+	g.SetLimit(8)
+	for _, f := range followers {
+		g.Go(func() error { return db.ReplaceRelationships(ctx, f, benchFollows, object) })
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// wantLen reports a result of an unexpected size as an error.
+func wantLen[T any](what string, items []T, n int) error {
+	if len(items) != n {
+		return fmt.Errorf("%s: got %d items, want %d", what, len(items), n)
+	}
+	return nil
+}
+
+// pager reads the pages of a listing one after the other, from the first again after
+// the last.
+type pager[T any] struct {
+	read   func(ryno.PageOptions) (*ryno.Page[T], error)
+	limit  int
+	cursor string
+}
+
+// next reads the next page and checks that it is full.
+func (p *pager[T]) next() error {
+	page, err := p.read(ryno.PageOptions{Limit: p.limit, Cursor: p.cursor})
+	if err != nil {
+		return err
+	}
+	p.cursor = page.Cursor
+	return wantLen("page", page.Items, p.limit)
+}
+
+func BenchmarkHasRelationshipIn300(b *testing.B) {
+	db, counter := benchStore(b)
+	subject, objects := benchKey("subject"), benchKeys("o", 300)
+	seedList(b, db, subject, benchFollows, objects)
+	measure(b, counter, func(i int) error {
+		object := objects[i%len(objects)]
+		ok, err := db.HasRelationship(ctx, subject, benchFollows, object)
+		if err == nil && !ok {
+			err = fmt.Errorf("%s does not follow %s", subject, object)
+		}
+		return err
+	})
+}
+
+func BenchmarkRelationshipsPageOf25From300(b *testing.B) {
+	db, counter := benchStore(b)
+	subject := benchKey("subject")
+	seedList(b, db, subject, benchFollows, benchKeys("o", 300))
+	p := &pager[ryno.Relationship]{limit: 25, read: func(o ryno.PageOptions) (*ryno.Page[ryno.Relationship], error) {
+		return db.Relationships(ctx, subject, benchFollows, o)
+	}}
+	measure(b, counter, func(int) error { return p.next() })
+}
+
+func BenchmarkRelatedEntitiesPageOf100(b *testing.B) {
+	db, counter := benchStore(b)
+	subject := benchKey("subject")
+	objects := make([]ryno.Key, 0, 100)
+	for _, e := range seedEntities(b, db, 100) {
+		objects = append(objects, e.Key)
+	}
+	seedList(b, db, subject, benchFollows, objects)
+	p := &pager[*ryno.Entity]{limit: 100, read: func(o ryno.PageOptions) (*ryno.Page[*ryno.Entity], error) {
+		return db.RelatedEntities(ctx, subject, benchFollows, o)
+	}}
+	measure(b, counter, func(int) error { return p.next() })
+}
+
+func BenchmarkReverseRelationshipsPageOf25From100(b *testing.B) {
+	db, counter := benchStore(b)
+	object := benchKey("object")
+	seedFollowers(b, db, benchKeys("f", 100), object)
+	p := &pager[ryno.Relationship]{limit: 25, read: func(o ryno.PageOptions) (*ryno.Page[ryno.Relationship], error) {
+		return db.ReverseRelationships(ctx, object, o)
+	}}
+	measure(b, counter, func(int) error { return p.next() })
+}
+
+func BenchmarkAddRelationshipsOf2(b *testing.B) {
+	db, counter := benchStore(b)
+	subject, added := benchKey("subject"), benchKeys("new", 2*b.N)
+	seedList(b, db, subject, benchFollows, benchKeys("o", 100))
+	measure(b, counter, func(i int) error {
+		return db.AddRelationships(ctx, subject, benchFollows, added[2*i], added[2*i+1])
+	})
+}
+
+func BenchmarkRemoveRelationshipsOf2(b *testing.B) {
+	db, counter := benchStore(b)
+	subject, removed := benchKey("subject"), benchKeys("gone", 2*b.N)
+	seedList(b, db, subject, benchFollows, slices.Concat(benchKeys("o", 100), removed))
+	measure(b, counter, func(i int) error {
+		return db.RemoveRelationships(ctx, subject, benchFollows, removed[2*i], removed[2*i+1])
+	})
+}
+
+func BenchmarkReplaceRelationships60Changing10(b *testing.B) {
+	db, counter := benchStore(b)
+	subject, before := benchKey("subject"), benchKeys("o", 60)
+	after := slices.Clone(before)
+	for i, k := range benchKeys("x", 10) {
+		after[6*i] = k
+	}
+	seedList(b, db, subject, benchFollows, before)
+	lists := [][]ryno.Key{after, before}
+	measure(b, counter, func(i int) error {
+		return db.ReplaceRelationships(ctx, subject, benchFollows, lists[i%2]...)
+	})
+}
+
+func BenchmarkSetNewWithRelationshipsOf2Predicates(b *testing.B) {
+	db, counter := benchStore(b)
+	people, posts := benchKeys("o", 3), benchKeys("post", 2)
+	measure(b, counter, func(i int) error {
+		e := benchEntity(i)
+		e.Relationships = map[string][]ryno.Key{benchFollows: people, benchWrote: posts}
+		_, err := db.Set(ctx, e)
+		return err
+	})
+}
+
+func BenchmarkGetWithRelationships(b *testing.B) {
+	db, counter := benchStore(b)
+	e := benchEntity(0)
+	e.Relationships = map[string][]ryno.Key{benchFollows: benchKeys("o", 10), benchWrote: benchKeys("post", 5)}
+	if _, err := db.Set(ctx, e); err != nil {
+		b.Fatal(err)
+	}
+	measure(b, counter, func(int) error {
+		got, err := db.Get(ctx, e.Key, ryno.WithRelationships())
+		if err != nil {
+			return err
+		}
+		return wantLen("following", got.Relationships[benchFollows], 10)
+	})
+}
+
+// BenchmarkDeleteCascade50In50Out deletes an entity that benchFollows 50 people and has
+// 50 followers. Each operation re-seeds them first, uncounted and untimed.
+func BenchmarkDeleteCascade50In50Out(b *testing.B) {
+	db, counter, seeder := benchStoreAndSeeder(b)
+	hub := benchEntity(0)
+	hub.Relationships = map[string][]ryno.Key{benchFollows: benchKeys("o", 50)}
+	followers := benchKeys("f", 50)
+	measure(b, counter, func(int) error {
+		b.StopTimer()
+		if _, err := seeder.Set(ctx, hub); err != nil {
+			return err
+		}
+		seedFollowers(b, seeder, followers, hub.Key)
+		b.StartTimer()
+		return db.Delete(ctx, hub.Key)
+	})
+}

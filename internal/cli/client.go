@@ -23,7 +23,7 @@ const (
 
 // newClient returns a DynamoDB client configured by the SDK's default chain, the
 // --endpoint and --region flags, and the conveniences for DynamoDB Local.
-func (r *runner) newClient(ctx context.Context, cmd *migrateCommand, s *settings) (*dynamodb.Client, error) {
+func (r *runner) newClient(ctx context.Context, cmd *command, s *settings) (*dynamodb.Client, error) {
 	endpoint := s.endpoint
 	for _, env := range []string{envEndpointDynamoDB, envEndpoint} {
 		if endpoint == "" {

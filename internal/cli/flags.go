@@ -23,13 +23,13 @@ const (
 	envEndpoint         = "AWS_ENDPOINT_URL"
 )
 
-// Defaults of the migrate flags.
+// Defaults of the flags.
 const (
 	defaultTimeout     = 10 * time.Minute
 	defaultBillingMode = "on-demand"
 )
 
-// settings are the parsed flags of a migrate command.
+// settings are the parsed flags of a command.
 type settings struct {
 	prefix   string
 	endpoint string
@@ -41,11 +41,12 @@ type settings struct {
 	writeCapacity int64
 
 	deleteAllData bool
+	repair        bool
 }
 
 // flagSet returns the flags of cmd, bound to s.
-func flagSet(cmd *migrateCommand, s *settings) *flag.FlagSet {
-	fs := flag.NewFlagSet("ryno migrate "+cmd.name, flag.ContinueOnError)
+func flagSet(cmd *command, s *settings) *flag.FlagSet {
+	fs := flag.NewFlagSet("ryno "+cmd.path(), flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors and help are printed by the caller
 	fs.StringVar(&s.prefix, "prefix", "", "table prefix, such as myapp for myapp_entities_master; required (env "+EnvTablePrefix+")")
 	fs.StringVar(&s.endpoint, "endpoint", "", "DynamoDB endpoint URL, such as http://localhost:8000 for DynamoDB Local (env "+envEndpointDynamoDB+")")
@@ -56,15 +57,18 @@ func flagSet(cmd *migrateCommand, s *settings) *flag.FlagSet {
 		fs.Int64Var(&s.readCapacity, "read-capacity", 0, "read capacity units of each table and GSI; required with provisioned billing")
 		fs.Int64Var(&s.writeCapacity, "write-capacity", 0, "write capacity units of each table and GSI; required with provisioned billing")
 	}
-	if cmd.name == "down" {
+	switch cmd.path() {
+	case "migrate down":
 		fs.BoolVar(&s.deleteAllData, "delete-all-data", false, "confirm that the tables and every item in them are deleted")
+	case "check":
+		fs.BoolVar(&s.repair, "repair", false, "delete the orphans found")
 	}
 	return fs
 }
 
 // parse parses the flags of cmd and applies the environment fallbacks. It returns
 // flag.ErrHelp when help was asked for.
-func (r *runner) parse(cmd *migrateCommand, args []string) (*settings, error) {
+func (r *runner) parse(cmd *command, args []string) (*settings, error) {
 	s := &settings{}
 	fs := flagSet(cmd, s)
 	if err := fs.Parse(args); err != nil {

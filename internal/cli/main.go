@@ -39,6 +39,8 @@ func (r *runner) run(ctx context.Context, args []string) error {
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "migrate":
 		return r.migrate(ctx, rest)
+	case "check":
+		return r.check(ctx, rest)
 	case "help", "-h", "-help", "--help":
 		return r.help(rest)
 	case "version":

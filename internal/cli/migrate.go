@@ -11,8 +11,9 @@ import (
 	"github.com/rynodb/rynodb/migrations"
 )
 
-// migrateCommand is one of the migrate subcommands.
-type migrateCommand struct {
+// command is one of ryno's commands.
+type command struct {
+	group   string // "migrate" for the migrate subcommands, empty for the others
 	name    string
 	summary string // one line for the command list
 	help    string // the paragraph of its own help
@@ -20,13 +21,17 @@ type migrateCommand struct {
 	run     func(ctx context.Context, r *runner, p *migrations.Provider, s *settings) error
 }
 
-func (c *migrateCommand) usage(msg string) error {
-	return &usageError{command: "migrate " + c.name, msg: msg}
+// path names the command as typed after ryno, such as "migrate up".
+func (c *command) path() string { return strings.TrimSpace(c.group + " " + c.name) }
+
+func (c *command) usage(msg string) error {
+	return &usageError{command: c.path(), msg: msg}
 }
 
-// migrateCommands lists the subcommands in the order of the help text.
-var migrateCommands = []*migrateCommand{
+// commands lists the subcommands in the order of the help text.
+var commands = []*command{
 	{
+		group:   "migrate",
 		name:    "up",
 		summary: "create missing tables and indexes, wait until ACTIVE, record the schema version",
 		help: `Creates the tables and global secondary indexes that are missing, waits until
@@ -37,6 +42,7 @@ it changes nothing and exits with status 1. Running it again does nothing.`,
 		run:     runUp,
 	},
 	{
+		group:   "migrate",
 		name:    "plan",
 		summary: `show what "migrate up" would do; change nothing`,
 		help: `Shows what "ryno migrate up" would do, and any drift, without changing anything.
@@ -45,6 +51,7 @@ Exits with status 1 when up would refuse to run.`,
 		run:     runPlan,
 	},
 	{
+		group:   "migrate",
 		name:    "status",
 		summary: "show each table and index, the schema version and any drift",
 		help: `Shows each table and index with its state, the recorded schema version, any drift
@@ -54,6 +61,7 @@ up cannot repair; missing tables are not an error.`,
 		run:     runStatus,
 	},
 	{
+		group:   "migrate",
 		name:    "down",
 		summary: "delete the tables and all their data (needs --delete-all-data)",
 		help: `Deletes the store's three tables and every item in them, and waits until they are
@@ -63,8 +71,8 @@ gone. Tables that do not exist are skipped. Nothing is deleted without
 	},
 }
 
-func findMigrateCommand(name string) *migrateCommand {
-	for _, c := range migrateCommands {
+func findMigrateCommand(name string) *command {
+	for _, c := range commands {
 		if c.name == name {
 			return c
 		}

@@ -7,23 +7,27 @@ import (
 	"text/tabwriter"
 )
 
-const mainHelp = `ryno provisions the DynamoDB tables of a RynoDB store.
+const mainHelp = `ryno provisions and checks the DynamoDB tables of a RynoDB store.
 
 Usage:
   ryno migrate <command> [flags]
+  ryno check [--repair] [flags]
   ryno version
-  ryno help [migrate <command>]
+  ryno help [migrate <command> | check]
 
 Migrate commands:
 %s
+Other commands:
+  check   %s
+
 Common flags:
   --prefix NAME   table prefix; required (env RYNO_TABLE_PREFIX)
   --endpoint URL  DynamoDB endpoint, such as http://localhost:8000 (env AWS_ENDPOINT_URL_DYNAMODB)
   --region NAME   AWS region (env AWS_REGION)
   --timeout DUR   give up after this long (default 10m)
 
-Run 'ryno help migrate <command>' for all its flags.
-` + connectionHelp
+Run 'ryno help migrate <command>' or 'ryno help check' for all their flags.
+` + connectionHelp + migrateExitHelp
 
 const connectionHelp = `
 Credentials and region come from the AWS SDK's default chain: environment variables,
@@ -32,7 +36,9 @@ endpoint is set and no region is, the region is us-east-1. For an endpoint on
 localhost, 127.0.0.1 or ::1 (DynamoDB Local), when the chain finds no credentials,
 ryno uses access key "local" and secret "local". DynamoDB Local keeps separate tables
 for each access key and region: other tools must use the same ones to see them.
+`
 
+const migrateExitHelp = `
 Exit status: 0 on success; 1 on failure, including drift that up cannot repair
 (status and plan too); 2 on a wrong or incomplete command line.
 `
@@ -41,6 +47,9 @@ func (r *runner) help(args []string) error {
 	switch {
 	case len(args) == 0, len(args) == 1 && args[0] == "migrate":
 		r.printMainHelp(r.stdout)
+		return nil
+	case len(args) == 1 && args[0] == "check":
+		r.printCommandHelp(checkCommand)
 		return nil
 	case len(args) == 2 && args[0] == "migrate":
 		if cmd := findMigrateCommand(args[1]); cmd != nil {
@@ -54,15 +63,18 @@ func (r *runner) help(args []string) error {
 func (r *runner) printMainHelp(w io.Writer) {
 	var list strings.Builder
 	tw := tabwriter.NewWriter(&list, 0, 0, 2, ' ', 0)
-	for _, c := range migrateCommands {
+	for _, c := range commands {
 		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, mainHelp, list.String())
+	fmt.Fprintf(w, mainHelp, list.String(), checkCommand.summary)
 }
 
-func (r *runner) printCommandHelp(cmd *migrateCommand) {
-	fmt.Fprintf(r.stdout, "Usage: ryno migrate %s [flags]\n\n%s\n\nFlags:\n", cmd.name, cmd.help)
+func (r *runner) printCommandHelp(cmd *command) {
+	fmt.Fprintf(r.stdout, "Usage: ryno %s [flags]\n\n%s\n\nFlags:\n", cmd.path(), cmd.help)
 	printFlags(r.stdout, flagSet(cmd, &settings{}))
 	fmt.Fprint(r.stdout, connectionHelp)
+	if cmd.group == "migrate" {
+		fmt.Fprint(r.stdout, migrateExitHelp)
+	}
 }

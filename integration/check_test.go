@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -9,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/cli"
+	"github.com/rynodb/rynodb/internal/dynamotest"
 	"github.com/rynodb/rynodb/relationships"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -80,4 +83,33 @@ func TestCheckFindsOrphansAndRepairRemovesThemOnly(t *testing.T) {
 	require.Equal(t, ryno.CheckProgress{Relationships: 1, IndexEntries: 2}, done, "only the orphans went")
 	require.Equal(t, []ryno.Key{pk("b")}, objectsOf(t, s.Client, pk("a"), "knows", 10))
 	require.Len(t, indexItems(t, s.raw, names), 2, "the entries of a and b")
+}
+
+func TestCheckCommandReportsAndRepairsOrphans(t *testing.T) {
+	isolateAWS(t)
+	s := newIndexedStore(t, nil)
+	want := plantOrphans(t, s)
+	check := func(args ...string) (string, string, int) {
+		return runRyno(t, append([]string{"check", "--endpoint", dynamotest.Endpoint(), "--prefix", s.Names().Prefix}, args...)...)
+	}
+
+	out, errOut, code := check()
+	require.Equal(t, cli.ExitError, code, "orphans found and not repaired")
+	require.Empty(t, errOut, "no progress line when stderr is not a terminal")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, len(want)+1)
+	var found []string
+	for _, l := range lines[:len(want)] {
+		found = append(found, strings.TrimPrefix(l, "orphan: "))
+	}
+	require.ElementsMatch(t, want, found)
+	require.Equal(t, "checked 4 relationship and 3 index entries: 4 orphans found; run with --repair to delete them", lines[len(want)])
+
+	out, _, code = check("--repair")
+	require.Equal(t, cli.ExitOK, code)
+	require.True(t, strings.HasSuffix(out, "checked 4 relationship and 3 index entries: 4 orphans found, 4 deleted\n"), out)
+
+	out, _, code = check()
+	require.Equal(t, cli.ExitOK, code)
+	require.Equal(t, "checked 1 relationship and 2 index entries: no orphans\n", out)
 }

@@ -23,9 +23,26 @@
 // # Writes
 //
 // Create, Update and Set each replace the whole entity item with one conditional
-// PutItem. The store sets Created once and Updated on every write, in UTC with
+// PutItem, plus the relationship and index writes the entity calls for. The store sets Created once and Updated on every write, in UTC with
 // millisecond precision. An entity read from the store carries its Created time, so
 // writing it back costs one request.
+//
+// # Relationships
+//
+// A subject has, per predicate, an ordered list of objects, stored one entry per item
+// in the relationship entries table. Entity.Relationships written by Set, Create and
+// Update replaces the lists it names; AddRelationships, RemoveRelationships and
+// ReplaceRelationships change one list, writing only the difference. Relationships,
+// RelatedEntities, ReverseRelationships and HasRelationship read them. Delete removes
+// every entry to or from the entity before the entity itself.
+//
+// # Indexes
+//
+// Options.Indexes registers map functions per entity type; every write keeps the index
+// entries table in step, diffed against the table itself. QueryIndex and
+// QueryIndexEntries answer equality, prefix and range queries on order-preserving
+// values (package indexing). Reindex repairs a type's entries after a map function
+// changes, and Check finds entries whose entities are gone.
 //
 // # Errors
 //

@@ -7,8 +7,10 @@ import (
 	"log"
 
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/ryno"
 )
 
@@ -154,6 +156,111 @@ func ExampleValidationError() {
 	// Output:
 	// Attributes._secret - names starting with '_' are reserved for the store
 	// true
+}
+
+func ExampleClient_AddRelationships() {
+	ctx := context.Background()
+	db := connect()
+	ada := ryno.Key{Scope: "acme", Type: "person", ID: "ada"}
+	grace := ryno.Key{Scope: "acme", Type: "person", ID: "grace"}
+	alan := ryno.Key{Scope: "acme", Type: "person", ID: "alan"}
+
+	// Appends the objects the list does not hold yet.
+	if err := db.AddRelationships(ctx, ada, "follows", grace, alan); err != nil {
+		log.Fatal(err)
+	}
+	ok, err := db.HasRelationship(ctx, ada, "follows", grace) // one query
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ok)
+
+	// Who follows Grace?
+	page, err := db.ReverseRelationships(ctx, grace, ryno.PageOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range page.Items {
+		fmt.Println(r.Subject.ID, r.Predicate)
+	}
+}
+
+func ExampleClient_RelatedEntities() {
+	ctx := context.Background()
+	db := connect()
+	ada := ryno.Key{Scope: "acme", Type: "person", ID: "ada"}
+	for p := (ryno.PageOptions{Limit: 100}); ; {
+		page, err := db.RelatedEntities(ctx, ada, "wrote", p)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, post := range page.Items {
+			fmt.Println(post.Attributes["title"])
+		}
+		if page.Cursor == "" {
+			break
+		}
+		p.Cursor = page.Cursor
+	}
+}
+
+func ExampleIndex() {
+	byAge := ryno.Index{
+		Type: "person",
+		Name: "age",
+		// Map sees the entity as stored: numbers are attributevalue.Number.
+		Map: func(e *ryno.Entity, emit func(indexing.Value)) {
+			if n, ok := e.Attributes["age"].(attributevalue.Number); ok {
+				if age, err := n.Int64(); err == nil {
+					emit(indexing.Int(age))
+				}
+			}
+		},
+		Project: []string{"name"},
+	}
+	cfg, err := config.LoadDefaultConfig(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	db, err := ryno.New(dynamodb.NewFromConfig(cfg), ryno.Options{
+		TablePrefix: "myapp",
+		Indexes:     []ryno.Index{byAge},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Every person aged 18 to 65, youngest first, read fresh from the entities table.
+	ctx := context.Background()
+	cond := indexing.Between(indexing.Int(18), indexing.Int(65))
+	for e, err := range db.AllInIndex(ctx, "acme", "age", cond, ryno.PageOptions{}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(e.ID)
+	}
+
+	// Only the projected names: one request per page.
+	entries, err := db.QueryIndexEntries(ctx, "acme", "age", indexing.GreaterOrEqual(indexing.Int(65)), ryno.PageOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, entry := range entries.Items {
+		fmt.Println(entry.Attributes["name"], entry.Value.Interface())
+	}
+}
+
+func ExampleClient_Check() {
+	ctx := context.Background()
+	db := connect()
+	done, err := db.Check(ctx, ryno.CheckOptions{
+		Repair:   true,
+		OnOrphan: func(o ryno.Orphan) { fmt.Println("deleting", o) },
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d orphans deleted\n", done.Repaired)
 }
 
 // connect returns a client for the examples.

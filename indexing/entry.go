@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -27,9 +26,6 @@ type Entry struct {
 
 // entryAttrs is the number of attributes Item writes besides the projected ones.
 const entryAttrs = 8
-
-// maxAttributeNameBytes is DynamoDB's limit on the length of an attribute name.
-const maxAttributeNameBytes = 65535
 
 // entryKey is the primary key of an entry: distinct entries have distinct keys.
 type entryKey struct{ subject, unique string }
@@ -79,18 +75,11 @@ func validateIn(indexName string, v Value) error {
 }
 
 func validateAttribute(name string, v types.AttributeValue) error {
-	field := "Attributes." + name
-	switch {
-	case name == "":
-		return invalid("Attributes", "", "attribute names must not be empty")
-	case strings.HasPrefix(name, tables.ReservedPrefix):
-		return invalid(field, name, "names starting with '_' are reserved for the store")
-	case !utf8.ValidString(name):
-		return invalid(field, name, "is not valid UTF-8")
-	case len(name) > maxAttributeNameBytes:
-		return invalid(field, name[:16], fmt.Sprintf("name is %d bytes; DynamoDB allows at most %d", len(name), maxAttributeNameBytes))
-	case v == nil:
-		return invalid(field, "", "value must not be nil")
+	if err := tables.ValidateAttributeName(name); err != nil {
+		return err
+	}
+	if v == nil {
+		return invalid("Attributes."+name, "", "value must not be nil")
 	}
 	return nil
 }

@@ -448,8 +448,8 @@ func TestRelationshipCallsRejectBadInputWithoutARequest(t *testing.T) {
 			return err
 		},
 		"bad predicate to Get":        func() error { _, err := s.Get(ctx, good, ryno.WithRelationships("")); return err },
-		"cursor of another subject":   func() error { return cursorOfAnotherSubject(s) },
-		"cursor of another predicate": func() error { return cursorOfAnotherPredicate(s) },
+		"cursor of another subject":   func() error { return reuseCursor(s, pk("z"), "p") },
+		"cursor of another predicate": func() error { return reuseCursor(s, pk("a"), "q") },
 	}
 	for name, call := range calls {
 		t.Run(name, func(t *testing.T) {
@@ -461,7 +461,9 @@ func TestRelationshipCallsRejectBadInputWithoutARequest(t *testing.T) {
 	}
 }
 
-func cursorOfAnotherSubject(s *store) error {
+// reuseCursor takes a cursor of the relationships of a under p and passes it to a
+// listing of subject under predicate, returning that listing's error.
+func reuseCursor(s *store, subject ryno.Key, predicate string) error {
 	if err := s.AddRelationships(ctx, pk("a"), "p", pk("b"), pk("c")); err != nil {
 		return err
 	}
@@ -470,19 +472,6 @@ func cursorOfAnotherSubject(s *store) error {
 		return err
 	}
 	s.counter.Reset()
-	_, err = s.Relationships(ctx, pk("z"), "p", ryno.PageOptions{Limit: 1, Cursor: page.Cursor})
-	return err
-}
-
-func cursorOfAnotherPredicate(s *store) error {
-	if err := s.AddRelationships(ctx, pk("a"), "p", pk("b"), pk("c")); err != nil {
-		return err
-	}
-	page, err := s.Relationships(ctx, pk("a"), "p", ryno.PageOptions{Limit: 1})
-	if err != nil {
-		return err
-	}
-	s.counter.Reset()
-	_, err = s.Relationships(ctx, pk("a"), "q", ryno.PageOptions{Limit: 1, Cursor: page.Cursor})
+	_, err = s.Relationships(ctx, subject, predicate, ryno.PageOptions{Limit: 1, Cursor: page.Cursor})
 	return err
 }

@@ -5,8 +5,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -20,9 +18,6 @@ const maxIndex = min(tables.MaxIndex, math.MaxInt)
 // minObjectSuffix is the length of the shortest _predicate_key after the predicate
 // prefix: the index digits, ':', a one-byte type, ':' and a one-byte id.
 const minObjectSuffix = tables.IndexWidth + 4
-
-// maxAttributeNameBytes is DynamoDB's limit on the length of an attribute name.
-const maxAttributeNameBytes = 65535
 
 // Validate reports whether the relationships from subject to each of objects under
 // predicate can be stored: the predicate valid (ValidatePredicate), subject and
@@ -104,20 +99,11 @@ func (e Entry) Validate() error {
 // validateAttribute rejects edge attributes DynamoDB would refuse and names in the
 // store's reserved namespace.
 func validateAttribute(name string, av types.AttributeValue) error {
-	var reason string
-	switch {
-	case name == "":
-		reason = "must not be empty"
-	case strings.HasPrefix(name, tables.ReservedPrefix):
-		reason = "must not start with '_', the namespace of the store's own attributes"
-	case !utf8.ValidString(name):
-		reason = "is not valid UTF-8"
-	case len(name) > maxAttributeNameBytes:
-		reason = fmt.Sprintf("is %d bytes; DynamoDB allows at most %d", len(name), maxAttributeNameBytes)
-	case av == nil:
-		return &tables.ValidationError{Field: "Attributes." + name, Reason: "has no value"}
-	default:
-		return nil
+	if err := tables.ValidateAttributeName(name); err != nil {
+		return err
 	}
-	return &tables.ValidationError{Field: "attribute name", Value: name, Reason: reason}
+	if av == nil {
+		return &tables.ValidationError{Field: "Attributes." + name, Reason: "has no value"}
+	}
+	return nil
 }

@@ -76,11 +76,10 @@ func uniqueGets(ops []getOp) []getOp {
 // getChunk reads one chunk until every key is answered, returning the ops it could
 // not finish and why.
 func (b *batcher) getChunk(ctx context.Context, pending []getOp, ro readOptions, found *itemSet) ([]getOp, error) {
-	state := retryState{opts: b.retry}
-	for {
+	return untilDone(ctx, b, pending, func(ctx context.Context, pending []getOp) ([]getOp, error) {
 		out, err := b.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: getRequests(pending, ro)})
 		if err != nil {
-			return pending, err
+			return nil, err
 		}
 		byID := make(map[string]getOp, len(pending))
 		names := make(map[string][]string, 1)
@@ -95,19 +94,8 @@ func (b *batcher) getChunk(ctx context.Context, pending []getOp, ro readOptions,
 				found.add(itemID(table, project(item, names[table])), item)
 			}
 		}
-		left := unprocessedGets(byID, out.UnprocessedKeys)
-		if len(left) == 0 {
-			return nil, nil
-		}
-		wait, retry := state.next(len(pending), len(left))
-		if !retry {
-			return left, ErrUnprocessed
-		}
-		if err := b.sleep(ctx, wait); err != nil {
-			return left, err
-		}
-		pending = left
-	}
+		return unprocessedGets(byID, out.UnprocessedKeys), nil
+	})
 }
 
 func getRequests(ops []getOp, ro readOptions) map[string]types.KeysAndAttributes {

@@ -77,25 +77,13 @@ func lastWriteWins(ops []writeOp) []writeOp {
 // writeChunk sends one chunk until every op is done, returning the ops it could not
 // finish and why.
 func (b *batcher) writeChunk(ctx context.Context, pending []writeOp) ([]writeOp, error) {
-	state := retryState{opts: b.retry}
-	for {
+	return untilDone(ctx, b, pending, func(ctx context.Context, pending []writeOp) ([]writeOp, error) {
 		out, err := b.api.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: writeRequests(pending)})
 		if err != nil {
-			return pending, err
+			return nil, err
 		}
-		left := unprocessedWrites(pending, out.UnprocessedItems)
-		if len(left) == 0 {
-			return nil, nil
-		}
-		wait, retry := state.next(len(pending), len(left))
-		if !retry {
-			return left, ErrUnprocessed
-		}
-		if err := b.sleep(ctx, wait); err != nil {
-			return left, err
-		}
-		pending = left
-	}
+		return unprocessedWrites(pending, out.UnprocessedItems), nil
+	})
 }
 
 func writeRequests(ops []writeOp) map[string][]types.WriteRequest {

@@ -37,17 +37,7 @@ func (c *Client) QueryIndex(ctx context.Context, scope, index string, cond index
 	for i, e := range entries.Items {
 		keys[i] = e.Key
 	}
-	entities, err := c.BatchGet(ctx, keys)
-	if err != nil {
-		return nil, err
-	}
-	page := &Page[*Entity]{Items: make([]*Entity, 0, len(entities)), Cursor: entries.Cursor}
-	for _, e := range entities {
-		if e != nil {
-			page.Items = append(page.Items, e)
-		}
-	}
-	return page, nil
+	return c.entitiesPage(ctx, keys, entries.Cursor)
 }
 
 // QueryIndexEntries returns one page of the entries of the named index of scope that

@@ -6,7 +6,6 @@ import (
 	"iter"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/relationships"
 	"github.com/rynodb/rynodb/tables"
@@ -26,16 +25,21 @@ func relationshipOf(e relationships.Entry) Relationship {
 	return Relationship{Subject: Key(e.Subject), Predicate: e.Predicate, Index: e.Index, Object: Key(e.Object)}
 }
 
-func decodeRelationships(items []map[string]types.AttributeValue) ([]Relationship, error) {
-	rels := make([]Relationship, len(items))
+// relationshipPage runs one page of q and decodes its relationship entries.
+func (c *Client) relationshipPage(ctx context.Context, q pageQuery, p PageOptions) (*Page[Relationship], error) {
+	items, cursor, err := c.queryPage(ctx, q, p)
+	if err != nil {
+		return nil, err
+	}
+	page := &Page[Relationship]{Items: make([]Relationship, len(items)), Cursor: cursor}
 	for i, item := range items {
 		e, err := relationships.FromItem(item)
 		if err != nil {
-			return nil, fmt.Errorf("ryno: decode relationship entry: %w", err)
+			return nil, fmt.Errorf("decode relationship entry: %w", err)
 		}
-		rels[i] = relationshipOf(e)
+		page.Items[i] = relationshipOf(e)
 	}
-	return rels, nil
+	return page, nil
 }
 
 // Relationships returns one page of the subject's relationships under predicate, in
@@ -50,15 +54,11 @@ func (c *Client) Relationships(ctx context.Context, subject Key, predicate strin
 		positionNames: outgoingPosition,
 		identity:      c.names.Relationships + "\x00" + subject.String() + "\x00" + tables.Escape(predicate),
 	}
-	items, cursor, err := c.queryPage(ctx, q, p)
+	page, err := c.relationshipPage(ctx, q, p)
 	if err != nil {
 		return nil, fmt.Errorf("ryno: relationships of %s: %w", subject, err)
 	}
-	rels, err := decodeRelationships(items)
-	if err != nil {
-		return nil, err
-	}
-	return &Page[Relationship]{Items: rels, Cursor: cursor}, nil
+	return page, nil
 }
 
 // AllRelationships iterates over every relationship Relationships would page through.
@@ -82,11 +82,17 @@ func (c *Client) RelatedEntities(ctx context.Context, subject Key, predicate str
 	for i, r := range rels.Items {
 		keys[i] = r.Object
 	}
+	return c.entitiesPage(ctx, keys, rels.Cursor)
+}
+
+// entitiesPage reads the entities of keys into a page with cursor, in the order of
+// keys, skipping those that do not exist.
+func (c *Client) entitiesPage(ctx context.Context, keys []Key, cursor string) (*Page[*Entity], error) {
 	entities, err := c.BatchGet(ctx, keys)
 	if err != nil {
 		return nil, err
 	}
-	page := &Page[*Entity]{Items: make([]*Entity, 0, len(entities)), Cursor: rels.Cursor}
+	page := &Page[*Entity]{Items: make([]*Entity, 0, len(entities)), Cursor: cursor}
 	for _, e := range entities {
 		if e != nil {
 			page.Items = append(page.Items, e)
@@ -107,15 +113,11 @@ func (c *Client) ReverseRelationships(ctx context.Context, object Key, p PageOpt
 		positionNames: incomingPosition,
 		identity:      c.names.ReverseRelationships + "\x00" + object.String(),
 	}
-	items, cursor, err := c.queryPage(ctx, q, p)
+	page, err := c.relationshipPage(ctx, q, p)
 	if err != nil {
 		return nil, fmt.Errorf("ryno: relationships to %s: %w", object, err)
 	}
-	rels, err := decodeRelationships(items)
-	if err != nil {
-		return nil, err
-	}
-	return &Page[Relationship]{Items: rels, Cursor: cursor}, nil
+	return page, nil
 }
 
 // HasRelationship reports whether subject has a relationship under predicate to

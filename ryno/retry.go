@@ -44,6 +44,31 @@ func (s *retryState) next(before, left int) (time.Duration, bool) {
 	return s.opts.backoff(s.retries), true
 }
 
+// untilDone sends pending with send, then what send reports left unprocessed, with
+// backoff between requests, until nothing is left. It returns what it could not
+// finish and why: the error of a request, the context's, or ErrUnprocessed when the
+// retry budget ran out.
+func untilDone[T any](ctx context.Context, b *batcher, pending []T, send func(context.Context, []T) ([]T, error)) ([]T, error) {
+	state := retryState{opts: b.retry}
+	for {
+		left, err := send(ctx, pending)
+		if err != nil {
+			return pending, err
+		}
+		if len(left) == 0 {
+			return nil, nil
+		}
+		wait, retry := state.next(len(pending), len(left))
+		if !retry {
+			return left, ErrUnprocessed
+		}
+		if err := b.sleep(ctx, wait); err != nil {
+			return left, err
+		}
+		pending = left
+	}
+}
+
 func sleepContext(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()

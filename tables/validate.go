@@ -2,6 +2,7 @@ package tables
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -90,3 +91,25 @@ func ValidatePredicate(p string) error { return ValidateComponent("predicate", p
 
 // ValidateIndexName reports whether name can name a secondary index of entities.
 func ValidateIndexName(name string) error { return ValidateComponent("index name", name) }
+
+// MaxAttributeNameBytes is DynamoDB's limit on the length of an attribute name.
+const MaxAttributeNameBytes = 65535
+
+// ValidateAttributeName reports whether name can name a user attribute: non-empty
+// valid UTF-8 within DynamoDB's length limit, and outside the store's reserved '_'
+// namespace. The error's Field is "Attributes.<name>".
+func ValidateAttributeName(name string) error {
+	field := "Attributes." + name
+	switch {
+	case name == "":
+		return &ValidationError{Field: "Attributes", Reason: "attribute names must not be empty"}
+	case strings.HasPrefix(name, ReservedPrefix):
+		return &ValidationError{Field: field, Value: name, Reason: "names starting with '_' are reserved for the store"}
+	case !utf8.ValidString(name):
+		return &ValidationError{Field: "Attributes", Value: name, Reason: "attribute name is not valid UTF-8"}
+	case len(name) > MaxAttributeNameBytes:
+		return &ValidationError{Field: "Attributes", Value: name,
+			Reason: fmt.Sprintf("attribute name is %d bytes; DynamoDB allows at most %d", len(name), MaxAttributeNameBytes)}
+	}
+	return nil
+}

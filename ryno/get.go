@@ -79,10 +79,10 @@ func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []s
 	var e *Entity
 	err := parallel(ctx, len(reads)+1, c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
 		var err error
-		if i == len(reads) {
+		if i == 0 {
 			e, err = c.getEntity(ctx, k)
 		} else {
-			lists[i], err = c.readList(ctx, k, reads[i], c.opts.ConsistentRead)
+			lists[i-1], err = c.readList(ctx, k, reads[i-1], c.opts.ConsistentRead)
 		}
 		return err
 	})

@@ -140,13 +140,14 @@ func (c *Client) putAndReconcile(ctx context.Context, w *write, mode putMode) (*
 	if w.indexed() {
 		reads++
 	}
+	// The put goes first: with more reads than MaxConcurrency, reads wait, not the put.
 	err := parallel(ctx, reads+1, c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
 		var err error
 		switch {
-		case i == reads:
+		case i == 0:
 			stored, err = c.putEntity(ctx, w, mode)
-		case i < len(predicates):
-			lists[i], err = c.readList(ctx, w.e.Key, predicates[i], true)
+		case i <= len(predicates):
+			lists[i-1], err = c.readList(ctx, w.e.Key, predicates[i-1], true)
 		default:
 			indexed, err = c.readIndexEntries(ctx, w.e.Key)
 		}

@@ -109,10 +109,10 @@ func (c *Client) listState(ctx context.Context, subject Key, predicate string, o
 	highest, found := -1, make([]bool, len(unique))
 	err := parallel(ctx, len(unique)+1, c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		var err error
-		if i == len(unique) {
+		if i == 0 {
 			highest, err = c.highestIndex(ctx, subject, predicate)
 		} else {
-			found[i], err = c.hasEdge(ctx, subject, predicate, unique[i])
+			found[i-1], err = c.hasEdge(ctx, subject, predicate, unique[i-1])
 		}
 		return err
 	})

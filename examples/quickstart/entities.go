@@ -17,28 +17,29 @@ var (
 )
 
 func cleanSlate(ctx context.Context, db *ryno.Client) error {
-	for _, k := range []ryno.Key{ada, grace, alan, p1, p2} {
+	for _, k := range []ryno.Key{ada, grace, alan, p1, p2, p3} {
 		if err := db.Delete(ctx, k); err != nil {
 			return err
 		}
 	}
-	fmt.Println("   deleted people ada, grace and alan and posts p1 and p2 if they existed")
-	fmt.Println("   (Delete is idempotent, and takes every relationship to or from the entity with it)")
+	fmt.Println("   deleted people ada, grace and alan and posts p1, p2 and p3 if they existed")
+	fmt.Println("   (Delete is idempotent, and takes the entity's relationships and index entries with it)")
 	return nil
 }
 
 func createPeople(ctx context.Context, db *ryno.Client) error {
 	people := []*ryno.Entity{
-		{Key: ada, Attributes: map[string]any{"name": "Ada Lovelace", "born": 1815}},
-		{Key: grace, Attributes: map[string]any{"name": "Grace Hopper", "born": 1906}},
-		{Key: alan, Attributes: map[string]any{"name": "Alan Turing", "born": 1912}},
+		{Key: ada, Attributes: map[string]any{"name": "Ada Lovelace", "email": "ada@acme.example", "age": 36}},
+		{Key: grace, Attributes: map[string]any{"name": "Grace Hopper", "email": "grace@acme.example", "age": 85}},
+		{Key: alan, Attributes: map[string]any{"name": "Alan Turing", "email": "alan@acme.example", "age": 41}},
 	}
 	for _, p := range people {
 		e, err := db.Create(ctx, p)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("   created %-6s %-13s created %s\n", e.ID, e.Attributes["name"], stamp(e.Created))
+		fmt.Printf("   created %-6s %-13s age %v, %-18s created %s\n",
+			e.ID, e.Attributes["name"], e.Attributes["age"], e.Attributes["email"], stamp(e.Created))
 		time.Sleep(5 * time.Millisecond) // distinct Updated times make the paging order visible
 	}
 	return nil

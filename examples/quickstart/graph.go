@@ -20,25 +20,27 @@ const (
 var (
 	p1 = ryno.Key{Scope: "acme", Type: "post", ID: "p1"}
 	p2 = ryno.Key{Scope: "acme", Type: "post", ID: "p2"}
+	p3 = ryno.Key{Scope: "acme", Type: "post", ID: "p3"}
 )
 
 func connect(ctx context.Context, db *ryno.Client) error {
 	posts := []*ryno.Entity{
-		{Key: p1, Attributes: map[string]any{"title": "Notes on the Analytical Engine"}},
-		{Key: p2, Attributes: map[string]any{"title": "Bernoulli numbers by machine"}},
+		newPost(p1, "Notes on the Analytical Engine", "2026-02-23T09:00:00Z"),
+		newPost(p2, "Bernoulli numbers by machine", "2026-03-09T17:30:00Z"),
+		newPost(p3, "A moth in the Mark II", "2026-03-16T14:00:00Z"),
 	}
 	for _, p := range posts {
 		if _, err := db.Set(ctx, p); err != nil {
 			return err
 		}
-		fmt.Printf("   set %-6s %q\n", p.ID+":", p.Attributes["title"])
+		fmt.Printf("   set %-6s %-34q published %s\n", p.ID+":", p.Attributes["title"], p.Attributes["published"])
 	}
 	people := []struct {
 		key   ryno.Key
 		lists map[string][]ryno.Key
 	}{
 		{ada, map[string][]ryno.Key{follows: {grace, alan}, wrote: {p1, p2}}},
-		{grace, map[string][]ryno.Key{follows: {ada}}},
+		{grace, map[string][]ryno.Key{follows: {ada}, wrote: {p3}}},
 		{alan, map[string][]ryno.Key{follows: {grace, ada}}},
 	}
 	for _, p := range people {
@@ -48,6 +50,11 @@ func connect(ctx context.Context, db *ryno.Client) error {
 	}
 	fmt.Println("   (each person was read, then written back with the lists: Set replaces the whole entity)")
 	return nil
+}
+
+// newPost returns a post with its title and publication time, in RFC 3339.
+func newPost(k ryno.Key, title, published string) *ryno.Entity {
+	return &ryno.Entity{Key: k, Attributes: map[string]any{"title": title, "published": published}}
 }
 
 // setLists writes the person back with the relationship lists: the predicates given

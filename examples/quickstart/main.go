@@ -1,7 +1,8 @@
 // Quickstart provisions a RynoDB store and walks through it step by step, printing
 // what each step did. First entities: it writes a few people, updates one and pages
 // through them. Then relationships: people follow people and write posts, and the
-// program reads, changes and deletes those edges.
+// program reads, changes and deletes those edges. Then indexes: people by email and
+// by age, posts by publication time, queried by equality, prefix and range.
 //
 //	go run ./examples/quickstart -endpoint http://localhost:8000 -prefix quickstart
 //
@@ -47,8 +48,14 @@ var steps = []step{
 	{"Ada unfollows Grace: RemoveRelationships", adaUnfollowsGrace},
 	{"Ada orders her posts newest first: ReplaceRelationships", reorderPosts},
 	{"Read Ada with all her lists in one round: Get with WithRelationships", getWithLists},
+	{"Indexes registered with ryno.New: every write above kept their entries", listIndexes},
+	{"Find a person by email: QueryIndex with Equal", findByEmail},
+	{"Emails beginning with \"a\": QueryIndexEntries, with the projected names", emailsBeginningWithA},
+	{"People aged 30 to 45, youngest first: QueryIndex with Between", agedBetween},
+	{"Grace turns 86: Update moves her entry in the age index", graceBirthday},
+	{"Posts published in March 2026, newest first: Between on times, Descending", publishedInMarch},
 	{"Delete Alan", deleteAlan},
-	{"No edge to or from Alan is left", alanHasNoEdges},
+	{"No edge to or from Alan, and no index entry of his, is left", nothingOfAlanIsLeft},
 	{"Read everyone back in one batch", batchGet},
 }
 
@@ -73,7 +80,7 @@ func run(ctx context.Context, endpoint, prefix string) error {
 	if err := migrate(ctx, api, prefix); err != nil {
 		return err
 	}
-	db, err := ryno.New(api, ryno.Options{TablePrefix: prefix})
+	db, err := ryno.New(api, ryno.Options{TablePrefix: prefix, Indexes: indexes})
 	if err != nil {
 		return err
 	}

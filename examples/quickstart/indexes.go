@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/ryno"
+)
+
+// Index names. A query names an index together with a scope.
+const (
+	byEmail     = "email"
+	byAge       = "age"
+	byPublished = "published"
+)
+
+// indexes are registered with ryno.New. Each map function emits the values an entity
+// is found under; the store keeps the index entries in step with every write.
+var indexes = []ryno.Index{
+	{Type: "person", Name: byEmail, Map: emitEmail, Project: []string{"name"}},
+	{Type: "person", Name: byAge, Map: emitAge},
+	{Type: "post", Name: byPublished, Map: emitPublished},
+}
+
+func emitEmail(e *ryno.Entity, emit func(indexing.Value)) {
+	if email, ok := e.Attributes["email"].(string); ok {
+		emit(indexing.String(email))
+	}
+}
+
+// emitAge sees the entity as stored: its numbers are attributevalue.Number.
+func emitAge(e *ryno.Entity, emit func(indexing.Value)) {
+	if n, ok := e.Attributes["age"].(attributevalue.Number); ok {
+		if age, err := n.Int64(); err == nil {
+			emit(indexing.Int(age))
+		}
+	}
+}
+
+// emitPublished indexes a post under its publication time, written in RFC 3339.
+func emitPublished(e *ryno.Entity, emit func(indexing.Value)) {
+	if s, ok := e.Attributes["published"].(string); ok {
+		if t, err := time.Parse(time.RFC3339, s); err == nil {
+			emit(indexing.Time(t))
+		}
+	}
+}
+
+func listIndexes(ctx context.Context, db *ryno.Client) error {
+	for _, ix := range indexes {
+		page, err := db.QueryIndexEntries(ctx, "acme", ix.Name, indexing.All(), ryno.PageOptions{})
+		if err != nil {
+			return err
+		}
+		projects := ""
+		if len(ix.Project) > 0 {
+			projects = ", projecting " + strings.Join(ix.Project, ", ")
+		}
+		fmt.Printf("   %-9s on %s%s: %d entries\n", ix.Name, ix.Type, projects, len(page.Items))
+	}
+	return nil
+}
+
+func findByEmail(ctx context.Context, db *ryno.Client) error {
+	cond := indexing.Equal(indexing.String("grace@acme.example"))
+	page, err := db.QueryIndex(ctx, "acme", byEmail, cond, ryno.PageOptions{})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   QueryIndex(%q, Equal(\"grace@acme.example\")):\n", byEmail)
+	for _, e := range page.Items {
+		fmt.Printf("     %-6s %v\n", e.ID, e.Attributes)
+	}
+	fmt.Println("   (one Query on the index, then the entity read fresh: two rounds)")
+	return nil
+}
+
+func emailsBeginningWithA(ctx context.Context, db *ryno.Client) error {
+	if err := printEntries(ctx, db, byEmail, `BeginsWith("a")`, indexing.BeginsWith(indexing.String("a"))); err != nil {
+		return err
+	}
+	fmt.Println("   (one Query: each entry carries the name it projects, no entity is read)")
+	return nil
+}
+
+func agedBetween(ctx context.Context, db *ryno.Client) error {
+	cond := indexing.Between(indexing.Int(30), indexing.Int(45))
+	page, err := db.QueryIndex(ctx, "acme", byAge, cond, ryno.PageOptions{})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   QueryIndex(%q, Between(30, 45)):\n", byAge)
+	for _, e := range page.Items {
+		fmt.Printf("     %-6s %-13s age %v\n", e.ID, e.Attributes["name"], e.Attributes["age"])
+	}
+	return nil
+}
+
+func graceBirthday(ctx context.Context, db *ryno.Client) error {
+	from80 := indexing.GreaterOrEqual(indexing.Int(80))
+	if err := printEntries(ctx, db, byAge, "GreaterOrEqual(80)", from80); err != nil {
+		return err
+	}
+	e, err := db.Get(ctx, grace)
+	if err != nil {
+		return err
+	}
+	n, _ := e.Attributes["age"].(attributevalue.Number) // numbers read back are Numbers
+	age, err := n.Int64()
+	if err != nil {
+		return err
+	}
+	e.Attributes["age"] = age + 1
+	if _, err := db.Update(ctx, e); err != nil {
+		return err
+	}
+	fmt.Printf("   Update(grace, age %d): the put, and in the same round the read of her entries;\n", age+1)
+	fmt.Printf("   then one batch deletes the entry for %d and puts the one for %d\n", age, age+1)
+	return printEntries(ctx, db, byAge, "GreaterOrEqual(80)", from80)
+}
+
+func publishedInMarch(ctx context.Context, db *ryno.Client) error {
+	from := time.Date(2026, time.March, 1, 0, 0, 0, 0, time.UTC)
+	to := from.AddDate(0, 1, 0).Add(-time.Nanosecond) // Between includes both ends
+	cond := indexing.Between(indexing.Time(from), indexing.Time(to))
+	page, err := db.QueryIndex(ctx, "acme", byPublished, cond, ryno.PageOptions{Descending: true})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   QueryIndex(%q, Between(%s, %s), Descending):\n",
+		byPublished, from.Format(time.RFC3339Nano), to.Format(time.RFC3339Nano))
+	for _, p := range page.Items {
+		fmt.Printf("     %-6s %s  %q\n", p.ID, p.Attributes["published"], p.Attributes["title"])
+	}
+	fmt.Println("   (p1, published in February, is outside the window)")
+	return nil
+}
+
+func nothingOfAlanIsLeft(ctx context.Context, db *ryno.Client) error {
+	if err := alanHasNoEdges(ctx, db); err != nil {
+		return err
+	}
+	return printEntries(ctx, db, byEmail, `BeginsWith("a")`, indexing.BeginsWith(indexing.String("a")))
+}
+
+// printEntries prints the entries of the index that match cond, which condition
+// describes.
+func printEntries(ctx context.Context, db *ryno.Client, index, condition string, cond indexing.Condition) error {
+	page, err := db.QueryIndexEntries(ctx, "acme", index, cond, ryno.PageOptions{})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   QueryIndexEntries(%q, %s):", index, condition)
+	if len(page.Items) == 0 {
+		fmt.Print(" none")
+	}
+	fmt.Println()
+	for _, line := range entryLines(page.Items) {
+		fmt.Println("     " + line)
+	}
+	return nil
+}
+
+// entryLines describes entries as "value -> entity id", the values aligned, followed
+// by the projected attributes.
+func entryLines(entries []ryno.IndexEntry) []string {
+	values, width := make([]string, len(entries)), 0
+	for i, e := range entries {
+		values[i] = fmt.Sprint(e.Value.Interface())
+		width = max(width, len(values[i]))
+	}
+	lines := make([]string, len(entries))
+	for i, e := range entries {
+		lines[i] = fmt.Sprintf("%-*s -> %s", width, values[i], e.Key.ID)
+		if len(e.Attributes) > 0 {
+			lines[i] += fmt.Sprintf(" %v", e.Attributes)
+		}
+	}
+	return lines
+}

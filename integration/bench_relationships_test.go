@@ -17,17 +17,6 @@ const (
 	benchWrote   = "wrote"
 )
 
-func benchKey(id string) ryno.Key { return ryno.Key{Scope: "bench", Type: "person", ID: id} }
-
-// benchKeys returns n keys: prefix0000, prefix0001, ...
-func benchKeys(prefix string, n int) []ryno.Key {
-	keys := make([]ryno.Key, n)
-	for i := range keys {
-		keys[i] = benchKey(fmt.Sprintf("%s%04d", prefix, i))
-	}
-	return keys
-}
-
 // benchStoreAndSeeder returns, besides benchStore's client and counter, a client on
 // the same tables whose requests the counter does not see: seeding with it inside an
 // operation leaves requests/op and rounds/op to the operation.
@@ -96,7 +85,7 @@ func (p *pager[T]) next() error {
 
 func BenchmarkHasRelationshipIn300(b *testing.B) {
 	db, counter := benchStore(b)
-	subject, objects := benchKey("subject"), benchKeys("o", 300)
+	subject, objects := pk("subject"), pks("o", 300)
 	seedList(b, db, subject, benchFollows, objects)
 	measure(b, counter, func(i int) error {
 		object := objects[i%len(objects)]
@@ -110,8 +99,8 @@ func BenchmarkHasRelationshipIn300(b *testing.B) {
 
 func BenchmarkRelationshipsPageOf25From300(b *testing.B) {
 	db, counter := benchStore(b)
-	subject := benchKey("subject")
-	seedList(b, db, subject, benchFollows, benchKeys("o", 300))
+	subject := pk("subject")
+	seedList(b, db, subject, benchFollows, pks("o", 300))
 	p := &pager[ryno.Relationship]{limit: 25, read: func(o ryno.PageOptions) (*ryno.Page[ryno.Relationship], error) {
 		return db.Relationships(ctx, subject, benchFollows, o)
 	}}
@@ -120,7 +109,7 @@ func BenchmarkRelationshipsPageOf25From300(b *testing.B) {
 
 func BenchmarkRelatedEntitiesPageOf100(b *testing.B) {
 	db, counter := benchStore(b)
-	subject := benchKey("subject")
+	subject := pk("subject")
 	objects := make([]ryno.Key, 0, 100)
 	for _, e := range seedEntities(b, db, 100) {
 		objects = append(objects, e.Key)
@@ -134,8 +123,8 @@ func BenchmarkRelatedEntitiesPageOf100(b *testing.B) {
 
 func BenchmarkReverseRelationshipsPageOf25From100(b *testing.B) {
 	db, counter := benchStore(b)
-	object := benchKey("object")
-	seedFollowers(b, db, benchKeys("f", 100), object)
+	object := pk("object")
+	seedFollowers(b, db, pks("f", 100), object)
 	p := &pager[ryno.Relationship]{limit: 25, read: func(o ryno.PageOptions) (*ryno.Page[ryno.Relationship], error) {
 		return db.ReverseRelationships(ctx, object, o)
 	}}
@@ -144,8 +133,8 @@ func BenchmarkReverseRelationshipsPageOf25From100(b *testing.B) {
 
 func BenchmarkAddRelationshipsOf2(b *testing.B) {
 	db, counter := benchStore(b)
-	subject, added := benchKey("subject"), benchKeys("new", 2*b.N)
-	seedList(b, db, subject, benchFollows, benchKeys("o", 100))
+	subject, added := pk("subject"), pks("new", 2*b.N)
+	seedList(b, db, subject, benchFollows, pks("o", 100))
 	measure(b, counter, func(i int) error {
 		return db.AddRelationships(ctx, subject, benchFollows, added[2*i], added[2*i+1])
 	})
@@ -153,8 +142,8 @@ func BenchmarkAddRelationshipsOf2(b *testing.B) {
 
 func BenchmarkRemoveRelationshipsOf2(b *testing.B) {
 	db, counter := benchStore(b)
-	subject, removed := benchKey("subject"), benchKeys("gone", 2*b.N)
-	seedList(b, db, subject, benchFollows, slices.Concat(benchKeys("o", 100), removed))
+	subject, removed := pk("subject"), pks("gone", 2*b.N)
+	seedList(b, db, subject, benchFollows, slices.Concat(pks("o", 100), removed))
 	measure(b, counter, func(i int) error {
 		return db.RemoveRelationships(ctx, subject, benchFollows, removed[2*i], removed[2*i+1])
 	})
@@ -162,9 +151,9 @@ func BenchmarkRemoveRelationshipsOf2(b *testing.B) {
 
 func BenchmarkReplaceRelationships60Changing10(b *testing.B) {
 	db, counter := benchStore(b)
-	subject, before := benchKey("subject"), benchKeys("o", 60)
+	subject, before := pk("subject"), pks("o", 60)
 	after := slices.Clone(before)
-	for i, k := range benchKeys("x", 10) {
+	for i, k := range pks("x", 10) {
 		after[6*i] = k
 	}
 	seedList(b, db, subject, benchFollows, before)
@@ -176,7 +165,7 @@ func BenchmarkReplaceRelationships60Changing10(b *testing.B) {
 
 func BenchmarkSetNewWithRelationshipsOf2Predicates(b *testing.B) {
 	db, counter := benchStore(b)
-	people, posts := benchKeys("o", 3), benchKeys("post", 2)
+	people, posts := pks("o", 3), pks("post", 2)
 	measure(b, counter, func(i int) error {
 		e := benchEntity(i)
 		e.Relationships = map[string][]ryno.Key{benchFollows: people, benchWrote: posts}
@@ -188,7 +177,7 @@ func BenchmarkSetNewWithRelationshipsOf2Predicates(b *testing.B) {
 func BenchmarkGetWithRelationships(b *testing.B) {
 	db, counter := benchStore(b)
 	e := benchEntity(0)
-	e.Relationships = map[string][]ryno.Key{benchFollows: benchKeys("o", 10), benchWrote: benchKeys("post", 5)}
+	e.Relationships = map[string][]ryno.Key{benchFollows: pks("o", 10), benchWrote: pks("post", 5)}
 	if _, err := db.Set(ctx, e); err != nil {
 		b.Fatal(err)
 	}
@@ -206,8 +195,8 @@ func BenchmarkGetWithRelationships(b *testing.B) {
 func BenchmarkDeleteCascade50In50Out(b *testing.B) {
 	db, counter, seeder := benchStoreAndSeeder(b)
 	hub := benchEntity(0)
-	hub.Relationships = map[string][]ryno.Key{benchFollows: benchKeys("o", 50)}
-	followers := benchKeys("f", 50)
+	hub.Relationships = map[string][]ryno.Key{benchFollows: pks("o", 50)}
+	followers := pks("f", 50)
 	measure(b, counter, func(int) error {
 		b.StopTimer()
 		if _, err := seeder.Set(ctx, hub); err != nil {

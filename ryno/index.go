@@ -62,7 +62,7 @@ func (ix Index) validate(field string) error {
 		return invalid(field+".Map", ix.Name, "must not be nil")
 	}
 	for _, name := range ix.Project {
-		if err := validateAttributeName(name); err != nil {
+		if err := tables.ValidateAttributeName(name); err != nil {
 			return fmt.Errorf("%s.Project: %w", field, err)
 		}
 	}

@@ -30,7 +30,7 @@ func encodeEntity(e *Entity) (map[string]types.AttributeValue, error) {
 	}
 	item := make(map[string]types.AttributeValue, len(e.Attributes)+entityAttrs)
 	for name, v := range e.Attributes {
-		if err := validateAttributeName(name); err != nil {
+		if err := tables.ValidateAttributeName(name); err != nil {
 			return nil, err
 		}
 		av, err := encoder.Encode(v)

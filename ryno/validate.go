@@ -7,19 +7,13 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/rynodb/rynodb/tables"
 )
-
-// validateAttributeName rejects names DynamoDB would refuse and names in the store's
-// reserved '_' namespace.
-func validateAttributeName(name string) error { return tables.ValidateAttributeName(name) }
 
 // validateRelationshipMap checks every list an entity carries.
 func validateRelationshipMap(subject Key, lists map[string][]Key) error {
 	for predicate, objects := range lists {
 		if err := validateList(subject, predicate, objects); err != nil {
-			return fmt.Errorf("Relationships[%q]: %w", predicate, err)
+			return fmt.Errorf("ryno: Relationships[%q]: %w", predicate, err)
 		}
 	}
 	return nil

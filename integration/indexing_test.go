@@ -246,7 +246,7 @@ func TestAWriteRetriedAfterAHalfFailureRemovesStaleEntries(t *testing.T) {
 	require.NoError(t, err)
 
 	// The put lands, the index writes fail.
-	faults.FailFrom("BatchWriteItem", 1, func() error { return errInjected })
+	faults.FailAfter("BatchWriteItem", 0, func() error { return errInjected })
 	_, err = s.Set(ctx, post("p1", map[string]any{"tags": []string{"c"}}))
 	require.ErrorIs(t, err, errInjected)
 	var be *ryno.BatchError

@@ -395,30 +395,33 @@ func TestDeleteCutOffHalfWayCompletesWhenCalledAgain(t *testing.T) {
 			return func() error { cancel(); return context.Canceled }
 		}, context.Canceled},
 	}
+	// 400 entries make 16 batch deletes. The cut comes once 4 have returned; with at
+	// most 8 in flight, 4 to 11 are done: 25 to 275 entries are gone.
+	const entries, done, inFlight = 400, 4, 8
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var faults *dynamotest.Faults
-			s := newStoreWith(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+			s := newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
 				faults = dynamotest.NewFaults(api)
 				return faults
-			})
+			}, ryno.Options{MaxConcurrency: inFlight})
 			names := s.Names()
 			hub := pk("hub")
 			_, err := s.Create(ctx, &ryno.Entity{Key: hub})
 			require.NoError(t, err)
-			require.NoError(t, s.AddRelationships(ctx, hub, "links", pks("out", 200)...))
-			seedIncoming(t, s.raw, names, pks("in", 200), hub)
+			require.NoError(t, s.AddRelationships(ctx, hub, "links", pks("out", entries/2)...))
+			seedIncoming(t, s.raw, names, pks("in", entries/2), hub)
 
 			cutCtx, cancel := context.WithCancel(ctx)
 			defer cancel()
-			faults.FailFrom("BatchWriteItem", 5, tt.fault(cancel))
+			faults.FailAfter("BatchWriteItem", done, tt.fault(cancel))
 			err = s.Delete(cutCtx, hub)
 			require.ErrorIs(t, err, tt.want)
 			_, err = s.Get(ctx, hub)
 			require.NoError(t, err, "the entity goes last, so it is still there")
 			left := itemCount(t, s.raw, names.Relationships)
-			require.Greater(t, left, 0, "the delete was cut off half-way")
-			require.Less(t, left, 400)
+			require.GreaterOrEqual(t, left, entries-25*(done+inFlight-1), "the delete was cut off half-way")
+			require.LessOrEqual(t, left, entries-25*done)
 
 			faults.Clear()
 			require.NoError(t, s.Delete(ctx, hub))

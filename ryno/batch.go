@@ -29,10 +29,37 @@ type batcher struct {
 	concurrency int
 	retry       RetryOptions
 	sleep       func(context.Context, time.Duration) error // replaced by tests
+
+	// slots, when set, bounds the requests in flight across every batch sent
+	// through this batcher, from any number of goroutines; see shared.
+	slots chan struct{}
 }
 
 func newBatcher(api DynamoDBAPI, concurrency int, retry RetryOptions) *batcher {
 	return &batcher{api: api, concurrency: concurrency, retry: retry, sleep: sleepContext}
+}
+
+// shared returns a batcher for one call that sends several batches at once: together
+// they have at most b.concurrency requests in flight, as Options.MaxConcurrency
+// promises per call.
+func (b *batcher) shared() *batcher {
+	s := *b
+	s.slots = make(chan struct{}, b.concurrency)
+	return &s
+}
+
+// acquire waits for a request slot of a shared batcher; release gives it back.
+// Backoff waits hold no slot.
+func (b *batcher) acquire(ctx context.Context) (release func(), err error) {
+	if b.slots == nil {
+		return func() {}, nil
+	}
+	select {
+	case b.slots <- struct{}{}:
+		return func() { <-b.slots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // itemID identifies an item across tables: the table name and the key's attribute

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -190,6 +191,38 @@ func TestBatchWriteParallelismIsBounded(t *testing.T) {
 			require.Equal(t, 10, f.writeCalls)
 		})
 	}
+}
+
+func TestSharedBatcherBoundsRequestsAcrossBatches(t *testing.T) {
+	const limit, batches = 3, 4
+	f := newFakeDB(t)
+	f.parallel = limit
+	f.writeHook = func(int, map[string][]types.WriteRequest) (map[string][]types.WriteRequest, error) {
+		time.Sleep(10 * time.Millisecond) // lets requests beyond the bound pile up, were they sent
+		return nil, nil
+	}
+	b := testBatcher(f, limit, nil).shared()
+	var wg sync.WaitGroup
+	for i := range batches {
+		wg.Go(func() {
+			assert.NoError(t, b.write(context.Background(), puts("t", i*100, i*100+25*limit, "a")))
+		})
+	}
+	wg.Wait()
+	require.Equal(t, limit, f.maxInFlight, "%d batches of %d chunks share %d slots", batches, limit, limit)
+	require.Equal(t, batches*limit, f.writeCalls)
+}
+
+func TestSharedBatcherStopsWaitingForASlotWhenTheContextEnds(t *testing.T) {
+	b := testBatcher(newFakeDB(t), 1, nil).shared()
+	b.slots <- struct{}{} // the only slot is taken
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := b.write(ctx, puts("t", 0, 1, "a"))
+	var be *BatchError
+	require.ErrorAs(t, err, &be)
+	require.ErrorIs(t, err, context.Canceled)
+	require.Len(t, be.Keys, 1, "the op not written is named")
 }
 
 func gets(table string, ids ...int) []getOp {

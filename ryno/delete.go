@@ -14,7 +14,7 @@ import (
 // Delete removes the entity with key k with everything that refers to it: the
 // relationship entries pointing at it, its own relationship entries and its index
 // entries. These are read a page at a time, in parallel, and deleted in parallel
-// batches; the entity item goes last, so a Delete cut off half-way leaves the entity
+// batches, at most Options.MaxConcurrency requests at once; the entity item goes last, so a Delete cut off half-way leaves the entity
 // in place and completes when called again. Deleting an entity that does not exist is
 // not an error.
 //
@@ -53,13 +53,14 @@ func (c *Client) deleteReferences(ctx context.Context, k Key) error {
 		{c.names.Relationships, keysOnly(outgoing, tables.AttrSubjectKey, tables.AttrPredicateKey)},
 		{c.names.IndexEntries, keysOnly(c.indexEntriesQuery(k), tables.AttrSubjectKey, tables.AttrUniqueKey)},
 	}
+	batch := c.batch.shared()
 	return parallel(ctx, len(refs), len(refs), func(ctx context.Context, i int) error {
 		return c.queryPages(ctx, refs[i].query, func(keys []map[string]types.AttributeValue) error {
 			ops := make([]writeOp, len(keys))
 			for j, key := range keys {
 				ops[j] = deleteOp(refs[i].table, key)
 			}
-			return c.batch.write(ctx, ops)
+			return batch.write(ctx, ops)
 		})
 	})
 }

@@ -51,7 +51,12 @@ func (s *retryState) next(before, left int) (time.Duration, bool) {
 func untilDone[T any](ctx context.Context, b *batcher, pending []T, send func(context.Context, []T) ([]T, error)) ([]T, error) {
 	state := retryState{opts: b.retry}
 	for {
+		release, err := b.acquire(ctx)
+		if err != nil {
+			return pending, err
+		}
 		left, err := send(ctx, pending)
+		release()
 		if err != nil {
 			return pending, err
 		}

@@ -13,31 +13,33 @@ import (
 type Faults struct {
 	*Wrapped
 
-	mu     sync.Mutex
-	seen   map[string]int
-	faults map[string]fault
+	mu       sync.Mutex
+	returned map[string]int
+	faults   map[string]fault
 }
 
 type fault struct {
-	from int          // the first request (counting from 1) to fail
-	fail func() error // called instead of sending the request
+	after int          // how many requests return normally first
+	fail  func() error // called instead of sending the request
 }
 
 // NewFaults returns a Faults sending requests to api, with no fault set.
 func NewFaults(api ryno.DynamoDBAPI) *Faults {
-	f := &Faults{seen: map[string]int{}, faults: map[string]fault{}}
+	f := &Faults{returned: map[string]int{}, faults: map[string]fault{}}
 	f.Wrapped = Wrap(api, f.hook)
 	return f
 }
 
-// FailFrom makes request number n of operation op, counting from now, and every later
-// one call fail instead of being sent, and return its error. fail may, for instance,
-// cancel the context of the operation under test.
-func (f *Faults) FailFrom(op string, n int, fail func() error) {
+// FailAfter lets n requests of operation op, counting from now, return normally;
+// every request of op sent after the nth has returned fails instead of being sent,
+// with the error of fail. fail may, for instance, cancel the context of the
+// operation under test. Requests in flight when the nth returns are not touched, so
+// at least n requests are done whatever the parallelism of the caller.
+func (f *Faults) FailAfter(op string, n int, fail func() error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.seen[op] = 0
-	f.faults[op] = fault{from: n, fail: fail}
+	f.returned[op] = 0
+	f.faults[op] = fault{after: n, fail: fail}
 }
 
 // Clear removes every fault.
@@ -49,12 +51,15 @@ func (f *Faults) Clear() {
 
 func (f *Faults) hook(ctx context.Context, op string, send func(context.Context) error) error {
 	f.mu.Lock()
-	f.seen[op]++
 	flt, ok := f.faults[op]
-	fails := ok && f.seen[op] >= flt.from
+	fails := ok && f.returned[op] >= flt.after
 	f.mu.Unlock()
 	if fails {
 		return flt.fail()
 	}
-	return send(ctx)
+	err := send(ctx)
+	f.mu.Lock()
+	f.returned[op]++
+	f.mu.Unlock()
+	return err
 }

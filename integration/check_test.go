@@ -7,10 +7,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/creack/pty"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/cli"
 	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/internal/cli"
 	"github.com/rynodb/rynodb/internal/dynamotest"
 	"github.com/rynodb/rynodb/relationships"
 	"github.com/rynodb/rynodb/ryno"
@@ -112,4 +113,24 @@ func TestCheckCommandReportsAndRepairsOrphans(t *testing.T) {
 	out, _, code = check()
 	require.Equal(t, cli.ExitOK, code)
 	require.Equal(t, "checked 1 relationship and 2 index entries: no orphans\n", out)
+}
+
+func TestCheckCommandShowsProgressOnATerminal(t *testing.T) {
+	isolateAWS(t)
+	s := newIndexedStore(t, nil)
+	plantOrphans(t, s)
+	terminal, tty, err := pty.Open()
+	require.NoError(t, err)
+	t.Cleanup(func() { tty.Close(); terminal.Close() })
+	shown := readTerminal(terminal)
+
+	out, code := runApp(t, nil, tty, "check", "--endpoint", dynamotest.Endpoint(), "--prefix", s.Names().Prefix)
+	require.Equal(t, cli.ExitError, code)
+	require.Equal(t, 5, strings.Count(out, "\n"), "the orphans and the summary go to standard output")
+	const clear = "\r\x1b[K"
+	want := clear + "checked 4 relationship and 0 index entries: 3 orphans found; run with --repair to delete them" +
+		clear + // before the orphan of the next page is listed
+		clear + "checked 4 relationship and 3 index entries: 4 orphans found; run with --repair to delete them" +
+		clear
+	require.Equal(t, want, shown(len(want)), "a line per page, cleared before each orphan listed and at the end")
 }

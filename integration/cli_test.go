@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/internal/cli"
+	"github.com/rynodb/rynodb/cli"
 	"github.com/rynodb/rynodb/internal/dynamotest"
 	"github.com/rynodb/rynodb/tables"
 )

@@ -15,4 +15,14 @@ export AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-local}
 export AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-local}
 export AWS_REGION=${AWS_REGION:-us-east-1}
 
-go run ./examples/quickstart -endpoint "$endpoint" -prefix quickstart
+go build -o build/quickstart ./examples/quickstart
+build/quickstart -endpoint "$endpoint" -prefix quickstart
+
+# The quickstart carries the ryno command with its indexes, as an application would.
+echo
+echo "23. The application's own ryno command: reindex with its map functions, then check"
+for cmd in "reindex --scope acme" "check"; do
+	echo "   \$ quickstart ryno $cmd"
+	# shellcheck disable=SC2086 # cmd is split into arguments on purpose
+	build/quickstart ryno $cmd --endpoint "$endpoint" --prefix quickstart | sed 's/^/   /'
+done

@@ -8,6 +8,11 @@
 //
 // Without -endpoint it uses the AWS SDK's configuration: AWS_ENDPOINT_URL_DYNAMODB,
 // AWS_REGION and the default credentials chain.
+//
+// The program also carries the ryno command with its indexes registered, as an
+// application would, so that reindex can run its map functions:
+//
+//	go run ./examples/quickstart ryno reindex --endpoint http://localhost:8000 --prefix quickstart --scope acme
 package main
 
 import (
@@ -16,6 +21,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"os/signal"
 	"strings"
 	"time"
 
@@ -23,6 +29,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/rynodb/rynodb/cli"
 	"github.com/rynodb/rynodb/migrations"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -60,6 +67,9 @@ var steps = []step{
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "ryno" {
+		os.Exit(rynoCommand(os.Args[2:]))
+	}
 	endpoint := flag.String("endpoint", "", "DynamoDB endpoint URL, such as http://localhost:8000 for DynamoDB Local")
 	prefix := flag.String("prefix", "quickstart", "table prefix")
 	flag.Parse()
@@ -70,6 +80,14 @@ func main() {
 	if err := run(ctx, *endpoint, *prefix); err != nil {
 		log.Fatalf("quickstart: %v", err)
 	}
+}
+
+// rynoCommand runs the ryno command with the quickstart's indexes, which gives it
+// reindex; it returns the exit status.
+func rynoCommand(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return cli.Run(ctx, cli.Config{Indexes: indexes}, args, os.Stdout, os.Stderr)
 }
 
 func run(ctx context.Context, endpoint, prefix string) error {
@@ -129,7 +147,7 @@ func migrate(ctx context.Context, api *dynamodb.Client, prefix string) error {
 
 func init() {
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: quickstart [-endpoint URL] [-prefix PREFIX]\n")
+		fmt.Fprintf(os.Stderr, "usage: quickstart [-endpoint URL] [-prefix PREFIX]\n       quickstart ryno <command> [flags]\n")
 		flag.PrintDefaults()
 	}
 }

@@ -42,6 +42,9 @@ type settings struct {
 
 	deleteAllData bool
 	repair        bool
+
+	scope string
+	types stringList
 }
 
 // flagSet returns the flags of cmd, bound to s.
@@ -62,6 +65,9 @@ func flagSet(cmd *command, s *settings) *flag.FlagSet {
 		fs.BoolVar(&s.deleteAllData, "delete-all-data", false, "confirm that the tables and every item in them are deleted")
 	case "check":
 		fs.BoolVar(&s.repair, "repair", false, "delete the orphans found")
+	case "reindex":
+		fs.StringVar(&s.scope, "scope", "", "`scope` of the entities to reindex; required")
+		fs.Var(&s.types, "type", "entity `type` to reindex; repeat for several (default: every type with an index)")
 	}
 	return fs
 }

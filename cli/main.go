@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 
 	"github.com/rynodb/rynodb/migrations"
+	"github.com/rynodb/rynodb/ryno"
 )
 
 // Exit statuses returned by Main.
@@ -18,18 +19,36 @@ const (
 	ExitUsage = 2 // the command line is wrong or incomplete
 )
 
-// Main runs ryno with args, the command line without the program name, writing output
-// to stdout and errors to stderr, and returns the exit status. ctx cancels the work in
-// progress, as on an interrupt.
+// Config adapts the command to an application.
+type Config struct {
+	// Indexes are the application's indexes, as given to ryno.Options.Indexes. The
+	// reindex command runs their map functions, which only the application has, so it
+	// needs them; the other commands do not use them.
+	Indexes []ryno.Index
+}
+
+// Main runs the stock ryno command, which has no indexes: Run with a zero Config.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	r := &runner{stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	return Run(ctx, Config{}, args, stdout, stderr)
+}
+
+// Run runs ryno as configured by cfg with args, the command line without the program
+// name, writing output to stdout and errors to stderr, and returns the exit status.
+// ctx cancels the work in progress, as on an interrupt. An application that registers
+// indexes calls it from its own binary to offer reindex:
+//
+//	os.Exit(cli.Run(ctx, cli.Config{Indexes: indexes}, os.Args[1:], os.Stdout, os.Stderr))
+func Run(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) int {
+	r := &runner{cfg: cfg, stdout: stdout, stderr: stderr, getenv: os.Getenv, isTerminal: isTerminal}
 	return r.exit(r.run(ctx, args))
 }
 
 // runner carries what every command writes to and reads from.
 type runner struct {
+	cfg            Config
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	isTerminal     func(io.Writer) bool // whether progress lines can be shown on a writer
 }
 
 func (r *runner) run(ctx context.Context, args []string) error {
@@ -41,6 +60,8 @@ func (r *runner) run(ctx context.Context, args []string) error {
 		return r.migrate(ctx, rest)
 	case "check":
 		return r.check(ctx, rest)
+	case "reindex":
+		return r.reindex(ctx, rest)
 	case "help", "-h", "-help", "--help":
 		return r.help(rest)
 	case "version":

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -90,6 +91,9 @@ func TestHelp(t *testing.T) {
 			"Usage: ryno migrate up [flags]", "--billing-mode string", "(default on-demand)", "--timeout duration", `access key "local"`}},
 		{"migrate down -h", []string{"migrate", "down", "-h"}, []string{"Usage: ryno migrate down [flags]", "--delete-all-data "}},
 		{"migrate status --help", []string{"migrate", "status", "--help"}, []string{"Usage: ryno migrate status [flags]"}},
+		{"help check", []string{"help", "check"}, []string{"Usage: ryno check [flags]", "--repair "}},
+		{"help reindex", []string{"help", "reindex"}, []string{"Usage: ryno reindex [flags]", "--scope scope", "--type type", "cli.Run with Config.Indexes"}},
+		{"reindex -h", []string{"reindex", "-h"}, []string{"Usage: ryno reindex [flags]"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -186,4 +190,24 @@ func TestCount(t *testing.T) {
 	require.Equal(t, "1 table", count(1, "table"))
 	require.Equal(t, "3 tables", count(3, "table"))
 	require.Equal(t, "0 actions", count(0, "action"))
+	require.Equal(t, "1 entity", count(1, "entity"))
+	require.Equal(t, "2 entities", count(2, "entity"))
+}
+
+func TestProgressLineOnlyOnATerminal(t *testing.T) {
+	for _, terminal := range []bool{false, true} {
+		var errOut bytes.Buffer
+		r := &runner{stderr: &errOut, isTerminal: func(io.Writer) bool { return terminal }}
+		p := r.progressLine()
+		p.clear() // nothing shown yet: writes nothing
+		p.show("one")
+		p.show("two")
+		p.clear()
+		p.clear()
+		want := ""
+		if terminal {
+			want = "\r\x1b[Kone\r\x1b[Ktwo\r\x1b[K"
+		}
+		require.Equal(t, want, errOut.String(), "terminal: %v", terminal)
+	}
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -43,7 +41,7 @@ func (r *runner) check(ctx context.Context, args []string) error {
 	if err != nil {
 		return checkCommand.usage(err.Error())
 	}
-	progress := newProgressLine(r.stderr)
+	progress := r.progressLine()
 	done, err := db.Check(ctx, ryno.CheckOptions{
 		Repair: s.repair,
 		OnOrphan: func(o ryno.Orphan) {
@@ -72,34 +70,4 @@ func checkSummary(p ryno.CheckProgress) string {
 		return s + fmt.Sprintf("%s found, %d deleted", count(p.Orphans, "orphan"), p.Repaired)
 	}
 	return s + count(p.Orphans, "orphan") + " found; run with --repair to delete them"
-}
-
-// progressLine shows one line of progress on a terminal, rewritten in place, and
-// nothing elsewhere.
-type progressLine struct {
-	w     io.Writer // nil when not a terminal
-	shown bool
-}
-
-func newProgressLine(w io.Writer) *progressLine {
-	if f, ok := w.(*os.File); ok {
-		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
-			return &progressLine{w: w}
-		}
-	}
-	return &progressLine{}
-}
-
-func (p *progressLine) show(line string) {
-	if p.w != nil {
-		fmt.Fprintf(p.w, "\r\033[K%s", line)
-		p.shown = true
-	}
-}
-
-func (p *progressLine) clear() {
-	if p.shown {
-		fmt.Fprint(p.w, "\r\033[K")
-		p.shown = false
-	}
 }

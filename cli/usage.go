@@ -7,26 +7,26 @@ import (
 	"text/tabwriter"
 )
 
-const mainHelp = `ryno provisions and checks the DynamoDB tables of a RynoDB store.
+const mainHelp = `ryno provisions, checks and reindexes the DynamoDB tables of a RynoDB store.
 
 Usage:
   ryno migrate <command> [flags]
   ryno check [--repair] [flags]
+  ryno reindex --scope SCOPE [--type TYPE]... [flags]
   ryno version
-  ryno help [migrate <command> | check]
+  ryno help [migrate <command> | check | reindex]
 
 Migrate commands:
 %s
 Other commands:
-  check   %s
-
+%s
 Common flags:
   --prefix NAME   table prefix; required (env RYNO_TABLE_PREFIX)
   --endpoint URL  DynamoDB endpoint, such as http://localhost:8000 (env AWS_ENDPOINT_URL_DYNAMODB)
   --region NAME   AWS region (env AWS_REGION)
   --timeout DUR   give up after this long (default 10m)
 
-Run 'ryno help migrate <command>' or 'ryno help check' for all their flags.
+Run 'ryno help <command>' or 'ryno help migrate <command>' for all their flags.
 ` + connectionHelp + migrateExitHelp
 
 const connectionHelp = `
@@ -48,8 +48,8 @@ func (r *runner) help(args []string) error {
 	case len(args) == 0, len(args) == 1 && args[0] == "migrate":
 		r.printMainHelp(r.stdout)
 		return nil
-	case len(args) == 1 && args[0] == "check":
-		r.printCommandHelp(checkCommand)
+	case len(args) == 1 && findOtherCommand(args[0]) != nil:
+		r.printCommandHelp(findOtherCommand(args[0]))
 		return nil
 	case len(args) == 2 && args[0] == "migrate":
 		if cmd := findMigrateCommand(args[1]); cmd != nil {
@@ -60,14 +60,31 @@ func (r *runner) help(args []string) error {
 	return &usageError{msg: fmt.Sprintf("no help for %q", strings.Join(args, " "))}
 }
 
+// otherCommands are the commands outside the migrate group, in help order.
+var otherCommands = []*command{checkCommand, reindexCommand}
+
+func findOtherCommand(name string) *command {
+	for _, c := range otherCommands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
 func (r *runner) printMainHelp(w io.Writer) {
+	fmt.Fprintf(w, mainHelp, commandList(commands), commandList(otherCommands))
+}
+
+// commandList lists cmds with their summaries, aligned.
+func commandList(cmds []*command) string {
 	var list strings.Builder
 	tw := tabwriter.NewWriter(&list, 0, 0, 2, ' ', 0)
-	for _, c := range commands {
+	for _, c := range cmds {
 		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, mainHelp, list.String(), checkCommand.summary)
+	return list.String()
 }
 
 func (r *runner) printCommandHelp(cmd *command) {

@@ -94,10 +94,13 @@ func versionString(v int) string {
 	return strconv.Itoa(v)
 }
 
-// count returns "1 action", "2 actions".
+// count returns "1 action", "2 actions", "0 entries".
 func count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	if stem, ok := strings.CutSuffix(noun, "y"); ok {
+		noun = stem + "ie"
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -14,9 +14,11 @@ var checkCommand = &command{
 	summary: "find entries that refer to entities that do not exist; --repair deletes them",
 	help: `Scans the relationship and index entries tables for orphans: relationship entries
 whose subject or object does not exist, and index entries whose entity does not exist.
-It lists each orphan and, with --repair, deletes it. Any table size is read a page at a
-time; on a terminal, progress is shown on standard error. An entry written just before
-its entity is an orphan until then: run check when such writes are quiet.
+It lists each orphan and, with --repair, deletes it, in a transaction that checks its
+entity is still missing: an entity created meanwhile keeps its entries. Any table size
+is read a page at a time; on a terminal, progress is shown on standard error. An entry
+written just before its entity is an orphan until then: run check when such writes are
+quiet.
 
 Exit status: 0 when no orphan is left (none found, or all repaired); 1 when orphans
 were found and not repaired, or on failure; 2 on a wrong or incomplete command line.`,
@@ -55,7 +57,7 @@ func (r *runner) check(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Fprintln(r.stdout, checkSummary(done))
-	if done.Orphans > done.Repaired {
+	if done.Orphans > done.Repaired+done.Kept {
 		return reportedError(ExitError)
 	}
 	return nil
@@ -66,6 +68,8 @@ func checkSummary(p ryno.CheckProgress) string {
 	switch {
 	case p.Orphans == 0:
 		return s + "no orphans"
+	case p.Kept > 0:
+		return s + fmt.Sprintf("%s found, %d deleted, %d kept as their entity exists by now", count(p.Orphans, "orphan"), p.Repaired, p.Kept)
 	case p.Repaired > 0:
 		return s + fmt.Sprintf("%s found, %d deleted", count(p.Orphans, "orphan"), p.Repaired)
 	}

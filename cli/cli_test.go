@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/ryno"
 	"github.com/rynodb/rynodb/tables"
 )
 
@@ -192,6 +193,23 @@ func TestCount(t *testing.T) {
 	require.Equal(t, "0 actions", count(0, "action"))
 	require.Equal(t, "1 entity", count(1, "entity"))
 	require.Equal(t, "2 entities", count(2, "entity"))
+}
+
+func TestCheckSummary(t *testing.T) {
+	const checked = "checked 5 relationship and 2 index entries: "
+	tests := []struct {
+		p    ryno.CheckProgress
+		want string
+	}{
+		{ryno.CheckProgress{}, "no orphans"},
+		{ryno.CheckProgress{Orphans: 1}, "1 orphan found; run with --repair to delete them"},
+		{ryno.CheckProgress{Orphans: 3, Repaired: 3}, "3 orphans found, 3 deleted"},
+		{ryno.CheckProgress{Orphans: 3, Repaired: 2, Kept: 1}, "3 orphans found, 2 deleted, 1 kept as their entity exists by now"},
+	}
+	for _, tt := range tests {
+		tt.p.Relationships, tt.p.IndexEntries = 5, 2
+		require.Equal(t, checked+tt.want, checkSummary(tt.p))
+	}
 }
 
 func TestProgressLineOnlyOnATerminal(t *testing.T) {

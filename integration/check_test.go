@@ -1,7 +1,9 @@
 package integration_test
 
 import (
+	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -84,6 +86,46 @@ func TestCheckFindsOrphansAndRepairRemovesThemOnly(t *testing.T) {
 	require.Equal(t, ryno.CheckProgress{Relationships: 1, IndexEntries: 2}, done, "only the orphans went")
 	require.Equal(t, []ryno.Key{pk("b")}, objectsOf(t, s.Client, pk("a"), "knows", 10))
 	require.Len(t, indexItems(t, s.raw, names), 2, "the entries of a and b")
+}
+
+func TestCheckRepairKeepsTheEntriesOfAnEntityCreatedMeanwhile(t *testing.T) {
+	// The object of the dangling edge a -> nowhere is created after Check has read
+	// that it is missing, just before the repair is sent.
+	var s *store
+	var once sync.Once
+	s = newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+		return dynamotest.Wrap(api, func(ctx context.Context, op string, send func(context.Context) error) error {
+			var err error
+			if op == "TransactWriteItems" {
+				once.Do(func() { err = createElsewhere(ctx, s, pk("nowhere")) })
+			}
+			if err != nil {
+				return err
+			}
+			return send(ctx)
+		})
+	}, ryno.Options{Indexes: testIndexes})
+	plantOrphans(t, s)
+
+	done, err := s.Check(ctx, ryno.CheckOptions{Repair: true})
+	require.NoError(t, err)
+	require.Equal(t, ryno.CheckProgress{Relationships: 4, IndexEntries: 3, Orphans: 4, Repaired: 3, Kept: 1}, done)
+	require.Equal(t, []ryno.Key{pk("b"), pk("nowhere")}, objectsOf(t, s.Client, pk("a"), "knows", 10),
+		"the edge to the entity created meanwhile is kept")
+
+	done, err = s.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.Equal(t, ryno.CheckProgress{Relationships: 2, IndexEntries: 2}, done)
+}
+
+// createElsewhere creates the entity k in the store's tables through another client,
+// as another writer would.
+func createElsewhere(ctx context.Context, s *store, k ryno.Key) error {
+	other, err := ryno.New(s.raw, ryno.Options{TablePrefix: s.Names().Prefix})
+	if err == nil {
+		_, err = other.Create(ctx, &ryno.Entity{Key: k})
+	}
+	return err
 }
 
 func TestCheckCommandReportsAndRepairsOrphans(t *testing.T) {

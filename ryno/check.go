@@ -41,13 +41,17 @@ type CheckProgress struct {
 	IndexEntries  int // index entries scanned
 	Orphans       int // orphans found
 	Repaired      int // orphans deleted
+	Kept          int // orphans not deleted, as their entity was created meanwhile
 }
 
 // Check scans the relationship and index entries tables for orphans: relationship
 // entries whose subject or object does not exist, and index entries whose entity does
 // not exist. It holds one page of entries at a time, whatever the size of the tables,
 // and checks the entities of a page with parallel BatchGetItem requests. With
-// Repair, it deletes the orphans of each page as it goes.
+// Repair, it deletes the orphans of each page as it goes, in transactions that check
+// that the entity each misses is still missing: an entity created since it was read
+// keeps its entries, which are counted as Kept. Malformed entries, which name no
+// entity, are deleted as they are.
 //
 // An entry written just before its entity (a relationship added before its object is
 // created, say) is an orphan until then: run Check when such writes are quiet.
@@ -67,10 +71,12 @@ func (c *Client) Check(ctx context.Context, opts CheckOptions) (CheckProgress, e
 				}
 			}
 			if opts.Repair {
-				if err := c.deleteOrphans(ctx, orphans); err != nil {
+				deleted, kept, err := c.repairOrphans(ctx, orphans)
+				done.Repaired += deleted
+				done.Kept += kept
+				if err != nil {
 					return err
 				}
-				done.Repaired += len(orphans)
 			}
 			if opts.Progress != nil {
 				opts.Progress(done)
@@ -174,14 +180,6 @@ func (c *Client) findOrphans(ctx context.Context, t checkedTable, items []map[st
 		}
 	}
 	return orphans, nil
-}
-
-func (c *Client) deleteOrphans(ctx context.Context, orphans []Orphan) error {
-	ops := make([]writeOp, len(orphans))
-	for i, o := range orphans {
-		ops[i] = deleteOp(o.Entry.Table, o.Entry.Key)
-	}
-	return c.batch.write(ctx, ops)
 }
 
 // scanPages runs in page after page, handing each page's items to fn, until no page

@@ -1,0 +1,181 @@
+package ryno
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+// maxTransactItems is DynamoDB's limit on the actions of one TransactWriteItems.
+const maxTransactItems = 100
+
+// repair is a transaction deleting orphans, each only while the entity it misses is
+// still missing: a condition check per missing entity, a delete per orphan.
+type repair struct {
+	orphans []Orphan
+	missing []Key // distinct, in order of first appearance
+}
+
+// actions returns the actions of the transaction: the condition checks of missing,
+// then the deletes of orphans, so that a cancellation reason at index i < len(missing)
+// is about missing[i].
+func (r repair) actions(names tables.Names) []types.TransactWriteItem {
+	acts := make([]types.TransactWriteItem, 0, len(r.missing)+len(r.orphans))
+	for _, k := range r.missing {
+		acts = append(acts, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName:                aws.String(names.Entities),
+			Key:                      k.item(),
+			ConditionExpression:      aws.String("attribute_not_exists(#id)"),
+			ExpressionAttributeNames: map[string]string{"#id": tables.AttrID},
+		}})
+	}
+	for _, o := range r.orphans {
+		acts = append(acts, types.TransactWriteItem{Delete: &types.Delete{
+			TableName: aws.String(o.Entry.Table),
+			Key:       o.Entry.Key,
+		}})
+	}
+	return acts
+}
+
+// without returns r without the orphans missing an entity in alive.
+func (r repair) without(alive map[Key]bool) repair {
+	var out repair
+	for _, k := range r.missing {
+		if !alive[k] {
+			out.missing = append(out.missing, k)
+		}
+	}
+	for _, o := range r.orphans {
+		if !alive[o.Missing] {
+			out.orphans = append(out.orphans, o)
+		}
+	}
+	return out
+}
+
+// planRepairs groups orphans that name their missing entity into transactions within
+// DynamoDB's limit. Orphans of one entity share its condition check.
+func planRepairs(orphans []Orphan) []repair {
+	var plans []repair
+	var cur repair
+	seen := map[Key]bool{}
+	for _, o := range orphans {
+		need := 1
+		if !seen[o.Missing] {
+			need++
+		}
+		if len(cur.orphans)+len(cur.missing)+need > maxTransactItems {
+			plans = append(plans, cur)
+			cur, seen = repair{}, map[Key]bool{}
+		}
+		if !seen[o.Missing] {
+			seen[o.Missing] = true
+			cur.missing = append(cur.missing, o.Missing)
+		}
+		cur.orphans = append(cur.orphans, o)
+	}
+	if len(cur.orphans) > 0 {
+		plans = append(plans, cur)
+	}
+	return plans
+}
+
+// repairOrphans deletes orphans and returns how many it deleted and how many it kept
+// because the entity they missed exists by now. Orphans that name their missing
+// entity are deleted in transactions that check the entity is still missing, so an
+// entity created since Check read it keeps its entries; malformed entries, which
+// name none, are deleted as they are.
+func (c *Client) repairOrphans(ctx context.Context, orphans []Orphan) (deleted, kept int, err error) {
+	var malformed, named []Orphan
+	for _, o := range orphans {
+		if o.Missing == (Key{}) {
+			malformed = append(malformed, o)
+		} else {
+			named = append(named, o)
+		}
+	}
+	if err := c.batch.write(ctx, orphanDeletes(malformed)); err != nil {
+		return 0, 0, err
+	}
+	plans := planRepairs(named)
+	var mu sync.Mutex
+	deleted = len(malformed)
+	err = parallel(ctx, len(plans), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+		d, err := c.runRepair(ctx, plans[i])
+		mu.Lock()
+		defer mu.Unlock()
+		deleted += d
+		kept += len(plans[i].orphans) - d
+		return err
+	})
+	return deleted, kept, err
+}
+
+// runRepair sends the transaction of r until it succeeds, dropping the orphans whose
+// entity a cancellation shows to exist, and returns how many orphans it deleted.
+// Cancellations for conflicts or throttling are retried with backoff.
+func (c *Client) runRepair(ctx context.Context, r repair) (int, error) {
+	state := retryState{opts: c.opts.Retry}
+	for len(r.orphans) > 0 {
+		_, err := c.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: r.actions(c.names)})
+		if err == nil {
+			return len(r.orphans), nil
+		}
+		var canceled *types.TransactionCanceledException
+		if !errors.As(err, &canceled) {
+			return 0, err
+		}
+		alive, retryable := cancellationCauses(r, canceled.CancellationReasons)
+		if len(alive) > 0 {
+			r = r.without(alive)
+			continue
+		}
+		if !retryable {
+			return 0, err
+		}
+		wait, again := state.next(len(r.orphans), len(r.orphans))
+		if !again {
+			return 0, err
+		}
+		if err := c.batch.sleep(ctx, wait); err != nil {
+			return 0, err
+		}
+	}
+	return 0, nil
+}
+
+// cancellationCauses reads the reasons of a cancelled repair: the missing entities
+// whose condition check failed, as they exist by now, and whether the rest of the
+// reasons allow a retry.
+func cancellationCauses(r repair, reasons []types.CancellationReason) (alive map[Key]bool, retryable bool) {
+	alive = map[Key]bool{}
+	retryable = true
+	for i, reason := range reasons {
+		switch code := aws.ToString(reason.Code); code {
+		case "", "None":
+		case "ConditionalCheckFailed":
+			if i < len(r.missing) {
+				alive[r.missing[i]] = true
+			}
+		case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
+		default:
+			retryable = false
+		}
+	}
+	return alive, retryable
+}
+
+func orphanDeletes(orphans []Orphan) []writeOp {
+	ops := make([]writeOp, len(orphans))
+	for i, o := range orphans {
+		ops[i] = deleteOp(o.Entry.Table, o.Entry.Key)
+	}
+	return ops
+}

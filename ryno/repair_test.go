@@ -1,0 +1,94 @@
+package ryno
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+func orphanOf(entry int, missing string) Orphan {
+	return Orphan{
+		Entry:   ItemKey{Table: "t", Key: testKey(entry)},
+		Role:    "object",
+		Missing: Key{Scope: "s", Type: "t", ID: missing},
+	}
+}
+
+func TestPlanRepairsStaysWithinTheTransactionLimit(t *testing.T) {
+	tests := []struct {
+		name    string
+		orphans []Orphan
+		want    [][2]int // orphans and condition checks of each transaction
+	}{
+		{"none", nil, nil},
+		{"one", []Orphan{orphanOf(0, "a")}, [][2]int{{1, 1}}},
+		{"one entity shares its check", []Orphan{orphanOf(0, "a"), orphanOf(1, "a"), orphanOf(2, "b")}, [][2]int{{3, 2}}},
+		{"50 entities with an orphan each fill one", orphans(50, 50), [][2]int{{50, 50}}},
+		{"51 spill over", orphans(51, 51), [][2]int{{50, 50}, {1, 1}}},
+		{"99 orphans of one entity", orphans(99, 1), [][2]int{{99, 1}}},
+		{"100 orphans of one entity", orphans(100, 1), [][2]int{{99, 1}, {1, 1}}},
+	}
+	names, err := tables.NewNames("t")
+	require.NoError(t, err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plans := planRepairs(tt.orphans)
+			var got [][2]int
+			total := 0
+			for _, p := range plans {
+				got = append(got, [2]int{len(p.orphans), len(p.missing)})
+				require.LessOrEqual(t, len(p.actions(names)), maxTransactItems)
+				for _, o := range p.orphans {
+					require.Contains(t, p.missing, o.Missing, "each orphan's entity is checked in its transaction")
+				}
+				total += len(p.orphans)
+			}
+			require.Equal(t, tt.want, got)
+			require.Equal(t, len(tt.orphans), total, "every orphan is planned once")
+		})
+	}
+}
+
+// orphans returns n orphans missing entities spread over m ids.
+func orphans(n, m int) []Orphan {
+	out := make([]Orphan, n)
+	for i := range out {
+		out[i] = orphanOf(i, fmt.Sprintf("e%d", i%m))
+	}
+	return out
+}
+
+func TestCancellationCauses(t *testing.T) {
+	r := planRepairs([]Orphan{orphanOf(0, "a"), orphanOf(1, "b"), orphanOf(2, "a")})[0]
+	reason := func(code string) types.CancellationReason { return types.CancellationReason{Code: aws.String(code)} }
+	tests := []struct {
+		name      string
+		reasons   []types.CancellationReason
+		alive     []string
+		retryable bool
+		left      int // orphans left to delete
+	}{
+		{"b was created", []types.CancellationReason{reason("None"), reason("ConditionalCheckFailed"), reason("None"), reason("None"), reason("None")}, []string{"b"}, true, 2},
+		{"a conflict", []types.CancellationReason{reason("None"), reason("TransactionConflict")}, nil, true, 3},
+		{"throttled", []types.CancellationReason{reason("ThrottlingError")}, nil, true, 3},
+		{"a validation error", []types.CancellationReason{reason("ValidationError")}, nil, false, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			alive, retryable := cancellationCauses(r, tt.reasons)
+			require.Equal(t, tt.retryable, retryable)
+			require.Len(t, alive, len(tt.alive))
+			for _, id := range tt.alive {
+				require.True(t, alive[Key{Scope: "s", Type: "t", ID: id}])
+			}
+			left := r.without(alive)
+			require.Len(t, left.orphans, tt.left)
+			require.Len(t, left.missing, 2-len(tt.alive))
+		})
+	}
+}

@@ -106,31 +106,37 @@ func (c *Client) repairOrphans(ctx context.Context, orphans []Orphan) (deleted, 
 	}
 	plans := planRepairs(named)
 	var mu sync.Mutex
+	var failed failures
 	deleted = len(malformed)
-	err = parallel(ctx, len(plans), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		d, err := c.runRepair(ctx, plans[i])
+	inParallel(ctx, len(plans), c.opts.MaxConcurrency, false, func(ctx context.Context, i int) error {
+		left, err := c.runRepair(ctx, plans[i])
 		mu.Lock()
 		defer mu.Unlock()
-		deleted += d
-		kept += len(plans[i].orphans) - d
-		return err
+		kept += len(plans[i].orphans) - len(left.orphans)
+		if err != nil {
+			failed.add(orphanEntries(left.orphans), err)
+			return err
+		}
+		deleted += len(left.orphans)
+		return nil
 	})
-	return deleted, kept, err
+	return deleted, kept, failed.err("TransactWriteItems")
 }
 
 // runRepair sends the transaction of r until it succeeds, dropping the orphans whose
-// entity a cancellation shows to exist, and returns how many orphans it deleted.
-// Cancellations for conflicts or throttling are retried with backoff.
-func (c *Client) runRepair(ctx context.Context, r repair) (int, error) {
+// entity a cancellation shows to exist, and returns what it sent last: the orphans it
+// deleted, or on failure those it could not delete. Cancellations for conflicts or
+// throttling are retried with backoff.
+func (c *Client) runRepair(ctx context.Context, r repair) (repair, error) {
 	state := retryState{opts: c.opts.Retry}
 	for len(r.orphans) > 0 {
 		_, err := c.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: r.actions(c.names)})
 		if err == nil {
-			return len(r.orphans), nil
+			return r, nil
 		}
 		var canceled *types.TransactionCanceledException
 		if !errors.As(err, &canceled) {
-			return 0, err
+			return r, err
 		}
 		alive, retryable := cancellationCauses(r, canceled.CancellationReasons)
 		if len(alive) > 0 {
@@ -138,17 +144,17 @@ func (c *Client) runRepair(ctx context.Context, r repair) (int, error) {
 			continue
 		}
 		if !retryable {
-			return 0, err
+			return r, err
 		}
 		wait, again := state.next(len(r.orphans), len(r.orphans))
 		if !again {
-			return 0, err
+			return r, err
 		}
 		if err := c.batch.sleep(ctx, wait); err != nil {
-			return 0, err
+			return r, err
 		}
 	}
-	return 0, nil
+	return r, nil
 }
 
 // cancellationCauses reads the reasons of a cancelled repair: the missing entities
@@ -170,6 +176,14 @@ func cancellationCauses(r repair, reasons []types.CancellationReason) (alive map
 		}
 	}
 	return alive, retryable
+}
+
+func orphanEntries(orphans []Orphan) []ItemKey {
+	keys := make([]ItemKey, len(orphans))
+	for i, o := range orphans {
+		keys[i] = o.Entry
+	}
+	return keys
 }
 
 func orphanDeletes(orphans []Orphan) []writeOp {

@@ -1,10 +1,14 @@
 package ryno
 
 import (
+	"context"
 	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
@@ -89,6 +93,89 @@ func TestCancellationCauses(t *testing.T) {
 			left := r.without(alive)
 			require.Len(t, left.orphans, tt.left)
 			require.Len(t, left.missing, 2-len(tt.alive))
+		})
+	}
+}
+
+// transactStub answers TransactWriteItems with reply; other operations panic.
+type transactStub struct {
+	DynamoDBAPI
+	mu    sync.Mutex
+	sent  [][]types.TransactWriteItem
+	reply func(call int) error
+}
+
+func (s *transactStub) TransactWriteItems(_ context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sent = append(s.sent, in.TransactItems)
+	return &dynamodb.TransactWriteItemsOutput{}, s.reply(len(s.sent))
+}
+
+func canceled(codes ...string) error {
+	reasons := make([]types.CancellationReason, len(codes))
+	for i, c := range codes {
+		reasons[i] = types.CancellationReason{Code: aws.String(c)}
+	}
+	return &types.TransactionCanceledException{Message: aws.String("canceled"), CancellationReasons: reasons}
+}
+
+func TestRepairOrphans(t *testing.T) {
+	// Checks of a and b, then the deletes of entries 0 (a), 1 (b) and 2 (a).
+	three := []Orphan{orphanOf(0, "a"), orphanOf(1, "b"), orphanOf(2, "a")}
+	tests := []struct {
+		name          string
+		reply         func(call int) error
+		deleted, kept int
+		requests      []int // actions of each request
+		failed        []int // entries named by the error
+	}{
+		{"all at once", func(int) error { return nil }, 3, 0, []int{5}, nil},
+		{"b created meanwhile", func(call int) error {
+			if call == 1 {
+				return canceled("None", "ConditionalCheckFailed", "None", "None", "None")
+			}
+			return nil
+		}, 2, 1, []int{5, 3}, nil},
+		{"a conflict is retried", func(call int) error {
+			if call == 1 {
+				return canceled("None", "None", "TransactionConflict", "None", "None")
+			}
+			return nil
+		}, 3, 0, []int{5, 5}, nil},
+		{"a validation error names every entry", func(int) error {
+			return canceled("ValidationError")
+		}, 0, 0, []int{5}, []int{0, 1, 2}},
+		{"conflicts until the budget ends", func(int) error {
+			return canceled("TransactionConflict")
+		}, 0, 0, []int{5, 5, 5}, []int{0, 1, 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stub := &transactStub{reply: tt.reply}
+			c, err := New(stub, Options{TablePrefix: "t", Retry: RetryOptions{MaxAttempts: 3, BaseDelay: time.Microsecond}})
+			require.NoError(t, err)
+			deleted, kept, err := c.repairOrphans(context.Background(), three)
+			require.Equal(t, tt.deleted, deleted)
+			require.Equal(t, tt.kept, kept)
+			var sizes []int
+			for _, acts := range stub.sent {
+				sizes = append(sizes, len(acts))
+			}
+			require.Equal(t, tt.requests, sizes)
+			if tt.failed == nil {
+				require.NoError(t, err)
+				return
+			}
+			var be *BatchError
+			require.ErrorAs(t, err, &be)
+			var txErr *types.TransactionCanceledException
+			require.ErrorAs(t, err, &txErr)
+			var want []ItemKey
+			for _, i := range tt.failed {
+				want = append(want, three[i].Entry)
+			}
+			require.ElementsMatch(t, want, be.Keys)
 		})
 	}
 }

@@ -33,6 +33,9 @@ func (r *runner) check(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if s.segments < 1 || s.segments > ryno.MaxCheckSegments {
+		return checkCommand.usage(fmt.Sprintf("--segments must be between 1 and %d", ryno.MaxCheckSegments))
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	api, err := r.newClient(ctx, checkCommand, s)
@@ -45,7 +48,8 @@ func (r *runner) check(ctx context.Context, args []string) error {
 	}
 	progress := r.progressLine()
 	done, err := db.Check(ctx, ryno.CheckOptions{
-		Repair: s.repair,
+		Repair:   s.repair,
+		Segments: s.segments,
 		OnOrphan: func(o ryno.Orphan) {
 			progress.clear()
 			fmt.Fprintf(r.stdout, "orphan: %s\n", o)

@@ -49,6 +49,9 @@ func TestUsageErrors(t *testing.T) {
 		{"capacity without provisioned", []string{"migrate", "plan", "--prefix", "app", "--write-capacity", "5"},
 			"--read-capacity and --write-capacity need --billing-mode provisioned", "migrate plan"},
 		{"bad timeout", []string{"migrate", "status", "--prefix", "app", "--timeout", "0s"}, "--timeout must be positive", "migrate status"},
+		{"no segments", []string{"check", "--prefix", "app", "--segments", "0"}, "--segments must be between 1 and 1000", "check"},
+		{"too many segments", []string{"check", "--prefix", "app", "--segments", "1001"}, "--segments must be between 1 and 1000", "check"},
+		{"reindex in the stock command", []string{"reindex", "--prefix", "app", "--scope", "acme"}, "reindex runs the application's map functions", "reindex"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

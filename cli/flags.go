@@ -42,6 +42,7 @@ type settings struct {
 
 	deleteAllData bool
 	repair        bool
+	segments      int
 
 	scope string
 	types stringList
@@ -65,6 +66,7 @@ func flagSet(cmd *command, s *settings) *flag.FlagSet {
 		fs.BoolVar(&s.deleteAllData, "delete-all-data", false, "confirm that the tables and every item in them are deleted")
 	case "check":
 		fs.BoolVar(&s.repair, "repair", false, "delete the orphans found")
+		fs.IntVar(&s.segments, "segments", 1, "scan each table in this many parallel segments, for large tables")
 	case "reindex":
 		fs.StringVar(&s.scope, "scope", "", "`scope` of the entities to reindex; required")
 		fs.Var(&s.types, "type", "entity `type` to reindex; repeat for several (default: every type with an index)")

@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -86,6 +87,52 @@ func TestCheckFindsOrphansAndRepairRemovesThemOnly(t *testing.T) {
 	require.Equal(t, ryno.CheckProgress{Relationships: 1, IndexEntries: 2}, done, "only the orphans went")
 	require.Equal(t, []ryno.Key{pk("b")}, objectsOf(t, s.Client, pk("a"), "knows", 10))
 	require.Len(t, indexItems(t, s.raw, names), 2, "the entries of a and b")
+}
+
+func TestCheckInParallelSegmentsFindsTheSameOrphans(t *testing.T) {
+	const segments = 4
+	s := newIndexedStore(t, nil)
+	want := plantOrphans(t, s)
+	for i := range 200 { // entries enough to fill each segment
+		require.NoError(t, s.AddRelationships(ctx, pk(fmt.Sprint("s", i)), "knows", pk("a")))
+	}
+	gate := dynamotest.NewGate(s.raw, segments) // the scans of every segment in flight at once
+	checker, err := ryno.New(gate, ryno.Options{TablePrefix: s.Names().Prefix})
+	require.NoError(t, err)
+
+	var found []string
+	var reports int
+	done, err := checker.Check(ctx, ryno.CheckOptions{
+		Segments: segments,
+		OnOrphan: func(o ryno.Orphan) {
+			if !strings.Contains(o.String(), "person:s") {
+				found = append(found, o.String())
+			}
+		},
+		Progress: func(ryno.CheckProgress) { reports++ },
+	})
+	require.NoError(t, err)
+	require.True(t, gate.Opened())
+	require.ElementsMatch(t, want, found)
+	require.Equal(t, ryno.CheckProgress{Relationships: 204, IndexEntries: 3, Orphans: 204}, done,
+		"the 200 subjects s* do not exist either")
+	require.GreaterOrEqual(t, reports, segments, "a report per page of each segment")
+
+	done, err = s.Check(ctx, ryno.CheckOptions{Segments: segments, Repair: true})
+	require.NoError(t, err)
+	require.Equal(t, 204, done.Repaired)
+	done, err = s.Check(ctx, ryno.CheckOptions{Segments: segments})
+	require.NoError(t, err)
+	require.Equal(t, ryno.CheckProgress{Relationships: 1, IndexEntries: 2}, done)
+}
+
+func TestCheckRejectsABadSegmentCountWithoutARequest(t *testing.T) {
+	s := newStoreWith(t, nil)
+	for _, n := range []int{-1, ryno.MaxCheckSegments + 1} {
+		_, err := s.Check(ctx, ryno.CheckOptions{Segments: n})
+		require.ErrorIs(t, err, ryno.ErrInvalid)
+	}
+	require.Zero(t, s.counter.Total())
 }
 
 func TestCheckRepairKeepsTheEntriesOfAnEntityCreatedMeanwhile(t *testing.T) {

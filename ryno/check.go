@@ -3,6 +3,7 @@ package ryno
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -29,11 +30,18 @@ func (o Orphan) String() string {
 type CheckOptions struct {
 	// Repair deletes every orphan found.
 	Repair bool
+	// Segments splits the scan of each table into that many segments read in
+	// parallel (DynamoDB's parallel scan), for large tables. Default 1; at most
+	// MaxCheckSegments. Batch requests stay within Options.MaxConcurrency in all.
+	Segments int
 	// OnOrphan, when set, is called for each orphan found.
 	OnOrphan func(Orphan)
 	// Progress, when set, is called after each page of entries.
 	Progress func(CheckProgress)
 }
+
+// MaxCheckSegments bounds CheckOptions.Segments.
+const MaxCheckSegments = 1000
 
 // CheckProgress counts what a Check has done so far.
 type CheckProgress struct {
@@ -46,48 +54,76 @@ type CheckProgress struct {
 
 // Check scans the relationship and index entries tables for orphans: relationship
 // entries whose subject or object does not exist, and index entries whose entity does
-// not exist. It holds one page of entries at a time, whatever the size of the tables,
-// and checks the entities of a page with parallel BatchGetItem requests. With
-// Repair, it deletes the orphans of each page as it goes, in transactions that check
-// that the entity each misses is still missing: an entity created since it was read
-// keeps its entries, which are counted as Kept. Malformed entries, which name no
-// entity, are deleted as they are.
+// not exist. Each segment of the scan holds one page of entries at a time, whatever
+// the size of the tables, and checks the entities of a page with parallel
+// BatchGetItem requests. With Repair, it deletes the orphans of each page as it goes,
+// in transactions that check that the entity each misses is still missing: an entity
+// created since it was read keeps its entries, which are counted as Kept. Malformed
+// entries, which name no entity, are deleted as they are. OnOrphan and Progress are
+// called from one goroutine at a time.
 //
 // An entry written just before its entity (a relationship added before its object is
 // created, say) is an orphan until then: run Check when such writes are quiet.
 func (c *Client) Check(ctx context.Context, opts CheckOptions) (CheckProgress, error) {
-	var done CheckProgress
+	segments := opts.Segments
+	if segments == 0 {
+		segments = 1
+	}
+	if segments < 0 || segments > MaxCheckSegments {
+		return CheckProgress{}, invalid("CheckOptions.Segments", fmt.Sprint(opts.Segments), fmt.Sprintf("must be between 1 and %d", MaxCheckSegments))
+	}
+	run := &checkRun{opts: opts, batch: c.batch.shared()}
 	for _, t := range c.checkedTables() {
-		err := c.scanPages(ctx, t.scan(), func(items []map[string]types.AttributeValue) error {
-			orphans, err := c.findOrphans(ctx, t, items)
-			if err != nil {
-				return err
-			}
-			*t.scanned(&done) += len(items)
-			done.Orphans += len(orphans)
-			for _, o := range orphans {
-				if opts.OnOrphan != nil {
-					opts.OnOrphan(o)
-				}
-			}
-			if opts.Repair {
-				deleted, kept, err := c.repairOrphans(ctx, orphans)
-				done.Repaired += deleted
-				done.Kept += kept
-				if err != nil {
-					return err
-				}
-			}
-			if opts.Progress != nil {
-				opts.Progress(done)
-			}
-			return nil
+		err := parallel(ctx, segments, segments, func(ctx context.Context, segment int) error {
+			return c.scanPages(ctx, t.scan(segment, segments), func(items []map[string]types.AttributeValue) error {
+				return c.checkPage(ctx, run, t, items)
+			})
 		})
 		if err != nil {
-			return done, fmt.Errorf("ryno: check %s: %w", t.table, err)
+			return run.done, fmt.Errorf("ryno: check %s: %w", t.table, err)
 		}
 	}
-	return done, nil
+	return run.done, nil
+}
+
+// checkRun is one Check in progress, shared by the segments of its scans.
+type checkRun struct {
+	opts  CheckOptions
+	batch *batcher // bounds the batch requests of all segments together
+
+	mu   sync.Mutex // guards done and serializes the callbacks
+	done CheckProgress
+}
+
+// checkPage finds the orphans among the items of one page, repairs them when asked,
+// and reports.
+func (c *Client) checkPage(ctx context.Context, run *checkRun, t checkedTable, items []map[string]types.AttributeValue) error {
+	orphans, err := c.findOrphans(ctx, run.batch, t, items)
+	if err != nil {
+		return err
+	}
+	var deleted, kept int
+	if run.opts.Repair {
+		deleted, kept, err = c.repairOrphans(ctx, run.batch, orphans)
+	}
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	*t.scanned(&run.done) += len(items)
+	run.done.Orphans += len(orphans)
+	run.done.Repaired += deleted
+	run.done.Kept += kept
+	if run.opts.OnOrphan != nil {
+		for _, o := range orphans {
+			run.opts.OnOrphan(o)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if run.opts.Progress != nil {
+		run.opts.Progress(run.done)
+	}
+	return nil
 }
 
 // checkedTable is a table whose items refer to entities.
@@ -135,23 +171,28 @@ func (c *Client) checkedTables() []checkedTable {
 	}
 }
 
-// scan returns a consistent scan of the table reading only the attributes Check uses.
-func (t checkedTable) scan() *dynamodb.ScanInput {
+// scan returns a consistent scan of one of segments of the table, reading only the
+// attributes Check uses.
+func (t checkedTable) scan(segment, segments int) *dynamodb.ScanInput {
 	names := append([]string{}, t.key...)
 	for _, r := range t.refs {
 		names = append(names, r.scope, r.typ, r.id)
 	}
 	expr, attrs := projection(names)
-	return &dynamodb.ScanInput{
+	in := &dynamodb.ScanInput{
 		TableName:                aws.String(t.table),
 		ProjectionExpression:     expr,
 		ExpressionAttributeNames: attrs,
 		ConsistentRead:           aws.Bool(true),
 	}
+	if segments > 1 {
+		in.Segment, in.TotalSegments = aws.Int32(int32(segment)), aws.Int32(int32(segments))
+	}
+	return in
 }
 
 // findOrphans returns the items that refer to an entity that does not exist.
-func (c *Client) findOrphans(ctx context.Context, t checkedTable, items []map[string]types.AttributeValue) ([]Orphan, error) {
+func (c *Client) findOrphans(ctx context.Context, batch *batcher, t checkedTable, items []map[string]types.AttributeValue) ([]Orphan, error) {
 	var ops []getOp
 	for _, item := range items {
 		for _, r := range t.refs {
@@ -160,7 +201,7 @@ func (c *Client) findOrphans(ctx context.Context, t checkedTable, items []map[st
 			}
 		}
 	}
-	existing, err := c.batch.get(ctx, ops, readOptions{consistent: true, projection: []string{tables.AttrID, tables.AttrScopeTypeKey}})
+	existing, err := batch.get(ctx, ops, readOptions{consistent: true, projection: []string{tables.AttrID, tables.AttrScopeTypeKey}})
 	if err != nil {
 		return nil, err
 	}

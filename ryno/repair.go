@@ -92,7 +92,7 @@ func planRepairs(orphans []Orphan) []repair {
 // entity are deleted in transactions that check the entity is still missing, so an
 // entity created since Check read it keeps its entries; malformed entries, which
 // name none, are deleted as they are.
-func (c *Client) repairOrphans(ctx context.Context, orphans []Orphan) (deleted, kept int, err error) {
+func (c *Client) repairOrphans(ctx context.Context, batch *batcher, orphans []Orphan) (deleted, kept int, err error) {
 	var malformed, named []Orphan
 	for _, o := range orphans {
 		if o.Missing == (Key{}) {
@@ -101,7 +101,7 @@ func (c *Client) repairOrphans(ctx context.Context, orphans []Orphan) (deleted, 
 			named = append(named, o)
 		}
 	}
-	if err := c.batch.write(ctx, orphanDeletes(malformed)); err != nil {
+	if err := batch.write(ctx, orphanDeletes(malformed)); err != nil {
 		return 0, 0, err
 	}
 	plans := planRepairs(named)
@@ -109,7 +109,7 @@ func (c *Client) repairOrphans(ctx context.Context, orphans []Orphan) (deleted, 
 	var failed failures
 	deleted = len(malformed)
 	inParallel(ctx, len(plans), c.opts.MaxConcurrency, false, func(ctx context.Context, i int) error {
-		left, err := c.runRepair(ctx, plans[i])
+		left, err := c.runRepair(ctx, batch, plans[i])
 		mu.Lock()
 		defer mu.Unlock()
 		kept += len(plans[i].orphans) - len(left.orphans)
@@ -127,10 +127,15 @@ func (c *Client) repairOrphans(ctx context.Context, orphans []Orphan) (deleted, 
 // entity a cancellation shows to exist, and returns what it sent last: the orphans it
 // deleted, or on failure those it could not delete. Cancellations for conflicts or
 // throttling are retried with backoff.
-func (c *Client) runRepair(ctx context.Context, r repair) (repair, error) {
+func (c *Client) runRepair(ctx context.Context, batch *batcher, r repair) (repair, error) {
 	state := retryState{opts: c.opts.Retry}
 	for len(r.orphans) > 0 {
-		_, err := c.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: r.actions(c.names)})
+		release, err := batch.acquire(ctx)
+		if err != nil {
+			return r, err
+		}
+		_, err = c.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: r.actions(c.names)})
+		release()
 		if err == nil {
 			return r, nil
 		}
@@ -150,7 +155,7 @@ func (c *Client) runRepair(ctx context.Context, r repair) (repair, error) {
 		if !again {
 			return r, err
 		}
-		if err := c.batch.sleep(ctx, wait); err != nil {
+		if err := batch.sleep(ctx, wait); err != nil {
 			return r, err
 		}
 	}

@@ -155,7 +155,7 @@ func TestRepairOrphans(t *testing.T) {
 			stub := &transactStub{reply: tt.reply}
 			c, err := New(stub, Options{TablePrefix: "t", Retry: RetryOptions{MaxAttempts: 3, BaseDelay: time.Microsecond}})
 			require.NoError(t, err)
-			deleted, kept, err := c.repairOrphans(context.Background(), three)
+			deleted, kept, err := c.repairOrphans(context.Background(), c.batch.shared(), three)
 			require.Equal(t, tt.deleted, deleted)
 			require.Equal(t, tt.kept, kept)
 			var sizes []int

@@ -255,12 +255,13 @@ func ExampleClient_Check() {
 	db := connect()
 	done, err := db.Check(ctx, ryno.CheckOptions{
 		Repair:   true,
-		OnOrphan: func(o ryno.Orphan) { fmt.Println("deleting", o) },
+		Segments: 4, // parallel scan segments, for large tables
+		OnOrphan: func(o ryno.Orphan) { fmt.Println("orphan:", o) },
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%d orphans deleted\n", done.Repaired)
+	fmt.Printf("%d orphans deleted, %d kept as their entity was created meanwhile\n", done.Repaired, done.Kept)
 }
 
 // connect returns a client for the examples.

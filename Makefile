@@ -31,7 +31,7 @@ test: lint
 	@mkdir -p $(BUILD)
 	@$(with_dynamodb) \
 		$(GOTESTSUM) --format pkgname-and-test-fails --jsonfile $(BUILD)/test-events.json -- -race -count=1 ./...
-	@scripts/test-summary.sh $(BUILD)/test-events.json integration ryno tables
+	@scripts/test-summary.sh $(BUILD)/test-events.json integration ryno tables cli
 
 lint:
 	$(GO) vet ./...

@@ -87,12 +87,11 @@ func (r *runner) reindexTypes(s *settings) ([]string, error) {
 			return nil, reindexCommand.usage(err.Error())
 		}
 	}
-	if len(s.types) > 0 {
-		return slices.Compact(slices.Sorted(slices.Values(s.types))), nil
-	}
-	var types []string
-	for _, ix := range r.cfg.Indexes {
-		types = append(types, ix.Type)
+	types := s.types
+	if len(types) == 0 {
+		for _, ix := range r.cfg.Indexes {
+			types = append(types, ix.Type)
+		}
 	}
 	return slices.Compact(slices.Sorted(slices.Values(types))), nil
 }

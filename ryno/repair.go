@@ -123,43 +123,28 @@ func (c *Client) repairOrphans(ctx context.Context, batch *batcher, orphans []Or
 	return deleted, kept, failed.err("TransactWriteItems")
 }
 
-// runRepair sends the transaction of r until it succeeds, dropping the orphans whose
-// entity a cancellation shows to exist, and returns what it sent last: the orphans it
-// deleted, or on failure those it could not delete. Cancellations for conflicts or
-// throttling are retried with backoff.
+// runRepair sends the transaction of r through the batch engine's retry loop until
+// it succeeds, dropping the orphans whose entity a cancellation shows to exist, and
+// returns what it sent last: the orphans it deleted, or on failure those it could not
+// delete. Cancellations for conflicts or throttling are retried with backoff.
 func (c *Client) runRepair(ctx context.Context, batch *batcher, r repair) (repair, error) {
-	state := retryState{opts: c.opts.Retry}
-	for len(r.orphans) > 0 {
-		release, err := batch.acquire(ctx)
-		if err != nil {
-			return r, err
-		}
-		_, err = c.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: r.actions(c.names)})
-		release()
-		if err == nil {
-			return r, nil
-		}
+	_, err := untilDone(ctx, batch, r.orphans, func(ctx context.Context, _ []Orphan) ([]Orphan, error) {
+		_, err := c.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: r.actions(c.names)})
 		var canceled *types.TransactionCanceledException
-		if !errors.As(err, &canceled) {
-			return r, err
+		if err == nil || !errors.As(err, &canceled) {
+			return nil, err
 		}
 		alive, retryable := cancellationCauses(r, canceled.CancellationReasons)
-		if len(alive) > 0 {
+		switch {
+		case len(alive) > 0:
 			r = r.without(alive)
-			continue
+			return r.orphans, nil
+		case retryable:
+			return r.orphans, &retryLater{err}
 		}
-		if !retryable {
-			return r, err
-		}
-		wait, again := state.next(len(r.orphans), len(r.orphans))
-		if !again {
-			return r, err
-		}
-		if err := batch.sleep(ctx, wait); err != nil {
-			return r, err
-		}
-	}
-	return r, nil
+		return nil, err
+	})
+	return r, err // r holds the orphans of the last transaction: deleted, or not on failure
 }
 
 // cancellationCauses reads the reasons of a cancelled repair: the missing entities

@@ -3,6 +3,7 @@ package ryno
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"time"
 )
@@ -44,12 +45,21 @@ func (s *retryState) next(before, left int) (time.Duration, bool) {
 	return s.opts.backoff(s.retries), true
 }
 
+// retryLater is what send returns, with the items it hands back, when a request
+// failed in a way that may pass when sent again (a transaction conflict, say).
+type retryLater struct{ err error }
+
+func (e *retryLater) Error() string { return e.err.Error() }
+func (e *retryLater) Unwrap() error { return e.err }
+
 // untilDone sends pending with send, then what send reports left unprocessed, with
-// backoff between requests, until nothing is left. It returns what it could not
-// finish and why: the error of a request, the context's, or ErrUnprocessed when the
-// retry budget ran out.
+// backoff between requests, until nothing is left. A *retryLater error counts as a
+// response leaving its items unprocessed. It returns what it could not finish and
+// why: the error of a request, the context's, or ErrUnprocessed (wrapping the last
+// retryLater cause, if any) when the retry budget ran out.
 func untilDone[T any](ctx context.Context, b *batcher, pending []T, send func(context.Context, []T) ([]T, error)) ([]T, error) {
 	state := retryState{opts: b.retry}
+	var cause error
 	for {
 		release, err := b.acquire(ctx)
 		if err != nil {
@@ -57,7 +67,11 @@ func untilDone[T any](ctx context.Context, b *batcher, pending []T, send func(co
 		}
 		left, err := send(ctx, pending)
 		release()
-		if err != nil {
+		var later *retryLater
+		switch {
+		case errors.As(err, &later):
+			cause = later.err
+		case err != nil:
 			return pending, err
 		}
 		if len(left) == 0 {
@@ -65,6 +79,9 @@ func untilDone[T any](ctx context.Context, b *batcher, pending []T, send func(co
 		}
 		wait, retry := state.next(len(pending), len(left))
 		if !retry {
+			if cause != nil {
+				return left, fmt.Errorf("%w: %w", ErrUnprocessed, cause)
+			}
 			return left, ErrUnprocessed
 		}
 		if err := b.sleep(ctx, wait); err != nil {

@@ -21,9 +21,9 @@ const (
 
 // batcher sends any number of reads or writes as BatchGetItem and BatchWriteItem
 // requests: within DynamoDB's limits, without a duplicate key in a request, chunks in
-// parallel up to a bound, and unprocessed items retried with backoff until they are
-// done or the retry budget or the context ends. It never drops an item: what it could
-// not finish is named in a *BatchError.
+// parallel up to a bound, and unprocessed items (all those of a throttled request
+// too) retried with backoff until they are done or the retry budget or the context
+// ends. It never drops an item: what it could not finish is named in a *BatchError.
 type batcher struct {
 	api         DynamoDBAPI
 	concurrency int

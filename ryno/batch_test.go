@@ -2,12 +2,16 @@ package ryno
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -346,4 +350,159 @@ func TestRetryStateCountsOnlyRequestsWithoutProgress(t *testing.T) {
 	require.True(t, retry)
 	_, retry = s.next(9, 9) // 2: budget spent
 	require.False(t, retry)
+}
+
+// throttled is the error of a request DynamoDB throttled, as the SDK returns it once
+// its retryer has given up.
+func throttled(op string) error {
+	return sdkError(op, &types.ProvisionedThroughputExceededException{Message: aws.String("The level of configured provisioned throughput for the table was exceeded.")})
+}
+
+// throttleFirst is a fakeDB hook that fails the first n requests of op with
+// throttling and processes every later one in full.
+func throttleFirst[R any](op string, n int) func(int, map[string]R) (map[string]R, error) {
+	return func(call int, _ map[string]R) (map[string]R, error) {
+		if call <= n {
+			return nil, throttled(op)
+		}
+		return nil, nil
+	}
+}
+
+func TestBatchRetriesAThrottledChunkUntilDone(t *testing.T) {
+	for _, n := range []int{1, 3, DefaultMaxAttempts - 1} {
+		t.Run(fmt.Sprintf("read throttled %d times", n), func(t *testing.T) {
+			f := newFakeDB(t)
+			seed(f, "t", 0, 100)
+			f.getHook = throttleFirst[types.KeysAndAttributes]("BatchGetItem", n)
+			var waits []time.Duration
+			found, err := testBatcher(f, 1, &waits).get(context.Background(), gets("t", seq(100)...), readOptions{})
+
+			require.NoError(t, err)
+			require.Len(t, found, 100)
+			require.Equal(t, n+1, f.getCalls)
+			require.Len(t, waits, n, "each retry waits first")
+		})
+		t.Run(fmt.Sprintf("write throttled %d times", n), func(t *testing.T) {
+			f := newFakeDB(t)
+			f.writeHook = throttleFirst[[]types.WriteRequest]("BatchWriteItem", n)
+			var waits []time.Duration
+			require.NoError(t, testBatcher(f, 1, &waits).write(context.Background(), puts("t", 0, 25, "a")))
+
+			require.Len(t, f.items, 25)
+			require.Equal(t, n+1, f.writeCalls)
+			require.Len(t, waits, n, "each retry waits first")
+		})
+	}
+}
+
+// requireThrottledBatchError checks that err names exactly keys as unfinished by op,
+// giving both ErrUnprocessed and the throttling as its cause.
+func requireThrottledBatchError(t *testing.T, err error, op string, keys []ItemKey) {
+	t.Helper()
+	var be *BatchError
+	require.ErrorAs(t, err, &be)
+	require.Equal(t, op, be.Op)
+	require.Equal(t, keys, be.Keys)
+	require.ErrorIs(t, err, ErrUnprocessed)
+	require.True(t, isThrottle(err), "the cause is throttling: %v", err)
+	var apiErr smithy.APIError
+	require.ErrorAs(t, err, &apiErr)
+	require.Equal(t, "ProvisionedThroughputExceededException", apiErr.ErrorCode())
+}
+
+func itemKeys(table string, from, to int) []ItemKey {
+	var keys []ItemKey
+	for i := from; i < to; i++ {
+		keys = append(keys, ItemKey{Table: table, Key: testKey(i)})
+	}
+	return keys
+}
+
+func TestBatchGetOfAnAlwaysThrottledChunkNamesItsKeys(t *testing.T) {
+	f := newFakeDB(t)
+	seed(f, "t", 0, 100)
+	f.getHook = throttleFirst[types.KeysAndAttributes]("BatchGetItem", math.MaxInt)
+	_, err := testBatcher(f, 1, nil).get(context.Background(), gets("t", seq(100)...), readOptions{})
+
+	requireThrottledBatchError(t, err, "BatchGetItem", itemKeys("t", 0, 100))
+	require.Equal(t, DefaultMaxAttempts, f.getCalls, "every request is throttled: none makes progress")
+}
+
+func TestBatchWriteOfAnAlwaysThrottledChunkNamesItsKeysOnly(t *testing.T) {
+	f := newFakeDB(t)
+	f.writeHook = func(_ int, reqs map[string][]types.WriteRequest) (map[string][]types.WriteRequest, error) {
+		if f.itemKeyID("t", reqs["t"][0].PutRequest.Item) == itemID("t", testKey(25)) {
+			return nil, throttled("BatchWriteItem")
+		}
+		return nil, nil
+	}
+	err := testBatcher(f, 2, nil).write(context.Background(), puts("t", 0, 50, "a"))
+
+	requireThrottledBatchError(t, err, "BatchWriteItem", itemKeys("t", 25, 50))
+	require.Len(t, f.items, 25, "the chunk that is not throttled is written")
+	require.Equal(t, 1+DefaultMaxAttempts, f.writeCalls)
+}
+
+// throttleOrLeaveHalf is a fakeDB hook that throttles every third request and leaves
+// the first half (rounded down) of the items of every other request unprocessed.
+func throttleOrLeaveHalf[R any](op string, items func(R) int, first func(R, int) R) func(int, map[string]R) (map[string]R, error) {
+	return func(call int, reqs map[string]R) (map[string]R, error) {
+		if call%3 == 0 {
+			return nil, throttled(op)
+		}
+		left := map[string]R{}
+		for table, r := range reqs {
+			if n := items(r) / 2; n > 0 {
+				left[table] = first(r, n)
+			}
+		}
+		return left, nil
+	}
+}
+
+func TestBatchThrottlingMixedWithUnprocessedItemsLosesAndRepeatsNothing(t *testing.T) {
+	const n = 250 // 3 reads, 10 writes
+	// Parallel chunks share the throttled calls in no set order; a large budget keeps
+	// the outcome independent of it.
+	batcher := func(f *fakeDB) *batcher {
+		b := testBatcher(f, 4, nil)
+		b.retry.MaxAttempts = 100
+		return b
+	}
+	requireEachProcessedOnce := func(t *testing.T, f *fakeDB) {
+		t.Helper()
+		require.Len(t, f.processed, n)
+		for i := range n {
+			require.Equal(t, 1, f.processed[itemID("t", testKey(i))], "item %d", i)
+		}
+	}
+
+	t.Run("read", func(t *testing.T) {
+		f := newFakeDB(t)
+		seed(f, "t", 0, n)
+		f.getHook = throttleOrLeaveHalf("BatchGetItem",
+			func(ka types.KeysAndAttributes) int { return len(ka.Keys) },
+			func(ka types.KeysAndAttributes, k int) types.KeysAndAttributes {
+				return types.KeysAndAttributes{Keys: ka.Keys[:k]}
+			})
+		found, err := batcher(f).get(context.Background(), gets("t", seq(n)...), readOptions{})
+
+		require.NoError(t, err)
+		require.Len(t, found, n)
+		for i := range n {
+			require.Equal(t, testItem(i, "x"), found[itemID("t", testKey(i))])
+		}
+		requireEachProcessedOnce(t, f)
+	})
+	t.Run("write", func(t *testing.T) {
+		f := newFakeDB(t)
+		f.writeHook = throttleOrLeaveHalf("BatchWriteItem",
+			func(rs []types.WriteRequest) int { return len(rs) },
+			func(rs []types.WriteRequest, k int) []types.WriteRequest { return rs[:k] })
+		require.NoError(t, batcher(f).write(context.Background(), puts("t", 0, n, "a")))
+
+		require.Len(t, f.items, n)
+		requireEachProcessedOnce(t, f)
+	})
 }

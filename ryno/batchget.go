@@ -74,12 +74,12 @@ func uniqueGets(ops []getOp) []getOp {
 }
 
 // getChunk reads one chunk until every key is answered, returning the ops it could
-// not finish and why.
+// not finish and why. A throttled request counts as one that read nothing.
 func (b *batcher) getChunk(ctx context.Context, pending []getOp, ro readOptions, found *itemSet) ([]getOp, error) {
 	return untilDone(ctx, b, pending, func(ctx context.Context, pending []getOp) ([]getOp, error) {
 		out, err := b.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: getRequests(pending, ro)})
 		if err != nil {
-			return nil, err
+			return pending, retryThrottled(err)
 		}
 		byID := make(map[string]getOp, len(pending))
 		names := make(map[string][]string, 1)

@@ -75,12 +75,12 @@ func lastWriteWins(ops []writeOp) []writeOp {
 }
 
 // writeChunk sends one chunk until every op is done, returning the ops it could not
-// finish and why.
+// finish and why. A throttled request counts as one that wrote nothing.
 func (b *batcher) writeChunk(ctx context.Context, pending []writeOp) ([]writeOp, error) {
 	return untilDone(ctx, b, pending, func(ctx context.Context, pending []writeOp) ([]writeOp, error) {
 		out, err := b.api.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: writeRequests(pending)})
 		if err != nil {
-			return nil, err
+			return pending, retryThrottled(err)
 		}
 		return unprocessedWrites(pending, out.UnprocessedItems), nil
 	})

@@ -40,10 +40,11 @@ type fakeDB struct {
 	inFlight    int
 	maxInFlight int
 	requestLens []int
+	processed   map[string]int // by itemID: how often an item was written or read
 }
 
 func newFakeDB(t *testing.T) *fakeDB {
-	return &fakeDB{t: t, keyNames: []string{"pk", "sk"}, items: map[string]map[string]types.AttributeValue{}, opened: make(chan struct{})}
+	return &fakeDB{t: t, keyNames: []string{"pk", "sk"}, items: map[string]map[string]types.AttributeValue{}, opened: make(chan struct{}), processed: map[string]int{}}
 }
 
 func (f *fakeDB) enter() error {
@@ -107,8 +108,10 @@ func (f *fakeDB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItem
 			switch {
 			case r.PutRequest != nil && !skip[f.itemKeyID(table, r.PutRequest.Item)]:
 				f.items[f.itemKeyID(table, r.PutRequest.Item)] = r.PutRequest.Item
+				f.processed[f.itemKeyID(table, r.PutRequest.Item)]++
 			case r.DeleteRequest != nil && !skip[f.itemKeyID(table, r.DeleteRequest.Key)]:
 				delete(f.items, f.itemKeyID(table, r.DeleteRequest.Key))
+				f.processed[f.itemKeyID(table, r.DeleteRequest.Key)]++
 			}
 		}
 	}
@@ -154,7 +157,11 @@ func (f *fakeDB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInpu
 	for table, ka := range in.RequestItems {
 		for _, k := range ka.Keys {
 			id := f.itemKeyID(table, k)
-			if item, ok := f.items[id]; ok && !skip[id] {
+			if skip[id] {
+				continue
+			}
+			f.processed[id]++
+			if item, ok := f.items[id]; ok {
 				out.Responses[table] = append(out.Responses[table], item)
 			}
 		}

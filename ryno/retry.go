@@ -46,7 +46,8 @@ func (s *retryState) next(before, left int) (time.Duration, bool) {
 }
 
 // retryLater is what send returns, with the items it hands back, when a request
-// failed in a way that may pass when sent again (a transaction conflict, say).
+// failed in a way that may pass when sent again (throttling or a transaction
+// conflict, say).
 type retryLater struct{ err error }
 
 func (e *retryLater) Error() string { return e.err.Error() }

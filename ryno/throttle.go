@@ -1,0 +1,43 @@
+package ryno
+
+import (
+	"errors"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+)
+
+// throttleCodes are the error codes with which DynamoDB refuses a request for going
+// over a table's capacity or the account's request rate: the request did nothing and
+// may pass when sent again later.
+var throttleCodes = map[string]bool{
+	"ProvisionedThroughputExceededException": true,
+	"ThrottlingException":                    true,
+	"RequestLimitExceeded":                   true,
+}
+
+// isThrottle reports whether err, however wrapped (in a *smithy.OperationError, say,
+// as the SDK returns it once its retryer has given up), is DynamoDB throttling.
+func isThrottle(err error) bool {
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) && throttleCodes[apiErr.ErrorCode()] {
+		return true
+	}
+	// The typed errors are throttling whatever code a response gave them.
+	var (
+		provisioned *types.ProvisionedThroughputExceededException
+		throttling  *types.ThrottlingException
+		limit       *types.RequestLimitExceeded
+	)
+	return errors.As(err, &provisioned) || errors.As(err, &throttling) || errors.As(err, &limit)
+}
+
+// retryThrottled returns err as a *retryLater when it is throttling, so that
+// untilDone retries the request's items with backoff, within the retry budget, as
+// if DynamoDB had left them all unprocessed. Other errors are returned as they are.
+func retryThrottled(err error) error {
+	if isThrottle(err) {
+		return &retryLater{err}
+	}
+	return err
+}

@@ -79,8 +79,8 @@ func BenchmarkUpdateWithCreated(b *testing.B) {
 	db, counter := benchStore(b)
 	stored := seedEntities(b, db, 100)
 	measure(b, counter, func(i int) error {
-		e := stored[i%len(stored)]
-		_, err := db.Update(ctx, e)
+		e, err := db.Update(ctx, stored[i%len(stored)])
+		stored[i%len(stored)] = e
 		return err
 	})
 }

@@ -102,16 +102,18 @@ func TestUpdateOfAMissingEntityIsNotFound(t *testing.T) {
 	tests := []struct {
 		name     string
 		created  time.Time
+		version  int64
 		requests map[string]int
 	}{
-		{"without Created: read first", time.Time{}, map[string]int{"GetItem": 1}},
-		{"with Created: the put's condition fails", time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), map[string]int{"PutItem": 1}},
+		{"without a version: read first", time.Time{}, 0, map[string]int{"GetItem": 1}},
+		{"with Created but no version: read first", time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), 0, map[string]int{"GetItem": 1}},
+		{"with a version: the put's condition fails", time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), 3, map[string]int{"PutItem": 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			db, counter, _ := newStore(t)
 			e := person("ghost", map[string]any{"v": 1})
-			e.Created = tt.created
+			e.Created, e.Version = tt.created, tt.version
 			_, err := db.Update(ctx, e)
 			require.ErrorIs(t, err, ryno.ErrNotFound)
 			require.Equal(t, tt.requests, requests(counter))
@@ -193,13 +195,22 @@ func TestSetWithAWrongCreatedStillKeepsTheStoredOne(t *testing.T) {
 	require.Equal(t, first.Created, got.Created)
 	require.Equal(t, map[string]int{"PutItem": 2}, requests(counter))
 
-	// A Created for an entity that no longer exists: Set creates it anew.
+	// The entity read is deleted: a Set of it, carrying its version, conflicts.
 	require.NoError(t, db.Delete(ctx, first.Key))
 	counter.Reset()
+	_, err = db.Set(ctx, got)
+	require.ErrorIs(t, err, ryno.ErrConflict)
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	require.Equal(t, map[string]int{"PutItem": 1}, requests(counter))
+
+	// Without a version, a Created for an entity that no longer exists is ignored:
+	// Set creates it anew.
+	got.Version = 0
 	recreated, err := db.Set(ctx, got)
 	require.NoError(t, err)
 	require.True(t, recreated.Created.After(first.Created))
-	require.Equal(t, map[string]int{"PutItem": 2}, requests(counter))
+	require.Equal(t, int64(1), recreated.Version)
+	require.Equal(t, map[string]int{"PutItem": 1}, requests(counter))
 }
 
 func TestDeleteIsIdempotent(t *testing.T) {
@@ -209,8 +220,8 @@ func TestDeleteIsIdempotent(t *testing.T) {
 	counter.Reset()
 
 	require.NoError(t, db.Delete(ctx, e.Key))
-	require.Equal(t, map[string]int{"Query": 3, "DeleteItem": 1}, requests(counter),
-		"the reads of what refers to it (nothing here), then the entity")
+	require.Equal(t, map[string]int{"UpdateItem": 1, "Query": 3, "DeleteItem": 1}, requests(counter),
+		"the tombstone, the reads of what refers to it (nothing here), then the entity")
 	_, err = db.Get(ctx, e.Key)
 	require.ErrorIs(t, err, ryno.ErrNotFound)
 	require.NoError(t, db.Delete(ctx, e.Key), "deleting a missing entity is not an error")

@@ -126,8 +126,8 @@ func TestAnEntityEmittingSeveralValuesIsFoundUnderEach(t *testing.T) {
 	s := newIndexedStore(t, nil)
 	_, err := s.Set(ctx, post("p1", map[string]any{"tags": []string{"go", "db", "aws"}}))
 	require.NoError(t, err)
-	require.Equal(t, map[string]int{"PutItem": 1, "Query": 1, "BatchWriteItem": 1}, requests(s.counter),
-		"the put and the read of the entries in one round, then one batch")
+	require.Equal(t, map[string]int{"TransactWriteItems": 1}, requests(s.counter),
+		"a new entity has no entries to read: the entity and its entries in one transaction")
 	_, err = s.Set(ctx, post("p2", map[string]any{"tags": []string{"go"}}))
 	require.NoError(t, err)
 
@@ -141,7 +141,8 @@ func TestAnEntityEmittingSeveralValuesIsFoundUnderEach(t *testing.T) {
 	s.counter.Reset()
 	_, err = s.Update(ctx, got)
 	require.NoError(t, err)
-	require.Equal(t, map[string]int{"PutItem": 1, "Query": 1, "BatchWriteItem": 1}, requests(s.counter))
+	require.Equal(t, map[string]int{"Query": 1, "TransactWriteItems": 1}, requests(s.counter),
+		"the entries read, then the entity and the changed entries in one transaction")
 
 	require.Empty(t, queryIDs(t, s, "tag", indexing.Equal(indexing.String("db")), 10, false), "the dropped tag")
 	require.Equal(t, []string{"p1"}, queryIDs(t, s, "tag", indexing.Equal(indexing.String("aws")), 10, false))
@@ -236,27 +237,75 @@ func TestDeletingAnEntityLeavesNoIndexEntry(t *testing.T) {
 	require.Empty(t, queryIDs(t, s, "tag", indexing.All(), 10, false))
 }
 
-func TestAWriteRetriedAfterAHalfFailureRemovesStaleEntries(t *testing.T) {
-	var faults *dynamotest.Faults
-	s := newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
-		faults = dynamotest.NewFaults(api)
-		return faults
-	}, ryno.Options{Indexes: testIndexes, Retry: ryno.RetryOptions{MaxAttempts: 1}})
-	_, err := s.Set(ctx, post("p1", map[string]any{"tags": []string{"a", "b"}}))
-	require.NoError(t, err)
+// tagList returns n tags named prefix0, prefix1, ...
+func tagList(prefix string, n int) []string {
+	tags := make([]string, n)
+	for i := range tags {
+		tags[i] = fmt.Sprint(prefix, i)
+	}
+	return tags
+}
 
-	// The put lands, the index writes fail.
-	faults.FailAfter("BatchWriteItem", 0, func() error { return errInjected })
-	_, err = s.Set(ctx, post("p1", map[string]any{"tags": []string{"c"}}))
-	require.ErrorIs(t, err, errInjected)
-	var be *ryno.BatchError
-	require.ErrorAs(t, err, &be)
-	require.Len(t, be.Keys, 3, "a and b to delete, c to put")
+func TestALargeWriteCutOffHalfWayConverges(t *testing.T) {
+	// 60 tags replaced by 60 others: 120 entry changes, more than one transaction
+	// holds. The entity is put first, then the entries in transactions of 99.
+	tests := []struct {
+		name string
+		next func(s *store, cut *ryno.Entity) []string // the write after the cut; the tags it leaves
+	}{
+		{"the same write again", func(s *store, cut *ryno.Entity) []string {
+			_, err := s.Set(ctx, post("p1", map[string]any{"tags": tagList("b", 60)}))
+			require.NoError(t, err)
+			return tagList("b", 60)
+		}},
+		{"another writer, with the version it read", func(s *store, cut *ryno.Entity) []string {
+			got, err := s.Get(ctx, cut.Key)
+			require.NoError(t, err)
+			require.Equal(t, cut.Version, got.Version)
+			got.Attributes["tags"] = tagList("c", 5)
+			_, err = s.Update(ctx, got)
+			require.NoError(t, err)
+			return tagList("c", 5)
+		}},
+		{"a reindex", func(s *store, cut *ryno.Entity) []string {
+			_, err := s.Reindex(ctx, "acme", "post", nil)
+			require.NoError(t, err)
+			return tagList("b", 60)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var faults *dynamotest.Faults
+			s := newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+				faults = dynamotest.NewFaults(api)
+				return faults
+			}, ryno.Options{Indexes: testIndexes, Retry: ryno.RetryOptions{MaxAttempts: 1}})
+			first, err := s.Set(ctx, post("p1", map[string]any{"tags": tagList("a", 60)}))
+			require.NoError(t, err)
 
-	faults.Clear()
-	_, err = s.Set(ctx, post("p1", map[string]any{"tags": []string{"c"}}))
-	require.NoError(t, err)
-	require.Equal(t, []string{"c"}, tagsIndexed(t, s))
+			// The entity lands, the transactions of its entries fail.
+			faults.FailAfter("TransactWriteItems", 0, func() error { return errInjected })
+			first.Attributes["tags"] = tagList("b", 60)
+			_, err = s.Set(ctx, first)
+			require.ErrorIs(t, err, errInjected)
+			var partial *ryno.PartialWriteError
+			require.ErrorAs(t, err, &partial)
+			require.Equal(t, int64(2), partial.Entity.Version)
+			require.ElementsMatch(t, tagList("b", 60), partial.Entity.Attributes["tags"])
+			require.Equal(t, sorted(tagList("a", 60)), tagsIndexed(t, s), "no entry changed")
+
+			faults.Clear()
+			want := tt.next(s, partial.Entity)
+			require.Equal(t, sorted(want), tagsIndexed(t, s))
+			requireIndexExact(t, s)
+		})
+	}
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
 }
 
 func tagsIndexed(t *testing.T, s *store) []string {

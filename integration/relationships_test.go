@@ -259,8 +259,8 @@ func TestSetCreateAndUpdateWriteRelationships(t *testing.T) {
 		"likes":  {pk("x")},
 	}})
 	require.NoError(t, err)
-	require.Equal(t, map[string]int{"PutItem": 1, "Query": 2, "BatchWriteItem": 1}, requests(s.counter),
-		"the put and one read per predicate, then one batch")
+	require.Equal(t, map[string]int{"Query": 2, "TransactWriteItems": 1}, requests(s.counter),
+		"one read per predicate, then the entity and its entries in one transaction")
 
 	// Predicates absent are untouched; an empty list clears one.
 	got, err := s.Get(ctx, ada)
@@ -289,10 +289,10 @@ func TestSetCreateAndUpdateWriteRelationships(t *testing.T) {
 	require.ErrorIs(t, err, ryno.ErrNotFound)
 }
 
-func TestSetSendsThePutAndTheListReadsInParallel(t *testing.T) {
+func TestSetReadsItsListsInParallel(t *testing.T) {
 	var gate *dynamotest.Gate
 	s := newStoreWith(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
-		gate = dynamotest.NewGate(api, 3) // the put and two list reads
+		gate = dynamotest.NewGate(api, 2) // the two list reads
 		return gate
 	})
 	_, err := s.Set(ctx, &ryno.Entity{Key: pk("ada"), Relationships: map[string][]ryno.Key{
@@ -373,14 +373,31 @@ func TestDeleteRequests(t *testing.T) {
 	s.counter.Reset()
 
 	require.NoError(t, s.Delete(ctx, a))
-	require.Equal(t, map[string]int{"Query": 3, "BatchWriteItem": 2, "DeleteItem": 1}, requests(s.counter),
-		"three reads, the deletes of the two lists that have entries, the entity")
+	require.Equal(t, map[string]int{"UpdateItem": 1, "Query": 3, "TransactWriteItems": 1}, requests(s.counter),
+		"a refused tombstone (a is missing), three reads, the deletes in one transaction checking a is still missing")
 
+	s.counter.Reset()
 	require.NoError(t, s.Delete(ctx, a))
-	require.Equal(t, map[string]int{"Query": 3, "DeleteItem": 1}, requests(s.counter), "nothing left to delete")
+	require.Equal(t, map[string]int{"UpdateItem": 1, "Query": 3}, requests(s.counter), "nothing left to delete")
+
+	_, err := s.Create(ctx, &ryno.Entity{Key: a})
+	require.NoError(t, err)
+	require.NoError(t, s.AddRelationships(ctx, a, "knows", pk("b")))
+	s.counter.Reset()
+	require.NoError(t, s.Delete(ctx, a))
+	require.Equal(t, map[string]int{"UpdateItem": 1, "Query": 3, "TransactWriteItems": 1}, requests(s.counter),
+		"the tombstone, three reads, the entry and the entity in one transaction")
 }
 
 var errInjected = errors.New("injected failure")
+
+// rawKey returns the primary key of k's item in the entities table.
+func rawKey(k ryno.Key) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"_id":             str(k.ID),
+		"_scope_type_key": str(tables.ScopeTypeKey(k.Scope, k.Type)),
+	}
+}
 
 func TestDeleteCutOffHalfWayCompletesWhenCalledAgain(t *testing.T) {
 	tests := []struct {
@@ -395,16 +412,17 @@ func TestDeleteCutOffHalfWayCompletesWhenCalledAgain(t *testing.T) {
 			return func() error { cancel(); return context.Canceled }
 		}, context.Canceled},
 	}
-	// 400 entries make 16 batch deletes. The cut comes once 4 have returned; with at
-	// most 8 in flight, 4 to 11 are done: 25 to 275 entries are gone.
-	const entries, done, inFlight = 400, 4, 8
+	// 400 entries, 200 in each direction, make 6 transactions of 99, 99 and 2
+	// deletes. The cut comes once 2 have returned; with at most 2 in flight, 2 or 3
+	// are done: 4 to 297 entries are gone.
+	const entries, done, inFlight = 400, 2, 2
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var faults *dynamotest.Faults
 			s := newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
 				faults = dynamotest.NewFaults(api)
 				return faults
-			}, ryno.Options{MaxConcurrency: inFlight})
+			}, ryno.Options{MaxConcurrency: inFlight, Retry: ryno.RetryOptions{MaxAttempts: 2}})
 			names := s.Names()
 			hub := pk("hub")
 			_, err := s.Create(ctx, &ryno.Entity{Key: hub})
@@ -414,14 +432,17 @@ func TestDeleteCutOffHalfWayCompletesWhenCalledAgain(t *testing.T) {
 
 			cutCtx, cancel := context.WithCancel(ctx)
 			defer cancel()
-			faults.FailAfter("BatchWriteItem", done, tt.fault(cancel))
+			faults.FailAfter("TransactWriteItems", done, tt.fault(cancel))
 			err = s.Delete(cutCtx, hub)
 			require.ErrorIs(t, err, tt.want)
 			_, err = s.Get(ctx, hub)
-			require.NoError(t, err, "the entity goes last, so it is still there")
+			require.ErrorIs(t, err, ryno.ErrNotFound, "the tombstone is there: the entity is gone for readers")
+			item, err := s.raw.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(names.Entities), Key: rawKey(hub)})
+			require.NoError(t, err)
+			require.NotNil(t, item.Item, "the item goes last, so it is still there")
 			left := itemCount(t, s.raw, names.Relationships)
-			require.GreaterOrEqual(t, left, entries-25*(done+inFlight-1), "the delete was cut off half-way")
-			require.LessOrEqual(t, left, entries-25*done)
+			require.GreaterOrEqual(t, left, entries-3*99, "the delete was cut off half-way")
+			require.LessOrEqual(t, left, entries-2*2)
 
 			faults.Clear()
 			require.NoError(t, s.Delete(ctx, hub))

@@ -26,6 +26,7 @@ type store struct {
 	counter *dynamotest.Counter // counts the requests of Client
 	raw     *dynamodb.Client    // the tables, bypassing the client
 	clock   *clock
+	indexes []ryno.Index // the indexes of Client
 }
 
 // newStoreWith returns a store whose client sends its requests through the counter,
@@ -44,7 +45,7 @@ func newStoreOpts(t *testing.T, wrap func(ryno.DynamoDBAPI) ryno.DynamoDBAPI, op
 	if wrap != nil {
 		api = wrap(api)
 	}
-	s := &store{counter: dynamotest.NewCounter(api), raw: raw, clock: newClock()}
+	s := &store{counter: dynamotest.NewCounter(api), raw: raw, clock: newClock(), indexes: opts.Indexes}
 	opts.TablePrefix, opts.Now = prefix, s.clock.Now
 	db, err := ryno.New(s.counter, opts)
 	require.NoError(t, err)

@@ -2,65 +2,286 @@ package ryno
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/tables"
 )
 
-// Delete removes the entity with key k with everything that refers to it: the
-// relationship entries pointing at it, its own relationship entries and its index
-// entries. These are read a page at a time, in parallel, and deleted in parallel
-// batches, at most Options.MaxConcurrency requests at once; the entity item goes last, so a Delete cut off half-way leaves the entity
-// in place and completes when called again. Deleting an entity that does not exist is
-// not an error.
+// Delete removes the entity with key k with everything that refers to it: its index
+// entries, its own relationship entries and the relationship entries pointing at it.
+// Deleting an entity that does not exist is not an error.
+//
+// Delete first marks the entity as being deleted (a tombstone), in one request: from
+// then on it reads as missing, and every write of it fails its condition. Then it
+// reads what refers to the entity, one page at a time, and deletes it in
+// transactions that check the mark is still there; the entity item goes last, in the
+// same transaction when everything fits in one. A Delete cut off half-way leaves the
+// mark, and the next write of the entity, or Delete called again, completes it.
+//
+// With IfVersion, the entity must have that version: otherwise the call fails with a
+// *ConflictError matching ErrConflict (and ErrNotFound when it does not exist).
 //
 // Entries pointing at the entity are found through the reverse index, which DynamoDB
 // keeps eventually consistent: an entry written a moment before the Delete can be
 // missed.
-func (c *Client) Delete(ctx context.Context, k Key) error {
+func (c *Client) Delete(ctx context.Context, k Key, opts ...WriteOption) error {
 	if err := k.Validate(); err != nil {
 		return err
 	}
-	if err := c.deleteReferences(ctx, k); err != nil {
-		return fmt.Errorf("ryno: delete %s: %w", k, err)
+	o, err := writeOptionsOf(opts)
+	if err != nil {
+		return err
 	}
-	_, err := c.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: aws.String(c.names.Entities),
-		Key:       k.item(),
-	})
+	token, err := c.markDeleting(ctx, k, o.version)
+	if err != nil {
+		return err
+	}
+	if token == "" { // no entity: entries left from an earlier life are swept
+		err = c.sweep(ctx, k, guard{key: k, absent: true})
+	} else {
+		err = c.completeDelete(ctx, k, token)
+	}
 	if err != nil {
 		return fmt.Errorf("ryno: delete %s: %w", k, err)
 	}
 	return nil
 }
 
-// reference is a query for items to delete with the delete, and their table.
+// WriteOption adjusts a write.
+type WriteOption func(*writeOptions)
+
+type writeOptions struct {
+	version int64
+}
+
+// IfVersion makes a write require the stored entity to have version v (for an HTTP
+// service, its If-Match). A write that finds another version, or no entity, fails
+// with a *ConflictError and writes nothing.
+func IfVersion(v int64) WriteOption {
+	return func(o *writeOptions) { o.version = v }
+}
+
+func writeOptionsOf(opts []WriteOption) (writeOptions, error) {
+	var o writeOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.version < 0 {
+		return o, invalid("IfVersion", fmt.Sprint(o.version), "must not be negative")
+	}
+	return o, nil
+}
+
+// markDeleting puts the tombstone on k, bumping its version, and returns the token of
+// the Delete to complete: its own, or that of a Delete already in progress. It
+// returns "" when there is no entity.
+func (c *Client) markDeleting(ctx context.Context, k Key, version int64) (string, error) {
+	token := newToken()
+	cond := expression.AttributeExists(expression.Name(tables.AttrID)).
+		And(expression.AttributeNotExists(expression.Name(tables.AttrDeleting)))
+	if version > 0 {
+		cond = cond.And(expression.Name(tables.AttrVersion).Equal(expression.Value(number(version))))
+	}
+	update := expression.Set(expression.Name(tables.AttrDeleting), expression.Value(str(token))).
+		Set(expression.Name(tables.AttrToken), expression.Value(str(token))).
+		Add(expression.Name(tables.AttrVersion), expression.Value(number(1)))
+	b := build(cond, &update)
+	in := &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(c.names.Entities),
+		Key:                                 k.item(),
+		UpdateExpression:                    b.update,
+		ConditionExpression:                 b.condition,
+		ExpressionAttributeNames:            b.names,
+		ExpressionAttributeValues:           b.values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	// Sending the mark again is safe: if it landed, the condition fails and the
+	// stored item shows the token.
+	send := func(ctx context.Context) attempt {
+		_, err := c.api.UpdateItem(ctx, in, noSDKRetry)
+		return classify(err)
+	}
+	a := c.settle(ctx, send, send)
+	switch a.outcome {
+	case committed:
+		return token, nil
+	case conditionFailed:
+		return c.afterMarkFailed(k, token, version, a.item)
+	}
+	return "", fmt.Errorf("ryno: delete %s: %w", k, a.err)
+}
+
+// afterMarkFailed says what a Delete whose mark (token) was refused does, from the
+// stored item: its mark landed on an earlier attempt, another Delete is in progress,
+// there is no entity, or it has another version.
+func (c *Client) afterMarkFailed(k Key, token string, version int64, item map[string]types.AttributeValue) (string, error) {
+	s, err := readStored(k, item)
+	switch {
+	case err != nil:
+		return "", err
+	case s.deleting == token:
+		return token, nil
+	case version > 0 && !s.live():
+		return "", &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
+	case version > 0:
+		return "", &ConflictError{Key: k, Expected: version, Stored: s.version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.version)}
+	}
+	return s.deleting, nil // "" when there is no entity
+}
+
+// completeDelete completes the Delete whose tombstone is token: it sweeps what refers
+// to k and deletes the item while the tombstone is there. A writer that meets the
+// tombstone calls it too; every step is idempotent.
+func (c *Client) completeDelete(ctx context.Context, k Key, token string) error {
+	return c.sweep(ctx, k, guard{key: k, attr: tables.AttrDeleting, token: token})
+}
+
+// sweep deletes the index entries of k, its relationship entries and those pointing
+// at it, while g holds: the entity's tombstone is there (then the item is deleted
+// last), or the entity is missing. When g stops holding, the entity has a new life
+// whose entries are its own, and sweep stops.
+func (c *Client) sweep(ctx context.Context, k Key, g guard) error {
+	refs := c.references(k)
+	first, err := c.firstPages(ctx, refs)
+	if err != nil {
+		return err
+	}
+	var ops []writeOp
+	more := false
+	for i, r := range refs {
+		ops = append(ops, r.deletes(first[i].Items)...)
+		more = more || len(first[i].LastEvaluatedKey) > 0
+	}
+	final, hasFinal := c.deleteAction(g)
+	if !more && fitsTransaction(1, tables.ItemSize(k.item()), lastWriteWins(ops)) {
+		return c.sweepOnce(ctx, g, final, hasFinal, ops)
+	}
+	batch := c.batch.shared()
+	err = parallel(ctx, len(refs), len(refs), func(ctx context.Context, i int) error {
+		if err := c.transactGuarded(ctx, batch, g, refs[i].deletes(first[i].Items)); err != nil {
+			return err
+		}
+		if len(first[i].LastEvaluatedKey) == 0 {
+			return nil
+		}
+		next := *refs[i].query
+		next.ExclusiveStartKey = first[i].LastEvaluatedKey
+		return c.queryPages(ctx, &next, func(items []map[string]types.AttributeValue) error {
+			return c.transactGuarded(ctx, batch, g, refs[i].deletes(items))
+		})
+	})
+	switch {
+	case errors.Is(err, errGuardFailed):
+		return nil
+	case err != nil || !hasFinal:
+		return err
+	}
+	return c.sweepOnce(ctx, g, final, hasFinal, nil)
+}
+
+// sweepOnce deletes ops in one transaction: beside the deletion of the entity item
+// when the guard is a tombstone (its condition is the guard), beside the guard's
+// check otherwise. A guard that no longer holds means the work is done or moot.
+func (c *Client) sweepOnce(ctx context.Context, g guard, final types.TransactWriteItem, hasFinal bool, ops []writeOp) error {
+	switch {
+	case len(ops) == 0 && !hasFinal:
+		return nil
+	case len(ops) == 0:
+		return c.deleteItem(ctx, final.Delete)
+	}
+	first := g.action(c.names.Entities)
+	if hasFinal {
+		first = final
+	}
+	actions := append([]types.TransactWriteItem{first}, transactItems(lastWriteWins(ops))...)
+	a := c.transact(ctx, actions, newToken())
+	switch {
+	case a.outcome == committed, a.outcome == conditionFailed && a.action == 0:
+		return nil
+	}
+	return a.err
+}
+
+// deleteItem deletes the entity item under the condition of del, a transaction's
+// deletion of it: alone, it needs no transaction. A condition that fails means
+// another caller completed the Delete.
+func (c *Client) deleteItem(ctx context.Context, del *types.Delete) error {
+	in := &dynamodb.DeleteItemInput{
+		TableName:                 del.TableName,
+		Key:                       del.Key,
+		ConditionExpression:       del.ConditionExpression,
+		ExpressionAttributeNames:  del.ExpressionAttributeNames,
+		ExpressionAttributeValues: del.ExpressionAttributeValues,
+	}
+	send := func(ctx context.Context) attempt {
+		_, err := c.api.DeleteItem(ctx, in, noSDKRetry)
+		return classify(err)
+	}
+	a := c.settle(ctx, send, send) // deleting again is safe
+	if a.outcome == committed || a.outcome == conditionFailed {
+		return nil
+	}
+	return a.err
+}
+
+// deleteAction is the deletion of the entity item under its tombstone; none for a
+// guard of a missing entity.
+func (c *Client) deleteAction(g guard) (types.TransactWriteItem, bool) {
+	if g.absent {
+		return types.TransactWriteItem{}, false
+	}
+	b := build(expression.Name(g.attr).Equal(expression.Value(str(g.token))), nil)
+	return types.TransactWriteItem{Delete: &types.Delete{
+		TableName:                 aws.String(c.names.Entities),
+		Key:                       g.key.item(),
+		ConditionExpression:       b.condition,
+		ExpressionAttributeNames:  b.names,
+		ExpressionAttributeValues: b.values,
+	}}, true
+}
+
+// reference is a query for items to delete with an entity, and their table.
 type reference struct {
 	table string
+	key   []string // the table's key attributes
 	query *dynamodb.QueryInput
 }
 
-// deleteReferences deletes the entries that refer to k.
-func (c *Client) deleteReferences(ctx context.Context, k Key) error {
+func (r reference) deletes(items []map[string]types.AttributeValue) []writeOp {
+	ops := make([]writeOp, len(items))
+	for i, item := range items {
+		ops[i] = deleteOp(r.table, project(item, r.key))
+	}
+	return ops
+}
+
+// references returns the queries for what refers to k: its index entries and its own
+// relationship entries (consistent reads of the tables), and the entries pointing at
+// it (through the reverse index).
+func (c *Client) references(k Key) []reference {
+	relKey := []string{tables.AttrSubjectKey, tables.AttrPredicateKey}
 	outgoing := c.outgoingQuery(k, "")
 	outgoing.ConsistentRead = aws.Bool(true)
-	refs := []reference{
-		{c.names.Relationships, keysOnly(c.incomingQuery(k), tables.AttrSubjectKey, tables.AttrPredicateKey)},
-		{c.names.Relationships, keysOnly(outgoing, tables.AttrSubjectKey, tables.AttrPredicateKey)},
-		{c.names.IndexEntries, keysOnly(c.indexEntriesQuery(k), tables.AttrSubjectKey, tables.AttrUniqueKey)},
+	return []reference{
+		{c.names.IndexEntries, indexKey, keysOnly(c.indexEntriesQuery(k), indexKey...)},
+		{c.names.Relationships, relKey, keysOnly(outgoing, relKey...)},
+		{c.names.Relationships, relKey, keysOnly(c.incomingQuery(k), relKey...)},
 	}
-	batch := c.batch.shared()
-	return parallel(ctx, len(refs), len(refs), func(ctx context.Context, i int) error {
-		return c.queryPages(ctx, refs[i].query, func(keys []map[string]types.AttributeValue) error {
-			ops := make([]writeOp, len(keys))
-			for j, key := range keys {
-				ops[j] = deleteOp(refs[i].table, key)
-			}
-			return batch.write(ctx, ops)
-		})
+}
+
+// firstPages reads the first page of each reference in parallel.
+func (c *Client) firstPages(ctx context.Context, refs []reference) ([]*dynamodb.QueryOutput, error) {
+	out := make([]*dynamodb.QueryOutput, len(refs))
+	err := parallel(ctx, len(refs), len(refs), func(ctx context.Context, i int) error {
+		var err error
+		out[i], err = c.api.Query(ctx, refs[i].query)
+		return err
 	})
+	return out, err
 }

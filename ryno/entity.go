@@ -22,10 +22,17 @@ type Entity struct {
 	Meta map[string]any
 
 	// Created and Updated are set by the store (UTC, millisecond precision). Writes
-	// ignore Updated. Update and Set use Created only to skip a read: an entity that
-	// carries the Created it was read with costs one request.
+	// ignore Updated. A write that carries Version also checks Created, so an entity
+	// deleted and created again is not mistaken for the one that was read; with
+	// Created it needs no read to keep it.
 	Created time.Time
 	Updated time.Time
+
+	// Version is the stored version: 1 when created, one more on every write. 0
+	// means the entity was not read from the store. Update and Set of an entity that
+	// carries a Version write only if the stored entity still has it, and fail with
+	// an error matching ErrConflict otherwise (an HTTP service's If-Match).
+	Version int64
 
 	// Relationships maps a predicate to the entity's ordered list of objects.
 	Relationships map[string][]Key

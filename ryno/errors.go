@@ -14,9 +14,23 @@ import (
 var (
 	// ErrNotFound is returned (wrapped) when an entity does not exist.
 	ErrNotFound = errors.New("ryno: entity not found")
-	// ErrConflict is returned (wrapped) when Create finds the entity already there, or
-	// when concurrent writers keep changing an entity while Update or Set retries.
+	// ErrConflict is returned (wrapped) when someone else changed the entity: the
+	// stored version is not the one a write expected, or concurrent writers kept
+	// changing it until a write ran out of attempts. Nothing was written. It also
+	// matches ErrExists, so code written for Create's former error keeps working.
 	ErrConflict = errors.New("ryno: conflicting write")
+	// ErrExists is returned (wrapped) by Create when the entity already exists.
+	// errors.Is(err, ErrConflict) holds for it too.
+	ErrExists error = &aliasError{msg: "ryno: entity already exists", also: ErrConflict}
+	// ErrOutcomeUnknown is returned (wrapped) when a write's request failed in a way
+	// that leaves open whether it was applied (a lost response), and the store could
+	// not tell from the item: another writer changed it since. Read the entity to
+	// see what is stored.
+	ErrOutcomeUnknown = errors.New("ryno: outcome of the write is unknown")
+	// ErrUnknownIndex is returned (wrapped in an *UnknownIndexError) when an entity
+	// was last written by a client that maintains indexes this client does not
+	// register: writing it here would leave their entries stale.
+	ErrUnknownIndex = errors.New("ryno: entity is indexed by indexes this client does not register")
 	// ErrInvalidCursor is returned (wrapped) for a cursor that is malformed or was
 	// issued for a different query.
 	ErrInvalidCursor = errors.New("ryno: invalid cursor")
@@ -96,6 +110,67 @@ func scalarString(v types.AttributeValue) string {
 		return fmt.Sprintf("%T", v)
 	}
 }
+
+// aliasError is a sentinel that also matches another one with errors.Is.
+type aliasError struct {
+	msg  string
+	also error
+}
+
+func (e *aliasError) Error() string        { return e.msg }
+func (e *aliasError) Is(target error) bool { return target == e.also }
+
+// ConflictError reports a write whose expectation of the stored entity did not
+// hold: it expected version Expected (0: the entity absent, or any version for a
+// write that kept losing races) and found Stored (0: no entity). Nothing was written.
+// It matches ErrConflict, and ErrNotFound too when the entity does not exist.
+type ConflictError struct {
+	Key      Key
+	Expected int64
+	Stored   int64
+	Missing  bool   // the entity does not exist
+	Reason   string // why, for the message
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("ryno: conflicting write of %s: %s", e.Key, e.Reason)
+}
+
+// Is makes errors.Is match ErrConflict, and ErrNotFound when the entity is missing.
+func (e *ConflictError) Is(target error) bool {
+	return target == ErrConflict || e.Missing && target == ErrNotFound
+}
+
+// PartialWriteError reports a call that wrote the entity but failed in a later step
+// (writing relationship entries, or index entries beyond one transaction). Entity
+// is the entity as stored; Err says what failed. Writing the entity again, or any
+// later write of it, completes the rest: differences are computed from the tables.
+type PartialWriteError struct {
+	Entity *Entity
+	Err    error
+}
+
+func (e *PartialWriteError) Error() string {
+	return fmt.Sprintf("ryno: %s is written (version %d), the rest is not: %v", e.Entity.Key, e.Entity.Version, e.Err)
+}
+
+func (e *PartialWriteError) Unwrap() error { return e.Err }
+
+// UnknownIndexError reports an entity last written by a client that maintains
+// indexes this one does not register (Indexes names them). Register the same
+// indexes in every client that writes the type; to drop an index deliberately, run
+// Reindex with the new set.
+type UnknownIndexError struct {
+	Key     Key
+	Indexes []string
+}
+
+func (e *UnknownIndexError) Error() string {
+	return fmt.Sprintf("ryno: %s was last written with indexes %s, which this client does not register for type %q",
+		e.Key, strings.Join(e.Indexes, ", "), e.Key.Type)
+}
+
+func (e *UnknownIndexError) Is(target error) bool { return target == ErrUnknownIndex }
 
 func invalid(field, value, reason string) error {
 	return &ValidationError{Field: field, Value: value, Reason: reason}

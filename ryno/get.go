@@ -26,9 +26,9 @@ func (c *Client) Get(ctx context.Context, k Key, opts ...GetOption) (*Entity, er
 		return nil, err
 	}
 	if !o.relationships {
-		return c.getEntity(ctx, k)
+		return c.getEntity(ctx, k, o.consistent(c))
 	}
-	return c.getWithRelationships(ctx, k, o.predicates)
+	return c.getWithRelationships(ctx, k, o.predicates, o.consistent(c))
 }
 
 // GetOption asks Get for more than the entity item.
@@ -37,7 +37,12 @@ type GetOption func(*getOptions)
 type getOptions struct {
 	relationships bool
 	predicates    []string
+	strong        bool
 }
+
+// consistent reports whether reads are strongly consistent: asked for by the call,
+// or by Options.ConsistentRead.
+func (o getOptions) consistent(c *Client) bool { return o.strong || c.opts.ConsistentRead }
 
 func (o getOptions) validate() error {
 	for _, p := range o.predicates {
@@ -46,6 +51,13 @@ func (o getOptions) validate() error {
 		}
 	}
 	return nil
+}
+
+// Consistent makes Get or BatchGet read strongly consistently: the result reflects
+// every write that completed before the call. It costs twice the read units of an
+// eventually consistent read. Options.ConsistentRead makes it the default.
+func Consistent() GetOption {
+	return func(o *getOptions) { o.strong = true }
 }
 
 // WithRelationships makes Get fill Entity.Relationships with the lists of the given
@@ -58,19 +70,19 @@ func WithRelationships(predicates ...string) GetOption {
 	}
 }
 
-func (c *Client) getEntity(ctx context.Context, k Key) (*Entity, error) {
-	item, err := c.getItem(ctx, k, c.opts.ConsistentRead)
+func (c *Client) getEntity(ctx context.Context, k Key, consistent bool) (*Entity, error) {
+	item, err := c.getItem(ctx, k, consistent)
 	if err != nil {
 		return nil, err
 	}
-	if item == nil {
+	if item == nil || deleted(item) {
 		return nil, notFound(k)
 	}
 	return decodeEntity(item)
 }
 
 // getWithRelationships reads the entity and its lists in one parallel round.
-func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []string) (*Entity, error) {
+func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []string, consistent bool) (*Entity, error) {
 	reads := predicates
 	if len(reads) == 0 {
 		reads = []string{""} // one query for every predicate
@@ -80,9 +92,9 @@ func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []s
 	err := parallel(ctx, len(reads)+1, c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
-			e, err = c.getEntity(ctx, k)
+			e, err = c.getEntity(ctx, k, consistent)
 		} else {
-			lists[i-1], err = c.readList(ctx, k, reads[i-1], c.opts.ConsistentRead)
+			lists[i-1], err = c.readList(ctx, k, reads[i-1], consistent)
 		}
 		return err
 	})
@@ -117,8 +129,16 @@ func (c *Client) getItem(ctx context.Context, k Key, consistent bool) (map[strin
 // BatchGet returns the entities with keys, in the order of keys, with nil where an
 // entity does not exist. Any number of keys: they are read with ceil(n/100)
 // BatchGetItem requests sent in parallel, each distinct key once. When some keys
-// could not be read the error is a *BatchError naming them.
-func (c *Client) BatchGet(ctx context.Context, keys []Key) ([]*Entity, error) {
+// could not be read the error is a *BatchError naming them. Of the options, only
+// Consistent applies.
+func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) ([]*Entity, error) {
+	var o getOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.relationships {
+		return nil, invalid("BatchGet", "WithRelationships", "reads no relationships; use Get")
+	}
 	ops := make([]getOp, len(keys))
 	for i, k := range keys {
 		if err := k.Validate(); err != nil {
@@ -129,14 +149,14 @@ func (c *Client) BatchGet(ctx context.Context, keys []Key) ([]*Entity, error) {
 	if len(ops) == 0 {
 		return []*Entity{}, nil
 	}
-	items, err := c.batch.get(ctx, ops, readOptions{consistent: c.opts.ConsistentRead})
+	items, err := c.batch.get(ctx, ops, readOptions{consistent: o.consistent(c)})
 	if err != nil {
 		return nil, err
 	}
 	entities := make([]*Entity, len(keys))
 	for i, op := range ops {
 		item, ok := items[op.id]
-		if !ok {
+		if !ok || deleted(item) {
 			continue
 		}
 		// Decoded per position: duplicate keys must not share one mutable entity.

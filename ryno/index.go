@@ -51,6 +51,19 @@ func newIndexRegistry(indexes []Index) (indexRegistry, error) {
 	return reg, nil
 }
 
+// has reports whether typ has indexes.
+func (reg indexRegistry) has(typ string) bool { return len(reg[typ]) > 0 }
+
+// set returns the encoded set of the names of typ's indexes: the _indexes attribute
+// of the entities this client writes.
+func (reg indexRegistry) set(typ string) string {
+	names := make([]string, len(reg[typ]))
+	for i, ix := range reg[typ] {
+		names[i] = ix.Name
+	}
+	return indexSet(names)
+}
+
 func (ix Index) validate(field string) error {
 	if err := tables.ValidateComponent(field+".Type", ix.Type); err != nil {
 		return err

@@ -72,6 +72,13 @@ func checkItemSize(k Key, item map[string]types.AttributeValue) error {
 	return nil
 }
 
+// deleted reports whether item is the tombstone of an entity being deleted: the
+// Delete has taken effect, and the entity reads as missing.
+func deleted(item map[string]types.AttributeValue) bool {
+	_, ok := item[tables.AttrDeleting]
+	return ok
+}
+
 // decodeEntity builds an entity from an item of the entities table.
 func decodeEntity(item map[string]types.AttributeValue) (*Entity, error) {
 	e := &Entity{Attributes: make(map[string]any, len(item)), Meta: map[string]any{}}
@@ -90,6 +97,8 @@ func decodeEntity(item map[string]types.AttributeValue) (*Entity, error) {
 			e.Updated, err = timeValue(name, av)
 		case tables.AttrMeta:
 			err = decoder.Decode(av, &e.Meta)
+		case tables.AttrVersion:
+			e.Version, err = versionValue(av)
 		default:
 			if strings.HasPrefix(name, tables.ReservedPrefix) {
 				continue

@@ -25,11 +25,16 @@ func (c *Client) ListByType(ctx context.Context, scope, typ string, p PageOption
 	if err != nil {
 		return nil, fmt.Errorf("ryno: list %s: %w", tables.ScopeTypeKey(scope, typ), err)
 	}
-	page := &Page[*Entity]{Items: make([]*Entity, len(items)), Cursor: cursor}
-	for i, item := range items {
-		if page.Items[i], err = decodeEntity(item); err != nil {
+	page := &Page[*Entity]{Items: make([]*Entity, 0, len(items)), Cursor: cursor}
+	for _, item := range items {
+		if deleted(item) {
+			continue // being deleted: already gone for readers
+		}
+		e, err := decodeEntity(item)
+		if err != nil {
 			return nil, err
 		}
+		page.Items = append(page.Items, e)
 	}
 	return page, nil
 }

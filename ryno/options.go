@@ -19,9 +19,19 @@ type Options struct {
 	// Default 8.
 	MaxConcurrency int
 
-	// Retry bounds retries of items DynamoDB leaves unprocessed in batch requests.
-	// Throttling and server errors of whole requests are retried by the SDK client.
+	// Retry bounds retries of items DynamoDB leaves unprocessed in batch requests,
+	// and of batch requests it throttles once the SDK client's own retryer has given
+	// up: a throttled request counts as one that processed none of its items. Server
+	// errors, and throttling of other requests, are retried by the SDK client only.
 	Retry RetryOptions
+
+	// Conflicts bounds the attempts of a write that loses races with other writers:
+	// a Set or Update without a Version, Modify, Patch of an indexed type. Each
+	// attempt after the second waits with capped exponential backoff and full
+	// jitter, so racing writers spread out instead of colliding again. MaxAttempts
+	// counts the attempts of one call (default 10); then the call fails with a
+	// *ConflictError. Defaults: BaseDelay 10ms, MaxDelay 1s.
+	Conflicts RetryOptions
 
 	// Indexes are the indexes the store maintains; see Index. Names must be unique.
 	Indexes []Index
@@ -51,6 +61,10 @@ const (
 	DefaultMaxAttempts    = 10
 	DefaultBaseDelay      = 25 * time.Millisecond
 	DefaultMaxDelay       = 2 * time.Second
+
+	DefaultConflictAttempts  = 10
+	DefaultConflictBaseDelay = 10 * time.Millisecond
+	DefaultConflictMaxDelay  = time.Second
 )
 
 func (o Options) withDefaults() Options {
@@ -66,6 +80,15 @@ func (o Options) withDefaults() Options {
 	if o.Retry.MaxDelay == 0 {
 		o.Retry.MaxDelay = DefaultMaxDelay
 	}
+	if o.Conflicts.MaxAttempts == 0 {
+		o.Conflicts.MaxAttempts = DefaultConflictAttempts
+	}
+	if o.Conflicts.BaseDelay == 0 {
+		o.Conflicts.BaseDelay = DefaultConflictBaseDelay
+	}
+	if o.Conflicts.MaxDelay == 0 {
+		o.Conflicts.MaxDelay = DefaultConflictMaxDelay
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -80,6 +103,10 @@ func (o Options) validate() error {
 		return invalid("Options.Retry.MaxAttempts", "", "must not be negative")
 	case o.Retry.BaseDelay < 0 || o.Retry.MaxDelay < 0:
 		return invalid("Options.Retry", "", "delays must not be negative")
+	case o.Conflicts.MaxAttempts < 0:
+		return invalid("Options.Conflicts.MaxAttempts", "", "must not be negative")
+	case o.Conflicts.BaseDelay < 0 || o.Conflicts.MaxDelay < 0:
+		return invalid("Options.Conflicts", "", "delays must not be negative")
 	}
 	return nil
 }

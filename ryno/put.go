@@ -2,14 +2,11 @@ package ryno
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
@@ -17,33 +14,34 @@ import (
 	"github.com/rynodb/rynodb/tables"
 )
 
-// Create stores a new entity and returns it with Created and Updated set. It fails
-// with an error wrapping ErrConflict when the entity exists. One PutItem request for
-// an entity with no relationships and no index; see Set for the others.
+// Create stores a new entity and returns it as stored, with Version 1. It fails with
+// an error matching ErrExists (and ErrConflict) when the entity exists. One PutItem
+// request for an entity with no relationships and no index entries; otherwise one
+// TransactWriteItems.
 func (c *Client) Create(ctx context.Context, e *Entity) (*Entity, error) {
 	return c.put(ctx, e, modeCreate)
 }
 
 // Update replaces the attributes and metadata of an existing entity, keeping its
-// Created time, and returns it as stored. It fails with an error wrapping ErrNotFound
-// when the entity does not exist. One PutItem request when e carries the Created time
-// it was read with; otherwise a GetItem first. Relationships and index entries are
-// written as Set writes them.
+// Created time, and returns it as stored. When e carries a Version (it was read from
+// the store), the stored entity must still have it: otherwise the call fails with a
+// *ConflictError matching ErrConflict and writes nothing. Without a Version it
+// replaces whatever is stored, and fails with ErrNotFound when the entity does not
+// exist. See Set for relationships and indexes.
 func (c *Client) Update(ctx context.Context, e *Entity) (*Entity, error) {
 	return c.put(ctx, e, modeUpdate)
 }
 
 // Set stores the entity whether or not it exists (an upsert), keeping the Created
-// time of an existing one, and returns it as stored. One PutItem request when e is new
-// or carries the Created time it was read with; otherwise two.
+// time of an existing one, and returns it as stored. When e carries a Version, the
+// stored entity must still have it, as for Update.
 //
 // Each predicate in e.Relationships has its list replaced (an empty list clears it);
-// predicates absent are left alone. When the entity has relationships to write or its
-// type has indexes, the put and the reads of the lists and of the entity's index
-// entries go in one parallel round, then what changed is written in parallel batches.
-// Should that second round fail, the entity is written and the error says the rest
-// is not: writing it again converges, since the differences are computed from the
-// tables.
+// predicates absent are left alone. The entity, the changes to its index entries and
+// to its lists commit in one TransactWriteItems when they fit in one (100 actions, 4
+// MB), so no reader sees one without the others. Larger changes are written after the
+// entity, and converge: a write that is cut off is completed by the next write of
+// the entity, since differences are computed from the tables.
 func (c *Client) Set(ctx context.Context, e *Entity) (*Entity, error) {
 	return c.put(ctx, e, modeSet)
 }
@@ -60,115 +58,227 @@ func (m putMode) String() string {
 	return [...]string{"create", "update", "set"}[m]
 }
 
-// maxPutAttempts bounds the puts of one call that lose a race with other writers.
-const maxPutAttempts = 4
-
-// write is one Create, Update or Set in progress: the item to put and the index
-// entries the entity emits.
+// write is one Create, Update or Set in progress.
 type write struct {
-	e       *Entity
-	item    map[string]types.AttributeValue
-	indexes indexRegistry
-	now     time.Time
-
-	created  time.Time // the Created time item holds
-	prepared bool
-	entries  []indexing.Entry
-}
-
-func (w *write) indexed() bool { return len(w.indexes[w.e.Type]) > 0 }
-
-// prepare completes the item for a put that stores created: the timestamps, and the
-// index entries the entity then emits. It checks what DynamoDB would refuse, and runs
-// again only when created changes.
-func (w *write) prepare(created time.Time) error {
-	if w.prepared && created.Equal(w.created) {
-		return nil
-	}
-	w.created, w.prepared = created, true
-	w.item[tables.AttrCreated] = str(tables.FormatTime(created))
-	w.item[tables.AttrUpdated] = str(tables.FormatTime(w.now))
-	if w.indexed() {
-		entries, err := w.indexes.emitEntries(w.item, created, w.now)
-		if err != nil {
-			return err
-		}
-		for _, entry := range entries {
-			if _, err := entry.Item(); err != nil {
-				return err
-			}
-		}
-		w.entries = entries
-		w.item[tables.AttrIndexEntries] = indexRecord(entries)
-	}
-	return checkItemSize(w.e.Key, w.item)
+	c          *Client
+	mode       putMode
+	e          *Entity
+	base       map[string]types.AttributeValue // the key and the user's attributes
+	token      string                          // names this call's write on the item
+	now        time.Time
+	mine       string // the index set this client maintains for the type
+	predicates []string
 }
 
 func (c *Client) put(ctx context.Context, e *Entity, mode putMode) (*Entity, error) {
-	item, err := encodeEntity(e)
+	base, err := encodeEntity(e)
 	if err != nil {
 		return nil, err
 	}
 	if err := validateRelationshipMap(e.Key, e.Relationships); err != nil {
 		return nil, err
 	}
-	w := &write{e: e, item: item, indexes: c.indexes, now: c.now()}
-	// Everything is checked before any request: the Created time guessed here is
-	// right unless the stored entity shows another.
-	guess := w.now
-	if mode != modeCreate && !e.Created.IsZero() {
-		guess = tables.TruncateTime(e.Created)
+	w := &write{
+		c: c, mode: mode, e: e, base: base, token: newToken(), now: c.now(),
+		mine:       c.indexes.set(e.Type),
+		predicates: slices.Sorted(maps.Keys(e.Relationships)),
 	}
-	if err := w.prepare(guess); err != nil {
+	// Everything is checked before any request: a plan for the Created time the
+	// entity carries (or now) fails as any later plan would.
+	guess := expectation{absent: true}
+	if mode != modeCreate && !e.Created.IsZero() {
+		guess = expectation{created: tables.TruncateTime(e.Created)}
+	}
+	if _, err := w.plan(guess, nil, nil); err != nil {
 		return nil, err
 	}
-	if len(e.Relationships) == 0 && !w.indexed() {
-		return c.putEntity(ctx, w, mode)
-	}
-	return c.putAndReconcile(ctx, w, mode)
+	return w.run(ctx)
 }
 
-// putAndReconcile puts the entity and, in the same round, reads the lists of the
-// predicates it carries and its index entries; once the put has landed it writes what
-// changed in them.
-func (c *Client) putAndReconcile(ctx context.Context, w *write, mode putMode) (*Entity, error) {
-	predicates := slices.Sorted(maps.Keys(w.e.Relationships))
-	lists := make([][]relationships.Entry, len(predicates))
-	var stored *Entity
-	var indexed []map[string]types.AttributeValue
-	reads := len(predicates)
-	if w.indexed() {
-		reads++
+func (w *write) indexed() bool { return w.c.indexes.has(w.e.Type) }
+
+// first returns the expectation of the first attempt, and whether the entity must be
+// read to complete it.
+func (w *write) first() (x expectation, read bool) {
+	switch {
+	case w.mode == modeCreate:
+		return expectation{absent: true}, false
+	case w.e.Version > 0:
+		x = expectation{version: w.e.Version, created: tables.TruncateTime(w.e.Created), carried: true, indexes: w.mine}
+		return x, w.e.Created.IsZero() // a put must know the Created time it keeps
+	case w.mode == modeSet:
+		return expectation{absent: true}, false // optimistic: one request for a new entity
 	}
-	// The put goes first: with more reads than MaxConcurrency, reads wait, not the put.
-	err := parallel(ctx, reads+1, c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
+	return expectation{}, true
+}
+
+// run makes attempts until one commits or fails for good. An attempt reads what its
+// plan needs, plans and commits under the condition that the stored entity is still
+// what it read; when the condition fails, the stored item it returns decides the next.
+func (w *write) run(ctx context.Context) (*Entity, error) {
+	x, read := w.first()
+	pace := w.c.conflictPacer()
+	for {
+		snap, done, err := w.read(ctx, x, read)
+		if done != nil || err != nil {
+			return done, err
+		}
+		p, err := w.plan(snap.x, snap.entries, snap.lists)
+		if err != nil {
+			return nil, err
+		}
+		r, err := w.commit(ctx, p)
+		if r.stored != nil || err != nil {
+			return r.stored, err
+		}
+		if x, done, err = w.decideFromItem(ctx, r.old); done != nil || err != nil {
+			return done, err
+		}
+		read = false
+		if err := pace.wait(ctx); err != nil {
+			return nil, &ConflictError{Key: w.e.Key, Expected: w.e.Version, Reason: "concurrent writers kept changing it: " + err.Error()}
+		}
+	}
+}
+
+// snapshot is what an attempt read: the expectation its commit checks, and the
+// stored index entries and lists its plan diffs against.
+type snapshot struct {
+	x       expectation
+	entries []map[string]types.AttributeValue
+	lists   [][]relationships.Entry
+}
+
+// read reads the entity item (when getItem), the lists the write replaces and the
+// stored index entries. Entries are diffed under a condition on the version, so they
+// must be read after that version was seen: in the first round when the caller
+// carried it or an earlier attempt saw it, after the entity item otherwise.
+func (w *write) read(ctx context.Context, x expectation, getItem bool) (snapshot, *Entity, error) {
+	snap := snapshot{x: x, lists: make([][]relationships.Entry, len(w.predicates))}
+	entriesFirst := w.indexed() && !x.absent && (!getItem || x.carried)
+	var item map[string]types.AttributeValue
+	reads := len(w.predicates) + 2
+	err := parallel(ctx, reads, w.c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		var err error
 		switch {
-		case i == 0:
-			stored, err = c.putEntity(ctx, w, mode)
-		case i <= len(predicates):
-			lists[i-1], err = c.readList(ctx, w.e.Key, predicates[i-1], true)
-		default:
-			indexed, err = c.readIndexEntries(ctx, w.e.Key)
+		case i == 0 && getItem:
+			item, err = w.c.getItem(ctx, w.e.Key, true)
+		case i == 1 && entriesFirst:
+			snap.entries, err = w.c.readIndexEntries(ctx, w.e.Key)
+		case i >= 2:
+			snap.lists[i-2], err = w.c.readList(ctx, w.e.Key, w.predicates[i-2], true)
 		}
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return snap, nil, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, err)
 	}
-	ops := relationshipOps(c.names.Relationships, c.relationshipPlans(w.e, predicates, lists)...)
+	if getItem {
+		var done *Entity
+		if snap.x, done, err = w.decideFromItem(ctx, item); done != nil || err != nil {
+			return snap, done, err
+		}
+	}
+	if w.indexed() && !snap.x.absent && !entriesFirst {
+		if snap.entries, err = w.c.readIndexEntries(ctx, w.e.Key); err != nil {
+			return snap, nil, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, err)
+		}
+	}
+	return snap, nil, nil
+}
+
+// decideFromItem decides the next expectation from the stored item (nil: none), or
+// that the call is done: its own earlier attempt landed, or the item refuses it.
+func (w *write) decideFromItem(ctx context.Context, item map[string]types.AttributeValue) (expectation, *Entity, error) {
+	s, err := readStored(w.e.Key, item)
+	if err != nil {
+		return expectation{}, nil, err
+	}
+	if s.exists() && s.token == w.token {
+		done, err := w.storedEntity(item)
+		return expectation{}, done, err
+	}
+	if s.deleting != "" {
+		if err := w.c.completeDelete(ctx, w.e.Key, s.deleting); err != nil {
+			return expectation{}, nil, fmt.Errorf("ryno: %s %s: completing a delete in progress: %w", w.mode, w.e.Key, err)
+		}
+		s = stored{}
+	}
+	x, err := w.decide(s)
+	return x, nil, err
+}
+
+// decide returns the expectation of a write that found s stored, or why it must not
+// write.
+func (w *write) decide(s stored) (expectation, error) {
+	k := w.e.Key
+	switch {
+	case w.mode == modeCreate && s.exists():
+		return expectation{}, fmt.Errorf("%w: %s", ErrExists, k)
+	case w.mode == modeCreate:
+		return expectation{absent: true}, nil
+	case w.e.Version > 0 && !s.exists():
+		return expectation{}, &ConflictError{Key: k, Expected: w.e.Version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", w.e.Version)}
+	case w.e.Version > 0 && s.version != w.e.Version:
+		return expectation{}, &ConflictError{Key: k, Expected: w.e.Version, Stored: s.version, Reason: fmt.Sprintf("expected version %d, stored is %d", w.e.Version, s.version)}
+	case w.e.Version > 0 && !w.e.Created.IsZero() && !s.created.Equal(tables.TruncateTime(w.e.Created)):
+		return expectation{}, &ConflictError{Key: k, Expected: w.e.Version, Stored: s.version, Reason: "the entity was deleted and created again"}
+	case !s.exists() && w.mode == modeUpdate:
+		return expectation{}, notFound(k)
+	case !s.exists():
+		return expectation{absent: true}, nil
+	}
+	if unknown := unknownIndexes(s.indexes, w.mine); len(unknown) > 0 {
+		return expectation{}, &UnknownIndexError{Key: k, Indexes: unknown}
+	}
+	x := expect(s)
+	x.pending = s.pending != ""
+	return x, nil
+}
+
+// putPlan is what one attempt commits.
+type putPlan struct {
+	x        expectation
+	item     map[string]types.AttributeValue // the entity item to put
+	entries  []indexing.Entry                // the index entries it emits
+	entryOps []writeOp                       // index entries to put and delete
+	listOps  []writeOp                       // relationship entries to put and delete
+}
+
+// plan builds the item a write meeting x puts, and the changes to the index entries
+// and lists read. It checks what DynamoDB would refuse.
+func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeValue, lists [][]relationships.Entry) (*putPlan, error) {
+	created := w.now
+	if !x.absent && !x.created.IsZero() {
+		created = x.created
+	}
+	item := maps.Clone(w.base)
+	item[tables.AttrCreated] = str(tables.FormatTime(created))
+	item[tables.AttrUpdated] = str(tables.FormatTime(w.now))
+	item[tables.AttrVersion] = number(x.next())
+	item[tables.AttrToken] = str(w.token)
+	if w.mine != "" {
+		item[tables.AttrIndexes] = str(w.mine)
+	}
+	p := &putPlan{x: x, item: item}
 	if w.indexed() {
-		more, err := indexOps(c.names.IndexEntries, indexed, w.entries)
+		entries, err := w.c.indexes.emitEntries(item, created, w.now)
 		if err != nil {
 			return nil, err
 		}
-		ops = append(ops, more...)
+		item[tables.AttrIndexEntries] = indexRecord(entries)
+		if p.entryOps, err = indexOps(w.c.names.IndexEntries, storedEntries, entries); err != nil {
+			return nil, err
+		}
+		p.entries = entries
 	}
-	if err := c.batch.write(ctx, ops); err != nil {
-		return nil, fmt.Errorf("ryno: %s %s: the entity is written, its relationships and index entries not all: %w", mode, w.e.Key, err)
+	if err := checkItemSize(w.e.Key, item); err != nil {
+		return nil, err
 	}
-	stored.Relationships = maps.Clone(w.e.Relationships)
-	return stored, nil
+	if len(w.predicates) > 0 && lists != nil {
+		p.listOps = relationshipOps(w.c.names.Relationships, w.c.relationshipPlans(w.e, w.predicates, lists)...)
+	}
+	return p, nil
 }
 
 func (c *Client) relationshipPlans(e *Entity, predicates []string, lists [][]relationships.Entry) []relationships.Plan {
@@ -179,104 +289,46 @@ func (c *Client) relationshipPlans(e *Entity, predicates []string, lists [][]rel
 	return plans
 }
 
-// putEntity writes the entity item with the put's condition, retrying with what the
-// stored item shows when the condition fails.
-func (c *Client) putEntity(ctx context.Context, w *write, mode putMode) (*Entity, error) {
-	x, err := c.firstExpectation(ctx, w.e, mode)
+// commitResult is how a commit ended: written, or refused by the condition with the
+// item then stored.
+type commitResult struct {
+	stored *Entity
+	old    map[string]types.AttributeValue
+}
+
+// commit writes the plan: one conditional PutItem when only the entity changes, one
+// transaction when everything fits in one, the large path otherwise.
+func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
+	ops := lastWriteWins(slices.Concat(p.entryOps, p.listOps))
+	switch {
+	case p.x.pending || !fitsTransaction(1, tables.ItemSize(p.item), ops):
+		return w.commitLarge(ctx, p)
+	case len(ops) == 0:
+		return w.result(w.c.putItem(ctx, w.e.Key, p.item, p.x, w.token), p)
+	}
+	actions := append([]types.TransactWriteItem{w.c.putAction(p.item, p.x)}, transactItems(ops)...)
+	return w.result(w.c.transact(ctx, actions, newToken()), p)
+}
+
+func (w *write) result(a attempt, p *putPlan) (commitResult, error) {
+	switch {
+	case a.outcome == committed:
+		e, err := w.storedEntity(p.item)
+		return commitResult{stored: e}, err
+	case a.outcome == conditionFailed && a.action == 0:
+		return commitResult{old: a.item}, nil
+	}
+	return commitResult{}, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, a.err)
+}
+
+// storedEntity returns the entity as the item written stores it.
+func (w *write) storedEntity(item map[string]types.AttributeValue) (*Entity, error) {
+	e, err := decodeEntity(item)
 	if err != nil {
 		return nil, err
 	}
-	for range maxPutAttempts {
-		created := w.now
-		if !x.absent {
-			created = x.created
-		}
-		if err := w.prepare(created); err != nil {
-			return nil, err
-		}
-		old, err := c.conditionalPut(ctx, w.item, x)
-		if err == nil {
-			stored := *w.e
-			stored.Created, stored.Updated = created, w.now
-			return &stored, nil
-		}
-		if !errors.Is(err, errConditionFailed) {
-			return nil, fmt.Errorf("ryno: %s %s: %w", mode, w.e.Key, err)
-		}
-		if x, err = nextExpectation(w.e.Key, mode, old); err != nil {
-			return nil, err
-		}
+	if w.e.Relationships != nil {
+		e.Relationships = maps.Clone(w.e.Relationships)
 	}
-	return nil, fmt.Errorf("%w: %s %s: the entity kept changing", ErrConflict, mode, w.e.Key)
-}
-
-// expectation is what a put's condition requires of the stored item. A put replaces
-// _created, so the Created time to keep must be known before the put; the condition
-// makes sure it still holds when the put lands.
-type expectation struct {
-	absent  bool      // no item; Created is now
-	created time.Time // the stored Created, when !absent
-}
-
-func (x expectation) condition() (string, map[string]string, map[string]types.AttributeValue) {
-	if x.absent {
-		return "attribute_not_exists(#id)", map[string]string{"#id": tables.AttrID}, nil
-	}
-	return "#c = :c", map[string]string{"#c": tables.AttrCreated},
-		map[string]types.AttributeValue{":c": str(tables.FormatTime(x.created))}
-}
-
-func (c *Client) firstExpectation(ctx context.Context, e *Entity, mode putMode) (expectation, error) {
-	switch {
-	case mode == modeCreate:
-		return expectation{absent: true}, nil
-	case !e.Created.IsZero():
-		return expectation{created: tables.TruncateTime(e.Created)}, nil
-	case mode == modeSet:
-		return expectation{absent: true}, nil
-	}
-	item, err := c.getItem(ctx, e.Key, true)
-	if err != nil {
-		return expectation{}, err
-	}
-	return nextExpectation(e.Key, mode, item)
-}
-
-// nextExpectation derives the expectation from the stored item old (nil: none).
-func nextExpectation(k Key, mode putMode, old map[string]types.AttributeValue) (expectation, error) {
-	switch {
-	case mode == modeCreate && old != nil:
-		return expectation{}, fmt.Errorf("%w: %s already exists", ErrConflict, k)
-	case old == nil && mode == modeUpdate:
-		return expectation{}, notFound(k)
-	case old == nil:
-		return expectation{absent: true}, nil
-	}
-	created, err := timeValue(tables.AttrCreated, old[tables.AttrCreated])
-	if err != nil {
-		return expectation{}, fmt.Errorf("ryno: stored entity %s: %w", k, err)
-	}
-	return expectation{created: created}, nil
-}
-
-// errConditionFailed reports a put whose condition did not hold.
-var errConditionFailed = errors.New("condition failed")
-
-// conditionalPut writes item if x holds. When it does not, it returns
-// errConditionFailed and the stored item (nil when there is none).
-func (c *Client) conditionalPut(ctx context.Context, item map[string]types.AttributeValue, x expectation) (map[string]types.AttributeValue, error) {
-	cond, names, values := x.condition()
-	_, err := c.api.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                           aws.String(c.names.Entities),
-		Item:                                item,
-		ConditionExpression:                 aws.String(cond),
-		ExpressionAttributeNames:            names,
-		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
-	var failed *types.ConditionalCheckFailedException
-	if errors.As(err, &failed) {
-		return failed.Item, errConditionFailed
-	}
-	return nil, err
+	return e, nil
 }

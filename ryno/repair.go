@@ -12,9 +12,6 @@ import (
 	"github.com/rynodb/rynodb/tables"
 )
 
-// maxTransactItems is DynamoDB's limit on the actions of one TransactWriteItems.
-const maxTransactItems = 100
-
 // repair is a transaction deleting orphans, each only while the entity it misses is
 // still missing: a condition check per missing entity, a delete per orphan.
 type repair struct {

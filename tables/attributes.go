@@ -14,6 +14,13 @@ const (
 	AttrUpdated      = "_updated" // FormatTime; GSI sort key
 	AttrMeta         = "_meta"
 	AttrIndexEntries = "_index_entries" // index name -> index keys emitted at the last write
+
+	// Concurrency control; see package ryno.
+	AttrVersion  = "_version"  // N: 1 on create, +1 on every write
+	AttrToken    = "_token"    // S: the token of the write that stored the item
+	AttrIndexes  = "_indexes"  // S: the index names the last writer maintained; absent for none
+	AttrPending  = "_pending"  // S: token of a writer whose index entries are being written
+	AttrDeleting = "_deleting" // S: token of a Delete in progress (a tombstone)
 )
 
 // Attributes of a relationship entry item.

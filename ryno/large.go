@@ -1,0 +1,125 @@
+package ryno
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+// commitLarge writes a change too large for one transaction. It puts the entity
+// under its condition with a pending mark (its token), then writes the index entry
+// changes in transactions that each check the mark is still its own, and finally
+// removes the mark, bumping the version.
+//
+// A writer that finds a mark takes this path too: its put replaces the mark, after
+// which no chunk of the former writer can commit, and it reads the entries again to
+// diff against what that writer left. So a write cut off half-way is completed by the
+// next, and a writer superseded half-way stops: its successor saw what it wrote.
+// Relationship entries are written in batches beside the entries.
+func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, error) {
+	item := maps.Clone(p.item)
+	item[tables.AttrPending] = str(w.token)
+	r, err := w.result(w.c.putItem(ctx, w.e.Key, item, p.x, w.token), p)
+	if r.stored == nil || err != nil {
+		return r, err
+	}
+	written := r.stored
+	entryOps := p.entryOps
+	if p.x.pending && w.indexed() {
+		stored, err := w.c.readIndexEntries(ctx, w.e.Key)
+		if err != nil {
+			return commitResult{}, &PartialWriteError{Entity: written, Err: err}
+		}
+		if entryOps, err = indexOps(w.c.names.IndexEntries, stored, p.entries); err != nil {
+			return commitResult{}, &PartialWriteError{Entity: written, Err: err}
+		}
+	}
+	batch := w.c.batch.shared()
+	g := guard{key: w.e.Key, attr: tables.AttrPending, token: w.token}
+	err = parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+		if i == 0 {
+			return w.c.transactGuarded(ctx, batch, g, entryOps)
+		}
+		return batch.write(ctx, p.listOps)
+	})
+	switch {
+	case errors.Is(err, errGuardFailed):
+		return commitResult{stored: written}, nil // superseded: the next writer reconciles
+	case err != nil:
+		return commitResult{}, &PartialWriteError{Entity: written, Err: err}
+	}
+	cleared, err := w.c.clearPending(ctx, w.e.Key, w.token)
+	switch {
+	case errors.Is(err, errGuardFailed):
+		return commitResult{stored: written}, nil
+	case err != nil:
+		return commitResult{}, &PartialWriteError{Entity: written, Err: err}
+	}
+	e, err := w.storedEntity(cleared)
+	return commitResult{stored: e}, err
+}
+
+// clearPending removes the pending mark token from the entity item, bumping its
+// version: a writer that read the entries while they were being written must not
+// commit a diff against them. It returns the item as it leaves it, or
+// errGuardFailed when the mark is gone (another writer took over).
+func (c *Client) clearPending(ctx context.Context, k Key, token string) (map[string]types.AttributeValue, error) {
+	update := expression.Remove(expression.Name(tables.AttrPending)).
+		Add(expression.Name(tables.AttrVersion), expression.Value(number(1)))
+	mark := expression.Name(tables.AttrPending).Equal(expression.Value(str(token)))
+	b := build(mark, &update)
+	in := &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(c.names.Entities),
+		Key:                       k.item(),
+		UpdateExpression:          b.update,
+		ConditionExpression:       b.condition,
+		ExpressionAttributeNames:  b.names,
+		ExpressionAttributeValues: b.values,
+		ReturnValues:              types.ReturnValueAllNew,
+	}
+	send := func(ctx context.Context) attempt {
+		out, err := c.api.UpdateItem(ctx, in, noSDKRetry)
+		a := classify(err)
+		if a.outcome == committed {
+			a.item = out.Attributes
+		}
+		return a
+	}
+	var cleared map[string]types.AttributeValue
+	resolve := func(ctx context.Context) attempt {
+		item, err := c.getItem(ctx, k, true)
+		if err != nil {
+			return attempt{outcome: ambiguous, err: err}
+		}
+		s, err := readStored(k, item)
+		switch {
+		case err != nil:
+			return attempt{outcome: failed, err: err}
+		case s.pending == token:
+			return send(ctx)
+		case s.exists() && s.pending == "" && s.token == token:
+			cleared = item
+			return attempt{outcome: committed, item: item}
+		}
+		return attempt{outcome: conditionFailed}
+	}
+	a := c.settle(ctx, send, resolve)
+	switch a.outcome {
+	case committed:
+		if cleared != nil {
+			return cleared, nil
+		}
+		return a.item, nil
+	case conditionFailed:
+		return nil, errGuardFailed
+	}
+	return nil, fmt.Errorf("clear the pending mark of %s: %w", k, a.err)
+}

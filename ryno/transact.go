@@ -1,0 +1,134 @@
+package ryno
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+// DynamoDB's limits on one TransactWriteItems: 100 actions and 4 MB.
+const (
+	maxTransactItems = 100
+	maxTransactBytes = 4 << 20
+)
+
+// fitsTransaction reports whether ops fit in one transaction beside reserved
+// actions of reservedBytes in all.
+func fitsTransaction(reserved, reservedBytes int, ops []writeOp) bool {
+	if reserved+len(ops) > maxTransactItems {
+		return false
+	}
+	bytes := reservedBytes
+	for _, op := range ops {
+		bytes += op.size()
+	}
+	return bytes <= maxTransactBytes
+}
+
+// transactItems returns ops as transaction actions. No two may name one item.
+func transactItems(ops []writeOp) []types.TransactWriteItem {
+	acts := make([]types.TransactWriteItem, len(ops))
+	for i, op := range ops {
+		if op.item != nil {
+			acts[i] = types.TransactWriteItem{Put: &types.Put{TableName: aws.String(op.table), Item: op.item}}
+		} else {
+			acts[i] = types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(op.table), Key: op.key}}
+		}
+	}
+	return acts
+}
+
+// built is a condition or update expression with its placeholders.
+type built struct {
+	condition, update *string
+	names             map[string]string
+	values            map[string]types.AttributeValue
+}
+
+// build builds a condition and, when not nil, an update. The builders only ever
+// receive names and values the store made, so an error is a bug.
+func build(cond expression.ConditionBuilder, update *expression.UpdateBuilder) built {
+	b := expression.NewBuilder().WithCondition(cond)
+	if update != nil {
+		b = b.WithUpdate(*update)
+	}
+	expr, err := b.Build()
+	if err != nil {
+		panic(fmt.Sprintf("ryno: building an expression: %v", err))
+	}
+	return built{condition: expr.Condition(), update: expr.Update(), names: expr.Names(), values: expr.Values()}
+}
+
+// putAction is the transaction action putting the entity item under the condition
+// of x; a failed condition returns the stored item.
+func (c *Client) putAction(item map[string]types.AttributeValue, x expectation) types.TransactWriteItem {
+	b := build(x.condition(), nil)
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName:                           aws.String(c.names.Entities),
+		Item:                                item,
+		ConditionExpression:                 b.condition,
+		ExpressionAttributeNames:            b.names,
+		ExpressionAttributeValues:           b.values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}
+}
+
+// guard is a condition on an entity item that every chunk of a multi-transaction
+// change checks: the writer still owns the entity (its mark is still there).
+type guard struct {
+	key  Key
+	attr string // tables.AttrPending or tables.AttrDeleting
+	// absent guards a change for an entity that must stay missing instead.
+	absent bool
+	token  string
+}
+
+func (g guard) action(entities string) types.TransactWriteItem {
+	cond := expression.Name(g.attr).Equal(expression.Value(str(g.token)))
+	if g.absent {
+		cond = expression.AttributeNotExists(expression.Name(tables.AttrID))
+	}
+	b := build(cond, nil)
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName:                 aws.String(entities),
+		Key:                       g.key.item(),
+		ConditionExpression:       b.condition,
+		ExpressionAttributeNames:  b.names,
+		ExpressionAttributeValues: b.values,
+	}}
+}
+
+// errGuardFailed stops the chunks of a guarded change: the guard no longer holds.
+var errGuardFailed = errors.New("ryno: guard no longer holds")
+
+// transactGuarded applies ops in transactions of up to 99 ops and the guard's check,
+// in parallel within batch's bound. It returns errGuardFailed when a chunk found the
+// guard gone: the entity changed hands, and its new owner reconciles.
+func (c *Client) transactGuarded(ctx context.Context, batch *batcher, g guard, ops []writeOp) error {
+	ops = lastWriteWins(ops)
+	check := g.action(c.names.Entities)
+	checkBytes := tables.ItemSize(g.key.item())
+	chunks := chunk(ops, maxTransactItems-1, maxTransactBytes-checkBytes, writeOp.size)
+	return parallel(ctx, len(chunks), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+		release, err := batch.acquire(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
+		actions := append([]types.TransactWriteItem{check}, transactItems(chunks[i])...)
+		a := c.transact(ctx, actions, newToken())
+		switch {
+		case a.outcome == committed:
+			return nil
+		case a.outcome == conditionFailed && a.action == 0:
+			return errGuardFailed
+		}
+		return a.err
+	})
+}

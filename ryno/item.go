@@ -33,14 +33,8 @@ func encodeEntity(e *Entity) (map[string]types.AttributeValue, error) {
 		if err := tables.ValidateAttributeName(name); err != nil {
 			return nil, err
 		}
-		av, err := encoder.Encode(v)
-		switch {
-		case err != nil:
-			return nil, invalid("Attributes."+name, "", err.Error())
-		case av == nil: // the encoder skips what it cannot store, such as funcs
-			return nil, invalid("Attributes."+name, "", fmt.Sprintf("a %T cannot be stored", v))
-		}
-		if err := validateNumbers("Attributes."+name, av); err != nil {
+		av, err := encodeValue("Attributes."+name, v)
+		if err != nil {
 			return nil, err
 		}
 		item[name] = av
@@ -61,6 +55,22 @@ func encodeEntity(e *Entity) (map[string]types.AttributeValue, error) {
 	item[tables.AttrScope] = str(e.Scope)
 	item[tables.AttrType] = str(e.Type)
 	return item, nil
+}
+
+// encodeValue encodes the value of the attribute field, rejecting what DynamoDB
+// would refuse.
+func encodeValue(field string, v any) (types.AttributeValue, error) {
+	av, err := encoder.Encode(v)
+	switch {
+	case err != nil:
+		return nil, invalid(field, "", err.Error())
+	case av == nil: // the encoder skips what it cannot store, such as funcs
+		return nil, invalid(field, "", fmt.Sprintf("a %T cannot be stored", v))
+	}
+	if err := validateNumbers(field, av); err != nil {
+		return nil, err
+	}
+	return av, nil
 }
 
 // checkItemSize rejects an item DynamoDB would refuse for its size.

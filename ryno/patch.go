@@ -1,0 +1,247 @@
+package ryno
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+// Patch is a partial update of an entity: the attributes it names are set, removed
+// or added to, and the others stay as they are stored. Each name appears once.
+type Patch struct {
+	// Set sets attributes to values, which are anything Entity.Attributes holds.
+	Set map[string]any
+	// Remove removes attributes; removing one that does not exist is not an error.
+	Remove []string
+	// Add adds numbers to number attributes, as DynamoDB's ADD does: an attribute
+	// that does not exist counts as 0. Values are Go numbers or
+	// attributevalue.Number; adding to an attribute that is not a number fails.
+	Add map[string]any
+}
+
+// Patch applies p to the entity k and returns the entity as stored. The entity must
+// exist (ErrNotFound otherwise); with IfVersion, it must have that version
+// (*ConflictError otherwise). Nothing is written when the call fails.
+//
+// On a type without indexes it is one UpdateItem, which also bumps the version and
+// Updated: concurrent patches all apply, in some order, and no addition is ever lost
+// or applied twice (a patch whose response is lost recognises its own write, or fails
+// with ErrOutcomeUnknown). On an indexed type the map functions must see the new
+// attributes, so the entity is read and written back as Modify does, with its index
+// entries in the same transaction.
+func (c *Client) Patch(ctx context.Context, k Key, p Patch, opts ...WriteOption) (*Entity, error) {
+	if err := k.Validate(); err != nil {
+		return nil, err
+	}
+	o, err := writeOptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	ep, err := encodePatch(p)
+	if err != nil {
+		return nil, err
+	}
+	if c.indexes.has(k.Type) {
+		return c.patchIndexed(ctx, k, ep, o.version)
+	}
+	return c.patchItem(ctx, k, ep, o.version)
+}
+
+// encodedPatch is a Patch checked and encoded.
+type encodedPatch struct {
+	set    map[string]types.AttributeValue
+	remove []string
+	add    map[string]string // decimal numbers
+}
+
+// encodePatch checks p as a put checks an entity, before any request.
+func encodePatch(p Patch) (encodedPatch, error) {
+	ep := encodedPatch{set: map[string]types.AttributeValue{}, add: map[string]string{}}
+	named := map[string]bool{}
+	name := func(n string) error {
+		if err := tables.ValidateAttributeName(n); err != nil {
+			return err
+		}
+		if named[n] {
+			return invalid("Patch", n, "names the attribute twice")
+		}
+		named[n] = true
+		return nil
+	}
+	for _, n := range slices.Sorted(maps.Keys(p.Set)) {
+		if err := name(n); err != nil {
+			return ep, err
+		}
+		av, err := encodeValue("Patch.Set."+n, p.Set[n])
+		if err != nil {
+			return ep, err
+		}
+		ep.set[n] = av
+	}
+	for _, n := range p.Remove {
+		if err := name(n); err != nil {
+			return ep, err
+		}
+		ep.remove = append(ep.remove, n)
+	}
+	for _, n := range slices.Sorted(maps.Keys(p.Add)) {
+		if err := name(n); err != nil {
+			return ep, err
+		}
+		av, err := encodeValue("Patch.Add."+n, p.Add[n])
+		if err != nil {
+			return ep, err
+		}
+		num, ok := av.(*types.AttributeValueMemberN)
+		if !ok {
+			return ep, invalid("Patch.Add."+n, fmt.Sprint(p.Add[n]), "is not a number")
+		}
+		ep.add[n] = num.Value
+	}
+	if len(named) == 0 {
+		return ep, invalid("Patch", "", "changes nothing")
+	}
+	if size := tables.ItemSize(ep.set); size > tables.MaxItemBytes {
+		return ep, invalid("Patch.Set", "", fmt.Sprintf("is %d bytes; an item holds at most %d", size, tables.MaxItemBytes))
+	}
+	return ep, nil
+}
+
+// patchItem applies ep with one UpdateItem.
+func (c *Client) patchItem(ctx context.Context, k Key, ep encodedPatch, version int64) (*Entity, error) {
+	token := newToken()
+	in := c.patchInput(k, ep, version, token)
+	send := func(ctx context.Context) attempt {
+		out, err := c.api.UpdateItem(ctx, in, noSDKRetry)
+		a := classify(err)
+		if a.outcome == committed {
+			a.item = out.Attributes
+		}
+		return a
+	}
+	unapplied := func(s stored) bool { return version > 0 && s.live() && s.version == version }
+	resolve := func(ctx context.Context) attempt { return c.resolve(ctx, k, token, unapplied, send) }
+	a := c.settle(ctx, send, resolve)
+	switch a.outcome {
+	case committed:
+		return decodeEntity(a.item)
+	case conditionFailed:
+		return c.patchRefused(ctx, k, version, token, a.item)
+	}
+	var api smithy.APIError
+	if errors.As(a.err, &api) && api.ErrorCode() == "ValidationException" {
+		return nil, invalid("Patch", k.String(), api.ErrorMessage())
+	}
+	return nil, fmt.Errorf("ryno: patch %s: %w", k, a.err)
+}
+
+// patchInput is the UpdateItem of ep: the changes, the version and Updated bumped,
+// the token recorded, under the condition that the entity exists, is not being
+// deleted, is indexed by no client (its type has no index here), has the version
+// asked for, and does not already hold this write.
+func (c *Client) patchInput(k Key, ep encodedPatch, version int64, token string) *dynamodb.UpdateItemInput {
+	u := expression.Set(expression.Name(tables.AttrUpdated), expression.Value(str(tables.FormatTime(c.now())))).
+		Set(expression.Name(tables.AttrToken), expression.Value(str(token))).
+		Add(expression.Name(tables.AttrVersion), expression.Value(number(1)))
+	for _, n := range slices.Sorted(maps.Keys(ep.set)) {
+		u = u.Set(expression.Name(n), expression.Value(ep.set[n]))
+	}
+	for _, n := range ep.remove {
+		u = u.Remove(expression.Name(n))
+	}
+	for _, n := range slices.Sorted(maps.Keys(ep.add)) {
+		u = u.Add(expression.Name(n), expression.Value(&types.AttributeValueMemberN{Value: ep.add[n]}))
+	}
+	cond := expression.AttributeExists(expression.Name(tables.AttrID)).
+		And(expression.AttributeNotExists(expression.Name(tables.AttrDeleting)),
+			expression.AttributeNotExists(expression.Name(tables.AttrIndexes)),
+			expression.Name(tables.AttrToken).NotEqual(expression.Value(str(token))))
+	if version > 0 {
+		cond = cond.And(expression.Name(tables.AttrVersion).Equal(expression.Value(number(version))))
+	}
+	b := build(cond, &u)
+	return &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(c.names.Entities),
+		Key:                                 k.item(),
+		UpdateExpression:                    b.update,
+		ConditionExpression:                 b.condition,
+		ExpressionAttributeNames:            b.names,
+		ExpressionAttributeValues:           b.values,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+}
+
+// patchRefused explains a patch whose condition failed on the stored item.
+func (c *Client) patchRefused(ctx context.Context, k Key, version int64, token string, item map[string]types.AttributeValue) (*Entity, error) {
+	s, err := readStored(k, item)
+	switch {
+	case err != nil:
+		return nil, err
+	case s.exists() && s.token == token: // an earlier attempt landed
+		return decodeEntity(item)
+	case s.deleting != "":
+		if err := c.completeDelete(ctx, k, s.deleting); err != nil {
+			return nil, fmt.Errorf("ryno: patch %s: completing a delete in progress: %w", k, err)
+		}
+		return nil, notFound(k)
+	case !s.exists() && version > 0:
+		return nil, &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
+	case !s.exists():
+		return nil, notFound(k)
+	case s.indexes != "":
+		return nil, &UnknownIndexError{Key: k, Indexes: unknownIndexes(s.indexes, "")}
+	}
+	return nil, &ConflictError{Key: k, Expected: version, Stored: s.version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.version)}
+}
+
+// patchIndexed applies ep to an entity of an indexed type as Modify does, so that
+// its index entries change with it.
+func (c *Client) patchIndexed(ctx context.Context, k Key, ep encodedPatch, version int64) (*Entity, error) {
+	apply := func(e *Entity) error { return ep.apply(e) }
+	if version > 0 {
+		return c.modifyOnce(ctx, k, version, apply)
+	}
+	return c.Modify(ctx, k, apply)
+}
+
+// apply changes e as DynamoDB would apply the patch.
+func (ep encodedPatch) apply(e *Entity) error {
+	for n, av := range ep.set {
+		var v any
+		if err := decoder.Decode(av, &v); err != nil {
+			return err
+		}
+		e.Attributes[n] = v
+	}
+	for _, n := range ep.remove {
+		delete(e.Attributes, n)
+	}
+	for n, delta := range ep.add {
+		current := "0"
+		switch v := e.Attributes[n].(type) {
+		case nil:
+		case attributevalue.Number:
+			current = string(v)
+		default:
+			return invalid("Patch.Add."+n, e.Key.String(), fmt.Sprintf("the stored value is a %T, not a number", v))
+		}
+		sum, err := addDecimal(current, delta)
+		if err != nil {
+			return invalid("Patch.Add."+n, e.Key.String(), err.Error())
+		}
+		e.Attributes[n] = attributevalue.Number(sum)
+	}
+	return nil
+}

@@ -75,3 +75,13 @@ func requests(c *dynamotest.Counter) map[string]int {
 	defer c.Reset()
 	return c.Counts()
 }
+
+// newClientOn returns another client on the tables of s, with its own options, as
+// another process writing the same tables would have.
+func newClientOn(t *testing.T, s *store, opts ryno.Options) *ryno.Client {
+	t.Helper()
+	opts.TablePrefix = s.Names().Prefix
+	db, err := ryno.New(s.raw, opts)
+	require.NoError(t, err)
+	return db
+}

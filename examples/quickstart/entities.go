@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rynodb/rynodb/ryno"
@@ -17,12 +19,12 @@ var (
 )
 
 func cleanSlate(ctx context.Context, db *ryno.Client) error {
-	for _, k := range []ryno.Key{ada, grace, alan, p1, p2, p3} {
+	for _, k := range []ryno.Key{ada, grace, alan, adaStats, p1, p2, p3} {
 		if err := db.Delete(ctx, k); err != nil {
 			return err
 		}
 	}
-	fmt.Println("   deleted people ada, grace and alan and posts p1, p2 and p3 if they existed")
+	fmt.Println("   deleted people ada, grace and alan, ada's stats and posts p1, p2 and p3 if they existed")
 	fmt.Println("   (Delete is idempotent, and takes the entity's relationships and index entries with it)")
 	return nil
 }
@@ -47,25 +49,84 @@ func createPeople(ctx context.Context, db *ryno.Client) error {
 
 func createAgain(ctx context.Context, db *ryno.Client) error {
 	_, err := db.Create(ctx, &ryno.Entity{Key: ada, Attributes: map[string]any{"name": "someone else"}})
-	if !errors.Is(err, ryno.ErrConflict) {
-		return fmt.Errorf("want ErrConflict, got %v", err)
+	if !errors.Is(err, ryno.ErrExists) {
+		return fmt.Errorf("want ErrExists, got %v", err)
 	}
 	fmt.Printf("   refused: %v\n", err)
 	return nil
 }
+
+// staleGrace is Grace as read before updateGrace wrote her: a copy another process
+// might still hold.
+var staleGrace *ryno.Entity
 
 func updateGrace(ctx context.Context, db *ryno.Client) error {
 	e, err := db.Get(ctx, grace)
 	if err != nil {
 		return err
 	}
+	staleGrace = &ryno.Entity{Key: e.Key, Attributes: maps.Clone(e.Attributes), Created: e.Created, Version: e.Version}
 	e.Attributes["rank"] = "Rear Admiral"
 	updated, err := db.Update(ctx, e)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("   read grace, added rank, wrote her back with one conditional put\n")
-	fmt.Printf("   created %s (kept), updated %s (moved)\n", stamp(updated.Created), stamp(updated.Updated))
+	fmt.Printf("   read grace at version %d, added rank, wrote her back with one put conditional on it\n", e.Version)
+	fmt.Printf("   now version %d; created %s (kept), updated %s (moved)\n", updated.Version, stamp(updated.Created), stamp(updated.Updated))
+	return nil
+}
+
+func staleUpdate(ctx context.Context, db *ryno.Client) error {
+	staleGrace.Attributes["rank"] = "Captain"
+	_, err := db.Update(ctx, staleGrace)
+	var conflict *ryno.ConflictError
+	if !errors.As(err, &conflict) {
+		return fmt.Errorf("want a *ConflictError, got %v", err)
+	}
+	fmt.Printf("   an Update of the copy read at version %d is refused, and writes nothing:\n   %v\n", staleGrace.Version, err)
+	fmt.Println("   (read again and retry, or let Modify do it)")
+	return nil
+}
+
+// adaStats holds counters about Ada. Its type has no index, so a Patch of it is one
+// request.
+var adaStats = ryno.Key{Scope: "acme", Type: "stats", ID: "ada"}
+
+func countVisits(ctx context.Context, db *ryno.Client) error {
+	if _, err := db.Set(ctx, &ryno.Entity{Key: adaStats, Attributes: map[string]any{"visits": 0}}); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 10)
+	for range 10 {
+		wg.Go(func() {
+			_, err := db.Patch(ctx, adaStats, ryno.Patch{Add: map[string]any{"visits": 1}})
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	stats, err := db.Get(ctx, adaStats)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   10 goroutines at once: Patch(stats, Add visits 1), one UpdateItem each\n")
+	fmt.Printf("   visits %v, version %d: no increment lost\n", stats.Attributes["visits"], stats.Version)
+
+	e, err := db.Modify(ctx, ada, func(e *ryno.Entity) error {
+		e.Attributes["title"] = "Countess of Lovelace"
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   Modify(ada, set title): read, change, write conditional on the version read\n")
+	fmt.Printf("   (retried on conflict): title %q, version %d\n", e.Attributes["title"], e.Version)
 	return nil
 }
 

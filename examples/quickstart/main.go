@@ -1,6 +1,6 @@
 // Quickstart provisions a RynoDB store and walks through it step by step, printing
-// what each step did. First entities: it writes a few people, updates one and pages
-// through them. Then relationships: people follow people and write posts, and the
+// what each step did. First entities: it writes a few people, updates one, shows a
+// version conflict, counts from concurrent goroutines and pages through them. Then relationships: people follow people and write posts, and the
 // program reads, changes and deletes those edges. Then indexes: people by email and
 // by age, posts by publication time, queried by equality, prefix and range.
 //
@@ -47,6 +47,8 @@ var steps = []step{
 	{"Create three people", createPeople},
 	{"Create one of them again", createAgain},
 	{"Update Grace", updateGrace},
+	{"Update the copy of Grace read before: a version conflict", staleUpdate},
+	{"Count Ada's visits from 10 goroutines; give her a title with Modify", countVisits},
 	{"Page through the people, two at a time, newest first", pagePeople},
 	{"Connect people and posts: Set an entity with its relationship lists", connect},
 	{"Read Ada's lists, in list order (#n is an entry's position)", readLists},
@@ -59,7 +61,7 @@ var steps = []step{
 	{"Find a person by email: QueryIndex with Equal", findByEmail},
 	{"Emails beginning with \"a\": QueryIndexEntries, with the projected names", emailsBeginningWithA},
 	{"People aged 30 to 45, youngest first: QueryIndex with Between", agedBetween},
-	{"Grace turns 86: Update moves her entry in the age index", graceBirthday},
+	{"Grace turns 86: Patch moves her entry in the age index", graceBirthday},
 	{"Posts published in March 2026, newest first: Between on times, Descending", publishedInMarch},
 	{"Delete Alan", deleteAlan},
 	{"No edge to or from Alan, and no index entry of his, is left", nothingOfAlanIsLeft},

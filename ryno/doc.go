@@ -20,12 +20,28 @@
 // attributes (_id, _scope, _type, _created, _updated, _meta, ...). Numbers read back
 // are attributevalue.Number and keep every digit; Entity.Decode fills a struct.
 //
-// # Writes
+// # Writes, versions and conflicts
 //
-// Create, Update and Set each replace the whole entity item with one conditional
-// PutItem, plus the relationship and index writes the entity calls for. The store sets Created once and Updated on every write, in UTC with
-// millisecond precision. An entity read from the store carries its Created time, so
-// writing it back costs one request.
+// Create, Update and Set each replace the whole entity item; Patch sets, removes and
+// adds to single attributes. The store sets Created once and Updated on every write,
+// in UTC with millisecond precision, and bumps Version: 1 on create, one more on
+// every write.
+//
+// Every call is linearizable: it behaves as if it ran alone, at one instant between
+// its start and its return. An entity read from the store carries its Version, and
+// Update or Set of it writes only if the stored entity still has that version; a
+// *ConflictError (ErrConflict) says someone else changed it, and nothing was
+// written. Modify is the read-modify-write that retries such conflicts. Writes
+// without a version (a blind Set) read the stored version and write under it,
+// retrying within Options.Conflicts. Delete marks the entity first (a tombstone),
+// so it reads as missing at once, then sweeps what refers to it; a write that meets
+// the mark completes the Delete.
+//
+// The entity and its index entries change together: in one TransactWriteItems when
+// the changes fit in one, otherwise entity first, with a mark the next writer takes
+// over from. A write whose response is lost recognises its own write by a token
+// stored on the item, or fails with ErrOutcomeUnknown when another writer changed
+// the item since.
 //
 // # Relationships
 //
@@ -48,14 +64,17 @@
 //
 // Invalid input is reported as a *ValidationError (errors.Is(err, ErrInvalid))
 // before any request is sent. A missing entity is ErrNotFound, a duplicate Create is
-// ErrConflict, a bad cursor is ErrInvalidCursor, all matched with errors.Is. Batch
-// reads and writes that could not finish return a *BatchError naming the items.
+// ErrExists, a version conflict is a *ConflictError matching ErrConflict, a bad
+// cursor is ErrInvalidCursor, all matched with errors.Is. A write that stored the
+// entity but not the rest returns a *PartialWriteError carrying it; a client that
+// lacks an index the entity was written with gets an *UnknownIndexError. Batch reads
+// and writes that could not finish return a *BatchError naming the items.
 //
 // # Batches
 //
 // Calls that read or write many items split them into BatchGetItem (100 keys) and
 // BatchWriteItem (25 items) requests, send independent requests in parallel (at most
 // Options.MaxConcurrency at once) and retry items DynamoDB leaves unprocessed with
-// capped exponential backoff and jitter. No item is dropped: what could not be done
-// is named in the error.
+// capped exponential backoff and jitter, throttled requests too. No item is
+// dropped: what could not be done is named in the error.
 package ryno

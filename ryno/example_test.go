@@ -79,14 +79,101 @@ func ExampleClient_Update() {
 	db := connect()
 	k := ryno.Key{Scope: "acme", Type: "person", ID: "ada"}
 
-	// An entity read from the store carries its Created time: writing it back is a
-	// single conditional PutItem.
+	// An entity read from the store carries its Version and Created time: writing
+	// it back is a single PutItem, conditional on that version.
 	e, err := db.Get(ctx, k)
 	if err != nil {
 		log.Fatal(err)
 	}
 	e.Attributes["title"] = "Countess of Lovelace"
-	if _, err := db.Update(ctx, e); err != nil {
+	_, err = db.Update(ctx, e)
+	var conflict *ryno.ConflictError
+	switch {
+	case errors.As(err, &conflict):
+		fmt.Printf("changed by someone else since version %d: read it again\n", conflict.Expected)
+	case err != nil:
+		log.Fatal(err)
+	}
+}
+
+// An HTTP handler maps an entity's version to an ETag: If-Match comes back as
+// Entity.Version, and a stale one is 412 Precondition Failed.
+func ExampleClient_Update_ifMatch() {
+	ctx := context.Background()
+	db := connect()
+	var ifMatch int64 = 7 // parsed from the request's If-Match header
+	e := &ryno.Entity{
+		Key:        ryno.Key{Scope: "acme", Type: "person", ID: "ada"},
+		Attributes: map[string]any{"name": "Ada Lovelace"}, // from the request body
+		Version:    ifMatch,
+	}
+	stored, err := db.Update(ctx, e)
+	switch {
+	case errors.Is(err, ryno.ErrConflict):
+		fmt.Println(412) // includes an entity deleted since: it also matches ErrNotFound
+	case errors.Is(err, ryno.ErrNotFound):
+		fmt.Println(404)
+	case err != nil:
+		log.Fatal(err)
+	default:
+		fmt.Println(200, "ETag:", stored.Version)
+	}
+}
+
+func ExampleClient_Modify() {
+	ctx := context.Background()
+	db := connect()
+	k := ryno.Key{Scope: "acme", Type: "account", ID: "ada"}
+
+	// fn may run more than once: on a conflict Modify reads the account again.
+	errInsufficient := errors.New("insufficient funds")
+	account, err := db.Modify(ctx, k, func(e *ryno.Entity) error {
+		balance, err := e.Attributes["balance"].(attributevalue.Number).Int64()
+		if err != nil {
+			return err
+		}
+		if balance < 30 {
+			return errInsufficient // nothing is written
+		}
+		e.Attributes["balance"] = balance - 30
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(account.Attributes["balance"], account.Version)
+}
+
+func ExampleClient_Patch() {
+	ctx := context.Background()
+	db := connect()
+	k := ryno.Key{Scope: "acme", Type: "stats", ID: "home-page"}
+
+	// One UpdateItem on a type without indexes: concurrent patches lose no addition.
+	stats, err := db.Patch(ctx, k, ryno.Patch{
+		Add:    map[string]any{"visits": 1},
+		Set:    map[string]any{"last_visitor": "ada"},
+		Remove: []string{"stale_field"},
+	})
+	if errors.Is(err, ryno.ErrNotFound) {
+		fmt.Println("create it first")
+		return
+	} else if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(stats.Attributes["visits"])
+}
+
+func ExampleClient_Delete() {
+	ctx := context.Background()
+	db := connect()
+	k := ryno.Key{Scope: "acme", Type: "person", ID: "ada"}
+
+	// Delete only the version the caller saw; without IfVersion, whatever is stored.
+	err := db.Delete(ctx, k, ryno.IfVersion(3))
+	if errors.Is(err, ryno.ErrConflict) {
+		fmt.Println("changed or deleted since version 3")
+	} else if err != nil {
 		log.Fatal(err)
 	}
 }

@@ -1,9 +1,12 @@
 package integration_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -403,4 +406,69 @@ func TestIndexRegistrationAndMapFunctionErrors(t *testing.T) {
 	_, err = s.QueryIndex(ctx, "", "n", indexing.All(), ryno.PageOptions{})
 	require.ErrorIs(t, err, ryno.ErrInvalid)
 	require.Zero(t, s.counter.Total())
+}
+
+func TestADeleteStopsALargeWriteHalfWay(t *testing.T) {
+	// A write of 120 entry changes puts the entity, then its entries in two chunks.
+	// A Delete marks the entity and reads its entries while the chunks wait; they are
+	// sent just before the Delete's last step. None may commit, or its entries would
+	// outlive the entity.
+	const chunks = 2 // 99 and 21 changes
+	entered, chunksGo, chunksDone := make(chan struct{}, chunks), make(chan struct{}), make(chan struct{})
+	var armed atomic.Bool
+	var sent sync.WaitGroup
+	sent.Add(chunks)
+	writer := newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+		return dynamotest.Wrap(api, func(ctx context.Context, op string, send func(context.Context) error) error {
+			if op != "TransactWriteItems" || !armed.Load() {
+				return send(ctx)
+			}
+			defer sent.Done()
+			entered <- struct{}{}
+			<-chunksGo
+			return send(ctx)
+		})
+	}, ryno.Options{Indexes: testIndexes})
+	var sweep sync.Once
+	deleter := mustNew(t, dynamotest.Wrap(writer.raw, func(ctx context.Context, op string, send func(context.Context) error) error {
+		if op == "TransactWriteItems" || op == "DeleteItem" {
+			sweep.Do(func() {
+				close(chunksGo)
+				<-chunksDone
+			})
+		}
+		return send(ctx)
+	}), writer.Names().Prefix, testIndexes)
+
+	e, err := writer.Set(ctx, post("p1", map[string]any{"tags": tagList("a", 60)}))
+	require.NoError(t, err)
+	armed.Store(true)
+	e.Attributes["tags"] = tagList("b", 60)
+	written := make(chan error)
+	go func() {
+		_, err := writer.Update(ctx, e)
+		written <- err
+	}()
+	for range chunks {
+		<-entered
+	}
+	go func() {
+		sent.Wait()
+		close(chunksDone)
+	}()
+	require.NoError(t, deleter.Delete(ctx, e.Key))
+	require.NoError(t, <-written, "the write took effect before the Delete")
+
+	_, err = writer.Get(ctx, e.Key)
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	require.Empty(t, tagsIndexed(t, writer), "no entry of the deleted entity is left")
+	requireIndexExact(t, writer)
+}
+
+// mustNew returns a client on api with the tables of prefix and indexes.
+func mustNew(t *testing.T, api ryno.DynamoDBAPI, prefix string, indexes []ryno.Index) *ryno.Client {
+	t.Helper()
+	db, err := ryno.New(api, ryno.Options{TablePrefix: prefix, Indexes: indexes})
+	require.NoError(t, err)
+	return db
 }

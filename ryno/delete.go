@@ -88,8 +88,11 @@ func (c *Client) markDeleting(ctx context.Context, k Key, version int64) (string
 	if version > 0 {
 		cond = cond.And(expression.Name(tables.AttrVersion).Equal(expression.Value(number(version))))
 	}
+	// Removing a pending mark stops a large write still writing its index entries:
+	// its chunks check the mark, so none can commit after the sweep has read.
 	update := expression.Set(expression.Name(tables.AttrDeleting), expression.Value(str(token))).
 		Set(expression.Name(tables.AttrToken), expression.Value(str(token))).
+		Remove(expression.Name(tables.AttrPending)).
 		Add(expression.Name(tables.AttrVersion), expression.Value(number(1)))
 	b := build(cond, &update)
 	in := &dynamodb.UpdateItemInput{

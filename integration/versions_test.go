@@ -146,14 +146,14 @@ func TestPatchSetsRemovesAndAddsInOneRequest(t *testing.T) {
 	counter.Reset()
 
 	e, err := db.Patch(ctx, k, ryno.Patch{
-		Set:    map[string]any{"name": "Ada Lovelace", "born": 1815},
+		Set:    map[string]any{"name": "Ada Lovelace", "born": 1815, "a.b[0]": "top level"},
 		Remove: []string{"nick", "never-there"},
 		Add:    map[string]any{"n": 2.25, "visits": 1},
 	})
 	require.NoError(t, err)
 	require.Equal(t, map[string]int{"UpdateItem": 1}, requests(counter))
 	want := map[string]any{
-		"name": "Ada Lovelace", "born": attributevalue.Number("1815"), "keep": true,
+		"name": "Ada Lovelace", "born": attributevalue.Number("1815"), "keep": true, "a.b[0]": "top level",
 		"n": attributevalue.Number("3.75"), "visits": attributevalue.Number("1"),
 	}
 	require.Equal(t, want, e.Attributes, "the entity as stored, numbers as Get returns them")

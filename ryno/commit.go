@@ -102,14 +102,17 @@ func (c *Client) settle(ctx context.Context, send, resolve func(context.Context)
 	a := send(ctx)
 	for a.outcome == retryable || a.outcome == ambiguous {
 		wait, again := state.next(1, 1)
+		cause := a.err
 		if again {
-			again = c.batch.sleep(ctx, wait) == nil
+			if err := c.batch.sleep(ctx, wait); err != nil {
+				again, cause = false, fmt.Errorf("%w, after %w", err, a.err)
+			}
 		}
 		switch {
 		case !again && a.outcome == ambiguous:
-			return attempt{outcome: failed, err: fmt.Errorf("%w: %w", ErrOutcomeUnknown, a.err)}
+			return attempt{outcome: failed, err: fmt.Errorf("%w: %w", ErrOutcomeUnknown, cause)}
 		case !again:
-			return attempt{outcome: failed, err: a.err}
+			return attempt{outcome: failed, err: cause}
 		case a.outcome == ambiguous:
 			a = resolve(ctx)
 		default:

@@ -84,6 +84,7 @@ func TestClassify(t *testing.T) {
 		{"HTTP 499", opError(httpError(499)), failed, nil, 0},
 
 		{"server fault", &smithy.GenericAPIError{Code: "InternalFailure", Fault: smithy.FaultServer}, ambiguous, nil, 0},
+		{"unknown fault", &smithy.GenericAPIError{Code: "Mystery"}, ambiguous, nil, 0},
 		{"internal server error", &types.InternalServerError{}, ambiguous, nil, 0},
 		{"HTTP 500", httpError(500), ambiguous, nil, 0},
 		{"HTTP 503 wrapped", opError(httpError(503)), ambiguous, nil, 0},
@@ -209,6 +210,7 @@ func TestSettleStopsWhenTheSleepFails(t *testing.T) {
 			require.Zero(t, resolves.calls)
 			require.Equal(t, failed, got.outcome)
 			require.ErrorIs(t, got.err, tt.first.err)
+			require.ErrorIs(t, got.err, context.Canceled, "the context's end shows")
 			require.Equal(t, tt.outcomeUnknown, errors.Is(got.err, ErrOutcomeUnknown))
 		})
 	}
@@ -329,9 +331,9 @@ func TestPutItemResolvesALostResponse(t *testing.T) {
 
 func TestConflictErrorMatches(t *testing.T) {
 	tests := []struct {
-		name                     string
-		err                      error
-		conflict, notFound, exst bool
+		name                       string
+		err                        error
+		conflict, notFound, exists bool
 	}{
 		{"stored another version", &ConflictError{Key: stateKey, Expected: 2, Stored: 3, Reason: "r"}, true, false, false},
 		{"missing", &ConflictError{Key: stateKey, Expected: 2, Missing: true, Reason: "r"}, true, true, false},
@@ -344,7 +346,7 @@ func TestConflictErrorMatches(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			require.Equal(t, tt.conflict, errors.Is(tt.err, ErrConflict), "ErrConflict")
 			require.Equal(t, tt.notFound, errors.Is(tt.err, ErrNotFound), "ErrNotFound")
-			require.Equal(t, tt.exst, errors.Is(tt.err, ErrExists), "ErrExists")
+			require.Equal(t, tt.exists, errors.Is(tt.err, ErrExists), "ErrExists")
 			require.False(t, errors.Is(tt.err, ErrUnknownIndex))
 		})
 	}

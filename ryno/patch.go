@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -154,14 +156,17 @@ func (c *Client) patchInput(k Key, ep encodedPatch, version int64, token string)
 	u := expression.Set(expression.Name(tables.AttrUpdated), expression.Value(str(tables.FormatTime(c.now())))).
 		Set(expression.Name(tables.AttrToken), expression.Value(str(token))).
 		Add(expression.Name(tables.AttrVersion), expression.Value(number(1)))
+	// The builder reads '.' and '[' in a name as a path into nested attributes; user
+	// names are top-level attributes whatever they hold, so it gets aliases.
+	var a aliases
 	for _, n := range slices.Sorted(maps.Keys(ep.set)) {
-		u = u.Set(expression.Name(n), expression.Value(ep.set[n]))
+		u = u.Set(a.name(n), expression.Value(ep.set[n]))
 	}
 	for _, n := range ep.remove {
-		u = u.Remove(expression.Name(n))
+		u = u.Remove(a.name(n))
 	}
 	for _, n := range slices.Sorted(maps.Keys(ep.add)) {
-		u = u.Add(expression.Name(n), expression.Value(&types.AttributeValueMemberN{Value: ep.add[n]}))
+		u = u.Add(a.name(n), expression.Value(&types.AttributeValueMemberN{Value: ep.add[n]}))
 	}
 	cond := expression.AttributeExists(expression.Name(tables.AttrID)).
 		And(expression.AttributeNotExists(expression.Name(tables.AttrDeleting)),
@@ -171,6 +176,7 @@ func (c *Client) patchInput(k Key, ep encodedPatch, version int64, token string)
 		cond = cond.And(expression.Name(tables.AttrVersion).Equal(expression.Value(number(version))))
 	}
 	b := build(cond, &u)
+	a.resolve(b.names)
 	return &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(c.names.Entities),
 		Key:                                 k.item(),
@@ -180,6 +186,28 @@ func (c *Client) patchInput(k Key, ep encodedPatch, version int64, token string)
 		ExpressionAttributeValues:           b.values,
 		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+}
+
+// aliases stands in for attribute names in an expression builder: plain names the
+// builder parses as they are, swapped for the real ones in the built names.
+type aliases struct{ names []string }
+
+// name returns the builder for the attribute named n.
+func (a *aliases) name(n string) expression.NameBuilder {
+	a.names = append(a.names, n)
+	return expression.Name("alias" + strconv.Itoa(len(a.names)-1))
+}
+
+// resolve swaps the aliases in built names for the names they stand for. Aliases
+// never meet the store's own names, which all start with '_'.
+func (a *aliases) resolve(built map[string]string) {
+	for placeholder, name := range built {
+		if i, ok := strings.CutPrefix(name, "alias"); ok {
+			if n, err := strconv.Atoi(i); err == nil && n < len(a.names) {
+				built[placeholder] = a.names[n]
+			}
+		}
 	}
 }
 
@@ -230,8 +258,11 @@ func (ep encodedPatch) apply(e *Entity) error {
 	}
 	for n, delta := range ep.add {
 		current := "0"
-		switch v := e.Attributes[n].(type) {
+		switch v, ok := e.Attributes[n]; v := v.(type) {
 		case nil:
+			if ok { // a NULL: DynamoDB adds only to numbers and sets
+				return invalid("Patch.Add."+n, e.Key.String(), "the stored value is NULL, not a number")
+			}
 		case attributevalue.Number:
 			current = string(v)
 		default:

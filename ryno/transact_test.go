@@ -1,0 +1,321 @@
+package ryno
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+const opsTable = "t_index_entries"
+
+// paddedOps returns n puts of entries, each with a value of pad bytes.
+func paddedOps(n, pad int) []writeOp {
+	ops := make([]writeOp, n)
+	for i := range ops {
+		ops[i] = putOp(opsTable, testKey(i), testItem(i, strings.Repeat("x", pad)))
+	}
+	return ops
+}
+
+func opsSize(ops []writeOp) int {
+	n := 0
+	for _, op := range ops {
+		n += op.size()
+	}
+	return n
+}
+
+func TestFitsTransaction(t *testing.T) {
+	small := paddedOps(100, 1)
+	large := paddedOps(11, 390*1024) // about 4.2 MB
+	tests := []struct {
+		name                    string
+		reserved, reservedBytes int
+		ops                     []writeOp
+		want                    bool
+	}{
+		{"nothing", 0, 0, nil, true},
+		{"99 ops beside one action", 1, 100, small[:99], true},
+		{"100 ops beside one action", 1, 100, small, false},
+		{"100 ops alone", 0, 0, small, true},
+		{"100 reserved actions", 100, 0, nil, true},
+		{"101 reserved actions", 101, 0, nil, false},
+		{"exactly 4 MB with the reserved bytes", 1, maxTransactBytes - opsSize(large[:10]), large[:10], true},
+		{"one byte over 4 MB with the reserved bytes", 1, maxTransactBytes - opsSize(large[:10]) + 1, large[:10], false},
+		{"over 4 MB of ops", 0, 0, large, false},
+		{"reserved bytes alone over 4 MB", 1, maxTransactBytes + 1, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, fitsTransaction(tt.reserved, tt.reservedBytes, tt.ops))
+		})
+	}
+}
+
+func TestTransactItems(t *testing.T) {
+	put := putOp(opsTable, testKey(1), testItem(1, "v"))
+	del := deleteOp("t_relationships", testKey(2))
+	got := transactItems([]writeOp{put, del})
+	require.Equal(t, []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String(opsTable), Item: testItem(1, "v")}},
+		{Delete: &types.Delete{TableName: aws.String("t_relationships"), Key: testKey(2)}},
+	}, got)
+	require.Empty(t, transactItems(nil))
+}
+
+func TestGuardAction(t *testing.T) {
+	k := Key{Scope: "s", Type: "t", ID: "a:b"}
+	tests := []struct {
+		name string
+		g    guard
+		want string
+	}{
+		{"pending", guard{key: k, attr: tables.AttrPending, token: "tok"}, `_pending="tok"`},
+		{"deleting", guard{key: k, attr: tables.AttrDeleting, token: "tok"}, `_deleting="tok"`},
+		{"absent", guard{key: k, absent: true}, "attribute_not_exists(_id)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			act := tt.g.action("t_entities_master")
+			require.Nil(t, act.Put)
+			require.Nil(t, act.Delete)
+			require.Nil(t, act.Update)
+			cc := act.ConditionCheck
+			require.NotNil(t, cc)
+			require.Equal(t, "t_entities_master", aws.ToString(cc.TableName))
+			require.Equal(t, k.item(), cc.Key)
+			require.Equal(t, tt.want, renderExpr(t, cc.ConditionExpression, cc.ExpressionAttributeNames, cc.ExpressionAttributeValues))
+		})
+	}
+}
+
+// transactRecorder records the TransactWriteItems requests it gets and answers
+// them with reply (nil: all commit). Like DynamoDB, it refuses a request naming
+// an item twice or with over 100 actions, and ends with the context.
+type transactRecorder struct {
+	DynamoDBAPI
+	t     *testing.T
+	reply func(call int, in *dynamodb.TransactWriteItemsInput) error
+
+	mu       sync.Mutex
+	requests []*dynamodb.TransactWriteItemsInput
+}
+
+func (r *transactRecorder) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// A copy, as sent: the store sends the same input again when it retries.
+	sent := *in
+	sent.TransactItems = slices.Clone(in.TransactItems)
+	r.mu.Lock()
+	r.requests = append(r.requests, &sent)
+	call := len(r.requests)
+	r.mu.Unlock()
+	if len(in.TransactItems) > maxTransactItems {
+		r.t.Errorf("request %d has %d actions", call, len(in.TransactItems))
+	}
+	seen := map[string]bool{}
+	for _, id := range actionIDs(in.TransactItems) {
+		if seen[id] {
+			r.t.Errorf("request %d names %q twice", call, id)
+		}
+		seen[id] = true
+	}
+	if r.reply == nil {
+		return &dynamodb.TransactWriteItemsOutput{}, nil
+	}
+	return &dynamodb.TransactWriteItemsOutput{}, r.reply(call, in)
+}
+
+// actionIDs identifies the item of each action: entity items by their key, entries
+// by pk and sk.
+func actionIDs(acts []types.TransactWriteItem) []string {
+	ids := make([]string, len(acts))
+	entryKey := func(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+		return project(item, []string{"pk", "sk"})
+	}
+	for i, a := range acts {
+		switch {
+		case a.ConditionCheck != nil:
+			ids[i] = itemID(aws.ToString(a.ConditionCheck.TableName), a.ConditionCheck.Key)
+		case a.Put != nil:
+			ids[i] = itemID(aws.ToString(a.Put.TableName), entryKey(a.Put.Item))
+		case a.Delete != nil:
+			ids[i] = itemID(aws.ToString(a.Delete.TableName), a.Delete.Key)
+		}
+	}
+	return ids
+}
+
+func guardedClient(t *testing.T, api DynamoDBAPI, concurrency int) *Client {
+	t.Helper()
+	c, err := New(api, Options{TablePrefix: "t", MaxConcurrency: concurrency, Retry: RetryOptions{MaxAttempts: 3}})
+	require.NoError(t, err)
+	c.batch.sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+	return c
+}
+
+// opsOfSize returns n puts of total bytes in all.
+func opsOfSize(n, total int) []writeOp {
+	ops := paddedOps(n, (total-opsSize(paddedOps(n, 0)))/n)
+	last := n - 1
+	pad := total - opsSize(ops[:last]) - tables.ItemSize(testItem(last, ""))
+	ops[last] = putOp(opsTable, testKey(last), testItem(last, strings.Repeat("x", pad)))
+	return ops
+}
+
+func TestTransactGuardedChunks(t *testing.T) {
+	g := guard{key: stateKey, attr: tables.AttrPending, token: "tok"}
+	checkBytes := tables.ItemSize(stateKey.item())
+	withRepeats := append(paddedOps(250, 10), deleteOp(opsTable, testKey(7)), putOp(opsTable, testKey(8), testItem(8, "last")))
+	tests := []struct {
+		name  string
+		ops   []writeOp
+		sizes []int // actions of each request, sorted
+	}{
+		{"none", nil, nil},
+		{"one", paddedOps(1, 10), []int{2}},
+		{"99 fill one", paddedOps(99, 10), []int{100}},
+		{"100 spill over", paddedOps(100, 10), []int{2, 100}},
+		{"250", paddedOps(250, 10), []int{53, 100, 100}},
+		{"the last op on an item wins", withRepeats, []int{53, 100, 100}},
+		{"bytes split too", paddedOps(12, 390*1024), []int{3, 11}},
+		{"4 MB with the check fill one", opsOfSize(11, maxTransactBytes-checkBytes), []int{12}},
+		{"a byte more spills over", opsOfSize(11, maxTransactBytes-checkBytes+1), []int{2, 11}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			api := &transactRecorder{t: t}
+			c := guardedClient(t, api, 4)
+			require.NoError(t, c.transactGuarded(context.Background(), c.batch.shared(), g, tt.ops))
+
+			check := g.action(c.names.Entities)
+			want := transactItems(lastWriteWins(tt.ops))
+			var sizes []int
+			var sent []types.TransactWriteItem
+			for _, in := range api.requests {
+				sizes = append(sizes, len(in.TransactItems))
+				require.Equal(t, check, in.TransactItems[0], "the guard's check is action 0")
+				require.NotEmpty(t, aws.ToString(in.ClientRequestToken))
+				require.LessOrEqual(t, checkBytes+actionsSize(in.TransactItems[1:]), maxTransactBytes)
+				sent = append(sent, in.TransactItems[1:]...)
+			}
+			slices.Sort(sizes)
+			require.Equal(t, tt.sizes, sizes)
+			require.ElementsMatch(t, want, sent, "every op once")
+		})
+	}
+}
+
+// actionsSize returns the bytes of the items that puts and deletes write.
+func actionsSize(acts []types.TransactWriteItem) int {
+	n := 0
+	for _, a := range acts {
+		if a.Put != nil {
+			n += tables.ItemSize(a.Put.Item)
+		} else {
+			n += tables.ItemSize(a.Delete.Key)
+		}
+	}
+	return n
+}
+
+func TestTransactGuardedLastOpOnAnItemWins(t *testing.T) {
+	ops := []writeOp{
+		putOp(opsTable, testKey(1), testItem(1, "first")),
+		deleteOp(opsTable, testKey(2)),
+		deleteOp(opsTable, testKey(1)),
+		putOp(opsTable, testKey(2), testItem(2, "second")),
+	}
+	api := &transactRecorder{t: t}
+	c := guardedClient(t, api, 1)
+	require.NoError(t, c.transactGuarded(context.Background(), c.batch, guard{key: stateKey, absent: true}, ops))
+	require.Len(t, api.requests, 1)
+	require.Equal(t, []types.TransactWriteItem{
+		{Delete: &types.Delete{TableName: aws.String(opsTable), Key: testKey(1)}},
+		{Put: &types.Put{TableName: aws.String(opsTable), Item: testItem(2, "second")}},
+	}, api.requests[0].TransactItems[1:])
+}
+
+func TestTransactGuardedOutcomes(t *testing.T) {
+	g := guard{key: stateKey, attr: tables.AttrDeleting, token: "tok"}
+	ccfOf := func(action int) error {
+		reasons := make([]types.CancellationReason, maxTransactItems)
+		for i := range reasons {
+			reasons[i] = reason("None")
+		}
+		reasons[action] = types.CancellationReason{Code: aws.String("ConditionalCheckFailed")}
+		return reasonsCanceled(reasons...)
+	}
+	onCall := func(n int, err error) func(int, *dynamodb.TransactWriteItemsInput) error {
+		return func(call int, _ *dynamodb.TransactWriteItemsInput) error {
+			if call == n {
+				return err
+			}
+			return nil
+		}
+	}
+	tests := []struct {
+		name        string
+		reply       func(int, *dynamodb.TransactWriteItemsInput) error
+		guardFailed bool
+		canceled    bool // the error is the cancellation
+		requests    int
+	}{
+		{"all commit", nil, false, false, 3},
+		{"the first chunk's guard fails", onCall(1, ccfOf(0)), true, false, 1},
+		{"a later chunk's guard fails", onCall(2, ccfOf(0)), true, false, 2},
+		{"another action's condition fails", onCall(1, ccfOf(5)), false, true, 1},
+		{"a validation error", onCall(1, reasonsCanceled(reason("None"), reason("ValidationError"))), false, true, 1},
+		{"a conflict is sent again", onCall(2, reasonsCanceled(reason("None"), reason("TransactionConflict"))), false, false, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			api := &transactRecorder{t: t, reply: tt.reply}
+			c := guardedClient(t, api, 1) // one chunk at a time: later chunks are not sent after a failure
+			err := c.transactGuarded(context.Background(), c.batch.shared(), g, paddedOps(250, 10))
+			require.Len(t, api.requests, tt.requests)
+			switch {
+			case tt.guardFailed:
+				require.ErrorIs(t, err, errGuardFailed)
+			case tt.canceled:
+				require.NotErrorIs(t, err, errGuardFailed)
+				var canceled *types.TransactionCanceledException
+				require.ErrorAs(t, err, &canceled)
+			default:
+				require.NoError(t, err)
+			}
+		})
+	}
+}
+
+func TestTransactGuardedResendsWithTheSameToken(t *testing.T) {
+	api := &transactRecorder{t: t, reply: func(call int, _ *dynamodb.TransactWriteItemsInput) error {
+		switch call {
+		case 1:
+			return reasonsCanceled(reason("TransactionConflict"))
+		case 2:
+			return httpError(500)
+		}
+		return nil
+	}}
+	c := guardedClient(t, api, 1)
+	g := guard{key: stateKey, attr: tables.AttrPending, token: "tok"}
+	require.NoError(t, c.transactGuarded(context.Background(), c.batch, g, paddedOps(5, 1)))
+	require.Len(t, api.requests, 3)
+	for i, in := range api.requests[1:] {
+		require.Equal(t, aws.ToString(api.requests[0].ClientRequestToken), aws.ToString(in.ClientRequestToken), "request %d", i+2)
+		require.Equal(t, api.requests[0].TransactItems, in.TransactItems, "request %d", i+2)
+	}
+}

@@ -140,6 +140,34 @@ func (c *Client) transact(ctx context.Context, actions []types.TransactWriteItem
 	return c.settle(ctx, send, send)
 }
 
+// entityUpdate is the UpdateItem of the entity item k by b. It returns the item as
+// it leaves it, and the stored item when its condition fails.
+func (c *Client) entityUpdate(k Key, b built) *dynamodb.UpdateItemInput {
+	return &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(c.names.Entities),
+		Key:                                 k.item(),
+		UpdateExpression:                    b.update,
+		ConditionExpression:                 b.condition,
+		ExpressionAttributeNames:            b.names,
+		ExpressionAttributeValues:           b.values,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+}
+
+// updateSend returns a send for settle of in, without the SDK's retries: committed
+// attempts carry the item as the update left it.
+func (c *Client) updateSend(in *dynamodb.UpdateItemInput) func(context.Context) attempt {
+	return func(ctx context.Context) attempt {
+		out, err := c.api.UpdateItem(ctx, in, noSDKRetry)
+		a := classify(err)
+		if a.outcome == committed {
+			a.item = out.Attributes
+		}
+		return a
+	}
+}
+
 // putItem puts the entity item under the condition of x with settle. An ambiguous
 // attempt is resolved by reading the item: the write's token shows it landed, an
 // item still meeting x shows it did not (and it is sent again).

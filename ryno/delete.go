@@ -94,22 +94,9 @@ func (c *Client) markDeleting(ctx context.Context, k Key, version int64) (string
 		Set(expression.Name(tables.AttrToken), expression.Value(str(token))).
 		Remove(expression.Name(tables.AttrPending)).
 		Add(expression.Name(tables.AttrVersion), expression.Value(number(1)))
-	b := build(cond, &update)
-	in := &dynamodb.UpdateItemInput{
-		TableName:                           aws.String(c.names.Entities),
-		Key:                                 k.item(),
-		UpdateExpression:                    b.update,
-		ConditionExpression:                 b.condition,
-		ExpressionAttributeNames:            b.names,
-		ExpressionAttributeValues:           b.values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
 	// Sending the mark again is safe: if it landed, the condition fails and the
 	// stored item shows the token.
-	send := func(ctx context.Context) attempt {
-		_, err := c.api.UpdateItem(ctx, in, noSDKRetry)
-		return classify(err)
-	}
+	send := c.updateSend(c.entityUpdate(k, build(cond, &update)))
 	a := c.settle(ctx, send, send)
 	switch a.outcome {
 	case committed:

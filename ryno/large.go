@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/tables"
@@ -75,25 +73,7 @@ func (c *Client) clearPending(ctx context.Context, k Key, token string) (map[str
 	update := expression.Remove(expression.Name(tables.AttrPending)).
 		Add(expression.Name(tables.AttrVersion), expression.Value(number(1)))
 	mark := expression.Name(tables.AttrPending).Equal(expression.Value(str(token)))
-	b := build(mark, &update)
-	in := &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(c.names.Entities),
-		Key:                       k.item(),
-		UpdateExpression:          b.update,
-		ConditionExpression:       b.condition,
-		ExpressionAttributeNames:  b.names,
-		ExpressionAttributeValues: b.values,
-		ReturnValues:              types.ReturnValueAllNew,
-	}
-	send := func(ctx context.Context) attempt {
-		out, err := c.api.UpdateItem(ctx, in, noSDKRetry)
-		a := classify(err)
-		if a.outcome == committed {
-			a.item = out.Attributes
-		}
-		return a
-	}
-	var cleared map[string]types.AttributeValue
+	send := c.updateSend(c.entityUpdate(k, build(mark, &update)))
 	resolve := func(ctx context.Context) attempt {
 		item, err := c.getItem(ctx, k, true)
 		if err != nil {
@@ -106,7 +86,6 @@ func (c *Client) clearPending(ctx context.Context, k Key, token string) (map[str
 		case s.pending == token:
 			return send(ctx)
 		case s.exists() && s.pending == "" && s.token == token:
-			cleared = item
 			return attempt{outcome: committed, item: item}
 		}
 		return attempt{outcome: conditionFailed}
@@ -114,9 +93,6 @@ func (c *Client) clearPending(ctx context.Context, k Key, token string) (map[str
 	a := c.settle(ctx, send, resolve)
 	switch a.outcome {
 	case committed:
-		if cleared != nil {
-			return cleared, nil
-		}
 		return a.item, nil
 	case conditionFailed:
 		return nil, errGuardFailed

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -124,14 +123,7 @@ func encodePatch(p Patch) (encodedPatch, error) {
 func (c *Client) patchItem(ctx context.Context, k Key, ep encodedPatch, version int64) (*Entity, error) {
 	token := newToken()
 	in := c.patchInput(k, ep, version, token)
-	send := func(ctx context.Context) attempt {
-		out, err := c.api.UpdateItem(ctx, in, noSDKRetry)
-		a := classify(err)
-		if a.outcome == committed {
-			a.item = out.Attributes
-		}
-		return a
-	}
+	send := c.updateSend(in)
 	unapplied := func(s stored) bool { return version > 0 && s.live() && s.version == version }
 	resolve := func(ctx context.Context) attempt { return c.resolve(ctx, k, token, unapplied, send) }
 	a := c.settle(ctx, send, resolve)
@@ -177,16 +169,7 @@ func (c *Client) patchInput(k Key, ep encodedPatch, version int64, token string)
 	}
 	b := build(cond, &u)
 	a.resolve(b.names)
-	return &dynamodb.UpdateItemInput{
-		TableName:                           aws.String(c.names.Entities),
-		Key:                                 k.item(),
-		UpdateExpression:                    b.update,
-		ConditionExpression:                 b.condition,
-		ExpressionAttributeNames:            b.names,
-		ExpressionAttributeValues:           b.values,
-		ReturnValues:                        types.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
+	return c.entityUpdate(k, b)
 }
 
 // aliases stands in for attribute names in an expression builder: plain names the

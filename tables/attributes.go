@@ -39,6 +39,17 @@ const (
 	AttrPredicateObjectKey = "_predicate_object_key" // PredicateObjectKey; LSI sort key
 )
 
+// Attributes of the bookkeeping items of a relationship list (see ListHeadKey and
+// ListMarkerKey), besides the keys and the raw subject and predicate.
+const (
+	AttrNext       = "_next"        // head, N: the next free position
+	AttrCount      = "_count"       // head, N: how many entries the list holds
+	AttrDigest     = "_digest"      // head, N: the sum of the entries' digests
+	AttrLease      = "_lease"       // head, S: the token of a writer holding the list
+	AttrLeaseUntil = "_lease_until" // head, N: when that lease expires, in Unix milliseconds
+	AttrPositions  = "_positions"   // marker, NS: the positions of the object's entries
+)
+
 // Attributes of an index entry item (AttrScope, AttrType, AttrID and AttrSubjectKey too).
 const (
 	AttrIndexName      = "_index_name"

@@ -134,6 +134,35 @@ func PredicateObjectKey(predicate, objectScope, objectType, objectID string) str
 // equals PredicatePrefix; both names exist so that each query says which key it reads.
 func PredicateObjectPrefix(predicate string) string { return PredicatePrefix(predicate) }
 
+// The relationship entries table also holds the store's bookkeeping of each list, in
+// the subject's partition: a head per predicate (version, next free position, a
+// digest of the entries) and a marker per object (the positions of its entries).
+// Their _predicate_key starts with a byte below 0x20, which no escaped predicate
+// starts with (components hold no control characters): they never match a
+// predicate's prefix, and a key condition "greater than EntriesStart" skips them.
+// They carry no _object_key, _index or _predicate_object_key, so neither the
+// reverse index nor the by-object index sees them.
+const (
+	ListHeadPrefix   = "\x01"
+	ListMarkerPrefix = "\x02"
+	EntriesStart     = "\x1f" // every entry's _predicate_key sorts after it
+)
+
+// ListHeadKey returns the _predicate_key of the head of a subject's list for
+// predicate.
+func ListHeadKey(predicate string) string { return ListHeadPrefix + Escape(predicate) }
+
+// ListMarkerKey returns the _predicate_key of the marker of an object in a
+// subject's list for predicate: ListMarkerPrefix, then the entry's
+// _predicate_object_key.
+func ListMarkerKey(predicate, objectScope, objectType, objectID string) string {
+	return ListMarkerPrefix + PredicateObjectKey(predicate, objectScope, objectType, objectID)
+}
+
+// ListMarkersPrefix returns the begins_with prefix that selects the markers of one
+// predicate's list.
+func ListMarkersPrefix(predicate string) string { return ListMarkerPrefix + PredicatePrefix(predicate) }
+
 // UniqueKey returns the _unique_key of an index entry: index_name:index_key. It is
 // the sort key of the index entries table.
 func UniqueKey(indexName, indexKey string) string { return Join(indexName, indexKey) }

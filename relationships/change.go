@@ -1,0 +1,226 @@
+package relationships
+
+import (
+	"maps"
+	"math/big"
+	"slices"
+)
+
+// Change is what one write of a list commits, head and markers included: the entries
+// to put and delete, the markers that change (with what each must hold when the
+// write commits), and the head after the write. Apply it in one transaction, or
+// under a lease on the list.
+type Change struct {
+	Subject   Key
+	Predicate string
+	Puts      []Entry // entries to write, in list order
+	Deletes   []Entry // entries to delete
+	Markers   []MarkerChange
+
+	// Expect is how the head must stand for the change to commit.
+	Expect HeadExpectation
+	// The head after the change. With Expect.Version set, the change sets them; with
+	// a commutative change (Expect.Version 0 and a head that exists), it adds
+	// CountDelta and DigestDelta instead, without knowing the stored values.
+	Next        int
+	Count       int
+	Digest      Digest
+	CountDelta  int
+	DigestDelta *big.Int
+
+	// Added and Removed are the objects the change adds to the list or removes from
+	// it: what a caller counting edges needs.
+	Added, Removed []Key
+}
+
+// Empty reports whether the change writes no entry.
+func (c Change) Empty() bool { return len(c.Puts) == 0 && len(c.Deletes) == 0 }
+
+// Commutative reports whether the change adds to the head's count and digest
+// instead of setting them: it does not depend on the head's version.
+func (c Change) Commutative() bool { return c.Expect.Version == 0 && c.Expect.Exists }
+
+// HeadExpectation is what a write of a list requires of its head.
+type HeadExpectation struct {
+	// Exists says a head must exist; with Version 0 that is all (a commutative
+	// change). Without Exists, no head may exist: the list was never written.
+	Exists bool
+	// Version, when not 0, is the version the head must still have.
+	Version int64
+	// Digest, when CheckDigest, is the digest the head must still have: the digest
+	// of the entries the writer read, so that the read was the whole list as it is.
+	Digest      Digest
+	CheckDigest bool
+}
+
+// MarkerChange changes the marker of one object.
+type MarkerChange struct {
+	Object Key
+	// Check makes Expect a condition of the write: the marker holds exactly those
+	// positions, or none when Expect is empty.
+	Check  bool
+	Expect []int
+	// Positions are the object's positions after the change; none deletes the
+	// marker.
+	Positions []int
+}
+
+// expectOf returns the head expectation of a write that read h and depends on it.
+func expectOf(h Head) HeadExpectation {
+	return HeadExpectation{Exists: h.Version > 0, Version: h.Version}
+}
+
+// ChangeAdd returns the change that appends to the list of head h each of objects it
+// does not hold, in order, at positions from h.Next. markers holds the marker of
+// each object (absent ones have no positions); objects repeated are added once. The
+// change requires the head's version and every added object's marker to be as read,
+// so that no object is added twice and no position is handed out twice.
+func ChangeAdd(h Head, markers map[Key]Marker, objects []Key) Change {
+	c := Change{Subject: h.Subject, Predicate: h.Predicate, Expect: expectOf(h), Next: h.Next}
+	seen := make(map[Key]bool, len(objects))
+	for _, o := range objects {
+		if seen[o] || len(markers[o].Positions) > 0 {
+			continue
+		}
+		seen[o] = true
+		e := Entry{Subject: h.Subject, Predicate: h.Predicate, Index: c.Next, Object: o}
+		c.Next++
+		c.Puts = append(c.Puts, e)
+		c.Markers = append(c.Markers, MarkerChange{Object: o, Check: true, Positions: []int{e.Index}})
+		c.Added = append(c.Added, o)
+	}
+	c.Count = h.Count + len(c.Puts)
+	c.Digest = h.Digest.Plus(c.Puts...)
+	return c
+}
+
+// ChangeRemove returns the change that deletes every entry of each of objects from
+// the list of head h, as markers place them. It requires each marker to hold the
+// positions read, so that exactly the entries present when it commits are deleted.
+// It adds to the head's count and digest rather than setting them, so it does not
+// depend on the head's version.
+func ChangeRemove(h Head, markers map[Key]Marker, objects []Key) Change {
+	c := Change{Subject: h.Subject, Predicate: h.Predicate, Expect: HeadExpectation{Exists: true}}
+	seen := make(map[Key]bool, len(objects))
+	for _, o := range objects {
+		positions := markers[o].Positions
+		if seen[o] || len(positions) == 0 {
+			continue
+		}
+		seen[o] = true
+		for _, p := range positions {
+			c.Deletes = append(c.Deletes, Entry{Subject: h.Subject, Predicate: h.Predicate, Index: p, Object: o})
+		}
+		c.Markers = append(c.Markers, MarkerChange{Object: o, Check: true, Expect: positions})
+		c.Removed = append(c.Removed, o)
+	}
+	c.CountDelta = -len(c.Deletes)
+	c.DigestDelta = Delta(nil, c.Deletes)
+	return c
+}
+
+// ChangeReplace returns the change after which the list of head h is exactly
+// objects, in order, given the list's entries as read (in any order). It writes only
+// the difference (see PlanReplace) and rewrites the markers of the objects whose
+// positions change. It requires the head's version and the digest of the entries
+// read, so it commits only if the read was the whole list as it stands.
+func ChangeReplace(h Head, entries []Entry, objects []Key) Change {
+	plan := PlanReplace(h.Subject, h.Predicate, entries, objects)
+	after := applyPlan(entries, plan)
+	c := Change{
+		Subject: h.Subject, Predicate: h.Predicate, Puts: plan.Puts, Deletes: plan.Deletes,
+		Expect: expectOf(h), Next: h.Next, Count: len(after), Digest: DigestOf(after),
+	}
+	c.Expect.Digest, c.Expect.CheckDigest = DigestOf(entries), true
+	for _, e := range after {
+		c.Next = max(c.Next, e.Index+1)
+	}
+	before, now := positionsOf(entries), positionsOf(after)
+	if h.Version == 0 {
+		before = nil // a list never written through a head has no markers yet
+	}
+	c.Markers = markerChanges(before, now)
+	for _, o := range slices.SortedFunc(maps.Keys(now), compareObjects) {
+		if len(before[o]) == 0 {
+			c.Added = append(c.Added, o)
+		}
+	}
+	for _, o := range slices.SortedFunc(maps.Keys(before), compareObjects) {
+		if len(now[o]) == 0 {
+			c.Removed = append(c.Removed, o)
+		}
+	}
+	return c
+}
+
+// Reconcile returns the markers that bring the markers read (stored) in line with
+// the list's entries: for a writer holding the list after another was cut off
+// half-way, when the markers may not match the entries.
+func Reconcile(entries []Entry, stored []Marker) []MarkerChange {
+	before := make(map[Key][]int, len(stored))
+	for _, m := range stored {
+		before[m.Object] = m.Positions
+	}
+	return markerChanges(before, positionsOf(entries))
+}
+
+// applyPlan returns the entries of a list after plan: the puts, and the entries it
+// neither deletes nor overwrites.
+func applyPlan(entries []Entry, plan Plan) []Entry {
+	gone := make(map[slot]bool, len(plan.Puts)+len(plan.Deletes))
+	for _, e := range plan.Deletes {
+		gone[slotOf(e)] = true
+	}
+	for _, e := range plan.Puts {
+		gone[slotOf(e)] = true
+	}
+	after := slices.Clone(plan.Puts)
+	for _, e := range sortedUnique(entries) {
+		if !gone[slotOf(e)] {
+			after = append(after, e)
+		}
+	}
+	slices.SortFunc(after, compareKeys)
+	return after
+}
+
+// positionsOf returns the positions of each object's entries, sorted.
+func positionsOf(entries []Entry) map[Key][]int {
+	positions := make(map[Key][]int)
+	for _, e := range entries {
+		positions[e.Object] = append(positions[e.Object], e.Index)
+	}
+	for _, p := range positions {
+		slices.Sort(p)
+	}
+	return positions
+}
+
+// markerChanges returns the unchecked marker changes from before to now, for each
+// object whose positions differ, in object order.
+func markerChanges(before, now map[Key][]int) []MarkerChange {
+	objects := slices.Collect(maps.Keys(now))
+	for o := range before {
+		if _, ok := now[o]; !ok {
+			objects = append(objects, o)
+		}
+	}
+	slices.SortFunc(objects, compareObjects)
+	var changes []MarkerChange
+	for _, o := range objects {
+		if !slices.Equal(before[o], now[o]) {
+			changes = append(changes, MarkerChange{Object: o, Positions: now[o]})
+		}
+	}
+	return changes
+}
+
+func compareObjects(a, b Key) int {
+	if a.String() < b.String() {
+		return -1
+	}
+	if a.String() > b.String() {
+		return 1
+	}
+	return 0
+}

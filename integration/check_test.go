@@ -2,7 +2,6 @@ package integration_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,7 +29,7 @@ func plantOrphans(t *testing.T, s *store) []string {
 		_, err := s.Create(ctx, &ryno.Entity{Key: pk(id), Attributes: map[string]any{"email": id + "@example.com"}})
 		require.NoError(t, err)
 	}
-	require.NoError(t, s.AddRelationships(ctx, pk("a"), "knows", pk("b")))
+	require.NoError(t, changed(s.AddRelationships(ctx, pk("a"), "knows", []ryno.Key{pk("b")})))
 
 	put := func(table string, item map[string]types.AttributeValue) {
 		_, err := s.raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item})
@@ -77,7 +76,7 @@ func TestCheckFindsOrphansAndRepairRemovesThemOnly(t *testing.T) {
 	require.ElementsMatch(t, want, found)
 	require.Equal(t, ryno.CheckProgress{Relationships: 4, IndexEntries: 3, Orphans: 4}, done)
 	require.Equal(t, done, progress[len(progress)-1])
-	require.Equal(t, 4, itemCount(t, s.raw, names.Relationships), "without Repair nothing is deleted")
+	require.Equal(t, 4, entryCount(t, s.raw, names.Relationships), "without Repair nothing is deleted")
 
 	done, err = s.Check(ctx, ryno.CheckOptions{Repair: true})
 	require.NoError(t, err)
@@ -94,9 +93,8 @@ func TestCheckInParallelSegmentsFindsTheSameOrphans(t *testing.T) {
 	const segments = 4
 	s := newIndexedStore(t, nil)
 	want := plantOrphans(t, s)
-	for i := range 200 { // entries enough to fill each segment
-		require.NoError(t, s.AddRelationships(ctx, pk(fmt.Sprint("s", i)), "knows", pk("a")))
-	}
+	// Entries enough to fill each segment, from subjects that do not exist.
+	seedIncoming(t, s.raw, s.Names(), pks("s", 200), pk("a"))
 	gate := dynamotest.NewGate(s.raw, segments) // the scans of every segment in flight at once
 	checker, err := ryno.New(gate, ryno.Options{TablePrefix: s.Names().Prefix})
 	require.NoError(t, err)

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/relationships"
 	"github.com/rynodb/rynodb/ryno"
 	"github.com/rynodb/rynodb/tables"
 )
@@ -112,4 +114,86 @@ func attributeEqual(a, b types.AttributeValue) bool {
 		return false
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// listItems returns the raw items of subject's list for predicate: its head, its
+// markers and its entries, read consistently.
+func listItems(t *testing.T, s *store, subject ryno.Key, predicate string) (head map[string]types.AttributeValue, markers, entries []map[string]types.AttributeValue) {
+	t.Helper()
+	p := dynamodb.NewQueryPaginator(s.raw, &dynamodb.QueryInput{
+		TableName:                 aws.String(s.Names().Relationships),
+		KeyConditionExpression:    aws.String("#k = :k"),
+		ExpressionAttributeNames:  map[string]string{"#k": tables.AttrSubjectKey},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":k": str(subject.String())},
+		ConsistentRead:            aws.Bool(true),
+	})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		require.NoError(t, err)
+		for _, item := range out.Items {
+			k := item[tables.AttrPredicateKey].(*types.AttributeValueMemberS).Value
+			switch {
+			case k == tables.ListHeadKey(predicate):
+				head = item
+			case strings.HasPrefix(k, tables.ListMarkersPrefix(predicate)):
+				markers = append(markers, item)
+			case strings.HasPrefix(k, tables.PredicatePrefix(predicate)):
+				entries = append(entries, item)
+			}
+		}
+	}
+	return head, markers, entries
+}
+
+// requireListExact checks that the head and markers of subject's list for predicate
+// describe its entries exactly: no lease left, the count and digest of the entries,
+// a next free position above every entry, positions used once, and one marker per
+// object holding exactly its positions.
+func requireListExact(t *testing.T, s *store, subject ryno.Key, predicate string) {
+	t.Helper()
+	headItem, markerItems, entryItems := listItems(t, s, subject, predicate)
+	var entries []relationships.Entry
+	for _, item := range entryItems {
+		e, err := relationships.FromItem(item)
+		require.NoError(t, err)
+		entries = append(entries, e)
+	}
+	head, err := relationships.HeadFromItem(relationships.Key(subject), predicate, headItem)
+	require.NoError(t, err)
+	if headItem == nil {
+		require.Empty(t, entries, "a list with entries has a head")
+		require.Empty(t, markerItems, "a list with markers has a head")
+		return
+	}
+	require.Empty(t, head.Lease, "no lease is left")
+	require.Equal(t, len(entries), head.Count, "the head counts the entries")
+	require.True(t, relationships.DigestOf(entries).Equal(head.Digest), "the head's digest is the entries'")
+	want := map[ryno.Key][]int{}
+	used := map[int]bool{}
+	for _, e := range entries {
+		require.Less(t, e.Index, head.Next, "next is above every position")
+		require.False(t, used[e.Index], "position %d is used twice", e.Index)
+		used[e.Index] = true
+		want[ryno.Key(e.Object)] = append(want[ryno.Key(e.Object)], e.Index)
+	}
+	got := map[ryno.Key][]int{}
+	for _, item := range markerItems {
+		o := ryno.Key{Scope: stringAttr(item, tables.AttrObjectScope), Type: stringAttr(item, tables.AttrObjectType), ID: stringAttr(item, tables.AttrObjectID)}
+		m, err := relationships.MarkerFromItem(relationships.Key(o), item)
+		require.NoError(t, err)
+		if len(m.Positions) > 0 {
+			got[o] = m.Positions
+		}
+	}
+	for o := range want {
+		slices.Sort(want[o])
+	}
+	require.Equal(t, want, got, "one marker per object, holding its positions")
+}
+
+func stringAttr(item map[string]types.AttributeValue, name string) string {
+	if s, ok := item[name].(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
 }

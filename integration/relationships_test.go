@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -46,7 +47,7 @@ func subjectsPointingAt(t *testing.T, db *ryno.Client, object ryno.Key) []ryno.K
 	var subjects []ryno.Key
 	p := ryno.PageOptions{Limit: 50}
 	for {
-		page, err := db.ReverseRelationships(ctx, object, p)
+		page, err := db.ReverseRelationships(ctx, object, "", p)
 		require.NoError(t, err)
 		for _, r := range page.Items {
 			require.Equal(t, object, r.Object)
@@ -82,8 +83,8 @@ func TestPredicatesThatArePrefixesNeverMix(t *testing.T) {
 	require.True(t, has("friend", pk("b")))
 	require.False(t, has("friends", pk("b")))
 
-	require.NoError(t, db.RemoveRelationships(ctx, ada, "friend", pk("d")))
-	require.NoError(t, db.ReplaceRelationships(ctx, ada, "friend"))
+	require.NoError(t, changed(db.RemoveRelationships(ctx, ada, "friend", []ryno.Key{pk("d")})))
+	require.NoError(t, db.ReplaceRelationships(ctx, ada, "friend", nil))
 	require.Empty(t, objectsOf(t, db, ada, "friend", 10))
 	require.Equal(t, []ryno.Key{pk("d")}, objectsOf(t, db, ada, "friends", 10), "friends is untouched")
 }
@@ -95,9 +96,10 @@ func TestRelationshipKeysWithDelimitersRoundTripAndNeverCollide(t *testing.T) {
 	o1 := ryno.Key{Scope: "o:1%", Type: "t:t", ID: "%25:"}
 	o2 := ryno.Key{Scope: "o", Type: "1%:t", ID: "t:%25:"}
 	const predicate = "likes:much%"
+	createSubjects(t, db, s1, s2)
 
-	require.NoError(t, db.AddRelationships(ctx, s1, predicate, o1, o2))
-	require.NoError(t, db.AddRelationships(ctx, s2, predicate, o2))
+	require.NoError(t, changed(db.AddRelationships(ctx, s1, predicate, []ryno.Key{o1, o2})))
+	require.NoError(t, changed(db.AddRelationships(ctx, s2, predicate, []ryno.Key{o2})))
 
 	require.Equal(t, []ryno.Key{o1, o2}, objectsOf(t, db, s1, predicate, 1))
 	require.Equal(t, []ryno.Key{o2}, objectsOf(t, db, s2, predicate, 1))
@@ -127,11 +129,15 @@ func TestThreeHundredObjectsComeBackCompleteAndInOrder(t *testing.T) {
 	}
 	// Store them in an order that is not key order, to see list order kept.
 	shuffled := append(append([]ryno.Key{}, objects[150:]...), objects[:150]...)
+	createSubjects(t, s.Client, subject)
 	s.counter.Reset()
 
-	require.NoError(t, s.AddRelationships(ctx, subject, "follows", shuffled...))
-	require.Equal(t, map[string]int{"Query": 1, "BatchWriteItem": 12}, requests(s.counter),
-		"more than 2*MaxConcurrency objects: the list is read whole, then 300/25 batches")
+	added, err := s.AddRelationships(ctx, subject, "follows", shuffled)
+	require.NoError(t, err)
+	require.Equal(t, shuffled, added)
+	counts := requests(s.counter)
+	require.Equal(t, 9, counts["TransactWriteItems"],
+		"more than one transaction holds: the lease, 600 entries and markers in chunks of 98, the release")
 
 	require.Equal(t, shuffled, objectsOf(t, s.Client, subject, "follows", 7))
 
@@ -159,7 +165,8 @@ func TestRelatedEntitiesSkipsObjectsThatDoNotExist(t *testing.T) {
 	db, _, _ := newStore(t)
 	_, err := db.Create(ctx, &ryno.Entity{Key: pk("real")})
 	require.NoError(t, err)
-	require.NoError(t, db.AddRelationships(ctx, pk("s"), "knows", pk("ghost"), pk("real"), pk("ghost2"), pk("real")))
+	createSubjects(t, db, pk("s"))
+	require.NoError(t, changed(db.AddRelationships(ctx, pk("s"), "knows", []ryno.Key{pk("ghost"), pk("real"), pk("ghost2"), pk("real")})))
 
 	page, err := db.RelatedEntities(ctx, pk("s"), "knows", ryno.PageOptions{})
 	require.NoError(t, err)
@@ -172,43 +179,53 @@ func TestAddAndRemoveRelationships(t *testing.T) {
 	s := newStoreWith(t, nil)
 	subject := pk("ada")
 	a, b, c := pk("a"), pk("b"), pk("c")
+	createSubjects(t, s.Client, subject)
+	s.counter.Reset()
 
-	require.NoError(t, s.AddRelationships(ctx, subject, "likes", a, b))
-	require.Equal(t, map[string]int{"Query": 3, "BatchWriteItem": 1}, requests(s.counter),
-		"the end of the list and one probe per object, then one batch")
-	require.NoError(t, s.AddRelationships(ctx, subject, "likes", b, c, c))
+	added, err := s.AddRelationships(ctx, subject, "likes", []ryno.Key{a, b})
+	require.NoError(t, err)
+	require.Equal(t, []ryno.Key{a, b}, added)
+	require.Equal(t, map[string]int{"BatchGetItem": 1, "TransactWriteItems": 1}, requests(s.counter),
+		"the head and the objects' markers in one read, then one transaction")
+	added, err = s.AddRelationships(ctx, subject, "likes", []ryno.Key{b, c, c})
+	require.NoError(t, err)
+	require.Equal(t, []ryno.Key{c}, added, "b was there")
 	require.Equal(t, []ryno.Key{a, b, c}, objectsOf(t, s.Client, subject, "likes", 10))
 
 	s.counter.Reset()
-	require.NoError(t, s.RemoveRelationships(ctx, subject, "likes", b, pk("absent")))
-	require.Equal(t, map[string]int{"Query": 2, "BatchWriteItem": 1}, requests(s.counter), "one probe per object")
+	removed, err := s.RemoveRelationships(ctx, subject, "likes", []ryno.Key{b, pk("absent")})
+	require.NoError(t, err)
+	require.Equal(t, []ryno.Key{b}, removed)
+	require.Equal(t, map[string]int{"BatchGetItem": 1, "TransactWriteItems": 1}, requests(s.counter))
 	require.Equal(t, []ryno.Key{a, c}, objectsOf(t, s.Client, subject, "likes", 10))
 
-	require.NoError(t, s.AddRelationships(ctx, subject, "likes", b))
+	require.NoError(t, changed(s.AddRelationships(ctx, subject, "likes", []ryno.Key{b})))
 	require.Equal(t, []ryno.Key{a, c, b}, objectsOf(t, s.Client, subject, "likes", 10), "appended after the last")
 	page, err := s.Relationships(ctx, subject, "likes", ryno.PageOptions{})
 	require.NoError(t, err)
 	require.Equal(t, []int{0, 2, 3}, []int{page.Items[0].Index, page.Items[1].Index, page.Items[2].Index},
 		"removal leaves a gap")
 
-	// Many objects at once: the list is read whole instead of probed.
-	many := pks("m", 40)
-	require.NoError(t, s.AddRelationships(ctx, subject, "likes", append(many, a)...))
-	require.Len(t, objectsOf(t, s.Client, subject, "likes", 100), 43)
-	require.NoError(t, s.RemoveRelationships(ctx, subject, "likes", append(many, a, a)...))
+	// Many objects at once: beyond one transaction, under a lease.
+	many := pks("m", 60)
+	require.NoError(t, changed(s.AddRelationships(ctx, subject, "likes", append(many, a))))
+	require.Len(t, objectsOf(t, s.Client, subject, "likes", 100), 63)
+	require.NoError(t, changed(s.RemoveRelationships(ctx, subject, "likes", append(many, a, a))))
 	require.Equal(t, []ryno.Key{c, b}, objectsOf(t, s.Client, subject, "likes", 10))
 
 	// Duplicates put there by a replace are all removed.
-	require.NoError(t, s.ReplaceRelationships(ctx, subject, "likes", a, b, a, a))
-	require.NoError(t, s.RemoveRelationships(ctx, subject, "likes", a))
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "likes", []ryno.Key{a, b, a, a}))
+	require.NoError(t, changed(s.RemoveRelationships(ctx, subject, "likes", []ryno.Key{a})))
 	require.Equal(t, []ryno.Key{b}, objectsOf(t, s.Client, subject, "likes", 10))
+	requireListExact(t, s, subject, "likes")
 }
 
 func TestReplaceWritesOnlyTheDifference(t *testing.T) {
 	s := newStoreWith(t, nil)
 	subject := pk("ada")
 	existing := pks("o", 60)
-	require.NoError(t, s.ReplaceRelationships(ctx, subject, "reads", existing...))
+	createSubjects(t, s.Client, subject)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "reads", existing))
 
 	// Keep 55, drop 5 from the middle, add 3 at the end and 2 in the middle.
 	target := append([]ryno.Key{}, existing[:10]...)
@@ -217,28 +234,31 @@ func TestReplaceWritesOnlyTheDifference(t *testing.T) {
 	target = append(target, pk("new-c"), pk("new-d"), pk("new-e"))
 	s.counter.Reset()
 
-	require.NoError(t, s.ReplaceRelationships(ctx, subject, "reads", target...))
-	require.Equal(t, map[string]int{"Query": 1, "BatchWriteItem": 1}, requests(s.counter),
-		"5 deletes and 5 puts fit one batch: the 55 kept entries are not rewritten")
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "reads", target))
+	require.Equal(t, map[string]int{"GetItem": 1, "Query": 1, "TransactWriteItems": 1}, requests(s.counter),
+		"5 deletes and 5 puts with their markers fit one transaction: the 55 kept entries are not rewritten")
 	require.Equal(t, target, objectsOf(t, s.Client, subject, "reads", 25))
 
 	s.counter.Reset()
-	require.NoError(t, s.ReplaceRelationships(ctx, subject, "reads", target...))
-	require.Equal(t, map[string]int{"Query": 1}, requests(s.counter), "an unchanged list writes nothing")
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "reads", target))
+	require.Equal(t, map[string]int{"GetItem": 1, "Query": 1, "TransactWriteItems": 1}, requests(s.counter),
+		"an unchanged list writes nothing: the transaction only checks it is still the one read")
 
 	reversed := make([]ryno.Key, len(target))
 	for i, k := range target {
 		reversed[len(target)-1-i] = k
 	}
-	require.NoError(t, s.ReplaceRelationships(ctx, subject, "reads", reversed...))
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "reads", reversed))
 	require.Equal(t, reversed, objectsOf(t, s.Client, subject, "reads", 25))
+	requireListExact(t, s, subject, "reads")
 }
 
 func TestHasRelationshipIsOneRequestWhateverTheListLength(t *testing.T) {
 	s := newStoreWith(t, nil)
 	subject := pk("ada")
 	objects := pks("o", 300)
-	require.NoError(t, s.ReplaceRelationships(ctx, subject, "knows", objects...))
+	createSubjects(t, s.Client, subject)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "knows", objects))
 	for _, tt := range []struct {
 		object ryno.Key
 		want   bool
@@ -259,8 +279,8 @@ func TestSetCreateAndUpdateWriteRelationships(t *testing.T) {
 		"likes":  {pk("x")},
 	}})
 	require.NoError(t, err)
-	require.Equal(t, map[string]int{"Query": 2, "TransactWriteItems": 1}, requests(s.counter),
-		"one read per predicate, then the entity and its entries in one transaction")
+	require.Equal(t, map[string]int{"BatchGetItem": 1, "Query": 2, "TransactWriteItems": 1}, requests(s.counter),
+		"the heads in one read and each list in parallel, then the entity and its lists in one transaction")
 
 	// Predicates absent are untouched; an empty list clears one.
 	got, err := s.Get(ctx, ada)
@@ -320,6 +340,26 @@ func seedIncoming(t *testing.T, raw *dynamodb.Client, names tables.Names, subjec
 	}
 }
 
+// entryCount returns how many relationship entries table holds: its items but the
+// lists' heads and markers.
+func entryCount(t *testing.T, raw *dynamodb.Client, table string) int {
+	t.Helper()
+	n := 0
+	p := dynamodb.NewScanPaginator(raw, &dynamodb.ScanInput{
+		TableName:                 aws.String(table),
+		Select:                    types.SelectCount,
+		FilterExpression:          aws.String("#k > :start"),
+		ExpressionAttributeNames:  map[string]string{"#k": tables.AttrPredicateKey},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":start": str(tables.EntriesStart)},
+	})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		require.NoError(t, err)
+		n += int(out.Count)
+	}
+	return n
+}
+
 // itemCount returns how many items a table holds.
 func itemCount(t *testing.T, raw *dynamodb.Client, table string) int {
 	t.Helper()
@@ -340,7 +380,7 @@ func TestDeleteRemovesEveryEdgeInBothDirections(t *testing.T) {
 	_, err := s.Create(ctx, &ryno.Entity{Key: hub})
 	require.NoError(t, err)
 	outgoing := pks("out", 1000)
-	require.NoError(t, s.AddRelationships(ctx, hub, "links", outgoing...))
+	require.NoError(t, changed(s.AddRelationships(ctx, hub, "links", outgoing)))
 	seedIncoming(t, s.raw, names, pks("in", 1000), hub)
 	// Index entries of the hub, as an index would write them.
 	for _, v := range []string{"a", "b", "c"} {
@@ -350,8 +390,9 @@ func TestDeleteRemovesEveryEdgeInBothDirections(t *testing.T) {
 		require.NoError(t, err)
 	}
 	// An edge between two other entities stays.
-	require.NoError(t, s.AddRelationships(ctx, pk("x"), "links", pk("y")))
-	require.Equal(t, 2001, itemCount(t, s.raw, names.Relationships))
+	createSubjects(t, s.Client, pk("x"))
+	require.NoError(t, changed(s.AddRelationships(ctx, pk("x"), "links", []ryno.Key{pk("y")})))
+	require.Equal(t, 2001, entryCount(t, s.raw, names.Relationships))
 	require.Len(t, subjectsPointingAt(t, s.Client, outgoing[500]), 1)
 
 	require.NoError(t, s.Delete(ctx, hub))
@@ -361,32 +402,39 @@ func TestDeleteRemovesEveryEdgeInBothDirections(t *testing.T) {
 	require.Empty(t, objectsOf(t, s.Client, hub, "", 100))
 	require.Empty(t, subjectsPointingAt(t, s.Client, hub))
 	require.Empty(t, subjectsPointingAt(t, s.Client, outgoing[500]), "its former objects no longer list it")
-	require.Equal(t, 1, itemCount(t, s.raw, names.Relationships), "only the unrelated edge is left")
+	require.Equal(t, 1, entryCount(t, s.raw, names.Relationships), "only the unrelated edge is left")
+	require.Equal(t, 3, itemCount(t, s.raw, names.Relationships), "with its list's head and marker")
+	requireListExact(t, s, pk("x"), "links")
 	require.Zero(t, itemCount(t, s.raw, names.IndexEntries))
 }
 
 func TestDeleteRequests(t *testing.T) {
 	s := newStoreWith(t, nil)
 	a := pk("a")
-	require.NoError(t, s.AddRelationships(ctx, a, "knows", pk("b")))
-	require.NoError(t, s.AddRelationships(ctx, pk("c"), "knows", a))
+	// Entries of a missing entity, in both directions.
+	seedIncoming(t, s.raw, s.Names(), []ryno.Key{pk("c")}, a)
+	seedIncoming(t, s.raw, s.Names(), []ryno.Key{a}, pk("b"))
 	s.counter.Reset()
 
 	require.NoError(t, s.Delete(ctx, a))
-	require.Equal(t, map[string]int{"UpdateItem": 1, "Query": 3, "TransactWriteItems": 1}, requests(s.counter),
-		"a refused tombstone (a is missing), three reads, the deletes in one transaction checking a is still missing")
+	require.Equal(t, map[string]int{"UpdateItem": 1, "Query": 3, "TransactWriteItems": 2}, requests(s.counter),
+		"a refused tombstone (a is missing), three reads, the deletes in a transaction checking a is still missing; "+
+			"c's list was written without a head, so the first transaction is refused and the second deletes c's entry alone")
+	require.Zero(t, entryCount(t, s.raw, s.Names().Relationships))
 
 	s.counter.Reset()
 	require.NoError(t, s.Delete(ctx, a))
 	require.Equal(t, map[string]int{"UpdateItem": 1, "Query": 3}, requests(s.counter), "nothing left to delete")
 
-	_, err := s.Create(ctx, &ryno.Entity{Key: a})
-	require.NoError(t, err)
-	require.NoError(t, s.AddRelationships(ctx, a, "knows", pk("b")))
+	createSubjects(t, s.Client, a, pk("c"))
+	require.NoError(t, changed(s.AddRelationships(ctx, a, "knows", []ryno.Key{pk("b")})))
+	require.NoError(t, changed(s.AddRelationships(ctx, pk("c"), "knows", []ryno.Key{a})))
 	s.counter.Reset()
 	require.NoError(t, s.Delete(ctx, a))
 	require.Equal(t, map[string]int{"UpdateItem": 1, "Query": 3, "TransactWriteItems": 1}, requests(s.counter),
-		"the tombstone, three reads, the entry and the entity in one transaction")
+		"the tombstone, three reads, then in one transaction: a's list, c's entry with its head and marker, and the entity")
+	requireListExact(t, s, pk("c"), "knows")
+	require.Equal(t, 1, itemCount(t, s.raw, s.Names().Relationships), "c's empty list keeps its head")
 }
 
 var errInjected = errors.New("injected failure")
@@ -412,10 +460,12 @@ func TestDeleteCutOffHalfWayCompletesWhenCalledAgain(t *testing.T) {
 			return func() error { cancel(); return context.Canceled }
 		}, context.Canceled},
 	}
-	// 400 entries, 200 in each direction, make 6 transactions of 99, 99 and 2
-	// deletes. The cut comes once 2 have returned; with at most 2 in flight, 2 or 3
-	// are done: 4 to 297 entries are gone.
-	const entries, done, inFlight = 400, 2, 2
+	// The hub has 200 entries of its own (with their markers and head, 401 items
+	// in 5 transactions) and 200 entries pointing at it, 50 in each of 4 lists (a
+	// transaction each, with the list's head and the hub's marker). The cut comes
+	// once 2 transactions have returned; with at most 2 in flight, 2 or 3 are done.
+	const inFlight = 2
+	fans := pks("fan", 4)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var faults *dynamotest.Faults
@@ -425,15 +475,17 @@ func TestDeleteCutOffHalfWayCompletesWhenCalledAgain(t *testing.T) {
 			}, ryno.Options{MaxConcurrency: inFlight, Retry: ryno.RetryOptions{MaxAttempts: 2}})
 			names := s.Names()
 			hub := pk("hub")
-			_, err := s.Create(ctx, &ryno.Entity{Key: hub})
-			require.NoError(t, err)
-			require.NoError(t, s.AddRelationships(ctx, hub, "links", pks("out", entries/2)...))
-			seedIncoming(t, s.raw, names, pks("in", entries/2), hub)
+			createSubjects(t, s.Client, append(fans, hub)...)
+			require.NoError(t, changed(s.AddRelationships(ctx, hub, "links", pks("out", 200))))
+			for _, f := range fans {
+				require.NoError(t, s.ReplaceRelationships(ctx, f, "links", slices.Repeat([]ryno.Key{hub}, 50)))
+			}
+			before := itemCount(t, s.raw, names.Relationships)
 
 			cutCtx, cancel := context.WithCancel(ctx)
 			defer cancel()
-			faults.FailAfter("TransactWriteItems", done, tt.fault(cancel))
-			err = s.Delete(cutCtx, hub)
+			faults.FailAfter("TransactWriteItems", 2, tt.fault(cancel))
+			err := s.Delete(cutCtx, hub)
 			require.ErrorIs(t, err, tt.want)
 			_, err = s.Get(ctx, hub)
 			require.ErrorIs(t, err, ryno.ErrNotFound, "the tombstone is there: the entity is gone for readers")
@@ -441,12 +493,16 @@ func TestDeleteCutOffHalfWayCompletesWhenCalledAgain(t *testing.T) {
 			require.NoError(t, err)
 			require.NotNil(t, item.Item, "the item goes last, so it is still there")
 			left := itemCount(t, s.raw, names.Relationships)
-			require.GreaterOrEqual(t, left, entries-3*99, "the delete was cut off half-way")
-			require.LessOrEqual(t, left, entries-2*2)
+			require.Greater(t, left, before-3*99, "the delete was cut off half-way")
+			require.Less(t, left, before)
 
 			faults.Clear()
 			require.NoError(t, s.Delete(ctx, hub))
-			require.Zero(t, itemCount(t, s.raw, names.Relationships))
+			require.Zero(t, entryCount(t, s.raw, names.Relationships))
+			for _, f := range fans {
+				requireListExact(t, s, f, "links")
+			}
+			requireListExact(t, s, hub, "links")
 			_, err = s.Get(ctx, hub)
 			require.ErrorIs(t, err, ryno.ErrNotFound)
 		})
@@ -457,11 +513,11 @@ func TestRelationshipCallsRejectBadInputWithoutARequest(t *testing.T) {
 	s := newStoreWith(t, nil)
 	good := pk("a")
 	calls := map[string]func() error{
-		"empty predicate to Add":       func() error { return s.AddRelationships(ctx, good, "", pk("b")) },
-		"bad object to Remove":         func() error { return s.RemoveRelationships(ctx, good, "p", ryno.Key{Scope: "s"}) },
-		"control character to Replace": func() error { return s.ReplaceRelationships(ctx, good, "p\n", pk("b")) },
+		"empty predicate to Add":       func() error { return changed(s.AddRelationships(ctx, good, "", []ryno.Key{pk("b")})) },
+		"bad object to Remove":         func() error { return changed(s.RemoveRelationships(ctx, good, "p", []ryno.Key{ryno.Key{Scope: "s"}})) },
+		"control character to Replace": func() error { return s.ReplaceRelationships(ctx, good, "p\n", []ryno.Key{pk("b")}) },
 		"bad subject to Relationships": func() error { _, err := s.Relationships(ctx, ryno.Key{}, "", ryno.PageOptions{}); return err },
-		"bad object to Reverse":        func() error { _, err := s.ReverseRelationships(ctx, ryno.Key{}, ryno.PageOptions{}); return err },
+		"bad object to Reverse":        func() error { _, err := s.ReverseRelationships(ctx, ryno.Key{}, "", ryno.PageOptions{}); return err },
 		"empty predicate to Has":       func() error { _, err := s.HasRelationship(ctx, good, "", pk("b")); return err },
 		"bad object in Set": func() error {
 			_, err := s.Set(ctx, &ryno.Entity{Key: good, Relationships: map[string][]ryno.Key{"p": {{}}}})
@@ -488,7 +544,7 @@ func TestRelationshipCallsRejectBadInputWithoutARequest(t *testing.T) {
 // reuseCursor takes a cursor of the relationships of a under p and passes it to a
 // listing of subject under predicate, returning that listing's error.
 func reuseCursor(s *store, subject ryno.Key, predicate string) error {
-	if err := s.AddRelationships(ctx, pk("a"), "p", pk("b"), pk("c")); err != nil {
+	if _, err := s.Set(ctx, &ryno.Entity{Key: pk("a"), Relationships: map[string][]ryno.Key{"p": {pk("b"), pk("c")}}}); err != nil {
 		return err
 	}
 	page, err := s.Relationships(ctx, pk("a"), "p", ryno.PageOptions{Limit: 1})
@@ -498,4 +554,13 @@ func reuseCursor(s *store, subject ryno.Key, predicate string) error {
 	s.counter.Reset()
 	_, err = s.Relationships(ctx, subject, predicate, ryno.PageOptions{Limit: 1, Cursor: page.Cursor})
 	return err
+}
+
+// createAll creates an entity for each of keys, so that lists can be written for them.
+func createSubjects(t *testing.T, db *ryno.Client, keys ...ryno.Key) {
+	t.Helper()
+	for _, k := range keys {
+		_, err := db.Create(ctx, &ryno.Entity{Key: k})
+		require.NoError(t, err)
+	}
 }

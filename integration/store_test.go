@@ -85,3 +85,7 @@ func newClientOn(t *testing.T, s *store, opts ryno.Options) *ryno.Client {
 	require.NoError(t, err)
 	return db
 }
+
+// changed returns the error of an AddRelationships or RemoveRelationships, without
+// the objects it changed.
+func changed(_ []ryno.Key, err error) error { return err }

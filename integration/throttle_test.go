@@ -108,13 +108,18 @@ func TestSetOf1000RelationshipsCompletesUnderThrottling(t *testing.T) {
 
 	for _, seed := range chaosSeeds {
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
-			db, chaos := chaosClient(t, s, underLoad(seed))
+			// A list this long is written under a lease, in transactions: every
+			// request, reads and transactions included, may be throttled.
+			opts := underLoad(seed)
+			opts.Ops = nil
+			db, chaos := chaosClient(t, s, opts)
 			subject := pk(fmt.Sprintf("subject%d", seed))
 			_, err := db.Set(ctx, &ryno.Entity{Key: subject, Relationships: map[string][]ryno.Key{"follows": objects}})
 
 			require.NoError(t, err)
 			require.Equal(t, objects, objectsOf(t, s.Client, subject, "follows", 100), "every object once, in order")
-			requireFaultsMet(t, chaos)
+			require.Positive(t, chaos.Throttled(), "requests throttled")
+			requireListExact(t, s, subject, "follows")
 		})
 	}
 }

@@ -53,13 +53,16 @@ type HeadExpectation struct {
 	CheckDigest bool
 }
 
-// MarkerChange changes the marker of one object.
+// MarkerChange changes the marker of one object, or with Keep only checks it.
 type MarkerChange struct {
 	Object Key
 	// Check makes Expect a condition of the write: the marker holds exactly those
 	// positions, or none when Expect is empty.
 	Check  bool
 	Expect []int
+	// Keep leaves the marker as it is: the write only relies on it (an Add skipping
+	// an object already there, a Remove of an object that is not).
+	Keep bool
 	// Positions are the object's positions after the change; none deletes the
 	// marker.
 	Positions []int
@@ -73,16 +76,21 @@ func expectOf(h Head) HeadExpectation {
 // ChangeAdd returns the change that appends to the list of head h each of objects it
 // does not hold, in order, at positions from h.Next. markers holds the marker of
 // each object (absent ones have no positions); objects repeated are added once. The
-// change requires the head's version and every added object's marker to be as read,
-// so that no object is added twice and no position is handed out twice.
+// change requires the head's version and every object's marker to be as read, so
+// that no object is added twice, none is skipped that is not there, and no position
+// is handed out twice.
 func ChangeAdd(h Head, markers map[Key]Marker, objects []Key) Change {
 	c := Change{Subject: h.Subject, Predicate: h.Predicate, Expect: expectOf(h), Next: h.Next}
 	seen := make(map[Key]bool, len(objects))
 	for _, o := range objects {
-		if seen[o] || len(markers[o].Positions) > 0 {
+		if seen[o] {
 			continue
 		}
 		seen[o] = true
+		if present := markers[o].Positions; len(present) > 0 {
+			c.Markers = append(c.Markers, MarkerChange{Object: o, Check: true, Expect: present, Keep: true, Positions: present})
+			continue
+		}
 		e := Entry{Subject: h.Subject, Predicate: h.Predicate, Index: c.Next, Object: o}
 		c.Next++
 		c.Puts = append(c.Puts, e)
@@ -96,18 +104,23 @@ func ChangeAdd(h Head, markers map[Key]Marker, objects []Key) Change {
 
 // ChangeRemove returns the change that deletes every entry of each of objects from
 // the list of head h, as markers place them. It requires each marker to hold the
-// positions read, so that exactly the entries present when it commits are deleted.
+// positions read (none for an object not there), so that exactly the entries
+// present when it commits are deleted.
 // It adds to the head's count and digest rather than setting them, so it does not
 // depend on the head's version.
 func ChangeRemove(h Head, markers map[Key]Marker, objects []Key) Change {
 	c := Change{Subject: h.Subject, Predicate: h.Predicate, Expect: HeadExpectation{Exists: true}}
 	seen := make(map[Key]bool, len(objects))
 	for _, o := range objects {
-		positions := markers[o].Positions
-		if seen[o] || len(positions) == 0 {
+		if seen[o] {
 			continue
 		}
 		seen[o] = true
+		positions := markers[o].Positions
+		if len(positions) == 0 {
+			c.Markers = append(c.Markers, MarkerChange{Object: o, Check: true, Keep: true})
+			continue
+		}
 		for _, p := range positions {
 			c.Deletes = append(c.Deletes, Entry{Subject: h.Subject, Predicate: h.Predicate, Index: p, Object: o})
 		}
@@ -162,6 +175,20 @@ func Reconcile(entries []Entry, stored []Marker) []MarkerChange {
 		before[m.Object] = m.Positions
 	}
 	return markerChanges(before, positionsOf(entries))
+}
+
+// Apply returns the entries of a list after c, given its entries before.
+func Apply(entries []Entry, c Change) []Entry {
+	return applyPlan(entries, Plan{Puts: c.Puts, Deletes: c.Deletes})
+}
+
+// MarkersOf returns the markers the entries of one list call for, by object.
+func MarkersOf(entries []Entry) map[Key]Marker {
+	markers := make(map[Key]Marker)
+	for o, p := range positionsOf(entries) {
+		markers[o] = Marker{Object: o, Positions: p}
+	}
+	return markers
 }
 
 // applyPlan returns the entries of a list after plan: the puts, and the entries it

@@ -69,6 +69,9 @@ func (m *memList) apply(t *testing.T, c relationships.Change) {
 		m.entries[slotKey(e)] = e
 	}
 	for _, mc := range c.Markers {
+		if mc.Keep {
+			continue
+		}
 		if len(mc.Positions) == 0 {
 			delete(m.markers, mc.Object)
 		} else {

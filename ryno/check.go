@@ -3,6 +3,7 @@ package ryno
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -98,6 +99,7 @@ type checkRun struct {
 // checkPage finds the orphans among the items of one page, repairs them when asked,
 // and reports.
 func (c *Client) checkPage(ctx context.Context, run *checkRun, t checkedTable, items []map[string]types.AttributeValue) error {
+	items = slices.DeleteFunc(items, bookkeeping)
 	orphans, err := c.findOrphans(ctx, run.batch, t, items)
 	if err != nil {
 		return err
@@ -124,6 +126,13 @@ func (c *Client) checkPage(ctx context.Context, run *checkRun, t checkedTable, i
 		run.opts.Progress(run.done)
 	}
 	return nil
+}
+
+// bookkeeping reports whether item is a list's head or marker rather than an entry:
+// the store's own, kept in step with the entries, and not Check's business.
+func bookkeeping(item map[string]types.AttributeValue) bool {
+	k, ok := item[tables.AttrPredicateKey].(*types.AttributeValueMemberS)
+	return ok && k.Value <= tables.EntriesStart
 }
 
 // checkedTable is a table whose items refer to entities.

@@ -2,7 +2,6 @@ package ryno
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -132,72 +131,6 @@ func (c *Client) completeDelete(ctx context.Context, k Key, token string) error 
 	return c.sweep(ctx, k, guard{key: k, attr: tables.AttrDeleting, token: token})
 }
 
-// sweep deletes the index entries of k, its relationship entries and those pointing
-// at it, while g holds: the entity's tombstone is there (then the item is deleted
-// last), or the entity is missing. When g stops holding, the entity has a new life
-// whose entries are its own, and sweep stops.
-func (c *Client) sweep(ctx context.Context, k Key, g guard) error {
-	refs := c.references(k)
-	first, err := c.firstPages(ctx, refs)
-	if err != nil {
-		return err
-	}
-	var ops []writeOp
-	more := false
-	for i, r := range refs {
-		ops = append(ops, r.deletes(first[i].Items)...)
-		more = more || len(first[i].LastEvaluatedKey) > 0
-	}
-	final, hasFinal := c.deleteAction(g)
-	if !more && fitsTransaction(1, tables.ItemSize(k.item()), lastWriteWins(ops)) {
-		return c.sweepOnce(ctx, g, final, hasFinal, ops)
-	}
-	batch := c.batch.shared()
-	err = parallel(ctx, len(refs), len(refs), func(ctx context.Context, i int) error {
-		if err := c.transactGuarded(ctx, batch, g, refs[i].deletes(first[i].Items)); err != nil {
-			return err
-		}
-		if len(first[i].LastEvaluatedKey) == 0 {
-			return nil
-		}
-		next := *refs[i].query
-		next.ExclusiveStartKey = first[i].LastEvaluatedKey
-		return c.queryPages(ctx, &next, func(items []map[string]types.AttributeValue) error {
-			return c.transactGuarded(ctx, batch, g, refs[i].deletes(items))
-		})
-	})
-	switch {
-	case errors.Is(err, errGuardFailed):
-		return nil
-	case err != nil || !hasFinal:
-		return err
-	}
-	return c.sweepOnce(ctx, g, final, hasFinal, nil)
-}
-
-// sweepOnce deletes ops in one transaction: beside the deletion of the entity item
-// when the guard is a tombstone (its condition is the guard), beside the guard's
-// check otherwise. A guard that no longer holds means the work is done or moot.
-func (c *Client) sweepOnce(ctx context.Context, g guard, final types.TransactWriteItem, hasFinal bool, ops []writeOp) error {
-	switch {
-	case len(ops) == 0 && !hasFinal:
-		return nil
-	case len(ops) == 0:
-		return c.deleteItem(ctx, final.Delete)
-	}
-	first := g.action(c.names.Entities)
-	if hasFinal {
-		first = final
-	}
-	actions := append([]types.TransactWriteItem{first}, transactItems(lastWriteWins(ops))...)
-	a := c.transact(ctx, actions, newToken())
-	switch {
-	case a.outcome == committed, a.outcome == conditionFailed && a.action == 0:
-		return nil
-	}
-	return a.err
-}
-
 // deleteItem deletes the entity item under the condition of del, a transaction's
 // deletion of it: alone, it needs no transaction. A condition that fails means
 // another caller completed the Delete.
@@ -234,44 +167,4 @@ func (c *Client) deleteAction(g guard) (types.TransactWriteItem, bool) {
 		ExpressionAttributeNames:  b.names,
 		ExpressionAttributeValues: b.values,
 	}}, true
-}
-
-// reference is a query for items to delete with an entity, and their table.
-type reference struct {
-	table string
-	key   []string // the table's key attributes
-	query *dynamodb.QueryInput
-}
-
-func (r reference) deletes(items []map[string]types.AttributeValue) []writeOp {
-	ops := make([]writeOp, len(items))
-	for i, item := range items {
-		ops[i] = deleteOp(r.table, project(item, r.key))
-	}
-	return ops
-}
-
-// references returns the queries for what refers to k: its index entries and its own
-// relationship entries (consistent reads of the tables), and the entries pointing at
-// it (through the reverse index).
-func (c *Client) references(k Key) []reference {
-	relKey := []string{tables.AttrSubjectKey, tables.AttrPredicateKey}
-	outgoing := c.outgoingQuery(k, "")
-	outgoing.ConsistentRead = aws.Bool(true)
-	return []reference{
-		{c.names.IndexEntries, indexKey, keysOnly(c.indexEntriesQuery(k), indexKey...)},
-		{c.names.Relationships, relKey, keysOnly(outgoing, relKey...)},
-		{c.names.Relationships, relKey, keysOnly(c.incomingQuery(k), relKey...)},
-	}
-}
-
-// firstPages reads the first page of each reference in parallel.
-func (c *Client) firstPages(ctx context.Context, refs []reference) ([]*dynamodb.QueryOutput, error) {
-	out := make([]*dynamodb.QueryOutput, len(refs))
-	err := parallel(ctx, len(refs), len(refs), func(ctx context.Context, i int) error {
-		var err error
-		out[i], err = c.api.Query(ctx, refs[i].query)
-		return err
-	})
-	return out, err
 }

@@ -49,15 +49,18 @@
 // in the relationship entries table. Entity.Relationships written by Set, Create and
 // Update replaces the lists it names; AddRelationships, RemoveRelationships and
 // ReplaceRelationships change one list, writing only the difference. Relationships,
-// RelatedEntities, ReverseRelationships and HasRelationship read them. Delete removes
-// every entry to or from the entity before the entity itself.
+// RelatedEntities, ReverseRelationships and HasRelationship read them;
+// ReverseRelationships answers who points at an entity, under one predicate or any.
+// Every listing has an iterator over all its pages (AllRelationships,
+// AllRelatedEntities, AllReverseRelationships). Delete removes every entry to or from
+// the entity before the entity itself.
 //
 // # Indexes
 //
 // Options.Indexes registers map functions per entity type; every write keeps the index
 // entries table in step, diffed against the table itself. QueryIndex and
 // QueryIndexEntries answer equality, prefix and range queries on order-preserving
-// values (package indexing). Reindex repairs a type's entries after a map function
+// values (package indexing); AllInIndex and AllIndexEntries iterate over every page. Reindex repairs a type's entries after a map function
 // changes, and Check finds entries whose entities are gone.
 //
 // # Errors

@@ -124,15 +124,21 @@ func (e *aliasError) Is(target error) bool { return target == e.also }
 // hold: it expected version Expected (0: the entity absent, or any version for a
 // write that kept losing races) and found Stored (0: no entity). Nothing was written.
 // It matches ErrConflict, and ErrNotFound too when the entity does not exist.
+//
+// For a relationship list, Predicate names the list: Key's list under Predicate.
 type ConflictError struct {
-	Key      Key
-	Expected int64
-	Stored   int64
-	Missing  bool   // the entity does not exist
-	Reason   string // why, for the message
+	Key       Key
+	Predicate string // the list's predicate; "" for the entity itself
+	Expected  int64
+	Stored    int64
+	Missing   bool   // the entity does not exist
+	Reason    string // why, for the message
 }
 
 func (e *ConflictError) Error() string {
+	if e.Predicate != "" {
+		return fmt.Sprintf("ryno: conflicting write of the list %s -%s->: %s", e.Key, e.Predicate, e.Reason)
+	}
 	return fmt.Sprintf("ryno: conflicting write of %s: %s", e.Key, e.Reason)
 }
 

@@ -252,10 +252,13 @@ func ExampleClient_AddRelationships() {
 	grace := ryno.Key{Scope: "acme", Type: "person", ID: "grace"}
 	alan := ryno.Key{Scope: "acme", Type: "person", ID: "alan"}
 
-	// Appends the objects the list does not hold yet.
-	if err := db.AddRelationships(ctx, ada, "follows", grace, alan); err != nil {
+	// Appends the objects the list does not hold yet, and says which: a follower
+	// count can move by exactly that.
+	added, err := db.AddRelationships(ctx, ada, "follows", []ryno.Key{grace, alan})
+	if err != nil {
 		log.Fatal(err)
 	}
+	fmt.Println(len(added), "new")
 	ok, err := db.HasRelationship(ctx, ada, "follows", grace) // one query
 	if err != nil {
 		log.Fatal(err)
@@ -263,12 +266,12 @@ func ExampleClient_AddRelationships() {
 	fmt.Println(ok)
 
 	// Who follows Grace?
-	page, err := db.ReverseRelationships(ctx, grace, ryno.PageOptions{})
+	page, err := db.ReverseRelationships(ctx, grace, "follows", ryno.PageOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	for _, r := range page.Items {
-		fmt.Println(r.Subject.ID, r.Predicate)
+		fmt.Println(r.Subject.ID)
 	}
 }
 
@@ -362,4 +365,33 @@ func connect() *ryno.Client {
 		log.Fatal(err)
 	}
 	return db
+}
+
+func ExampleClient_ReverseRelationships() {
+	ctx := context.Background()
+	db := connect()
+	grace := ryno.Key{Scope: "acme", Type: "person", ID: "grace"}
+
+	// Who follows Grace, not who follows or likes her: full pages of one predicate.
+	for p := (ryno.PageOptions{Limit: 50}); ; {
+		page, err := db.ReverseRelationships(ctx, grace, "follows", p)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, r := range page.Items {
+			fmt.Println(r.Subject.ID)
+		}
+		if page.Cursor == "" {
+			break
+		}
+		p.Cursor = page.Cursor
+	}
+
+	// Everyone pointing at Grace, under any predicate, page after page.
+	for r, err := range db.AllReverseRelationships(ctx, grace, "", ryno.PageOptions{}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(r.Subject.ID, r.Predicate)
+	}
 }

@@ -73,6 +73,13 @@ func (c *Client) QueryIndexEntries(ctx context.Context, scope, index string, con
 	return page, nil
 }
 
+// AllIndexEntries iterates over every entry QueryIndexEntries would page through.
+func (c *Client) AllIndexEntries(ctx context.Context, scope, index string, cond indexing.Condition, p PageOptions) iter.Seq2[IndexEntry, error] {
+	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[IndexEntry], error) {
+		return c.QueryIndexEntries(ctx, scope, index, cond, p)
+	})
+}
+
 // AllInIndex iterates over every entity QueryIndex would page through.
 func (c *Client) AllInIndex(ctx context.Context, scope, index string, cond indexing.Condition, p PageOptions) iter.Seq2[*Entity, error] {
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[*Entity], error) {

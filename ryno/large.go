@@ -21,7 +21,8 @@ import (
 // which no chunk of the former writer can commit, and it reads the entries again to
 // diff against what that writer left. So a write cut off half-way is completed by the
 // next, and a writer superseded half-way stops: its successor saw what it wrote.
-// Relationship entries are written in batches beside the entries.
+// Each list the entity carries is then replaced as ReplaceRelationships does, beside
+// the entries.
 func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, error) {
 	item := maps.Clone(p.item)
 	item[tables.AttrPending] = str(w.token)
@@ -42,11 +43,15 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 	}
 	batch := w.c.batch.shared()
 	g := guard{key: w.e.Key, attr: tables.AttrPending, token: w.token}
-	err = parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+	err = parallel(ctx, len(p.lists)+1, len(p.lists)+1, func(ctx context.Context, i int) error {
 		if i == 0 {
 			return w.c.transactGuarded(ctx, batch, g, entryOps)
 		}
-		return batch.write(ctx, p.listOps)
+		ch := p.lists[i-1]
+		op := listOp{kind: listReplace, subject: w.e.Key, predicate: ch.Predicate,
+			objects: w.e.Relationships[ch.Predicate], checkObjects: w.c.opts.CheckObjects}
+		_, err := w.c.writeList(ctx, op)
+		return err
 	})
 	switch {
 	case errors.Is(err, errGuardFailed):

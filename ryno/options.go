@@ -33,6 +33,19 @@ type Options struct {
 	// *ConflictError. Defaults: BaseDelay 10ms, MaxDelay 1s.
 	Conflicts RetryOptions
 
+	// CheckObjects makes every relationship write check, in the same transaction,
+	// that the objects it writes edges to exist: an edge to a missing entity is
+	// refused with ErrNotFound naming it. Default false: a list may name entities
+	// created later. CheckObjects(bool) sets it for one call.
+	CheckObjects bool
+
+	// ListLease is how long a writer holds a relationship list for a change too
+	// large for one transaction. A writer that is cut off holds it until it
+	// expires; then the next writer takes over and reconciles the list from the
+	// table. Expiry compares the writers' clocks, so keep it well above their skew.
+	// Default 30s.
+	ListLease time.Duration
+
 	// Indexes are the indexes the store maintains; see Index. Names must be unique.
 	Indexes []Index
 
@@ -62,6 +75,8 @@ const (
 	DefaultBaseDelay      = 25 * time.Millisecond
 	DefaultMaxDelay       = 2 * time.Second
 
+	DefaultListLease = 30 * time.Second
+
 	DefaultConflictAttempts  = 10
 	DefaultConflictBaseDelay = 10 * time.Millisecond
 	DefaultConflictMaxDelay  = time.Second
@@ -89,6 +104,9 @@ func (o Options) withDefaults() Options {
 	if o.Conflicts.MaxDelay == 0 {
 		o.Conflicts.MaxDelay = DefaultConflictMaxDelay
 	}
+	if o.ListLease == 0 {
+		o.ListLease = DefaultListLease
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -103,6 +121,8 @@ func (o Options) validate() error {
 		return invalid("Options.Retry.MaxAttempts", "", "must not be negative")
 	case o.Retry.BaseDelay < 0 || o.Retry.MaxDelay < 0:
 		return invalid("Options.Retry", "", "delays must not be negative")
+	case o.ListLease < 0:
+		return invalid("Options.ListLease", o.ListLease.String(), "must not be negative")
 	case o.Conflicts.MaxAttempts < 0:
 		return invalid("Options.Conflicts.MaxAttempts", "", "must not be negative")
 	case o.Conflicts.BaseDelay < 0 || o.Conflicts.MaxDelay < 0:

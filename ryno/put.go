@@ -128,11 +128,15 @@ func (w *write) run(ctx context.Context) (*Entity, error) {
 			return nil, err
 		}
 		r, err := w.commit(ctx, p)
-		if r.stored != nil || err != nil {
+		switch {
+		case r.stored != nil || err != nil:
 			return r.stored, err
-		}
-		if x, done, err = w.decideFromItem(ctx, r.old); done != nil || err != nil {
-			return done, err
+		case r.listsMoved: // same expectation; the lists are read again
+			x = snap.x
+		default:
+			if x, done, err = w.decideFromItem(ctx, r.old); done != nil || err != nil {
+				return done, err
+			}
 		}
 		read = false
 		if err := pace.wait(ctx); err != nil {
@@ -146,7 +150,7 @@ func (w *write) run(ctx context.Context) (*Entity, error) {
 type snapshot struct {
 	x       expectation
 	entries []map[string]types.AttributeValue
-	lists   [][]relationships.Entry
+	lists   []listState
 }
 
 // read reads the entity item (when getItem), the lists the write replaces and the
@@ -154,22 +158,28 @@ type snapshot struct {
 // must be read after that version was seen: in the first round when the caller
 // carried it or an earlier attempt saw it, after the entity item otherwise.
 func (w *write) read(ctx context.Context, x expectation, getItem bool) (snapshot, *Entity, error) {
-	snap := snapshot{x: x, lists: make([][]relationships.Entry, len(w.predicates))}
+	snap := snapshot{x: x, lists: make([]listState, len(w.predicates))}
 	entriesFirst := w.indexed() && !x.absent && (!getItem || x.carried)
 	var item map[string]types.AttributeValue
-	reads := len(w.predicates) + 2
-	err := parallel(ctx, reads, w.c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	var heads []relationships.Head
+	reads := len(w.predicates) + 3
+	err := parallel(ctx, reads, w.c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
 		var err error
 		switch {
 		case i == 0 && getItem:
 			item, err = w.c.getItem(ctx, w.e.Key, true)
 		case i == 1 && entriesFirst:
 			snap.entries, err = w.c.readIndexEntries(ctx, w.e.Key)
-		case i >= 2:
-			snap.lists[i-2], err = w.c.readList(ctx, w.e.Key, w.predicates[i-2], true)
+		case i == 2 && len(w.predicates) > 0:
+			heads, err = w.c.readHeads(ctx, w.e.Key, w.predicates)
+		case i >= 3:
+			snap.lists[i-3].entries, err = w.c.readList(ctx, w.e.Key, w.predicates[i-3], true)
 		}
 		return err
 	})
+	for i, h := range heads {
+		snap.lists[i].head = h
+	}
 	if err != nil {
 		return snap, nil, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, err)
 	}
@@ -242,12 +252,12 @@ type putPlan struct {
 	item     map[string]types.AttributeValue // the entity item to put
 	entries  []indexing.Entry                // the index entries it emits
 	entryOps []writeOp                       // index entries to put and delete
-	listOps  []writeOp                       // relationship entries to put and delete
+	lists    []relationships.Change          // the lists it replaces
 }
 
 // plan builds the item a write meeting x puts, and the changes to the index entries
 // and lists read. It checks what DynamoDB would refuse.
-func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeValue, lists [][]relationships.Entry) (*putPlan, error) {
+func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeValue, lists []listState) (*putPlan, error) {
 	created := w.now
 	if !x.absent && !x.created.IsZero() {
 		created = x.created
@@ -275,39 +285,47 @@ func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeVa
 	if err := checkItemSize(w.e.Key, item); err != nil {
 		return nil, err
 	}
-	if len(w.predicates) > 0 && lists != nil {
-		p.listOps = relationshipOps(w.c.names.Relationships, w.c.relationshipPlans(w.e, w.predicates, lists)...)
+	for i, s := range lists {
+		p.lists = append(p.lists, relationships.ChangeReplace(s.head, s.entries, relKeys(w.e.Relationships[w.predicates[i]])))
 	}
 	return p, nil
 }
 
-func (c *Client) relationshipPlans(e *Entity, predicates []string, lists [][]relationships.Entry) []relationships.Plan {
-	plans := make([]relationships.Plan, len(predicates))
-	for i, p := range predicates {
-		plans[i] = relationships.PlanReplace(relationships.Key(e.Key), p, lists[i], relKeys(e.Relationships[p]))
-	}
-	return plans
-}
-
 // commitResult is how a commit ended: written, or refused by the condition with the
-// item then stored.
+// item then stored, or refused by a list another writer changed since it was read.
 type commitResult struct {
-	stored *Entity
-	old    map[string]types.AttributeValue
+	stored     *Entity
+	old        map[string]types.AttributeValue
+	listsMoved bool
 }
 
 // commit writes the plan: one conditional PutItem when only the entity changes, one
 // transaction when everything fits in one, the large path otherwise.
 func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
-	ops := lastWriteWins(slices.Concat(p.entryOps, p.listOps))
-	switch {
-	case p.x.pending || !fitsTransaction(1, tables.ItemSize(p.item), ops):
-		return w.commitLarge(ctx, p)
-	case len(ops) == 0:
+	if len(p.entryOps) == 0 && len(p.lists) == 0 && !p.x.pending {
 		return w.result(w.c.putItem(ctx, w.e.Key, p.item, p.x, w.token), p)
 	}
-	actions := append([]types.TransactWriteItem{w.c.putAction(p.item, p.x)}, transactItems(ops)...)
-	return w.result(w.c.transact(ctx, actions, newToken()), p)
+	t := &listTransaction{}
+	t.add(w.c.putAction(p.item, p.x), actionRole{kind: roleEntity}, tables.ItemSize(p.item))
+	t.checked = map[Key]bool{w.e.Key: true} // the put checks the entity
+	for _, op := range lastWriteWins(p.entryOps) {
+		t.add(transactItems([]writeOp{op})[0], actionRole{kind: roleIndex}, op.size())
+	}
+	now := w.c.opts.Now()
+	for _, ch := range p.lists {
+		w.c.addChange(t, ch, w.c.opts.CheckObjects, now)
+	}
+	if p.x.pending || !t.fits() {
+		return w.commitLarge(ctx, p)
+	}
+	a := w.c.transact(ctx, t.actions, newToken())
+	if a.outcome == conditionFailed && a.action > 0 {
+		if r := refusal(t, a); r.missing != nil {
+			return commitResult{}, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, r.missing)
+		}
+		return commitResult{listsMoved: true}, nil
+	}
+	return w.result(a, p)
 }
 
 func (w *write) result(a attempt, p *putPlan) (commitResult, error) {

@@ -80,13 +80,17 @@ func keysOnly(in *dynamodb.QueryInput, names ...string) *dynamodb.QueryInput {
 }
 
 // outgoingQuery selects the relationship entries of subject: all of them, or those of
-// one predicate.
+// one predicate. Either way the key condition leaves out the lists' heads and
+// markers, which sort before every entry.
 func (c *Client) outgoingQuery(subject Key, predicate string) *dynamodb.QueryInput {
 	in := keyCondition(c.names.Relationships, "", tables.AttrSubjectKey, subject.String())
 	in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
 	if predicate != "" {
-		withSortPrefix(in, tables.AttrPredicateKey, tables.PredicatePrefix(predicate))
+		return withSortPrefix(in, tables.AttrPredicateKey, tables.PredicatePrefix(predicate))
 	}
+	in.KeyConditionExpression = aws.String("#pk = :pk AND #sk > :sk")
+	in.ExpressionAttributeNames["#sk"] = tables.AttrPredicateKey
+	in.ExpressionAttributeValues[":sk"] = str(tables.EntriesStart)
 	return in
 }
 

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"maps"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/relationships"
 	"github.com/rynodb/rynodb/tables"
@@ -25,12 +28,8 @@ func relationshipOf(e relationships.Entry) Relationship {
 	return Relationship{Subject: Key(e.Subject), Predicate: e.Predicate, Index: e.Index, Object: Key(e.Object)}
 }
 
-// relationshipPage runs one page of q and decodes its relationship entries.
-func (c *Client) relationshipPage(ctx context.Context, q pageQuery, p PageOptions) (*Page[Relationship], error) {
-	items, cursor, err := c.queryPage(ctx, q, p)
-	if err != nil {
-		return nil, err
-	}
+// relationshipPage decodes the relationship entries of a page.
+func relationshipPage(items []map[string]types.AttributeValue, cursor string) (*Page[Relationship], error) {
 	page := &Page[Relationship]{Items: make([]Relationship, len(items)), Cursor: cursor}
 	for i, item := range items {
 		e, err := relationships.FromItem(item)
@@ -54,7 +53,11 @@ func (c *Client) Relationships(ctx context.Context, subject Key, predicate strin
 		positionNames: outgoingPosition,
 		identity:      c.names.Relationships + "\x00" + subject.String() + "\x00" + tables.Escape(predicate),
 	}
-	page, err := c.relationshipPage(ctx, q, p)
+	items, cursor, err := c.queryPage(ctx, q, p)
+	if err != nil {
+		return nil, fmt.Errorf("ryno: relationships of %s: %w", subject, err)
+	}
+	page, err := relationshipPage(items, cursor)
 	if err != nil {
 		return nil, fmt.Errorf("ryno: relationships of %s: %w", subject, err)
 	}
@@ -85,6 +88,13 @@ func (c *Client) RelatedEntities(ctx context.Context, subject Key, predicate str
 	return c.entitiesPage(ctx, keys, rels.Cursor)
 }
 
+// AllRelatedEntities iterates over every entity RelatedEntities would page through.
+func (c *Client) AllRelatedEntities(ctx context.Context, subject Key, predicate string, p PageOptions) iter.Seq2[*Entity, error] {
+	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[*Entity], error) {
+		return c.RelatedEntities(ctx, subject, predicate, p)
+	})
+}
+
 // entitiesPage reads the entities of keys into a page with cursor, in the order of
 // keys, skipping those that do not exist.
 func (c *Client) entitiesPage(ctx context.Context, keys []Key, cursor string) (*Page[*Entity], error) {
@@ -101,10 +111,16 @@ func (c *Client) entitiesPage(ctx context.Context, keys []Key, cursor string) (*
 	return page, nil
 }
 
-// ReverseRelationships returns one page of the relationships pointing at object: who
-// points at it, under which predicate. One Query request per page, on the reverse
-// index, which DynamoDB keeps eventually consistent.
-func (c *Client) ReverseRelationships(ctx context.Context, object Key, p PageOptions) (*Page[Relationship], error) {
+// ReverseRelationships returns one page of the relationships pointing at object, in
+// the order of the reverse index: who points at it, and under which predicate. With a
+// predicate it returns only those of that predicate ("who follows me"); an empty one
+// means every predicate, as for Relationships. The reverse index is a GSI, which
+// DynamoDB keeps eventually consistent, keyed by object alone. A page of every
+// predicate is one Query. With a predicate, DynamoDB reads past the entries of other
+// predicates, and charges for them, so the page reads on until it is full: it is
+// short only at the end, and takes more than one Query when other predicates
+// outnumber it.
+func (c *Client) ReverseRelationships(ctx context.Context, object Key, predicate string, p PageOptions) (*Page[Relationship], error) {
 	if err := object.Validate(); err != nil {
 		return nil, err
 	}
@@ -113,11 +129,47 @@ func (c *Client) ReverseRelationships(ctx context.Context, object Key, p PageOpt
 		positionNames: incomingPosition,
 		identity:      c.names.ReverseRelationships + "\x00" + object.String(),
 	}
-	page, err := c.relationshipPage(ctx, q, p)
+	read := c.queryPage
+	if predicate != "" {
+		if err := relationships.ValidatePredicate(predicate); err != nil {
+			return nil, err
+		}
+		q.in = withPredicateFilter(q.in, predicate)
+		// The listing of every predicate keeps the identity it always had, so its
+		// cursors stay valid; a predicate makes another query.
+		q.identity += "\x00" + tables.Escape(predicate)
+		read = c.filteredQueryPage
+	}
+	items, cursor, err := read(ctx, q, p)
+	if err != nil {
+		return nil, fmt.Errorf("ryno: relationships to %s: %w", object, err)
+	}
+	page, err := relationshipPage(items, cursor)
 	if err != nil {
 		return nil, fmt.Errorf("ryno: relationships to %s: %w", object, err)
 	}
 	return page, nil
+}
+
+// AllReverseRelationships iterates over every relationship ReverseRelationships would
+// page through.
+func (c *Client) AllReverseRelationships(ctx context.Context, object Key, predicate string, p PageOptions) iter.Seq2[Relationship, error] {
+	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[Relationship], error) {
+		return c.ReverseRelationships(ctx, object, predicate, p)
+	})
+}
+
+// withPredicateFilter returns a copy of in, an incoming query, that keeps only the
+// entries of predicate. The reverse index has no key for the predicate, so it can
+// only be a filter.
+func withPredicateFilter(in *dynamodb.QueryInput, predicate string) *dynamodb.QueryInput {
+	out := *in
+	out.FilterExpression = aws.String("#predicate = :predicate")
+	out.ExpressionAttributeNames = maps.Clone(in.ExpressionAttributeNames)
+	out.ExpressionAttributeNames["#predicate"] = tables.AttrPredicate
+	out.ExpressionAttributeValues = maps.Clone(in.ExpressionAttributeValues)
+	out.ExpressionAttributeValues[":predicate"] = str(predicate)
+	return &out
 }
 
 // HasRelationship reports whether subject has a relationship under predicate to

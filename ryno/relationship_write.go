@@ -3,73 +3,113 @@ package ryno
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/relationships"
-	"github.com/rynodb/rynodb/tables"
 )
 
-// AddRelationships appends to the subject's list under predicate the objects it does
-// not hold yet, in order; objects already present, or repeated in objects, are added
-// once. Up to 2*MaxConcurrency distinct objects are looked up one by one on the
-// by-object index, in parallel with the query for the end of the list; for more, the
-// list is read whole. Then the new entries are written in parallel batches.
-func (c *Client) AddRelationships(ctx context.Context, subject Key, predicate string, objects ...Key) error {
-	if err := validateList(subject, predicate, objects); err != nil || len(objects) == 0 {
-		return err
-	}
-	highest, present, err := c.listState(ctx, subject, predicate, objects)
-	if err != nil {
-		return fmt.Errorf("ryno: add relationships %s -%s->: %w", subject, predicate, err)
-	}
-	plan, err := relationships.PlanAdd(relationships.Key(subject), predicate, highest, present, relKeys(objects))
-	if err != nil {
-		return err
-	}
-	return c.applyPlans(ctx, plan)
+// AddRelationships appends to the subject's list under predicate each of objects it
+// does not hold yet, in order, after every entry present when it commits; an object
+// already there, or repeated in objects, is added once. It returns the objects it
+// added, so a caller can keep a count without asking first. The subject must exist
+// (ErrNotFound otherwise); with CheckObjects, so must every object added.
+//
+// It reads the list's head and the markers of the objects in one BatchGetItem, then
+// commits the entries, the markers and the head in one TransactWriteItems whose
+// conditions make that read hold: two rounds. When another writer changed the list
+// meanwhile, it reads and tries again (Options.Conflicts), then fails with a
+// *ConflictError naming the list. Too many objects for one transaction take a lease
+// on the list instead.
+func (c *Client) AddRelationships(ctx context.Context, subject Key, predicate string, objects []Key, opts ...ListOption) ([]Key, error) {
+	ch, err := c.listCall(ctx, listAdd, subject, predicate, objects, opts)
+	return fromRelKeys(ch.Added), err
 }
 
 // RemoveRelationships deletes every entry of the subject's list under predicate that
-// points at one of objects. Objects not in the list are ignored.
-func (c *Client) RemoveRelationships(ctx context.Context, subject Key, predicate string, objects ...Key) error {
-	if err := validateList(subject, predicate, objects); err != nil || len(objects) == 0 {
-		return err
-	}
-	unique := distinctKeys(objects)
-	if len(unique) > c.probeLimit() {
-		list, err := c.readList(ctx, subject, predicate, true)
-		if err != nil {
-			return fmt.Errorf("ryno: remove relationships %s -%s->: %w", subject, predicate, err)
-		}
-		return c.applyPlans(ctx, relationships.PlanRemove(list, relKeys(objects)))
-	}
-	keys, err := c.edgesTo(ctx, subject, predicate, unique)
-	if err != nil {
-		return fmt.Errorf("ryno: remove relationships %s -%s->: %w", subject, predicate, err)
-	}
-	return c.writeEntries(ctx, nil, keys)
+// points at one of objects and was there when it commits; objects not in the list
+// are ignored. It returns the objects it removed. The subject must exist
+// (ErrNotFound otherwise). Two rounds, as AddRelationships.
+func (c *Client) RemoveRelationships(ctx context.Context, subject Key, predicate string, objects []Key, opts ...ListOption) ([]Key, error) {
+	ch, err := c.listCall(ctx, listRemove, subject, predicate, objects, opts)
+	return fromRelKeys(ch.Removed), err
 }
 
 // ReplaceRelationships makes the subject's list under predicate exactly objects, in
-// order; an object may appear more than once. It reads the list, then writes only
-// the entries that change, in parallel batches. With no objects it clears the list.
-func (c *Client) ReplaceRelationships(ctx context.Context, subject Key, predicate string, objects ...Key) error {
-	if err := validateList(subject, predicate, objects); err != nil {
-		return err
-	}
-	list, err := c.readList(ctx, subject, predicate, true)
-	if err != nil {
-		return fmt.Errorf("ryno: replace relationships %s -%s->: %w", subject, predicate, err)
-	}
-	return c.applyPlans(ctx, relationships.PlanReplace(relationships.Key(subject), predicate, list, relKeys(objects)))
+// order, as of its commit; an object may appear more than once, and no objects clear
+// the list. It reads the head and the whole list in one parallel round, then writes
+// only the entries that change, with the markers and the head, in one transaction
+// conditional on the list being the one read. The subject must exist (ErrNotFound
+// otherwise); with CheckObjects, so must every object written.
+func (c *Client) ReplaceRelationships(ctx context.Context, subject Key, predicate string, objects []Key, opts ...ListOption) error {
+	_, err := c.listCall(ctx, listReplace, subject, predicate, objects, opts)
+	return err
 }
 
-// probeLimit is the most distinct objects looked up one by one on the by-object
-// index: beyond it, reading the list costs fewer rounds.
-func (c *Client) probeLimit() int { return 2 * c.opts.MaxConcurrency }
+// ListOption adjusts one list write.
+type ListOption func(*listOp)
+
+// CheckObjects makes a list write check that every object it writes an edge to
+// exists, in the same transaction: an edge to a missing entity, or one being
+// deleted, is refused with an error matching ErrNotFound that names it. It overrides
+// Options.CheckObjects for one call.
+func CheckObjects(on bool) ListOption {
+	return func(op *listOp) { op.checkObjects = on }
+}
+
+// listCall validates and runs one list write.
+func (c *Client) listCall(ctx context.Context, kind listKind, subject Key, predicate string, objects []Key, opts []ListOption) (relationships.Change, error) {
+	if err := validateList(subject, predicate, objects); err != nil {
+		return relationships.Change{}, err
+	}
+	op := listOp{kind: kind, subject: subject, predicate: predicate, objects: objects, checkObjects: c.opts.CheckObjects}
+	for _, opt := range opts {
+		opt(&op)
+	}
+	ch, err := c.writeList(ctx, op)
+	if err != nil {
+		return ch, fmt.Errorf("ryno: %s %s -%s->: %w", kind, subject, predicate, err)
+	}
+	return ch, nil
+}
+
+// writeList makes attempts at op until one commits or fails for good: read, plan,
+// and commit under conditions that the read still holds.
+func (c *Client) writeList(ctx context.Context, op listOp) (relationships.Change, error) {
+	pace := c.conflictPacer()
+	for {
+		s, err := c.readListState(ctx, op)
+		if err != nil {
+			return relationships.Change{}, err
+		}
+		now := c.opts.Now()
+		if !s.head.Leased(now) {
+			ch := op.plan(s)
+			t := &listTransaction{}
+			c.checkEntity(t, op.subject, actionRole{kind: roleEntity})
+			c.addChange(t, ch, op.checkObjects, now)
+			if !t.fits() {
+				return c.writeListLeased(ctx, op)
+			}
+			a := c.transact(ctx, t.actions, newToken())
+			switch {
+			case a.outcome == committed:
+				return ch, nil
+			case a.outcome != conditionFailed:
+				return ch, a.err
+			}
+			if r := refusal(t, a); r.role.kind == roleEntity {
+				return ch, notFound(op.subject)
+			} else if r.missing != nil {
+				return ch, r.missing
+			}
+		}
+		if err := pace.wait(ctx); err != nil {
+			return relationships.Change{}, listConflict(op, err)
+		}
+	}
+}
 
 // readList returns the entries of subject under predicate (every predicate when
 // empty), in key order. Plans are computed from consistent reads.
@@ -88,117 +128,6 @@ func (c *Client) readList(ctx context.Context, subject Key, predicate string, co
 		return nil
 	})
 	return entries, err
-}
-
-// listState returns the highest position in the subject's list under predicate (-1
-// when empty) and which of objects the list holds.
-func (c *Client) listState(ctx context.Context, subject Key, predicate string, objects []Key) (int, []relationships.Key, error) {
-	unique := distinctKeys(objects)
-	if len(unique) > c.probeLimit() {
-		list, err := c.readList(ctx, subject, predicate, true)
-		if err != nil {
-			return 0, nil, err
-		}
-		highest := -1
-		for _, e := range list {
-			highest = max(highest, e.Index)
-		}
-		return highest, relationships.Objects(list), nil
-	}
-	// One round: the end of the list, and one probe per object.
-	highest, found := -1, make([]bool, len(unique))
-	err := parallel(ctx, len(unique)+1, c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		var err error
-		if i == 0 {
-			highest, err = c.highestIndex(ctx, subject, predicate)
-		} else {
-			found[i-1], err = c.hasEdge(ctx, subject, predicate, unique[i-1])
-		}
-		return err
-	})
-	if err != nil {
-		return 0, nil, err
-	}
-	var present []relationships.Key
-	for i, ok := range found {
-		if ok {
-			present = append(present, relationships.Key(unique[i]))
-		}
-	}
-	return highest, present, nil
-}
-
-// highestIndex returns the position of the last entry of the subject's list under
-// predicate, or -1 when the list is empty.
-func (c *Client) highestIndex(ctx context.Context, subject Key, predicate string) (int, error) {
-	in := keysOnly(c.outgoingQuery(subject, predicate), tables.AttrIndex)
-	in.ScanIndexForward = aws.Bool(false)
-	in.ConsistentRead = aws.Bool(true)
-	in.Limit = aws.Int32(1)
-	out, err := c.api.Query(ctx, in)
-	if err != nil || len(out.Items) == 0 {
-		return -1, err
-	}
-	n, ok := out.Items[0][tables.AttrIndex].(*types.AttributeValueMemberN)
-	if !ok {
-		return -1, fmt.Errorf("relationship entry of %s has no %s number", subject, tables.AttrIndex)
-	}
-	index, err := strconv.Atoi(n.Value)
-	if err != nil {
-		return -1, fmt.Errorf("relationship entry of %s: %s is %q", subject, tables.AttrIndex, n.Value)
-	}
-	return index, nil
-}
-
-// hasEdge reports whether the subject's list under predicate holds object.
-func (c *Client) hasEdge(ctx context.Context, subject Key, predicate string, object Key) (bool, error) {
-	in := c.edgeQuery(subject, predicate, object)
-	in.ConsistentRead = aws.Bool(true)
-	in.Limit = aws.Int32(1)
-	out, err := c.api.Query(ctx, in)
-	if err != nil {
-		return false, err
-	}
-	return len(out.Items) > 0, nil
-}
-
-// edgesTo returns the primary keys of the entries of the subject's list under
-// predicate that point at one of objects, read through the by-object index in
-// parallel.
-func (c *Client) edgesTo(ctx context.Context, subject Key, predicate string, objects []Key) ([]map[string]types.AttributeValue, error) {
-	found := make([][]map[string]types.AttributeValue, len(objects))
-	err := parallel(ctx, len(objects), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		in := c.edgeQuery(subject, predicate, objects[i])
-		in.ConsistentRead = aws.Bool(true)
-		return c.queryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
-			for _, item := range items {
-				k, err := relationships.PrimaryKeyFromItem(item)
-				if err != nil {
-					return err
-				}
-				found[i] = append(found[i], k)
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		return nil, err
-	}
-	var keys []map[string]types.AttributeValue
-	for _, ks := range found {
-		keys = append(keys, ks...)
-	}
-	return keys, nil
-}
-
-// applyPlans writes the puts and deletes of plans in one parallel batch.
-func (c *Client) applyPlans(ctx context.Context, plans ...relationships.Plan) error {
-	return c.batch.write(ctx, relationshipOps(c.names.Relationships, plans...))
-}
-
-// writeEntries puts entries and deletes the entries with keys, in one parallel batch.
-func (c *Client) writeEntries(ctx context.Context, puts []relationships.Entry, deletes []map[string]types.AttributeValue) error {
-	return c.batch.write(ctx, entryOps(c.names.Relationships, puts, deletes))
 }
 
 // relationshipOps returns the writes of plans to table.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -65,6 +66,15 @@ func build(cond expression.ConditionBuilder, update *expression.UpdateBuilder) b
 	return built{condition: expr.Condition(), update: expr.Update(), names: expr.Names(), values: expr.Values()}
 }
 
+// buildUpdate builds an update without a condition.
+func buildUpdate(update expression.UpdateBuilder) built {
+	expr, err := expression.NewBuilder().WithUpdate(update).Build()
+	if err != nil {
+		panic(fmt.Sprintf("ryno: building an expression: %v", err))
+	}
+	return built{update: expr.Update(), names: expr.Names(), values: expr.Values()}
+}
+
 // putAction is the transaction action putting the entity item under the condition
 // of x; a failed condition returns the stored item.
 func (c *Client) putAction(item map[string]types.AttributeValue, x expectation) types.TransactWriteItem {
@@ -111,22 +121,27 @@ var errGuardFailed = errors.New("ryno: guard no longer holds")
 // in parallel within batch's bound. It returns errGuardFailed when a chunk found the
 // guard gone: the entity changed hands, and its new owner reconciles.
 func (c *Client) transactGuarded(ctx context.Context, batch *batcher, g guard, ops []writeOp) error {
+	return c.transactChecked(ctx, batch, []types.TransactWriteItem{g.action(c.names.Entities)}, tables.ItemSize(g.key.item()), ops)
+}
+
+// transactChecked applies ops in transactions that each hold checks first (of
+// checkBytes in all), in parallel within batch's bound. It returns errGuardFailed
+// when a chunk found one of the checks failing.
+func (c *Client) transactChecked(ctx context.Context, batch *batcher, checks []types.TransactWriteItem, checkBytes int, ops []writeOp) error {
 	ops = lastWriteWins(ops)
-	check := g.action(c.names.Entities)
-	checkBytes := tables.ItemSize(g.key.item())
-	chunks := chunk(ops, maxTransactItems-1, maxTransactBytes-checkBytes, writeOp.size)
+	chunks := chunk(ops, maxTransactItems-len(checks), maxTransactBytes-checkBytes, writeOp.size)
 	return parallel(ctx, len(chunks), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		release, err := batch.acquire(ctx)
 		if err != nil {
 			return err
 		}
 		defer release()
-		actions := append([]types.TransactWriteItem{check}, transactItems(chunks[i])...)
+		actions := append(slices.Clone(checks), transactItems(chunks[i])...)
 		a := c.transact(ctx, actions, newToken())
 		switch {
 		case a.outcome == committed:
 			return nil
-		case a.outcome == conditionFailed && a.action == 0:
+		case a.outcome == conditionFailed && a.action < len(checks):
 			return errGuardFailed
 		}
 		return a.err

@@ -106,18 +106,20 @@ func whoFollowsAda(ctx context.Context, db *ryno.Client) error {
 }
 
 func graceFollowsAlan(ctx context.Context, db *ryno.Client) error {
-	if err := db.AddRelationships(ctx, grace, follows, alan, ada); err != nil {
+	added, err := db.AddRelationships(ctx, grace, follows, []ryno.Key{alan, ada})
+	if err != nil {
 		return err
 	}
-	fmt.Printf("   AddRelationships(grace, %q, alan, ada): appends alan; ada was there already\n", follows)
+	fmt.Printf("   AddRelationships(grace, %q, alan, ada): added %s; ada was there already\n", follows, ids(added))
 	return printList(ctx, db, grace, follows)
 }
 
 func adaUnfollowsGrace(ctx context.Context, db *ryno.Client) error {
-	if err := db.RemoveRelationships(ctx, ada, follows, grace); err != nil {
+	removed, err := db.RemoveRelationships(ctx, ada, follows, []ryno.Key{grace})
+	if err != nil {
 		return err
 	}
-	fmt.Printf("   RemoveRelationships(ada, %q, grace)\n", follows)
+	fmt.Printf("   RemoveRelationships(ada, %q, grace): removed %s\n", follows, ids(removed))
 	if err := printList(ctx, db, ada, follows); err != nil {
 		return err
 	}
@@ -126,7 +128,7 @@ func adaUnfollowsGrace(ctx context.Context, db *ryno.Client) error {
 }
 
 func reorderPosts(ctx context.Context, db *ryno.Client) error {
-	if err := db.ReplaceRelationships(ctx, ada, wrote, p2, p1); err != nil {
+	if err := db.ReplaceRelationships(ctx, ada, wrote, []ryno.Key{p2, p1}); err != nil {
 		return err
 	}
 	fmt.Printf("   ReplaceRelationships(ada, %q, p2, p1): only the entries that change are written\n", wrote)
@@ -173,18 +175,18 @@ func printList(ctx context.Context, db *ryno.Client, subject ryno.Key, predicate
 	return nil
 }
 
-// printFollowers prints who points at object, through the reverse index. The index
+// printFollowers prints who follows object, through the reverse index. The index
 // is eventually consistent on DynamoDB; on DynamoDB Local it is current at once.
 func printFollowers(ctx context.Context, db *ryno.Client, object ryno.Key) error {
-	page, err := db.ReverseRelationships(ctx, object, ryno.PageOptions{})
+	page, err := db.ReverseRelationships(ctx, object, follows, ryno.PageOptions{})
 	if err != nil {
 		return err
 	}
 	subjects := make([]string, len(page.Items))
 	for i, r := range page.Items {
-		subjects[i] = fmt.Sprintf("%s (%s #%d)", r.Subject.ID, r.Predicate, r.Index)
+		subjects[i] = fmt.Sprintf("%s (#%d)", r.Subject.ID, r.Index)
 	}
-	fmt.Printf("   ReverseRelationships(%s): %s\n", object.ID, orNone(subjects))
+	fmt.Printf("   ReverseRelationships(%s, %q): %s\n", object.ID, follows, orNone(subjects))
 	return nil
 }
 
@@ -215,4 +217,13 @@ func orNone(items []string) string {
 		return "none"
 	}
 	return strings.Join(items, ", ")
+}
+
+// ids returns the ids of keys, joined for printing.
+func ids(keys []ryno.Key) string {
+	s := make([]string, len(keys))
+	for i, k := range keys {
+		s[i] = k.ID
+	}
+	return strings.Join(s, ", ")
 }

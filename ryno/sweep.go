@@ -1,0 +1,332 @@
+package ryno
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/relationships"
+	"github.com/rynodb/rynodb/tables"
+)
+
+// A Delete sweeps what refers to the entity: its index entries, everything in its
+// partition of the relationship entries table (its lists, their heads and markers),
+// and the entries of other subjects' lists that point at it. Deleting one of those
+// changes that list, so its head (count, digest, version) and the object's marker
+// change in the same transaction, by amounts DynamoDB adds without a read. Every
+// transaction checks the guard: the entity's tombstone, or for an entity that does
+// not exist, that it still does not.
+
+// sweepPart is what one transaction of a sweep holds for one source: plain deletes,
+// or the deletes of entries of one other subject's list with the updates of its head
+// and of the deleted entity's marker in it.
+type sweepPart struct {
+	deletes []writeOp
+	list    *relationships.Change // for entries of another list: its commutative change
+	// partial says the entries of list are not all the marker holds (a part of a
+	// split group, or the reverse index missed some): the positions are taken out
+	// of the marker rather than the marker deleted.
+	partial bool
+}
+
+func (p sweepPart) actions() int {
+	if p.list == nil {
+		return len(p.deletes)
+	}
+	return len(p.list.Deletes) + 2 // the head and the marker
+}
+
+// sweep deletes what refers to k while g holds: the entity's tombstone is there
+// (then the item is deleted last), or the entity is missing. When g stops holding,
+// the entity has a new life whose entries are its own, and sweep stops.
+func (c *Client) sweep(ctx context.Context, k Key, g guard) error {
+	refs := c.references(k)
+	first, err := c.firstPages(ctx, refs)
+	if err != nil {
+		return err
+	}
+	var parts []sweepPart
+	more := false
+	for i, r := range refs {
+		parts = append(parts, r.parts(first[i].Items)...)
+		more = more || len(first[i].LastEvaluatedKey) > 0
+	}
+	final, hasFinal := c.deleteAction(g)
+	txs := packParts(parts, maxTransactItems-1)
+	if !more && len(txs) <= 1 {
+		var only []sweepPart
+		if len(txs) == 1 {
+			only = txs[0]
+		}
+		return c.sweepOnce(ctx, g, final, hasFinal, only)
+	}
+	batch := c.batch.shared()
+	err = parallel(ctx, len(refs), len(refs), func(ctx context.Context, i int) error {
+		if err := c.sweepParts(ctx, batch, g, refs[i].parts(first[i].Items)); err != nil {
+			return err
+		}
+		if len(first[i].LastEvaluatedKey) == 0 {
+			return nil
+		}
+		next := *refs[i].query
+		next.ExclusiveStartKey = first[i].LastEvaluatedKey
+		return c.queryPages(ctx, &next, func(items []map[string]types.AttributeValue) error {
+			return c.sweepParts(ctx, batch, g, refs[i].parts(items))
+		})
+	})
+	switch {
+	case errors.Is(err, errGuardFailed):
+		return nil
+	case err != nil || !hasFinal:
+		return err
+	}
+	return c.sweepOnce(ctx, g, final, hasFinal, nil)
+}
+
+// sweepOnce deletes parts in one transaction: beside the deletion of the entity item
+// when the guard is a tombstone (its condition is the guard), beside the guard's
+// check otherwise. A guard that no longer holds means the work is done or moot.
+func (c *Client) sweepOnce(ctx context.Context, g guard, final types.TransactWriteItem, hasFinal bool, parts []sweepPart) error {
+	switch {
+	case len(parts) == 0 && !hasFinal:
+		return nil
+	case len(parts) == 0:
+		return c.deleteItem(ctx, final.Delete)
+	}
+	first := g.action(c.names.Entities)
+	if hasFinal {
+		first = final
+	}
+	err := c.sweepTransaction(ctx, first, parts)
+	if errors.Is(err, errGuardFailed) {
+		return nil
+	}
+	return err
+}
+
+// sweepParts runs parts in parallel transactions, each checking g, within batch's
+// bound.
+func (c *Client) sweepParts(ctx context.Context, batch *batcher, g guard, parts []sweepPart) error {
+	txs := packParts(parts, maxTransactItems-1)
+	check := g.action(c.names.Entities)
+	return parallel(ctx, len(txs), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+		release, err := batch.acquire(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
+		return c.sweepTransaction(ctx, check, txs[i])
+	})
+}
+
+// sweepTransaction commits parts after first, the guard. It returns errGuardFailed
+// when the guard failed. A list whose head refuses (a writer holds it for a large
+// change) is waited for; a list with no head, written before heads existed, has its
+// entries deleted alone.
+func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWriteItem, parts []sweepPart) error {
+	pace := c.conflictPacer()
+	for {
+		t := &listTransaction{}
+		t.add(first, actionRole{kind: roleEntity}, 0)
+		owner := []int{-1}
+		for i, p := range parts {
+			for j, act := range c.partActions(p) {
+				role := actionRole{kind: roleEntry}
+				if p.list != nil && j < 2 {
+					role.kind = [...]roleKind{roleHead, roleMarker}[j]
+				}
+				t.add(act, role, 0)
+				owner = append(owner, i)
+			}
+		}
+		a := c.transact(ctx, t.actions, newToken())
+		switch {
+		case a.outcome == committed:
+			return nil
+		case a.outcome == conditionFailed && a.action == 0:
+			return errGuardFailed
+		case a.outcome != conditionFailed:
+			return a.err
+		}
+		p := &parts[owner[a.action]]
+		switch {
+		case t.roles[a.action].kind == roleMarker && !p.partial: // the marker holds more
+			p.partial = true
+			continue
+		case t.roles[a.action].kind == roleHead && a.item == nil: // no head: delete the entries alone
+			p.deletes, p.list = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.list.Deletes}), nil
+			continue
+		}
+		if err := pace.wait(ctx); err != nil {
+			return fmt.Errorf("a list pointing at the entity stays held by another writer: %w", err)
+		}
+	}
+}
+
+// partActions returns the transaction actions of p.
+func (c *Client) partActions(p sweepPart) []types.TransactWriteItem {
+	if p.list == nil {
+		return transactItems(p.deletes)
+	}
+	ch := *p.list
+	head := c.headAction(ch, c.opts.Now())
+	object := ch.Deletes[0].Object
+	positions := make([]int, len(ch.Deletes))
+	for i, e := range ch.Deletes {
+		positions[i] = e.Index
+	}
+	key := relationships.MarkerPrimaryKey(ch.Subject, ch.Predicate, object)
+	set := expression.Value(relationships.PositionSet(positions))
+	var marker types.TransactWriteItem
+	if p.partial {
+		b := buildUpdate(expression.Delete(expression.Name(tables.AttrPositions), set))
+		marker.Update = &types.Update{TableName: aws.String(c.names.Relationships), Key: key,
+			UpdateExpression: b.update, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}
+	} else {
+		b := build(expression.Name(tables.AttrPositions).Equal(set), nil)
+		marker.Delete = &types.Delete{TableName: aws.String(c.names.Relationships), Key: key,
+			ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}
+	}
+	acts := []types.TransactWriteItem{head, marker}
+	return append(acts, transactItems(relationshipOps(c.names.Relationships, relationships.Plan{Deletes: ch.Deletes}))...)
+}
+
+// packParts packs parts into transactions of at most capacity actions, no list
+// twice in one (its head would be updated twice). A part larger than capacity is
+// split first.
+func packParts(parts []sweepPart, capacity int) [][]sweepPart {
+	var txs [][]sweepPart
+	var cur []sweepPart
+	size := 0
+	lists := map[string]bool{}
+	flush := func() {
+		if len(cur) > 0 {
+			txs = append(txs, cur)
+		}
+		cur, size, lists = nil, 0, map[string]bool{}
+	}
+	for _, p := range splitParts(parts, capacity) {
+		id := ""
+		if p.list != nil {
+			id = p.list.Subject.String() + "\x00" + p.list.Predicate
+		}
+		if size+p.actions() > capacity || id != "" && lists[id] {
+			flush()
+		}
+		cur = append(cur, p)
+		size += p.actions()
+		if id != "" {
+			lists[id] = true
+		}
+	}
+	flush()
+	return txs
+}
+
+// splitParts splits parts larger than capacity actions.
+func splitParts(parts []sweepPart, capacity int) []sweepPart {
+	var out []sweepPart
+	for _, p := range parts {
+		for p.actions() > capacity {
+			if p.list == nil {
+				out = append(out, sweepPart{deletes: p.deletes[:capacity]})
+				p.deletes = p.deletes[capacity:]
+				continue
+			}
+			n := capacity - 2
+			head := incomingChange(p.list.Deletes[:n])
+			out = append(out, sweepPart{list: &head, partial: true})
+			rest := incomingChange(p.list.Deletes[n:])
+			p.list, p.partial = &rest, true
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// incomingChange is the commutative change deleting entries of one list, all
+// pointing at one object.
+func incomingChange(deletes []relationships.Entry) relationships.Change {
+	e := deletes[0]
+	return relationships.Change{
+		Subject: e.Subject, Predicate: e.Predicate, Deletes: deletes,
+		Expect:     relationships.HeadExpectation{Exists: true},
+		CountDelta: -len(deletes), DigestDelta: relationships.Delta(nil, deletes),
+	}
+}
+
+// reference is a query for what to delete with an entity.
+type reference struct {
+	query *dynamodb.QueryInput
+	parts func(items []map[string]types.AttributeValue) []sweepPart
+}
+
+// references returns the queries for what refers to k: its index entries and its
+// partition of the relationship entries table (consistent reads of the tables), and
+// the entries pointing at it (through the reverse index, which projects them whole).
+func (c *Client) references(k Key) []reference {
+	relKey := []string{tables.AttrSubjectKey, tables.AttrPredicateKey}
+	partition := keyCondition(c.names.Relationships, "", tables.AttrSubjectKey, k.String())
+	partition.ConsistentRead = aws.Bool(true)
+	plain := func(table string, key []string) func([]map[string]types.AttributeValue) []sweepPart {
+		return func(items []map[string]types.AttributeValue) []sweepPart {
+			if len(items) == 0 {
+				return nil
+			}
+			ops := make([]writeOp, len(items))
+			for i, item := range items {
+				ops[i] = deleteOp(table, project(item, key))
+			}
+			return []sweepPart{{deletes: ops}}
+		}
+	}
+	return []reference{
+		{keysOnly(c.indexEntriesQuery(k), indexKey...), plain(c.names.IndexEntries, indexKey)},
+		{keysOnly(partition, relKey...), plain(c.names.Relationships, relKey)},
+		{c.incomingQuery(k), c.incomingParts},
+	}
+}
+
+// incomingParts groups entries pointing at the entity by the list holding them.
+func (c *Client) incomingParts(items []map[string]types.AttributeValue) []sweepPart {
+	byList := map[string][]relationships.Entry{}
+	var order []string
+	var malformed []writeOp
+	for _, item := range items {
+		e, err := relationships.FromItem(item)
+		if err != nil {
+			malformed = append(malformed, deleteOp(c.names.Relationships, project(item, []string{tables.AttrSubjectKey, tables.AttrPredicateKey})))
+			continue
+		}
+		id := e.Subject.String() + "\x00" + e.Predicate
+		if _, ok := byList[id]; !ok {
+			order = append(order, id)
+		}
+		byList[id] = append(byList[id], e)
+	}
+	var parts []sweepPart
+	if len(malformed) > 0 {
+		parts = append(parts, sweepPart{deletes: malformed})
+	}
+	for _, id := range order {
+		ch := incomingChange(byList[id])
+		parts = append(parts, sweepPart{list: &ch})
+	}
+	return parts
+}
+
+// firstPages reads the first page of each reference in parallel.
+func (c *Client) firstPages(ctx context.Context, refs []reference) ([]*dynamodb.QueryOutput, error) {
+	out := make([]*dynamodb.QueryOutput, len(refs))
+	err := parallel(ctx, len(refs), len(refs), func(ctx context.Context, i int) error {
+		var err error
+		out[i], err = c.api.Query(ctx, refs[i].query)
+		return err
+	})
+	return out, err
+}

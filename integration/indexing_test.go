@@ -465,10 +465,16 @@ func TestADeleteStopsALargeWriteHalfWay(t *testing.T) {
 	requireIndexExact(t, writer)
 }
 
-// mustNew returns a client on api with the tables of prefix and indexes.
-func mustNew(t *testing.T, api ryno.DynamoDBAPI, prefix string, indexes []ryno.Index) *ryno.Client {
+// mustNew returns a client on api with the tables of prefix and indexes, and the
+// other options of opts, if given.
+func mustNew(t *testing.T, api ryno.DynamoDBAPI, prefix string, indexes []ryno.Index, opts ...ryno.Options) *ryno.Client {
 	t.Helper()
-	db, err := ryno.New(api, ryno.Options{TablePrefix: prefix, Indexes: indexes})
+	var o ryno.Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	o.TablePrefix, o.Indexes = prefix, indexes
+	db, err := ryno.New(api, o)
 	require.NoError(t, err)
 	return db
 }

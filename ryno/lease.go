@@ -65,7 +65,7 @@ func (c *Client) takeLease(ctx context.Context, op listOp, token string) error {
 		case a.outcome != conditionFailed:
 			return a.err
 		case refusal(t, a).role.kind == roleEntity:
-			return notFound(op.subject)
+			return c.subjectMissing(ctx, op.subject)
 		}
 		if err := pace.wait(ctx); err != nil {
 			return listConflict(op, fmt.Errorf("another writer holds the list: %w", err))
@@ -235,7 +235,7 @@ func (c *Client) releaseLease(ctx context.Context, op listOp, token string, next
 func (c *Client) leaseLost(ctx context.Context, op listOp) error {
 	item, err := c.getItem(ctx, op.subject, true)
 	if err == nil && (item == nil || deleted(item)) {
-		return notFound(op.subject)
+		return c.subjectMissing(ctx, op.subject)
 	}
 	return listConflict(op, errors.New("the lease expired and another writer took the list over"))
 }

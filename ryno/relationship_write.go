@@ -100,7 +100,7 @@ func (c *Client) writeList(ctx context.Context, op listOp) (relationships.Change
 				return ch, a.err
 			}
 			if r := refusal(t, a); r.role.kind == roleEntity {
-				return ch, notFound(op.subject)
+				return ch, c.subjectMissing(ctx, op.subject)
 			} else if r.missing != nil {
 				return ch, r.missing
 			}
@@ -187,4 +187,20 @@ func distinctKeys(keys []Key) []Key {
 		}
 	}
 	return unique
+}
+
+// subjectMissing is the error of a list write whose subject does not exist. When
+// the subject is being deleted, it completes the Delete first, as every writer that
+// meets a tombstone does.
+func (c *Client) subjectMissing(ctx context.Context, subject Key) error {
+	item, err := c.getItem(ctx, subject, true)
+	if err != nil {
+		return err
+	}
+	if s, err := readStored(subject, item); err == nil && s.deleting != "" {
+		if err := c.completeDelete(ctx, subject, s.deleting); err != nil {
+			return fmt.Errorf("completing a delete in progress: %w", err)
+		}
+	}
+	return notFound(subject)
 }

@@ -35,22 +35,25 @@ func benchStoreAndSeeder(b *testing.B) (db *ryno.Client, counter *dynamotest.Cou
 	return db, counter, seeder
 }
 
-// seedList makes the subject's list under predicate exactly objects.
+// seedList sets the subject with its list under predicate exactly objects.
 func seedList(b *testing.B, db *ryno.Client, subject ryno.Key, predicate string, objects []ryno.Key) {
 	b.Helper()
-	if err := db.ReplaceRelationships(ctx, subject, predicate, objects); err != nil {
+	if _, err := db.Set(ctx, &ryno.Entity{Key: subject, Relationships: map[string][]ryno.Key{predicate: objects}}); err != nil {
 		b.Fatal(err)
 	}
 }
 
-// seedFollowers makes each follower's list of people followed hold object, a few
-// followers at a time.
+// seedFollowers sets each follower with its list of people followed holding
+// object, a few followers at a time.
 func seedFollowers(b *testing.B, db *ryno.Client, followers []ryno.Key, object ryno.Key) {
 	b.Helper()
 	var g errgroup.Group
 	g.SetLimit(8)
 	for _, f := range followers {
-		g.Go(func() error { return db.ReplaceRelationships(ctx, f, benchFollows, []ryno.Key{object}) })
+		g.Go(func() error {
+			_, err := db.Set(ctx, &ryno.Entity{Key: f, Relationships: map[string][]ryno.Key{benchFollows: {object}}})
+			return err
+		})
 	}
 	if err := g.Wait(); err != nil {
 		b.Fatal(err)

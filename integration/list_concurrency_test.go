@@ -170,6 +170,9 @@ func TestConcurrentAddsAddEachObjectOnce(t *testing.T) {
 		}
 		added := slices.Concat(reported...)
 		require.ElementsMatch(t, list, added, "round %d: each object reported added by exactly one Add", round)
+		count, err := s.CountRelationships(ctx, subject, "follows")
+		require.NoError(t, err)
+		require.Len(t, list, count, "the head counts the list")
 		requireListExact(t, s, subject, "follows")
 	}
 }

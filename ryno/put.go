@@ -159,6 +159,14 @@ type snapshot struct {
 // carried it or an earlier attempt saw it, after the entity item otherwise.
 func (w *write) read(ctx context.Context, x expectation, getItem bool) (snapshot, *Entity, error) {
 	snap := snapshot{x: x, lists: make([]listState, len(w.predicates))}
+	// An entity that does not exist has no lists: writes of a list check that
+	// their subject exists, and a Delete removes its lists before the entity. The
+	// transaction checks that no head exists, so a list left behind only costs a
+	// retry that reads it.
+	readLists := len(w.predicates) > 0 && !x.absent
+	for i, p := range w.predicates {
+		snap.lists[i].head = relationships.Head{Subject: relationships.Key(w.e.Key), Predicate: p}
+	}
 	entriesFirst := w.indexed() && !x.absent && (!getItem || x.carried)
 	var item map[string]types.AttributeValue
 	var heads []relationships.Head
@@ -170,9 +178,9 @@ func (w *write) read(ctx context.Context, x expectation, getItem bool) (snapshot
 			item, err = w.c.getItem(ctx, w.e.Key, true)
 		case i == 1 && entriesFirst:
 			snap.entries, err = w.c.readIndexEntries(ctx, w.e.Key)
-		case i == 2 && len(w.predicates) > 0:
+		case i == 2 && readLists:
 			heads, err = w.c.readHeads(ctx, w.e.Key, w.predicates)
-		case i >= 3:
+		case i >= 3 && readLists:
 			snap.lists[i-3].entries, err = w.c.readList(ctx, w.e.Key, w.predicates[i-3], true)
 		}
 		return err

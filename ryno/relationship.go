@@ -203,3 +203,23 @@ func validateSubject(subject Key, predicate string, emptyPredicate bool) error {
 	}
 	return relationships.ValidatePredicate(predicate)
 }
+
+// CountRelationships returns how many entries the subject's list under predicate
+// holds: one GetItem of the list's head, whatever the length of the list. It is
+// strongly consistent with Options.ConsistentRead.
+func (c *Client) CountRelationships(ctx context.Context, subject Key, predicate string) (int, error) {
+	if err := validateSubject(subject, predicate, false); err != nil {
+		return 0, err
+	}
+	in := getInput(c.names.Relationships, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
+	in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
+	out, err := c.api.GetItem(ctx, in)
+	if err != nil {
+		return 0, fmt.Errorf("ryno: count relationships %s -%s->: %w", subject, predicate, err)
+	}
+	head, err := relationships.HeadFromItem(relationships.Key(subject), predicate, out.Item)
+	if err != nil {
+		return 0, err
+	}
+	return head.Count, nil
+}

@@ -46,6 +46,11 @@ func (g *Gate) Opened() bool {
 	}
 }
 
+// Hook is the gate as a Hook, to put it behind another wrapper's decision.
+func (g *Gate) Hook(ctx context.Context, op string, send func(context.Context) error) error {
+	return g.hook(ctx, op, send)
+}
+
 func (g *Gate) hook(ctx context.Context, op string, send func(context.Context) error) error {
 	g.mu.Lock()
 	g.inFlight++

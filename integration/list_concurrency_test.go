@@ -407,3 +407,46 @@ func TestObjectChecksRefuseAnEdgeToAMissingEntity(t *testing.T) {
 	_, err = s.AddRelationships(ctx, pk("nobody"), "follows", []ryno.Key{pk("real")})
 	require.ErrorIs(t, err, ryno.ErrNotFound, "the subject must exist")
 }
+
+func TestAWriterMeetingADeleteCutOffCompletesIt(t *testing.T) {
+	writes := map[string]func(db *ryno.Client, k ryno.Key) error{
+		"AddRelationships": func(db *ryno.Client, k ryno.Key) error {
+			_, err := db.AddRelationships(ctx, k, "follows", []ryno.Key{pk("x")})
+			require.ErrorIs(t, err, ryno.ErrNotFound)
+			return nil
+		},
+		"Update": func(db *ryno.Client, k ryno.Key) error {
+			_, err := db.Update(ctx, &ryno.Entity{Key: k})
+			require.ErrorIs(t, err, ryno.ErrNotFound)
+			return nil
+		},
+		"Set": func(db *ryno.Client, k ryno.Key) error {
+			_, err := db.Set(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"age": 2}})
+			return err
+		},
+	}
+	for name, write := range writes {
+		t.Run(name, func(t *testing.T) {
+			s, _ := listStore(t, ryno.Options{Indexes: mixedIndexes})
+			cut := newFaultyClient(t, s, ryno.Options{Indexes: mixedIndexes, MaxConcurrency: 1, Retry: ryno.RetryOptions{MaxAttempts: 1}})
+			k := pk("doomed")
+			_, err := s.Set(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"age": 1, "email": "d@example.com"},
+				Relationships: map[string][]ryno.Key{"follows": pks("o", 120)}})
+			require.NoError(t, err)
+
+			cut.faults.FailAfter("TransactWriteItems", 1, func() error { return errInjected })
+			require.ErrorIs(t, cut.db.Delete(ctx, k), errInjected)
+			head, _, entries := listItems(t, s, k, "follows")
+			require.True(t, head != nil || len(entries) > 0, "the delete was cut off half-way")
+
+			require.NoError(t, write(s.Client, k))
+			if name == "Set" {
+				requireListExact(t, s, k, "follows")
+				require.Empty(t, objectsOf(t, s.Client, k, "follows", 10), "the new entity has none of the old lists")
+			} else {
+				requireNothingOf(t, s, k, false)
+			}
+			requireIndexExact(t, s)
+		})
+	}
+}

@@ -55,6 +55,15 @@
 // AllRelatedEntities, AllReverseRelationships). Delete removes every entry to or from
 // the entity before the entity itself.
 //
+// Each list write is linearizable for its subject and predicate. A list has a head
+// (its version, next free position, count and a digest of its entries) and a marker
+// per object (the positions of its entries), stored beside its entries; a write
+// commits the entries, markers and head in one transaction conditional on what it
+// read, and reads and plans again when another writer got there first. Add and
+// Remove return the objects they changed. The subject must exist; with
+// Options.CheckObjects or CheckObjects(true), the objects too. Changes too large for
+// one transaction take a lease on the list, which expires if the writer is cut off.
+//
 // # Indexes
 //
 // Options.Indexes registers map functions per entity type; every write keeps the index

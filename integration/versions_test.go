@@ -310,7 +310,7 @@ func TestIndexedWritesStayWithinTheirRounds(t *testing.T) {
 
 	s.counter.Reset()
 	e.Attributes["age"] = 2
-	e, err = s.Update(ctx, e)
+	_, err = s.Update(ctx, e)
 	require.NoError(t, err)
 	require.LessOrEqual(t, s.counter.Rounds(), 2, "carrying its version: the entries, then the transaction")
 

@@ -58,15 +58,21 @@ type pageQuery struct {
 	identity string
 }
 
+// begin checks the page options of q: the page's limit, the binding its cursor
+// carries, and the position to start after (nil for the first page).
+func (q pageQuery) begin(p PageOptions) (limit int, binding string, start map[string]types.AttributeValue, err error) {
+	if limit, err = p.limit(); err != nil {
+		return 0, "", nil, err
+	}
+	binding = cursorBinding(q.identity, p.Descending)
+	start, err = decodeCursor(p.Cursor, binding, q.positionNames)
+	return limit, binding, start, err
+}
+
 // queryPage runs one page of q. It asks for one item more than the page holds, so an
 // empty Cursor means that no item follows.
 func (c *Client) queryPage(ctx context.Context, q pageQuery, p PageOptions) ([]map[string]types.AttributeValue, string, error) {
-	limit, err := p.limit()
-	if err != nil {
-		return nil, "", err
-	}
-	binding := cursorBinding(q.identity, p.Descending)
-	start, err := decodeCursor(p.Cursor, binding, q.positionNames)
+	limit, binding, start, err := q.begin(p)
 	if err != nil {
 		return nil, "", err
 	}
@@ -101,12 +107,7 @@ const maxQueryLimit = 1<<31 - 1
 // Cursor is the position of the page's last item, never a LastEvaluatedKey, which can
 // lie past matches that were read but not returned.
 func (c *Client) filteredQueryPage(ctx context.Context, q pageQuery, p PageOptions) ([]map[string]types.AttributeValue, string, error) {
-	limit, err := p.limit()
-	if err != nil {
-		return nil, "", err
-	}
-	binding := cursorBinding(q.identity, p.Descending)
-	start, err := decodeCursor(p.Cursor, binding, q.positionNames)
+	limit, binding, start, err := q.begin(p)
 	if err != nil {
 		return nil, "", err
 	}

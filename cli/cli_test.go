@@ -118,7 +118,7 @@ func TestHelp(t *testing.T) {
 func TestVersion(t *testing.T) {
 	out, errOut, code := run(t, nil, "version")
 	require.Equal(t, ExitOK, code, errOut)
-	require.Regexp(t, `^ryno \S+, schema version 1\n$`, out)
+	require.Regexp(t, `^ryno \S+, schema version 2\n$`, out)
 }
 
 func TestParsePrecedence(t *testing.T) {

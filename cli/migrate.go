@@ -35,9 +35,12 @@ var commands = []*command{
 		name:    "up",
 		summary: "create missing tables and indexes, wait until ACTIVE, record the schema version",
 		help: `Creates the tables and global secondary indexes that are missing, waits until
-every table and index is ACTIVE, and records the schema version. It only adds: when a
-table differs in a way it cannot repair (another key schema, a missing local index),
-it changes nothing and exits with status 1. Running it again does nothing.`,
+every table and index is ACTIVE, runs the data steps of the schema versions not yet
+recorded, and records the schema version. Version 2's step builds the heads and
+markers of relationship lists written by earlier versions, in one scan of the
+relationship entries table. Tables and indexes are only added: when a table differs
+in a way up cannot repair (another key schema, a missing local index), it changes
+nothing and exits with status 1. Running it again does nothing.`,
 		billing: true,
 		run:     runUp,
 	},

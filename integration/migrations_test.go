@@ -16,6 +16,8 @@ import (
 
 	"github.com/rynodb/rynodb/internal/dynamotest"
 	"github.com/rynodb/rynodb/migrations"
+	"github.com/rynodb/rynodb/relationships"
+	"github.com/rynodb/rynodb/ryno"
 	"github.com/rynodb/rynodb/tables"
 )
 
@@ -139,7 +141,8 @@ func TestMigrationsUp(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, res.Changed())
 	require.Equal(t, []migrations.ActionKind{
-		migrations.ActionCreateTable, migrations.ActionCreateTable, migrations.ActionCreateTable, migrations.ActionRecordVersion,
+		migrations.ActionCreateTable, migrations.ActionCreateTable, migrations.ActionCreateTable,
+		migrations.ActionRunMigration, migrations.ActionRecordVersion,
 	}, actionKinds(res.Actions))
 	require.Equal(t, 0, res.RecordedVersion)
 	require.Equal(t, migrations.CurrentVersion, res.Version)
@@ -210,7 +213,7 @@ func TestMigrationsUp(t *testing.T) {
 			ConsistentRead: aws.Bool(true),
 		})
 		require.NoError(t, err)
-		require.Equal(t, &types.AttributeValueMemberN{Value: "1"}, out.Item[tables.AttrSchemaVersion])
+		require.Equal(t, &types.AttributeValueMemberN{Value: "2"}, out.Item[tables.AttrSchemaVersion])
 		applied, ok := out.Item[tables.AttrSchemaApplied].(*types.AttributeValueMemberS)
 		require.True(t, ok)
 		_, err = tables.ParseTime(applied.Value)
@@ -229,8 +232,8 @@ func TestMigrationsUp(t *testing.T) {
 		require.NoError(t, err)
 		require.False(t, again.Changed())
 		require.Empty(t, again.Actions)
-		require.Equal(t, 1, again.RecordedVersion)
-		require.Equal(t, 1, again.Version)
+		require.Equal(t, 2, again.RecordedVersion)
+		require.Equal(t, 2, again.Version)
 		require.Zero(t, counter.writes.Load(), "a second up must not write")
 	})
 
@@ -240,7 +243,7 @@ func TestMigrationsUp(t *testing.T) {
 		require.True(t, st.UpToDate(), "%+v", st)
 		require.Empty(t, st.Drift)
 		require.Empty(t, st.Pending)
-		require.Equal(t, 1, st.RecordedVersion)
+		require.Equal(t, 2, st.RecordedVersion)
 		require.Len(t, st.Tables, 3)
 		for _, ts := range st.Tables {
 			require.Equal(t, migrations.StateActive, ts.State, ts.Name)
@@ -255,7 +258,7 @@ func TestMigrationsUp(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, plan.Empty())
 		require.Empty(t, plan.Drift)
-		require.Equal(t, 1, plan.RecordedVersion)
+		require.Equal(t, 2, plan.RecordedVersion)
 	})
 }
 
@@ -274,7 +277,8 @@ func TestMigrationsUpAddsMissingGSI(t *testing.T) {
 		"create GSI " + n.EntitiesByType + " on table " + n.Entities,
 		"create GSI " + n.ReverseRelationships + " on table " + n.Relationships,
 		"create table " + n.IndexEntries + " (GSI " + n.IndexLookup + ")",
-		"record schema version 1",
+		"run migration 2: build the heads and markers of relationship lists written before them",
+		"record schema version 2",
 	}, actionStrings(plan.Actions))
 
 	res, err := p.Up(ctx)
@@ -468,10 +472,106 @@ func TestMigrationsDown(t *testing.T) {
 		st, err := p.Status(ctx)
 		require.NoError(t, err)
 		require.Zero(t, st.RecordedVersion)
-		require.Len(t, st.Pending, 4)
+		require.Len(t, st.Pending, 5)
 		for _, ts := range st.Tables {
 			require.Equal(t, migrations.StateMissing, ts.State)
 		}
+	})
+}
+
+// seedLegacyEntries writes entries directly to the table, as a version of the store
+// before list heads wrote them: no head, no markers.
+func seedLegacyEntries(t *testing.T, raw *dynamodb.Client, names tables.Names, entries []relationships.Entry) {
+	t.Helper()
+	var reqs []types.WriteRequest
+	for _, e := range entries {
+		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: e.Item()}})
+	}
+	for len(reqs) > 0 {
+		n := min(25, len(reqs))
+		out, err := raw.BatchWriteItem(context.Background(), &dynamodb.BatchWriteItemInput{
+			RequestItems: map[string][]types.WriteRequest{names.Relationships: reqs[:n]}})
+		require.NoError(t, err)
+		require.Empty(t, out.UnprocessedItems)
+		reqs = reqs[n:]
+	}
+}
+
+func TestMigrationsUpBuildsListHeads(t *testing.T) {
+	ctx := context.Background()
+	s := newStoreWith(t, nil) // its tables exist, with no version recorded
+	alice, bob, carol := pk("alice"), pk("bob"), pk("carol")
+	createSubjects(t, s.Client, alice, bob)
+	rel := func(subject ryno.Key, predicate string, index int, object ryno.Key) relationships.Entry {
+		return relationships.Entry{Subject: relationships.Key(subject), Predicate: predicate, Index: index, Object: relationships.Key(object)}
+	}
+	add := func(t *testing.T, subject ryno.Key, predicate string, objects ...ryno.Key) []ryno.Key {
+		t.Helper()
+		added, err := s.AddRelationships(ctx, subject, predicate, objects)
+		require.NoError(t, err)
+		return added
+	}
+
+	// alice's follows: bob twice, gaps, and large edge attributes, so that her items
+	// span several Scan pages.
+	var legacy []relationships.Entry
+	for i, o := range pks("f", 30) {
+		e := rel(alice, "follows", 3*i+1, o)
+		e.Attributes = map[string]types.AttributeValue{"note": str(strings.Repeat("n", 60_000))}
+		legacy = append(legacy, e)
+	}
+	legacy = append(legacy,
+		rel(alice, "follows", 0, bob), rel(alice, "follows", 95, bob),
+		rel(alice, "likes", 4, carol),
+		rel(bob, "follows", 2, alice),
+		rel(carol, "follows", 0, alice)) // carol's entity does not exist: her list is built all the same
+	seedLegacyEntries(t, s.raw, s.Names(), legacy)
+	// A list written with heads is left as it is.
+	require.Equal(t, []ryno.Key{carol}, add(t, bob, "knows", carol))
+	lists := []struct {
+		subject   ryno.Key
+		predicate string
+	}{{alice, "follows"}, {alice, "likes"}, {bob, "follows"}, {bob, "knows"}, {carol, "follows"}}
+
+	counter := &countingAPI{API: s.raw}
+	res, err := newProviderFor(t, counter, s.Names().Prefix, tables.Billing{}).Up(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []migrations.ActionKind{migrations.ActionRunMigration, migrations.ActionRecordVersion}, actionKinds(res.Actions))
+	require.Equal(t, 2, res.Version)
+	require.Greater(t, counter.scans.Load(), int64(1), "alice's items span several Scan pages")
+	for _, l := range lists {
+		requireListExact(t, s, l.subject, l.predicate)
+	}
+	head, _, _ := listItems(t, s, alice, "follows")
+	require.Equal(t, &types.AttributeValueMemberN{Value: "96"}, head[tables.AttrNext])
+	require.Equal(t, &types.AttributeValueMemberN{Value: "32"}, head[tables.AttrCount])
+
+	t.Run("a second up does nothing", func(t *testing.T) {
+		again := &countingAPI{API: s.raw}
+		res, err := newProviderFor(t, again, s.Names().Prefix, tables.Billing{}).Up(ctx)
+		require.NoError(t, err)
+		require.False(t, res.Changed())
+		require.Zero(t, again.writes.Load())
+	})
+
+	t.Run("adding an object of a legacy list adds nothing", func(t *testing.T) {
+		require.Empty(t, add(t, alice, "follows", bob, pk("f0007")))
+		requireListExact(t, s, alice, "follows")
+	})
+
+	t.Run("a new object goes after the highest legacy position", func(t *testing.T) {
+		erin := pk("erin")
+		require.Equal(t, []ryno.Key{erin}, add(t, alice, "follows", erin))
+		requireListExact(t, s, alice, "follows")
+		_, _, entries := listItems(t, s, alice, "follows")
+		last, err := relationships.FromItem(entries[len(entries)-1])
+		require.NoError(t, err)
+		require.Equal(t, relationships.Key(erin), last.Object)
+		require.Equal(t, 96, last.Index)
+
+		require.Equal(t, []ryno.Key{erin}, add(t, bob, "follows", erin))
+		requireListExact(t, s, bob, "follows")
+		require.Equal(t, []ryno.Key{alice, erin}, objectsOf(t, s.Client, bob, "follows", 10))
 	})
 }
 
@@ -499,10 +599,11 @@ func actionStrings(as []migrations.Action) []string {
 	return out
 }
 
-// countingAPI counts the requests sent through it, and the writes among them.
+// countingAPI counts the requests sent through it, the writes among them, and the
+// Scan pages read.
 type countingAPI struct {
 	migrations.API
-	requests, writes atomic.Int64
+	requests, writes, scans atomic.Int64
 }
 
 func (c *countingAPI) read()  { c.requests.Add(1) }
@@ -531,6 +632,17 @@ func (c *countingAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput, op
 func (c *countingAPI) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
 	c.read()
 	return c.API.DescribeTable(ctx, in, opts...)
+}
+
+func (c *countingAPI) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	c.write()
+	return c.API.BatchWriteItem(ctx, in, opts...)
+}
+
+func (c *countingAPI) Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	c.read()
+	c.scans.Add(1)
+	return c.API.Scan(ctx, in, opts...)
 }
 
 func (c *countingAPI) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {

@@ -60,7 +60,10 @@ func driftStrings(ds []Drift) []string {
 
 func TestDiff(t *testing.T) {
 	n := testNames(t)
-	record := fmt.Sprintf("record-version %s  1", n.Entities)
+	const (
+		buildHeads = "run-migration app_entities_master  2"
+		record     = "record-version app_entities_master  2"
+	)
 
 	tests := []struct {
 		name     string
@@ -77,26 +80,32 @@ func TestDiff(t *testing.T) {
 				"create-table app_entities_master  0",
 				"create-table app_relationship_entries  0",
 				"create-table app_index_entries  0",
+				buildHeads,
 				record,
 			},
 		},
 		{
 			name:     "up to date",
-			recorded: 1,
+			recorded: 2,
 		},
 		{
 			name:    "tables exist, no version recorded",
-			actions: []string{record},
+			actions: []string{buildHeads, record},
+		},
+		{
+			name:     "version 1 recorded",
+			recorded: 1,
+			actions:  []string{buildHeads, record},
 		},
 		{
 			name:     "one table missing",
-			recorded: 1,
+			recorded: 2,
 			live:     func(live map[string]*types.TableDescription) { delete(live, n.Relationships) },
 			actions:  []string{"create-table app_relationship_entries  0"},
 		},
 		{
 			name:     "GSI missing",
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.IndexEntries].GlobalSecondaryIndexes = nil
 			},
@@ -113,12 +122,13 @@ func TestDiff(t *testing.T) {
 				"create-index app_entities_master app_entities_by_type 0",
 				"create-index app_relationship_entries app_reverse_relationships 0",
 				"create-index app_index_entries app_index_lookup 0",
+				buildHeads,
 				record,
 			},
 		},
 		{
 			name:     "table key schema differs",
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].KeySchema = keys(tables.AttrID, tables.AttrUpdated)
 			},
@@ -126,7 +136,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "table without sort key",
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.IndexEntries].KeySchema = keys(tables.AttrSubjectKey, tables.AttrUniqueKey)[:1]
 			},
@@ -134,7 +144,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "key attribute type differs",
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Relationships].AttributeDefinitions[0].AttributeType = types.ScalarAttributeTypeB
 			},
@@ -142,7 +152,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "GSI key schema differs",
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].GlobalSecondaryIndexes[0].KeySchema = keys(tables.AttrScopeTypeKey, tables.AttrCreated)
 			},
@@ -150,7 +160,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "GSI projection differs",
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Relationships].GlobalSecondaryIndexes[0].Projection = &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}
 			},
@@ -158,7 +168,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "LSI projection differs",
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Relationships].LocalSecondaryIndexes[0].Projection = &types.Projection{
 					ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"_index"}}
@@ -167,7 +177,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "LSI key schema differs",
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Relationships].LocalSecondaryIndexes[0].KeySchema = keys(tables.AttrSubjectKey, tables.AttrObjectKey)
 			},
@@ -175,7 +185,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "LSI missing",
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Relationships].LocalSecondaryIndexes = nil
 			},
@@ -183,7 +193,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "GSI exists as an LSI",
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				l := live[n.Entities]
 				l.LocalSecondaryIndexes = []types.LocalSecondaryIndexDescription{{IndexName: aws.String(n.EntitiesByType),
@@ -194,7 +204,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "LSI exists as a GSI",
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				l := live[n.Relationships]
 				l.GlobalSecondaryIndexes = append(l.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
@@ -206,13 +216,13 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "recorded version newer",
-			recorded: 2,
+			recorded: 3,
 			drift:    []string{"error version app_entities_master "},
 		},
 		{
 			name:     "billing mode differs",
 			billing:  provisioned,
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].BillingModeSummary.BillingMode = types.BillingModePayPerRequest
 			},
@@ -221,7 +231,7 @@ func TestDiff(t *testing.T) {
 		{
 			name:     "provisioned capacity differs",
 			billing:  provisioned,
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].ProvisionedThroughput.ReadCapacityUnits = aws.Int64(1)
 				live[n.IndexEntries].GlobalSecondaryIndexes[0].ProvisionedThroughput.WriteCapacityUnits = aws.Int64(1)
@@ -234,14 +244,14 @@ func TestDiff(t *testing.T) {
 		{
 			name:     "provisioned table without billing summary",
 			billing:  provisioned,
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].BillingModeSummary = nil
 			},
 		},
 		{
 			name:     "extra GSI and LSI",
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				l := live[n.Entities]
 				l.GlobalSecondaryIndexes = append(l.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
@@ -256,7 +266,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "table and GSI being created",
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].TableStatus = types.TableStatusCreating
 				live[n.IndexEntries].GlobalSecondaryIndexes[0].IndexStatus = types.IndexStatusCreating
@@ -268,7 +278,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "table being deleted",
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.IndexEntries].TableStatus = types.TableStatusDeleting
 			},
@@ -276,7 +286,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "GSI being deleted",
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.IndexEntries].GlobalSecondaryIndexes[0].IndexStatus = types.IndexStatusDeleting
 			},
@@ -284,7 +294,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "missing GSI whose key attribute has another type",
-			recorded: 1,
+			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
 				l := live[n.Entities]
 				l.GlobalSecondaryIndexes = nil
@@ -321,14 +331,15 @@ func TestDiffCreateTableSendsTheDefinition(t *testing.T) {
 	n := testNames(t)
 	want := tables.Definitions(n, onDemand)
 	p := diff(want, nil, 0, Migrations())
-	require.Len(t, p.Actions, 4)
+	require.Len(t, p.Actions, 5)
 	for i, def := range want {
 		require.Same(t, def, p.Actions[i].CreateTable)
 		require.Nil(t, p.Actions[i].UpdateTable)
 	}
 	require.Equal(t, "create table app_relationship_entries (GSI app_reverse_relationships, LSI app_relationships_by_object)",
 		p.Actions[1].String())
-	require.Equal(t, "record schema version 1", p.Actions[3].String())
+	require.Equal(t, "run migration 2: build the heads and markers of relationship lists written before them", p.Actions[3].String())
+	require.Equal(t, "record schema version 2", p.Actions[4].String())
 }
 
 func TestDiffCreateIndexRequest(t *testing.T) {
@@ -351,7 +362,7 @@ func TestDiffCreateIndexRequest(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			live := liveAll(tables.Definitions(n, tt.live))
 			live[n.Entities].GlobalSecondaryIndexes = nil
-			p := diff(tables.Definitions(n, tt.want), live, 1, Migrations())
+			p := diff(tables.Definitions(n, tt.want), live, CurrentVersion, Migrations())
 			require.Len(t, p.Actions, 1)
 			a := p.Actions[0]
 			require.Equal(t, "create GSI app_entities_by_type on table app_entities_master", a.String())
@@ -410,6 +421,8 @@ func TestMigrationsList(t *testing.T) {
 		require.NotEmpty(t, m.Description)
 	}
 	require.Equal(t, CurrentVersion, latest(migs))
+	require.Nil(t, migs[0].run, "version 1 only creates tables")
+	require.NotNil(t, migs[1].run, "version 2 builds the heads of lists")
 
 	migs[0].Description = "changed"
 	require.NotEqual(t, "changed", Migrations()[0].Description, "Migrations must return a copy")

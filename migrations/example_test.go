@@ -44,6 +44,14 @@ func (emptyStore) PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dyna
 	return nil, errReadOnly
 }
 
+func (emptyStore) Scan(context.Context, *dynamodb.ScanInput, ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	return nil, errReadOnly
+}
+
+func (emptyStore) BatchWriteItem(context.Context, *dynamodb.BatchWriteItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	return nil, errReadOnly
+}
+
 func ExampleProvider_Plan() {
 	p, err := migrations.NewProvider(emptyStore{}, migrations.Options{TablePrefix: "myapp"})
 	if err != nil {
@@ -58,11 +66,12 @@ func ExampleProvider_Plan() {
 		fmt.Println(a)
 	}
 	// Output:
-	// schema version 0 -> 1
+	// schema version 0 -> 2
 	// create table myapp_entities_master (GSI myapp_entities_by_type)
 	// create table myapp_relationship_entries (GSI myapp_reverse_relationships, LSI myapp_relationships_by_object)
 	// create table myapp_index_entries (GSI myapp_index_lookup)
-	// record schema version 1
+	// run migration 2: build the heads and markers of relationship lists written before them
+	// record schema version 2
 }
 
 func ExampleProvider_Up() {

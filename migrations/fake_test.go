@@ -1,9 +1,14 @@
 package migrations
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"hash/fnv"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -54,11 +59,21 @@ func throughputDescription(t *types.ProvisionedThroughput) *types.ProvisionedThr
 // deletes stay in their transitional state for busy DescribeTable calls, and the GSIs
 // it creates for twice as many, as DynamoDB backfills them after the table is ACTIVE.
 // Like DynamoDB, it rejects UpdateTable and DeleteTable on a table in transition.
+//
+// It also stores the items that data steps scan and write, and can return them a few
+// at a time, leave batch writes unprocessed and fail operations.
 type fakeAPI struct {
 	mu     sync.Mutex
 	busy   int
 	tables map[string]*fakeTable
 	calls  map[string]int
+
+	scanPage    int              // items per Scan page; all when zero
+	unprocessed int              // BatchWriteItem calls left that leave half their writes unprocessed
+	fail        map[string]error // operations that fail, by name
+
+	batched int      // the writes BatchWriteItem applied
+	log     []string // the keys of the items written by BatchWriteItem and PutItem, in order
 }
 
 type fakeTable struct {
@@ -66,10 +81,11 @@ type fakeTable struct {
 	pending      int // DescribeTable calls left before the table's transition ends
 	indexPending int // DescribeTable calls left before the GSIs' transitions end
 	version      map[string]types.AttributeValue
+	items        map[string]map[string]types.AttributeValue // by itemKey; the version record aside
 }
 
 func newFakeAPI(busy int) *fakeAPI {
-	return &fakeAPI{busy: busy, tables: map[string]*fakeTable{}, calls: map[string]int{}}
+	return &fakeAPI{busy: busy, tables: map[string]*fakeTable{}, calls: map[string]int{}, fail: map[string]error{}}
 }
 
 // put stores d as an existing table.
@@ -96,7 +112,7 @@ func (f *fakeAPI) total() int {
 }
 
 func (f *fakeAPI) writes() int {
-	return f.count("CreateTable") + f.count("UpdateTable") + f.count("DeleteTable") + f.count("PutItem")
+	return f.count("CreateTable") + f.count("UpdateTable") + f.count("DeleteTable") + f.count("PutItem") + f.count("BatchWriteItem")
 }
 
 func notFound(name string) error {
@@ -243,8 +259,16 @@ func (f *fakeAPI) PutItem(_ context.Context, in *dynamodb.PutItemInput, _ ...fun
 	if t == nil {
 		return nil, notFound(name)
 	}
+	if err := f.fail["PutItem"]; err != nil {
+		return nil, err
+	}
 	if !isVersionKey(in.Item) {
-		return nil, fmt.Errorf("fake: PutItem of an unexpected key")
+		k, err := t.putItem(in)
+		if err != nil {
+			return nil, err
+		}
+		f.log = append(f.log, k)
+		return &dynamodb.PutItemOutput{}, nil
 	}
 	if old, ok := t.version[tables.AttrSchemaVersion]; ok && number(old) > number(in.Item[tables.AttrSchemaVersion]) {
 		return nil, &types.ConditionalCheckFailedException{Message: aws.String("The conditional request failed")}
@@ -271,6 +295,217 @@ func isVersionKey(item map[string]types.AttributeValue) bool {
 func number(av types.AttributeValue) int {
 	n, _ := strconv.Atoi(av.(*types.AttributeValueMemberN).Value)
 	return n
+}
+
+// putItem stores an item other than the version record, under the one condition
+// data steps use: attribute_not_exists(#name).
+func (t *fakeTable) putItem(in *dynamodb.PutItemInput) (string, error) {
+	k, err := t.itemKey(in.Item)
+	if err != nil {
+		return "", err
+	}
+	if in.ConditionExpression != nil {
+		ref, ok := strings.CutPrefix(aws.ToString(in.ConditionExpression), "attribute_not_exists(")
+		ref, ok2 := strings.CutSuffix(ref, ")")
+		name, ok3 := in.ExpressionAttributeNames[ref]
+		if !ok || !ok2 || !ok3 {
+			return "", fmt.Errorf("fake: unsupported condition %q", aws.ToString(in.ConditionExpression))
+		}
+		if _, exists := t.items[k][name]; exists {
+			return "", &types.ConditionalCheckFailedException{Message: aws.String("The conditional request failed")}
+		}
+	}
+	t.store(k, in.Item)
+	return k, nil
+}
+
+func (t *fakeTable) store(k string, item map[string]types.AttributeValue) {
+	if t.items == nil {
+		t.items = map[string]map[string]types.AttributeValue{}
+	}
+	t.items[k] = maps.Clone(item)
+}
+
+// itemKey returns the primary key of item as one string: its key attributes, all
+// strings in this schema, joined by NUL.
+func (t *fakeTable) itemKey(item map[string]types.AttributeValue) (string, error) {
+	var parts []string
+	for _, k := range t.desc.KeySchema {
+		s, ok := item[aws.ToString(k.AttributeName)].(*types.AttributeValueMemberS)
+		if !ok {
+			return "", fmt.Errorf("fake: item of %s has no string %s", aws.ToString(t.desc.TableName), aws.ToString(k.AttributeName))
+		}
+		parts = append(parts, s.Value)
+	}
+	return strings.Join(parts, "\x00"), nil
+}
+
+// primaryKey returns the key attributes of item.
+func (t *fakeTable) primaryKey(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	key := map[string]types.AttributeValue{}
+	for _, k := range t.desc.KeySchema {
+		key[aws.ToString(k.AttributeName)] = item[aws.ToString(k.AttributeName)]
+	}
+	return key
+}
+
+// scanOrder compares item keys in the order of a single-segment Scan: partitions in
+// an order of their own, here by a hash of the partition key, and the items of each
+// together in sort key order.
+func scanOrder(a, b string) int {
+	pa, _, _ := strings.Cut(a, "\x00")
+	pb, _, _ := strings.Cut(b, "\x00")
+	return cmp.Or(cmp.Compare(hash(pa), hash(pb)), strings.Compare(a, b))
+}
+
+func hash(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}
+
+func (f *fakeAPI) Scan(_ context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	f.begin("Scan")
+	defer f.mu.Unlock()
+	if err := f.fail["Scan"]; err != nil {
+		return nil, err
+	}
+	name := aws.ToString(in.TableName)
+	t := f.tables[name]
+	if t == nil {
+		return nil, notFound(name)
+	}
+	if !aws.ToBool(in.ConsistentRead) {
+		return nil, fmt.Errorf("fake: Scan of %s is not consistent", name)
+	}
+	keys := slices.SortedFunc(maps.Keys(t.items), scanOrder)
+	start := 0
+	if in.ExclusiveStartKey != nil {
+		after, err := t.itemKey(in.ExclusiveStartKey)
+		if err != nil {
+			return nil, err
+		}
+		if start = slices.IndexFunc(keys, func(k string) bool { return scanOrder(k, after) > 0 }); start < 0 {
+			start = len(keys)
+		}
+	}
+	end := len(keys)
+	if f.scanPage > 0 {
+		end = min(start+f.scanPage, end)
+	}
+	out := &dynamodb.ScanOutput{}
+	for _, k := range keys[start:end] {
+		out.Items = append(out.Items, maps.Clone(t.items[k]))
+	}
+	out.Count = int32(len(out.Items))
+	if end < len(keys) {
+		out.LastEvaluatedKey = t.primaryKey(t.items[keys[end-1]])
+	}
+	return out, nil
+}
+
+func (f *fakeAPI) BatchWriteItem(_ context.Context, in *dynamodb.BatchWriteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	f.begin("BatchWriteItem")
+	defer f.mu.Unlock()
+	if err := f.fail["BatchWriteItem"]; err != nil {
+		return nil, err
+	}
+	if err := f.checkBatch(in); err != nil {
+		return nil, err
+	}
+	out := &dynamodb.BatchWriteItemOutput{UnprocessedItems: map[string][]types.WriteRequest{}}
+	for name, reqs := range in.RequestItems {
+		if f.unprocessed > 0 {
+			left := (len(reqs) + 1) / 2
+			reqs, out.UnprocessedItems[name] = reqs[:len(reqs)-left], reqs[len(reqs)-left:]
+		}
+		t := f.tables[name]
+		for _, r := range reqs {
+			var k string
+			if r.PutRequest != nil {
+				k, _ = t.itemKey(r.PutRequest.Item)
+				t.store(k, r.PutRequest.Item)
+			} else {
+				k, _ = t.itemKey(r.DeleteRequest.Key)
+				delete(t.items, k)
+			}
+			f.batched++
+			f.log = append(f.log, k)
+		}
+	}
+	if f.unprocessed > 0 {
+		f.unprocessed--
+	}
+	return out, nil
+}
+
+// checkBatch rejects what DynamoDB rejects: no writes or more than 25, a missing
+// table, a request that is neither a put nor a delete, two writes of one key.
+func (f *fakeAPI) checkBatch(in *dynamodb.BatchWriteItemInput) error {
+	n := 0
+	for name, reqs := range in.RequestItems {
+		t := f.tables[name]
+		if t == nil {
+			return notFound(name)
+		}
+		seen := map[string]bool{}
+		for _, r := range reqs {
+			var item map[string]types.AttributeValue
+			switch {
+			case r.PutRequest != nil && r.DeleteRequest == nil:
+				item = r.PutRequest.Item
+			case r.DeleteRequest != nil && r.PutRequest == nil:
+				item = r.DeleteRequest.Key
+			default:
+				return fmt.Errorf("fake: a write request must be a put or a delete")
+			}
+			k, err := t.itemKey(item)
+			if err != nil {
+				return err
+			}
+			if seen[k] {
+				return fmt.Errorf("fake: BatchWriteItem writes %q twice", k)
+			}
+			seen[k] = true
+		}
+		n += len(reqs)
+	}
+	if n == 0 || n > 25 {
+		return fmt.Errorf("fake: BatchWriteItem of %d writes", n)
+	}
+	return nil
+}
+
+// putItems stores items in table name as they are, without a request.
+func (f *fakeAPI) putItems(name string, items ...map[string]types.AttributeValue) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t := f.tables[name]
+	for _, item := range items {
+		k, err := t.itemKey(item)
+		if err != nil {
+			panic(err)
+		}
+		t.store(k, item)
+	}
+}
+
+// itemsOf returns the items of table name, by primary key.
+func (f *fakeAPI) itemsOf(name string) map[string]map[string]types.AttributeValue {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]map[string]types.AttributeValue{}
+	for k, item := range f.tables[name].items {
+		out[k] = maps.Clone(item)
+	}
+	return out
+}
+
+// setFailure makes op fail with err, or succeed again when err is nil.
+func (f *fakeAPI) setFailure(op string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fail[op] = err
 }
 
 var _ API = (*fakeAPI)(nil)

@@ -7,7 +7,7 @@ import (
 )
 
 // CurrentVersion is the schema version that Up brings a store to.
-const CurrentVersion = 1
+const CurrentVersion = 2
 
 // A Migration is one version of the schema.
 //
@@ -26,6 +26,7 @@ type Migration struct {
 // migrations lists every version in order, from 1 to CurrentVersion.
 var migrations = []Migration{
 	{Version: 1, Description: "create the entities, relationship and index tables with their GSIs and LSI"},
+	{Version: 2, Description: "build the heads and markers of relationship lists written before them", run: buildListHeads},
 }
 
 // Migrations returns the schema versions in order, the last being CurrentVersion.

@@ -90,13 +90,16 @@ func TestUp(t *testing.T) {
 				"create-table app_entities_master  0",
 				"create-table app_relationship_entries  0",
 				"create-table app_index_entries  0",
-				"record-version app_entities_master  1",
+				"run-migration app_entities_master  2",
+				"record-version app_entities_master  2",
 			}, actionStrings(res.Actions))
 			require.Equal(t, 0, res.RecordedVersion)
-			require.Equal(t, 1, res.Version)
+			require.Equal(t, 2, res.Version)
 			require.Empty(t, res.Warnings)
 			require.Equal(t, 3, api.count("CreateTable"))
-			require.Equal(t, 1, api.count("PutItem"))
+			require.Equal(t, 1, api.count("Scan"), "the data step scans the empty relationship entries table")
+			require.Zero(t, api.count("BatchWriteItem"), "and finds no list to build")
+			require.Equal(t, 1, api.count("PutItem"), "the version record only")
 			if busy > 0 {
 				require.Contains(t, log.String(), "waiting for table app_entities_master to become ACTIVE (table CREATING)")
 			} else {
@@ -107,14 +110,15 @@ func TestUp(t *testing.T) {
 			st, err := p.Status(ctx)
 			require.NoError(t, err)
 			require.True(t, st.UpToDate(), "status after up: %+v", st)
-			require.Equal(t, 1, st.RecordedVersion)
+			require.Equal(t, 2, st.RecordedVersion)
 
 			writes := api.writes()
 			again, err := p.Up(ctx)
 			require.NoError(t, err)
 			require.False(t, again.Changed())
-			require.Equal(t, 1, again.RecordedVersion)
-			require.Equal(t, 1, again.Version)
+			require.Equal(t, 2, again.RecordedVersion)
+			require.Equal(t, 2, again.Version)
+			require.Equal(t, 1, api.count("Scan"), "a second up runs no data step")
 			require.Equal(t, writes, api.writes(), "a second up must not write")
 		})
 	}
@@ -129,7 +133,7 @@ func TestUpAddsMissingIndexes(t *testing.T) {
 		d.GlobalSecondaryIndexes = nil
 		api.put(d)
 	}
-	api.setVersion(p.Names().Entities, &types.AttributeValueMemberN{Value: "1"})
+	api.setVersion(p.Names().Entities, &types.AttributeValueMemberN{Value: "2"})
 
 	res, err := p.Up(ctx)
 	require.NoError(t, err)
@@ -260,7 +264,7 @@ func TestStatusAndPlanOnEmptyStore(t *testing.T) {
 	require.False(t, st.UpToDate())
 	require.Zero(t, st.RecordedVersion)
 	require.Equal(t, CurrentVersion, st.TargetVersion)
-	require.Len(t, st.Pending, 4)
+	require.Len(t, st.Pending, 5)
 	require.Empty(t, st.Drift)
 	for _, ts := range st.Tables {
 		require.Equal(t, StateMissing, ts.State)

@@ -234,7 +234,7 @@ func TestConcurrentReplacesLeaveOneOfTheirLists(t *testing.T) {
 
 func TestConcurrentLargeReplacesLeaveOneOfTheirLists(t *testing.T) {
 	s, subject := listStore(t, ryno.Options{})
-	for round := range 3 {
+	for round := range 20 {
 		a := pks(fmt.Sprint("a", round, "-"), 300)
 		b := pks(fmt.Sprint("b", round, "-"), 300)
 		race(2, func(g int) {

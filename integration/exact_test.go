@@ -197,3 +197,39 @@ func stringAttr(item map[string]types.AttributeValue, name string) string {
 	}
 	return ""
 }
+
+// claimItems returns the claims of the index entries table.
+func claimItems(t *testing.T, s *store) []indexing.Claim {
+	t.Helper()
+	var claims []indexing.Claim
+	p := dynamodb.NewScanPaginator(s.raw, &dynamodb.ScanInput{TableName: aws.String(s.Names().IndexEntries), ConsistentRead: aws.Bool(true)})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		require.NoError(t, err)
+		for _, item := range out.Items {
+			if indexing.IsClaim(item) {
+				c, err := indexing.ClaimFromItem(item)
+				require.NoError(t, err)
+				claims = append(claims, c)
+			}
+		}
+	}
+	return claims
+}
+
+// requireClaimsExact checks that the claims are exactly the values the stored
+// entities emit into unique indexes, each owned by its entity.
+func requireClaimsExact(t *testing.T, s *store) {
+	t.Helper()
+	var want []indexing.Claim
+	for _, item := range expectedIndexItems(t, s) {
+		e, err := indexing.FromItem(item)
+		require.NoError(t, err)
+		for _, ix := range s.indexes {
+			if ix.Unique && ix.Name == e.IndexName && ix.Type == e.Type {
+				want = append(want, indexing.ClaimOf(e))
+			}
+		}
+	}
+	require.ElementsMatch(t, want, claimItems(t, s), "one claim per unique value held, owned by its entity")
+}

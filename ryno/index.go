@@ -29,6 +29,13 @@ type Index struct {
 	// Project names attributes copied into every entry, so QueryIndexEntries can
 	// answer without reading the entities. Optional.
 	Project []string
+	// Unique makes the index hold each value for at most one entity of a scope: a
+	// write that would give a second entity a value another holds fails with a
+	// *UniqueError (ErrExists) and writes nothing. Each value held is claimed by an
+	// item of its own, changed in the same transaction as the entity; LookupUnique
+	// and GetByUnique find an entity by value. Every client writing the type must
+	// declare the index unique.
+	Unique bool
 }
 
 // indexRegistry holds the registered indexes by entity type.
@@ -49,6 +56,28 @@ func newIndexRegistry(indexes []Index) (indexRegistry, error) {
 		reg[ix.Type] = append(reg[ix.Type], ix)
 	}
 	return reg, nil
+}
+
+// unique reports whether the index named name of typ is unique.
+func (reg indexRegistry) unique(typ, name string) bool {
+	for _, ix := range reg[typ] {
+		if ix.Name == name {
+			return ix.Unique
+		}
+	}
+	return false
+}
+
+// byName returns the registered index named name, of any type.
+func (reg indexRegistry) byName(name string) (Index, bool) {
+	for _, indexes := range reg {
+		for _, ix := range indexes {
+			if ix.Name == name {
+				return ix, true
+			}
+		}
+	}
+	return Index{}, false
 }
 
 // has reports whether typ has indexes.

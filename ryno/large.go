@@ -26,7 +26,7 @@ import (
 func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, error) {
 	item := maps.Clone(p.item)
 	item[tables.AttrPending] = str(w.token)
-	r, err := w.result(w.c.putItem(ctx, w.e.Key, item, p.x, w.token), p)
+	r, err := w.putMarked(ctx, p, item)
 	if r.stored == nil || err != nil {
 		return r, err
 	}
@@ -68,6 +68,27 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 	}
 	e, err := w.storedEntity(cleared)
 	return commitResult{stored: e}, err
+}
+
+// putMarked puts the entity marked as item, with the claims and releases of its
+// unique values in the same transaction when it has any: a value is never held
+// without the entity holding it.
+func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types.AttributeValue) (commitResult, error) {
+	if len(p.claims)+len(p.releases) == 0 {
+		return w.result(w.c.putItem(ctx, w.e.Key, item, p.x, w.token), p)
+	}
+	t := &listTransaction{}
+	t.add(w.c.putAction(item, p.x), actionRole{kind: roleEntity}, tables.ItemSize(item))
+	w.c.addClaims(t, p.claims, p.releases)
+	a := w.c.transact(ctx, t.actions, newToken())
+	if a.outcome == conditionFailed && a.action > 0 {
+		return commitResult{}, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, uniqueTaken(t.roles[a.action].claim, a.item))
+	}
+	r, err := w.result(a, p)
+	if r.stored != nil {
+		r.stored, err = w.storedEntity(item)
+	}
+	return r, err
 }
 
 // clearPending removes the pending mark token from the entity item, bumping its

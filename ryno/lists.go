@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/relationships"
 	"github.com/rynodb/rynodb/tables"
 )
@@ -157,6 +158,7 @@ type actionRole struct {
 	kind   roleKind
 	object Key // roleObject, roleMarker: which
 	list   string
+	claim  indexing.Claim // roleClaim: which
 }
 
 type roleKind int
@@ -168,6 +170,7 @@ const (
 	roleEntry                  // an entry put or delete
 	roleObject                 // an object's existence check
 	roleIndex                  // an index entry
+	roleClaim                  // a claim of a unique index value
 )
 
 // listTransaction accumulates the actions of one transaction writing lists, with the

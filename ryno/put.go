@@ -261,6 +261,8 @@ type putPlan struct {
 	entries  []indexing.Entry                // the index entries it emits
 	entryOps []writeOp                       // index entries to put and delete
 	lists    []relationships.Change          // the lists it replaces
+	claims   []indexing.Claim                // values of unique indexes it claims
+	releases []indexing.Claim                // and those it gives up
 }
 
 // plan builds the item a write meeting x puts, and the changes to the index entries
@@ -289,6 +291,7 @@ func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeVa
 			return nil, err
 		}
 		p.entries = entries
+		p.claims, p.releases = w.c.indexes.claimChanges(parseEntries(storedEntries), entries)
 	}
 	if err := checkItemSize(w.e.Key, item); err != nil {
 		return nil, err
@@ -310,7 +313,7 @@ type commitResult struct {
 // commit writes the plan: one conditional PutItem when only the entity changes, one
 // transaction when everything fits in one, the large path otherwise.
 func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
-	if len(p.entryOps) == 0 && len(p.lists) == 0 && !p.x.pending {
+	if len(p.entryOps) == 0 && len(p.lists) == 0 && len(p.claims)+len(p.releases) == 0 && !p.x.pending {
 		return w.result(w.c.putItem(ctx, w.e.Key, p.item, p.x, w.token), p)
 	}
 	t := &listTransaction{}
@@ -319,6 +322,7 @@ func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 	for _, op := range lastWriteWins(p.entryOps) {
 		t.add(transactItems([]writeOp{op})[0], actionRole{kind: roleIndex}, op.size())
 	}
+	w.c.addClaims(t, p.claims, p.releases)
 	now := w.c.opts.Now()
 	for _, ch := range p.lists {
 		w.c.addChange(t, ch, w.c.opts.CheckObjects, now)
@@ -328,8 +332,12 @@ func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 	}
 	a := w.c.transact(ctx, t.actions, newToken())
 	if a.outcome == conditionFailed && a.action > 0 {
-		if r := refusal(t, a); r.missing != nil {
+		r := refusal(t, a)
+		switch {
+		case r.missing != nil:
 			return commitResult{}, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, r.missing)
+		case r.role.kind == roleClaim:
+			return commitResult{}, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, uniqueTaken(r.role.claim, a.item))
 		}
 		return commitResult{listsMoved: true}, nil
 	}
@@ -357,4 +365,16 @@ func (w *write) storedEntity(item map[string]types.AttributeValue) (*Entity, err
 		e.Relationships = maps.Clone(w.e.Relationships)
 	}
 	return e, nil
+}
+
+// parseEntries decodes stored index entry items, skipping those the store did not
+// write (indexOps deletes them).
+func parseEntries(items []map[string]types.AttributeValue) []indexing.Entry {
+	entries := make([]indexing.Entry, 0, len(items))
+	for _, item := range items {
+		if e, err := indexing.FromItem(item); err == nil {
+			entries = append(entries, e)
+		}
+	}
+	return entries
 }

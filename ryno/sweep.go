@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/relationships"
 	"github.com/rynodb/rynodb/tables"
 )
@@ -27,7 +29,10 @@ import (
 // and of the deleted entity's marker in it.
 type sweepPart struct {
 	deletes []writeOp
-	list    *relationships.Change // for entries of another list: its commutative change
+	// releases are the claims of unique values the entity held, deleted unless
+	// another entity owns them by now.
+	releases []indexing.Claim
+	list     *relationships.Change // for entries of another list: its commutative change
 	// partial says the entries of list are not all the marker holds (a part of a
 	// split group, or the reverse index missed some): the positions are taken out
 	// of the marker rather than the marker deleted.
@@ -36,7 +41,7 @@ type sweepPart struct {
 
 func (p sweepPart) actions() int {
 	if p.list == nil {
-		return len(p.deletes)
+		return len(p.deletes) + len(p.releases)
 	}
 	return len(p.list.Deletes) + 2 // the head and the marker
 }
@@ -137,8 +142,11 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 		for i, p := range parts {
 			for j, act := range c.partActions(p) {
 				role := actionRole{kind: roleEntry}
-				if p.list != nil && j < 2 {
+				switch {
+				case p.list != nil && j < 2:
 					role.kind = [...]roleKind{roleHead, roleMarker}[j]
+				case p.list == nil && j >= len(p.deletes):
+					role = actionRole{kind: roleClaim, claim: p.releases[j-len(p.deletes)]}
 				}
 				t.add(act, role, 0)
 				owner = append(owner, i)
@@ -154,7 +162,11 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 			return a.err
 		}
 		p := &parts[owner[a.action]]
+		role := t.roles[a.action]
 		switch {
+		case role.kind == roleClaim: // another entity holds the value by now
+			p.releases = slices.DeleteFunc(p.releases, func(cl indexing.Claim) bool { return cl == role.claim })
+			continue
 		case t.roles[a.action].kind == roleMarker && !p.partial: // the marker holds more
 			p.partial = true
 			continue
@@ -171,7 +183,11 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 // partActions returns the transaction actions of p.
 func (c *Client) partActions(p sweepPart) []types.TransactWriteItem {
 	if p.list == nil {
-		return transactItems(p.deletes)
+		acts := transactItems(p.deletes)
+		for _, cl := range p.releases {
+			acts = append(acts, c.releaseAction(cl))
+		}
+		return acts
 	}
 	ch := *p.list
 	head := c.headAction(ch, c.opts.Now())
@@ -233,9 +249,15 @@ func splitParts(parts []sweepPart, capacity int) []sweepPart {
 	var out []sweepPart
 	for _, p := range parts {
 		for p.actions() > capacity {
-			if p.list == nil {
-				out = append(out, sweepPart{deletes: p.deletes[:capacity]})
-				p.deletes = p.deletes[capacity:]
+			switch {
+			case p.list == nil && len(p.deletes) > 0:
+				n := min(capacity, len(p.deletes))
+				out = append(out, sweepPart{deletes: p.deletes[:n]})
+				p.deletes = p.deletes[n:]
+				continue
+			case p.list == nil:
+				out = append(out, sweepPart{releases: p.releases[:capacity]})
+				p.releases = p.releases[capacity:]
 				continue
 			}
 			n := capacity - 2
@@ -286,10 +308,29 @@ func (c *Client) references(k Key) []reference {
 		}
 	}
 	return []reference{
-		{keysOnly(c.indexEntriesQuery(k), indexKey...), plain(c.names.IndexEntries, indexKey)},
+		{keysOnly(c.indexEntriesQuery(k), append(slices.Clone(indexKey), entryNames...)...), c.indexParts},
 		{keysOnly(partition, relKey...), plain(c.names.Relationships, relKey)},
 		{c.incomingQuery(k), c.incomingParts},
 	}
+}
+
+// entryNames are the attributes of an index entry that name its value.
+var entryNames = []string{tables.AttrScope, tables.AttrType, tables.AttrID, tables.AttrIndexName, tables.AttrIndexKey}
+
+// indexParts deletes the entity's index entries, and releases the claims of those of
+// unique indexes.
+func (c *Client) indexParts(items []map[string]types.AttributeValue) []sweepPart {
+	if len(items) == 0 {
+		return nil
+	}
+	var p sweepPart
+	for _, item := range items {
+		p.deletes = append(p.deletes, deleteOp(c.names.IndexEntries, project(item, indexKey)))
+		if e, err := indexing.FromItem(item); err == nil && c.indexes.unique(e.Type, e.IndexName) {
+			p.releases = append(p.releases, indexing.ClaimOf(e))
+		}
+	}
+	return []sweepPart{p}
 }
 
 // incomingParts groups entries pointing at the entity by the list holding them.

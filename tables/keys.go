@@ -163,6 +163,19 @@ func ListMarkerKey(predicate, objectScope, objectType, objectID string) string {
 // predicate's list.
 func ListMarkersPrefix(predicate string) string { return ListMarkerPrefix + PredicatePrefix(predicate) }
 
+// A unique index's values are claimed by the entities holding them, one claim item
+// per (scope, index, value) in the index entries table. Its _subject_key starts
+// with ClaimPrefix, a byte below any an entity key starts with, and it carries no
+// _scope_index_name, so the lookup index never sees it.
+const (
+	ClaimPrefix  = "\x01"
+	ClaimSortKey = "\x01claim" // the _unique_key of every claim
+)
+
+// ClaimKey returns the _subject_key of the claim on value (an encoded index value)
+// of the index named index in scope.
+func ClaimKey(scope, index, value string) string { return ClaimPrefix + Join(scope, index, value) }
+
 // UniqueKey returns the _unique_key of an index entry: index_name:index_key. It is
 // the sort key of the index entries table.
 func UniqueKey(indexName, indexKey string) string { return Join(indexName, indexKey) }

@@ -1,0 +1,100 @@
+package integration_test
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/ryno"
+)
+
+// uniqueIndexes index users by e-mail, unique, and by age, not.
+var uniqueIndexes = []ryno.Index{
+	{Type: "user", Name: "user-email", Map: emitEmail, Unique: true},
+	{Type: "user", Name: "user-age", Map: emitAge},
+}
+
+func user(id, email string) *ryno.Entity {
+	return &ryno.Entity{Key: ryno.Key{Scope: "acme", Type: "user", ID: id}, Attributes: map[string]any{"email": email, "age": 30}}
+}
+
+func TestConcurrentClaimantsOfOneValueExactlyOneWins(t *testing.T) {
+	const claimants, rounds = 10, 20
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
+	for round := range rounds {
+		email := fmt.Sprintf("same%d@example.com", round)
+		var won, taken atomic.Int64
+		race(claimants, func(g int) {
+			_, err := s.Create(ctx, user(fmt.Sprintf("r%d-u%d", round, g), email))
+			var unique *ryno.UniqueError
+			switch {
+			case err == nil:
+				won.Add(1)
+			case errors.As(err, &unique) && errors.Is(err, ryno.ErrExists):
+				require.Equal(t, "user-email", unique.Index)
+				require.Equal(t, email, unique.Value)
+				taken.Add(1)
+			default:
+				t.Errorf("claimant %d: %v", g, err)
+			}
+		})
+		require.Equal(t, int64(1), won.Load(), "round %d: exactly one claimant wins", round)
+		require.Equal(t, int64(claimants-1), taken.Load())
+		owner, err := s.GetByUnique(ctx, "acme", "user-email", indexing.String(email))
+		require.NoError(t, err)
+		require.Equal(t, email, owner.Attributes["email"])
+	}
+	requireIndexExact(t, s)
+	requireClaimsExact(t, s)
+}
+
+func TestAChangedValueIsFreedAndTheNewOneHeld(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
+	ada, err := s.Create(ctx, user("ada", "ada@example.com"))
+	require.NoError(t, err)
+	_, err = s.Create(ctx, user("bob", "bob@example.com"))
+	require.NoError(t, err)
+
+	_, err = s.Create(ctx, user("eve", "ada@example.com"))
+	require.ErrorIs(t, err, ryno.ErrExists)
+	_, err = s.Get(ctx, user("eve", "").Key)
+	require.ErrorIs(t, err, ryno.ErrNotFound, "nothing was written")
+
+	s.counter.Reset()
+	ada.Attributes["email"] = "countess@example.com"
+	_, err = s.Update(ctx, ada)
+	require.NoError(t, err)
+	require.LessOrEqual(t, s.counter.Rounds(), 2, "the entries, then one transaction with the claims")
+
+	_, err = s.Create(ctx, user("eve", "ada@example.com"))
+	require.NoError(t, err, "the old value is free at once")
+	_, err = s.Patch(ctx, user("bob", "").Key, ryno.Patch{Set: map[string]any{"email": "countess@example.com"}})
+	require.ErrorIs(t, err, ryno.ErrExists, "the new value is held")
+	_, err = s.Set(ctx, user("bob", "countess@example.com"))
+	require.ErrorIs(t, err, ryno.ErrExists)
+
+	k, err := s.LookupUnique(ctx, "acme", "user-email", indexing.String("countess@example.com"))
+	require.NoError(t, err)
+	require.Equal(t, ada.Key, k)
+
+	require.NoError(t, s.Delete(ctx, ada.Key))
+	_, err = s.LookupUnique(ctx, "acme", "user-email", indexing.String("countess@example.com"))
+	require.ErrorIs(t, err, ryno.ErrNotFound, "a deleted user frees its value")
+	_, err = s.Patch(ctx, user("bob", "").Key, ryno.Patch{Set: map[string]any{"email": "countess@example.com"}})
+	require.NoError(t, err)
+	requireIndexExact(t, s)
+	requireClaimsExact(t, s)
+}
+
+func TestLookupUniqueRefusesWhatIsNotAUniqueIndex(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
+	_, err := s.LookupUnique(ctx, "acme", "user-age", indexing.Int(30))
+	require.ErrorIs(t, err, ryno.ErrInvalid)
+	_, err = s.LookupUnique(ctx, "acme", "nope", indexing.Int(30))
+	require.ErrorIs(t, err, ryno.ErrInvalid)
+	require.Zero(t, s.counter.Total())
+}

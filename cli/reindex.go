@@ -97,8 +97,12 @@ func (r *runner) reindexTypes(s *settings) ([]string, error) {
 }
 
 func reindexSummary(scope, typ string, p ryno.ReindexProgress) string {
-	return fmt.Sprintf("reindexed %s of type %s in scope %s: %s written, %d deleted",
+	s := fmt.Sprintf("reindexed %s of type %s in scope %s: %s written, %d deleted",
 		count(p.Entities, "entity"), typ, scope, count(p.Puts, "entry"), p.Deletes)
+	for _, d := range p.Duplicates {
+		s += fmt.Sprintf("\n  duplicate in unique index %s: %v, emitted by %s, is held by %s; not written", d.Index, d.Value, d.Entity, d.Owner)
+	}
+	return s
 }
 
 // stringList is a flag that may be repeated; each use adds its value.

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
@@ -97,4 +99,62 @@ func TestLookupUniqueRefusesWhatIsNotAUniqueIndex(t *testing.T) {
 	_, err = s.LookupUnique(ctx, "acme", "nope", indexing.Int(30))
 	require.ErrorIs(t, err, ryno.ErrInvalid)
 	require.Zero(t, s.counter.Total())
+}
+
+func TestReindexOfAUniqueIndexReportsItsDuplicates(t *testing.T) {
+	// Users written before the index was unique: two share an e-mail.
+	plain := []ryno.Index{{Type: "user", Name: "user-email", Map: emitEmail}, uniqueIndexes[1]}
+	before := newStoreOpts(t, nil, ryno.Options{Indexes: plain})
+	for _, u := range []*ryno.Entity{user("a", "same@example.com"), user("b", "same@example.com"), user("c", "c@example.com")} {
+		_, err := before.Create(ctx, u)
+		require.NoError(t, err)
+	}
+	s := &store{Client: newClientOn(t, before, ryno.Options{Indexes: uniqueIndexes}), raw: before.raw, counter: before.counter, indexes: uniqueIndexes}
+
+	done, err := s.Reindex(ctx, "acme", "user", nil)
+	require.NoError(t, err)
+	require.Len(t, done.Duplicates, 1)
+	d := done.Duplicates[0]
+	require.Equal(t, "user-email", d.Index)
+	require.Equal(t, "same@example.com", d.Value)
+	require.ElementsMatch(t, []ryno.Key{user("a", "").Key, user("b", "").Key}, []ryno.Key{d.Entity, d.Owner})
+	require.Len(t, claimItems(t, s), 2, "the held values are claimed, the duplicate is not written twice")
+
+	again, err := s.Reindex(ctx, "acme", "user", nil)
+	require.NoError(t, err)
+	require.Len(t, again.Duplicates, 1, "still reported until someone resolves it")
+	require.Zero(t, again.Puts)
+}
+
+func TestCheckFindsAndRepairsOrphanClaims(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
+	for _, u := range []*ryno.Entity{user("a", "a@example.com"), user("b", "b@example.com")} {
+		_, err := s.Create(ctx, u)
+		require.NoError(t, err)
+	}
+	plant := func(c indexing.Claim) {
+		_, err := s.raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.Names().IndexEntries), Item: c.Item()})
+		require.NoError(t, err)
+	}
+	gone := indexing.Claim{Scope: "acme", IndexName: "user-email", Value: indexing.String("gone@example.com"), Type: "user", ID: "ghost"}
+	unheld := indexing.Claim{Scope: "acme", IndexName: "user-email", Value: indexing.String("old@example.com"), Type: "user", ID: "a"}
+	plant(gone)
+	plant(unheld)
+
+	var found []string
+	done, err := s.Check(ctx, ryno.CheckOptions{OnOrphan: func(o ryno.Orphan) { found = append(found, o.String()) }})
+	require.NoError(t, err)
+	require.Equal(t, 2, done.Orphans)
+	require.Len(t, found, 2)
+	require.Contains(t, found[0]+found[1], "acme:user:ghost does not exist")
+	require.Contains(t, found[0]+found[1], "acme:user:a no longer holds the value it claims")
+
+	done, err = s.Check(ctx, ryno.CheckOptions{Repair: true})
+	require.NoError(t, err)
+	require.Equal(t, 2, done.Repaired)
+	requireClaimsExact(t, s)
+	requireIndexExact(t, s)
+	done, err = s.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.Zero(t, done.Orphans)
 }

@@ -10,19 +10,27 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/tables"
 )
 
 // Orphan is an entry that refers to an entity that does not exist.
 type Orphan struct {
-	Entry   ItemKey // the entry's table and primary key
-	Role    string  // which entity is missing: "subject", "object" or "entity"
-	Missing Key     // the missing entity; zero when the entry cannot name it
+	Entry ItemKey // the entry's table and primary key
+	// Role says what is missing: the "subject", "object" or "entity" the entry names;
+	// or for a "claim" on a unique value, the entity holds no entry of that value.
+	Role    string
+	Missing Key // the missing entity, or the claim's owner; zero when the entry names none
+
+	claim indexing.Claim // the claim, for role "claim"
 }
 
 func (o Orphan) String() string {
 	if o.Missing == (Key{}) {
 		return fmt.Sprintf("%s: malformed entry", o.Entry)
+	}
+	if o.Role == roleClaimed {
+		return fmt.Sprintf("%s: entity %s no longer holds the value it claims", o.Entry, o.Missing)
 	}
 	return fmt.Sprintf("%s: %s %s does not exist", o.Entry, o.Role, o.Missing)
 }
@@ -139,6 +147,7 @@ func bookkeeping(item map[string]types.AttributeValue) bool {
 type checkedTable struct {
 	table   string
 	key     []string                  // the primary key attributes
+	extra   []string                  // other attributes Check reads
 	refs    []entityRef               // the entities an item refers to
 	scanned func(*CheckProgress) *int // the count of its items scanned
 }
@@ -174,6 +183,7 @@ func (c *Client) checkedTables() []checkedTable {
 		{
 			table:   c.names.IndexEntries,
 			key:     []string{tables.AttrSubjectKey, tables.AttrUniqueKey},
+			extra:   []string{tables.AttrIndexName, tables.AttrIndexKey},
 			refs:    []entityRef{{"entity", tables.AttrScope, tables.AttrType, tables.AttrID}},
 			scanned: func(p *CheckProgress) *int { return &p.IndexEntries },
 		},
@@ -183,7 +193,7 @@ func (c *Client) checkedTables() []checkedTable {
 // scan returns a consistent scan of one of segments of the table, reading only the
 // attributes Check uses.
 func (t checkedTable) scan(segment, segments int) *dynamodb.ScanInput {
-	names := append([]string{}, t.key...)
+	names := append(slices.Clone(t.key), t.extra...)
 	for _, r := range t.refs {
 		names = append(names, r.scope, r.typ, r.id)
 	}
@@ -200,7 +210,12 @@ func (t checkedTable) scan(segment, segments int) *dynamodb.ScanInput {
 	return in
 }
 
-// findOrphans returns the items that refer to an entity that does not exist.
+// roleClaimed is the Role of an orphan claim whose entity exists but holds no entry
+// of the claimed value.
+const roleClaimed = "claim"
+
+// findOrphans returns the items that refer to an entity that does not exist, and the
+// claims whose entity holds the value no more.
 func (c *Client) findOrphans(ctx context.Context, batch *batcher, t checkedTable, items []map[string]types.AttributeValue) ([]Orphan, error) {
 	var ops []getOp
 	for _, item := range items {
@@ -215,18 +230,52 @@ func (c *Client) findOrphans(ctx context.Context, batch *batcher, t checkedTable
 		return nil, err
 	}
 	var orphans []Orphan
+	var claims []indexing.Claim
 	for _, item := range items {
 		entry := ItemKey{Table: t.table, Key: project(item, t.key)}
+		orphan := false
 		for _, r := range t.refs {
 			k := r.key(item)
 			if k.Validate() != nil {
 				orphans = append(orphans, Orphan{Entry: entry, Role: r.role})
+				orphan = true
 				break
 			}
 			if _, ok := existing[itemID(c.names.Entities, k.item())]; !ok {
 				orphans = append(orphans, Orphan{Entry: entry, Role: r.role, Missing: k})
+				orphan = true
 				break
 			}
+		}
+		if cl, err := indexing.ClaimFromItem(item); !orphan && err == nil && indexing.IsClaim(item) {
+			claims = append(claims, cl)
+		}
+	}
+	unheld, err := c.unheldClaims(ctx, batch, claims)
+	return append(orphans, unheld...), err
+}
+
+// unheldClaims returns the claims whose entity holds no entry of their value.
+func (c *Client) unheldClaims(ctx context.Context, batch *batcher, claims []indexing.Claim) ([]Orphan, error) {
+	if len(claims) == 0 {
+		return nil, nil
+	}
+	ops := make([]getOp, len(claims))
+	for i, cl := range claims {
+		ops[i] = newGetOp(c.names.IndexEntries, cl.Entry().PrimaryKey())
+	}
+	held, err := batch.get(ctx, ops, readOptions{consistent: true, projection: indexKey})
+	if err != nil {
+		return nil, err
+	}
+	var orphans []Orphan
+	for i, cl := range claims {
+		if _, ok := held[ops[i].id]; !ok {
+			orphans = append(orphans, Orphan{
+				Entry: ItemKey{Table: c.names.IndexEntries, Key: cl.PrimaryKey()},
+				Role:  roleClaimed, Missing: Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID},
+				claim: cl,
+			})
 		}
 	}
 	return orphans, nil

@@ -89,7 +89,7 @@ func (c *Client) addClaims(t *listTransaction, claims, releases []indexing.Claim
 		t.add(c.claimAction(cl), actionRole{kind: roleClaim, claim: cl}, tables.ItemSize(cl.Item()))
 	}
 	for _, cl := range releases {
-		t.add(c.releaseAction(cl), actionRole{kind: roleClaim, claim: cl}, tables.ItemSize(cl.PrimaryKey()))
+		t.add(c.releaseAction(cl), actionRole{kind: roleClaim, claim: cl, release: true}, tables.ItemSize(cl.PrimaryKey()))
 	}
 }
 

@@ -155,10 +155,11 @@ func (op listOp) plan(s listState) relationships.Change {
 
 // actionRole says what one action of a list transaction is, to read a cancellation.
 type actionRole struct {
-	kind   roleKind
-	object Key // roleObject, roleMarker: which
-	list   string
-	claim  indexing.Claim // roleClaim: which
+	kind    roleKind
+	object  Key // roleObject, roleMarker: which
+	list    string
+	claim   indexing.Claim // roleClaim: which
+	release bool           // roleClaim: a release rather than a claim
 }
 
 type roleKind int

@@ -336,6 +336,9 @@ func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 		switch {
 		case r.missing != nil:
 			return commitResult{}, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, r.missing)
+		case r.role.kind == roleClaim && r.role.release: // another entity holds it: not ours to release
+			p.releases = slices.DeleteFunc(p.releases, func(cl indexing.Claim) bool { return cl == r.role.claim })
+			return w.commit(ctx, p)
 		case r.role.kind == roleClaim:
 			return commitResult{}, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, uniqueTaken(r.role.claim, a.item))
 		}

@@ -22,6 +22,16 @@ type ReindexProgress struct {
 	Entities int // entities whose entries were recomputed
 	Puts     int // index entries written
 	Deletes  int // index entries deleted
+	// Duplicates are the values of unique indexes that an entity emits and another
+	// entity holds: Reindex reports them instead of writing them.
+	Duplicates []Duplicate
+}
+
+// Duplicate is a value of a unique index that Entity emits and Owner holds.
+type Duplicate struct {
+	Index         string
+	Value         any
+	Entity, Owner Key
 }
 
 // reindexPage is how many entities Reindex handles at a time.
@@ -46,13 +56,14 @@ func (c *Client) Reindex(ctx context.Context, scope, typ string, progress func(R
 	in := *q.in
 	in.Limit = aws.Int32(reindexPage)
 	err = c.queryPages(ctx, &in, func(items []map[string]types.AttributeValue) error {
-		puts, deletes, err := c.reindexPage(ctx, items)
+		puts, deletes, dups, err := c.reindexPage(ctx, items)
 		if err != nil {
 			return err
 		}
 		done.Entities += len(items)
 		done.Puts += puts
 		done.Deletes += deletes
+		done.Duplicates = append(done.Duplicates, dups...)
 		if progress != nil {
 			progress(done)
 		}
@@ -65,18 +76,19 @@ func (c *Client) Reindex(ctx context.Context, scope, typ string, progress func(R
 }
 
 // reindexPage repairs the entries of the entities stored as items, in parallel.
-func (c *Client) reindexPage(ctx context.Context, items []map[string]types.AttributeValue) (puts, deletes int, err error) {
-	counts := make([][2]int, len(items))
+func (c *Client) reindexPage(ctx context.Context, items []map[string]types.AttributeValue) (puts, deletes int, dups []Duplicate, err error) {
+	done := make([]*reindexing, len(items))
 	err = parallel(ctx, len(items), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		var err error
-		counts[i][0], counts[i][1], err = c.reindexEntity(ctx, items[i])
+		done[i], err = c.reindexEntity(ctx, items[i])
 		return err
 	})
-	for _, n := range counts {
-		puts += n[0]
-		deletes += n[1]
+	for _, r := range done {
+		if r != nil {
+			puts, deletes, dups = puts+r.puts, deletes+r.deletes, append(dups, r.duplicates...)
+		}
 	}
-	return puts, deletes, err
+	return puts, deletes, dups, err
 }
 
 // reindexEntity brings the index entries of the entity listed as item in line with
@@ -85,27 +97,27 @@ func (c *Client) reindexPage(ctx context.Context, items []map[string]types.Attri
 // Updated time) under the condition that the entity is still as read. The listing is
 // eventually consistent: when the condition fails, the entity is read again. An
 // entity deleted meanwhile is skipped.
-func (c *Client) reindexEntity(ctx context.Context, item map[string]types.AttributeValue) (puts, deletes int, err error) {
+func (c *Client) reindexEntity(ctx context.Context, item map[string]types.AttributeValue) (*reindexing, error) {
 	k, err := itemKey(item)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	pace := c.conflictPacer()
 	for {
 		s, err := readStored(k, item)
 		if err != nil || !s.live() {
-			return 0, 0, err
+			return nil, err
 		}
 		r := &reindexing{c: c, k: k, s: s, token: newToken()}
 		done, err := r.run(ctx)
 		if done || err != nil {
-			return r.puts, r.deletes, err
+			return r, err
 		}
 		if err := pace.wait(ctx); err != nil {
-			return 0, 0, fmt.Errorf("ryno: reindex %s: %w", k, err)
+			return nil, fmt.Errorf("ryno: reindex %s: %w", k, err)
 		}
 		if item, err = c.getItem(ctx, k, true); err != nil {
-			return 0, 0, err
+			return nil, err
 		}
 	}
 }
@@ -117,6 +129,7 @@ type reindexing struct {
 	s             stored
 	token         string
 	puts, deletes int
+	duplicates    []Duplicate
 }
 
 // run commits the entries the entity emits now, and its record. It reports false
@@ -126,7 +139,17 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 	if err != nil {
 		return true, fmt.Errorf("%s: %w", r.k, err)
 	}
-	stored, err := r.c.readIndexEntries(ctx, r.k)
+	var stored []map[string]types.AttributeValue
+	var claims []indexing.Claim
+	err = parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+		var err error
+		if i == 0 {
+			stored, err = r.c.readIndexEntries(ctx, r.k)
+		} else {
+			emitted, claims, err = r.claimUnique(ctx, emitted)
+		}
+		return err
+	})
 	if err != nil {
 		return true, err
 	}
@@ -134,20 +157,74 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 	if err != nil {
 		return true, err
 	}
+	_, releases := r.c.indexes.claimChanges(parseEntries(stored), emitted)
+	releases = slices.DeleteFunc(releases, func(cl indexing.Claim) bool { return r.heldByOther(cl) })
 	set := r.c.indexes.set(r.k.Type)
 	record := indexRecord(emitted)
-	if len(ops) == 0 && r.s.pending == "" && r.s.indexes == set && sameRecord(r.s.item[tables.AttrIndexEntries], record) {
+	if len(ops)+len(claims)+len(releases) == 0 && r.s.pending == "" && r.s.indexes == set && sameRecord(r.s.item[tables.AttrIndexEntries], record) {
 		return true, nil
 	}
-	large := r.s.pending != "" || !fitsTransaction(1, tables.ItemSize(r.s.item), ops)
+	large := r.s.pending != "" || !fitsTransaction(1+len(claims)+len(releases), tables.ItemSize(r.s.item), ops)
 	update := r.recordUpdate(set, record, large)
-	x := expect(r.s)
+	t := &listTransaction{}
+	t.add(r.c.updateAction(r.k, expect(r.s), update), actionRole{kind: roleEntity}, 0)
+	r.c.addClaims(t, claims, releases)
 	if !large {
-		actions := append([]types.TransactWriteItem{r.c.updateAction(r.k, x, update)}, transactItems(ops)...)
-		a := r.c.transact(ctx, actions, newToken())
-		return r.counted(a, ops)
+		t.actions = append(t.actions, transactItems(ops)...)
+		return r.counted(r.c.transact(ctx, t.actions, newToken()), ops)
 	}
-	return r.runLarge(ctx, x, update, emitted)
+	return r.runLarge(ctx, t.actions, emitted)
+}
+
+// heldByOther reports whether another entity holds the value of cl: a duplicate
+// found, which the entity must not release.
+func (r *reindexing) heldByOther(cl indexing.Claim) bool {
+	for _, d := range r.duplicates {
+		if d.Index == cl.IndexName && d.Value == cl.Value.Interface() {
+			return true
+		}
+	}
+	return false
+}
+
+// claimUnique reads the claims of the values emitted into unique indexes, and
+// returns the entries without those another entity holds (recorded as duplicates)
+// and the claims the entity lacks.
+func (r *reindexing) claimUnique(ctx context.Context, emitted []indexing.Entry) ([]indexing.Entry, []indexing.Claim, error) {
+	var ops []getOp
+	for _, e := range emitted {
+		if r.c.indexes.unique(e.Type, e.IndexName) {
+			ops = append(ops, newGetOp(r.c.names.IndexEntries, indexing.ClaimOf(e).PrimaryKey()))
+		}
+	}
+	if len(ops) == 0 {
+		return emitted, nil, nil
+	}
+	held, err := r.c.batch.get(ctx, ops, readOptions{consistent: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	var kept []indexing.Entry
+	var claims []indexing.Claim
+	for _, e := range emitted {
+		if !r.c.indexes.unique(e.Type, e.IndexName) {
+			kept = append(kept, e)
+			continue
+		}
+		cl := indexing.ClaimOf(e)
+		item, ok := held[itemID(r.c.names.IndexEntries, cl.PrimaryKey())]
+		owner, err := indexing.ClaimFromItem(item)
+		switch {
+		case !ok:
+			claims = append(claims, cl)
+		case err == nil && (owner.Type != e.Type || owner.ID != e.ID):
+			r.duplicates = append(r.duplicates, Duplicate{Index: e.IndexName, Value: e.Value.Interface(),
+				Entity: r.k, Owner: Key{Scope: owner.Scope, Type: owner.Type, ID: owner.ID}})
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept, claims, nil
 }
 
 // recordUpdate sets the entity's index record and index set and bumps its version,
@@ -169,8 +246,8 @@ func (r *reindexing) recordUpdate(set string, record types.AttributeValue, large
 
 // runLarge marks the entity, then reads and writes its entries under the mark, as a
 // large write does.
-func (r *reindexing) runLarge(ctx context.Context, x expectation, update expression.UpdateBuilder, emitted []indexing.Entry) (bool, error) {
-	a := r.c.transact(ctx, []types.TransactWriteItem{r.c.updateAction(r.k, x, update)}, newToken())
+func (r *reindexing) runLarge(ctx context.Context, first []types.TransactWriteItem, emitted []indexing.Entry) (bool, error) {
+	a := r.c.transact(ctx, first, newToken())
 	if done, err := r.counted(a, nil); !done || err != nil {
 		return done, err
 	}
@@ -197,14 +274,14 @@ func (r *reindexing) runLarge(ctx context.Context, x expectation, update express
 	return true, nil
 }
 
-// counted counts ops when a committed; it reports false when the entity's
-// condition failed.
+// counted counts ops when a committed; it reports false when a condition failed:
+// the entity changed, or one of its values was claimed meanwhile.
 func (r *reindexing) counted(a attempt, ops []writeOp) (bool, error) {
 	switch {
 	case a.outcome == committed:
 		r.count(ops)
 		return true, nil
-	case a.outcome == conditionFailed && a.action == 0:
+	case a.outcome == conditionFailed: // the entity changed, or a value was claimed meanwhile
 		return false, nil
 	}
 	return true, a.err

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -90,21 +91,28 @@ func planRepairs(orphans []Orphan) []repair {
 // entity created since Check read it keeps its entries; malformed entries, which
 // name none, are deleted as they are.
 func (c *Client) repairOrphans(ctx context.Context, batch *batcher, orphans []Orphan) (deleted, kept int, err error) {
-	var malformed, named []Orphan
+	var malformed, named, claims []Orphan
 	for _, o := range orphans {
-		if o.Missing == (Key{}) {
+		switch {
+		case o.Missing == (Key{}):
 			malformed = append(malformed, o)
-		} else {
+		case o.Role == roleClaimed:
+			claims = append(claims, o)
+		default:
 			named = append(named, o)
 		}
 	}
 	if err := batch.write(ctx, orphanDeletes(malformed)); err != nil {
 		return 0, 0, err
 	}
+	released, err := c.releaseUnheld(ctx, batch, claims)
+	if err != nil {
+		return len(malformed), 0, err
+	}
 	plans := planRepairs(named)
 	var mu sync.Mutex
 	var failed failures
-	deleted = len(malformed)
+	deleted, kept = len(malformed)+released, len(claims)-released
 	inParallel(ctx, len(plans), c.opts.MaxConcurrency, false, func(ctx context.Context, i int) error {
 		left, err := c.runRepair(ctx, batch, plans[i])
 		mu.Lock()
@@ -179,4 +187,39 @@ func orphanDeletes(orphans []Orphan) []writeOp {
 		ops[i] = deleteOp(o.Entry.Table, o.Entry.Key)
 	}
 	return ops
+}
+
+// releaseUnheld deletes claims whose entity holds no entry of their value, each in a
+// transaction checking that the entry is still missing and the claim still the
+// entity's: an entity that took the value back meanwhile keeps its claim. It returns
+// how many it deleted.
+func (c *Client) releaseUnheld(ctx context.Context, batch *batcher, orphans []Orphan) (int, error) {
+	var mu sync.Mutex
+	released := 0
+	err := parallel(ctx, len(orphans), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+		release, err := batch.acquire(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
+		cl := orphans[i].claim
+		missing := build(expression.AttributeNotExists(expression.Name(tables.AttrSubjectKey)), nil)
+		a := c.transact(ctx, []types.TransactWriteItem{
+			{ConditionCheck: &types.ConditionCheck{
+				TableName: aws.String(c.names.IndexEntries), Key: cl.Entry().PrimaryKey(),
+				ConditionExpression: missing.condition, ExpressionAttributeNames: missing.names,
+			}},
+			c.releaseAction(cl),
+		}, newToken())
+		switch {
+		case a.outcome == committed:
+			mu.Lock()
+			released++
+			mu.Unlock()
+		case a.outcome != conditionFailed:
+			return a.err
+		}
+		return nil
+	})
+	return released, err
 }

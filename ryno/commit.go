@@ -31,7 +31,9 @@ type attempt struct {
 	item map[string]types.AttributeValue
 	// action is the index of the transaction action whose condition failed.
 	action int
-	err    error
+	// reasons are a cancelled transaction's reasons, one per action.
+	reasons []types.CancellationReason
+	err     error
 }
 
 // noSDKRetry turns the SDK's retries off for one request. A conditional write that
@@ -82,7 +84,7 @@ func cancellation(canceled *types.TransactionCanceledException, err error) attem
 		switch aws.ToString(reason.Code) {
 		case "", "None":
 		case "ConditionalCheckFailed":
-			return attempt{outcome: conditionFailed, item: reason.Item, action: i, err: err}
+			return attempt{outcome: conditionFailed, item: reason.Item, action: i, reasons: canceled.CancellationReasons, err: err}
 		case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded":
 			result.outcome = retryable
 		default:

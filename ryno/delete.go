@@ -37,7 +37,7 @@ func (c *Client) Delete(ctx context.Context, k Key, opts ...WriteOption) error {
 	if err != nil {
 		return err
 	}
-	token, err := c.markDeleting(ctx, k, o.version)
+	token, err := c.markDeleting(ctx, k, o)
 	if err != nil {
 		return err
 	}
@@ -57,6 +57,7 @@ type WriteOption func(*writeOptions)
 
 type writeOptions struct {
 	version int64
+	cond    *Condition
 }
 
 // IfVersion makes a write require the stored entity to have version v (for an HTTP
@@ -74,18 +75,24 @@ func writeOptionsOf(opts []WriteOption) (writeOptions, error) {
 	if o.version < 0 {
 		return o, invalid("IfVersion", fmt.Sprint(o.version), "must not be negative")
 	}
+	if o.cond != nil && o.cond.err != nil {
+		return o, o.cond.err
+	}
 	return o, nil
 }
 
 // markDeleting puts the tombstone on k, bumping its version, and returns the token of
 // the Delete to complete: its own, or that of a Delete already in progress. It
 // returns "" when there is no entity.
-func (c *Client) markDeleting(ctx context.Context, k Key, version int64) (string, error) {
+func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (string, error) {
 	token := newToken()
 	cond := expression.AttributeExists(expression.Name(tables.AttrID)).
 		And(expression.AttributeNotExists(expression.Name(tables.AttrDeleting)))
-	if version > 0 {
-		cond = cond.And(expression.Name(tables.AttrVersion).Equal(expression.Value(number(version))))
+	if o.version > 0 {
+		cond = cond.And(expression.Name(tables.AttrVersion).Equal(expression.Value(number(o.version))))
+	}
+	if o.cond != nil {
+		cond = cond.And(o.cond.build())
 	}
 	// Removing a pending mark stops a large write still writing its index entries:
 	// its chunks check the mark, so none can commit after the sweep has read.
@@ -101,7 +108,7 @@ func (c *Client) markDeleting(ctx context.Context, k Key, version int64) (string
 	case committed:
 		return token, nil
 	case conditionFailed:
-		return c.afterMarkFailed(k, token, version, a.item)
+		return c.afterMarkFailed(k, token, o, a.item)
 	}
 	return "", fmt.Errorf("ryno: delete %s: %w", k, a.err)
 }
@@ -109,7 +116,8 @@ func (c *Client) markDeleting(ctx context.Context, k Key, version int64) (string
 // afterMarkFailed says what a Delete whose mark (token) was refused does, from the
 // stored item: its mark landed on an earlier attempt, another Delete is in progress,
 // there is no entity, or it has another version.
-func (c *Client) afterMarkFailed(k Key, token string, version int64, item map[string]types.AttributeValue) (string, error) {
+func (c *Client) afterMarkFailed(k Key, token string, o writeOptions, item map[string]types.AttributeValue) (string, error) {
+	version := o.version
 	s, err := readStored(k, item)
 	switch {
 	case err != nil:
@@ -118,8 +126,10 @@ func (c *Client) afterMarkFailed(k Key, token string, version int64, item map[st
 		return token, nil
 	case version > 0 && !s.live():
 		return "", &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
-	case version > 0:
+	case version > 0 && s.version != version:
 		return "", &ConflictError{Key: k, Expected: version, Stored: s.version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.version)}
+	case o.cond != nil && s.live():
+		return "", &ConditionError{Key: k, Condition: o.cond.String()}
 	}
 	return s.deleting, nil // "" when there is no entity
 }

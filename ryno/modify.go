@@ -25,9 +25,14 @@ func (c *Client) Modify(ctx context.Context, k Key, fn func(e *Entity) error) (*
 	if fn == nil {
 		return nil, invalid("Modify", k.String(), "needs a function")
 	}
+	return c.modify(ctx, k, nil, fn)
+}
+
+// modify is Modify with a condition on the entity as read.
+func (c *Client) modify(ctx context.Context, k Key, cond *Condition, fn func(e *Entity) error) (*Entity, error) {
 	pace := c.conflictPacer()
 	for {
-		stored, err := c.modifyOnce(ctx, k, 0, fn)
+		stored, err := c.modifyOnce(ctx, k, writeOptions{cond: cond}, fn)
 		var conflict *ConflictError
 		if !errors.As(err, &conflict) {
 			return stored, err
@@ -41,7 +46,8 @@ func (c *Client) Modify(ctx context.Context, k Key, fn func(e *Entity) error) (*
 
 // modifyOnce reads k, applies fn and writes it under the version read, which must be
 // version when not 0.
-func (c *Client) modifyOnce(ctx context.Context, k Key, version int64, fn func(e *Entity) error) (*Entity, error) {
+func (c *Client) modifyOnce(ctx context.Context, k Key, o writeOptions, fn func(e *Entity) error) (*Entity, error) {
+	version := o.version
 	e, err := c.getEntity(ctx, k, true)
 	if err != nil {
 		return nil, err
@@ -58,5 +64,10 @@ func (c *Client) modifyOnce(ctx context.Context, k Key, version int64, fn func(e
 		return nil, invalid("Entity.Key", e.Key.String(), "Modify must not change the key of "+k.String())
 	}
 	e.Version, e.Created = read, created
-	return c.put(ctx, e, modeUpdate)
+	w, err := c.newWrite(e, modeUpdate)
+	if err != nil {
+		return nil, err
+	}
+	w.cond = o.cond
+	return w.run(ctx)
 }

@@ -54,9 +54,9 @@ func (c *Client) Patch(ctx context.Context, k Key, p Patch, opts ...WriteOption)
 		return nil, err
 	}
 	if c.indexes.has(k.Type) {
-		return c.patchIndexed(ctx, k, ep, o.version)
+		return c.patchIndexed(ctx, k, ep, o)
 	}
-	return c.patchItem(ctx, k, ep, o.version)
+	return c.patchItem(ctx, k, ep, o)
 }
 
 // encodedPatch is a Patch checked and encoded.
@@ -120,9 +120,10 @@ func encodePatch(p Patch) (encodedPatch, error) {
 }
 
 // patchItem applies ep with one UpdateItem.
-func (c *Client) patchItem(ctx context.Context, k Key, ep encodedPatch, version int64) (*Entity, error) {
+func (c *Client) patchItem(ctx context.Context, k Key, ep encodedPatch, o writeOptions) (*Entity, error) {
+	version := o.version
 	token := newToken()
-	in := c.patchInput(k, ep, version, token)
+	in := c.patchInput(k, ep, o, token)
 	send := c.updateSend(in)
 	unapplied := func(s stored) bool { return version > 0 && s.live() && s.version == version }
 	resolve := func(ctx context.Context) attempt { return c.resolve(ctx, k, token, unapplied, send) }
@@ -131,7 +132,7 @@ func (c *Client) patchItem(ctx context.Context, k Key, ep encodedPatch, version 
 	case committed:
 		return decodeEntity(a.item)
 	case conditionFailed:
-		return c.patchRefused(ctx, k, version, token, a.item)
+		return c.patchRefused(ctx, k, o, token, a.item)
 	}
 	var api smithy.APIError
 	if errors.As(a.err, &api) && api.ErrorCode() == "ValidationException" {
@@ -144,7 +145,7 @@ func (c *Client) patchItem(ctx context.Context, k Key, ep encodedPatch, version 
 // the token recorded, under the condition that the entity exists, is not being
 // deleted, is indexed by no client (its type has no index here), has the version
 // asked for, and does not already hold this write.
-func (c *Client) patchInput(k Key, ep encodedPatch, version int64, token string) *dynamodb.UpdateItemInput {
+func (c *Client) patchInput(k Key, ep encodedPatch, o writeOptions, token string) *dynamodb.UpdateItemInput {
 	u := expression.Set(expression.Name(tables.AttrUpdated), expression.Value(str(tables.FormatTime(c.now())))).
 		Set(expression.Name(tables.AttrToken), expression.Value(str(token))).
 		Add(expression.Name(tables.AttrVersion), expression.Value(number(1)))
@@ -164,8 +165,11 @@ func (c *Client) patchInput(k Key, ep encodedPatch, version int64, token string)
 		And(expression.AttributeNotExists(expression.Name(tables.AttrDeleting)),
 			expression.AttributeNotExists(expression.Name(tables.AttrIndexes)),
 			expression.Name(tables.AttrToken).NotEqual(expression.Value(str(token))))
-	if version > 0 {
-		cond = cond.And(expression.Name(tables.AttrVersion).Equal(expression.Value(number(version))))
+	if o.version > 0 {
+		cond = cond.And(expression.Name(tables.AttrVersion).Equal(expression.Value(number(o.version))))
+	}
+	if o.cond != nil {
+		cond = cond.And(o.cond.build())
 	}
 	b := build(cond, &u)
 	a.resolve(b.names)
@@ -195,7 +199,8 @@ func (a *aliases) resolve(built map[string]string) {
 }
 
 // patchRefused explains a patch whose condition failed on the stored item.
-func (c *Client) patchRefused(ctx context.Context, k Key, version int64, token string, item map[string]types.AttributeValue) (*Entity, error) {
+func (c *Client) patchRefused(ctx context.Context, k Key, o writeOptions, token string, item map[string]types.AttributeValue) (*Entity, error) {
+	version := o.version
 	s, err := readStored(k, item)
 	switch {
 	case err != nil:
@@ -213,18 +218,20 @@ func (c *Client) patchRefused(ctx context.Context, k Key, version int64, token s
 		return nil, notFound(k)
 	case s.indexes != "":
 		return nil, &UnknownIndexError{Key: k, Indexes: unknownIndexes(s.indexes, "")}
+	case o.cond != nil && (version == 0 || s.version == version):
+		return nil, &ConditionError{Key: k, Condition: o.cond.String()}
 	}
 	return nil, &ConflictError{Key: k, Expected: version, Stored: s.version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.version)}
 }
 
 // patchIndexed applies ep to an entity of an indexed type as Modify does, so that
 // its index entries change with it.
-func (c *Client) patchIndexed(ctx context.Context, k Key, ep encodedPatch, version int64) (*Entity, error) {
+func (c *Client) patchIndexed(ctx context.Context, k Key, ep encodedPatch, o writeOptions) (*Entity, error) {
 	apply := func(e *Entity) error { return ep.apply(e) }
-	if version > 0 {
-		return c.modifyOnce(ctx, k, version, apply)
+	if o.version > 0 {
+		return c.modifyOnce(ctx, k, o, apply)
 	}
-	return c.Modify(ctx, k, apply)
+	return c.modify(ctx, k, o.cond, apply)
 }
 
 // apply changes e as DynamoDB would apply the patch.

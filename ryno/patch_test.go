@@ -230,7 +230,7 @@ func TestPatchInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := c.patchInput(stateKey, mustEncodePatch(t, tt.p), tt.version, "tok")
+			in := c.patchInput(stateKey, mustEncodePatch(t, tt.p), writeOptions{version: tt.version}, "tok")
 			require.Equal(t, "t_entities_master", aws.ToString(in.TableName))
 			require.Equal(t, stateKey.item(), in.Key)
 			require.Equal(t, types.ReturnValueAllNew, in.ReturnValues)
@@ -265,7 +265,7 @@ func TestPatchInputNamesTopLevelAttributes(t *testing.T) {
 			for _, p := range []Patch{{Set: map[string]any{name: 1}}, {Remove: []string{name}}, {Add: map[string]any{name: 1}}} {
 				ep := mustEncodePatch(t, p)
 				var in *dynamodb.UpdateItemInput
-				require.NotPanics(t, func() { in = c.patchInput(stateKey, ep, 0, "tok") })
+				require.NotPanics(t, func() { in = c.patchInput(stateKey, ep, writeOptions{}, "tok") })
 				require.Contains(t, slices.Collect(maps.Values(in.ExpressionAttributeNames)), name)
 			}
 		})

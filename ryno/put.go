@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
@@ -68,9 +69,27 @@ type write struct {
 	now        time.Time
 	mine       string // the index set this client maintains for the type
 	predicates []string
+	cond       *Condition // the caller's condition (If), or nil
+	// together reads the index entries in the same round as the entity item, as a
+	// transaction must, and checks them against the item's record of them.
+	together bool
+	// byRecord says the entries read were checked against the record only, which
+	// does not hold projections: the plan puts every projected entry again.
+	byRecord bool
 }
 
 func (c *Client) put(ctx context.Context, e *Entity, mode putMode) (*Entity, error) {
+	w, err := c.newWrite(e, mode)
+	if err != nil {
+		return nil, err
+	}
+	return w.run(ctx)
+}
+
+// newWrite checks e and returns its write. Everything is checked before any
+// request: a plan for the Created time the entity carries (or now) fails as any
+// later plan would.
+func (c *Client) newWrite(e *Entity, mode putMode) (*write, error) {
 	base, err := encodeEntity(e)
 	if err != nil {
 		return nil, err
@@ -83,8 +102,6 @@ func (c *Client) put(ctx context.Context, e *Entity, mode putMode) (*Entity, err
 		mine:       c.indexes.set(e.Type),
 		predicates: slices.Sorted(maps.Keys(e.Relationships)),
 	}
-	// Everything is checked before any request: a plan for the Created time the
-	// entity carries (or now) fails as any later plan would.
 	guess := expectation{absent: true}
 	if mode != modeCreate && !e.Created.IsZero() {
 		guess = expectation{created: tables.TruncateTime(e.Created)}
@@ -92,7 +109,7 @@ func (c *Client) put(ctx context.Context, e *Entity, mode putMode) (*Entity, err
 	if _, err := w.plan(guess, nil, nil); err != nil {
 		return nil, err
 	}
-	return w.run(ctx)
+	return w, nil
 }
 
 func (w *write) indexed() bool { return w.c.indexes.has(w.e.Type) }
@@ -134,6 +151,9 @@ func (w *write) run(ctx context.Context) (*Entity, error) {
 		case r.listsMoved: // same expectation; the lists are read again
 			x = snap.x
 		default:
+			if err := w.conditionFailed(x, r.old); err != nil {
+				return nil, err
+			}
 			if x, done, err = w.decideFromItem(ctx, r.old); done != nil || err != nil {
 				return done, err
 			}
@@ -167,7 +187,7 @@ func (w *write) read(ctx context.Context, x expectation, getItem bool) (snapshot
 	for i, p := range w.predicates {
 		snap.lists[i].head = relationships.Head{Subject: relationships.Key(w.e.Key), Predicate: p}
 	}
-	entriesFirst := w.indexed() && !x.absent && (!getItem || x.carried)
+	entriesFirst := w.indexed() && !x.absent && (!getItem || x.carried || w.together)
 	var item map[string]types.AttributeValue
 	var heads []relationships.Head
 	reads := len(w.predicates) + 3
@@ -197,12 +217,29 @@ func (w *write) read(ctx context.Context, x expectation, getItem bool) (snapshot
 			return snap, done, err
 		}
 	}
+	if entriesFirst && getItem && !x.carried && !snap.x.absent {
+		w.byRecord = recordMatches(item, snap.entries)
+		entriesFirst = w.byRecord // otherwise read before a write the item shows: again
+	}
 	if w.indexed() && !snap.x.absent && !entriesFirst {
 		if snap.entries, err = w.c.readIndexEntries(ctx, w.e.Key); err != nil {
 			return snap, nil, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, err)
 		}
 	}
 	return snap, nil, nil
+}
+
+// conditionFailed returns a *ConditionError when the write's condition is what
+// refused it: the stored item is otherwise as the write expected.
+func (w *write) conditionFailed(x expectation, item map[string]types.AttributeValue) error {
+	if w.cond == nil {
+		return nil
+	}
+	s, err := readStored(w.e.Key, item)
+	if err != nil || !s.live() || s.token == w.token || !x.holds(s) {
+		return nil
+	}
+	return &ConditionError{Key: w.e.Key, Condition: w.cond.String()}
 }
 
 // decideFromItem decides the next expectation from the stored item (nil: none), or
@@ -268,6 +305,7 @@ type putPlan struct {
 // plan builds the item a write meeting x puts, and the changes to the index entries
 // and lists read. It checks what DynamoDB would refuse.
 func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeValue, lists []listState) (*putPlan, error) {
+	x.cond = w.cond
 	created := w.now
 	if !x.absent && !x.created.IsZero() {
 		created = x.created
@@ -292,6 +330,9 @@ func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeVa
 		}
 		p.entries = entries
 		p.claims, p.releases = w.c.indexes.claimChanges(parseEntries(storedEntries), entries)
+		if w.byRecord {
+			p.entryOps = append(p.entryOps, projectedPuts(w.c.names.IndexEntries, entries)...)
+		}
 	}
 	if err := checkItemSize(w.e.Key, item); err != nil {
 		return nil, err
@@ -310,12 +351,9 @@ type commitResult struct {
 	listsMoved bool
 }
 
-// commit writes the plan: one conditional PutItem when only the entity changes, one
-// transaction when everything fits in one, the large path otherwise.
-func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
-	if len(p.entryOps) == 0 && len(p.lists) == 0 && len(p.claims)+len(p.releases) == 0 && !p.x.pending {
-		return w.result(w.c.putItem(ctx, w.e.Key, p.item, p.x, w.token), p)
-	}
+// transaction returns the actions that commit the plan in one transaction: the
+// entity, its index entries and claims, its lists.
+func (w *write) transaction(p *putPlan) *listTransaction {
 	t := &listTransaction{}
 	t.add(w.c.putAction(p.item, p.x), actionRole{kind: roleEntity}, tables.ItemSize(p.item))
 	t.checked = map[Key]bool{w.e.Key: true} // the put checks the entity
@@ -327,6 +365,16 @@ func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 	for _, ch := range p.lists {
 		w.c.addChange(t, ch, w.c.opts.CheckObjects, now)
 	}
+	return t
+}
+
+// commit writes the plan: one conditional PutItem when only the entity changes, one
+// transaction when everything fits in one, the large path otherwise.
+func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
+	if len(p.entryOps) == 0 && len(p.lists) == 0 && len(p.claims)+len(p.releases) == 0 && !p.x.pending {
+		return w.result(w.c.putItem(ctx, w.e.Key, p.item, p.x, w.token), p)
+	}
+	t := w.transaction(p)
 	if p.x.pending || !t.fits() {
 		return w.commitLarge(ctx, p)
 	}
@@ -380,4 +428,46 @@ func parseEntries(items []map[string]types.AttributeValue) []indexing.Entry {
 		}
 	}
 	return entries
+}
+
+// recordMatches reports whether the index entries read are those the entity item
+// records (_index_entries), with no large write under way: then they are the entries
+// of the version read, whatever the order of the two reads, since every write
+// changes both together. Projected attributes are not in the record; a write that
+// relies on it puts every projected entry again.
+func recordMatches(item map[string]types.AttributeValue, entries []map[string]types.AttributeValue) bool {
+	if item == nil || item[tables.AttrPending] != nil || item[tables.AttrVersion] == nil {
+		return false
+	}
+	var record map[string][]string
+	if attributevalue.Unmarshal(item[tables.AttrIndexEntries], &record) != nil {
+		return false
+	}
+	n := 0
+	for _, keys := range record {
+		n += len(slices.Compact(slices.Sorted(slices.Values(keys))))
+	}
+	if n != len(entries) {
+		return false
+	}
+	for _, e := range parseEntries(entries) {
+		if !slices.Contains(record[e.IndexName], e.Value.String()) {
+			return false
+		}
+	}
+	return true
+}
+
+// projectedPuts returns the puts of the entries that project attributes.
+func projectedPuts(table string, entries []indexing.Entry) []writeOp {
+	var ops []writeOp
+	for _, e := range entries {
+		if len(e.Attributes) == 0 {
+			continue
+		}
+		if item, err := e.Item(); err == nil {
+			ops = append(ops, putOp(table, e.PrimaryKey(), item))
+		}
+	}
+	return ops
 }

@@ -127,6 +127,10 @@ type expectation struct {
 	// entries: the write takes the large path, which takes over from that writer.
 	// Not part of the condition: the version pins it.
 	pending bool
+
+	// cond is the caller's condition on the stored entity (If), checked with the
+	// rest; holds does not evaluate it.
+	cond *Condition
 }
 
 // expect returns the expectation that the item still is s.
@@ -155,6 +159,9 @@ func (x expectation) condition() expression.ConditionBuilder {
 	}
 	if x.carried {
 		c = c.And(expression.AttributeNotExists(expression.Name(tables.AttrPending)), indexSetIs(x.indexes))
+	}
+	if x.cond != nil {
+		c = c.And(x.cond.build())
 	}
 	return c
 }

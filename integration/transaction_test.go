@@ -1,0 +1,232 @@
+package integration_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/ryno"
+)
+
+func account(id string) ryno.Key { return ryno.Key{Scope: "bank", Type: "account", ID: id} }
+
+func balanceOf(t *testing.T, db *ryno.Client, k ryno.Key) int64 {
+	t.Helper()
+	e, err := db.Get(ctx, k, ryno.Consistent())
+	require.NoError(t, err)
+	n, err := e.Attributes["balance"].(attributevalue.Number).Int64()
+	require.NoError(t, err)
+	return n
+}
+
+// transfer moves amount from one account to another in one transaction, on the
+// condition that the source holds at least amount.
+func transfer(db *ryno.Client, from, to ryno.Key, amount int64) error {
+	_, err := db.Transact(ctx,
+		ryno.TxPatch(from, ryno.Patch{Add: map[string]any{"balance": -amount}}, ryno.If(ryno.Attr("balance").GreaterOrEqual(amount))),
+		ryno.TxPatch(to, ryno.Patch{Add: map[string]any{"balance": amount}}),
+	)
+	return err
+}
+
+func TestConcurrentTransfersKeepTheTotal(t *testing.T) {
+	const accounts, goroutines, rounds, start = 5, 16, 20, 100
+	s := newStoreWith(t, nil)
+	keys := make([]ryno.Key, accounts)
+	for i := range keys {
+		keys[i] = account(fmt.Sprint("a", i))
+		_, err := s.Create(ctx, &ryno.Entity{Key: keys[i], Attributes: map[string]any{"balance": start}})
+		require.NoError(t, err)
+	}
+	var mu sync.Mutex
+	moved := map[ryno.Key]int64{} // the net change each committed transfer made
+	var committed, insufficient, conflicts int
+	for round := range rounds {
+		race(goroutines, func(g int) {
+			r := rand.New(rand.NewPCG(uint64(round), uint64(g)))
+			from, to := keys[r.IntN(accounts)], keys[r.IntN(accounts)]
+			for to == from {
+				to = keys[r.IntN(accounts)]
+			}
+			amount := int64(1 + r.IntN(60))
+			err := transfer(s.Client, from, to, amount)
+			var condition *ryno.ConditionError
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				committed++
+				moved[from] -= amount
+				moved[to] += amount
+			case errors.As(err, &condition):
+				insufficient++
+			case errors.Is(err, ryno.ErrConflict):
+				conflicts++
+			default:
+				t.Errorf("transfer: %v", err)
+			}
+		})
+		var total int64
+		for _, k := range keys {
+			b := balanceOf(t, s.Client, k)
+			require.GreaterOrEqual(t, b, int64(0), "round %d: no balance goes negative", round)
+			total += b
+		}
+		require.Equal(t, int64(accounts*start), total, "round %d: the total never changes", round)
+	}
+	for _, k := range keys {
+		require.Equal(t, start+moved[k], balanceOf(t, s.Client, k), "%s: exactly the committed transfers moved money", k.ID)
+	}
+	require.Positive(t, committed)
+	require.Positive(t, insufficient, "some transfers met an empty account")
+	t.Logf("%d committed, %d refused for funds, %d gave up on conflicts", committed, insufficient, conflicts)
+}
+
+func TestATransactionCreatesAnOrderAndTakesItsStock(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
+	stock := ryno.Key{Scope: "shop", Type: "stock", ID: "widget"}
+	_, err := s.Create(ctx, &ryno.Entity{Key: stock, Attributes: map[string]any{"count": 1}})
+	require.NoError(t, err)
+	order := func(id string) []ryno.Op {
+		return []ryno.Op{
+			ryno.TxCreate(&ryno.Entity{Key: ryno.Key{Scope: "shop", Type: "order", ID: id}, Attributes: map[string]any{"item": "widget"}}),
+			ryno.TxPatch(stock, ryno.Patch{Add: map[string]any{"count": -1}}, ryno.If(ryno.Attr("count").GreaterOrEqual(1))),
+		}
+	}
+	s.counter.Reset()
+	res, err := s.Transact(ctx, order("o1")...)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{"TransactWriteItems": 1}, requests(s.counter), "nothing to read: one request")
+	require.Equal(t, int64(1), res[0].Entity.Version)
+	require.Nil(t, res[1].Entity, "a transaction returns no values: a patch of a type without indexes is not read back")
+	got, err := s.Get(ctx, stock)
+	require.NoError(t, err)
+	require.Equal(t, attributevalue.Number("0"), got.Attributes["count"])
+
+	_, err = s.Transact(ctx, order("o2")...)
+	var refused *ryno.TransactionError
+	require.ErrorAs(t, err, &refused)
+	require.Len(t, refused.Ops, 1)
+	require.Equal(t, 1, refused.Ops[0].Index)
+	var condition *ryno.ConditionError
+	require.ErrorAs(t, err, &condition)
+	_, err = s.Get(ctx, ryno.Key{Scope: "shop", Type: "order", ID: "o2"})
+	require.ErrorIs(t, err, ryno.ErrNotFound, "no order without stock")
+}
+
+func TestACancelledTransactionSaysWhyForEachOperation(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
+	ada, err := s.Create(ctx, user("ada", "ada@example.com"))
+	require.NoError(t, err)
+	stale := *ada
+	_, err = s.Patch(ctx, ada.Key, ryno.Patch{Set: map[string]any{"age": 31}})
+	require.NoError(t, err)
+	bob, err := s.Create(ctx, user("bob", "bob@example.com"))
+	require.NoError(t, err)
+	_, err = s.Create(ctx, user("carl", "carl@example.com"))
+	require.NoError(t, err)
+
+	s.counter.Reset()
+	_, err = s.Transact(ctx,
+		ryno.TxUpdate(&stale),                         // another version
+		ryno.TxCreate(user("carl", "x@example.com")),  // exists
+		ryno.TxCreate(user("eve", "ada@example.com")), // a taken unique value
+		ryno.TxCheck(bob.Key, ryno.Attr("age").Greater(99)),
+		ryno.TxAddRelationships(user("nobody", "").Key, "follows", []ryno.Key{ada.Key}),
+	)
+	var refused *ryno.TransactionError
+	require.ErrorAs(t, err, &refused)
+	reasons := map[int]error{}
+	for _, o := range refused.Ops {
+		reasons[o.Index] = o.Err
+	}
+	require.Len(t, reasons, 5, "%v", err)
+	var conflict *ryno.ConflictError
+	require.ErrorAs(t, reasons[0], &conflict)
+	require.Equal(t, int64(1), conflict.Expected)
+	require.ErrorIs(t, reasons[1], ryno.ErrExists)
+	var unique *ryno.UniqueError
+	require.ErrorAs(t, reasons[2], &unique)
+	require.Equal(t, ada.Key, unique.Owner)
+	var condition *ryno.ConditionError
+	require.ErrorAs(t, reasons[3], &condition)
+	require.ErrorIs(t, reasons[4], ryno.ErrNotFound)
+	for _, sentinel := range []error{ryno.ErrConflict, ryno.ErrExists, ryno.ErrNotFound} {
+		require.ErrorIs(t, err, sentinel)
+	}
+
+	_, err = s.Get(ctx, user("eve", "").Key)
+	require.ErrorIs(t, err, ryno.ErrNotFound, "nothing was written")
+	requireIndexExact(t, s)
+	requireClaimsExact(t, s)
+}
+
+func TestATransactionOverTheLimitsSendsNothing(t *testing.T) {
+	s := newStoreWith(t, nil)
+	many := make([]ryno.Op, 101)
+	for i := range many {
+		many[i] = ryno.TxCreate(person(fmt.Sprint("p", i), nil))
+	}
+	big := strings.Repeat("x", 390_000)
+	heavy := make([]ryno.Op, 11)
+	for i := range heavy {
+		heavy[i] = ryno.TxCreate(person(fmt.Sprint("h", i), map[string]any{"big": big}))
+	}
+	tests := map[string]struct {
+		ops   []ryno.Op
+		limit string
+	}{
+		"101 operations":   {many, "actions"},
+		"one entity twice": {[]ryno.Op{ryno.TxCreate(person("a", nil)), ryno.TxPatch(person("a", nil).Key, ryno.Patch{Set: map[string]any{"x": 1}})}, "item"},
+		"one list twice":   {[]ryno.Op{ryno.TxAddRelationships(pk("a"), "p", []ryno.Key{pk("b")}), ryno.TxRemoveRelationships(pk("a"), "p", []ryno.Key{pk("c")})}, "item"},
+		"more than 4 MB":   {heavy, "bytes"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			s.counter.Reset()
+			_, err := s.Transact(ctx, tt.ops...)
+			var limit *ryno.TransactionLimitError
+			require.ErrorAs(t, err, &limit)
+			require.Equal(t, tt.limit, limit.Limit)
+			require.ErrorIs(t, err, ryno.ErrInvalid)
+			require.Zero(t, s.counter.Total(), "no request")
+		})
+	}
+}
+
+func TestATransactionMixesWritesOfIndexedEntitiesListsAndDeletes(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
+	ada, err := s.Create(ctx, user("ada", "ada@example.com"))
+	require.NoError(t, err)
+	_, err = s.Create(ctx, user("old", "old@example.com"))
+	require.NoError(t, err)
+	ada.Attributes["email"] = "countess@example.com"
+
+	res, err := s.Transact(ctx,
+		ryno.TxUpdate(ada),
+		ryno.TxSet(user("bob", "ada@example.com")), // the value ada gives up
+		ryno.TxDelete(user("old", "").Key),
+		ryno.TxAddRelationships(ada.Key, "follows", []ryno.Key{user("bob", "").Key}),
+	)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), res[0].Entity.Version)
+	require.Equal(t, []ryno.Key{user("bob", "").Key}, res[3].Changed)
+	requireIndexExact(t, s)
+	requireClaimsExact(t, s)
+	requireListExact(t, s, ada.Key, "follows")
+	owner, err := s.LookupUnique(ctx, "acme", "user-email", indexing.String("ada@example.com"))
+	require.NoError(t, err)
+	require.Equal(t, user("bob", "").Key, owner)
+
+	_, err = s.Transact(ctx, ryno.TxDelete(ada.Key))
+	require.ErrorIs(t, err, ryno.ErrHasRelationships, "a delete that must sweep lists is refused whole")
+	_, err = s.Get(ctx, ada.Key)
+	require.NoError(t, err)
+}

@@ -1,0 +1,157 @@
+package ryno
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+// Condition is what a write requires of the stored entity besides its version: a
+// test of its attributes (Attr), or of the entity itself (Exists, Absent,
+// VersionIs). DynamoDB evaluates it when the write commits, so it holds at that
+// instant. Use it with If, or alone in a transaction with TxCheck.
+type Condition struct {
+	build func() expression.ConditionBuilder
+	text  string
+	err   error
+}
+
+// String describes the condition, for messages.
+func (c Condition) String() string { return c.text }
+
+// And returns the condition that c and o both hold.
+func (c Condition) And(o Condition) Condition {
+	return Condition{
+		build: func() expression.ConditionBuilder { return c.build().And(o.build()) },
+		text:  c.text + " and " + o.text,
+		err:   firstErr(c.err, o.err),
+	}
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Exists is the condition that the entity exists (and is not being deleted).
+func Exists() Condition {
+	return Condition{text: "exists", build: func() expression.ConditionBuilder {
+		return expression.AttributeExists(expression.Name(tables.AttrID)).
+			And(expression.AttributeNotExists(expression.Name(tables.AttrDeleting)))
+	}}
+}
+
+// Absent is the condition that the entity does not exist.
+func Absent() Condition {
+	return Condition{text: "does not exist", build: func() expression.ConditionBuilder {
+		return expression.AttributeNotExists(expression.Name(tables.AttrID)).
+			Or(expression.AttributeExists(expression.Name(tables.AttrDeleting)))
+	}}
+}
+
+// VersionIs is the condition that the entity exists with version v.
+func VersionIs(v int64) Condition {
+	return Condition{text: fmt.Sprintf("version %d", v), build: func() expression.ConditionBuilder {
+		return expression.Name(tables.AttrVersion).Equal(expression.Value(number(v))).
+			And(expression.AttributeNotExists(expression.Name(tables.AttrDeleting)))
+	}}
+}
+
+// Attr names a user attribute of the entity, for a condition on it. The name is the
+// attribute's whole name; DynamoDB's path syntax ('.', '[') is not read.
+func Attr(name string) AttrRef { return AttrRef{name: name} }
+
+// AttrRef is an attribute a condition tests.
+type AttrRef struct{ name string }
+
+// Exists is the condition that the attribute is stored.
+func (a AttrRef) Exists() Condition {
+	return a.condition("exists", func(n expression.NameBuilder) expression.ConditionBuilder { return expression.AttributeExists(n) })
+}
+
+// Absent is the condition that the attribute is not stored.
+func (a AttrRef) Absent() Condition {
+	return a.condition("is absent", func(n expression.NameBuilder) expression.ConditionBuilder { return expression.AttributeNotExists(n) })
+}
+
+// Equal is the condition that the attribute equals v.
+func (a AttrRef) Equal(v any) Condition { return a.compare("=", v, expression.NameBuilder.Equal) }
+
+// NotEqual is the condition that the attribute does not equal v (or is absent).
+func (a AttrRef) NotEqual(v any) Condition {
+	return a.compare("<>", v, expression.NameBuilder.NotEqual)
+}
+
+// Less is the condition that the attribute is less than v.
+func (a AttrRef) Less(v any) Condition { return a.compare("<", v, expression.NameBuilder.LessThan) }
+
+// LessOrEqual is the condition that the attribute is at most v.
+func (a AttrRef) LessOrEqual(v any) Condition {
+	return a.compare("<=", v, expression.NameBuilder.LessThanEqual)
+}
+
+// Greater is the condition that the attribute is greater than v.
+func (a AttrRef) Greater(v any) Condition {
+	return a.compare(">", v, expression.NameBuilder.GreaterThan)
+}
+
+// GreaterOrEqual is the condition that the attribute is at least v.
+func (a AttrRef) GreaterOrEqual(v any) Condition {
+	return a.compare(">=", v, expression.NameBuilder.GreaterThanEqual)
+}
+
+func (a AttrRef) compare(op string, v any, cmp func(expression.NameBuilder, expression.OperandBuilder) expression.ConditionBuilder) Condition {
+	av, err := encodeValue("Attr("+a.name+")", v)
+	c := a.condition(fmt.Sprintf("%s %v", op, v), func(n expression.NameBuilder) expression.ConditionBuilder {
+		return cmp(n, expression.Value(av))
+	})
+	c.err = firstErr(c.err, err)
+	return c
+}
+
+func (a AttrRef) condition(text string, f func(expression.NameBuilder) expression.ConditionBuilder) Condition {
+	c := Condition{text: a.name + " " + text, build: func() expression.ConditionBuilder {
+		return f(expression.NameNoDotSplit(a.name))
+	}}
+	switch {
+	case strings.ContainsAny(a.name, "[]"):
+		c.err = invalid("Attr", a.name, "conditions cannot name attributes with '[' or ']'")
+	default:
+		c.err = tables.ValidateAttributeName(a.name)
+	}
+	return c
+}
+
+// If makes a write require c of the stored entity when it commits: otherwise it
+// fails with a *ConditionError (ErrConflict) and writes nothing. Patch, Delete and
+// the operations of Transact take it.
+func If(c Condition) WriteOption {
+	return func(o *writeOptions) {
+		if o.cond == nil {
+			o.cond = &c
+			return
+		}
+		both := o.cond.And(c)
+		o.cond = &both
+	}
+}
+
+// ConditionError reports a write refused because its condition did not hold. It
+// matches ErrConflict: the entity is not as the writer required.
+type ConditionError struct {
+	Key       Key
+	Condition string
+}
+
+func (e *ConditionError) Error() string {
+	return fmt.Sprintf("ryno: %s: the condition %s does not hold", e.Key, e.Condition)
+}
+
+func (e *ConditionError) Is(target error) bool { return target == ErrConflict }

@@ -1,0 +1,485 @@
+package ryno
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/tables"
+)
+
+// Op is one operation of a transaction; see Transact and the Tx functions.
+type Op struct {
+	kind      opKind
+	entity    *Entity
+	key       Key
+	patch     Patch
+	opts      []WriteOption
+	cond      Condition
+	predicate string
+	objects   []Key
+}
+
+type opKind int
+
+const (
+	opCreate opKind = iota
+	opUpdate
+	opSet
+	opPatch
+	opDelete
+	opCheck
+	opAdd
+	opRemove
+)
+
+func (k opKind) String() string {
+	return [...]string{"create", "update", "set", "patch", "delete", "check", "add relationships", "remove relationships"}[k]
+}
+
+// TxCreate creates e, as Create does, in a transaction.
+func TxCreate(e *Entity) Op { return Op{kind: opCreate, entity: e} }
+
+// TxUpdate updates e, as Update does (conditional on e.Version when it carries one),
+// in a transaction. If adds a condition.
+func TxUpdate(e *Entity, opts ...WriteOption) Op { return Op{kind: opUpdate, entity: e, opts: opts} }
+
+// TxSet sets e, as Set does, in a transaction.
+func TxSet(e *Entity, opts ...WriteOption) Op { return Op{kind: opSet, entity: e, opts: opts} }
+
+// TxPatch patches the entity k, as Patch does, in a transaction: a counter, or a
+// balance moved under a condition (If).
+func TxPatch(k Key, p Patch, opts ...WriteOption) Op {
+	return Op{kind: opPatch, key: k, patch: p, opts: opts}
+}
+
+// TxDelete deletes the entity k with its index entries, in a transaction. The
+// entity must hold no relationship entry and none may point at it: a Delete that
+// must sweep relationships is too large for one transaction (use Delete).
+func TxDelete(k Key, opts ...WriteOption) Op { return Op{kind: opDelete, key: k, opts: opts} }
+
+// TxCheck requires c of the entity k when the transaction commits, writing nothing.
+func TxCheck(k Key, c Condition) Op { return Op{kind: opCheck, key: k, cond: c} }
+
+// TxAddRelationships adds objects to a list, as AddRelationships does, in a
+// transaction.
+func TxAddRelationships(subject Key, predicate string, objects []Key) Op {
+	return Op{kind: opAdd, key: subject, predicate: predicate, objects: objects}
+}
+
+// TxRemoveRelationships removes objects from a list, as RemoveRelationships does,
+// in a transaction.
+func TxRemoveRelationships(subject Key, predicate string, objects []Key) Op {
+	return Op{kind: opRemove, key: subject, predicate: predicate, objects: objects}
+}
+
+// OpResult is what one operation of a committed transaction did.
+type OpResult struct {
+	// Entity is the entity as stored, for Create, Update, Set, and Patch of an
+	// indexed type. A transaction returns no values, so the Patch of a type without
+	// indexes, which sends its changes without reading the entity, leaves it nil.
+	Entity *Entity
+	// Changed are the objects added or removed, for AddRelationships and
+	// RemoveRelationships.
+	Changed []Key
+}
+
+// TransactionError reports a transaction refused because conditions of some of its
+// operations did not hold; nothing was written. Ops says which and why: a
+// *ConflictError (another version), ErrExists, ErrNotFound, a *ConditionError, a
+// *UniqueError. errors.Is and errors.As see every one of them.
+type TransactionError struct {
+	Ops []OpError
+}
+
+// OpError is why one operation of a transaction was refused.
+type OpError struct {
+	Index int // the operation's position in the call
+	Op    string
+	Key   Key
+	Err   error
+}
+
+func (e *TransactionError) Error() string {
+	parts := make([]string, len(e.Ops))
+	for i, o := range e.Ops {
+		parts[i] = fmt.Sprintf("operation %d (%s %s): %v", o.Index, o.Op, o.Key, o.Err)
+	}
+	return "ryno: transaction refused: " + strings.Join(parts, "; ")
+}
+
+// Unwrap returns the errors of the refused operations.
+func (e *TransactionError) Unwrap() []error {
+	errs := make([]error, len(e.Ops))
+	for i, o := range e.Ops {
+		errs[i] = o.Err
+	}
+	return errs
+}
+
+// TransactionLimitError reports a transaction over one of DynamoDB's limits on
+// TransactWriteItems: Limit is "actions" (100), "bytes" (4 MB) or "item" (an item
+// written twice). Nothing was written. It matches ErrInvalid.
+type TransactionLimitError struct {
+	Limit  string
+	Detail string
+}
+
+func (e *TransactionLimitError) Error() string {
+	return fmt.Sprintf("ryno: transaction over DynamoDB's limit on %s: %s", e.Limit, e.Detail)
+}
+
+func (e *TransactionLimitError) Is(target error) bool { return target == ErrInvalid }
+
+// Transact commits ops in one TransactWriteItems: all of them or none. It reads what
+// the operations need (versions, index entries, list heads and markers) in one
+// parallel round, then sends the transaction, whose conditions make every read
+// hold. Operations that write without a version (a Set, a Patch) are planned again
+// when another writer got there first, within Options.Conflicts; a version, a
+// condition (If, TxCheck), an existing entity for TxCreate, a taken unique value or a
+// missing entity refuse the transaction with a *TransactionError.
+//
+// An entity appears in at most one operation, and a list (subject and predicate) in
+// at most one; a list operation may share its subject with an entity write. Over
+// DynamoDB's limits (100 actions, 4 MB) the call fails with a
+// *TransactionLimitError before writing anything. A transaction sent again after a
+// lost response carries the same client request token, so DynamoDB applies it at
+// most once.
+func (c *Client) Transact(ctx context.Context, ops ...Op) ([]OpResult, error) {
+	tx, err := c.prepareTx(ops)
+	if err != nil {
+		return nil, err
+	}
+	pace := c.conflictPacer()
+	for {
+		parts, err := tx.read(ctx)
+		var early *TransactionError
+		switch {
+		case errors.Is(err, errRetryTx):
+			if err := pace.wait(ctx); err != nil {
+				return nil, fmt.Errorf("ryno: transaction: %w", errRetryTx)
+			}
+			continue
+		case errors.As(err, &early):
+			return nil, early
+		case err != nil:
+			return nil, err
+		}
+		t, owners, err := tx.assemble(parts)
+		if err != nil {
+			return nil, err
+		}
+		a := c.transact(ctx, t.actions, newToken())
+		switch a.outcome {
+		case committed:
+			return tx.results(parts), nil
+		case conditionFailed:
+		default:
+			return nil, fmt.Errorf("ryno: transaction: %w", a.err)
+		}
+		refused, retry := tx.refusals(ctx, parts, t, owners, a)
+		if !retry {
+			return nil, &TransactionError{Ops: refused}
+		}
+		if err := pace.wait(ctx); err != nil {
+			return nil, &TransactionError{Ops: refused}
+		}
+	}
+}
+
+// txOp is one operation, checked, with what it needs between attempts.
+type txOp struct {
+	Op
+	index int
+	write *write       // Create, Update, Set
+	ep    encodedPatch // Patch
+	o     writeOptions
+}
+
+// tx is a transaction in progress.
+type tx struct {
+	c   *Client
+	ops []*txOp
+	// written are the entities written by an operation: a list operation of the
+	// same subject checks it through that write.
+	written map[Key]opKind
+}
+
+// prepareTx checks ops before any request.
+func (c *Client) prepareTx(ops []Op) (*tx, error) {
+	switch {
+	case len(ops) == 0:
+		return nil, invalid("Transact", "", "needs an operation")
+	case len(ops) > maxTransactItems:
+		return nil, &TransactionLimitError{Limit: "actions", Detail: fmt.Sprintf("%d operations; a transaction holds at most %d actions", len(ops), maxTransactItems)}
+	}
+	t := &tx{c: c, written: map[Key]opKind{}}
+	lists := map[string]bool{}
+	bytes := 0
+	for i, op := range ops {
+		p := &txOp{Op: op, index: i}
+		if err := p.check(c); err != nil {
+			return nil, fmt.Errorf("ryno: transaction operation %d (%s): %w", i, op.kind, err)
+		}
+		switch k := p.subject(); op.kind {
+		case opAdd, opRemove:
+			id := k.String() + "\x00" + op.predicate
+			if lists[id] {
+				return nil, &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("the list %s -%s-> is in two operations", k, op.predicate)}
+			}
+			lists[id] = true
+		default:
+			if _, dup := t.written[k]; dup {
+				return nil, &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("%s is in two operations", k)}
+			}
+			t.written[k] = op.kind
+		}
+		if p.write != nil {
+			bytes += tables.ItemSize(p.write.base)
+		}
+		t.ops = append(t.ops, p)
+	}
+	if bytes > maxTransactBytes {
+		return nil, &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the entities alone are %d bytes; a transaction holds at most %d", bytes, maxTransactBytes)}
+	}
+	return t, nil
+}
+
+// subject is the entity the operation is about.
+func (op *txOp) subject() Key {
+	if op.entity != nil {
+		return op.entity.Key
+	}
+	return op.key
+}
+
+// check validates the operation and prepares its write.
+func (op *txOp) check(c *Client) error {
+	var err error
+	if op.o, err = writeOptionsOf(op.opts); err != nil {
+		return err
+	}
+	switch op.kind {
+	case opCreate, opUpdate, opSet:
+		if op.write, err = c.newWrite(op.entity, [...]putMode{modeCreate, modeUpdate, modeSet}[op.kind]); err != nil {
+			return err
+		}
+		op.write.cond = op.o.cond
+		return nil
+	case opPatch:
+		if err := op.key.Validate(); err != nil {
+			return err
+		}
+		op.ep, err = encodePatch(op.patch)
+		return err
+	case opCheck:
+		if err := op.key.Validate(); err != nil {
+			return err
+		}
+		if op.cond.build == nil {
+			return invalid("TxCheck", op.key.String(), "needs a condition")
+		}
+		return op.cond.err
+	case opAdd, opRemove:
+		return validateList(op.key, op.predicate, op.objects)
+	}
+	return op.key.Validate()
+}
+
+// txPart is what one operation adds to the transaction, once it has read.
+type txPart struct {
+	op      *txOp
+	t       listTransaction
+	result  OpResult
+	refused func(ctx context.Context, role actionRole, item map[string]types.AttributeValue) (retry bool, err error)
+}
+
+// read reads what every operation needs, in parallel, and plans its actions.
+func (t *tx) read(ctx context.Context) ([]*txPart, error) {
+	parts := make([]*txPart, len(t.ops))
+	err := parallel(ctx, len(t.ops), t.c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+		var err error
+		parts[i], err = t.plan(ctx, t.ops[i])
+		if err != nil {
+			err = fmt.Errorf("ryno: transaction operation %d (%s %s): %w", i, t.ops[i].kind, t.ops[i].subject(), err)
+		}
+		return err
+	})
+	return parts, err
+}
+
+// plan reads what op needs and returns its part.
+func (t *tx) plan(ctx context.Context, op *txOp) (*txPart, error) {
+	switch op.kind {
+	case opCreate, opUpdate, opSet:
+		return t.c.txWrite(ctx, op, op.write)
+	case opPatch:
+		return t.c.txPatch(ctx, op)
+	case opDelete:
+		return t.c.txDelete(ctx, op)
+	case opCheck:
+		return t.c.txCheck(op), nil
+	}
+	return t.c.txList(ctx, op, t.written)
+}
+
+// assemble joins the parts into one transaction and checks DynamoDB's limits. owners
+// says which part each action belongs to.
+func (t *tx) assemble(parts []*txPart) (*listTransaction, []int, error) {
+	all := &listTransaction{}
+	var owners []int
+	seen := map[string]int{} // item -> action
+	for i, p := range parts {
+		for j, act := range p.t.actions {
+			id := actionItem(act)
+			role := p.t.roles[j]
+			if k, dup := seen[id]; dup {
+				merged, ok := t.c.handOver(all.roles[k], role)
+				if !ok {
+					return nil, nil, &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("operation %d writes an item another operation writes", p.op.index)}
+				}
+				all.actions[k], all.roles[k], owners[k] = merged, role, i
+				continue
+			}
+			seen[id] = len(all.actions)
+			all.add(act, role, 0)
+			owners = append(owners, i)
+		}
+		all.bytes += p.t.bytes
+	}
+	switch {
+	case len(all.actions) > maxTransactItems:
+		return nil, nil, &TransactionLimitError{Limit: "actions", Detail: fmt.Sprintf("the operations take %d actions (entities, index entries, claims, list entries, markers and heads); at most %d", len(all.actions), maxTransactItems)}
+	case all.bytes > maxTransactBytes:
+		return nil, nil, &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the operations write %d bytes; at most %d", all.bytes, maxTransactBytes)}
+	}
+	return all, owners, nil
+}
+
+// handOver merges the release of a unique value by one operation and its claim by
+// another into one action: the claim, on the condition that the value is free or
+// held by either entity.
+func (c *Client) handOver(a, b actionRole) (types.TransactWriteItem, bool) {
+	if a.kind != roleClaim || b.kind != roleClaim || a.release == b.release {
+		return types.TransactWriteItem{}, false
+	}
+	release, claim := a.claim, b.claim
+	if b.release {
+		release, claim = b.claim, a.claim
+	}
+	act := c.claimAction(claim)
+	cond := ownedByOrFree(claim.Type, claim.ID).Or(
+		expression.Name(tables.AttrType).Equal(expression.Value(str(release.Type))).
+			And(expression.Name(tables.AttrID).Equal(expression.Value(str(release.ID)))))
+	bc := build(cond, nil)
+	act.Put.ConditionExpression, act.Put.ExpressionAttributeNames, act.Put.ExpressionAttributeValues = bc.condition, bc.names, bc.values
+	return act, true
+}
+
+// actionItem identifies the item an action writes or checks.
+func actionItem(act types.TransactWriteItem) string {
+	switch {
+	case act.Put != nil:
+		return itemID(aws.ToString(act.Put.TableName), keyOf(aws.ToString(act.Put.TableName), act.Put.Item))
+	case act.Update != nil:
+		return itemID(aws.ToString(act.Update.TableName), act.Update.Key)
+	case act.Delete != nil:
+		return itemID(aws.ToString(act.Delete.TableName), act.Delete.Key)
+	}
+	return itemID(aws.ToString(act.ConditionCheck.TableName), act.ConditionCheck.Key)
+}
+
+// keyOf returns the key of an item of one of the store's tables.
+func keyOf(table string, item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	for _, names := range [][]string{
+		{tables.AttrID, tables.AttrScopeTypeKey},
+		{tables.AttrSubjectKey, tables.AttrPredicateKey},
+		{tables.AttrSubjectKey, tables.AttrUniqueKey},
+	} {
+		if _, ok := item[names[1]]; ok {
+			return project(item, names)
+		}
+	}
+	return item
+}
+
+// refusals reads every failed condition of a cancelled transaction. It reports
+// whether to plan and send the transaction again: when every refusal was another
+// writer getting there first, for operations without a version.
+func (t *tx) refusals(ctx context.Context, parts []*txPart, all *listTransaction, owners []int, a attempt) ([]OpError, bool) {
+	var errs []OpError
+	retry := true
+	for i, reason := range a.reasons {
+		if aws.ToString(reason.Code) != "ConditionalCheckFailed" {
+			continue
+		}
+		p := parts[owners[i]]
+		again, err := p.refused(ctx, all.roles[i], reason.Item)
+		retry = retry && again
+		errs = append(errs, OpError{Index: p.op.index, Op: p.op.kind.String(), Key: p.op.subject(), Err: err})
+	}
+	return errs, retry && len(errs) > 0
+}
+
+// results returns what each operation did.
+func (t *tx) results(parts []*txPart) []OpResult {
+	out := make([]OpResult, len(parts))
+	for i, p := range parts {
+		out[i] = p.result
+	}
+	return out
+}
+
+// txCheck is a condition check on an entity.
+func (c *Client) txCheck(op *txOp) *txPart {
+	b := build(op.cond.build(), nil)
+	p := &txPart{op: op}
+	p.t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: aws.String(c.names.Entities), Key: op.key.item(),
+		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+	}}, actionRole{kind: roleEntity}, tables.ItemSize(op.key.item()))
+	p.refused = func(context.Context, actionRole, map[string]types.AttributeValue) (bool, error) {
+		return false, &ConditionError{Key: op.key, Condition: op.cond.String()}
+	}
+	return p
+}
+
+// txList plans an Add or Remove of a list. The subject's existence is checked, or
+// written by another operation of the transaction.
+func (c *Client) txList(ctx context.Context, op *txOp, written map[Key]opKind) (*txPart, error) {
+	lop := listOp{kind: [...]listKind{opAdd: listAdd, opRemove: listRemove}[op.kind], subject: op.key,
+		predicate: op.predicate, objects: op.objects, checkObjects: c.opts.CheckObjects}
+	s, err := c.readListState(ctx, lop)
+	if err != nil {
+		return nil, err
+	}
+	p := &txPart{op: op}
+	switch kind, ok := written[op.key]; {
+	case ok && kind == opDelete:
+		return nil, invalid("Transact", op.key.String(), "deletes the subject of a list it writes")
+	case ok && kind != opCheck: // the subject's write checks it exists
+		p.t.checked = map[Key]bool{op.key: true}
+	}
+	if s.head.Leased(c.opts.Now()) {
+		return nil, listConflict(lop, errors.New("another writer holds the list"))
+	}
+	ch := lop.plan(s)
+	c.checkEntity(&p.t, op.key, actionRole{kind: roleEntity})
+	c.addChange(&p.t, ch, lop.checkObjects, c.opts.Now())
+	p.result.Changed = fromRelKeys(append(ch.Added, ch.Removed...))
+	p.refused = func(_ context.Context, role actionRole, _ map[string]types.AttributeValue) (bool, error) {
+		switch role.kind {
+		case roleEntity:
+			return false, notFound(op.key)
+		case roleObject:
+			return false, fmt.Errorf("%w: %s, the object of an edge", ErrNotFound, role.object)
+		}
+		return true, listConflict(lop, errors.New("another writer changed it"))
+	}
+	return p, nil
+}

@@ -1,0 +1,265 @@
+package ryno
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/tables"
+)
+
+// ErrHasRelationships is returned (wrapped) by a transaction deleting an entity that
+// holds relationship entries, or that entries point at: deleting them could take
+// more than one transaction. Delete such an entity with Delete.
+var ErrHasRelationships = errors.New("ryno: the entity has relationship entries; delete it with Delete, outside a transaction")
+
+// errRetryTx asks Transact to read and plan again, after a backoff: an entity is in
+// the middle of a large write.
+var errRetryTx = errors.New("ryno: an entity of the transaction is being written")
+
+// txWrite plans a Create, Update or Set in a transaction: it reads the entity item
+// (unless the entity carries what the write needs), its index entries and its lists
+// in one round, as Set does, without its optimistic create.
+func (c *Client) txWrite(ctx context.Context, op *txOp, w *write) (*txPart, error) {
+	w.together = true
+	x, getItem := w.first()
+	if w.mode == modeSet && x.absent {
+		x, getItem = expectation{}, true // one transaction: learn what is stored first
+	}
+	snap, done, err := w.read(ctx, x, getItem)
+	switch {
+	case err != nil:
+		return nil, err
+	case done != nil:
+		return nil, fmt.Errorf("%w: an earlier attempt of this transaction wrote it", errRetryTx)
+	case snap.x.pending:
+		return nil, errRetryTx
+	}
+	p, err := w.plan(snap.x, snap.entries, snap.lists)
+	if err != nil {
+		return nil, err
+	}
+	part := &txPart{op: op, t: *w.transaction(p)}
+	part.result.Entity, err = w.storedEntity(p.item)
+	part.refused = w.refused(snap.x, op)
+	return part, err
+}
+
+// refused explains a refused action of the write of x.
+func (w *write) refused(x expectation, op *txOp) func(context.Context, actionRole, map[string]types.AttributeValue) (bool, error) {
+	return func(ctx context.Context, role actionRole, item map[string]types.AttributeValue) (bool, error) {
+		switch role.kind {
+		case roleEntity:
+			if err := w.conditionFailed(x, item); err != nil {
+				return false, err
+			}
+			s, err := readStored(w.e.Key, item)
+			if err != nil {
+				return false, err
+			}
+			if s.deleting != "" {
+				return true, &ConflictError{Key: w.e.Key, Reason: "being deleted"}
+			}
+			if _, err := w.decide(s); err != nil {
+				return false, err
+			}
+			return true, &ConflictError{Key: w.e.Key, Expected: x.version, Stored: s.version, Reason: "written meanwhile"}
+		case roleClaim:
+			if role.release {
+				return true, &ConflictError{Key: w.e.Key, Reason: "a value it held was claimed meanwhile"}
+			}
+			return false, uniqueTaken(role.claim, item)
+		case roleObject:
+			return false, fmt.Errorf("%w: %s, the object of an edge", ErrNotFound, role.object)
+		}
+		return true, &ConflictError{Key: w.e.Key, Predicate: role.list, Reason: "its list changed meanwhile"}
+	}
+}
+
+// txPatch plans a Patch in a transaction: one conditional update on a type without
+// indexes; on an indexed type, the entity and its entries are read, the patch
+// applied, and the entity written with its entries as Update does.
+func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
+	if !c.indexes.has(op.key.Type) {
+		token := newToken()
+		in := c.patchInput(op.key, op.ep, op.o, token)
+		p := &txPart{op: op}
+		p.t.add(types.TransactWriteItem{Update: &types.Update{
+			TableName: in.TableName, Key: in.Key, UpdateExpression: in.UpdateExpression,
+			ConditionExpression: in.ConditionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
+			ExpressionAttributeValues:           in.ExpressionAttributeValues,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}}, actionRole{kind: roleEntity}, tables.ItemSize(in.Key))
+		p.refused = func(ctx context.Context, _ actionRole, item map[string]types.AttributeValue) (bool, error) {
+			_, err := c.patchRefused(ctx, op.key, op.o, token, item)
+			return false, err
+		}
+		return p, nil
+	}
+	item, entries, byRecord, err := c.readWithEntries(ctx, op.key)
+	if err != nil {
+		return nil, err
+	}
+	if item == nil || deleted(item) {
+		return nil, notFound(op.key)
+	}
+	e, err := decodeEntity(item)
+	if err != nil {
+		return nil, err
+	}
+	if op.o.version > 0 && e.Version != op.o.version {
+		return nil, &TransactionError{Ops: []OpError{{Index: op.index, Op: op.kind.String(), Key: op.key,
+			Err: &ConflictError{Key: op.key, Expected: op.o.version, Stored: e.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.o.version, e.Version)}}}}
+	}
+	if err := op.ep.apply(e); err != nil {
+		return nil, err
+	}
+	w, err := c.newWrite(e, modeUpdate)
+	if err != nil {
+		return nil, err
+	}
+	w.cond, w.byRecord = op.o.cond, byRecord
+	s, err := readStored(op.key, item)
+	if err != nil {
+		return nil, err
+	}
+	x := expect(s)
+	if s.pending != "" {
+		return nil, errRetryTx
+	}
+	p, err := w.plan(x, entries, nil)
+	if err != nil {
+		return nil, err
+	}
+	part := &txPart{op: op, t: *w.transaction(p)}
+	part.result.Entity, err = w.storedEntity(p.item)
+	refused := w.refused(x, op)
+	part.refused = func(ctx context.Context, role actionRole, item map[string]types.AttributeValue) (bool, error) {
+		retry, err := refused(ctx, role, item)
+		return retry && op.o.version == 0, err
+	}
+	return part, err
+}
+
+// readWithEntries reads the entity item k and its index entries in one round. When
+// the item records the entries read, they are those of the version read (byRecord);
+// otherwise they are read again, after the item.
+func (c *Client) readWithEntries(ctx context.Context, k Key) (item map[string]types.AttributeValue, entries []map[string]types.AttributeValue, byRecord bool, err error) {
+	err = parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+		var err error
+		if i == 0 {
+			item, err = c.getItem(ctx, k, true)
+		} else {
+			entries, err = c.readIndexEntries(ctx, k)
+		}
+		return err
+	})
+	if err != nil || item == nil || recordMatches(item, entries) {
+		return item, entries, item != nil, err
+	}
+	entries, err = c.readIndexEntries(ctx, k)
+	return item, entries, false, err
+}
+
+// txDelete plans a Delete in a transaction: the entity, its index entries, the
+// claims of its unique values and the heads of its empty lists, under the condition
+// that it is still the version read. An entity with relationship entries is refused.
+func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
+	var partition, incoming []map[string]types.AttributeValue
+	var item map[string]types.AttributeValue
+	var entries []map[string]types.AttributeValue
+	err := parallel(ctx, 3, 3, func(ctx context.Context, i int) error {
+		var err error
+		switch i {
+		case 0:
+			item, entries, _, err = c.readWithEntries(ctx, op.key)
+		case 1:
+			partition, err = c.partitionItems(ctx, op.key)
+		default:
+			var out *dynamodb.QueryOutput
+			in := c.incomingQuery(op.key)
+			in.Limit = aws.Int32(1)
+			if out, err = c.api.Query(ctx, in); err == nil {
+				incoming = out.Items
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := &txPart{op: op}
+	s, err := readStored(op.key, item)
+	switch {
+	case err != nil:
+		return nil, err
+	case !s.live() && op.o.version > 0:
+		return nil, &TransactionError{Ops: []OpError{{Index: op.index, Op: op.kind.String(), Key: op.key,
+			Err: &ConflictError{Key: op.key, Expected: op.o.version, Missing: true, Reason: "the entity does not exist"}}}}
+	case !s.live():
+		return p, nil // nothing to delete: not an error
+	case len(incoming) > 0 || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !bookkeeping(i) }):
+		return nil, ErrHasRelationships
+	case s.pending != "":
+		return nil, errRetryTx
+	}
+	c.addEntityDelete(&p.t, op, s)
+	for _, e := range parseEntries(entries) {
+		p.t.add(transactItems([]writeOp{deleteOp(c.names.IndexEntries, e.PrimaryKey())})[0], actionRole{kind: roleIndex}, 0)
+		if c.indexes.unique(e.Type, e.IndexName) {
+			p.t.add(c.releaseAction(indexing.ClaimOf(e)), actionRole{kind: roleClaim, claim: indexing.ClaimOf(e), release: true}, 0)
+		}
+	}
+	for _, b := range partition {
+		p.t.add(transactItems([]writeOp{deleteOp(c.names.Relationships, project(b, []string{tables.AttrSubjectKey, tables.AttrPredicateKey}))})[0], actionRole{kind: roleHead}, 0)
+	}
+	p.refused = func(_ context.Context, role actionRole, item map[string]types.AttributeValue) (bool, error) {
+		now, _ := readStored(op.key, item)
+		switch {
+		case role.kind != roleEntity:
+			return true, &ConflictError{Key: op.key, Reason: "its entries changed meanwhile"}
+		case op.o.version > 0 && now.version != op.o.version:
+			return false, &ConflictError{Key: op.key, Expected: op.o.version, Stored: now.version, Missing: !now.live(), Reason: "another version"}
+		case op.o.cond != nil && now.version == s.version:
+			return false, &ConditionError{Key: op.key, Condition: op.o.cond.String()}
+		}
+		return true, &ConflictError{Key: op.key, Reason: "written meanwhile"}
+	}
+	return p, nil
+}
+
+// addEntityDelete adds the deletion of the entity stored as s, conditional on its
+// version (which pins the entries read) and the caller's condition.
+func (c *Client) addEntityDelete(t *listTransaction, op *txOp, s stored) {
+	cond := expression.Name(tables.AttrVersion).Equal(expression.Value(number(s.version))).
+		And(expression.AttributeNotExists(expression.Name(tables.AttrDeleting)))
+	if op.o.cond != nil {
+		cond = cond.And(op.o.cond.build())
+	}
+	b := build(cond, nil)
+	t.add(types.TransactWriteItem{Delete: &types.Delete{
+		TableName: aws.String(c.names.Entities), Key: op.key.item(),
+		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}, actionRole{kind: roleEntity}, tables.ItemSize(op.key.item()))
+}
+
+// partitionItems returns the keys of the items in k's partition of the relationship
+// entries table: its entries, and its lists' heads and markers.
+func (c *Client) partitionItems(ctx context.Context, k Key) ([]map[string]types.AttributeValue, error) {
+	in := keysOnly(keyCondition(c.names.Relationships, "", tables.AttrSubjectKey, k.String()), tables.AttrSubjectKey, tables.AttrPredicateKey)
+	in.ConsistentRead = aws.Bool(true)
+	var items []map[string]types.AttributeValue
+	err := c.queryPages(ctx, in, func(page []map[string]types.AttributeValue) error {
+		items = append(items, page...)
+		return nil
+	})
+	return items, err
+}

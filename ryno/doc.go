@@ -64,13 +64,24 @@
 // Options.CheckObjects or CheckObjects(true), the objects too. Changes too large for
 // one transaction take a lease on the list, which expires if the writer is cut off.
 //
+// # Transactions
+//
+// Transact commits operations on several entities in one TransactWriteItems, all or
+// none: TxCreate, TxUpdate, TxSet, TxPatch, TxDelete, TxCheck, TxAddRelationships and
+// TxRemoveRelationships, with conditions on attributes (If, Attr). It reads what the
+// operations need in one round, then sends the transaction; a refusal is a
+// *TransactionError saying, for each operation refused, why.
+//
 // # Indexes
 //
 // Options.Indexes registers map functions per entity type; every write keeps the index
 // entries table in step, diffed against the table itself. QueryIndex and
 // QueryIndexEntries answer equality, prefix and range queries on order-preserving
-// values (package indexing); AllInIndex and AllIndexEntries iterate over every page. Reindex repairs a type's entries after a map function
-// changes, and Check finds entries whose entities are gone.
+// values (package indexing); AllInIndex and AllIndexEntries iterate over every page.
+// A unique index (Index.Unique) holds each value for one entity of a scope, claimed
+// in the same transaction as the entity's write; LookupUnique and GetByUnique find
+// the entity holding a value. Reindex repairs a type's entries after a map function
+// changes, and Check finds entries and claims whose entities are gone.
 //
 // # Errors
 //

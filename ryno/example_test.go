@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -394,4 +395,66 @@ func ExampleClient_ReverseRelationships() {
 		}
 		fmt.Println(r.Subject.ID, r.Predicate)
 	}
+}
+
+func ExampleClient_Transact() {
+	ctx := context.Background()
+	db := connect()
+	from := ryno.Key{Scope: "bank", Type: "account", ID: "ada"}
+	to := ryno.Key{Scope: "bank", Type: "account", ID: "grace"}
+
+	// Both patches commit, or neither: the money is never in two places, nor gone.
+	_, err := db.Transact(ctx,
+		ryno.TxPatch(from, ryno.Patch{Add: map[string]any{"balance": -30}},
+			ryno.If(ryno.Attr("balance").GreaterOrEqual(30))),
+		ryno.TxPatch(to, ryno.Patch{Add: map[string]any{"balance": 30}}),
+	)
+	var refused *ryno.TransactionError
+	switch {
+	case errors.As(err, &refused):
+		for _, op := range refused.Ops {
+			fmt.Println("operation", op.Index, "refused:", op.Err) // an overdraft: a *ConditionError
+		}
+	case err != nil:
+		log.Fatal(err)
+	}
+}
+
+func ExampleIndex_unique() {
+	ctx := context.Background()
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	db, err := ryno.New(dynamodb.NewFromConfig(cfg), ryno.Options{
+		TablePrefix: "myapp",
+		Indexes: []ryno.Index{{
+			Type: "user", Name: "email", Unique: true,
+			Map: func(e *ryno.Entity, emit func(indexing.Value)) {
+				if s, ok := e.Attributes["email"].(string); ok {
+					emit(indexing.String(strings.ToLower(s)))
+				}
+			},
+		}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	_, err = db.Create(ctx, &ryno.Entity{
+		Key:        ryno.Key{Scope: "acme", Type: "user", ID: "ada"},
+		Attributes: map[string]any{"email": "ada@example.com"},
+	})
+	var taken *ryno.UniqueError
+	if errors.As(err, &taken) {
+		fmt.Println("the address is", taken.Owner.ID+"'s") // also errors.Is(err, ryno.ErrExists)
+		return
+	} else if err != nil {
+		log.Fatal(err)
+	}
+	user, err := db.GetByUnique(ctx, "acme", "email", indexing.String("ada@example.com"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(user.ID)
 }

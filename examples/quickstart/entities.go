@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/ryno"
 )
 
@@ -56,6 +57,22 @@ func createAgain(ctx context.Context, db *ryno.Client) error {
 	return nil
 }
 
+func sameEmail(ctx context.Context, db *ryno.Client) error {
+	_, err := db.Create(ctx, &ryno.Entity{Key: ryno.Key{Scope: "acme", Type: "person", ID: "imposter"},
+		Attributes: map[string]any{"name": "Not Grace", "email": "grace@acme.example"}})
+	var taken *ryno.UniqueError
+	if !errors.As(err, &taken) {
+		return fmt.Errorf("want a *UniqueError, got %v", err)
+	}
+	fmt.Printf("   refused: %v\n", err)
+	owner, err := db.LookupUnique(ctx, "acme", byEmail, indexing.String("grace@acme.example"))
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   LookupUnique(%q, \"grace@acme.example\"): %s (one GetItem of the value's claim)\n", byEmail, owner.ID)
+	return nil
+}
+
 // staleGrace is Grace as read before updateGrace wrote her: a copy another process
 // might still hold.
 var staleGrace *ryno.Entity
@@ -71,7 +88,7 @@ func updateGrace(ctx context.Context, db *ryno.Client) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("   read grace at version %d, added rank, wrote her back with one put conditional on it\n", e.Version)
+	fmt.Printf("   read grace at version %d, added rank, wrote her back conditional on that version\n", e.Version)
 	fmt.Printf("   now version %d; created %s (kept), updated %s (moved)\n", updated.Version, stamp(updated.Created), stamp(updated.Updated))
 	return nil
 }

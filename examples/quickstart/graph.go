@@ -145,6 +145,25 @@ func getWithLists(ctx context.Context, db *ryno.Client) error {
 	return nil
 }
 
+func likeInOneTransaction(ctx context.Context, db *ryno.Client) error {
+	res, err := db.Transact(ctx,
+		ryno.TxAddRelationships(grace, "likes", []ryno.Key{p1}),
+		ryno.TxPatch(p1, ryno.Patch{Add: map[string]any{"likes": 1}}),
+	)
+	if err != nil {
+		return err
+	}
+	fmt.Println("   Transact(TxAddRelationships(grace, \"likes\", p1), TxPatch(p1, Add likes 1)):")
+	fmt.Printf("   added %s; p1 has %v like(s), version %d: both or neither\n",
+		ids(res[0].Changed), res[1].Entity.Attributes["likes"], res[1].Entity.Version)
+	_, err = db.Transact(ctx,
+		ryno.TxAddRelationships(grace, "likes", []ryno.Key{p1}),
+		ryno.TxCheck(p1, ryno.Attr("likes").Less(1)),
+	)
+	fmt.Printf("   a transaction whose check fails writes nothing:\n   %v\n", err)
+	return nil
+}
+
 func alanHasNoEdges(ctx context.Context, db *ryno.Client) error {
 	own, err := db.Relationships(ctx, alan, "", ryno.PageOptions{})
 	if err != nil {

@@ -22,7 +22,7 @@ const (
 // indexes are registered with ryno.New. Each map function emits the values an entity
 // is found under; the store keeps the index entries in step with every write.
 var indexes = []ryno.Index{
-	{Type: "person", Name: byEmail, Map: emitEmail, Project: []string{"name"}},
+	{Type: "person", Name: byEmail, Map: emitEmail, Project: []string{"name"}, Unique: true},
 	{Type: "person", Name: byAge, Map: emitAge},
 	{Type: "post", Name: byPublished, Map: emitPublished},
 }

@@ -1,0 +1,146 @@
+package ryno
+
+import (
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/tables"
+)
+
+func emailEntry(id, email string) indexing.Entry {
+	return indexing.Entry{Scope: "acme", Type: "user", ID: id, IndexName: "email", Value: indexing.String(email)}
+}
+
+func TestClaimChangesClaimNewValuesAndReleaseDroppedOnes(t *testing.T) {
+	reg, err := newIndexRegistry([]Index{
+		{Type: "user", Name: "email", Unique: true, Map: func(*Entity, func(indexing.Value)) {}},
+		{Type: "user", Name: "age", Map: func(*Entity, func(indexing.Value)) {}},
+	})
+	require.NoError(t, err)
+	age := indexing.Entry{Scope: "acme", Type: "user", ID: "a", IndexName: "age", Value: indexing.Int(3)}
+	tests := []struct {
+		name              string
+		stored, emitted   []indexing.Entry
+		claims, releasesW []indexing.Entry
+	}{
+		{"a new entity claims its values", nil, []indexing.Entry{emailEntry("a", "x"), age}, []indexing.Entry{emailEntry("a", "x")}, nil},
+		{"an unchanged value is neither claimed nor released", []indexing.Entry{emailEntry("a", "x")}, []indexing.Entry{emailEntry("a", "x")}, nil, nil},
+		{"a changed value: the new claimed, the old released", []indexing.Entry{emailEntry("a", "x")}, []indexing.Entry{emailEntry("a", "y")},
+			[]indexing.Entry{emailEntry("a", "y")}, []indexing.Entry{emailEntry("a", "x")}},
+		{"a value emitted twice is claimed once", nil, []indexing.Entry{emailEntry("a", "x"), emailEntry("a", "x")}, []indexing.Entry{emailEntry("a", "x")}, nil},
+		{"values of other indexes are not claimed", []indexing.Entry{age}, nil, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			claims, releases := reg.claimChanges(tt.stored, tt.emitted)
+			require.Equal(t, claimsOf(tt.claims), claims)
+			require.Equal(t, claimsOf(tt.releasesW), releases)
+		})
+	}
+}
+
+func claimsOf(entries []indexing.Entry) []indexing.Claim {
+	var claims []indexing.Claim
+	for _, e := range entries {
+		claims = append(claims, indexing.ClaimOf(e))
+	}
+	return claims
+}
+
+func TestHandOverMergesAReleaseAndAClaimOfOneValue(t *testing.T) {
+	c, err := New(struct{ DynamoDBAPI }{}, Options{TablePrefix: "t"})
+	require.NoError(t, err)
+	release := actionRole{kind: roleClaim, claim: indexing.ClaimOf(emailEntry("a", "x")), release: true}
+	claim := actionRole{kind: roleClaim, claim: indexing.ClaimOf(emailEntry("b", "x"))}
+	for _, pair := range [][2]actionRole{{release, claim}, {claim, release}} {
+		act, ok := c.handOver(pair[0], pair[1])
+		require.True(t, ok)
+		require.NotNil(t, act.Put, "the claim wins")
+		require.Equal(t, str("b"), act.Put.Item[tables.AttrID])
+		values := act.Put.ExpressionAttributeValues
+		require.Contains(t, values, findValue(t, values, "a"), "either owner may hold it")
+		require.Contains(t, values, findValue(t, values, "b"))
+	}
+	_, ok := c.handOver(claim, claim)
+	require.False(t, ok, "two claims of one value cannot both commit")
+	_, ok = c.handOver(actionRole{kind: roleEntry}, claim)
+	require.False(t, ok)
+}
+
+func findValue(t *testing.T, values map[string]types.AttributeValue, s string) string {
+	t.Helper()
+	for k, v := range values {
+		if sv, ok := v.(*types.AttributeValueMemberS); ok && sv.Value == s {
+			return k
+		}
+	}
+	t.Fatalf("no value %q in %v", s, values)
+	return ""
+}
+
+func TestRecordMatchesOnlyTheEntriesItRecords(t *testing.T) {
+	item := func(record map[string][]string, extra ...string) map[string]types.AttributeValue {
+		av, err := attributevalue.Marshal(record)
+		require.NoError(t, err)
+		it := map[string]types.AttributeValue{tables.AttrIndexEntries: av, tables.AttrVersion: number(3)}
+		for _, name := range extra {
+			it[name] = str("x")
+		}
+		return it
+	}
+	entryItem := func(email string) map[string]types.AttributeValue {
+		it, err := emailEntry("a", email).Item()
+		require.NoError(t, err)
+		return it
+	}
+	x, y := indexing.String("x").String(), indexing.String("y").String()
+	entries := []map[string]types.AttributeValue{entryItem("x"), entryItem("y")}
+	require.True(t, recordMatches(item(map[string][]string{"email": {x, y}}), entries))
+	require.True(t, recordMatches(item(map[string][]string{"email": {y, x, x}}), entries), "a repeated value is one entry")
+	require.False(t, recordMatches(item(map[string][]string{"email": {x}}), entries), "an entry the record lacks")
+	require.False(t, recordMatches(item(map[string][]string{"email": {x, y, "z"}}), entries), "an entry missing")
+	require.False(t, recordMatches(item(map[string][]string{"email": {x, y}}, tables.AttrPending), entries), "a large write under way")
+	require.False(t, recordMatches(nil, entries))
+}
+
+func TestConditionsBuildAndReportBadNames(t *testing.T) {
+	tests := []struct {
+		c    Condition
+		text string
+		err  bool
+	}{
+		{Attr("balance").GreaterOrEqual(30), "balance >= 30", false},
+		{Attr("a.b").Equal("x"), "a.b = x", false},
+		{Attr("n").Less(1).And(Exists()), "n < 1 and exists", false},
+		{VersionIs(2), "version 2", false},
+		{Attr("_version").Equal(1), "", true},
+		{Attr("x[0]").Exists(), "", true},
+		{Attr("f").Equal(func() {}), "", true},
+	}
+	for _, tt := range tests {
+		if tt.err {
+			require.Error(t, tt.c.err, tt.c.text)
+			continue
+		}
+		require.NoError(t, tt.c.err)
+		require.Equal(t, tt.text, tt.c.String())
+		expr, err := expression.NewBuilder().WithCondition(tt.c.build()).Build()
+		require.NoError(t, err, tt.text)
+		require.NotEmpty(t, *expr.Condition())
+	}
+	names := func(c Condition) []string {
+		expr, err := expression.NewBuilder().WithCondition(c.build()).Build()
+		require.NoError(t, err)
+		var out []string
+		for _, n := range expr.Names() {
+			out = append(out, n)
+		}
+		return out
+	}
+	require.Contains(t, names(Attr("a.b").Equal(1)), "a.b", "a name with a dot is one attribute")
+}

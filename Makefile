@@ -30,23 +30,23 @@ with_dynamodb = if [ -z "$$RYNO_DYNAMODB_ENDPOINT" ]; then \
 test: lint
 	@mkdir -p $(BUILD)
 	@$(with_dynamodb) \
-		$(GOTESTSUM) --format pkgname-and-test-fails --jsonfile $(BUILD)/test-events.json -- -race -count=1 ./...
+		$(GOTESTSUM) --format pkgname-and-test-fails --jsonfile $(BUILD)/test-events.json -- -race -count=1 ./... ./integration/...
 	@scripts/test-summary.sh $(BUILD)/test-events.json integration ryno tables cli
 
 lint:
-	$(GO) vet ./...
+	$(GO) vet ./... ./integration/...
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 
 # Unit tests only: no Docker needed (integration tests skip with one line).
 unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 ./... ./integration/...
 
 demo:
 	@scripts/demo.sh
 
 bench:
 	@$(with_dynamodb) \
-		$(GO) test -run '^$$' -bench . -benchmem ./...
+		$(GO) test -run '^$$' -bench . -benchmem ./... ./integration/...
 
 fuzz:
 	@for target in $$($(GO) test -list '^Fuzz' ./tables | grep '^Fuzz'); do \

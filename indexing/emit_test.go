@@ -127,11 +127,13 @@ func TestEmitFromGoroutines(t *testing.T) {
 	got, err := indexing.Emit("by_n", func(emit func(indexing.Value)) {
 		var wg sync.WaitGroup
 		for i := range 8 {
-			wg.Go(func() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
 				for j := range 100 {
 					emit(indexing.Int(int64(i*100 + j%50)))
 				}
-			})
+			}()
 		}
 		wg.Wait()
 	})

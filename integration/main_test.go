@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/rynodb/rynodb/internal/dynamotest"
+	"github.com/rynodb/rynodb/integration/dynamotest"
 )
 
 func TestMain(m *testing.M) { os.Exit(dynamotest.Main(m)) }

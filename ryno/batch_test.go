@@ -208,9 +208,11 @@ func TestSharedBatcherBoundsRequestsAcrossBatches(t *testing.T) {
 	b := testBatcher(f, limit, nil).shared()
 	var wg sync.WaitGroup
 	for i := range batches {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			assert.NoError(t, b.write(context.Background(), puts("t", i*100, i*100+25*limit, "a")))
-		})
+		}()
 	}
 	wg.Wait()
 	require.Equal(t, limit, f.maxInFlight, "%d batches of %d chunks share %d slots", batches, limit, limit)

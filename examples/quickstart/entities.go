@@ -116,10 +116,12 @@ func countVisits(ctx context.Context, db *ryno.Client) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, 10)
 	for range 10 {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			_, err := db.Patch(ctx, adaStats, ryno.Patch{Add: map[string]any{"visits": 1}})
 			errs <- err
-		})
+		}()
 	}
 	wg.Wait()
 	close(errs)

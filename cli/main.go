@@ -8,6 +8,8 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/rynodb/rynodb/internal/errs"
+
 	"github.com/rynodb/rynodb/migrations"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -89,7 +91,7 @@ func (r *runner) exit(err error) int {
 	case errors.As(err, &reported):
 		return int(reported)
 	default:
-		fmt.Fprintf(r.stderr, "ryno: %v\n", err)
+		fmt.Fprintf(r.stderr, "%s%s\n", errs.Prefix, errs.Message(err))
 		return ExitError
 	}
 }

@@ -1,7 +1,7 @@
 package indexing
 
 import (
-	"fmt"
+	"github.com/rynodb/rynodb/internal/errs"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -71,7 +71,7 @@ func ClaimFromItem(item map[string]types.AttributeValue) (Claim, error) {
 	}
 	v, err := ParseValue(key)
 	if err != nil {
-		return Claim{}, fmt.Errorf("indexing: claim attribute %s: %w", tables.AttrIndexKey, err)
+		return Claim{}, errs.Wrap(err, "claim attribute %s", tables.AttrIndexKey)
 	}
 	c.Value = v
 	return c, nil

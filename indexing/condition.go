@@ -2,8 +2,9 @@ package indexing
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/rynodb/rynodb/internal/errs"
 )
 
 // op is the comparison of a Condition.
@@ -67,7 +68,7 @@ func (c Condition) Validate() error {
 		return nil
 	}
 	if err := c.a.Validate(); err != nil {
-		return fmt.Errorf("indexing: %s condition: %w", opNames[c.op], err)
+		return errs.Wrap(err, "%s condition", opNames[c.op])
 	}
 	switch c.op {
 	case opBeginsWith:
@@ -83,7 +84,7 @@ func (c Condition) Validate() error {
 
 func (c Condition) validateBetween() error {
 	if err := c.b.Validate(); err != nil {
-		return fmt.Errorf("indexing: between condition: upper bound: %w", err)
+		return errs.Wrap(err, "between condition: upper bound")
 	}
 	if c.a.kind != c.b.kind {
 		return invalid("Condition", c.String(), fmt.Sprintf(
@@ -136,7 +137,7 @@ func (c Condition) String() string {
 	case opAll:
 		return name + "()"
 	case opBetween:
-		return name + "(" + strconv.Quote(c.a.enc) + ", " + strconv.Quote(c.b.enc) + ")"
+		return name + "(" + c.a.String() + ", " + c.b.String() + ")"
 	}
-	return name + "(" + strconv.Quote(c.a.enc) + ")"
+	return name + "(" + c.a.String() + ")"
 }

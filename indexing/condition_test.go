@@ -14,7 +14,7 @@ import (
 )
 
 func TestConditionExpression(t *testing.T) {
-	i5, s := indexing.Int(5).String(), indexing.String("ada").String()
+	i5, s := indexing.Int(5).Encoding(), indexing.String("ada").Encoding()
 	tests := []struct {
 		name   string
 		cond   indexing.Condition
@@ -109,13 +109,19 @@ func TestConditionString(t *testing.T) {
 		want string
 	}{
 		{indexing.All(), "all()"},
-		{indexing.Equal(indexing.String(`a"b`)), `eq("'a\"b")`},
-		{indexing.BeginsWith(indexing.String("ad")), `begins_with("'ad")`},
-		{indexing.Between(indexing.Int(1), indexing.Int(9)), `between("i8000000000000001", "i8000000000000009")`},
-		{indexing.Less(indexing.Bool(true)), `lt("b1")`},
-		{indexing.LessOrEqual(indexing.Bool(true)), `le("b1")`},
-		{indexing.Greater(indexing.Bool(true)), `gt("b1")`},
-		{indexing.GreaterOrEqual(indexing.Bool(true)), `ge("b1")`},
+		{indexing.Equal(indexing.String(`a"b`)), `eq("a\"b")`},
+		{indexing.BeginsWith(indexing.String("ad")), `begins_with("ad")`},
+		{indexing.Between(indexing.Int(1), indexing.Int(9)), `between(1, 9)`},
+		{indexing.Between(indexing.Int(-2006), indexing.Int(2010)), `between(-2006, 2010)`},
+		{indexing.Equal(indexing.Float(1)), `eq(1.0)`},
+		{indexing.Equal(indexing.Float(-2.5e300)), `eq(-2.5e+300)`},
+		{indexing.Equal(indexing.Time(time.Date(2024, 2, 3, 4, 5, 6, 7, time.UTC))), `eq(2024-02-03T04:05:06.000000007Z)`},
+		{indexing.Equal(indexing.Value{}), `eq(Value{})`},
+		{indexing.Equal(indexing.Float(math.NaN())), `eq(invalid float)`},
+		{indexing.Less(indexing.Bool(true)), `lt(true)`},
+		{indexing.LessOrEqual(indexing.Bool(false)), `le(false)`},
+		{indexing.Greater(indexing.Bool(true)), `gt(true)`},
+		{indexing.GreaterOrEqual(indexing.Bool(true)), `ge(true)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -175,7 +181,7 @@ func TestExpressionAgreesWithMatch(t *testing.T) {
 		require.NoError(t, err, "%s", cond)
 		requireWellFormed(t, x)
 		for _, v := range corpus {
-			require.Equal(t, cond.Match(v), evalKeyCondition(t, x, "s:i", v.String()),
+			require.Equal(t, cond.Match(v), evalKeyCondition(t, x, "s:i", v.Encoding()),
 				"condition %s on %q: %s", cond, v, x.KeyCondition)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/rynodb/rynodb/internal/errs"
+
 	"github.com/rynodb/rynodb/tables"
 )
 
@@ -25,9 +27,9 @@ type EmitError struct {
 // Error names the index and says what went wrong.
 func (e *EmitError) Error() string {
 	if e.Err == ErrPanic {
-		return fmt.Sprintf("indexing: map function of index %q panicked: %v", e.Index, e.Panic)
+		return fmt.Sprintf("%smap function of index %q panicked: %v", errs.Prefix, e.Index, e.Panic)
 	}
-	return fmt.Sprintf("indexing: map function of index %q: %v", e.Index, e.Err)
+	return fmt.Sprintf("%smap function of index %q: %s", errs.Prefix, e.Index, errs.Message(e.Err))
 }
 
 // Unwrap returns Err and, when the map function panicked with an error, that error.
@@ -98,7 +100,7 @@ func (c *collector) emit(v Value) {
 	}
 	c.count++
 	if err := validateIn(c.index, v); err != nil {
-		c.err = &EmitError{Index: c.index, Err: fmt.Errorf("emitted value %d: %w", c.count, err)}
+		c.err = &EmitError{Index: c.index, Err: errs.Wrap(err, "emitted value %d", c.count)}
 		return
 	}
 	if _, dup := c.seen[v]; dup {

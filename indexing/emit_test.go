@@ -77,7 +77,7 @@ func TestEmitRecoversPanics(t *testing.T) {
 		panic  any
 		reason string
 	}{
-		{"string", "boom", `indexing: map function of index "by_age" panicked: boom`},
+		{"string", "boom", `ryno: map function of index "by_age" panicked: boom`},
 		{"error", io.ErrUnexpectedEOF, "panicked: unexpected EOF"},
 		{"nil", nil, "panicked: panic called with nil argument"},
 	}

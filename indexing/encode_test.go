@@ -50,7 +50,7 @@ func TestEncodings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			require.NoError(t, tt.value.Validate())
 			require.Equal(t, tt.kind, tt.value.Kind())
-			require.Equal(t, tt.enc, tt.value.String())
+			require.Equal(t, tt.enc, tt.value.Encoding())
 			require.Equal(t, tt.raw, tt.value.Interface())
 
 			back, err := indexing.ParseValue(tt.enc)
@@ -212,7 +212,7 @@ func TestFixedWidthKinds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, v := range tt.values {
-				require.Len(t, v.String(), len(tt.values[0].String()), "%s", v)
+				require.Len(t, v.Encoding(), len(tt.values[0].Encoding()), "%s", v)
 			}
 		})
 	}

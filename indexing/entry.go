@@ -5,6 +5,8 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/rynodb/rynodb/internal/errs"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/tables"
@@ -31,7 +33,7 @@ const entryAttrs = 8
 type entryKey struct{ subject, unique string }
 
 func (e Entry) key() entryKey {
-	return entryKey{tables.SubjectKey(e.Scope, e.Type, e.ID), tables.UniqueKey(e.IndexName, e.Value.String())}
+	return entryKey{tables.SubjectKey(e.Scope, e.Type, e.ID), tables.UniqueKey(e.IndexName, e.Value.enc)}
 }
 
 // PrimaryKey returns the key of e's item in the index entries table: _subject_key
@@ -134,7 +136,7 @@ func FromItem(item map[string]types.AttributeValue) (Entry, error) {
 	}
 	v, err := ParseValue(key)
 	if err != nil {
-		return Entry{}, fmt.Errorf("indexing: index entry attribute %s: %w", tables.AttrIndexKey, err)
+		return Entry{}, errs.Wrap(err, "index entry attribute %s", tables.AttrIndexKey)
 	}
 	e.Value = v
 	for name, av := range item {
@@ -151,11 +153,11 @@ func FromItem(item map[string]types.AttributeValue) (Entry, error) {
 func stringAttr(item map[string]types.AttributeValue, name string) (string, error) {
 	av, ok := item[name]
 	if !ok {
-		return "", fmt.Errorf("indexing: index entry attribute %s is missing", name)
+		return "", errs.New("index entry attribute %s is missing", name)
 	}
 	s, ok := av.(*types.AttributeValueMemberS)
 	if !ok {
-		return "", fmt.Errorf("indexing: index entry attribute %s is %T, want a string", name, av)
+		return "", errs.New("index entry attribute %s is %T, want a string", name, av)
 	}
 	return s.Value, nil
 }

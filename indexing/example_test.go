@@ -12,10 +12,24 @@ func ExampleValue_String() {
 	fmt.Println(indexing.String("ada"))
 	fmt.Println(indexing.Bool(true))
 	fmt.Println(indexing.Int(-1))
-	fmt.Println(indexing.Int(5))
-	fmt.Println(indexing.Float(1.5))
-	fmt.Println(indexing.Float(math.Inf(-1)))
+	fmt.Println(indexing.Float(1))
 	fmt.Println(indexing.Time(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)))
+	// Output:
+	// "ada"
+	// true
+	// -1
+	// 1.0
+	// 2024-05-01T12:00:00Z
+}
+
+func ExampleValue_Encoding() {
+	fmt.Println(indexing.String("ada").Encoding())
+	fmt.Println(indexing.Bool(true).Encoding())
+	fmt.Println(indexing.Int(-1).Encoding())
+	fmt.Println(indexing.Int(5).Encoding())
+	fmt.Println(indexing.Float(1.5).Encoding())
+	fmt.Println(indexing.Float(math.Inf(-1)).Encoding())
+	fmt.Println(indexing.Time(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)).Encoding())
 	// Output:
 	// 'ada
 	// b1
@@ -59,8 +73,8 @@ func ExampleEmit() {
 	})
 	fmt.Println(err)
 	// Output:
-	// ['math 'computing] <nil>
-	// indexing: map function of index "by_score": emitted value 1: invalid float value: NaN has no place in an order and cannot be indexed
+	// ["math" "computing"] <nil>
+	// ryno: map function of index "by_score": emitted value 1: invalid float value: NaN has no place in an order and cannot be indexed
 }
 
 func ExampleDiff() {

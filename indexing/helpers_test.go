@@ -28,11 +28,11 @@ func requireAscending(t *testing.T, values []indexing.Value) {
 	t.Helper()
 	for i, v := range values {
 		require.NoError(t, v.Validate(), "value %d", i)
-		back, err := indexing.ParseValue(v.String())
+		back, err := indexing.ParseValue(v.Encoding())
 		require.NoError(t, err, "value %d", i)
 		require.Equal(t, v, back, "value %d", i)
 		if i > 0 {
-			require.Less(t, values[i-1].String(), v.String(), "values %d and %d", i-1, i)
+			require.Less(t, values[i-1].Encoding(), v.Encoding(), "values %d and %d", i-1, i)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package indexing
 import (
 	"fmt"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/rynodb/rynodb/tables"
 )
@@ -76,10 +78,33 @@ type Value struct {
 // Kind returns the kind of v; KindInvalid for the zero Value.
 func (v Value) Kind() Kind { return v.kind }
 
-// String returns the encoding of v, stored as the entry's _index_key: the kind's tag
-// followed by the encoded value. It is empty for the zero Value and for values that
-// could not be encoded (a NaN, a time out of range).
-func (v Value) String() string { return v.enc }
+// Encoding returns the sortable encoding of v, stored in the entry's _index_key: the
+// kind's tag followed by the encoded value. It is empty for the zero Value and for
+// values that could not be encoded (a NaN, a time out of range).
+func (v Value) Encoding() string { return v.enc }
+
+// String returns v as it was written in Go: a quoted string, true or false, a
+// number, or a time in RFC 3339. An invalid Value shows its kind and why.
+func (v Value) String() string {
+	switch {
+	case v.kind == KindInvalid:
+		return "Value{}"
+	case v.enc == "" || v.invalid != "":
+		return "invalid " + v.kind.String()
+	}
+	switch x := v.Interface().(type) {
+	case string:
+		return strconv.Quote(x)
+	case time.Time:
+		return x.Format(time.RFC3339Nano)
+	case float64:
+		return formatFloat(x)
+	case nil:
+		return "invalid " + v.kind.String()
+	default:
+		return fmt.Sprint(x)
+	}
+}
 
 // Validate reports whether v can be indexed: a *tables.ValidationError saying why
 // otherwise.
@@ -169,4 +194,14 @@ func (v Value) Interface() any {
 
 func invalid(field, value, reason string) error {
 	return &tables.ValidationError{Field: field, Value: value, Reason: reason}
+}
+
+// formatFloat writes f so that it reads as a float, 1.0 rather than 1, keeping it
+// apart from the int 1 in messages.
+func formatFloat(f float64) string {
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eIN") {
+		s += ".0"
+	}
+	return s
 }

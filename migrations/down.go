@@ -2,8 +2,9 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 	"time"
+
+	"github.com/rynodb/rynodb/internal/errs"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -36,7 +37,7 @@ func (p *Provider) deleteAll(ctx context.Context, res *Result) error {
 	for _, name := range p.names.Tables() {
 		deleted, err := p.deleteTable(ctx, name)
 		if err != nil {
-			return fmt.Errorf("delete table %s: %w", name, err)
+			return errs.Wrap(err, "delete table %s", name)
 		}
 		if deleted {
 			res.Actions = append(res.Actions, Action{Kind: ActionDeleteTable, Table: name})

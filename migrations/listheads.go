@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rynodb/rynodb/internal/errs"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -48,7 +50,7 @@ func buildListHeads(ctx context.Context, api API, names tables.Names) error {
 	for pages.HasMorePages() {
 		out, err := pages.NextPage(ctx)
 		if err != nil {
-			return fmt.Errorf("scan %s: %w", names.Relationships, err)
+			return errs.Wrap(err, "scan %s", names.Relationships)
 		}
 		for _, item := range out.Items {
 			if err := b.add(ctx, item); err != nil {
@@ -277,13 +279,13 @@ func (w *listWriter) writeBatch(ctx context.Context, reqs []types.WriteRequest) 
 			RequestItems: map[string][]types.WriteRequest{w.table: reqs},
 		})
 		if err != nil {
-			return fmt.Errorf("write list markers to %s: %w", w.table, err)
+			return errs.Wrap(err, "write list markers to %s", w.table)
 		}
 		if reqs = out.UnprocessedItems[w.table]; len(reqs) == 0 {
 			return nil
 		}
 		if err := sleep(ctx, delay); err != nil {
-			return fmt.Errorf("write list markers to %s: %d unprocessed: %w", w.table, len(reqs), err)
+			return errs.Wrap(err, "write list markers to %s: %d unprocessed", w.table, len(reqs))
 		}
 	}
 	return nil
@@ -300,7 +302,7 @@ func (w *listWriter) putHead(ctx context.Context, h listHead) error {
 	})
 	var ccf *types.ConditionalCheckFailedException
 	if err != nil && !errors.As(err, &ccf) {
-		return fmt.Errorf("write the head of %s: %w", h.name, err)
+		return errs.Wrap(err, "write the head of %s", h.name)
 	}
 	return nil
 }

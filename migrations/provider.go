@@ -3,7 +3,8 @@ package migrations
 import (
 	"context"
 	"errors"
-	"fmt"
+
+	"github.com/rynodb/rynodb/internal/errs"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -25,7 +26,7 @@ type Provider struct {
 // request. Invalid options are reported as a *tables.ValidationError.
 func NewProvider(api API, opts Options) (*Provider, error) {
 	if api == nil {
-		return nil, errors.New("migrations: nil API")
+		return nil, errs.New("nil API")
 	}
 	if err := opts.validate(); err != nil {
 		return nil, err
@@ -111,7 +112,7 @@ func (p *Provider) describe(ctx context.Context, name string) (*types.TableDescr
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("describe table %s: %w", name, err)
+		return nil, errs.Wrap(err, "describe table %s", name)
 	}
 	return out.Table, nil
 }

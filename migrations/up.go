@@ -3,8 +3,9 @@ package migrations
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
+
+	"github.com/rynodb/rynodb/internal/errs"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -57,7 +58,7 @@ func (p *Provider) run(ctx context.Context, plan *Plan, version int, res *Result
 		}
 		p.logf("%s", a)
 		if err := p.apply(ctx, a); err != nil {
-			return fmt.Errorf("%s: %w", a, err)
+			return errs.Wrap(err, "%s", a)
 		}
 		res.Actions = append(res.Actions, a)
 		if a.Kind == ActionRecordVersion {
@@ -96,11 +97,11 @@ func (p *Provider) apply(ctx context.Context, a Action) error {
 				return m.run(ctx, p.api, p.names)
 			}
 		}
-		return fmt.Errorf("no data step for version %d", a.Version)
+		return errs.New("no data step for version %d", a.Version)
 	case ActionRecordVersion:
 		return p.writeVersion(ctx, a.Version)
 	}
-	return fmt.Errorf("unexpected action %s", a.Kind)
+	return errs.New("unexpected action %s", a.Kind)
 }
 
 // waitReady waits until every table and GSI is ACTIVE, then checks that the tables now
@@ -120,7 +121,7 @@ func (p *Provider) waitReady(ctx context.Context, version int) error {
 	}
 	for _, a := range plan.Actions {
 		if a.isSchema() {
-			return fmt.Errorf("the tables changed while up ran: %s is still needed; run up again", a)
+			return errs.New("the tables changed while up ran: %s is still needed; run up again", a)
 		}
 	}
 	return nil

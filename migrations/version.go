@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rynodb/rynodb/internal/errs"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -32,7 +34,7 @@ func (p *Provider) readVersion(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("read schema version: %w", err)
+		return 0, errs.Wrap(err, "read schema version")
 	}
 	av, ok := out.Item[tables.AttrSchemaVersion]
 	if !ok {
@@ -40,11 +42,11 @@ func (p *Provider) readVersion(ctx context.Context) (int, error) {
 	}
 	n, isN := av.(*types.AttributeValueMemberN)
 	if !isN {
-		return 0, fmt.Errorf("read schema version: %s in %s is not a number", tables.AttrSchemaVersion, p.names.Entities)
+		return 0, errs.New("read schema version: %s in %s is not a number", tables.AttrSchemaVersion, p.names.Entities)
 	}
 	v, err := strconv.Atoi(n.Value)
 	if err != nil || v < 0 {
-		return 0, fmt.Errorf("read schema version: %s in %s is %q, not a version", tables.AttrSchemaVersion, p.names.Entities, n.Value)
+		return 0, errs.New("read schema version: %s in %s is %q, not a version", tables.AttrSchemaVersion, p.names.Entities, n.Value)
 	}
 	return v, nil
 }
@@ -68,7 +70,7 @@ func (p *Provider) writeVersion(ctx context.Context, v int) error {
 			Detail: fmt.Sprintf("a schema version newer than %d was recorded meanwhile", v)}}}
 	}
 	if err != nil {
-		return fmt.Errorf("record schema version %d: %w", v, err)
+		return errs.Wrap(err, "record schema version %d", v)
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rynodb/rynodb/internal/errs"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -65,7 +67,7 @@ func (p *Provider) poll(ctx context.Context, what string, check func() (string, 
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for %s (%s): %w", what, reason, context.Cause(ctx))
+			return errs.Wrap(context.Cause(ctx), "waiting for %s (%s)", what, reason)
 		case <-time.After(p.opts.PollInterval):
 		}
 	}

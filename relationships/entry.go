@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rynodb/rynodb/internal/errs"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/tables"
@@ -171,7 +173,7 @@ func (r *itemReader) lookup(name string) (types.AttributeValue, bool) {
 
 func (r *itemReader) fail(name, reason string) {
 	if r.err == nil {
-		r.err = fmt.Errorf("relationships: item attribute %s %s", name, reason)
+		r.err = errs.New("item attribute %s %s", name, reason)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rynodb/rynodb/internal/errs"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/tables"
@@ -62,7 +64,7 @@ func HeadFromItem(subject Key, predicate string, item map[string]types.Attribute
 		h.LeaseUntil = time.UnixMilli(r.int64(tables.AttrLeaseUntil))
 	}
 	if r.err != nil {
-		return Head{}, fmt.Errorf("head of %s -%s->: %w", subject, predicate, r.err)
+		return Head{}, errs.Wrap(r.err, "head of %s -%s->", subject, predicate)
 	}
 	return h, nil
 }
@@ -122,12 +124,12 @@ func MarkerFromItem(object Key, item map[string]types.AttributeValue) (Marker, e
 	}
 	set, ok := av.(*types.AttributeValueMemberNS)
 	if !ok {
-		return m, fmt.Errorf("marker of %s: %s is %T, want a number set", object, tables.AttrPositions, av)
+		return m, errs.New("marker of %s: %s is %T, want a number set", object, tables.AttrPositions, av)
 	}
 	for _, n := range set.Value {
 		p, err := strconv.Atoi(n)
 		if err != nil || tables.ValidateIndex(p) != nil {
-			return m, fmt.Errorf("marker of %s: position %q is not a list position", object, n)
+			return m, errs.New("marker of %s: position %q is not a list position", object, n)
 		}
 		m.Positions = append(m.Positions, p)
 	}

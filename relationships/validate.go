@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/rynodb/rynodb/internal/errs"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/tables"
@@ -30,11 +32,11 @@ func Validate(subject Key, predicate string, objects []Key) error {
 		return err
 	}
 	if err := tables.ValidateEntityKey(subject.Scope, subject.Type, subject.ID); err != nil {
-		return fmt.Errorf("subject: %w", err)
+		return errs.Wrap(err, "subject")
 	}
 	for i, o := range objects {
 		if err := validateObject(predicate, o); err != nil {
-			return fmt.Errorf("objects[%d]: %w", i, err)
+			return errs.Wrap(err, "objects[%d]", i)
 		}
 	}
 	return nil
@@ -78,7 +80,7 @@ func (e Entry) Validate() error {
 		return err
 	}
 	if err := validateObject(e.Predicate, e.Object); err != nil {
-		return fmt.Errorf("object: %w", err)
+		return errs.Wrap(err, "object")
 	}
 	if err := tables.ValidateIndex(e.Index); err != nil {
 		return err

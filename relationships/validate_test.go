@@ -21,7 +21,7 @@ func requireInvalid(t *testing.T, err error, prefix, field string) {
 	var ve *tables.ValidationError
 	require.True(t, errors.As(err, &ve), "%v is not a *tables.ValidationError", err)
 	require.Equal(t, field, ve.Field, "%v", err)
-	require.True(t, strings.HasPrefix(err.Error(), prefix), "%q does not start with %q", err, prefix)
+	require.True(t, strings.HasPrefix(err.Error(), "ryno: "+prefix), "%q does not start with %q", err, "ryno: "+prefix)
 }
 
 func TestValidate(t *testing.T) {

@@ -89,7 +89,7 @@ func (c *Client) Check(ctx context.Context, opts CheckOptions) (CheckProgress, e
 			})
 		})
 		if err != nil {
-			return run.done, fmt.Errorf("ryno: check %s: %w", t.table, err)
+			return run.done, wrap(err, "check %s", t.table)
 		}
 	}
 	return run.done, nil

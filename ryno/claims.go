@@ -33,11 +33,11 @@ func (e *UniqueError) Is(target error) bool { return target == ErrExists || targ
 func (reg indexRegistry) claimChanges(stored, emitted []indexing.Entry) (claims, releases []indexing.Claim) {
 	held := map[string]bool{}
 	for _, e := range stored {
-		held[e.IndexName+"\x00"+e.Value.String()] = true
+		held[e.IndexName+"\x00"+e.Value.Encoding()] = true
 	}
 	wanted := map[string]bool{}
 	for _, e := range emitted {
-		k := e.IndexName + "\x00" + e.Value.String()
+		k := e.IndexName + "\x00" + e.Value.Encoding()
 		if !reg.unique(e.Type, e.IndexName) || wanted[k] {
 			continue
 		}
@@ -47,7 +47,7 @@ func (reg indexRegistry) claimChanges(stored, emitted []indexing.Entry) (claims,
 		}
 	}
 	for _, e := range stored {
-		k := e.IndexName + "\x00" + e.Value.String()
+		k := e.IndexName + "\x00" + e.Value.Encoding()
 		if reg.unique(e.Type, e.IndexName) && !wanted[k] {
 			releases = append(releases, indexing.ClaimOf(e))
 			wanted[k] = true // once
@@ -123,7 +123,7 @@ func (c *Client) LookupUnique(ctx context.Context, scope, index string, value in
 	in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
 	out, err := c.api.GetItem(ctx, in)
 	if err != nil {
-		return Key{}, fmt.Errorf("ryno: lookup %v in %s of %s: %w", value.Interface(), index, scope, err)
+		return Key{}, wrap(err, "lookup %v in %s of %s", value.Interface(), index, scope)
 	}
 	if out.Item == nil {
 		return Key{}, fmt.Errorf("%w: no entity of %s holds %v in %s", ErrNotFound, scope, value.Interface(), index)

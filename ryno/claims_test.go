@@ -98,7 +98,7 @@ func TestRecordMatchesOnlyTheEntriesItRecords(t *testing.T) {
 		require.NoError(t, err)
 		return it
 	}
-	x, y := indexing.String("x").String(), indexing.String("y").String()
+	x, y := indexing.String("x").Encoding(), indexing.String("y").Encoding()
 	entries := []map[string]types.AttributeValue{entryItem("x"), entryItem("y")}
 	require.True(t, recordMatches(item(map[string][]string{"email": {x, y}}), entries))
 	require.True(t, recordMatches(item(map[string][]string{"email": {y, x, x}}), entries), "a repeated value is one entry")

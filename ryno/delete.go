@@ -47,7 +47,7 @@ func (c *Client) Delete(ctx context.Context, k Key, opts ...WriteOption) error {
 		err = c.completeDelete(ctx, k, token)
 	}
 	if err != nil {
-		return fmt.Errorf("ryno: delete %s: %w", k, err)
+		return wrap(err, "delete %s", k)
 	}
 	return nil
 }
@@ -110,7 +110,7 @@ func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (strin
 	case conditionFailed:
 		return c.afterMarkFailed(k, token, o, a.item)
 	}
-	return "", fmt.Errorf("ryno: delete %s: %w", k, a.err)
+	return "", wrap(a.err, "delete %s", k)
 }
 
 // afterMarkFailed says what a Delete whose mark (token) was refused does, from the

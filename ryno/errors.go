@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rynodb/rynodb/internal/errs"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/tables"
@@ -66,7 +68,7 @@ func (e *BatchError) Error() string {
 		more = fmt.Sprintf(" and %d more", len(e.Keys)-shown)
 	}
 	return fmt.Sprintf("ryno: %s left %d item(s) unfinished (%s%s): %v",
-		e.Op, len(e.Keys), strings.Join(names, ", "), more, e.Err)
+		e.Op, len(e.Keys), strings.Join(names, ", "), more, errs.Message(e.Err))
 }
 
 func (e *BatchError) Unwrap() error { return e.Err }
@@ -157,7 +159,7 @@ type PartialWriteError struct {
 }
 
 func (e *PartialWriteError) Error() string {
-	return fmt.Sprintf("ryno: %s is written (version %d), the rest is not: %v", e.Entity.Key, e.Entity.Version, e.Err)
+	return fmt.Sprintf("ryno: %s is written (version %d), the rest is not: %s", e.Entity.Key, e.Entity.Version, errs.Message(e.Err))
 }
 
 func (e *PartialWriteError) Unwrap() error { return e.Err }
@@ -181,3 +183,7 @@ func (e *UnknownIndexError) Is(target error) bool { return target == ErrUnknownI
 func invalid(field, value, reason string) error {
 	return &ValidationError{Field: field, Value: value, Reason: reason}
 }
+
+// wrap returns err with what the call was doing, or nil for no error, keeping one
+// "ryno: " prefix however deep the wrapping goes.
+func wrap(err error, format string, args ...any) error { return errs.Wrap(err, format, args...) }

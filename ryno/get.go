@@ -121,7 +121,7 @@ func (c *Client) getItem(ctx context.Context, k Key, consistent bool) (map[strin
 		ConsistentRead: aws.Bool(consistent),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("ryno: get %s: %w", k, err)
+		return nil, wrap(err, "get %s", k)
 	}
 	return out.Item, nil
 }
@@ -142,7 +142,7 @@ func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) ([
 	ops := make([]getOp, len(keys))
 	for i, k := range keys {
 		if err := k.Validate(); err != nil {
-			return nil, fmt.Errorf("keys[%d]: %w", i, err)
+			return nil, wrap(err, "keys[%d]", i)
 		}
 		ops[i] = newGetOp(c.names.Entities, k.item())
 	}

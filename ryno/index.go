@@ -105,7 +105,7 @@ func (ix Index) validate(field string) error {
 	}
 	for _, name := range ix.Project {
 		if err := tables.ValidateAttributeName(name); err != nil {
-			return fmt.Errorf("%s.Project: %w", field, err)
+			return wrap(err, "%s.Project", field)
 		}
 	}
 	return nil
@@ -148,7 +148,7 @@ func (reg indexRegistry) emitEntries(item map[string]types.AttributeValue, creat
 func indexRecord(entries []indexing.Entry) types.AttributeValue {
 	byIndex := make(map[string][]types.AttributeValue)
 	for _, e := range entries {
-		byIndex[e.IndexName] = append(byIndex[e.IndexName], str(e.Value.String()))
+		byIndex[e.IndexName] = append(byIndex[e.IndexName], str(e.Value.Encoding()))
 	}
 	record := make(map[string]types.AttributeValue, len(byIndex))
 	for name, keys := range byIndex {

@@ -118,7 +118,7 @@ func decodeEntity(item map[string]types.AttributeValue) (*Entity, error) {
 			e.Attributes[name] = v
 		}
 		if err != nil {
-			return nil, fmt.Errorf("ryno: decode entity attribute %s: %w", name, err)
+			return nil, wrap(err, "decode entity attribute %s", name)
 		}
 	}
 	return e, nil

@@ -3,7 +3,6 @@ package ryno
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -82,7 +81,7 @@ func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types
 	w.c.addClaims(t, p.claims, p.releases)
 	a := w.c.transact(ctx, t.actions, newToken())
 	if a.outcome == conditionFailed && a.action > 0 {
-		return commitResult{}, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, uniqueTaken(t.roles[a.action].claim, a.item))
+		return commitResult{}, wrap(uniqueTaken(t.roles[a.action].claim, a.item), "%s %s", w.mode, w.e.Key)
 	}
 	r, err := w.result(a, p)
 	if r.stored != nil {
@@ -123,5 +122,5 @@ func (c *Client) clearPending(ctx context.Context, k Key, token string) (map[str
 	case conditionFailed:
 		return nil, errGuardFailed
 	}
-	return nil, fmt.Errorf("clear the pending mark of %s: %w", k, a.err)
+	return nil, wrap(a.err, "clear the pending mark of %s", k)
 }

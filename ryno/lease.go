@@ -3,7 +3,6 @@ package ryno
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -68,7 +67,7 @@ func (c *Client) takeLease(ctx context.Context, op listOp, token string) error {
 			return c.subjectMissing(ctx, op.subject)
 		}
 		if err := pace.wait(ctx); err != nil {
-			return listConflict(op, fmt.Errorf("another writer holds the list: %w", err))
+			return listConflict(op, wrap(err, "another writer holds the list"))
 		}
 	}
 }

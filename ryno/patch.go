@@ -138,7 +138,7 @@ func (c *Client) patchItem(ctx context.Context, k Key, ep encodedPatch, o writeO
 	if errors.As(a.err, &api) && api.ErrorCode() == "ValidationException" {
 		return nil, invalid("Patch", k.String(), api.ErrorMessage())
 	}
-	return nil, fmt.Errorf("ryno: patch %s: %w", k, a.err)
+	return nil, wrap(a.err, "patch %s", k)
 }
 
 // patchInput is the UpdateItem of ep: the changes, the version and Updated bumped,
@@ -209,7 +209,7 @@ func (c *Client) patchRefused(ctx context.Context, k Key, o writeOptions, token 
 		return decodeEntity(item)
 	case s.deleting != "":
 		if err := c.completeDelete(ctx, k, s.deleting); err != nil {
-			return nil, fmt.Errorf("ryno: patch %s: completing a delete in progress: %w", k, err)
+			return nil, wrap(err, "patch %s: completing a delete in progress", k)
 		}
 		return nil, notFound(k)
 	case !s.exists() && version > 0:

@@ -209,7 +209,7 @@ func (w *write) read(ctx context.Context, x expectation, getItem bool) (snapshot
 		snap.lists[i].head = h
 	}
 	if err != nil {
-		return snap, nil, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, err)
+		return snap, nil, wrap(err, "%s %s", w.mode, w.e.Key)
 	}
 	if getItem {
 		var done *Entity
@@ -223,7 +223,7 @@ func (w *write) read(ctx context.Context, x expectation, getItem bool) (snapshot
 	}
 	if w.indexed() && !snap.x.absent && !entriesFirst {
 		if snap.entries, err = w.c.readIndexEntries(ctx, w.e.Key); err != nil {
-			return snap, nil, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, err)
+			return snap, nil, wrap(err, "%s %s", w.mode, w.e.Key)
 		}
 	}
 	return snap, nil, nil
@@ -255,7 +255,7 @@ func (w *write) decideFromItem(ctx context.Context, item map[string]types.Attrib
 	}
 	if s.deleting != "" {
 		if err := w.c.completeDelete(ctx, w.e.Key, s.deleting); err != nil {
-			return expectation{}, nil, fmt.Errorf("ryno: %s %s: completing a delete in progress: %w", w.mode, w.e.Key, err)
+			return expectation{}, nil, wrap(err, "%s %s: completing a delete in progress", w.mode, w.e.Key)
 		}
 		s = stored{}
 	}
@@ -383,12 +383,12 @@ func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 		r := refusal(t, a)
 		switch {
 		case r.missing != nil:
-			return commitResult{}, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, r.missing)
+			return commitResult{}, wrap(r.missing, "%s %s", w.mode, w.e.Key)
 		case r.role.kind == roleClaim && r.role.release: // another entity holds it: not ours to release
 			p.releases = slices.DeleteFunc(p.releases, func(cl indexing.Claim) bool { return cl == r.role.claim })
 			return w.commit(ctx, p)
 		case r.role.kind == roleClaim:
-			return commitResult{}, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, uniqueTaken(r.role.claim, a.item))
+			return commitResult{}, wrap(uniqueTaken(r.role.claim, a.item), "%s %s", w.mode, w.e.Key)
 		}
 		return commitResult{listsMoved: true}, nil
 	}
@@ -403,7 +403,7 @@ func (w *write) result(a attempt, p *putPlan) (commitResult, error) {
 	case a.outcome == conditionFailed && a.action == 0:
 		return commitResult{old: a.item}, nil
 	}
-	return commitResult{}, fmt.Errorf("ryno: %s %s: %w", w.mode, w.e.Key, a.err)
+	return commitResult{}, wrap(a.err, "%s %s", w.mode, w.e.Key)
 }
 
 // storedEntity returns the entity as the item written stores it.
@@ -451,7 +451,7 @@ func recordMatches(item map[string]types.AttributeValue, entries []map[string]ty
 		return false
 	}
 	for _, e := range parseEntries(entries) {
-		if !slices.Contains(record[e.IndexName], e.Value.String()) {
+		if !slices.Contains(record[e.IndexName], e.Value.Encoding()) {
 			return false
 		}
 	}

@@ -3,7 +3,6 @@ package ryno
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -70,7 +69,7 @@ func (c *Client) Reindex(ctx context.Context, scope, typ string, progress func(R
 		return nil
 	})
 	if err != nil {
-		return done, fmt.Errorf("ryno: reindex %s: %w", tables.ScopeTypeKey(scope, typ), err)
+		return done, wrap(err, "reindex %s", tables.ScopeTypeKey(scope, typ))
 	}
 	return done, nil
 }
@@ -114,7 +113,7 @@ func (c *Client) reindexEntity(ctx context.Context, item map[string]types.Attrib
 			return r, err
 		}
 		if err := pace.wait(ctx); err != nil {
-			return nil, fmt.Errorf("ryno: reindex %s: %w", k, err)
+			return nil, wrap(err, "reindex %s", k)
 		}
 		if item, err = c.getItem(ctx, k, true); err != nil {
 			return nil, err
@@ -137,7 +136,7 @@ type reindexing struct {
 func (r *reindexing) run(ctx context.Context) (bool, error) {
 	emitted, err := r.c.indexes.emitEntries(r.s.item, r.s.created, timeOf(r.s.item[tables.AttrUpdated]))
 	if err != nil {
-		return true, fmt.Errorf("%s: %w", r.k, err)
+		return true, wrap(err, "%s", r.k)
 	}
 	var stored []map[string]types.AttributeValue
 	var claims []indexing.Claim

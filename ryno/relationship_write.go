@@ -2,7 +2,6 @@ package ryno
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -69,7 +68,7 @@ func (c *Client) listCall(ctx context.Context, kind listKind, subject Key, predi
 	}
 	ch, err := c.writeList(ctx, op)
 	if err != nil {
-		return ch, fmt.Errorf("ryno: %s %s -%s->: %w", kind, subject, predicate, err)
+		return ch, wrap(err, "%s %s -%s->", kind, subject, predicate)
 	}
 	return ch, nil
 }
@@ -121,7 +120,7 @@ func (c *Client) readList(ctx context.Context, subject Key, predicate string, co
 		for _, item := range items {
 			e, err := relationships.FromItem(item)
 			if err != nil {
-				return fmt.Errorf("decode relationship entry: %w", err)
+				return wrap(err, "decode relationship entry")
 			}
 			entries = append(entries, e)
 		}
@@ -199,7 +198,7 @@ func (c *Client) subjectMissing(ctx context.Context, subject Key) error {
 	}
 	if s, err := readStored(subject, item); err == nil && s.deleting != "" {
 		if err := c.completeDelete(ctx, subject, s.deleting); err != nil {
-			return fmt.Errorf("completing a delete in progress: %w", err)
+			return wrap(err, "completing a delete in progress")
 		}
 	}
 	return notFound(subject)

@@ -33,11 +33,11 @@ func readStored(k Key, item map[string]types.AttributeValue) (stored, error) {
 	}
 	var err error
 	if s.version, err = versionValue(item[tables.AttrVersion]); err != nil {
-		return s, fmt.Errorf("ryno: stored entity %s: %w", k, err)
+		return s, wrap(err, "stored entity %s", k)
 	}
 	if av, ok := item[tables.AttrCreated]; ok {
 		if s.created, err = timeValue(tables.AttrCreated, av); err != nil {
-			return s, fmt.Errorf("ryno: stored entity %s: %w", k, err)
+			return s, wrap(err, "stored entity %s", k)
 		}
 	}
 	s.indexes = optionalString(item, tables.AttrIndexes)

@@ -3,7 +3,6 @@ package ryno
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -175,7 +174,7 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 			continue
 		}
 		if err := pace.wait(ctx); err != nil {
-			return fmt.Errorf("a list pointing at the entity stays held by another writer: %w", err)
+			return wrap(err, "a list pointing at the entity stays held by another writer")
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rynodb/rynodb/internal/errs"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -108,7 +110,7 @@ type OpError struct {
 func (e *TransactionError) Error() string {
 	parts := make([]string, len(e.Ops))
 	for i, o := range e.Ops {
-		parts[i] = fmt.Sprintf("operation %d (%s %s): %v", o.Index, o.Op, o.Key, o.Err)
+		parts[i] = fmt.Sprintf("operation %d (%s %s): %s", o.Index, o.Op, o.Key, errs.Message(o.Err))
 	}
 	return "ryno: transaction refused: " + strings.Join(parts, "; ")
 }
@@ -162,7 +164,7 @@ func (c *Client) Transact(ctx context.Context, ops ...Op) ([]OpResult, error) {
 		switch {
 		case errors.Is(err, errRetryTx):
 			if err := pace.wait(ctx); err != nil {
-				return nil, fmt.Errorf("ryno: transaction: %w", errRetryTx)
+				return nil, wrap(errRetryTx, "transaction")
 			}
 			continue
 		case errors.As(err, &early):
@@ -180,7 +182,7 @@ func (c *Client) Transact(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			return tx.results(parts), nil
 		case conditionFailed:
 		default:
-			return nil, fmt.Errorf("ryno: transaction: %w", a.err)
+			return nil, wrap(a.err, "transaction")
 		}
 		refused, retry := tx.refusals(ctx, parts, t, owners, a)
 		if !retry {
@@ -224,7 +226,7 @@ func (c *Client) prepareTx(ops []Op) (*tx, error) {
 	for i, op := range ops {
 		p := &txOp{Op: op, index: i}
 		if err := p.check(c); err != nil {
-			return nil, fmt.Errorf("ryno: transaction operation %d (%s): %w", i, op.kind, err)
+			return nil, wrap(err, "transaction operation %d (%s)", i, op.kind)
 		}
 		switch k := p.subject(); op.kind {
 		case opAdd, opRemove:
@@ -306,7 +308,7 @@ func (t *tx) read(ctx context.Context) ([]*txPart, error) {
 		var err error
 		parts[i], err = t.plan(ctx, t.ops[i])
 		if err != nil {
-			err = fmt.Errorf("ryno: transaction operation %d (%s %s): %w", i, t.ops[i].kind, t.ops[i].subject(), err)
+			err = wrap(err, "transaction operation %d (%s %s)", i, t.ops[i].kind, t.ops[i].subject())
 		}
 		return err
 	})

@@ -13,7 +13,7 @@ import (
 func validateRelationshipMap(subject Key, lists map[string][]Key) error {
 	for predicate, objects := range lists {
 		if err := validateList(subject, predicate, objects); err != nil {
-			return fmt.Errorf("ryno: Relationships[%q]: %w", predicate, err)
+			return wrap(err, "Relationships[%q]", predicate)
 		}
 	}
 	return nil

@@ -3,6 +3,8 @@ package tables
 import (
 	"errors"
 	"fmt"
+
+	"github.com/rynodb/rynodb/internal/errs"
 )
 
 // ErrInvalid matches every *ValidationError with errors.Is.
@@ -20,13 +22,13 @@ const maxShownValue = 64
 
 func (e *ValidationError) Error() string {
 	if e.Value == "" {
-		return fmt.Sprintf("invalid %s: %s", e.Field, e.Reason)
+		return fmt.Sprintf("%sinvalid %s: %s", errs.Prefix, e.Field, e.Reason)
 	}
 	v := e.Value
 	if len(v) > maxShownValue {
 		v = v[:maxShownValue] + "..."
 	}
-	return fmt.Sprintf("invalid %s %q: %s", e.Field, v, e.Reason)
+	return fmt.Sprintf("%sinvalid %s %q: %s", errs.Prefix, e.Field, v, e.Reason)
 }
 
 // Is reports whether target is ErrInvalid.

@@ -124,8 +124,8 @@ func TestValidatePredicateAndIndexName(t *testing.T) {
 
 func TestValidationErrorMessage(t *testing.T) {
 	err := tables.ValidateComponent("Key.ID", "a\tb")
-	require.EqualError(t, err, `invalid Key.ID "a\tb": contains control character U+0009 at byte 1`)
+	require.EqualError(t, err, `ryno: invalid Key.ID "a\tb": contains control character U+0009 at byte 1`)
 
 	err = tables.ValidateComponent("Key.Scope", "")
-	require.EqualError(t, err, "invalid Key.Scope: must not be empty")
+	require.EqualError(t, err, "ryno: invalid Key.Scope: must not be empty")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -499,7 +500,8 @@ func seedLegacyEntries(t *testing.T, raw *dynamodb.Client, names tables.Names, e
 
 func TestMigrationsUpBuildsListHeads(t *testing.T) {
 	ctx := context.Background()
-	s := newStoreWith(t, nil) // its tables exist, with no version recorded
+	s := newStoreWith(t, nil)
+	recordVersion(t, s.raw, s.Names(), 1) // a store migrated before list heads
 	alice, bob, carol := pk("alice"), pk("bob"), pk("carol")
 	createSubjects(t, s.Client, alice, bob)
 	rel := func(subject ryno.Key, predicate string, index int, object ryno.Key) relationships.Entry {
@@ -573,6 +575,20 @@ func TestMigrationsUpBuildsListHeads(t *testing.T) {
 		requireListExact(t, s, bob, "follows")
 		require.Equal(t, []ryno.Key{alice, erin}, objectsOf(t, s.Client, bob, "follows", 10))
 	})
+}
+
+// recordVersion overwrites the schema version recorded in the store with v.
+func recordVersion(t *testing.T, raw *dynamodb.Client, names tables.Names, v int) {
+	t.Helper()
+	_, err := raw.PutItem(context.Background(), &dynamodb.PutItemInput{
+		TableName: aws.String(names.Entities),
+		Item: map[string]types.AttributeValue{
+			tables.AttrID:            str(tables.VersionItemID),
+			tables.AttrScopeTypeKey:  str(tables.VersionItemSortKey),
+			tables.AttrSchemaVersion: &types.AttributeValueMemberN{Value: strconv.Itoa(v)},
+		},
+	})
+	require.NoError(t, err)
 }
 
 // newProviderFor returns a provider for an existing prefix.

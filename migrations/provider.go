@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/rynodb/rynodb/internal/errs"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -73,15 +74,24 @@ type snapshot struct {
 	version int                                // recorded schema version; 0 when none
 }
 
+// inspect describes the tables, in parallel, and reads the recorded version.
 func (p *Provider) inspect(ctx context.Context) (*snapshot, error) {
 	s := &snapshot{live: map[string]*types.TableDescription{}}
-	for _, name := range p.names.Tables() {
-		d, err := p.describe(ctx, name)
-		if err != nil {
-			return nil, err
-		}
+	names := p.names.Tables()
+	found := make([]*types.TableDescription, len(names))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, name := range names {
+		g.Go(func() (err error) {
+			found[i], err = p.describe(gctx, name)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for i, d := range found {
 		if d != nil {
-			s.live[name] = d
+			s.live[names[i]] = d
 		}
 	}
 	// With other keys the record cannot be read; that table is reported as drift.

@@ -35,7 +35,7 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	api = throttledReads{DynamoDBAPI: api, retry: opts.Retry, sleep: sleepContext}
+	api = throttledReads{DynamoDBAPI: missingTables{api}, retry: opts.Retry, sleep: sleepContext}
 	return &Client{
 		api:     api,
 		opts:    opts,

@@ -39,6 +39,15 @@ var (
 	// ErrUnprocessed is the cause in a *BatchError when DynamoDB kept leaving items
 	// unprocessed until the retry budget ran out.
 	ErrUnprocessed = errors.New("ryno: items left unprocessed after retries")
+
+	// ErrTableNotFound matches a *TableNotFoundError, and a *SchemaError that finds
+	// a table missing: the tables were not created (see package migrations) or
+	// Options.TablePrefix names another store.
+	ErrTableNotFound = errors.New("ryno: table not found")
+
+	// ErrSchemaMismatch matches a *SchemaError that finds the tables or their indexes
+	// other than this version of the store needs.
+	ErrSchemaMismatch = errors.New("ryno: the tables do not match the schema")
 	// ErrInvalid matches every *ValidationError with errors.Is.
 	ErrInvalid = tables.ErrInvalid
 )
@@ -187,3 +196,19 @@ func invalid(field, value, reason string) error {
 // wrap returns err with what the call was doing, or nil for no error, keeping one
 // "ryno: " prefix however deep the wrapping goes.
 func wrap(err error, format string, args ...any) error { return errs.Wrap(err, format, args...) }
+
+// TableNotFoundError reports a request refused because a table of the store does
+// not exist. It matches ErrTableNotFound, and unwraps to DynamoDB's error.
+type TableNotFoundError struct {
+	Table string // the missing table; several joined with "or" when DynamoDB did not say which
+	Err   error  // DynamoDB's ResourceNotFoundException
+}
+
+func (e *TableNotFoundError) Error() string {
+	return "ryno: table " + e.Table + " not found; create the tables with `ryno migrate up` or check Options.TablePrefix"
+}
+
+// Is reports whether target is ErrTableNotFound.
+func (e *TableNotFoundError) Is(target error) bool { return target == ErrTableNotFound }
+
+func (e *TableNotFoundError) Unwrap() error { return e.Err }

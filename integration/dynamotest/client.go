@@ -5,12 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/migrations"
 )
 
 // Region and static credentials used for DynamoDB Local. Without -sharedDb, DynamoDB
@@ -52,25 +52,22 @@ func NewPrefix(t testing.TB) string {
 	return "t" + hex.EncodeToString(b)
 }
 
-// Tables creates the store's tables under a fresh prefix, deletes them when the test
-// ends, and returns the prefix.
+// Tables creates the store's tables under a fresh prefix with the migrations, as
+// `ryno migrate up` does, deletes them when the test ends, and returns the prefix.
 func Tables(t testing.TB, api *dynamodb.Client) string {
 	t.Helper()
 	prefix := NewPrefix(t)
-	names, err := tables.NewNames(prefix)
+	p, err := migrations.NewProvider(api, migrations.Options{TablePrefix: prefix, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	for _, def := range tables.Definitions(names, tables.Billing{}) {
-		if _, err := api.CreateTable(ctx, def); err != nil {
-			t.Fatalf("create table %s: %v", aws.ToString(def.TableName), err)
-		}
-	}
 	t.Cleanup(func() {
-		for _, name := range names.Tables() {
+		for _, name := range p.Names().Tables() {
 			_, _ = api.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 		}
 	})
+	if _, err := p.Up(context.Background()); err != nil {
+		t.Fatalf("create the tables of %s: %v", prefix, err)
+	}
 	return prefix
 }

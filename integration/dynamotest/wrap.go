@@ -70,4 +70,8 @@ func (w *Wrapped) TransactWriteItems(ctx context.Context, in *dynamodb.TransactW
 	return call(w, "TransactWriteItems", w.api.TransactWriteItems, ctx, in, opts)
 }
 
+func (w *Wrapped) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	return call(w, "DescribeTable", w.api.DescribeTable, ctx, in, opts)
+}
+
 var _ ryno.DynamoDBAPI = (*Wrapped)(nil)

@@ -1,0 +1,60 @@
+package migrations
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/rynodb/rynodb/internal/errs"
+)
+
+// ReadAPI is the part of API that Check uses: it only reads. A ryno.DynamoDBAPI
+// satisfies it.
+type ReadAPI interface {
+	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+}
+
+// Check returns the Status of the store opts.TablePrefix names, as Provider.Status
+// does, with a client that can only read. It costs one DescribeTable per table, sent
+// in parallel, then one GetItem for the recorded version: cheap enough for a health
+// check or a cold start.
+func Check(ctx context.Context, api ReadAPI, opts Options) (*Status, error) {
+	if api == nil {
+		return nil, errs.New("nil API")
+	}
+	p, err := NewProvider(readOnly{api}, opts)
+	if err != nil {
+		return nil, err
+	}
+	return p.Status(ctx)
+}
+
+// readOnly makes a ReadAPI an API whose writes fail; Status never sends them.
+type readOnly struct{ ReadAPI }
+
+var errReadOnly = errs.New("the client given to Check only reads")
+
+func (readOnly) CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	return nil, errReadOnly
+}
+
+func (readOnly) UpdateTable(context.Context, *dynamodb.UpdateTableInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
+	return nil, errReadOnly
+}
+
+func (readOnly) DeleteTable(context.Context, *dynamodb.DeleteTableInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
+	return nil, errReadOnly
+}
+
+func (readOnly) PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	return nil, errReadOnly
+}
+
+func (readOnly) Scan(context.Context, *dynamodb.ScanInput, ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	return nil, errReadOnly
+}
+
+func (readOnly) BatchWriteItem(context.Context, *dynamodb.BatchWriteItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	return nil, errReadOnly
+}

@@ -38,7 +38,7 @@ func benchStoreAndSeeder(b *testing.B) (db *ryno.Client, counter *dynamotest.Cou
 // seedList sets the subject with its list under predicate exactly objects.
 func seedList(b *testing.B, db *ryno.Client, subject ryno.Key, predicate string, objects []ryno.Key) {
 	b.Helper()
-	if _, err := db.Set(ctx, &ryno.Entity{Key: subject, Relationships: map[string][]ryno.Key{predicate: objects}}); err != nil {
+	if _, err := db.Set(ctx, &ryno.Entity{Key: subject}, ryno.ReplaceLists(map[string][]ryno.Key{predicate: objects})); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -51,7 +51,7 @@ func seedFollowers(b *testing.B, db *ryno.Client, followers []ryno.Key, object r
 	g.SetLimit(8)
 	for _, f := range followers {
 		g.Go(func() error {
-			_, err := db.Set(ctx, &ryno.Entity{Key: f, Relationships: map[string][]ryno.Key{benchFollows: {object}}})
+			_, err := db.Set(ctx, &ryno.Entity{Key: f}, ryno.ReplaceLists(map[string][]ryno.Key{benchFollows: {object}}))
 			return err
 		})
 	}
@@ -171,8 +171,7 @@ func BenchmarkSetNewWithRelationshipsOf2Predicates(b *testing.B) {
 	people, posts := pks("o", 3), pks("post", 2)
 	measure(b, counter, func(i int) error {
 		e := benchEntity(i)
-		e.Relationships = map[string][]ryno.Key{benchFollows: people, benchWrote: posts}
-		_, err := db.Set(ctx, e)
+		_, err := db.Set(ctx, e, ryno.ReplaceLists(map[string][]ryno.Key{benchFollows: people, benchWrote: posts}))
 		return err
 	})
 }
@@ -180,8 +179,7 @@ func BenchmarkSetNewWithRelationshipsOf2Predicates(b *testing.B) {
 func BenchmarkGetWithRelationships(b *testing.B) {
 	db, counter := benchStore(b)
 	e := benchEntity(0)
-	e.Relationships = map[string][]ryno.Key{benchFollows: pks("o", 10), benchWrote: pks("post", 5)}
-	if _, err := db.Set(ctx, e); err != nil {
+	if _, err := db.Set(ctx, e, ryno.ReplaceLists(map[string][]ryno.Key{benchFollows: pks("o", 10), benchWrote: pks("post", 5)})); err != nil {
 		b.Fatal(err)
 	}
 	measure(b, counter, func(int) error {
@@ -198,11 +196,11 @@ func BenchmarkGetWithRelationships(b *testing.B) {
 func BenchmarkDeleteCascade50In50Out(b *testing.B) {
 	db, counter, seeder := benchStoreAndSeeder(b)
 	hub := benchEntity(0)
-	hub.Relationships = map[string][]ryno.Key{benchFollows: pks("o", 50)}
+	lists := ryno.ReplaceLists(map[string][]ryno.Key{benchFollows: pks("o", 50)})
 	followers := pks("f", 50)
 	measure(b, counter, func(int) error {
 		b.StopTimer()
-		if _, err := seeder.Set(ctx, hub); err != nil {
+		if _, err := seeder.Set(ctx, hub, lists); err != nil {
 			return err
 		}
 		seedFollowers(b, seeder, followers, hub.Key)

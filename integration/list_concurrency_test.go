@@ -323,8 +323,7 @@ func TestADeleteRacingWritesLeavesNothingOfItsOwn(t *testing.T) {
 			createSubjects(t, s.Client, slices.Concat(fans, pks("o", 3), pks("more", 4), pks("l", 5))...)
 			for round := range rounds {
 				k := person(fmt.Sprint("target", round), nil).Key
-				_, err := s.Set(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"age": 1, "email": "t@example.com"},
-					Relationships: map[string][]ryno.Key{"follows": pks("o", 3)}})
+				_, err := s.Set(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"age": 1, "email": "t@example.com"}}, ryno.ReplaceLists(map[string][]ryno.Key{"follows": pks("o", 3)}))
 				require.NoError(t, err)
 				race(7, func(g int) {
 					var err error
@@ -362,15 +361,14 @@ func TestASetAfterADeleteCreatesANewEntityWithItsLists(t *testing.T) {
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: mixedIndexes})
 	for round := range 20 {
 		k := person(fmt.Sprint("target", round), nil).Key
-		_, err := s.Set(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"age": 1}, Relationships: map[string][]ryno.Key{"follows": pks("o", 3)}})
+		_, err := s.Set(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"age": 1}}, ryno.ReplaceLists(map[string][]ryno.Key{"follows": pks("o", 3)}))
 		require.NoError(t, err)
 		race(2, func(g int) {
 			var err error
 			if g == 0 {
 				err = s.Delete(ctx, k)
 			} else {
-				_, err = s.Set(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"age": 2, "email": "new@example.com"},
-					Relationships: map[string][]ryno.Key{"likes": pks("n", 2)}})
+				_, err = s.Set(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"age": 2, "email": "new@example.com"}}, ryno.ReplaceLists(map[string][]ryno.Key{"likes": pks("n", 2)}))
 			}
 			require.NoError(t, err)
 		})
@@ -399,7 +397,7 @@ func TestObjectChecksRefuseAnEdgeToAMissingEntity(t *testing.T) {
 	require.NoError(t, err, "off by default: a list may name entities created later")
 
 	checked := newClientOn(t, s, ryno.Options{CheckObjects: true})
-	_, err = checked.Set(ctx, &ryno.Entity{Key: pk("other"), Relationships: map[string][]ryno.Key{"follows": {pk("ghost2")}}})
+	_, err = checked.Set(ctx, &ryno.Entity{Key: pk("other")}, ryno.ReplaceLists(map[string][]ryno.Key{"follows": {pk("ghost2")}}))
 	require.ErrorIs(t, err, ryno.ErrNotFound, "Set checks its lists' objects with the client option")
 	_, err = checked.Get(ctx, pk("other"))
 	require.ErrorIs(t, err, ryno.ErrNotFound, "nothing was written, the entity neither")
@@ -430,8 +428,7 @@ func TestAWriterMeetingADeleteCutOffCompletesIt(t *testing.T) {
 			s, _ := listStore(t, ryno.Options{Indexes: mixedIndexes})
 			cut := newFaultyClient(t, s, ryno.Options{Indexes: mixedIndexes, MaxConcurrency: 1, Retry: ryno.RetryOptions{MaxAttempts: 1}})
 			k := pk("doomed")
-			_, err := s.Set(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"age": 1, "email": "d@example.com"},
-				Relationships: map[string][]ryno.Key{"follows": pks("o", 120)}})
+			_, err := s.Set(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"age": 1, "email": "d@example.com"}}, ryno.ReplaceLists(map[string][]ryno.Key{"follows": pks("o", 120)}))
 			require.NoError(t, err)
 
 			cut.faults.FailAfter("TransactWriteItems", 1, func() error { return errInjected })

@@ -64,10 +64,10 @@ func subjectsPointingAt(t *testing.T, db *ryno.Client, object ryno.Key) []ryno.K
 func TestPredicatesThatArePrefixesNeverMix(t *testing.T) {
 	db, _, _ := newStore(t)
 	ada := pk("ada")
-	_, err := db.Set(ctx, &ryno.Entity{Key: ada, Relationships: map[string][]ryno.Key{
+	_, err := db.Set(ctx, &ryno.Entity{Key: ada}, ryno.ReplaceLists(map[string][]ryno.Key{
 		"friend":  {pk("b"), pk("c")},
 		"friends": {pk("d")},
-	}})
+	}))
 	require.NoError(t, err)
 
 	require.Equal(t, []ryno.Key{pk("b"), pk("c")}, objectsOf(t, db, ada, "friend", 10))
@@ -275,10 +275,10 @@ func TestHasRelationshipIsOneRequestWhateverTheListLength(t *testing.T) {
 func TestSetCreateAndUpdateWriteRelationships(t *testing.T) {
 	s := newStoreWith(t, nil)
 	ada := pk("ada")
-	_, err := s.Set(ctx, &ryno.Entity{Key: ada, Relationships: map[string][]ryno.Key{
+	_, err := s.Set(ctx, &ryno.Entity{Key: ada}, ryno.ReplaceLists(map[string][]ryno.Key{
 		"friend": {pk("b"), pk("c")},
 		"likes":  {pk("x")},
-	}})
+	}))
 	require.NoError(t, err)
 	require.Equal(t, map[string]int{"TransactWriteItems": 1}, requests(s.counter),
 		"a new entity has no lists to read: the entity and its lists in one transaction")
@@ -287,14 +287,13 @@ func TestSetCreateAndUpdateWriteRelationships(t *testing.T) {
 	// Predicates absent are untouched; an empty list clears one.
 	got, err := s.Get(ctx, ada)
 	require.NoError(t, err)
-	got.Relationships = map[string][]ryno.Key{"friend": {pk("c")}}
-	_, err = s.Update(ctx, got)
+	_, err = s.Update(ctx, got, ryno.ReplaceLists(map[string][]ryno.Key{"friend": {pk("c")}}))
 	require.NoError(t, err)
 	withRels, err := s.Get(ctx, ada, ryno.WithRelationships())
 	require.NoError(t, err)
 	require.Equal(t, map[string][]ryno.Key{"friend": {pk("c")}, "likes": {pk("x")}}, withRels.Relationships)
 
-	_, err = s.Set(ctx, &ryno.Entity{Key: ada, Created: withRels.Created, Relationships: map[string][]ryno.Key{"likes": {}}})
+	_, err = s.Set(ctx, &ryno.Entity{Key: ada, Created: withRels.Created}, ryno.ReplaceLists(map[string][]ryno.Key{"likes": {}}))
 	require.NoError(t, err)
 	s.counter.Reset()
 	withRels, err = s.Get(ctx, ada, ryno.WithRelationships("friend", "likes"))
@@ -303,7 +302,7 @@ func TestSetCreateAndUpdateWriteRelationships(t *testing.T) {
 	require.Equal(t, map[string]int{"GetItem": 1, "Query": 2}, requests(s.counter))
 
 	// A Create that conflicts writes no relationship.
-	_, err = s.Create(ctx, &ryno.Entity{Key: ada, Relationships: map[string][]ryno.Key{"friend": {pk("z")}}})
+	_, err = s.Create(ctx, &ryno.Entity{Key: ada}, ryno.ReplaceLists(map[string][]ryno.Key{"friend": {pk("z")}}))
 	require.ErrorIs(t, err, ryno.ErrConflict)
 	require.Equal(t, []ryno.Key{pk("c")}, objectsOf(t, s.Client, ada, "friend", 10))
 
@@ -326,8 +325,7 @@ func TestSetReadsItsListsInParallel(t *testing.T) {
 	ada, err := s.Create(ctx, &ryno.Entity{Key: pk("ada")})
 	require.NoError(t, err)
 	armed.Store(true)
-	ada.Relationships = map[string][]ryno.Key{"friend": {pk("b")}, "likes": {pk("x")}}
-	_, err = s.Set(ctx, ada)
+	_, err = s.Set(ctx, ada, ryno.ReplaceLists(map[string][]ryno.Key{"friend": {pk("b")}, "likes": {pk("x")}}))
 	require.NoError(t, err)
 	require.True(t, gate.Opened())
 }
@@ -530,11 +528,11 @@ func TestRelationshipCallsRejectBadInputWithoutARequest(t *testing.T) {
 		"bad object to Reverse":        func() error { _, err := s.ReverseRelationships(ctx, ryno.Key{}, "", ryno.PageOptions{}); return err },
 		"empty predicate to Has":       func() error { _, err := s.HasRelationship(ctx, good, "", pk("b")); return err },
 		"bad object in Set": func() error {
-			_, err := s.Set(ctx, &ryno.Entity{Key: good, Relationships: map[string][]ryno.Key{"p": {{}}}})
+			_, err := s.Set(ctx, &ryno.Entity{Key: good}, ryno.ReplaceLists(map[string][]ryno.Key{"p": {{}}}))
 			return err
 		},
 		"empty predicate in Set": func() error {
-			_, err := s.Set(ctx, &ryno.Entity{Key: good, Relationships: map[string][]ryno.Key{"": {pk("b")}}})
+			_, err := s.Set(ctx, &ryno.Entity{Key: good}, ryno.ReplaceLists(map[string][]ryno.Key{"": {pk("b")}}))
 			return err
 		},
 		"bad predicate to Get":        func() error { _, err := s.Get(ctx, good, ryno.WithRelationships("")); return err },
@@ -554,7 +552,7 @@ func TestRelationshipCallsRejectBadInputWithoutARequest(t *testing.T) {
 // reuseCursor takes a cursor of the relationships of a under p and passes it to a
 // listing of subject under predicate, returning that listing's error.
 func reuseCursor(s *store, subject ryno.Key, predicate string) error {
-	if _, err := s.Set(ctx, &ryno.Entity{Key: pk("a"), Relationships: map[string][]ryno.Key{"p": {pk("b"), pk("c")}}}); err != nil {
+	if _, err := s.Set(ctx, &ryno.Entity{Key: pk("a")}, ryno.ReplaceLists(map[string][]ryno.Key{"p": {pk("b"), pk("c")}})); err != nil {
 		return err
 	}
 	page, err := s.Relationships(ctx, pk("a"), "p", ryno.PageOptions{Limit: 1})

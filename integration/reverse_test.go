@@ -180,7 +180,7 @@ func TestReverseCursorsOnlyContinueTheirOwnQuery(t *testing.T) {
 	object := pk("star")
 	seedInterleaved(t, s, object)
 	fan := pk("fan")
-	_, err := s.Set(ctx, &ryno.Entity{Key: fan, Relationships: map[string][]ryno.Key{"follows": {pk("x"), pk("y")}}})
+	_, err := s.Set(ctx, &ryno.Entity{Key: fan}, ryno.ReplaceLists(map[string][]ryno.Key{"follows": {pk("x"), pk("y")}}))
 	require.NoError(t, err)
 
 	cursor := func(page *ryno.Page[ryno.Relationship], err error) string {
@@ -271,7 +271,7 @@ func TestIteratorsYieldWhatPagingYields(t *testing.T) {
 		_, err := s.Create(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"age": i % 9, "name": k.ID}})
 		require.NoError(t, err)
 	}
-	_, err := s.Set(ctx, &ryno.Entity{Key: hub, Relationships: map[string][]ryno.Key{"follows": objects}})
+	_, err := s.Set(ctx, &ryno.Entity{Key: hub}, ryno.ReplaceLists(map[string][]ryno.Key{"follows": objects}))
 	require.NoError(t, err)
 
 	for _, descending := range []bool{false, true} {

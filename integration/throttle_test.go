@@ -114,7 +114,7 @@ func TestSetOf1000RelationshipsCompletesUnderThrottling(t *testing.T) {
 			opts.Ops = nil
 			db, chaos := chaosClient(t, s, opts)
 			subject := pk(fmt.Sprintf("subject%d", seed))
-			_, err := db.Set(ctx, &ryno.Entity{Key: subject, Relationships: map[string][]ryno.Key{"follows": objects}})
+			_, err := db.Set(ctx, &ryno.Entity{Key: subject}, ryno.ReplaceLists(map[string][]ryno.Key{"follows": objects}))
 
 			require.NoError(t, err)
 			require.Equal(t, objects, objectsOf(t, s.Client, subject, "follows", 100), "every object once, in order")

@@ -3,6 +3,7 @@ package ryno
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -34,6 +35,9 @@ func (c *Client) Delete(ctx context.Context, k Key, opts ...WriteOption) error {
 		return err
 	}
 	o, err := writeOptionsOf(opts)
+	if err == nil {
+		err = o.withoutLists("Delete")
+	}
 	if err != nil {
 		return err
 	}
@@ -58,6 +62,21 @@ type WriteOption func(*writeOptions)
 type writeOptions struct {
 	version int64
 	cond    *Condition
+	lists   map[string][]Key // ReplaceLists; nil when not given
+}
+
+// ReplaceLists makes Create, Update, Set or Modify (and TxCreate, TxUpdate, TxSet)
+// replace the entity's list under each predicate of lists with the objects given, in
+// order; an empty list clears it, and predicates absent are left alone. The lists
+// commit with the entity in one transaction when they fit in one. Entity.Relationships
+// is never written: it only reports what Get read.
+func ReplaceLists(lists map[string][]Key) WriteOption {
+	return func(o *writeOptions) {
+		if o.lists == nil {
+			o.lists = make(map[string][]Key, len(lists))
+		}
+		maps.Copy(o.lists, lists)
+	}
 }
 
 // IfVersion makes a write require the stored entity to have version v (for an HTTP
@@ -65,6 +84,32 @@ type writeOptions struct {
 // with a *ConflictError and writes nothing.
 func IfVersion(v int64) WriteOption {
 	return func(o *writeOptions) { o.version = v }
+}
+
+// onEntity returns e as a write in mode sends it with these options: IfVersion
+// becomes the version the write expects.
+func (o writeOptions) onEntity(e *Entity, mode putMode) (*Entity, error) {
+	if mode == modeCreate && (o.version > 0 || o.cond != nil) {
+		return nil, invalid("WriteOption", e.Key.String(),
+			"Create writes only an entity that does not exist; IfVersion and If apply to Update and Set")
+	}
+	if o.version == 0 || o.version == e.Version {
+		return e, nil
+	}
+	if e.Version != 0 {
+		return nil, invalid("IfVersion", fmt.Sprint(o.version), fmt.Sprintf("differs from the entity's Version %d", e.Version))
+	}
+	v := *e
+	v.Version = o.version
+	return &v, nil
+}
+
+// withoutLists refuses ReplaceLists for op, which writes no list.
+func (o writeOptions) withoutLists(op string) error {
+	if o.lists != nil {
+		return invalid("ReplaceLists", "", "applies to Create, Update, Set and Modify, not to "+op)
+	}
+	return nil
 }
 
 func writeOptionsOf(opts []WriteOption) (writeOptions, error) {

@@ -48,7 +48,7 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 		}
 		ch := p.lists[i-1]
 		op := listOp{kind: listReplace, subject: w.e.Key, predicate: ch.Predicate,
-			objects: w.e.Relationships[ch.Predicate], checkObjects: w.c.opts.CheckObjects}
+			objects: w.lists[ch.Predicate], checkObjects: w.c.opts.CheckObjects}
 		_, err := w.c.writeList(ctx, op)
 		return err
 	})

@@ -14,25 +14,35 @@ import (
 // only change e. An error from fn ends Modify with that error, and nothing is
 // written. It returns the entity as stored.
 //
-// fn may change the attributes, the metadata and the relationships to write (as for
-// Update); not the key. Each attempt reads the entity strongly consistently, then
-// writes as Update does: one GetItem and one PutItem for an entity with no index
-// entries or lists to write.
-func (c *Client) Modify(ctx context.Context, k Key, fn func(e *Entity) error) (*Entity, error) {
+// fn may change the attributes and the metadata; not the key. The options are those
+// of Update: with IfVersion, a conflict is final. Each attempt reads the entity
+// strongly consistently, then writes as Update does: one GetItem and one PutItem for
+// an entity with no index entries or lists to write.
+func (c *Client) Modify(ctx context.Context, k Key, fn func(e *Entity) error, opts ...WriteOption) (*Entity, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
 	if fn == nil {
 		return nil, invalid("Modify", k.String(), "needs a function")
 	}
-	return c.modify(ctx, k, nil, fn)
+	o, err := writeOptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateLists(k, o.lists); err != nil {
+		return nil, err
+	}
+	return c.modify(ctx, k, o, fn)
 }
 
-// modify is Modify with a condition on the entity as read.
-func (c *Client) modify(ctx context.Context, k Key, cond *Condition, fn func(e *Entity) error) (*Entity, error) {
+// modify is Modify with its options read.
+func (c *Client) modify(ctx context.Context, k Key, o writeOptions, fn func(e *Entity) error) (*Entity, error) {
+	if o.version > 0 { // another version will not come back
+		return c.modifyOnce(ctx, k, o, fn)
+	}
 	pace := c.conflictPacer()
 	for {
-		stored, err := c.modifyOnce(ctx, k, writeOptions{cond: cond}, fn)
+		stored, err := c.modifyOnce(ctx, k, o, fn)
 		var conflict *ConflictError
 		if !errors.As(err, &conflict) {
 			return stored, err
@@ -64,10 +74,10 @@ func (c *Client) modifyOnce(ctx context.Context, k Key, o writeOptions, fn func(
 		return nil, invalid("Entity.Key", e.Key.String(), "Modify must not change the key of "+k.String())
 	}
 	e.Version, e.Created = read, created
-	w, err := c.newWrite(e, modeUpdate)
+	o.version = 0 // checked above; the write expects the version read
+	w, err := c.newWrite(e, modeUpdate, o)
 	if err != nil {
 		return nil, err
 	}
-	w.cond = o.cond
 	return w.run(ctx)
 }

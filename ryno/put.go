@@ -17,10 +17,10 @@ import (
 
 // Create stores a new entity and returns it as stored, with Version 1. It fails with
 // an error matching ErrExists (and ErrConflict) when the entity exists. One PutItem
-// request for an entity with no relationships and no index entries; otherwise one
-// TransactWriteItems.
-func (c *Client) Create(ctx context.Context, e *Entity) (*Entity, error) {
-	return c.put(ctx, e, modeCreate)
+// request for an entity with no lists to write and no index entries; otherwise one
+// TransactWriteItems. Of the options, only ReplaceLists applies.
+func (c *Client) Create(ctx context.Context, e *Entity, opts ...WriteOption) (*Entity, error) {
+	return c.put(ctx, e, modeCreate, opts)
 }
 
 // Update replaces the attributes and metadata of an existing entity, keeping its
@@ -28,23 +28,23 @@ func (c *Client) Create(ctx context.Context, e *Entity) (*Entity, error) {
 // the store), the stored entity must still have it: otherwise the call fails with a
 // *ConflictError matching ErrConflict and writes nothing. Without a Version it
 // replaces whatever is stored, and fails with ErrNotFound when the entity does not
-// exist. See Set for relationships and indexes.
-func (c *Client) Update(ctx context.Context, e *Entity) (*Entity, error) {
-	return c.put(ctx, e, modeUpdate)
+// exist. IfVersion and If add conditions; see Set for lists and indexes.
+func (c *Client) Update(ctx context.Context, e *Entity, opts ...WriteOption) (*Entity, error) {
+	return c.put(ctx, e, modeUpdate, opts)
 }
 
 // Set stores the entity whether or not it exists (an upsert), keeping the Created
 // time of an existing one, and returns it as stored. When e carries a Version, the
 // stored entity must still have it, as for Update.
 //
-// Each predicate in e.Relationships has its list replaced (an empty list clears it);
-// predicates absent are left alone. The entity, the changes to its index entries and
+// Lists are written only when asked for with ReplaceLists: e.Relationships, filled
+// by Get, is never written back. The entity, the changes to its index entries and
 // to its lists commit in one TransactWriteItems when they fit in one (100 actions, 4
 // MB), so no reader sees one without the others. Larger changes are written after the
 // entity, and converge: a write that is cut off is completed by the next write of
 // the entity, since differences are computed from the tables.
-func (c *Client) Set(ctx context.Context, e *Entity) (*Entity, error) {
-	return c.put(ctx, e, modeSet)
+func (c *Client) Set(ctx context.Context, e *Entity, opts ...WriteOption) (*Entity, error) {
+	return c.put(ctx, e, modeSet, opts)
 }
 
 type putMode int
@@ -67,9 +67,10 @@ type write struct {
 	base       map[string]types.AttributeValue // the key and the user's attributes
 	token      string                          // names this call's write on the item
 	now        time.Time
-	mine       string // the index set this client maintains for the type
-	predicates []string
-	cond       *Condition // the caller's condition (If), or nil
+	mine       string           // the index set this client maintains for the type
+	lists      map[string][]Key // the lists to replace (ReplaceLists)
+	predicates []string         // the keys of lists, sorted
+	cond       *Condition       // the caller's condition (If), or nil
 	// together reads the index entries in the same round as the entity item, as a
 	// transaction must, and checks them against the item's record of them.
 	together bool
@@ -78,8 +79,12 @@ type write struct {
 	byRecord bool
 }
 
-func (c *Client) put(ctx context.Context, e *Entity, mode putMode) (*Entity, error) {
-	w, err := c.newWrite(e, mode)
+func (c *Client) put(ctx context.Context, e *Entity, mode putMode, opts []WriteOption) (*Entity, error) {
+	o, err := writeOptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	w, err := c.newWrite(e, mode, o)
 	if err != nil {
 		return nil, err
 	}
@@ -89,18 +94,23 @@ func (c *Client) put(ctx context.Context, e *Entity, mode putMode) (*Entity, err
 // newWrite checks e and returns its write. Everything is checked before any
 // request: a plan for the Created time the entity carries (or now) fails as any
 // later plan would.
-func (c *Client) newWrite(e *Entity, mode putMode) (*write, error) {
+func (c *Client) newWrite(e *Entity, mode putMode, o writeOptions) (*write, error) {
 	base, err := encodeEntity(e)
 	if err != nil {
 		return nil, err
 	}
-	if err := validateRelationshipMap(e.Key, e.Relationships); err != nil {
+	if e, err = o.onEntity(e, mode); err != nil {
+		return nil, err
+	}
+	if err := validateLists(e.Key, o.lists); err != nil {
 		return nil, err
 	}
 	w := &write{
 		c: c, mode: mode, e: e, base: base, token: newToken(), now: c.now(),
 		mine:       c.indexes.set(e.Type),
-		predicates: slices.Sorted(maps.Keys(e.Relationships)),
+		lists:      o.lists,
+		predicates: slices.Sorted(maps.Keys(o.lists)),
+		cond:       o.cond,
 	}
 	guess := expectation{absent: true}
 	if mode != modeCreate && !e.Created.IsZero() {
@@ -338,7 +348,7 @@ func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeVa
 		return nil, err
 	}
 	for i, s := range lists {
-		p.lists = append(p.lists, relationships.ChangeReplace(s.head, s.entries, relKeys(w.e.Relationships[w.predicates[i]])))
+		p.lists = append(p.lists, relationships.ChangeReplace(s.head, s.entries, relKeys(w.lists[w.predicates[i]])))
 	}
 	return p, nil
 }
@@ -408,14 +418,7 @@ func (w *write) result(a attempt, p *putPlan) (commitResult, error) {
 
 // storedEntity returns the entity as the item written stores it.
 func (w *write) storedEntity(item map[string]types.AttributeValue) (*Entity, error) {
-	e, err := decodeEntity(item)
-	if err != nil {
-		return nil, err
-	}
-	if w.e.Relationships != nil {
-		e.Relationships = maps.Clone(w.e.Relationships)
-	}
-	return e, nil
+	return decodeEntity(item)
 }
 
 // parseEntries decodes stored index entry items, skipping those the store did not

@@ -45,7 +45,7 @@ func (k opKind) String() string {
 }
 
 // TxCreate creates e, as Create does, in a transaction.
-func TxCreate(e *Entity) Op { return Op{kind: opCreate, entity: e} }
+func TxCreate(e *Entity, opts ...WriteOption) Op { return Op{kind: opCreate, entity: e, opts: opts} }
 
 // TxUpdate updates e, as Update does (conditional on e.Version when it carries one),
 // in a transaction. If adds a condition.
@@ -268,11 +268,13 @@ func (op *txOp) check(c *Client) error {
 	}
 	switch op.kind {
 	case opCreate, opUpdate, opSet:
-		if op.write, err = c.newWrite(op.entity, [...]putMode{modeCreate, modeUpdate, modeSet}[op.kind]); err != nil {
-			return err
-		}
-		op.write.cond = op.o.cond
-		return nil
+		op.write, err = c.newWrite(op.entity, [...]putMode{modeCreate, modeUpdate, modeSet}[op.kind], op.o)
+		return err
+	}
+	if err := op.o.withoutLists(op.kind.String()); err != nil {
+		return err
+	}
+	switch op.kind {
 	case opPatch:
 		if err := op.key.Validate(); err != nil {
 			return err

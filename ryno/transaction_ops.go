@@ -121,11 +121,11 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 	if err := op.ep.apply(e); err != nil {
 		return nil, err
 	}
-	w, err := c.newWrite(e, modeUpdate)
+	w, err := c.newWrite(e, modeUpdate, writeOptions{cond: op.o.cond})
 	if err != nil {
 		return nil, err
 	}
-	w.cond, w.byRecord = op.o.cond, byRecord
+	w.byRecord = byRecord
 	s, err := readStored(op.key, item)
 	if err != nil {
 		return nil, err

@@ -2,18 +2,20 @@ package ryno
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// validateRelationshipMap checks every list an entity carries.
-func validateRelationshipMap(subject Key, lists map[string][]Key) error {
-	for predicate, objects := range lists {
-		if err := validateList(subject, predicate, objects); err != nil {
-			return wrap(err, "Relationships[%q]", predicate)
+// validateLists checks every list a write replaces.
+func validateLists(subject Key, lists map[string][]Key) error {
+	for _, predicate := range slices.Sorted(maps.Keys(lists)) {
+		if err := validateList(subject, predicate, lists[predicate]); err != nil {
+			return wrap(err, "ReplaceLists[%q]", predicate)
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -9,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/ryno"
@@ -40,7 +40,7 @@ func counterOf(t *testing.T, db *ryno.Client, k ryno.Key) int64 {
 	t.Helper()
 	e, err := db.Get(ctx, k, ryno.Consistent())
 	require.NoError(t, err)
-	n, err := e.Attributes["n"].(attributevalue.Number).Int64()
+	n, err := e.Attributes["n"].(json.Number).Int64()
 	require.NoError(t, err)
 	return n
 }
@@ -66,7 +66,7 @@ func TestConcurrentGetUpdateIncrementsLoseNothing(t *testing.T) {
 				for {
 					e, err := db.Get(ctx, k, ryno.Consistent())
 					if err == nil {
-						n, _ := e.Attributes["n"].(attributevalue.Number).Int64()
+						n, _ := e.Attributes["n"].(json.Number).Int64()
 						e.Attributes["n"] = n + 1
 						_, err = db.Update(ctx, e)
 					}
@@ -98,7 +98,7 @@ func TestConcurrentGetUpdateIncrementsLoseNothing(t *testing.T) {
 			race(writers, func(int) {
 				e, err := db.Get(ctx, k, ryno.Consistent())
 				if err == nil {
-					n, _ := e.Attributes["n"].(attributevalue.Number).Int64()
+					n, _ := e.Attributes["n"].(json.Number).Int64()
 					e.Attributes["n"] = n + 1
 					_, err = db.Update(ctx, e)
 				}
@@ -130,7 +130,7 @@ func TestConcurrentModifyIncrementsLoseNothing(t *testing.T) {
 	for range rounds {
 		race(writers, func(int) {
 			_, err := s.Modify(ctx, k, func(e *ryno.Entity) error {
-				n, err := e.Attributes["n"].(attributevalue.Number).Int64()
+				n, err := e.Attributes["n"].(json.Number).Int64()
 				e.Attributes["n"] = n + 1
 				return err
 			})

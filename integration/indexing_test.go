@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
@@ -22,7 +22,7 @@ import (
 	"github.com/rynodb/rynodb/tables"
 )
 
-// Map functions of the test indexes. They see numbers as attributevalue.Number.
+// Map functions of the test indexes. They see numbers as json.Number.
 
 func emitTags(e *ryno.Entity, emit func(indexing.Value)) {
 	tags, _ := e.Attributes["tags"].([]any)
@@ -32,7 +32,7 @@ func emitTags(e *ryno.Entity, emit func(indexing.Value)) {
 }
 
 func emitAge(e *ryno.Entity, emit func(indexing.Value)) {
-	if n, ok := e.Attributes["age"].(attributevalue.Number); ok {
+	if n, ok := e.Attributes["age"].(json.Number); ok {
 		age, err := n.Int64()
 		if err != nil {
 			panic(err)
@@ -42,7 +42,7 @@ func emitAge(e *ryno.Entity, emit func(indexing.Value)) {
 }
 
 func emitScore(e *ryno.Entity, emit func(indexing.Value)) {
-	if n, ok := e.Attributes["score"].(attributevalue.Number); ok {
+	if n, ok := e.Attributes["score"].(json.Number); ok {
 		score, err := n.Float64()
 		if err != nil {
 			panic(err)

@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/ryno"
@@ -118,7 +118,7 @@ func blind(in callInput) bool {
 // does not know fails the test.
 func call(t *testing.T, db *ryno.Client, k ryno.Key, in callInput) callOutput {
 	valueOf := func(e *ryno.Entity) callOutput {
-		n, err := e.Attributes["n"].(attributevalue.Number).Int64()
+		n, err := e.Attributes["n"].(json.Number).Int64()
 		require.NoError(t, err)
 		return callOutput{ok: true, exists: true, version: e.Version, n: n}
 	}
@@ -140,7 +140,7 @@ func call(t *testing.T, db *ryno.Client, k ryno.Key, in callInput) callOutput {
 		e, err = db.Patch(ctx, k, ryno.Patch{Add: map[string]any{"n": in.n}})
 	case callModify:
 		e, err = db.Modify(ctx, k, func(e *ryno.Entity) error {
-			n, err := e.Attributes["n"].(attributevalue.Number).Int64()
+			n, err := e.Attributes["n"].(json.Number).Int64()
 			maps := attrs(n + in.n)
 			for name, v := range maps {
 				e.Attributes[name] = v

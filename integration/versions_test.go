@@ -1,11 +1,11 @@
 package integration_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
@@ -72,7 +72,7 @@ func TestAStaleVersionConflictsAndWritesNothing(t *testing.T) {
 			require.Equal(t, ryno.ConflictError{Key: stale.Key, Expected: 1, Stored: 2, Reason: conflict.Reason}, *conflict)
 			got, err := s.Get(ctx, stale.Key)
 			require.NoError(t, err)
-			require.Equal(t, attributevalue.Number("2"), got.Attributes["age"], "nothing was written")
+			require.Equal(t, json.Number("2"), got.Attributes["age"], "nothing was written")
 			requireIndexExact(t, s)
 
 			require.NoError(t, s.Delete(ctx, stale.Key))
@@ -153,8 +153,8 @@ func TestPatchSetsRemovesAndAddsInOneRequest(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]int{"UpdateItem": 1}, requests(counter))
 	want := map[string]any{
-		"name": "Ada Lovelace", "born": attributevalue.Number("1815"), "keep": true, "a.b[0]": "top level",
-		"n": attributevalue.Number("3.75"), "visits": attributevalue.Number("1"),
+		"name": "Ada Lovelace", "born": json.Number("1815"), "keep": true, "a.b[0]": "top level",
+		"n": json.Number("3.75"), "visits": json.Number("1"),
 	}
 	require.Equal(t, want, e.Attributes, "the entity as stored, numbers as Get returns them")
 	require.Equal(t, int64(2), e.Version)
@@ -210,7 +210,7 @@ func TestPatchOfAnIndexedTypeKeepsItsEntries(t *testing.T) {
 
 	e, err := s.Patch(ctx, k, ryno.Patch{Add: map[string]any{"age": 1}, Set: map[string]any{"name": "Countess"}})
 	require.NoError(t, err)
-	require.Equal(t, attributevalue.Number("36"), e.Attributes["age"])
+	require.Equal(t, json.Number("36"), e.Attributes["age"])
 	requireIndexExact(t, s)
 	page, err := s.QueryIndex(ctx, "acme", "age", indexing.Equal(indexing.Int(36)), ryno.PageOptions{})
 	require.NoError(t, err)

@@ -18,7 +18,8 @@
 // control characters and may contain any other character, ':' and '%' included.
 // User attribute names must not start with '_', the namespace of the store's own
 // attributes (_id, _scope, _type, _created, _updated, _meta, ...). Numbers read back
-// are attributevalue.Number and keep every digit; Entity.Decode fills a struct.
+// into a map are json.Number, which keeps every digit and encodes to JSON as a
+// number; GetAs and Entity.Decode fill a struct.
 //
 // # Writes, versions and conflicts
 //

@@ -1,9 +1,12 @@
 package ryno
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/rynodb/rynodb/tables"
 )
 
 // Entity is one stored record: its key, the user's attributes, free-form metadata and
@@ -13,9 +16,9 @@ type Entity struct {
 
 	// Attributes are the user's attributes, stored as top-level attributes of the
 	// item. Names must not start with '_' (the store's own namespace). Values are
-	// anything attributevalue can marshal. Read back, numbers are
-	// attributevalue.Number, which keeps every digit; Decode into a struct for typed
-	// fields.
+	// anything attributevalue can marshal. Read back, numbers are json.Number,
+	// which keeps every digit and encodes to JSON as a number; Decode or GetAs give
+	// typed fields.
 	Attributes map[string]any
 
 	// Meta is free-form metadata, stored as the map attribute _meta.
@@ -34,30 +37,79 @@ type Entity struct {
 	// an error matching ErrConflict otherwise (an HTTP service's If-Match).
 	Version int64
 
-	// Relationships maps a predicate to the entity's ordered list of objects.
+	// Relationships holds the lists Get read with WithRelationships: a predicate maps
+	// to its ordered objects. It is a read result only: no write sends it, so an
+	// entity read and written back never undoes a list change made meanwhile. Write
+	// lists with ReplaceLists, AddRelationships or RemoveRelationships.
 	Relationships map[string][]Key
 }
 
 // NewEntity returns an entity with key k and the attributes of v, a struct (with
-// dynamodbav tags) or a map, encoded as attributevalue.MarshalMap does.
+// dynamodbav tags) or a map, encoded as attributevalue.MarshalMap does. When v embeds
+// a Record, the entity takes its Version and Created, so that a write checks the
+// version read. Attribute names and values are checked here: a name in the store's
+// '_' namespace or a number DynamoDB cannot hold fails with a *ValidationError.
 func NewEntity(k Key, v any) (*Entity, error) {
 	item, err := attributevalue.MarshalMap(v)
 	if err != nil {
 		return nil, invalid("Attributes", "", err.Error())
 	}
+	for name, av := range item {
+		if err := tables.ValidateAttributeName(name); err != nil {
+			return nil, err
+		}
+		if err := validateNumbers("Attributes."+name, av); err != nil {
+			return nil, err
+		}
+	}
 	attrs := make(map[string]any, len(item))
 	if err := decoder.Decode(mapValue(item), &attrs); err != nil {
 		return nil, invalid("Attributes", "", err.Error())
 	}
-	return &Entity{Key: k, Attributes: attrs}, nil
+	e := &Entity{Key: k, Attributes: jsonNumbers(attrs).(map[string]any)}
+	if r, ok := recordOf(v); ok {
+		e.Version, e.Created = r.Version, r.Created
+	}
+	return e, nil
 }
 
 // Decode stores the entity's attributes in the struct or map out points to, as
-// attributevalue.UnmarshalMap does. Numbers decode exactly into integer fields.
+// attributevalue.UnmarshalMap does. Numbers decode exactly into integer fields. When
+// out embeds a Record, Decode fills it with the entity's key, timestamps and version.
 func (e *Entity) Decode(out any) error {
 	item, err := attributevalue.MarshalMap(e.Attributes)
 	if err != nil {
 		return err
 	}
-	return attributevalue.UnmarshalMap(item, out)
+	if err := attributevalue.UnmarshalMap(item, out); err != nil {
+		return wrap(err, "decode %s into %T", e.Key, out)
+	}
+	if r, ok := out.(recordSetter); ok {
+		r.setRecord(Record{Key: e.Key, Created: e.Created, Updated: e.Updated, Version: e.Version})
+	}
+	return nil
+}
+
+// String shows the entity's key, version, timestamps and attributes, such as
+// "acme:user:ada v3 created 2026-01-02T03:04:05.006Z updated ... map[age:36 name:Ada]".
+func (e Entity) String() string {
+	var b strings.Builder
+	b.WriteString(e.Key.String())
+	if e.Version > 0 {
+		fmt.Fprintf(&b, " v%d", e.Version)
+	}
+	if !e.Created.IsZero() {
+		b.WriteString(" created " + tables.FormatTime(e.Created))
+	}
+	if !e.Updated.IsZero() {
+		b.WriteString(" updated " + tables.FormatTime(e.Updated))
+	}
+	fmt.Fprintf(&b, " %v", e.Attributes)
+	if len(e.Meta) > 0 {
+		fmt.Fprintf(&b, " meta %v", e.Meta)
+	}
+	if e.Relationships != nil {
+		fmt.Fprintf(&b, " relationships %v", e.Relationships)
+	}
+	return b.String()
 }

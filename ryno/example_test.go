@@ -2,13 +2,13 @@ package ryno_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/rynodb/rynodb/indexing"
@@ -129,7 +129,7 @@ func ExampleClient_Modify() {
 	// fn may run more than once: on a conflict Modify reads the account again.
 	errInsufficient := errors.New("insufficient funds")
 	account, err := db.Modify(ctx, k, func(e *ryno.Entity) error {
-		balance, err := e.Attributes["balance"].(attributevalue.Number).Int64()
+		balance, err := e.Attributes["balance"].(json.Number).Int64()
 		if err != nil {
 			return err
 		}
@@ -299,9 +299,9 @@ func ExampleIndex() {
 	byAge := ryno.Index{
 		Type: "person",
 		Name: "age",
-		// Map sees the entity as stored: numbers are attributevalue.Number.
+		// Map sees the entity as stored: numbers are json.Number.
 		Map: func(e *ryno.Entity, emit func(indexing.Value)) {
-			if n, ok := e.Attributes["age"].(attributevalue.Number); ok {
+			if n, ok := e.Attributes["age"].(json.Number); ok {
 				if age, err := n.Int64(); err == nil {
 					emit(indexing.Int(age))
 				}

@@ -21,8 +21,8 @@ type Index struct {
 	// together with a scope.
 	Name string
 	// Map emits the index values of an entity: none, one or many. It sees the entity
-	// as it is stored, so numbers are attributevalue.Number (Entity.Decode gives
-	// typed fields), Updated is the time of the write and Created the entity's
+	// as it is stored, so numbers are json.Number (Entity.Decode gives typed
+	// fields), Updated is the time of the write and Created the entity's
 	// creation time. It must be deterministic. A panic or an invalid value fails the
 	// write before any request is sent.
 	Map func(e *Entity, emit func(indexing.Value))

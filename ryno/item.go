@@ -13,7 +13,8 @@ import (
 
 var (
 	encoder = attributevalue.NewEncoder()
-	// decoder keeps numbers as attributevalue.Number so no digit is lost.
+	// decoder keeps numbers as attributevalue.Number so no digit is lost; decodeAny
+	// turns them into json.Number.
 	decoder = attributevalue.NewDecoder(func(o *attributevalue.DecoderOptions) { o.UseNumber = true })
 )
 
@@ -106,16 +107,16 @@ func decodeEntity(item map[string]types.AttributeValue) (*Entity, error) {
 		case tables.AttrUpdated:
 			e.Updated, err = timeValue(name, av)
 		case tables.AttrMeta:
-			err = decoder.Decode(av, &e.Meta)
+			if err = decoder.Decode(av, &e.Meta); err == nil {
+				jsonNumbers(e.Meta)
+			}
 		case tables.AttrVersion:
 			e.Version, err = versionValue(av)
 		default:
 			if strings.HasPrefix(name, tables.ReservedPrefix) {
 				continue
 			}
-			var v any
-			err = decoder.Decode(av, &v)
-			e.Attributes[name] = v
+			e.Attributes[name], err = decodeAny(av)
 		}
 		if err != nil {
 			return nil, wrap(err, "decode entity attribute %s", name)

@@ -2,6 +2,7 @@ package ryno
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -9,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -27,7 +27,7 @@ type Patch struct {
 	Remove []string
 	// Add adds numbers to number attributes, as DynamoDB's ADD does: an attribute
 	// that does not exist counts as 0. Values are Go numbers or
-	// attributevalue.Number; adding to an attribute that is not a number fails.
+	// json.Number; adding to an attribute that is not a number fails.
 	Add map[string]any
 }
 
@@ -46,6 +46,9 @@ func (c *Client) Patch(ctx context.Context, k Key, p Patch, opts ...WriteOption)
 		return nil, err
 	}
 	o, err := writeOptionsOf(opts)
+	if err == nil {
+		err = o.withoutLists("Patch")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -227,18 +230,14 @@ func (c *Client) patchRefused(ctx context.Context, k Key, o writeOptions, token 
 // patchIndexed applies ep to an entity of an indexed type as Modify does, so that
 // its index entries change with it.
 func (c *Client) patchIndexed(ctx context.Context, k Key, ep encodedPatch, o writeOptions) (*Entity, error) {
-	apply := func(e *Entity) error { return ep.apply(e) }
-	if o.version > 0 {
-		return c.modifyOnce(ctx, k, o, apply)
-	}
-	return c.modify(ctx, k, o.cond, apply)
+	return c.modify(ctx, k, o, func(e *Entity) error { return ep.apply(e) })
 }
 
 // apply changes e as DynamoDB would apply the patch.
 func (ep encodedPatch) apply(e *Entity) error {
 	for n, av := range ep.set {
-		var v any
-		if err := decoder.Decode(av, &v); err != nil {
+		v, err := decodeAny(av)
+		if err != nil {
 			return err
 		}
 		e.Attributes[n] = v
@@ -253,7 +252,7 @@ func (ep encodedPatch) apply(e *Entity) error {
 			if ok { // a NULL: DynamoDB adds only to numbers and sets
 				return invalid("Patch.Add."+n, e.Key.String(), "the stored value is NULL, not a number")
 			}
-		case attributevalue.Number:
+		case json.Number:
 			current = string(v)
 		default:
 			return invalid("Patch.Add."+n, e.Key.String(), fmt.Sprintf("the stored value is a %T, not a number", v))
@@ -262,7 +261,7 @@ func (ep encodedPatch) apply(e *Entity) error {
 		if err != nil {
 			return invalid("Patch.Add."+n, e.Key.String(), err.Error())
 		}
-		e.Attributes[n] = attributevalue.Number(sum)
+		e.Attributes[n] = json.Number(sum)
 	}
 	return nil
 }

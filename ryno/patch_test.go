@@ -1,6 +1,7 @@
 package ryno
 
 import (
+	"encoding/json"
 	"maps"
 	"math"
 	"slices"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
@@ -44,8 +44,8 @@ func TestEncodePatchRejects(t *testing.T) {
 		{"Add of NaN", Patch{Add: map[string]any{"n": math.NaN()}}, "Patch.Add.n"},
 		{"Add of infinity", Patch{Add: map[string]any{"n": math.Inf(-1)}}, "Patch.Add.n"},
 		{"Add of 1e200", Patch{Add: map[string]any{"n": 1e200}}, "Patch.Add.n"},
-		{"Add of a Number out of range", Patch{Add: map[string]any{"n": attributevalue.Number("1e126")}}, "Patch.Add.n"},
-		{"Add of a Number that is not one", Patch{Add: map[string]any{"n": attributevalue.Number("one")}}, "Patch.Add.n"},
+		{"Add of a Number out of range", Patch{Add: map[string]any{"n": json.Number("1e126")}}, "Patch.Add.n"},
+		{"Add of a Number that is not one", Patch{Add: map[string]any{"n": json.Number("one")}}, "Patch.Add.n"},
 		{"Add of a func", Patch{Add: map[string]any{"f": func() {}}}, "Patch.Add.f"},
 		{"Set of NaN", Patch{Set: map[string]any{"n": math.NaN()}}, "Patch.Set.n"},
 		{"Set of 1e200", Patch{Set: map[string]any{"n": 1e200}}, "Patch.Set.n"},
@@ -73,7 +73,7 @@ func TestEncodePatchAccepts(t *testing.T) {
 	}{
 		{"Add of Go numbers", Patch{Add: map[string]any{"i": 1, "neg": int64(-3), "u": uint8(7), "f": 1.5, "zero": 0}},
 			encodedPatch{add: map[string]string{"i": "1", "neg": "-3", "u": "7", "f": "1.5", "zero": "0"}}},
-		{"Add of Numbers", Patch{Add: map[string]any{"e": attributevalue.Number("1e3"), "d": attributevalue.Number("-0.000000000000000000000000000000000001")}},
+		{"Add of Numbers", Patch{Add: map[string]any{"e": json.Number("1e3"), "d": json.Number("-0.000000000000000000000000000000000001")}},
 			encodedPatch{add: map[string]string{"e": "1e3", "d": "-0.000000000000000000000000000000000001"}}},
 		{"Set", Patch{Set: map[string]any{"s": "x", "n": 2, "l": []any{1, "y"}, "null": nil}},
 			encodedPatch{set: map[string]types.AttributeValue{
@@ -114,9 +114,9 @@ func TestEncodedPatchApply(t *testing.T) {
 	stored := func() *Entity {
 		return &Entity{Key: stateKey, Attributes: map[string]any{
 			"s":    "text",
-			"n":    attributevalue.Number("10"),
-			"f":    attributevalue.Number("0.1"),
-			"big":  attributevalue.Number("12345678901234567890123456789012345678"),
+			"n":    json.Number("10"),
+			"f":    json.Number("0.1"),
+			"big":  json.Number("12345678901234567890123456789012345678"),
 			"keep": true,
 		}}
 	}
@@ -136,19 +136,19 @@ func TestEncodedPatchApply(t *testing.T) {
 		want map[string]any
 	}{
 		{"Set a number as the store decodes it", Patch{Set: map[string]any{"n": 5, "x": 2.5}},
-			with(map[string]any{"n": attributevalue.Number("5"), "x": attributevalue.Number("2.5")})},
+			with(map[string]any{"n": json.Number("5"), "x": json.Number("2.5")})},
 		{"Set other values", Patch{Set: map[string]any{"s": "new", "l": []any{1, "a"}, "m": map[string]int{"k": 3}, "null": nil}},
-			with(map[string]any{"s": "new", "l": []any{attributevalue.Number("1"), "a"}, "m": map[string]any{"k": attributevalue.Number("3")}, "null": nil})},
+			with(map[string]any{"s": "new", "l": []any{json.Number("1"), "a"}, "m": map[string]any{"k": json.Number("3")}, "null": nil})},
 		{"Remove", Patch{Remove: []string{"keep", "missing"}}, with(nil, "keep")},
-		{"Add", Patch{Add: map[string]any{"n": 5}}, with(map[string]any{"n": attributevalue.Number("15")})},
-		{"Add exactly", Patch{Add: map[string]any{"f": 0.2}}, with(map[string]any{"f": attributevalue.Number("0.3")})},
-		{"Add to 38 digits", Patch{Add: map[string]any{"big": 1}}, with(map[string]any{"big": attributevalue.Number("12345678901234567890123456789012345679")})},
-		{"Add to a missing attribute", Patch{Add: map[string]any{"new": attributevalue.Number("7.50")}}, with(map[string]any{"new": attributevalue.Number("7.5")})},
-		{"Add a negative delta", Patch{Add: map[string]any{"n": -12}}, with(map[string]any{"n": attributevalue.Number("-2")})},
-		{"Add down to zero", Patch{Add: map[string]any{"f": attributevalue.Number("-0.1")}}, with(map[string]any{"f": attributevalue.Number("0")})},
-		{"Add an exponent", Patch{Add: map[string]any{"n": attributevalue.Number("1e2")}}, with(map[string]any{"n": attributevalue.Number("110")})},
+		{"Add", Patch{Add: map[string]any{"n": 5}}, with(map[string]any{"n": json.Number("15")})},
+		{"Add exactly", Patch{Add: map[string]any{"f": 0.2}}, with(map[string]any{"f": json.Number("0.3")})},
+		{"Add to 38 digits", Patch{Add: map[string]any{"big": 1}}, with(map[string]any{"big": json.Number("12345678901234567890123456789012345679")})},
+		{"Add to a missing attribute", Patch{Add: map[string]any{"new": json.Number("7.50")}}, with(map[string]any{"new": json.Number("7.5")})},
+		{"Add a negative delta", Patch{Add: map[string]any{"n": -12}}, with(map[string]any{"n": json.Number("-2")})},
+		{"Add down to zero", Patch{Add: map[string]any{"f": json.Number("-0.1")}}, with(map[string]any{"f": json.Number("0")})},
+		{"Add an exponent", Patch{Add: map[string]any{"n": json.Number("1e2")}}, with(map[string]any{"n": json.Number("110")})},
 		{"all three", Patch{Set: map[string]any{"s": "t"}, Remove: []string{"keep"}, Add: map[string]any{"n": 1}},
-			with(map[string]any{"s": "t", "n": attributevalue.Number("11")}, "keep")},
+			with(map[string]any{"s": "t", "n": json.Number("11")}, "keep")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -167,7 +167,7 @@ func TestEncodedPatchApplyAddsOnlyToNumbers(t *testing.T) {
 	}{
 		{"string", "10"},
 		{"bool", true},
-		{"list", []any{attributevalue.Number("1")}},
+		{"list", []any{json.Number("1")}},
 		{"map", map[string]any{}},
 	}
 	for _, tt := range tests {
@@ -218,7 +218,7 @@ func TestPatchInput(t *testing.T) {
 			"REMOVE": {"r", "q"},
 			"ADD":    {"_version1"},
 		}},
-		{"Add with a version", Patch{Add: map[string]any{"n": 2, "m": attributevalue.Number("-1.5")}}, 4, map[string][]string{
+		{"Add with a version", Patch{Add: map[string]any{"n": 2, "m": json.Number("-1.5")}}, 4, map[string][]string{
 			"SET": {updated, `_token="tok"`},
 			"ADD": {"_version1", "n2", "m-1.5"},
 		}},

@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/ryno"
@@ -33,9 +32,9 @@ func emitEmail(e *ryno.Entity, emit func(indexing.Value)) {
 	}
 }
 
-// emitAge sees the entity as stored: its numbers are attributevalue.Number.
+// emitAge sees the entity as stored: its numbers are json.Number.
 func emitAge(e *ryno.Entity, emit func(indexing.Value)) {
-	if n, ok := e.Attributes["age"].(attributevalue.Number); ok {
+	if n, ok := e.Attributes["age"].(json.Number); ok {
 		if age, err := n.Int64(); err == nil {
 			emit(indexing.Int(age))
 		}

@@ -1,0 +1,87 @@
+package integration_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/ryno"
+)
+
+type book struct {
+	ryno.Record
+	Title  string   `dynamodbav:"title" json:"title"`
+	Pages  int      `dynamodbav:"pages" json:"pages"`
+	Price  float64  `dynamodbav:"price" json:"price"`
+	Copies int64    `dynamodbav:"copies" json:"copies"`
+	Tags   []string `dynamodbav:"tags,stringset,omitempty" json:"tags,omitempty"`
+}
+
+// TestStructRoundTrip writes a struct, reads it back with GetAs, changes it and
+// writes it again: its Record follows the stored key, timestamps and version, and a
+// write from a stale copy is refused.
+func TestStructRoundTrip(t *testing.T) {
+	s := newStoreWith(t, nil)
+	k := ryno.Key{Scope: "acme", Type: "book", ID: "b1"}
+	b := &book{Record: ryno.Record{Key: k}, Title: "Go", Pages: 300, Price: 12.5, Copies: 1 << 53, Tags: []string{"lang"}}
+	require.NoError(t, ryno.CreateAs(ctx, s.Client, b))
+	require.Equal(t, int64(1), b.Version)
+	require.False(t, b.Created.IsZero())
+	require.Equal(t, b.Created, b.Updated)
+
+	got, err := ryno.GetAs[book](ctx, s.Client, k)
+	require.NoError(t, err)
+	require.Equal(t, b, got)
+
+	stale := *got
+	got.Pages++
+	require.NoError(t, ryno.SetAs(ctx, s.Client, got))
+	require.Equal(t, int64(2), got.Version)
+	require.Equal(t, b.Created, got.Created)
+	require.True(t, got.Updated.After(b.Updated))
+
+	stale.Title = "lost update"
+	err = ryno.UpdateAs(ctx, s.Client, &stale)
+	require.ErrorIs(t, err, ryno.ErrConflict)
+
+	again, err := ryno.GetAs[book](ctx, s.Client, k)
+	require.NoError(t, err)
+	require.Equal(t, got, again)
+	require.Equal(t, 301, again.Pages)
+
+	page, err := ryno.PageAs[book](s.ListByType(ctx, "acme", "book", ryno.PageOptions{}))
+	require.NoError(t, err)
+	require.Equal(t, []*book{again}, page.Items)
+	var all []*book
+	for v, err := range ryno.ValuesAs[book](s.AllByType(ctx, "acme", "book", ryno.PageOptions{})) {
+		require.NoError(t, err)
+		all = append(all, v)
+	}
+	require.Equal(t, []*book{again}, all)
+}
+
+// TestGetResultEncodesNumbersAsJSONNumbers serves a Get result as JSON, as an HTTP
+// handler does: numbers stay numbers, with every digit.
+func TestGetResultEncodesNumbersAsJSONNumbers(t *testing.T) {
+	s := newStoreWith(t, nil)
+	k := ryno.Key{Scope: "acme", Type: "user", ID: "ada"}
+	_, err := s.Create(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{
+		"age": 36, "balance": json.Number("12345678901234567890.25"), "scores": []any{1, 2.5},
+	}})
+	require.NoError(t, err)
+	e, err := s.Get(ctx, k)
+	require.NoError(t, err)
+	out, err := json.Marshal(e.Attributes)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"age":36,"balance":12345678901234567890.25,"scores":[1,2.5]}`, string(out))
+
+	var decoded map[string]any
+	d := json.NewDecoder(bytesReader(out))
+	d.UseNumber()
+	require.NoError(t, d.Decode(&decoded))
+	require.Equal(t, json.Number("12345678901234567890.25"), decoded["balance"])
+}
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

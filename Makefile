@@ -1,6 +1,7 @@
 # RynoDB for Go.
 #
-#   make test    vet, format check, unit and integration tests against DynamoDB Local
+#   make test    vet, format check, unit and integration tests against DynamoDB Local,
+#                then a short fuzz of the cursor decoder
 #   make demo    run examples/quickstart against DynamoDB Local
 #   make bench   benchmarks against DynamoDB Local (requests and allocations per call)
 #   make fuzz    run each fuzz target for FUZZTIME
@@ -32,6 +33,7 @@ test: lint
 	@$(with_dynamodb) \
 		$(GOTESTSUM) --format pkgname-and-test-fails --jsonfile $(BUILD)/test-events.json -- -race -count=1 ./... ./integration/...
 	@scripts/test-summary.sh $(BUILD)/test-events.json integration ryno tables cli
+	$(GO) test ./ryno -run '^$$' -fuzz '^FuzzDecodeCursor$$' -fuzztime 10s
 
 lint:
 	$(GO) vet ./... ./integration/...

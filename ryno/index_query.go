@@ -2,7 +2,6 @@ package ryno
 
 import (
 	"context"
-	"fmt"
 	"iter"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -45,24 +44,13 @@ func (c *Client) QueryIndex(ctx context.Context, scope, index string, cond index
 // entities. One Query request per page, on the lookup index, which DynamoDB keeps
 // eventually consistent.
 func (c *Client) QueryIndexEntries(ctx context.Context, scope, index string, cond indexing.Condition, p PageOptions) (*Page[IndexEntry], error) {
-	expr, err := cond.Expression(scope, index)
+	q, err := c.indexQuery(scope, index, cond)
 	if err != nil {
 		return nil, err
 	}
-	q := pageQuery{
-		in: &dynamodb.QueryInput{
-			TableName:                 aws.String(c.names.IndexEntries),
-			IndexName:                 aws.String(c.names.IndexLookup),
-			KeyConditionExpression:    aws.String(expr.KeyCondition),
-			ExpressionAttributeNames:  expr.Names,
-			ExpressionAttributeValues: expr.Values,
-		},
-		positionNames: lookupPosition,
-		identity:      c.names.IndexLookup + "\x00" + tables.ScopeIndexName(scope, index) + "\x00" + cond.String(),
-	}
 	items, cursor, err := c.queryPage(ctx, q, p)
 	if err != nil {
-		return nil, fmt.Errorf("ryno: query index %s of %s: %w", index, scope, err)
+		return nil, wrap(err, "query index %s of %s", index, scope)
 	}
 	page := &Page[IndexEntry]{Items: make([]IndexEntry, len(items)), Cursor: cursor}
 	for i, item := range items {
@@ -71,6 +59,25 @@ func (c *Client) QueryIndexEntries(ctx context.Context, scope, index string, con
 		}
 	}
 	return page, nil
+}
+
+// indexQuery is the query of QueryIndexEntries.
+func (c *Client) indexQuery(scope, index string, cond indexing.Condition) (pageQuery, error) {
+	expr, err := cond.Expression(scope, index)
+	if err != nil {
+		return pageQuery{}, err
+	}
+	return pageQuery{
+		in: &dynamodb.QueryInput{
+			TableName:                 aws.String(c.names.IndexEntries),
+			IndexName:                 aws.String(c.names.IndexLookup),
+			KeyConditionExpression:    aws.String(expr.KeyCondition),
+			ExpressionAttributeNames:  expr.Names,
+			ExpressionAttributeValues: expr.Values,
+		},
+		position: lookupPosition(scope, index, cond),
+		identity: c.names.IndexLookup + "\x00" + tables.ScopeIndexName(scope, index) + "\x00" + cond.String(),
+	}, nil
 }
 
 // AllIndexEntries iterates over every entry QueryIndexEntries would page through.
@@ -87,17 +94,14 @@ func (c *Client) AllInIndex(ctx context.Context, scope, index string, cond index
 	})
 }
 
-// lookupPosition locates an item in the lookup index.
-var lookupPosition = []string{tables.AttrSubjectKey, tables.AttrUniqueKey, tables.AttrScopeIndexName, tables.AttrIndexKey}
-
 func decodeIndexEntry(item map[string]types.AttributeValue) (IndexEntry, error) {
 	e, err := indexing.FromItem(item)
 	if err != nil {
-		return IndexEntry{}, fmt.Errorf("ryno: decode index entry: %w", err)
+		return IndexEntry{}, wrap(err, "decode index entry")
 	}
 	attrs := make(map[string]any, len(e.Attributes))
 	if err := decoder.Decode(mapValue(e.Attributes), &attrs); err != nil {
-		return IndexEntry{}, fmt.Errorf("ryno: decode index entry: %w", err)
+		return IndexEntry{}, wrap(err, "decode index entry")
 	}
 	return IndexEntry{
 		Key:        Key{Scope: e.Scope, Type: e.Type, ID: e.ID},

@@ -2,7 +2,6 @@ package ryno
 
 import (
 	"context"
-	"fmt"
 	"iter"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -23,7 +22,7 @@ func (c *Client) ListByType(ctx context.Context, scope, typ string, p PageOption
 	}
 	items, cursor, err := c.queryPage(ctx, q, p)
 	if err != nil {
-		return nil, fmt.Errorf("ryno: list %s: %w", tables.ScopeTypeKey(scope, typ), err)
+		return nil, wrap(err, "list %s", tables.ScopeTypeKey(scope, typ))
 	}
 	page := &Page[*Entity]{Items: make([]*Entity, 0, len(items)), Cursor: cursor}
 	for _, item := range items {
@@ -47,9 +46,6 @@ func (c *Client) AllByType(ctx context.Context, scope, typ string, p PageOptions
 	})
 }
 
-// byTypePosition locates an item in the entities-by-type index.
-var byTypePosition = []string{tables.AttrID, tables.AttrScopeTypeKey, tables.AttrUpdated}
-
 func (c *Client) byTypeQuery(scope, typ string) (pageQuery, error) {
 	if err := tables.ValidateScopeType(scope, typ); err != nil {
 		return pageQuery{}, err
@@ -63,7 +59,7 @@ func (c *Client) byTypeQuery(scope, typ string) (pageQuery, error) {
 			ExpressionAttributeNames:  map[string]string{"#k": tables.AttrScopeTypeKey},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":k": str(stk)},
 		},
-		positionNames: byTypePosition,
-		identity:      c.names.EntitiesByType + "\x00" + stk,
+		position: byTypePosition(scope, typ),
+		identity: c.names.EntitiesByType + "\x00" + stk,
 	}, nil
 }

@@ -1,6 +1,7 @@
 package ryno
 
 import (
+	"fmt"
 	"time"
 )
 
@@ -45,6 +46,21 @@ type Options struct {
 	// table. Expiry compares the writers' clocks, so keep it well above their skew.
 	// Default 30s.
 	ListLease time.Duration
+
+	// CursorKey seals the cursors of listings: each is encrypted and authenticated
+	// with AES-256-GCM under this key, bound to its query and direction, so clients
+	// can neither read the keys inside nor forge or alter a cursor; a cursor that was
+	// altered, sealed with another key or not sealed fails with ErrInvalidCursor.
+	// It must be CursorKeySize (32) random bytes. Empty (the default) leaves cursors
+	// readable (base64url JSON with a checksum); either way a cursor must hold a key
+	// its query could have returned.
+	//
+	// Every process serving the same clients must use the same key, or a page read
+	// from one cannot continue on another: keep it in a secret store or an
+	// environment variable, base64-encoded, and decode it at start-up. Changing the
+	// key invalidates the cursors outstanding; those clients start their listings
+	// over. New does not copy the slice: do not modify it afterwards.
+	CursorKey []byte
 
 	// Indexes are the indexes the store maintains; see Index. Names must be unique.
 	Indexes []Index
@@ -127,6 +143,8 @@ func (o Options) validate() error {
 		return invalid("Options.Conflicts.MaxAttempts", "", "must not be negative")
 	case o.Conflicts.BaseDelay < 0 || o.Conflicts.MaxDelay < 0:
 		return invalid("Options.Conflicts", "", "delays must not be negative")
+	case len(o.CursorKey) != 0 && len(o.CursorKey) != CursorKeySize:
+		return invalid("Options.CursorKey", "", fmt.Sprintf("must be %d bytes (AES-256), not %d", CursorKeySize, len(o.CursorKey)))
 	}
 	return nil
 }

@@ -2,10 +2,6 @@ package ryno
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
-	"fmt"
-	"hash/fnv"
 	"iter"
 	"strconv"
 
@@ -25,7 +21,10 @@ type PageOptions struct {
 	// page is full, so its pages are short only at the end.
 	Limit int
 	// Cursor continues a listing from the page that returned it; empty for the first
-	// page. A cursor is only valid for the query (and direction) that issued it.
+	// page. A cursor is only valid for the query and direction that issued it, as
+	// issued: any other, altered or malformed cursor fails with ErrInvalidCursor
+	// before a request is sent. Options.CursorKey seals cursors, so that clients can
+	// neither read nor forge them.
 	Cursor string
 	// Descending reverses the order of the listing.
 	Descending bool
@@ -51,28 +50,30 @@ func (p PageOptions) limit() (int, error) {
 // pageQuery is a Query whose results are paged with cursors.
 type pageQuery struct {
 	in *dynamodb.QueryInput // key condition and names; no Limit or ExclusiveStartKey
-	// positionNames are the attributes that locate an item in the query: the table's
-	// key plus, for an index, the index's key.
-	positionNames []string
-	// identity names the query; a cursor carries its hash and is refused by others.
+	// position describes the keys of the items the query returns: the attributes
+	// that locate an item (the table's key plus, for an index, the index's key) and
+	// what the query requires of them. A cursor holding any other key is refused.
+	position position
+	// identity names the query; a cursor is bound to it and refused by others.
 	identity string
 }
 
-// begin checks the page options of q: the page's limit, the binding its cursor
-// carries, and the position to start after (nil for the first page).
-func (q pageQuery) begin(p PageOptions) (limit int, binding string, start map[string]types.AttributeValue, err error) {
+// begin checks the page options of q, with seal the client's Options.CursorKey: the
+// page's limit, the cursors of its query and direction, and the position to start
+// after (nil for the first page).
+func (q pageQuery) begin(p PageOptions, seal []byte) (limit int, cursors cursorCodec, start map[string]types.AttributeValue, err error) {
 	if limit, err = p.limit(); err != nil {
-		return 0, "", nil, err
+		return 0, cursorCodec{}, nil, err
 	}
-	binding = cursorBinding(q.identity, p.Descending)
-	start, err = decodeCursor(p.Cursor, binding, q.positionNames)
-	return limit, binding, start, err
+	cursors = cursorCodec{identity: q.identity, descending: p.Descending, seal: seal}
+	start, err = cursors.decode(p.Cursor, q.position)
+	return limit, cursors, start, err
 }
 
 // queryPage runs one page of q. It asks for one item more than the page holds, so an
 // empty Cursor means that no item follows.
 func (c *Client) queryPage(ctx context.Context, q pageQuery, p PageOptions) ([]map[string]types.AttributeValue, string, error) {
-	limit, binding, start, err := q.begin(p)
+	limit, cursors, start, err := q.begin(p, c.opts.CursorKey)
 	if err != nil {
 		return nil, "", err
 	}
@@ -87,12 +88,12 @@ func (c *Client) queryPage(ctx context.Context, q pageQuery, p PageOptions) ([]m
 	items, next := out.Items, out.LastEvaluatedKey
 	if len(items) > limit {
 		items = items[:limit]
-		next = project(items[limit-1], q.positionNames)
+		next = project(items[limit-1], q.position.names())
 	}
 	if len(next) == 0 {
 		return items, "", nil
 	}
-	cursor, err := encodeCursor(binding, next)
+	cursor, err := cursors.encode(next)
 	return items, cursor, err
 }
 
@@ -107,7 +108,7 @@ const maxQueryLimit = 1<<31 - 1
 // Cursor is the position of the page's last item, never a LastEvaluatedKey, which can
 // lie past matches that were read but not returned.
 func (c *Client) filteredQueryPage(ctx context.Context, q pageQuery, p PageOptions) ([]map[string]types.AttributeValue, string, error) {
-	limit, binding, start, err := q.begin(p)
+	limit, cursors, start, err := q.begin(p, c.opts.CursorKey)
 	if err != nil {
 		return nil, "", err
 	}
@@ -126,7 +127,7 @@ func (c *Client) filteredQueryPage(ctx context.Context, q pageQuery, p PageOptio
 		read += max(int(out.ScannedCount), len(out.Items))
 		if len(items) > limit {
 			items = items[:limit]
-			cursor, err := encodeCursor(binding, project(items[limit-1], q.positionNames))
+			cursor, err := cursors.encode(project(items[limit-1], q.position.names()))
 			return items, cursor, err
 		}
 		if len(out.LastEvaluatedKey) == 0 {
@@ -160,83 +161,6 @@ func filteredReadSize(remaining, read, matched int) int32 {
 		n = max(want*int64(read+1)/int64(matched+1), int64(read))
 	}
 	return int32(min(max(n, want, minFilteredRead), max(want, maxFilteredRead)))
-}
-
-// cursor is the decoded form of a cursor string: the hash of the query it belongs
-// to and the position (DynamoDB's exclusive start key) to continue from.
-type cursor struct {
-	Query string                 `json:"q"`
-	Key   map[string]cursorValue `json:"k"`
-}
-
-// cursorValue is one key attribute: S or N.
-type cursorValue struct {
-	S *string `json:"s,omitempty"`
-	N *string `json:"n,omitempty"`
-}
-
-func cursorBinding(identity string, descending bool) string {
-	h := fnv.New64a()
-	h.Write([]byte(identity))
-	if descending {
-		h.Write([]byte{0, 'd'})
-	}
-	return strconv.FormatUint(h.Sum64(), 36)
-}
-
-func encodeCursor(binding string, key map[string]types.AttributeValue) (string, error) {
-	cur := cursor{Query: binding, Key: make(map[string]cursorValue, len(key))}
-	for name, v := range key {
-		switch v := v.(type) {
-		case *types.AttributeValueMemberS:
-			cur.Key[name] = cursorValue{S: &v.Value}
-		case *types.AttributeValueMemberN:
-			cur.Key[name] = cursorValue{N: &v.Value}
-		default:
-			return "", fmt.Errorf("ryno: cannot page past key attribute %s of type %T", name, v)
-		}
-	}
-	b, err := json.Marshal(cur)
-	if err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-// decodeCursor returns the exclusive start key of s, or nil for the empty cursor.
-func decodeCursor(s, binding string, positionNames []string) (map[string]types.AttributeValue, error) {
-	if s == "" {
-		return nil, nil
-	}
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("%w: not a cursor", ErrInvalidCursor)
-	}
-	var cur cursor
-	if err := json.Unmarshal(b, &cur); err != nil {
-		return nil, fmt.Errorf("%w: not a cursor", ErrInvalidCursor)
-	}
-	if cur.Query != binding {
-		return nil, fmt.Errorf("%w: issued for a different query", ErrInvalidCursor)
-	}
-	if len(cur.Key) != len(positionNames) {
-		return nil, fmt.Errorf("%w: wrong key attributes", ErrInvalidCursor)
-	}
-	key := make(map[string]types.AttributeValue, len(cur.Key))
-	for _, name := range positionNames {
-		v, ok := cur.Key[name]
-		switch {
-		case !ok:
-			return nil, fmt.Errorf("%w: missing key attribute %s", ErrInvalidCursor, name)
-		case v.S != nil && v.N == nil:
-			key[name] = &types.AttributeValueMemberS{Value: *v.S}
-		case v.N != nil && v.S == nil:
-			key[name] = &types.AttributeValueMemberN{Value: *v.N}
-		default:
-			return nil, fmt.Errorf("%w: malformed key attribute %s", ErrInvalidCursor, name)
-		}
-	}
-	return key, nil
 }
 
 // all iterates over every item of a listing, fetching pages as it goes. It stops at

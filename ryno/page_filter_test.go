@@ -103,8 +103,8 @@ var filteredQuery = pageQuery{
 		ExpressionAttributeNames:  map[string]string{"#pk": "pk", "#p": "p"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str("x"), ":p": str("a")},
 	},
-	positionNames: []string{"pos"},
-	identity:      "filtered",
+	position: position{attrs: []keyAttr{{name: "pos", max: tables.MaxSortKeyBytes}}},
+	identity: "filtered",
 }
 
 // cursorAt returns the cursor filteredQuery issues at pos, or "" for -1.
@@ -113,7 +113,7 @@ func cursorAt(t *testing.T, pos int, descending bool) string {
 	if pos < 0 {
 		return ""
 	}
-	s, err := encodeCursor(cursorBinding(filteredQuery.identity, descending), map[string]types.AttributeValue{"pos": fakePos(pos)})
+	s, err := cursorCodec{identity: filteredQuery.identity, descending: descending}.encode(map[string]types.AttributeValue{"pos": fakePos(pos)})
 	require.NoError(t, err)
 	return s
 }
@@ -211,7 +211,7 @@ func TestFilteredQueryPageRefusesCursorsOfOtherQueriesWithoutARequest(t *testing
 	f := sparseIndex(t)
 	c, err := New(f, Options{TablePrefix: "t"})
 	require.NoError(t, err)
-	other, err := encodeCursor(cursorBinding("unfiltered", false), map[string]types.AttributeValue{"pos": fakePos(3)})
+	other, err := cursorCodec{identity: "unfiltered"}.encode(map[string]types.AttributeValue{"pos": fakePos(3)})
 	require.NoError(t, err)
 	backwards := cursorAt(t, 3, true)
 

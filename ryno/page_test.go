@@ -1,59 +1,11 @@
 package ryno
 
 import (
-	"encoding/base64"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 )
-
-func TestCursorRoundTrip(t *testing.T) {
-	names := []string{"a", "b"}
-	key := map[string]types.AttributeValue{"a": str("x:y%z"), "b": &types.AttributeValueMemberN{Value: "42"}}
-	binding := cursorBinding("query", false)
-	s, err := encodeCursor(binding, key)
-	require.NoError(t, err)
-	got, err := decodeCursor(s, binding, names)
-	require.NoError(t, err)
-	require.Equal(t, key, got)
-
-	empty, err := decodeCursor("", binding, names)
-	require.NoError(t, err)
-	require.Nil(t, empty, "the empty cursor starts at the beginning")
-}
-
-func TestCursorRejectsWhatItDidNotIssue(t *testing.T) {
-	names := []string{"a", "b"}
-	binding := cursorBinding("query", false)
-	valid := func(key map[string]types.AttributeValue, binding string) string {
-		s, err := encodeCursor(binding, key)
-		require.NoError(t, err)
-		return s
-	}
-	b64 := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
-	ab := map[string]types.AttributeValue{"a": str("1"), "b": str("2")}
-	tests := []struct {
-		name   string
-		cursor string
-	}{
-		{"not base64", "!!!"},
-		{"not JSON", b64("hello")},
-		{"JSON of something else", b64(`{"x":1}`)},
-		{"another query", valid(ab, cursorBinding("other", false))},
-		{"the other direction", valid(ab, cursorBinding("query", true))},
-		{"a missing attribute", valid(map[string]types.AttributeValue{"a": str("1")}, binding)},
-		{"an unexpected attribute", valid(map[string]types.AttributeValue{"a": str("1"), "c": str("2")}, binding)},
-		{"an attribute with two types", b64(`{"q":"` + binding + `","k":{"a":{"s":"1","n":"1"},"b":{"s":"2"}}}`)},
-		{"an attribute with no value", b64(`{"q":"` + binding + `","k":{"a":{},"b":{"s":"2"}}}`)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := decodeCursor(tt.cursor, binding, names)
-			require.ErrorIs(t, err, ErrInvalidCursor)
-		})
-	}
-}
 
 func TestDecodeEntityKeepsTheStoresAttributesOutOfAttributes(t *testing.T) {
 	item := map[string]types.AttributeValue{

@@ -2,7 +2,6 @@ package ryno
 
 import (
 	"context"
-	"fmt"
 	"iter"
 	"maps"
 
@@ -34,7 +33,7 @@ func relationshipPage(items []map[string]types.AttributeValue, cursor string) (*
 	for i, item := range items {
 		e, err := relationships.FromItem(item)
 		if err != nil {
-			return nil, fmt.Errorf("decode relationship entry: %w", err)
+			return nil, wrap(err, "decode relationship entry")
 		}
 		page.Items[i] = relationshipOf(e)
 	}
@@ -45,23 +44,31 @@ func relationshipPage(items []map[string]types.AttributeValue, cursor string) (*
 // list order, or of every predicate when predicate is empty, ordered by predicate and
 // then by list position. One Query request per page.
 func (c *Client) Relationships(ctx context.Context, subject Key, predicate string, p PageOptions) (*Page[Relationship], error) {
-	if err := validateSubject(subject, predicate, true); err != nil {
+	q, err := c.relationshipsQuery(subject, predicate)
+	if err != nil {
 		return nil, err
-	}
-	q := pageQuery{
-		in:            c.outgoingQuery(subject, predicate),
-		positionNames: outgoingPosition,
-		identity:      c.names.Relationships + "\x00" + subject.String() + "\x00" + tables.Escape(predicate),
 	}
 	items, cursor, err := c.queryPage(ctx, q, p)
 	if err != nil {
-		return nil, fmt.Errorf("ryno: relationships of %s: %w", subject, err)
+		return nil, wrap(err, "relationships of %s", subject)
 	}
 	page, err := relationshipPage(items, cursor)
 	if err != nil {
-		return nil, fmt.Errorf("ryno: relationships of %s: %w", subject, err)
+		return nil, wrap(err, "relationships of %s", subject)
 	}
 	return page, nil
+}
+
+// relationshipsQuery is the query of Relationships.
+func (c *Client) relationshipsQuery(subject Key, predicate string) (pageQuery, error) {
+	if err := validateSubject(subject, predicate, true); err != nil {
+		return pageQuery{}, err
+	}
+	return pageQuery{
+		in:       c.outgoingQuery(subject, predicate),
+		position: outgoingPosition(subject, predicate),
+		identity: c.names.Relationships + "\x00" + subject.String() + "\x00" + tables.Escape(predicate),
+	}, nil
 }
 
 // AllRelationships iterates over every relationship Relationships would page through.
@@ -121,34 +128,45 @@ func (c *Client) entitiesPage(ctx context.Context, keys []Key, cursor string) (*
 // short only at the end, and takes more than one Query when other predicates
 // outnumber it.
 func (c *Client) ReverseRelationships(ctx context.Context, object Key, predicate string, p PageOptions) (*Page[Relationship], error) {
-	if err := object.Validate(); err != nil {
+	q, err := c.reverseQuery(object, predicate)
+	if err != nil {
 		return nil, err
-	}
-	q := pageQuery{
-		in:            c.incomingQuery(object),
-		positionNames: incomingPosition,
-		identity:      c.names.ReverseRelationships + "\x00" + object.String(),
 	}
 	read := c.queryPage
 	if predicate != "" {
-		if err := relationships.ValidatePredicate(predicate); err != nil {
-			return nil, err
-		}
-		q.in = withPredicateFilter(q.in, predicate)
-		// The listing of every predicate keeps the identity it always had, so its
-		// cursors stay valid; a predicate makes another query.
-		q.identity += "\x00" + tables.Escape(predicate)
 		read = c.filteredQueryPage
 	}
 	items, cursor, err := read(ctx, q, p)
 	if err != nil {
-		return nil, fmt.Errorf("ryno: relationships to %s: %w", object, err)
+		return nil, wrap(err, "relationships to %s", object)
 	}
 	page, err := relationshipPage(items, cursor)
 	if err != nil {
-		return nil, fmt.Errorf("ryno: relationships to %s: %w", object, err)
+		return nil, wrap(err, "relationships to %s", object)
 	}
 	return page, nil
+}
+
+// reverseQuery is the query of ReverseRelationships: with a predicate, its Query has
+// a filter.
+func (c *Client) reverseQuery(object Key, predicate string) (pageQuery, error) {
+	if err := object.Validate(); err != nil {
+		return pageQuery{}, err
+	}
+	q := pageQuery{
+		in:       c.incomingQuery(object),
+		position: incomingPosition(object, predicate),
+		identity: c.names.ReverseRelationships + "\x00" + object.String(),
+	}
+	if predicate != "" {
+		if err := relationships.ValidatePredicate(predicate); err != nil {
+			return pageQuery{}, err
+		}
+		q.in = withPredicateFilter(q.in, predicate)
+		// A predicate makes another query, with cursors of its own.
+		q.identity += "\x00" + tables.Escape(predicate)
+	}
+	return q, nil
 }
 
 // AllReverseRelationships iterates over every relationship ReverseRelationships would
@@ -182,16 +200,10 @@ func (c *Client) HasRelationship(ctx context.Context, subject Key, predicate str
 	in.Limit = aws.Int32(1)
 	out, err := c.api.Query(ctx, in)
 	if err != nil {
-		return false, fmt.Errorf("ryno: relationship %s -%s-> %s: %w", subject, predicate, object, err)
+		return false, wrap(err, "relationship %s -%s-> %s", subject, predicate, object)
 	}
 	return len(out.Items) > 0, nil
 }
-
-// Positions of an item in the relationship table and in its reverse index.
-var (
-	outgoingPosition = []string{tables.AttrSubjectKey, tables.AttrPredicateKey}
-	incomingPosition = []string{tables.AttrSubjectKey, tables.AttrPredicateKey, tables.AttrObjectKey, tables.AttrIndex}
-)
 
 // validateSubject checks a subject and, unless it may be empty, a predicate.
 func validateSubject(subject Key, predicate string, emptyPredicate bool) error {
@@ -215,7 +227,7 @@ func (c *Client) CountRelationships(ctx context.Context, subject Key, predicate 
 	in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
 	out, err := c.api.GetItem(ctx, in)
 	if err != nil {
-		return 0, fmt.Errorf("ryno: count relationships %s -%s->: %w", subject, predicate, err)
+		return 0, wrap(err, "count relationships %s -%s->", subject, predicate)
 	}
 	head, err := relationships.HeadFromItem(relationships.Key(subject), predicate, out.Item)
 	if err != nil {

@@ -1,0 +1,85 @@
+package integration_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/ryno"
+)
+
+// TestErrorsSayRynoOnce provokes one error of each kind and checks each message has
+// one "ryno:" prefix, however deep the error was wrapped.
+func TestErrorsSayRynoOnce(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
+	ada, err := s.Create(ctx, user("ada", "ada@example.com"))
+	require.NoError(t, err)
+	stale := *ada
+	_, err = s.Update(ctx, ada)
+	require.NoError(t, err)
+
+	provoke := map[string]func() error{
+		"not found": func() error { _, err := s.Update(ctx, user("ghost", "g@example.com")); return err },
+		"exists":    func() error { _, err := s.Create(ctx, user("ada", "x@example.com")); return err },
+		"conflict":  func() error { _, err := s.Update(ctx, &stale); return err },
+		"unique":    func() error { _, err := s.Create(ctx, user("eve", "ada@example.com")); return err },
+		"validation": func() error {
+			_, err := s.Set(ctx, &ryno.Entity{Key: ada.Key, Attributes: map[string]any{"_x": 1}})
+			return err
+		},
+		"patch of a missing entity": func() error {
+			_, err := s.Patch(ctx, user("ghost", "").Key, ryno.Patch{Set: map[string]any{"a": 1}})
+			return err
+		},
+		"list of a missing subject": func() error {
+			_, err := s.AddRelationships(ctx, user("ghost", "").Key, "follows", []ryno.Key{ada.Key})
+			return err
+		},
+		"transaction": func() error {
+			_, err := s.Transact(ctx, ryno.TxUpdate(&stale), ryno.TxCreate(user("ada", "")))
+			return err
+		},
+		"condition": func() error {
+			return s.Delete(ctx, ada.Key, ryno.If(ryno.Attr("age").Greater(99)))
+		},
+		"lookup": func() error {
+			_, err := s.LookupUnique(ctx, "acme", "user-email", indexing.String("nobody@example.com"))
+			return err
+		},
+		"missing table": func() error {
+			db, err := ryno.New(s.raw, ryno.Options{TablePrefix: "nosuchstore"})
+			require.NoError(t, err)
+			_, err = db.Get(ctx, ada.Key)
+			return err
+		},
+		"range out of order": func() error {
+			_, err := s.QueryIndex(ctx, "acme", "user-email", indexing.Between(indexing.Int(2010), indexing.Int(2006)), ryno.PageOptions{})
+			return err
+		},
+		"cursor": func() error {
+			_, err := s.ListByType(ctx, "acme", "user", ryno.PageOptions{Cursor: "garbage"})
+			return err
+		},
+	}
+	for name, f := range provoke {
+		err := f()
+		require.Error(t, err, name)
+		require.Equal(t, 1, strings.Count(err.Error(), "ryno:"), "%s: %q", name, err)
+	}
+}
+
+// TestErrorsShowValuesAsWritten checks that errors about index values show them as
+// the caller wrote them, not in their stored encoding.
+func TestErrorsShowValuesAsWritten(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
+	_, err := s.QueryIndex(ctx, "acme", "user-email", indexing.Between(indexing.Int(2010), indexing.Int(2006)), ryno.PageOptions{})
+	require.ErrorIs(t, err, ryno.ErrInvalid)
+	require.Contains(t, err.Error(), "between(2010, 2006)")
+
+	_, err = s.LookupUnique(ctx, "acme", "user-email", indexing.String("nobody@example.com"))
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	require.Contains(t, err.Error(), "nobody@example.com")
+	require.NotContains(t, err.Error(), "'nobody")
+}

@@ -33,8 +33,9 @@ var (
 	// was last written by a client that maintains indexes this client does not
 	// register: writing it here would leave their entries stale.
 	ErrUnknownIndex = errors.New("ryno: entity is indexed by indexes this client does not register")
-	// ErrInvalidCursor is returned (wrapped) for a cursor that is malformed or was
-	// issued for a different query.
+	// ErrInvalidCursor is returned (wrapped), before any request, for a cursor that
+	// was altered, is malformed, or was issued for another query, direction or
+	// key (Options.CursorKey).
 	ErrInvalidCursor = errors.New("ryno: invalid cursor")
 	// ErrUnprocessed is the cause in a *BatchError when DynamoDB kept leaving items
 	// unprocessed until the retry budget ran out.

@@ -103,6 +103,7 @@ func decodeIndexEntry(item map[string]types.AttributeValue) (IndexEntry, error) 
 	if err := decoder.Decode(mapValue(e.Attributes), &attrs); err != nil {
 		return IndexEntry{}, wrap(err, "decode index entry")
 	}
+	jsonNumbers(attrs)
 	return IndexEntry{
 		Key:        Key{Scope: e.Scope, Type: e.Type, ID: e.ID},
 		Index:      e.IndexName,

@@ -32,7 +32,7 @@ test: lint
 	@mkdir -p $(BUILD)
 	@$(with_dynamodb) \
 		$(GOTESTSUM) --format pkgname-and-test-fails --jsonfile $(BUILD)/test-events.json -- -race -count=1 ./... ./integration/...
-	@scripts/test-summary.sh $(BUILD)/test-events.json integration ryno tables cli
+	@scripts/test-summary.sh $(BUILD)/test-events.json integration ryno internal/schema tables cli
 	$(GO) test ./ryno -run '^$$' -fuzz '^FuzzDecodeCursor$$' -fuzztime 10s
 
 lint:

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/ryno"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // run runs the CLI with the environment env instead of the process's.
@@ -149,14 +149,14 @@ func TestParsePrecedence(t *testing.T) {
 func TestBilling(t *testing.T) {
 	tests := []struct {
 		s    settings
-		want tables.Billing
+		want schema.Billing
 	}{
-		{settings{billingMode: "on-demand"}, tables.Billing{}},
-		{settings{billingMode: "PAY_PER_REQUEST"}, tables.Billing{}},
+		{settings{billingMode: "on-demand"}, schema.Billing{}},
+		{settings{billingMode: "PAY_PER_REQUEST"}, schema.Billing{}},
 		{settings{billingMode: "provisioned", readCapacity: 2, writeCapacity: 3},
-			tables.Billing{Mode: types.BillingModeProvisioned, ReadCapacity: 2, WriteCapacity: 3}},
+			schema.Billing{Mode: types.BillingModeProvisioned, ReadCapacity: 2, WriteCapacity: 3}},
 		{settings{billingMode: "PROVISIONED", readCapacity: 1, writeCapacity: 1},
-			tables.Billing{Mode: types.BillingModeProvisioned, ReadCapacity: 1, WriteCapacity: 1}},
+			schema.Billing{Mode: types.BillingModeProvisioned, ReadCapacity: 1, WriteCapacity: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.s.billingMode, func(t *testing.T) {

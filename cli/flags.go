@@ -11,7 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Environment variables read besides the AWS SDK's own.
@@ -94,8 +94,8 @@ func (r *runner) parse(cmd *command, args []string) (*settings, error) {
 	if s.prefix == "" {
 		return nil, cmd.usage("missing table prefix: set --prefix or " + EnvTablePrefix)
 	}
-	if err := tables.ValidatePrefix(s.prefix); err != nil {
-		var ve *tables.ValidationError
+	if err := schema.ValidatePrefix(s.prefix); err != nil {
+		var ve *schema.ValidationError
 		if errors.As(err, &ve) {
 			return nil, cmd.usage(fmt.Sprintf("invalid table prefix %q: %s", s.prefix, ve.Reason))
 		}
@@ -113,20 +113,20 @@ func (r *runner) parse(cmd *command, args []string) (*settings, error) {
 }
 
 // billing returns the billing the flags ask for.
-func (s *settings) billing() (tables.Billing, error) {
+func (s *settings) billing() (schema.Billing, error) {
 	switch strings.ToLower(s.billingMode) {
 	case "", "on-demand", "pay_per_request":
 		if s.readCapacity != 0 || s.writeCapacity != 0 {
-			return tables.Billing{}, errors.New("--read-capacity and --write-capacity need --billing-mode provisioned")
+			return schema.Billing{}, errors.New("--read-capacity and --write-capacity need --billing-mode provisioned")
 		}
-		return tables.Billing{}, nil
+		return schema.Billing{}, nil
 	case "provisioned":
 		if s.readCapacity < 1 || s.writeCapacity < 1 {
-			return tables.Billing{}, errors.New("--billing-mode provisioned needs --read-capacity and --write-capacity of at least 1")
+			return schema.Billing{}, errors.New("--billing-mode provisioned needs --read-capacity and --write-capacity of at least 1")
 		}
-		return tables.Billing{Mode: types.BillingModeProvisioned, ReadCapacity: s.readCapacity, WriteCapacity: s.writeCapacity}, nil
+		return schema.Billing{Mode: types.BillingModeProvisioned, ReadCapacity: s.readCapacity, WriteCapacity: s.writeCapacity}, nil
 	}
-	return tables.Billing{}, fmt.Errorf("--billing-mode must be on-demand or provisioned, not %q", s.billingMode)
+	return schema.Billing{}, fmt.Errorf("--billing-mode must be on-demand or provisioned, not %q", s.billingMode)
 }
 
 // printFlags lists the flags of fs as "--name type  usage (default ...)".

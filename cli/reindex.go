@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/rynodb/rynodb/ryno"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 var reindexCommand = &command{
@@ -79,11 +79,11 @@ func (r *runner) reindexTypes(s *settings) ([]string, error) {
 	if s.scope == "" {
 		return nil, reindexCommand.usage("missing scope: set --scope")
 	}
-	if err := tables.ValidateComponent("scope", s.scope); err != nil {
+	if err := schema.ValidateComponent("scope", s.scope); err != nil {
 		return nil, reindexCommand.usage(err.Error())
 	}
 	for _, typ := range s.types {
-		if err := tables.ValidateComponent("type", typ); err != nil {
+		if err := schema.ValidateComponent("type", typ); err != nil {
 			return nil, reindexCommand.usage(err.Error())
 		}
 	}

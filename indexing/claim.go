@@ -5,12 +5,12 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Claim is an entity's hold on a value of a unique index: no other entity of the
 // scope may emit that value into the index while the claim stands. It is an item of
-// the index entries table beside the entries (see tables.ClaimKey), written and
+// the index entries table beside the entries (see schema.ClaimKey), written and
 // deleted in the same transaction as the entity's write, on the condition that no
 // other entity owns it.
 type Claim struct {
@@ -33,19 +33,19 @@ func (c Claim) PrimaryKey() map[string]types.AttributeValue {
 // ClaimPrimaryKey returns the key of the claim on value of index in scope.
 func ClaimPrimaryKey(scope, index string, value Value) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
-		tables.AttrSubjectKey: str(tables.ClaimKey(scope, index, value.enc)),
-		tables.AttrUniqueKey:  str(tables.ClaimSortKey),
+		schema.AttrSubjectKey: str(schema.ClaimKey(scope, index, value.enc)),
+		schema.AttrUniqueKey:  str(schema.ClaimSortKey),
 	}
 }
 
 // Item returns the claim's item: its key, the owner and the value.
 func (c Claim) Item() map[string]types.AttributeValue {
 	item := c.PrimaryKey()
-	item[tables.AttrScope] = str(c.Scope)
-	item[tables.AttrType] = str(c.Type)
-	item[tables.AttrID] = str(c.ID)
-	item[tables.AttrIndexName] = str(c.IndexName)
-	item[tables.AttrIndexKey] = str(c.Value.enc)
+	item[schema.AttrScope] = str(c.Scope)
+	item[schema.AttrType] = str(c.Type)
+	item[schema.AttrID] = str(c.ID)
+	item[schema.AttrIndexName] = str(c.IndexName)
+	item[schema.AttrIndexKey] = str(c.Value.enc)
 	return item
 }
 
@@ -57,11 +57,11 @@ func ClaimFromItem(item map[string]types.AttributeValue) (Claim, error) {
 		name string
 		dst  *string
 	}{
-		{tables.AttrScope, &c.Scope},
-		{tables.AttrType, &c.Type},
-		{tables.AttrID, &c.ID},
-		{tables.AttrIndexName, &c.IndexName},
-		{tables.AttrIndexKey, &key},
+		{schema.AttrScope, &c.Scope},
+		{schema.AttrType, &c.Type},
+		{schema.AttrID, &c.ID},
+		{schema.AttrIndexName, &c.IndexName},
+		{schema.AttrIndexKey, &key},
 	} {
 		s, err := stringAttr(item, f.name)
 		if err != nil {
@@ -71,7 +71,7 @@ func ClaimFromItem(item map[string]types.AttributeValue) (Claim, error) {
 	}
 	v, err := ParseValue(key)
 	if err != nil {
-		return Claim{}, errs.Wrap(err, "claim attribute %s", tables.AttrIndexKey)
+		return Claim{}, errs.Wrap(err, "claim attribute %s", schema.AttrIndexKey)
 	}
 	c.Value = v
 	return c, nil
@@ -79,8 +79,8 @@ func ClaimFromItem(item map[string]types.AttributeValue) (Claim, error) {
 
 // IsClaim reports whether an item of the index entries table is a claim.
 func IsClaim(item map[string]types.AttributeValue) bool {
-	k, ok := item[tables.AttrUniqueKey].(*types.AttributeValueMemberS)
-	return ok && k.Value == tables.ClaimSortKey
+	k, ok := item[schema.AttrUniqueKey].(*types.AttributeValueMemberS)
+	return ok && k.Value == schema.ClaimSortKey
 }
 
 // Entry returns the index entry the claim's owner holds for it.

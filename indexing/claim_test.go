@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func TestClaimsRoundTripAndStayOutOfTheLookupIndex(t *testing.T) {
@@ -14,7 +14,7 @@ func TestClaimsRoundTripAndStayOutOfTheLookupIndex(t *testing.T) {
 	c := indexing.ClaimOf(e)
 	item := c.Item()
 	require.True(t, indexing.IsClaim(item))
-	require.NotContains(t, item, tables.AttrScopeIndexName, "the lookup index must not list claims")
+	require.NotContains(t, item, schema.AttrScopeIndexName, "the lookup index must not list claims")
 	got, err := indexing.ClaimFromItem(item)
 	require.NoError(t, err)
 	require.Equal(t, c, got)
@@ -23,7 +23,7 @@ func TestClaimsRoundTripAndStayOutOfTheLookupIndex(t *testing.T) {
 	entryItem, err := e.Item()
 	require.NoError(t, err)
 	require.False(t, indexing.IsClaim(entryItem))
-	require.NotEqual(t, entryItem[tables.AttrSubjectKey], item[tables.AttrSubjectKey])
+	require.NotEqual(t, entryItem[schema.AttrSubjectKey], item[schema.AttrSubjectKey])
 }
 
 func TestClaimsOfOneValueShareAKeyWhoeverOwnsThem(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/errs"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // ErrPanic is the Err of an *EmitError when the map function panicked.
@@ -52,7 +52,7 @@ func (e *EmitError) Unwrap() []error {
 // entries of the values m did not get to emit. The error is an *EmitError; an invalid
 // indexName or a nil m is a *tables.ValidationError.
 func Emit(indexName string, m func(emit func(Value))) ([]Value, error) {
-	if err := tables.ValidateIndexName(indexName); err != nil {
+	if err := schema.ValidateIndexName(indexName); err != nil {
 		return nil, err
 	}
 	if m == nil {

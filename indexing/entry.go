@@ -9,7 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Entry is one item of the index entries table: a value that an entity emitted into an
@@ -33,7 +33,7 @@ const entryAttrs = 8
 type entryKey struct{ subject, unique string }
 
 func (e Entry) key() entryKey {
-	return entryKey{tables.SubjectKey(e.Scope, e.Type, e.ID), tables.UniqueKey(e.IndexName, e.Value.enc)}
+	return entryKey{schema.SubjectKey(e.Scope, e.Type, e.ID), schema.UniqueKey(e.IndexName, e.Value.enc)}
 }
 
 // PrimaryKey returns the key of e's item in the index entries table: _subject_key
@@ -41,8 +41,8 @@ func (e Entry) key() entryKey {
 func (e Entry) PrimaryKey() map[string]types.AttributeValue {
 	k := e.key()
 	return map[string]types.AttributeValue{
-		tables.AttrSubjectKey: str(k.subject),
-		tables.AttrUniqueKey:  str(k.unique),
+		schema.AttrSubjectKey: str(k.subject),
+		schema.AttrUniqueKey:  str(k.unique),
 	}
 }
 
@@ -50,7 +50,7 @@ func (e Entry) PrimaryKey() map[string]types.AttributeValue {
 // keys within DynamoDB's limits, and projected attributes with names outside the '_'
 // namespace and non-nil values. Errors are *tables.ValidationError.
 func (e Entry) Validate() error {
-	if err := tables.ValidateEntityKey(e.Scope, e.Type, e.ID); err != nil {
+	if err := schema.ValidateEntityKey(e.Scope, e.Type, e.ID); err != nil {
 		return err
 	}
 	if _, err := partitionKey(e.Scope, e.IndexName); err != nil {
@@ -73,11 +73,11 @@ func validateIn(indexName string, v Value) error {
 	if err := v.Validate(); err != nil {
 		return err
 	}
-	return tables.ValidateKeyLength("index name and value", tables.UniqueKey(indexName, v.enc), tables.MaxSortKeyBytes)
+	return schema.ValidateKeyLength("index name and value", schema.UniqueKey(indexName, v.enc), schema.MaxSortKeyBytes)
 }
 
 func validateAttribute(name string, v types.AttributeValue) error {
-	if err := tables.ValidateAttributeName(name); err != nil {
+	if err := schema.ValidateAttributeName(name); err != nil {
 		return err
 	}
 	if v == nil {
@@ -96,17 +96,17 @@ func (e Entry) Item() (map[string]types.AttributeValue, error) {
 	k := e.key()
 	item := make(map[string]types.AttributeValue, len(e.Attributes)+entryAttrs)
 	maps.Copy(item, e.Attributes)
-	item[tables.AttrScope] = str(e.Scope)
-	item[tables.AttrType] = str(e.Type)
-	item[tables.AttrID] = str(e.ID)
-	item[tables.AttrIndexName] = str(e.IndexName)
-	item[tables.AttrIndexKey] = str(e.Value.enc)
-	item[tables.AttrSubjectKey] = str(k.subject)
-	item[tables.AttrUniqueKey] = str(k.unique)
-	item[tables.AttrScopeIndexName] = str(tables.ScopeIndexName(e.Scope, e.IndexName))
-	if n := tables.ItemSize(item); n > tables.MaxItemBytes {
+	item[schema.AttrScope] = str(e.Scope)
+	item[schema.AttrType] = str(e.Type)
+	item[schema.AttrID] = str(e.ID)
+	item[schema.AttrIndexName] = str(e.IndexName)
+	item[schema.AttrIndexKey] = str(e.Value.enc)
+	item[schema.AttrSubjectKey] = str(k.subject)
+	item[schema.AttrUniqueKey] = str(k.unique)
+	item[schema.AttrScopeIndexName] = str(schema.ScopeIndexName(e.Scope, e.IndexName))
+	if n := schema.ItemSize(item); n > schema.MaxItemBytes {
 		return nil, invalid("Entry", k.subject, fmt.Sprintf(
-			"index entry item is %d bytes; DynamoDB allows at most %d", n, tables.MaxItemBytes))
+			"index entry item is %d bytes; DynamoDB allows at most %d", n, schema.MaxItemBytes))
 	}
 	return item, nil
 }
@@ -122,11 +122,11 @@ func FromItem(item map[string]types.AttributeValue) (Entry, error) {
 		name string
 		dst  *string
 	}{
-		{tables.AttrScope, &e.Scope},
-		{tables.AttrType, &e.Type},
-		{tables.AttrID, &e.ID},
-		{tables.AttrIndexName, &e.IndexName},
-		{tables.AttrIndexKey, &key},
+		{schema.AttrScope, &e.Scope},
+		{schema.AttrType, &e.Type},
+		{schema.AttrID, &e.ID},
+		{schema.AttrIndexName, &e.IndexName},
+		{schema.AttrIndexKey, &key},
 	} {
 		s, err := stringAttr(item, f.name)
 		if err != nil {
@@ -136,11 +136,11 @@ func FromItem(item map[string]types.AttributeValue) (Entry, error) {
 	}
 	v, err := ParseValue(key)
 	if err != nil {
-		return Entry{}, errs.Wrap(err, "index entry attribute %s", tables.AttrIndexKey)
+		return Entry{}, errs.Wrap(err, "index entry attribute %s", schema.AttrIndexKey)
 	}
 	e.Value = v
 	for name, av := range item {
-		if !strings.HasPrefix(name, tables.ReservedPrefix) {
+		if !strings.HasPrefix(name, schema.ReservedPrefix) {
 			if e.Attributes == nil {
 				e.Attributes = make(map[string]types.AttributeValue)
 			}

@@ -3,7 +3,7 @@ package indexing
 import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Expression is the key condition of a Query on the index lookup GSI, ready for
@@ -64,7 +64,7 @@ func (c Condition) Expression(scope, indexName string) (Expression, error) {
 	}
 	x := Expression{
 		KeyCondition: namePartition + " = " + valuePartition,
-		Names:        map[string]string{namePartition: tables.AttrScopeIndexName},
+		Names:        map[string]string{namePartition: schema.AttrScopeIndexName},
 		Values:       map[string]types.AttributeValue{valuePartition: str(partition)},
 	}
 	cond, values := c.sortKeyCondition()
@@ -72,7 +72,7 @@ func (c Condition) Expression(scope, indexName string) (Expression, error) {
 		return x, nil // DynamoDB rejects unused placeholders, so #sk only when used
 	}
 	x.KeyCondition += " AND " + cond
-	x.Names[nameSort] = tables.AttrIndexKey
+	x.Names[nameSort] = schema.AttrIndexKey
 	for name, v := range values {
 		x.Values[name] = str(v)
 	}
@@ -81,14 +81,14 @@ func (c Condition) Expression(scope, indexName string) (Expression, error) {
 
 // partitionKey validates scope and indexName and returns their _scope_index_name.
 func partitionKey(scope, indexName string) (string, error) {
-	if err := tables.ValidateComponent("scope", scope); err != nil {
+	if err := schema.ValidateComponent("scope", scope); err != nil {
 		return "", err
 	}
-	if err := tables.ValidateIndexName(indexName); err != nil {
+	if err := schema.ValidateIndexName(indexName); err != nil {
 		return "", err
 	}
-	key := tables.ScopeIndexName(scope, indexName)
-	if err := tables.ValidateKeyLength("scope and index name", key, tables.MaxPartitionKeyBytes); err != nil {
+	key := schema.ScopeIndexName(scope, indexName)
+	if err := schema.ValidateKeyLength("scope and index name", key, schema.MaxPartitionKeyBytes); err != nil {
 		return "", err
 	}
 	return key, nil

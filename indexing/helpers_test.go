@@ -7,17 +7,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // requireInvalid asserts that err is a *tables.ValidationError whose message contains
 // reason, and returns it.
-func requireInvalid(t *testing.T, err error, reason string) *tables.ValidationError {
+func requireInvalid(t *testing.T, err error, reason string) *schema.ValidationError {
 	t.Helper()
 	require.Error(t, err)
-	require.ErrorIs(t, err, tables.ErrInvalid)
-	var verr *tables.ValidationError
-	require.True(t, errors.As(err, &verr), "%T is not a *tables.ValidationError", err)
+	require.ErrorIs(t, err, schema.ErrInvalid)
+	var verr *schema.ValidationError
+	require.True(t, errors.As(err, &verr), "%T is not a *schema.ValidationError", err)
 	require.Contains(t, err.Error(), reason)
 	return verr
 }

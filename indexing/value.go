@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Kind is the kind of a Value, named by the constructor that built it.
@@ -61,7 +61,7 @@ func kindOfTag(b byte) Kind {
 // maxEncodedBytes bounds an encoding after escaping, so that it fits the 1024-byte
 // _unique_key (index_name:value) with the shortest index name. Emit and Entry check
 // the exact limit for their index name.
-const maxEncodedBytes = tables.MaxSortKeyBytes - 2
+const maxEncodedBytes = schema.MaxSortKeyBytes - 2
 
 // Value is one value emitted into an index, held in its sortable encoding. Build it
 // with String, Bool, Int, Float or Time, or read it back with ParseValue. Values are
@@ -124,10 +124,10 @@ func (v Value) Validate() error {
 // key components: non-empty UTF-8 without control characters. Conditions rely on the
 // absence of control characters (see Greater).
 func validateString(enc string) error {
-	if err := tables.ValidateComponent("string value", enc[1:]); err != nil {
+	if err := schema.ValidateComponent("string value", enc[1:]); err != nil {
 		return err
 	}
-	if n := len(tables.Escape(enc)); n > maxEncodedBytes {
+	if n := len(schema.Escape(enc)); n > maxEncodedBytes {
 		return invalid("string value", enc[1:], fmt.Sprintf(
 			"is %d bytes encoded and escaped; an index value can have at most %d", n, maxEncodedBytes))
 	}
@@ -193,7 +193,7 @@ func (v Value) Interface() any {
 }
 
 func invalid(field, value, reason string) error {
-	return &tables.ValidationError{Field: field, Value: value, Reason: reason}
+	return &schema.ValidationError{Field: field, Value: value, Reason: reason}
 }
 
 // formatFloat writes f so that it reads as a float, 1.0 rather than 1, keeping it

@@ -14,7 +14,7 @@ import (
 
 	"github.com/rynodb/rynodb/cli"
 	"github.com/rynodb/rynodb/integration/dynamotest"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // isolateAWS clears the AWS settings of the environment, so the CLI falls back to
@@ -49,10 +49,10 @@ func migrate(t *testing.T, cmd, prefix string, args ...string) (stdout, stderr s
 	return runRyno(t, append([]string{"migrate", cmd, "--endpoint", dynamotest.Endpoint(), "--prefix", prefix}, args...)...)
 }
 
-func cliPrefix(t *testing.T) (string, tables.Names) {
+func cliPrefix(t *testing.T) (string, schema.Names) {
 	t.Helper()
 	prefix := dynamotest.NewPrefix(t)
-	names, err := tables.NewNames(prefix)
+	names, err := schema.NewNames(prefix)
 	require.NoError(t, err)
 	deleteTablesAtEnd(t, names)
 	return prefix, names

@@ -17,12 +17,12 @@ import (
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/relationships"
 	"github.com/rynodb/rynodb/ryno"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // entityItems returns the items of the entities table that are entities, keyed by
 // the entity key, read consistently.
-func entityItems(t *testing.T, raw *dynamodb.Client, names tables.Names) map[string]map[string]types.AttributeValue {
+func entityItems(t *testing.T, raw *dynamodb.Client, names schema.Names) map[string]map[string]types.AttributeValue {
 	t.Helper()
 	items := map[string]map[string]types.AttributeValue{}
 	p := dynamodb.NewScanPaginator(raw, &dynamodb.ScanInput{TableName: aws.String(names.Entities), ConsistentRead: aws.Bool(true)})
@@ -30,11 +30,11 @@ func entityItems(t *testing.T, raw *dynamodb.Client, names tables.Names) map[str
 		out, err := p.NextPage(ctx)
 		require.NoError(t, err)
 		for _, item := range out.Items {
-			if _, ok := item[tables.AttrScope]; !ok {
+			if _, ok := item[schema.AttrScope]; !ok {
 				continue // the schema version record
 			}
 			s := func(name string) string { return item[name].(*types.AttributeValueMemberS).Value }
-			items[tables.SubjectKey(s(tables.AttrScope), s(tables.AttrType), s(tables.AttrID))] = item
+			items[schema.SubjectKey(s(schema.AttrScope), s(schema.AttrType), s(schema.AttrID))] = item
 		}
 	}
 	return items
@@ -47,8 +47,8 @@ func expectedIndexItems(t *testing.T, s *store) map[string]map[string]types.Attr
 	t.Helper()
 	want := map[string]map[string]types.AttributeValue{}
 	for key, item := range entityItems(t, s.raw, s.Names()) {
-		require.NotContains(t, item, tables.AttrDeleting, "%s: a Delete did not finish", key)
-		require.NotContains(t, item, tables.AttrPending, "%s: index entries are still being written", key)
+		require.NotContains(t, item, schema.AttrDeleting, "%s: a Delete did not finish", key)
+		require.NotContains(t, item, schema.AttrPending, "%s: index entries are still being written", key)
 		var e struct {
 			Scope string `dynamodbav:"_scope"`
 			Type  string `dynamodbav:"_type"`
@@ -71,7 +71,7 @@ func expectedIndexItems(t *testing.T, s *store) map[string]map[string]types.Attr
 				entry := indexing.Entry{Scope: e.Scope, Type: e.Type, ID: e.ID, IndexName: ix.Name, Value: v, Attributes: projected}
 				entryItem, err := entry.Item()
 				require.NoError(t, err)
-				k := fmt.Sprint(key, " ", entryItem[tables.AttrUniqueKey].(*types.AttributeValueMemberS).Value)
+				k := fmt.Sprint(key, " ", entryItem[schema.AttrUniqueKey].(*types.AttributeValueMemberS).Value)
 				want[k] = entryItem
 			})
 		}
@@ -123,7 +123,7 @@ func listItems(t *testing.T, s *store, subject ryno.Key, predicate string) (head
 	p := dynamodb.NewQueryPaginator(s.raw, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.Names().Relationships),
 		KeyConditionExpression:    aws.String("#k = :k"),
-		ExpressionAttributeNames:  map[string]string{"#k": tables.AttrSubjectKey},
+		ExpressionAttributeNames:  map[string]string{"#k": schema.AttrSubjectKey},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":k": str(subject.String())},
 		ConsistentRead:            aws.Bool(true),
 	})
@@ -131,13 +131,13 @@ func listItems(t *testing.T, s *store, subject ryno.Key, predicate string) (head
 		out, err := p.NextPage(ctx)
 		require.NoError(t, err)
 		for _, item := range out.Items {
-			k := item[tables.AttrPredicateKey].(*types.AttributeValueMemberS).Value
+			k := item[schema.AttrPredicateKey].(*types.AttributeValueMemberS).Value
 			switch {
-			case k == tables.ListHeadKey(predicate):
+			case k == schema.ListHeadKey(predicate):
 				head = item
-			case strings.HasPrefix(k, tables.ListMarkersPrefix(predicate)):
+			case strings.HasPrefix(k, schema.ListMarkersPrefix(predicate)):
 				markers = append(markers, item)
-			case strings.HasPrefix(k, tables.PredicatePrefix(predicate)):
+			case strings.HasPrefix(k, schema.PredicatePrefix(predicate)):
 				entries = append(entries, item)
 			}
 		}
@@ -178,7 +178,7 @@ func requireListExact(t *testing.T, s *store, subject ryno.Key, predicate string
 	}
 	got := map[ryno.Key][]int{}
 	for _, item := range markerItems {
-		o := ryno.Key{Scope: stringAttr(item, tables.AttrObjectScope), Type: stringAttr(item, tables.AttrObjectType), ID: stringAttr(item, tables.AttrObjectID)}
+		o := ryno.Key{Scope: stringAttr(item, schema.AttrObjectScope), Type: stringAttr(item, schema.AttrObjectType), ID: stringAttr(item, schema.AttrObjectID)}
 		m, err := relationships.MarkerFromItem(relationships.Key(o), item)
 		require.NoError(t, err)
 		if len(m.Positions) > 0 {

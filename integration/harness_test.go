@@ -8,13 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/integration/dynamotest"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func TestHarnessCreatesTables(t *testing.T) {
 	api := dynamotest.API(t)
 	prefix := dynamotest.Tables(t, api)
-	names, err := tables.NewNames(prefix)
+	names, err := schema.NewNames(prefix)
 	require.NoError(t, err)
 
 	out, err := api.ListTables(context.Background(), &dynamodb.ListTablesInput{})

@@ -19,7 +19,7 @@ import (
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/ryno"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Map functions of the test indexes. They see numbers as json.Number.
@@ -110,7 +110,7 @@ func queryIDs(t *testing.T, s *store, index string, cond indexing.Condition, lim
 }
 
 // indexItems returns every item of the index entries table, keyed by primary key.
-func indexItems(t *testing.T, raw *dynamodb.Client, names tables.Names) map[string]map[string]types.AttributeValue {
+func indexItems(t *testing.T, raw *dynamodb.Client, names schema.Names) map[string]map[string]types.AttributeValue {
 	t.Helper()
 	items := map[string]map[string]types.AttributeValue{}
 	p := dynamodb.NewScanPaginator(raw, &dynamodb.ScanInput{TableName: aws.String(names.IndexEntries)})
@@ -121,7 +121,7 @@ func indexItems(t *testing.T, raw *dynamodb.Client, names tables.Names) map[stri
 			if indexing.IsClaim(item) {
 				continue // see claimItems
 			}
-			k := item[tables.AttrSubjectKey].(*types.AttributeValueMemberS).Value + " " + item[tables.AttrUniqueKey].(*types.AttributeValueMemberS).Value
+			k := item[schema.AttrSubjectKey].(*types.AttributeValueMemberS).Value + " " + item[schema.AttrUniqueKey].(*types.AttributeValueMemberS).Value
 			items[k] = item
 		}
 	}

@@ -19,12 +19,12 @@ import (
 	"github.com/rynodb/rynodb/migrations"
 	"github.com/rynodb/rynodb/relationships"
 	"github.com/rynodb/rynodb/ryno"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // newMigrationsProvider returns a provider for a fresh prefix whose tables are deleted
 // when the test ends.
-func newMigrationsProvider(t *testing.T, api migrations.API, billing tables.Billing) *migrations.Provider {
+func newMigrationsProvider(t *testing.T, api migrations.API, billing schema.Billing) *migrations.Provider {
 	t.Helper()
 	p, err := migrations.NewProvider(api, migrations.Options{
 		TablePrefix:  dynamotest.NewPrefix(t),
@@ -36,7 +36,7 @@ func newMigrationsProvider(t *testing.T, api migrations.API, billing tables.Bill
 	return p
 }
 
-func deleteTablesAtEnd(t *testing.T, names tables.Names) {
+func deleteTablesAtEnd(t *testing.T, names schema.Names) {
 	t.Helper()
 	api := dynamotest.API(t)
 	t.Cleanup(func() {
@@ -135,7 +135,7 @@ func requireKeys(t *testing.T, want wantKey, keys []types.KeySchemaElement, attr
 func TestMigrationsUp(t *testing.T) {
 	ctx := context.Background()
 	api := dynamotest.API(t)
-	p := newMigrationsProvider(t, api, tables.Billing{})
+	p := newMigrationsProvider(t, api, schema.Billing{})
 	prefix := p.Names().Prefix
 
 	res, err := p.Up(ctx)
@@ -208,18 +208,18 @@ func TestMigrationsUp(t *testing.T) {
 		out, err := api.GetItem(ctx, &dynamodb.GetItemInput{
 			TableName: aws.String(p.Names().Entities),
 			Key: map[string]types.AttributeValue{
-				tables.AttrID:           &types.AttributeValueMemberS{Value: tables.VersionItemID},
-				tables.AttrScopeTypeKey: &types.AttributeValueMemberS{Value: tables.VersionItemSortKey},
+				schema.AttrID:           &types.AttributeValueMemberS{Value: schema.VersionItemID},
+				schema.AttrScopeTypeKey: &types.AttributeValueMemberS{Value: schema.VersionItemSortKey},
 			},
 			ConsistentRead: aws.Bool(true),
 		})
 		require.NoError(t, err)
-		require.Equal(t, &types.AttributeValueMemberN{Value: "2"}, out.Item[tables.AttrSchemaVersion])
-		applied, ok := out.Item[tables.AttrSchemaApplied].(*types.AttributeValueMemberS)
+		require.Equal(t, &types.AttributeValueMemberN{Value: "2"}, out.Item[schema.AttrSchemaVersion])
+		applied, ok := out.Item[schema.AttrSchemaApplied].(*types.AttributeValueMemberS)
 		require.True(t, ok)
-		_, err = tables.ParseTime(applied.Value)
+		_, err = schema.ParseTime(applied.Value)
 		require.NoError(t, err)
-		_, hasUpdated := out.Item[tables.AttrUpdated]
+		_, hasUpdated := out.Item[schema.AttrUpdated]
 		require.False(t, hasUpdated, "the record must stay out of the by-type index")
 
 		scan, err := api.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(p.Names().Entities), IndexName: aws.String(p.Names().EntitiesByType)})
@@ -229,7 +229,7 @@ func TestMigrationsUp(t *testing.T) {
 
 	t.Run("a second up does nothing", func(t *testing.T) {
 		counter := &countingAPI{API: api}
-		again, err := newProviderFor(t, counter, prefix, tables.Billing{}).Up(ctx)
+		again, err := newProviderFor(t, counter, prefix, schema.Billing{}).Up(ctx)
 		require.NoError(t, err)
 		require.False(t, again.Changed())
 		require.Empty(t, again.Actions)
@@ -265,9 +265,9 @@ func TestMigrationsUp(t *testing.T) {
 
 func TestMigrationsUpAddsMissingGSI(t *testing.T) {
 	ctx := context.Background()
-	p := newMigrationsProvider(t, dynamotest.API(t), tables.Billing{})
+	p := newMigrationsProvider(t, dynamotest.API(t), schema.Billing{})
 	n := p.Names()
-	defs := tables.Definitions(n, tables.Billing{})
+	defs := schema.Definitions(n, schema.Billing{})
 	createTableWithout(t, defs[0])
 	createTableWithout(t, defs[1]) // keeps its LSI, which can only be created with the table
 
@@ -305,7 +305,7 @@ func TestMigrationsUpAddsMissingGSI(t *testing.T) {
 func TestMigrationsKeySchemaDrift(t *testing.T) {
 	ctx := context.Background()
 	api := dynamotest.API(t)
-	p := newMigrationsProvider(t, api, tables.Billing{})
+	p := newMigrationsProvider(t, api, schema.Billing{})
 	n := p.Names()
 	_, err := api.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:   aws.String(n.Entities),
@@ -331,7 +331,7 @@ func TestMigrationsKeySchemaDrift(t *testing.T) {
 
 	t.Run("up refuses and changes nothing", func(t *testing.T) {
 		counter := &countingAPI{API: api}
-		res, err := newProviderFor(t, counter, n.Prefix, tables.Billing{}).Up(ctx)
+		res, err := newProviderFor(t, counter, n.Prefix, schema.Billing{}).Up(ctx)
 		require.Nil(t, res)
 		require.ErrorIs(t, err, migrations.ErrDrift)
 		var de *migrations.DriftError
@@ -347,17 +347,17 @@ func TestMigrationsKeySchemaDrift(t *testing.T) {
 func TestMigrationsNewerVersionIsDrift(t *testing.T) {
 	ctx := context.Background()
 	api := dynamotest.API(t)
-	p := newMigrationsProvider(t, api, tables.Billing{})
+	p := newMigrationsProvider(t, api, schema.Billing{})
 	_, err := p.Up(ctx)
 	require.NoError(t, err)
 	_, err = api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(p.Names().Entities),
 		Key: map[string]types.AttributeValue{
-			tables.AttrID:           &types.AttributeValueMemberS{Value: tables.VersionItemID},
-			tables.AttrScopeTypeKey: &types.AttributeValueMemberS{Value: tables.VersionItemSortKey},
+			schema.AttrID:           &types.AttributeValueMemberS{Value: schema.VersionItemID},
+			schema.AttrScopeTypeKey: &types.AttributeValueMemberS{Value: schema.VersionItemSortKey},
 		},
 		UpdateExpression:          aws.String("SET #v = :v"),
-		ExpressionAttributeNames:  map[string]string{"#v": tables.AttrSchemaVersion},
+		ExpressionAttributeNames:  map[string]string{"#v": schema.AttrSchemaVersion},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: "7"}},
 	})
 	require.NoError(t, err)
@@ -375,7 +375,7 @@ func TestMigrationsNewerVersionIsDrift(t *testing.T) {
 func TestMigrationsProvisionedBilling(t *testing.T) {
 	ctx := context.Background()
 	api := dynamotest.API(t)
-	billing := tables.Billing{Mode: types.BillingModeProvisioned, ReadCapacity: 3, WriteCapacity: 4}
+	billing := schema.Billing{Mode: types.BillingModeProvisioned, ReadCapacity: 3, WriteCapacity: 4}
 	p := newMigrationsProvider(t, api, billing)
 	_, err := p.Up(ctx)
 	require.NoError(t, err)
@@ -405,7 +405,7 @@ func TestMigrationsProvisionedBilling(t *testing.T) {
 	})
 
 	t.Run("on-demand wanted is a warning", func(t *testing.T) {
-		st, err := newProviderFor(t, api, p.Names().Prefix, tables.Billing{}).Status(ctx)
+		st, err := newProviderFor(t, api, p.Names().Prefix, schema.Billing{}).Status(ctx)
 		require.NoError(t, err)
 		require.Empty(t, st.Errors())
 		require.Len(t, st.Warnings(), 3)
@@ -439,13 +439,13 @@ func TestMigrationsProvisionedBilling(t *testing.T) {
 func TestMigrationsDown(t *testing.T) {
 	ctx := context.Background()
 	api := dynamotest.API(t)
-	p := newMigrationsProvider(t, api, tables.Billing{})
+	p := newMigrationsProvider(t, api, schema.Billing{})
 	_, err := p.Up(ctx)
 	require.NoError(t, err)
 
 	t.Run("without confirmation sends nothing", func(t *testing.T) {
 		counter := &countingAPI{API: api}
-		res, err := newProviderFor(t, counter, p.Names().Prefix, tables.Billing{}).Down(ctx, migrations.DownOptions{})
+		res, err := newProviderFor(t, counter, p.Names().Prefix, schema.Billing{}).Down(ctx, migrations.DownOptions{})
 		require.ErrorIs(t, err, migrations.ErrNotConfirmed)
 		require.Nil(t, res)
 		require.Zero(t, counter.requests.Load())
@@ -482,7 +482,7 @@ func TestMigrationsDown(t *testing.T) {
 
 // seedLegacyEntries writes entries directly to the table, as a version of the store
 // before list heads wrote them: no head, no markers.
-func seedLegacyEntries(t *testing.T, raw *dynamodb.Client, names tables.Names, entries []relationships.Entry) {
+func seedLegacyEntries(t *testing.T, raw *dynamodb.Client, names schema.Names, entries []relationships.Entry) {
 	t.Helper()
 	var reqs []types.WriteRequest
 	for _, e := range entries {
@@ -536,7 +536,7 @@ func TestMigrationsUpBuildsListHeads(t *testing.T) {
 	}{{alice, "follows"}, {alice, "likes"}, {bob, "follows"}, {bob, "knows"}, {carol, "follows"}}
 
 	counter := &countingAPI{API: s.raw}
-	res, err := newProviderFor(t, counter, s.Names().Prefix, tables.Billing{}).Up(ctx)
+	res, err := newProviderFor(t, counter, s.Names().Prefix, schema.Billing{}).Up(ctx)
 	require.NoError(t, err)
 	require.Equal(t, []migrations.ActionKind{migrations.ActionRunMigration, migrations.ActionRecordVersion}, actionKinds(res.Actions))
 	require.Equal(t, 2, res.Version)
@@ -545,12 +545,12 @@ func TestMigrationsUpBuildsListHeads(t *testing.T) {
 		requireListExact(t, s, l.subject, l.predicate)
 	}
 	head, _, _ := listItems(t, s, alice, "follows")
-	require.Equal(t, &types.AttributeValueMemberN{Value: "96"}, head[tables.AttrNext])
-	require.Equal(t, &types.AttributeValueMemberN{Value: "32"}, head[tables.AttrCount])
+	require.Equal(t, &types.AttributeValueMemberN{Value: "96"}, head[schema.AttrNext])
+	require.Equal(t, &types.AttributeValueMemberN{Value: "32"}, head[schema.AttrCount])
 
 	t.Run("a second up does nothing", func(t *testing.T) {
 		again := &countingAPI{API: s.raw}
-		res, err := newProviderFor(t, again, s.Names().Prefix, tables.Billing{}).Up(ctx)
+		res, err := newProviderFor(t, again, s.Names().Prefix, schema.Billing{}).Up(ctx)
 		require.NoError(t, err)
 		require.False(t, res.Changed())
 		require.Zero(t, again.writes.Load())
@@ -578,21 +578,21 @@ func TestMigrationsUpBuildsListHeads(t *testing.T) {
 }
 
 // recordVersion overwrites the schema version recorded in the store with v.
-func recordVersion(t *testing.T, raw *dynamodb.Client, names tables.Names, v int) {
+func recordVersion(t *testing.T, raw *dynamodb.Client, names schema.Names, v int) {
 	t.Helper()
 	_, err := raw.PutItem(context.Background(), &dynamodb.PutItemInput{
 		TableName: aws.String(names.Entities),
 		Item: map[string]types.AttributeValue{
-			tables.AttrID:            str(tables.VersionItemID),
-			tables.AttrScopeTypeKey:  str(tables.VersionItemSortKey),
-			tables.AttrSchemaVersion: &types.AttributeValueMemberN{Value: strconv.Itoa(v)},
+			schema.AttrID:            str(schema.VersionItemID),
+			schema.AttrScopeTypeKey:  str(schema.VersionItemSortKey),
+			schema.AttrSchemaVersion: &types.AttributeValueMemberN{Value: strconv.Itoa(v)},
 		},
 	})
 	require.NoError(t, err)
 }
 
 // newProviderFor returns a provider for an existing prefix.
-func newProviderFor(t *testing.T, api migrations.API, prefix string, billing tables.Billing) *migrations.Provider {
+func newProviderFor(t *testing.T, api migrations.API, prefix string, billing schema.Billing) *migrations.Provider {
 	t.Helper()
 	p, err := migrations.NewProvider(api, migrations.Options{TablePrefix: prefix, Billing: billing, PollInterval: 50 * time.Millisecond})
 	require.NoError(t, err)

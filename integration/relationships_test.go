@@ -17,7 +17,7 @@ import (
 	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/relationships"
 	"github.com/rynodb/rynodb/ryno"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func pk(id string) ryno.Key { return ryno.Key{Scope: "acme", Type: "person", ID: id} }
@@ -332,7 +332,7 @@ func TestSetReadsItsListsInParallel(t *testing.T) {
 
 // seedIncoming writes, directly to the table, one relationship entry from each of
 // subjects to object.
-func seedIncoming(t *testing.T, raw *dynamodb.Client, names tables.Names, subjects []ryno.Key, object ryno.Key) {
+func seedIncoming(t *testing.T, raw *dynamodb.Client, names schema.Names, subjects []ryno.Key, object ryno.Key) {
 	t.Helper()
 	var reqs []types.WriteRequest
 	for _, s := range subjects {
@@ -357,8 +357,8 @@ func entryCount(t *testing.T, raw *dynamodb.Client, table string) int {
 		TableName:                 aws.String(table),
 		Select:                    types.SelectCount,
 		FilterExpression:          aws.String("#k > :start"),
-		ExpressionAttributeNames:  map[string]string{"#k": tables.AttrPredicateKey},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":start": str(tables.EntriesStart)},
+		ExpressionAttributeNames:  map[string]string{"#k": schema.AttrPredicateKey},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":start": str(schema.EntriesStart)},
 	})
 	for p.HasMorePages() {
 		out, err := p.NextPage(ctx)
@@ -451,7 +451,7 @@ var errInjected = errors.New("injected failure")
 func rawKey(k ryno.Key) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		"_id":             str(k.ID),
-		"_scope_type_key": str(tables.ScopeTypeKey(k.Scope, k.Type)),
+		"_scope_type_key": str(schema.ScopeTypeKey(k.Scope, k.Type)),
 	}
 }
 

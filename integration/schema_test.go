@@ -14,7 +14,7 @@ import (
 	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/migrations"
 	"github.com/rynodb/rynodb/ryno"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func TestCheckSchemaOfMigratedTables(t *testing.T) {
@@ -97,7 +97,7 @@ func TestCheckSchemaOfDriftedIndex(t *testing.T) {
 	names := s.Names()
 	deleteGSI(t, s.raw, names.Entities, names.EntitiesByType)
 	deleteGSI(t, s.raw, names.IndexEntries, names.IndexLookup)
-	def := tables.Definitions(names, tables.Billing{})[0]
+	def := schema.Definitions(names, schema.Billing{})[0]
 	gsi := def.GlobalSecondaryIndexes[0]
 	gsi.Projection = &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}
 	_, err := s.raw.UpdateTable(ctx, &dynamodb.UpdateTableInput{

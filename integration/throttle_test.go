@@ -16,7 +16,7 @@ import (
 
 	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/ryno"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // chaosSeeds are the seeds each test under faults is repeated with.
@@ -130,8 +130,8 @@ func rawEntries(n int) []map[string]types.AttributeValue {
 	items := make([]map[string]types.AttributeValue, n)
 	for i := range items {
 		items[i] = map[string]types.AttributeValue{
-			tables.AttrSubjectKey: str("chaos"),
-			tables.AttrUniqueKey:  str(fmt.Sprintf("u%02d", i)),
+			schema.AttrSubjectKey: str("chaos"),
+			schema.AttrUniqueKey:  str(fmt.Sprintf("u%02d", i)),
 		}
 	}
 	return items

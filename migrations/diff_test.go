@@ -10,17 +10,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 var (
-	onDemand    = tables.Billing{}
-	provisioned = tables.Billing{Mode: types.BillingModeProvisioned, ReadCapacity: 5, WriteCapacity: 7}
+	onDemand    = schema.Billing{}
+	provisioned = schema.Billing{Mode: types.BillingModeProvisioned, ReadCapacity: 5, WriteCapacity: 7}
 )
 
-func testNames(t *testing.T) tables.Names {
+func testNames(t *testing.T) schema.Names {
 	t.Helper()
-	n, err := tables.NewNames("app")
+	n, err := schema.NewNames("app")
 	require.NoError(t, err)
 	return n
 }
@@ -67,7 +67,7 @@ func TestDiff(t *testing.T) {
 
 	tests := []struct {
 		name     string
-		billing  tables.Billing
+		billing  schema.Billing
 		recorded int
 		live     func(live map[string]*types.TableDescription) // changes the all-ACTIVE tables
 		actions  []string
@@ -130,7 +130,7 @@ func TestDiff(t *testing.T) {
 			name:     "table key schema differs",
 			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
-				live[n.Entities].KeySchema = keys(tables.AttrID, tables.AttrUpdated)
+				live[n.Entities].KeySchema = keys(schema.AttrID, schema.AttrUpdated)
 			},
 			drift: []string{"error key-schema app_entities_master "},
 		},
@@ -138,7 +138,7 @@ func TestDiff(t *testing.T) {
 			name:     "table without sort key",
 			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
-				live[n.IndexEntries].KeySchema = keys(tables.AttrSubjectKey, tables.AttrUniqueKey)[:1]
+				live[n.IndexEntries].KeySchema = keys(schema.AttrSubjectKey, schema.AttrUniqueKey)[:1]
 			},
 			drift: []string{"error key-schema app_index_entries "},
 		},
@@ -154,7 +154,7 @@ func TestDiff(t *testing.T) {
 			name:     "GSI key schema differs",
 			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
-				live[n.Entities].GlobalSecondaryIndexes[0].KeySchema = keys(tables.AttrScopeTypeKey, tables.AttrCreated)
+				live[n.Entities].GlobalSecondaryIndexes[0].KeySchema = keys(schema.AttrScopeTypeKey, schema.AttrCreated)
 			},
 			drift: []string{"error key-schema app_entities_master app_entities_by_type"},
 		},
@@ -179,7 +179,7 @@ func TestDiff(t *testing.T) {
 			name:     "LSI key schema differs",
 			recorded: 2,
 			live: func(live map[string]*types.TableDescription) {
-				live[n.Relationships].LocalSecondaryIndexes[0].KeySchema = keys(tables.AttrSubjectKey, tables.AttrObjectKey)
+				live[n.Relationships].LocalSecondaryIndexes[0].KeySchema = keys(schema.AttrSubjectKey, schema.AttrObjectKey)
 			},
 			drift: []string{"error key-schema app_relationship_entries app_relationships_by_object"},
 		},
@@ -197,7 +197,7 @@ func TestDiff(t *testing.T) {
 			live: func(live map[string]*types.TableDescription) {
 				l := live[n.Entities]
 				l.LocalSecondaryIndexes = []types.LocalSecondaryIndexDescription{{IndexName: aws.String(n.EntitiesByType),
-					KeySchema: keys(tables.AttrID, tables.AttrUpdated), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}
+					KeySchema: keys(schema.AttrID, schema.AttrUpdated), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}
 				l.GlobalSecondaryIndexes = nil
 			},
 			drift: []string{"error index-type app_entities_master app_entities_by_type"},
@@ -299,7 +299,7 @@ func TestDiff(t *testing.T) {
 				l := live[n.Entities]
 				l.GlobalSecondaryIndexes = nil
 				for i, a := range l.AttributeDefinitions {
-					if aws.ToString(a.AttributeName) == tables.AttrUpdated {
+					if aws.ToString(a.AttributeName) == schema.AttrUpdated {
 						l.AttributeDefinitions[i].AttributeType = types.ScalarAttributeTypeN
 					}
 				}
@@ -310,8 +310,8 @@ func TestDiff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			want := tables.Definitions(n, tt.billing)
-			live := liveAll(tables.Definitions(n, tt.billing))
+			want := schema.Definitions(n, tt.billing)
+			live := liveAll(schema.Definitions(n, tt.billing))
 			if tt.live != nil {
 				tt.live(live)
 			}
@@ -329,7 +329,7 @@ func TestDiff(t *testing.T) {
 
 func TestDiffCreateTableSendsTheDefinition(t *testing.T) {
 	n := testNames(t)
-	want := tables.Definitions(n, onDemand)
+	want := schema.Definitions(n, onDemand)
 	p := diff(want, nil, 0, Migrations())
 	require.Len(t, p.Actions, 5)
 	for i, def := range want {
@@ -349,20 +349,20 @@ func TestDiffCreateIndexRequest(t *testing.T) {
 	}
 	tests := []struct {
 		name       string
-		want, live tables.Billing
+		want, live schema.Billing
 		throughput *types.ProvisionedThroughput
 	}{
 		{name: "on-demand table", want: onDemand, live: onDemand, throughput: nil},
 		{name: "provisioned table", want: provisioned, live: provisioned, throughput: capacity(5, 7)},
 		{name: "provisioned table, on-demand wanted", want: onDemand,
-			live: tables.Billing{Mode: types.BillingModeProvisioned, ReadCapacity: 3, WriteCapacity: 4}, throughput: capacity(3, 4)},
+			live: schema.Billing{Mode: types.BillingModeProvisioned, ReadCapacity: 3, WriteCapacity: 4}, throughput: capacity(3, 4)},
 		{name: "on-demand table, provisioned wanted", want: provisioned, live: onDemand, throughput: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			live := liveAll(tables.Definitions(n, tt.live))
+			live := liveAll(schema.Definitions(n, tt.live))
 			live[n.Entities].GlobalSecondaryIndexes = nil
-			p := diff(tables.Definitions(n, tt.want), live, CurrentVersion, Migrations())
+			p := diff(schema.Definitions(n, tt.want), live, CurrentVersion, Migrations())
 			require.Len(t, p.Actions, 1)
 			a := p.Actions[0]
 			require.Equal(t, "create GSI app_entities_by_type on table app_entities_master", a.String())
@@ -370,14 +370,14 @@ func TestDiffCreateIndexRequest(t *testing.T) {
 			u := a.UpdateTable
 			require.Equal(t, n.Entities, aws.ToString(u.TableName))
 			require.Equal(t, []types.AttributeDefinition{
-				{AttributeName: aws.String(tables.AttrScopeTypeKey), AttributeType: types.ScalarAttributeTypeS},
-				{AttributeName: aws.String(tables.AttrUpdated), AttributeType: types.ScalarAttributeTypeS},
+				{AttributeName: aws.String(schema.AttrScopeTypeKey), AttributeType: types.ScalarAttributeTypeS},
+				{AttributeName: aws.String(schema.AttrUpdated), AttributeType: types.ScalarAttributeTypeS},
 			}, u.AttributeDefinitions)
 			require.Len(t, u.GlobalSecondaryIndexUpdates, 1)
 			c := u.GlobalSecondaryIndexUpdates[0].Create
 			require.NotNil(t, c)
 			require.Equal(t, n.EntitiesByType, aws.ToString(c.IndexName))
-			require.Equal(t, keys(tables.AttrScopeTypeKey, tables.AttrUpdated), c.KeySchema)
+			require.Equal(t, keys(schema.AttrScopeTypeKey, schema.AttrUpdated), c.KeySchema)
 			require.Equal(t, types.ProjectionTypeAll, c.Projection.ProjectionType)
 			require.Equal(t, tt.throughput, c.ProvisionedThroughput)
 		})
@@ -386,7 +386,7 @@ func TestDiffCreateIndexRequest(t *testing.T) {
 
 func TestDiffDataSteps(t *testing.T) {
 	n := testNames(t)
-	step := func(context.Context, API, tables.Names) error { return nil }
+	step := func(context.Context, API, schema.Names) error { return nil }
 	migs := []Migration{
 		{Version: 1, Description: "tables"},
 		{Version: 2, Description: "backfill", run: step},
@@ -404,7 +404,7 @@ func TestDiffDataSteps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("recorded %d", tt.recorded), func(t *testing.T) {
-			want := tables.Definitions(n, onDemand)
+			want := schema.Definitions(n, onDemand)
 			p := diff(want, liveAll(want), tt.recorded, migs)
 			require.Equal(t, tt.actions, actionStrings(p.Actions))
 			require.Empty(t, p.Drift)
@@ -430,7 +430,7 @@ func TestMigrationsList(t *testing.T) {
 
 func TestTableStatuses(t *testing.T) {
 	n := testNames(t)
-	want := tables.Definitions(n, onDemand)
+	want := schema.Definitions(n, onDemand)
 	live := liveAll(want)
 	delete(live, n.IndexEntries)
 	live[n.Entities].GlobalSecondaryIndexes[0].IndexStatus = types.IndexStatusCreating

@@ -31,7 +31,7 @@
 // once the tables match. Version 2 is such a step: it builds the heads and markers of
 // the relationship lists that earlier versions wrote without them, in one scan of the
 // relationship entries table. The version Up applied last is recorded in the store
-// itself, in a reserved item of the entities table (see tables.VersionItemID):
+// itself, in a reserved item of the entities table (_id "_rynodb"):
 // DynamoDB Local does not support table tags, and the schema has no room for a table
 // of its own.
 //

@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // describeInput returns the description DynamoDB gives of a table created from in,
@@ -270,7 +270,7 @@ func (f *fakeAPI) PutItem(_ context.Context, in *dynamodb.PutItemInput, _ ...fun
 		f.log = append(f.log, k)
 		return &dynamodb.PutItemOutput{}, nil
 	}
-	if old, ok := t.version[tables.AttrSchemaVersion]; ok && number(old) > number(in.Item[tables.AttrSchemaVersion]) {
+	if old, ok := t.version[schema.AttrSchemaVersion]; ok && number(old) > number(in.Item[schema.AttrSchemaVersion]) {
 		return nil, &types.ConditionalCheckFailedException{Message: aws.String("The conditional request failed")}
 	}
 	t.version = in.Item
@@ -282,14 +282,14 @@ func (f *fakeAPI) setVersion(name string, v types.AttributeValue) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	item := versionKey()
-	item[tables.AttrSchemaVersion] = v
+	item[schema.AttrSchemaVersion] = v
 	f.tables[name].version = item
 }
 
 func isVersionKey(item map[string]types.AttributeValue) bool {
-	id, ok1 := item[tables.AttrID].(*types.AttributeValueMemberS)
-	sk, ok2 := item[tables.AttrScopeTypeKey].(*types.AttributeValueMemberS)
-	return ok1 && ok2 && id.Value == tables.VersionItemID && sk.Value == tables.VersionItemSortKey
+	id, ok1 := item[schema.AttrID].(*types.AttributeValueMemberS)
+	sk, ok2 := item[schema.AttrScopeTypeKey].(*types.AttributeValueMemberS)
+	return ok1 && ok2 && id.Value == schema.VersionItemID && sk.Value == schema.VersionItemSortKey
 }
 
 func number(av types.AttributeValue) int {

@@ -17,8 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/relationships"
-	"github.com/rynodb/rynodb/tables"
 )
 
 // buildListHeads is the data step of schema version 2. Since that version every write
@@ -41,7 +41,7 @@ import (
 // cut off anywhere is completed by the next; and a head a writer created meanwhile
 // wins. Markers that are already right are not written again, so a run after a
 // complete one writes nothing.
-func buildListHeads(ctx context.Context, api API, names tables.Names) error {
+func buildListHeads(ctx context.Context, api API, names schema.Names) error {
 	b := &headBuilder{w: &listWriter{api: api, table: names.Relationships}}
 	pages := dynamodb.NewScanPaginator(api, &dynamodb.ScanInput{
 		TableName:      aws.String(names.Relationships),
@@ -76,7 +76,7 @@ type headBuilder struct {
 // add takes the next item of the scan. The entries and markers of a list whose head
 // was seen are not kept: heads sort first, and such lists are left alone.
 func (b *headBuilder) add(ctx context.Context, item map[string]types.AttributeValue) error {
-	subject, sortKey := stringAttr(item, tables.AttrSubjectKey), stringAttr(item, tables.AttrPredicateKey)
+	subject, sortKey := stringAttr(item, schema.AttrSubjectKey), stringAttr(item, schema.AttrPredicateKey)
 	if b.lists == nil || subject != b.subject {
 		if err := b.endSubject(ctx); err != nil {
 			return err
@@ -84,17 +84,17 @@ func (b *headBuilder) add(ctx context.Context, item map[string]types.AttributeVa
 		b.subject, b.heads, b.lists = subject, map[string]bool{}, map[string]*legacyList{}
 	}
 	switch {
-	case strings.HasPrefix(sortKey, tables.ListHeadPrefix):
+	case strings.HasPrefix(sortKey, schema.ListHeadPrefix):
 		b.heads[sortKey] = true
-	case strings.HasPrefix(sortKey, tables.ListMarkerPrefix):
+	case strings.HasPrefix(sortKey, schema.ListMarkerPrefix):
 		b.addMarker(sortKey, item)
-	case sortKey > tables.EntriesStart:
+	case sortKey > schema.EntriesStart:
 		b.addEntry(sortKey, item)
 	}
 	return nil
 }
 
-func (b *headBuilder) hasHead(predicate string) bool { return b.heads[tables.ListHeadKey(predicate)] }
+func (b *headBuilder) hasHead(predicate string) bool { return b.heads[schema.ListHeadKey(predicate)] }
 
 // addEntry adds an entry to its list. An item that does not read as an entry, or
 // whose keys are not those of the entry it holds, is not one the store wrote: it
@@ -102,7 +102,7 @@ func (b *headBuilder) hasHead(predicate string) bool { return b.heads[tables.Lis
 func (b *headBuilder) addEntry(sortKey string, item map[string]types.AttributeValue) {
 	e, err := relationships.FromItem(item)
 	if err != nil || e.Subject.String() != b.subject ||
-		tables.PredicateKey(e.Predicate, e.Index, e.Object.Type, e.Object.ID) != sortKey || b.hasHead(e.Predicate) {
+		schema.PredicateKey(e.Predicate, e.Index, e.Object.Type, e.Object.ID) != sortKey || b.hasHead(e.Predicate) {
 		return
 	}
 	l := b.list(e.Predicate)
@@ -118,8 +118,8 @@ func (b *headBuilder) addEntry(sortKey string, item map[string]types.AttributeVa
 // entries were deleted since would contradict the list once its head exists.
 // Markers are recorded under their sort key, which names the object they are for.
 func (b *headBuilder) addMarker(sortKey string, item map[string]types.AttributeValue) {
-	predicate := stringAttr(item, tables.AttrPredicate)
-	if !strings.HasPrefix(sortKey, tables.ListMarkersPrefix(predicate)) || b.hasHead(predicate) {
+	predicate := stringAttr(item, schema.AttrPredicate)
+	if !strings.HasPrefix(sortKey, schema.ListMarkersPrefix(predicate)) || b.hasHead(predicate) {
 		return // not a marker the store wrote, or one of a list left alone
 	}
 	m, err := relationships.MarkerFromItem(relationships.Key{}, item)
@@ -180,7 +180,7 @@ func (l *legacyList) markerWrites(subjectKey string) []types.WriteRequest {
 	want := map[string]bool{}
 	for o, positions := range l.positions {
 		slices.Sort(positions)
-		key := tables.ListMarkerKey(l.predicate, o.Scope, o.Type, o.ID)
+		key := schema.ListMarkerKey(l.predicate, o.Scope, o.Type, o.ID)
 		want[key] = true
 		if stored, ok := l.markers[key]; ok && slices.Equal(stored, positions) {
 			continue
@@ -191,8 +191,8 @@ func (l *legacyList) markerWrites(subjectKey string) []types.WriteRequest {
 	for key := range l.markers {
 		if !want[key] {
 			reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: map[string]types.AttributeValue{
-				tables.AttrSubjectKey:   &types.AttributeValueMemberS{Value: subjectKey},
-				tables.AttrPredicateKey: &types.AttributeValueMemberS{Value: key},
+				schema.AttrSubjectKey:   &types.AttributeValueMemberS{Value: subjectKey},
+				schema.AttrPredicateKey: &types.AttributeValueMemberS{Value: key},
 			}}})
 		}
 	}
@@ -204,10 +204,10 @@ func (l *legacyList) markerWrites(subjectKey string) []types.WriteRequest {
 func (l *legacyList) head() listHead {
 	item := relationships.RawAttributes(l.subject, l.predicate)
 	maps.Copy(item, relationships.HeadPrimaryKey(l.subject, l.predicate))
-	item[tables.AttrVersion] = intNumber(1)
-	item[tables.AttrNext] = intNumber(l.next)
-	item[tables.AttrCount] = intNumber(l.count)
-	item[tables.AttrDigest] = &types.AttributeValueMemberN{Value: l.digest.String()}
+	item[schema.AttrVersion] = intNumber(1)
+	item[schema.AttrNext] = intNumber(l.next)
+	item[schema.AttrCount] = intNumber(l.count)
+	item[schema.AttrDigest] = &types.AttributeValueMemberN{Value: l.digest.String()}
 	return listHead{item: item, name: fmt.Sprintf("%s -%s->", l.subject, l.predicate)}
 }
 
@@ -298,7 +298,7 @@ func (w *listWriter) putHead(ctx context.Context, h listHead) error {
 		TableName:                aws.String(w.table),
 		Item:                     h.item,
 		ConditionExpression:      aws.String("attribute_not_exists(#v)"),
-		ExpressionAttributeNames: map[string]string{"#v": tables.AttrVersion},
+		ExpressionAttributeNames: map[string]string{"#v": schema.AttrVersion},
 	})
 	var ccf *types.ConditionalCheckFailedException
 	if err != nil && !errors.As(err, &ccf) {

@@ -14,8 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/relationships"
-	"github.com/rynodb/rynodb/tables"
 )
 
 type item = map[string]types.AttributeValue
@@ -56,10 +56,10 @@ func bookkeeping(next int, entries ...relationships.Entry) []item {
 func headItem(s relationships.Key, p string, version, next int, entries []relationships.Entry) item {
 	h := relationships.RawAttributes(s, p)
 	maps.Copy(h, relationships.HeadPrimaryKey(s, p))
-	h[tables.AttrVersion] = &types.AttributeValueMemberN{Value: strconv.Itoa(version)}
-	h[tables.AttrNext] = &types.AttributeValueMemberN{Value: strconv.Itoa(next)}
-	h[tables.AttrCount] = &types.AttributeValueMemberN{Value: strconv.Itoa(len(entries))}
-	h[tables.AttrDigest] = &types.AttributeValueMemberN{Value: relationships.DigestOf(entries).String()}
+	h[schema.AttrVersion] = &types.AttributeValueMemberN{Value: strconv.Itoa(version)}
+	h[schema.AttrNext] = &types.AttributeValueMemberN{Value: strconv.Itoa(next)}
+	h[schema.AttrCount] = &types.AttributeValueMemberN{Value: strconv.Itoa(len(entries))}
+	h[schema.AttrDigest] = &types.AttributeValueMemberN{Value: relationships.DigestOf(entries).String()}
 	return h
 }
 
@@ -90,7 +90,7 @@ func newLegacyTable() legacyTable {
 	}
 	legacy(8, follows...)
 	malformed := entry(alice, "follows", 9, person("zed")).Item()
-	malformed[tables.AttrIndex] = &types.AttributeValueMemberS{Value: "nine"}
+	malformed[schema.AttrIndex] = &types.AttributeValueMemberS{Value: "nine"}
 	add([]item{malformed}, []item{malformed})
 
 	// More lists of the same subject, two of them with predicates one the prefix of
@@ -117,7 +117,7 @@ func newLegacyTable() legacyTable {
 
 	// An entry whose raw subject is not its partition's is not one of its lists.
 	stray := entry(person("dave"), "follows", 0, bob).Item()
-	stray[tables.AttrSubjectID] = &types.AttributeValueMemberS{Value: "eve"}
+	stray[schema.AttrSubjectID] = &types.AttributeValueMemberS{Value: "eve"}
 	add([]item{stray}, []item{stray})
 
 	// A run cut off after some markers: one right, one of an object whose entry
@@ -136,11 +136,11 @@ func newLegacyTable() legacyTable {
 
 // newListStore returns a fake whose tables exist, at version recorded (none when 0),
 // with items in the relationship entries table.
-func newListStore(t *testing.T, recorded int, items []item) (*fakeAPI, tables.Names) {
+func newListStore(t *testing.T, recorded int, items []item) (*fakeAPI, schema.Names) {
 	t.Helper()
 	api := newFakeAPI(0)
 	n := testNames(t)
-	for _, def := range tables.Definitions(n, onDemand) {
+	for _, def := range schema.Definitions(n, onDemand) {
 		api.put(describeInput(def))
 	}
 	if recorded > 0 {
@@ -151,7 +151,7 @@ func newListStore(t *testing.T, recorded int, items []item) (*fakeAPI, tables.Na
 }
 
 // byKey returns items by the fake's key of the relationship entries table.
-func byKey(t *testing.T, api *fakeAPI, n tables.Names, items []item) map[string]item {
+func byKey(t *testing.T, api *fakeAPI, n schema.Names, items []item) map[string]item {
 	t.Helper()
 	out := map[string]item{}
 	for _, it := range items {
@@ -167,7 +167,7 @@ func byKey(t *testing.T, api *fakeAPI, n tables.Names, items []item) map[string]
 func expectedWrites(before, after map[string]item) (markers, heads int) {
 	for k, it := range after {
 		switch {
-		case strings.Contains(k, "\x00"+tables.ListHeadPrefix) && before[k] == nil:
+		case strings.Contains(k, "\x00"+schema.ListHeadPrefix) && before[k] == nil:
 			heads++
 		case before[k] == nil || !maps.EqualFunc(before[k], it, sameAttribute):
 			markers++
@@ -225,11 +225,11 @@ func requireHeadsLast(t *testing.T, written []string) {
 	heads := map[string]bool{}
 	for _, k := range written {
 		subject, sortKey, _ := strings.Cut(k, "\x00")
-		if strings.HasPrefix(sortKey, tables.ListHeadPrefix) {
-			heads[subject+"\x00"+sortKey[len(tables.ListHeadPrefix):]] = true
+		if strings.HasPrefix(sortKey, schema.ListHeadPrefix) {
+			heads[subject+"\x00"+sortKey[len(schema.ListHeadPrefix):]] = true
 			continue
 		}
-		predicate, _, _ := strings.Cut(strings.TrimPrefix(sortKey, tables.ListMarkerPrefix), string(tables.Delimiter))
+		predicate, _, _ := strings.Cut(strings.TrimPrefix(sortKey, schema.ListMarkerPrefix), string(schema.Delimiter))
 		require.False(t, heads[subject+"\x00"+predicate], "marker %q written after its head", k)
 	}
 }
@@ -247,7 +247,7 @@ func TestBuildListHeadsCompletesAFailedRun(t *testing.T) {
 			api.setFailure(op, fail)
 			require.ErrorIs(t, buildListHeads(ctx, api, n), fail)
 			for k := range api.itemsOf(n.Relationships) {
-				if want[k] == nil || strings.Contains(k, "\x00"+tables.ListHeadPrefix) {
+				if want[k] == nil || strings.Contains(k, "\x00"+schema.ListHeadPrefix) {
 					require.Contains(t, byKey(t, api, n, lt.seed), k, "no head is written before its markers, nor anything but markers")
 				}
 			}

@@ -3,7 +3,7 @@ package migrations
 import (
 	"context"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // CurrentVersion is the schema version that Up brings a store to.
@@ -20,7 +20,7 @@ type Migration struct {
 	Version     int
 	Description string
 
-	run func(ctx context.Context, api API, names tables.Names) error // data step; nil if none
+	run func(ctx context.Context, api API, names schema.Names) error // data step; nil if none
 }
 
 // migrations lists every version in order, from 1 to CurrentVersion.

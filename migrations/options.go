@@ -3,6 +3,7 @@ package migrations
 import (
 	"time"
 
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/tables"
 )
 
@@ -46,14 +47,14 @@ func (o Options) withDefaults() Options {
 }
 
 func (o Options) validate() error {
-	if err := tables.ValidatePrefix(o.TablePrefix); err != nil {
+	if err := schema.ValidatePrefix(o.TablePrefix); err != nil {
 		return err
 	}
 	if err := o.Billing.Validate(); err != nil {
 		return err
 	}
 	if o.PollInterval < 0 {
-		return &tables.ValidationError{Field: "PollInterval", Value: o.PollInterval.String(), Reason: "must not be negative"}
+		return &schema.ValidationError{Field: "PollInterval", Value: o.PollInterval.String(), Reason: "must not be negative"}
 	}
 	return nil
 }

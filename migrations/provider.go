@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/tables"
 )
 
@@ -19,7 +20,7 @@ import (
 type Provider struct {
 	api        API
 	opts       Options
-	names      tables.Names
+	names      schema.Names
 	migrations []Migration
 }
 
@@ -32,7 +33,7 @@ func NewProvider(api API, opts Options) (*Provider, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	names, err := tables.NewNames(opts.TablePrefix)
+	names, err := schema.NewNames(opts.TablePrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func (p *Provider) diff(s *snapshot) *Plan {
 // definitions returns the wanted tables; the entities table, which holds the version
 // record, comes first.
 func (p *Provider) definitions() []*dynamodb.CreateTableInput {
-	return tables.Definitions(p.names, p.opts.Billing)
+	return schema.Definitions(p.names, p.opts.Billing)
 }
 
 // describe returns the description of table name, or nil when it does not exist.

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // lines is a Logger that keeps what it receives.
@@ -34,7 +34,7 @@ func (l *lines) String() string {
 	return strings.Join(l.all, "\n")
 }
 
-func newTestProvider(t *testing.T, api API, billing tables.Billing) (*Provider, *lines) {
+func newTestProvider(t *testing.T, api API, billing schema.Billing) (*Provider, *lines) {
 	t.Helper()
 	log := &lines{}
 	p, err := NewProvider(api, Options{TablePrefix: "app", Billing: billing, PollInterval: time.Millisecond, Logger: log})
@@ -50,15 +50,15 @@ func TestNewProviderValidates(t *testing.T) {
 	}{
 		{"no prefix", Options{}, "TablePrefix"},
 		{"bad prefix", Options{TablePrefix: "my app"}, "TablePrefix"},
-		{"provisioned without capacity", Options{TablePrefix: "app", Billing: tables.Billing{Mode: types.BillingModeProvisioned}}, "Billing"},
+		{"provisioned without capacity", Options{TablePrefix: "app", Billing: schema.Billing{Mode: types.BillingModeProvisioned}}, "Billing"},
 		{"negative poll interval", Options{TablePrefix: "app", PollInterval: -time.Second}, "PollInterval"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			api := newFakeAPI(0)
 			_, err := NewProvider(api, tt.opts)
-			require.ErrorIs(t, err, tables.ErrInvalid)
-			var ve *tables.ValidationError
+			require.ErrorIs(t, err, schema.ErrInvalid)
+			var ve *schema.ValidationError
 			require.ErrorAs(t, err, &ve)
 			require.Equal(t, tt.field, ve.Field)
 			require.Zero(t, api.total())
@@ -128,7 +128,7 @@ func TestUpAddsMissingIndexes(t *testing.T) {
 	ctx := context.Background()
 	api := newFakeAPI(2)
 	p, log := newTestProvider(t, api, provisioned)
-	for _, def := range tables.Definitions(p.Names(), provisioned) {
+	for _, def := range schema.Definitions(p.Names(), provisioned) {
 		d := describeInput(def)
 		d.GlobalSecondaryIndexes = nil
 		api.put(d)
@@ -165,7 +165,7 @@ func TestUpRefusesDrift(t *testing.T) {
 		kind   DriftKind
 	}{
 		{"key schema", func(p *Provider, api *fakeAPI) {
-			api.tables[p.Names().Entities].desc.KeySchema = keys(tables.AttrID, tables.AttrUpdated)
+			api.tables[p.Names().Entities].desc.KeySchema = keys(schema.AttrID, schema.AttrUpdated)
 		}, DriftKeySchema},
 		{"missing LSI", func(p *Provider, api *fakeAPI) {
 			api.tables[p.Names().Relationships].desc.LocalSecondaryIndexes = nil
@@ -178,7 +178,7 @@ func TestUpRefusesDrift(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			api := newFakeAPI(0)
 			p, _ := newTestProvider(t, api, onDemand)
-			for _, def := range tables.Definitions(p.Names(), onDemand) {
+			for _, def := range schema.Definitions(p.Names(), onDemand) {
 				api.put(describeInput(def))
 			}
 			api.tables[p.Names().IndexEntries].desc.GlobalSecondaryIndexes = nil // would be added without the drift
@@ -217,8 +217,8 @@ func TestUpRunsDataSteps(t *testing.T) {
 	var ran []int
 	fail := errors.New("step failed")
 	var failing bool
-	step := func(v int) func(context.Context, API, tables.Names) error {
-		return func(_ context.Context, _ API, n tables.Names) error {
+	step := func(v int) func(context.Context, API, schema.Names) error {
+		return func(_ context.Context, _ API, n schema.Names) error {
 			for _, name := range n.Tables() {
 				require.Empty(t, notActive(fake.tables[name].desc), "data steps run once every table is ACTIVE")
 			}
@@ -287,7 +287,7 @@ func TestReadVersionRejectsMalformedRecord(t *testing.T) {
 		t.Run(fmt.Sprintf("%#v", v), func(t *testing.T) {
 			api := newFakeAPI(0)
 			p, _ := newTestProvider(t, api, onDemand)
-			for _, def := range tables.Definitions(p.Names(), onDemand) {
+			for _, def := range schema.Definitions(p.Names(), onDemand) {
 				api.put(describeInput(def))
 			}
 			api.setVersion(p.Names().Entities, v)
@@ -300,7 +300,7 @@ func TestReadVersionRejectsMalformedRecord(t *testing.T) {
 func TestWriteVersionNeverLowers(t *testing.T) {
 	api := newFakeAPI(0)
 	p, _ := newTestProvider(t, api, onDemand)
-	for _, def := range tables.Definitions(p.Names(), onDemand) {
+	for _, def := range schema.Definitions(p.Names(), onDemand) {
 		api.put(describeInput(def))
 	}
 	require.NoError(t, p.writeVersion(context.Background(), 2))
@@ -350,7 +350,7 @@ func TestDown(t *testing.T) {
 	t.Run("table already being deleted", func(t *testing.T) {
 		api := newFakeAPI(2)
 		p, _ := newTestProvider(t, api, onDemand)
-		d := describeInput(tables.Definitions(p.Names(), onDemand)[0])
+		d := describeInput(schema.Definitions(p.Names(), onDemand)[0])
 		d.TableStatus = types.TableStatusDeleting
 		api.put(d)
 		api.tables[aws.ToString(d.TableName)].pending = 2

@@ -13,13 +13,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func versionKey() map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
-		tables.AttrID:           &types.AttributeValueMemberS{Value: tables.VersionItemID},
-		tables.AttrScopeTypeKey: &types.AttributeValueMemberS{Value: tables.VersionItemSortKey},
+		schema.AttrID:           &types.AttributeValueMemberS{Value: schema.VersionItemID},
+		schema.AttrScopeTypeKey: &types.AttributeValueMemberS{Value: schema.VersionItemSortKey},
 	}
 }
 
@@ -36,17 +36,17 @@ func (p *Provider) readVersion(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, errs.Wrap(err, "read schema version")
 	}
-	av, ok := out.Item[tables.AttrSchemaVersion]
+	av, ok := out.Item[schema.AttrSchemaVersion]
 	if !ok {
 		return 0, nil
 	}
 	n, isN := av.(*types.AttributeValueMemberN)
 	if !isN {
-		return 0, errs.New("read schema version: %s in %s is not a number", tables.AttrSchemaVersion, p.names.Entities)
+		return 0, errs.New("read schema version: %s in %s is not a number", schema.AttrSchemaVersion, p.names.Entities)
 	}
 	v, err := strconv.Atoi(n.Value)
 	if err != nil || v < 0 {
-		return 0, errs.New("read schema version: %s in %s is %q, not a version", tables.AttrSchemaVersion, p.names.Entities, n.Value)
+		return 0, errs.New("read schema version: %s in %s is %q, not a version", schema.AttrSchemaVersion, p.names.Entities, n.Value)
 	}
 	return v, nil
 }
@@ -55,14 +55,14 @@ func (p *Provider) readVersion(ctx context.Context) (int, error) {
 // a version that a newer one recorded meanwhile.
 func (p *Provider) writeVersion(ctx context.Context, v int) error {
 	item := versionKey()
-	item[tables.AttrSchemaVersion] = &types.AttributeValueMemberN{Value: strconv.Itoa(v)}
-	item[tables.AttrSchemaApplied] = &types.AttributeValueMemberS{Value: tables.FormatTime(time.Now())}
+	item[schema.AttrSchemaVersion] = &types.AttributeValueMemberN{Value: strconv.Itoa(v)}
+	item[schema.AttrSchemaApplied] = &types.AttributeValueMemberS{Value: schema.FormatTime(time.Now())}
 	_, err := p.api.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                 aws.String(p.names.Entities),
 		Item:                      item,
 		ConditionExpression:       aws.String("attribute_not_exists(#v) OR #v <= :v"),
-		ExpressionAttributeNames:  map[string]string{"#v": tables.AttrSchemaVersion},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":v": item[tables.AttrSchemaVersion]},
+		ExpressionAttributeNames:  map[string]string{"#v": schema.AttrSchemaVersion},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": item[schema.AttrSchemaVersion]},
 	})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {

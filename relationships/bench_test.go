@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"github.com/rynodb/rynodb/relationships"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func BenchmarkPlanReplace(b *testing.B) {
 	for _, size := range []int{100, 10_000} {
 		objects := make([]Key, size)
 		for i := range objects {
-			objects[i] = Key{Scope: "acme", Type: "book", ID: tables.FormatIndex(i)}
+			objects[i] = Key{Scope: "acme", Type: "book", ID: schema.FormatIndex(i)}
 		}
 		existing := list(objects...)
 		moved := slices.Clone(objects)

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/relationships"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // memList is a list as the tables hold it: entries by position and object, markers,
@@ -261,6 +261,6 @@ func TestDigestsAddUpAndTellListsApart(t *testing.T) {
 func headItem(h relationships.Head) map[string]types.AttributeValue {
 	n := func(v any) types.AttributeValue { return &types.AttributeValueMemberN{Value: fmt.Sprint(v)} }
 	return map[string]types.AttributeValue{
-		tables.AttrVersion: n(h.Version), tables.AttrNext: n(h.Next), tables.AttrCount: n(h.Count), tables.AttrDigest: n(h.Digest),
+		schema.AttrVersion: n(h.Version), schema.AttrNext: n(h.Next), schema.AttrCount: n(h.Count), schema.AttrDigest: n(h.Digest),
 	}
 }

@@ -17,7 +17,7 @@
 //	_predicate_object_key  predicate:scope:type:id   by-object index sort key
 //
 // The index is zero-padded in _predicate_key, so key order is list order, and
-// Query with begins_with(_predicate_key, tables.PredicatePrefix(p)) reads a list
+// Query with begins_with(_predicate_key, schema.PredicatePrefix(p)) reads a list
 // in order. An object may appear several times in a list, each time at its own
 // index. Indexes need not be contiguous: removals leave gaps, and replacements
 // fill them. Note that _predicate_key holds the object's type and id but not its

@@ -10,7 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Entry is one relationship: the edge from Subject to Object at position Index of
@@ -19,7 +19,7 @@ type Entry struct {
 	Subject   Key
 	Predicate string
 	// Index is the entry's position in the subject's list for Predicate, 0 to
-	// tables.MaxIndex. Lists are ordered by index; indexes need not be contiguous.
+	// schema.MaxIndex. Lists are ordered by index; indexes need not be contiguous.
 	Index  int
 	Object Key
 	// Attributes are optional attributes of the edge, stored at the top level of the
@@ -37,18 +37,18 @@ func (e Entry) Item() map[string]types.AttributeValue {
 	// Edge attributes first, so that the store's attributes win over a reserved name
 	// that Validate would have rejected.
 	maps.Copy(item, e.Attributes)
-	item[tables.AttrSubjectScope] = str(e.Subject.Scope)
-	item[tables.AttrSubjectType] = str(e.Subject.Type)
-	item[tables.AttrSubjectID] = str(e.Subject.ID)
-	item[tables.AttrPredicate] = str(e.Predicate)
-	item[tables.AttrIndex] = &types.AttributeValueMemberN{Value: strconv.Itoa(e.Index)}
-	item[tables.AttrObjectScope] = str(e.Object.Scope)
-	item[tables.AttrObjectType] = str(e.Object.Type)
-	item[tables.AttrObjectID] = str(e.Object.ID)
-	item[tables.AttrSubjectKey] = str(e.Subject.String())
-	item[tables.AttrObjectKey] = str(e.Object.String())
-	item[tables.AttrPredicateKey] = str(e.predicateKey())
-	item[tables.AttrPredicateObjectKey] = str(tables.PredicateObjectKey(
+	item[schema.AttrSubjectScope] = str(e.Subject.Scope)
+	item[schema.AttrSubjectType] = str(e.Subject.Type)
+	item[schema.AttrSubjectID] = str(e.Subject.ID)
+	item[schema.AttrPredicate] = str(e.Predicate)
+	item[schema.AttrIndex] = &types.AttributeValueMemberN{Value: strconv.Itoa(e.Index)}
+	item[schema.AttrObjectScope] = str(e.Object.Scope)
+	item[schema.AttrObjectType] = str(e.Object.Type)
+	item[schema.AttrObjectID] = str(e.Object.ID)
+	item[schema.AttrSubjectKey] = str(e.Subject.String())
+	item[schema.AttrObjectKey] = str(e.Object.String())
+	item[schema.AttrPredicateKey] = str(e.predicateKey())
+	item[schema.AttrPredicateObjectKey] = str(schema.PredicateObjectKey(
 		e.Predicate, e.Object.Scope, e.Object.Type, e.Object.ID))
 	return item
 }
@@ -56,13 +56,13 @@ func (e Entry) Item() map[string]types.AttributeValue {
 // PrimaryKey returns the entry's primary key: _subject_key and _predicate_key.
 func (e Entry) PrimaryKey() map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
-		tables.AttrSubjectKey:   str(e.Subject.String()),
-		tables.AttrPredicateKey: str(e.predicateKey()),
+		schema.AttrSubjectKey:   str(e.Subject.String()),
+		schema.AttrPredicateKey: str(e.predicateKey()),
 	}
 }
 
 func (e Entry) predicateKey() string {
-	return tables.PredicateKey(e.Predicate, e.Index, e.Object.Type, e.Object.ID)
+	return schema.PredicateKey(e.Predicate, e.Index, e.Object.Type, e.Object.ID)
 }
 
 // FromItem reads an entry from a full item of the relationship entries table, as
@@ -74,16 +74,16 @@ func FromItem(item map[string]types.AttributeValue) (Entry, error) {
 	// Composite literal elements are evaluated in order, so r.err is the first fault.
 	e := Entry{
 		Subject: Key{
-			Scope: r.str(tables.AttrSubjectScope),
-			Type:  r.str(tables.AttrSubjectType),
-			ID:    r.str(tables.AttrSubjectID),
+			Scope: r.str(schema.AttrSubjectScope),
+			Type:  r.str(schema.AttrSubjectType),
+			ID:    r.str(schema.AttrSubjectID),
 		},
-		Predicate: r.str(tables.AttrPredicate),
-		Index:     r.index(tables.AttrIndex),
+		Predicate: r.str(schema.AttrPredicate),
+		Index:     r.index(schema.AttrIndex),
 		Object: Key{
-			Scope: r.str(tables.AttrObjectScope),
-			Type:  r.str(tables.AttrObjectType),
-			ID:    r.str(tables.AttrObjectID),
+			Scope: r.str(schema.AttrObjectScope),
+			Type:  r.str(schema.AttrObjectType),
+			ID:    r.str(schema.AttrObjectID),
 		},
 		Attributes: edgeAttributes(item),
 	}
@@ -100,8 +100,8 @@ func FromItem(item map[string]types.AttributeValue) (Entry, error) {
 func PrimaryKeyFromItem(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	r := itemReader{item: item}
 	key := map[string]types.AttributeValue{
-		tables.AttrSubjectKey:   str(r.str(tables.AttrSubjectKey)),
-		tables.AttrPredicateKey: str(r.str(tables.AttrPredicateKey)),
+		schema.AttrSubjectKey:   str(r.str(schema.AttrSubjectKey)),
+		schema.AttrPredicateKey: str(r.str(schema.AttrPredicateKey)),
 	}
 	if r.err != nil {
 		return nil, r.err
@@ -114,7 +114,7 @@ func PrimaryKeyFromItem(item map[string]types.AttributeValue) (map[string]types.
 func edgeAttributes(item map[string]types.AttributeValue) map[string]types.AttributeValue {
 	var attrs map[string]types.AttributeValue
 	for name, av := range item {
-		if strings.HasPrefix(name, tables.ReservedPrefix) {
+		if strings.HasPrefix(name, schema.ReservedPrefix) {
 			continue
 		}
 		if attrs == nil {
@@ -156,8 +156,8 @@ func (r *itemReader) index(name string) int {
 		return 0
 	}
 	i, err := strconv.Atoi(n.Value)
-	if err != nil || tables.ValidateIndex(i) != nil {
-		r.fail(name, fmt.Sprintf("is %q, want an integer from 0 to %d", n.Value, int64(tables.MaxIndex)))
+	if err != nil || schema.ValidateIndex(i) != nil {
+		r.fail(name, fmt.Sprintf("is %q, want an integer from 0 to %d", n.Value, int64(schema.MaxIndex)))
 		return 0
 	}
 	return i

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/relationships"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // tricky has ':' and '%' in every component.
@@ -47,9 +47,9 @@ func TestItem(t *testing.T) {
 
 func TestItemReservedNamesWin(t *testing.T) {
 	e := at(3, A)
-	e.Attributes = map[string]types.AttributeValue{tables.AttrIndex: s("x"), "ok": s("y")}
+	e.Attributes = map[string]types.AttributeValue{schema.AttrIndex: s("x"), "ok": s("y")}
 	item := e.Item()
-	require.Equal(t, n("3"), item[tables.AttrIndex])
+	require.Equal(t, n("3"), item[schema.AttrIndex])
 	require.Equal(t, s("y"), item["ok"])
 }
 
@@ -122,9 +122,9 @@ func TestPrimaryKeyFromItem(t *testing.T) {
 	e := tricky
 	full := e.Item()
 	keysOnly := map[string]types.AttributeValue{ // the by-object index's projection
-		tables.AttrSubjectKey:         full[tables.AttrSubjectKey],
-		tables.AttrPredicateKey:       full[tables.AttrPredicateKey],
-		tables.AttrPredicateObjectKey: full[tables.AttrPredicateObjectKey],
+		schema.AttrSubjectKey:         full[schema.AttrSubjectKey],
+		schema.AttrPredicateKey:       full[schema.AttrPredicateKey],
+		schema.AttrPredicateObjectKey: full[schema.AttrPredicateObjectKey],
 	}
 	for name, item := range map[string]map[string]types.AttributeValue{"full": full, "keys only": keysOnly} {
 		t.Run(name, func(t *testing.T) {
@@ -135,7 +135,7 @@ func TestPrimaryKeyFromItem(t *testing.T) {
 	}
 
 	t.Run("missing sort key", func(t *testing.T) {
-		delete(keysOnly, tables.AttrPredicateKey)
+		delete(keysOnly, schema.AttrPredicateKey)
 		_, err := relationships.PrimaryKeyFromItem(keysOnly)
 		require.ErrorContains(t, err, "_predicate_key is missing")
 	})
@@ -150,10 +150,10 @@ func TestPredicatePrefixSeparatesPredicates(t *testing.T) {
 			for _, other := range predicates {
 				e := Entry{Subject: subject, Predicate: other, Index: 4, Object: A}
 				item := e.Item()
-				pk := item[tables.AttrPredicateKey].(*types.AttributeValueMemberS).Value
-				pok := item[tables.AttrPredicateObjectKey].(*types.AttributeValueMemberS).Value
-				require.Equal(t, p == other, strings.HasPrefix(pk, tables.PredicatePrefix(p)), "%s in %q", other, pk)
-				require.Equal(t, p == other, strings.HasPrefix(pok, tables.PredicateObjectPrefix(p)), "%s in %q", other, pok)
+				pk := item[schema.AttrPredicateKey].(*types.AttributeValueMemberS).Value
+				pok := item[schema.AttrPredicateObjectKey].(*types.AttributeValueMemberS).Value
+				require.Equal(t, p == other, strings.HasPrefix(pk, schema.PredicatePrefix(p)), "%s in %q", other, pk)
+				require.Equal(t, p == other, strings.HasPrefix(pok, schema.PredicateObjectPrefix(p)), "%s in %q", other, pok)
 			}
 		})
 	}

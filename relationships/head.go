@@ -13,11 +13,11 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Head is the bookkeeping of one subject's list for one predicate, stored as an item
-// of its own beside the entries (see tables.ListHeadKey). Every write of the list
+// of its own beside the entries (see schema.ListHeadKey). Every write of the list
 // changes it in the same transaction as the entries: its version orders the writes,
 // Next hands out positions that no other entry holds, and Digest and Count describe
 // the entries, so that a writer can check that a read of the whole list is the list
@@ -43,8 +43,8 @@ func (h Head) Leased(now time.Time) bool { return h.Lease != "" && now.Before(h.
 // predicate.
 func HeadPrimaryKey(subject Key, predicate string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
-		tables.AttrSubjectKey:   str(subject.String()),
-		tables.AttrPredicateKey: str(tables.ListHeadKey(predicate)),
+		schema.AttrSubjectKey:   str(subject.String()),
+		schema.AttrPredicateKey: str(schema.ListHeadKey(predicate)),
 	}
 }
 
@@ -55,13 +55,13 @@ func HeadFromItem(subject Key, predicate string, item map[string]types.Attribute
 		return h, nil
 	}
 	r := itemReader{item: item}
-	h.Version = r.int64(tables.AttrVersion)
-	h.Next = int(r.int64(tables.AttrNext))
-	h.Count = int(r.int64(tables.AttrCount))
-	h.Digest = r.digest(tables.AttrDigest)
-	if _, ok := item[tables.AttrLease]; ok {
-		h.Lease = r.str(tables.AttrLease)
-		h.LeaseUntil = time.UnixMilli(r.int64(tables.AttrLeaseUntil))
+	h.Version = r.int64(schema.AttrVersion)
+	h.Next = int(r.int64(schema.AttrNext))
+	h.Count = int(r.int64(schema.AttrCount))
+	h.Digest = r.digest(schema.AttrDigest)
+	if _, ok := item[schema.AttrLease]; ok {
+		h.Lease = r.str(schema.AttrLease)
+		h.LeaseUntil = time.UnixMilli(r.int64(schema.AttrLeaseUntil))
 	}
 	if r.err != nil {
 		return Head{}, errs.Wrap(r.err, "head of %s -%s->", subject, predicate)
@@ -74,10 +74,10 @@ func HeadFromItem(subject Key, predicate string, item map[string]types.Attribute
 // table.
 func RawAttributes(subject Key, predicate string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
-		tables.AttrSubjectScope: str(subject.Scope),
-		tables.AttrSubjectType:  str(subject.Type),
-		tables.AttrSubjectID:    str(subject.ID),
-		tables.AttrPredicate:    str(predicate),
+		schema.AttrSubjectScope: str(subject.Scope),
+		schema.AttrSubjectType:  str(subject.Type),
+		schema.AttrSubjectID:    str(subject.ID),
+		schema.AttrPredicate:    str(predicate),
 	}
 }
 
@@ -94,8 +94,8 @@ type Marker struct {
 // for predicate.
 func MarkerPrimaryKey(subject Key, predicate string, object Key) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
-		tables.AttrSubjectKey:   str(subject.String()),
-		tables.AttrPredicateKey: str(tables.ListMarkerKey(predicate, object.Scope, object.Type, object.ID)),
+		schema.AttrSubjectKey:   str(subject.String()),
+		schema.AttrPredicateKey: str(schema.ListMarkerKey(predicate, object.Scope, object.Type, object.ID)),
 	}
 }
 
@@ -107,10 +107,10 @@ func MarkerItem(subject Key, predicate string, object Key, positions []int) map[
 	for name, v := range MarkerPrimaryKey(subject, predicate, object) {
 		item[name] = v
 	}
-	item[tables.AttrObjectScope] = str(object.Scope)
-	item[tables.AttrObjectType] = str(object.Type)
-	item[tables.AttrObjectID] = str(object.ID)
-	item[tables.AttrPositions] = PositionSet(positions)
+	item[schema.AttrObjectScope] = str(object.Scope)
+	item[schema.AttrObjectType] = str(object.Type)
+	item[schema.AttrObjectID] = str(object.ID)
+	item[schema.AttrPositions] = PositionSet(positions)
 	return item
 }
 
@@ -118,17 +118,17 @@ func MarkerItem(subject Key, predicate string, object Key, positions []int) map[
 // removed, gives no positions.
 func MarkerFromItem(object Key, item map[string]types.AttributeValue) (Marker, error) {
 	m := Marker{Object: object}
-	av, ok := item[tables.AttrPositions]
+	av, ok := item[schema.AttrPositions]
 	if !ok {
 		return m, nil
 	}
 	set, ok := av.(*types.AttributeValueMemberNS)
 	if !ok {
-		return m, errs.New("marker of %s: %s is %T, want a number set", object, tables.AttrPositions, av)
+		return m, errs.New("marker of %s: %s is %T, want a number set", object, schema.AttrPositions, av)
 	}
 	for _, n := range set.Value {
 		p, err := strconv.Atoi(n)
-		if err != nil || tables.ValidateIndex(p) != nil {
+		if err != nil || schema.ValidateIndex(p) != nil {
 			return m, errs.New("marker of %s: position %q is not a list position", object, n)
 		}
 		m.Positions = append(m.Positions, p)

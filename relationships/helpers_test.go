@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/relationships"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 type (
@@ -20,17 +20,17 @@ type (
 
 const predicate = "likes"
 
-// maxIndex is the highest index an Entry can hold: tables.MaxIndex, or less where
+// maxIndex is the highest index an Entry can hold: schema.MaxIndex, or less where
 // int has 32 bits.
-const maxIndex = min(tables.MaxIndex, math.MaxInt)
+const maxIndex = min(schema.MaxIndex, math.MaxInt)
 
-// beyondMaxIndex returns tables.MaxIndex+1, or skips t where int cannot hold it.
+// beyondMaxIndex returns schema.MaxIndex+1, or skips t where int cannot hold it.
 func beyondMaxIndex(t *testing.T) int {
 	t.Helper()
 	if strconv.IntSize < 64 {
-		t.Skip("int cannot hold an index above tables.MaxIndex")
+		t.Skip("int cannot hold an index above schema.MaxIndex")
 	}
-	var top int64 = tables.MaxIndex // a variable: the conversion below must compile everywhere
+	var top int64 = schema.MaxIndex // a variable: the conversion below must compile everywhere
 	return int(top + 1)
 }
 
@@ -70,8 +70,8 @@ func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Valu
 // primaryKey returns e's primary key as one comparable string.
 func primaryKey(e Entry) string {
 	k := e.PrimaryKey()
-	return k[tables.AttrSubjectKey].(*types.AttributeValueMemberS).Value + "\x00" +
-		k[tables.AttrPredicateKey].(*types.AttributeValueMemberS).Value
+	return k[schema.AttrSubjectKey].(*types.AttributeValueMemberS).Value + "\x00" +
+		k[schema.AttrPredicateKey].(*types.AttributeValueMemberS).Value
 }
 
 // requirePlan asserts that got has exactly the given puts and deletes, in order,
@@ -109,7 +109,7 @@ func requireSound(t testing.TB, existing []Entry, p Plan) {
 				require.Failf(t, "key written twice", "%s of %+v: the key already has a %s", w.op, e, prev)
 			}
 			written[k] = w.op
-			if err := tables.ValidateIndex(e.Index); err != nil {
+			if err := schema.ValidateIndex(e.Index); err != nil {
 				require.NoError(t, err, "%s of %+v", w.op, e)
 			}
 			if w.op == "delete" && !present[k] {

@@ -1,6 +1,6 @@
 package relationships
 
-import "github.com/rynodb/rynodb/tables"
+import "github.com/rynodb/rynodb/internal/schema"
 
 // Key identifies the subject or the object of a relationship: an entity's scope,
 // type and id. It has the same fields as ryno.Key, so either converts to the other.
@@ -12,4 +12,4 @@ type Key struct {
 
 // String returns the key as the store writes it in _subject_key and _object_key:
 // scope:type:id, each part escaped.
-func (k Key) String() string { return tables.SubjectKey(k.Scope, k.Type, k.ID) }
+func (k Key) String() string { return schema.SubjectKey(k.Scope, k.Type, k.ID) }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Plan is the set of writes that brings a subject's list for one predicate to a
@@ -54,10 +54,10 @@ func PlanReplace(subject Key, predicate string, existing []Entry, objects []Key)
 // repeats within objects: adding an object twice adds it once.
 //
 // It returns a *tables.ValidationError if highest is out of range or the new
-// indexes would pass tables.MaxIndex.
+// indexes would pass schema.MaxIndex.
 func PlanAdd(subject Key, predicate string, highest int, present []Key, objects []Key) (Plan, error) {
 	if highest < -1 || highest > maxIndex {
-		return Plan{}, &tables.ValidationError{Field: "highest index", Value: strconv.Itoa(highest),
+		return Plan{}, &schema.ValidationError{Field: "highest index", Value: strconv.Itoa(highest),
 			Reason: fmt.Sprintf("must be between -1 (an empty list) and %d", int64(maxIndex))}
 	}
 	seen := make(map[Key]bool, len(present)+len(objects))
@@ -73,7 +73,7 @@ func PlanAdd(subject Key, predicate string, highest int, present []Key, objects 
 	}
 	// Not len(puts) > maxIndex-highest: for -1, that overflows where int has 32 bits.
 	if highest > maxIndex-len(puts) {
-		return Plan{}, &tables.ValidationError{Field: "objects",
+		return Plan{}, &schema.ValidationError{Field: "objects",
 			Reason: fmt.Sprintf("appending %d objects after index %d would pass the maximum index %d",
 				len(puts), highest, int64(maxIndex))}
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/relationships"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // requireReplaces asserts what every PlanReplace must hold: the plan is sound, it
@@ -193,7 +193,7 @@ func TestPlanReplaceLargeLists(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	distinctObjects := make([]Key, size)
 	for i := range distinctObjects {
-		distinctObjects[i] = Key{Scope: "acme", Type: "book", ID: tables.FormatIndex(i)}
+		distinctObjects[i] = Key{Scope: "acme", Type: "book", ID: schema.FormatIndex(i)}
 	}
 	spaced := func(objects []Key, gap int) []Entry {
 		entries := make([]Entry, len(objects))
@@ -210,7 +210,7 @@ func TestPlanReplaceLargeLists(t *testing.T) {
 		for i := range edits {
 			j := r.IntN(len(objects))
 			if i%2 == 0 {
-				objects = slices.Insert(objects, j, Key{Scope: "new", Type: "book", ID: tables.FormatIndex(i)})
+				objects = slices.Insert(objects, j, Key{Scope: "new", Type: "book", ID: schema.FormatIndex(i)})
 			} else {
 				objects = slices.Delete(objects, j, j+1)
 			}

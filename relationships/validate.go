@@ -10,16 +10,16 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
-// maxIndex is the largest index an Entry can hold: tables.MaxIndex, or less where
+// maxIndex is the largest index an Entry can hold: schema.MaxIndex, or less where
 // int has 32 bits.
-const maxIndex = min(tables.MaxIndex, math.MaxInt)
+const maxIndex = min(schema.MaxIndex, math.MaxInt)
 
 // minObjectSuffix is the length of the shortest _predicate_key after the predicate
 // prefix: the index digits, ':', a one-byte type, ':' and a one-byte id.
-const minObjectSuffix = tables.IndexWidth + 4
+const minObjectSuffix = schema.IndexWidth + 4
 
 // Validate reports whether the relationships from subject to each of objects under
 // predicate can be stored: the predicate valid (ValidatePredicate), subject and
@@ -31,7 +31,7 @@ func Validate(subject Key, predicate string, objects []Key) error {
 	if err := ValidatePredicate(predicate); err != nil {
 		return err
 	}
-	if err := tables.ValidateEntityKey(subject.Scope, subject.Type, subject.ID); err != nil {
+	if err := schema.ValidateEntityKey(subject.Scope, subject.Type, subject.ID); err != nil {
 		return errs.Wrap(err, "subject")
 	}
 	for i, o := range objects {
@@ -46,13 +46,13 @@ func Validate(subject Key, predicate string, objects []Key) error {
 // component that leaves room in _predicate_key for an index and an object. A
 // predicate that passes can be used in queries even with no objects.
 func ValidatePredicate(predicate string) error {
-	if err := tables.ValidatePredicate(predicate); err != nil {
+	if err := schema.ValidatePredicate(predicate); err != nil {
 		return err
 	}
-	if n := len(tables.PredicatePrefix(predicate)) + minObjectSuffix; n > tables.MaxSortKeyBytes {
-		return &tables.ValidationError{Field: "predicate", Value: predicate,
+	if n := len(schema.PredicatePrefix(predicate)) + minObjectSuffix; n > schema.MaxSortKeyBytes {
+		return &schema.ValidationError{Field: "predicate", Value: predicate,
 			Reason: fmt.Sprintf("is too long: the shortest %s would be %d bytes; DynamoDB allows at most %d",
-				tables.AttrPredicateKey, n, tables.MaxSortKeyBytes)}
+				schema.AttrPredicateKey, n, schema.MaxSortKeyBytes)}
 	}
 	return nil
 }
@@ -60,16 +60,16 @@ func ValidatePredicate(predicate string) error {
 // validateObject checks the object of an entry under predicate: a valid entity key
 // whose sort keys fit DynamoDB's limit whatever its index.
 func validateObject(predicate string, o Key) error {
-	if err := tables.ValidateEntityKey(o.Scope, o.Type, o.ID); err != nil {
+	if err := schema.ValidateEntityKey(o.Scope, o.Type, o.ID); err != nil {
 		return err
 	}
 	// Every valid index has the same width, so maxIndex stands for all of them.
-	if err := tables.ValidateKeyLength(tables.AttrPredicateKey,
-		tables.PredicateKey(predicate, maxIndex, o.Type, o.ID), tables.MaxSortKeyBytes); err != nil {
+	if err := schema.ValidateKeyLength(schema.AttrPredicateKey,
+		schema.PredicateKey(predicate, maxIndex, o.Type, o.ID), schema.MaxSortKeyBytes); err != nil {
 		return err
 	}
-	return tables.ValidateKeyLength(tables.AttrPredicateObjectKey,
-		tables.PredicateObjectKey(predicate, o.Scope, o.Type, o.ID), tables.MaxSortKeyBytes)
+	return schema.ValidateKeyLength(schema.AttrPredicateObjectKey,
+		schema.PredicateObjectKey(predicate, o.Scope, o.Type, o.ID), schema.MaxSortKeyBytes)
 }
 
 // Validate reports whether the entry can be stored: its keys as for Validate, its
@@ -82,7 +82,7 @@ func (e Entry) Validate() error {
 	if err := validateObject(e.Predicate, e.Object); err != nil {
 		return errs.Wrap(err, "object")
 	}
-	if err := tables.ValidateIndex(e.Index); err != nil {
+	if err := schema.ValidateIndex(e.Index); err != nil {
 		return err
 	}
 	// Sorted, so that the error is the same on every call.
@@ -91,9 +91,9 @@ func (e Entry) Validate() error {
 			return err
 		}
 	}
-	if n := tables.ItemSize(e.Item()); n > tables.MaxItemBytes {
-		return &tables.ValidationError{Field: "Entry", Value: e.Subject.String(),
-			Reason: fmt.Sprintf("item is %d bytes; DynamoDB allows at most %d", n, tables.MaxItemBytes)}
+	if n := schema.ItemSize(e.Item()); n > schema.MaxItemBytes {
+		return &schema.ValidationError{Field: "Entry", Value: e.Subject.String(),
+			Reason: fmt.Sprintf("item is %d bytes; DynamoDB allows at most %d", n, schema.MaxItemBytes)}
 	}
 	return nil
 }
@@ -101,11 +101,11 @@ func (e Entry) Validate() error {
 // validateAttribute rejects edge attributes DynamoDB would refuse and names in the
 // store's reserved namespace.
 func validateAttribute(name string, av types.AttributeValue) error {
-	if err := tables.ValidateAttributeName(name); err != nil {
+	if err := schema.ValidateAttributeName(name); err != nil {
 		return err
 	}
 	if av == nil {
-		return &tables.ValidationError{Field: "Attributes." + name, Reason: "has no value"}
+		return &schema.ValidationError{Field: "Attributes." + name, Reason: "has no value"}
 	}
 	return nil
 }

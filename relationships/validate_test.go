@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/relationships"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // requireInvalid asserts that err is a *tables.ValidationError for field, after
@@ -17,9 +17,9 @@ import (
 func requireInvalid(t *testing.T, err error, prefix, field string) {
 	t.Helper()
 	require.Error(t, err)
-	require.ErrorIs(t, err, tables.ErrInvalid)
-	var ve *tables.ValidationError
-	require.True(t, errors.As(err, &ve), "%v is not a *tables.ValidationError", err)
+	require.ErrorIs(t, err, schema.ErrInvalid)
+	var ve *schema.ValidationError
+	require.True(t, errors.As(err, &ve), "%v is not a *schema.ValidationError", err)
 	require.Equal(t, field, ve.Field, "%v", err)
 	require.True(t, strings.HasPrefix(err.Error(), "ryno: "+prefix), "%q does not start with %q", err, "ryno: "+prefix)
 }
@@ -94,7 +94,7 @@ func TestEntryValidate(t *testing.T) {
 			"invalid Attributes", "Attributes"},
 		{"attribute without value", withAttrs(map[string]types.AttributeValue{"a": nil}),
 			"invalid Attributes.a: has no value", "Attributes.a"},
-		{"item too large", withAttrs(map[string]types.AttributeValue{"big": s(strings.Repeat("x", tables.MaxItemBytes))}),
+		{"item too large", withAttrs(map[string]types.AttributeValue{"big": s(strings.Repeat("x", schema.MaxItemBytes))}),
 			"invalid Entry", "Entry"},
 	}
 	for _, tt := range tests {

@@ -6,7 +6,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // writeOp puts item (when not nil) or deletes the item with key in table.
@@ -34,9 +34,9 @@ func (op writeOp) request() types.WriteRequest {
 
 func (op writeOp) size() int {
 	if op.item != nil {
-		return tables.ItemSize(op.item)
+		return schema.ItemSize(op.item)
 	}
-	return tables.ItemSize(op.key)
+	return schema.ItemSize(op.key)
 }
 
 // write applies ops with BatchWriteItem. When ops name one item more than once, the

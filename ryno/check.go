@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Orphan is an entry that refers to an entity that does not exist.
@@ -139,8 +139,8 @@ func (c *Client) checkPage(ctx context.Context, run *checkRun, t checkedTable, i
 // bookkeeping reports whether item is a list's head or marker rather than an entry:
 // the store's own, kept in step with the entries, and not Check's business.
 func bookkeeping(item map[string]types.AttributeValue) bool {
-	k, ok := item[tables.AttrPredicateKey].(*types.AttributeValueMemberS)
-	return ok && k.Value <= tables.EntriesStart
+	k, ok := item[schema.AttrPredicateKey].(*types.AttributeValueMemberS)
+	return ok && k.Value <= schema.EntriesStart
 }
 
 // checkedTable is a table whose items refer to entities.
@@ -173,18 +173,18 @@ func (c *Client) checkedTables() []checkedTable {
 	return []checkedTable{
 		{
 			table: c.names.Relationships,
-			key:   []string{tables.AttrSubjectKey, tables.AttrPredicateKey},
+			key:   []string{schema.AttrSubjectKey, schema.AttrPredicateKey},
 			refs: []entityRef{
-				{"subject", tables.AttrSubjectScope, tables.AttrSubjectType, tables.AttrSubjectID},
-				{"object", tables.AttrObjectScope, tables.AttrObjectType, tables.AttrObjectID},
+				{"subject", schema.AttrSubjectScope, schema.AttrSubjectType, schema.AttrSubjectID},
+				{"object", schema.AttrObjectScope, schema.AttrObjectType, schema.AttrObjectID},
 			},
 			scanned: func(p *CheckProgress) *int { return &p.Relationships },
 		},
 		{
 			table:   c.names.IndexEntries,
-			key:     []string{tables.AttrSubjectKey, tables.AttrUniqueKey},
-			extra:   []string{tables.AttrIndexName, tables.AttrIndexKey},
-			refs:    []entityRef{{"entity", tables.AttrScope, tables.AttrType, tables.AttrID}},
+			key:     []string{schema.AttrSubjectKey, schema.AttrUniqueKey},
+			extra:   []string{schema.AttrIndexName, schema.AttrIndexKey},
+			refs:    []entityRef{{"entity", schema.AttrScope, schema.AttrType, schema.AttrID}},
 			scanned: func(p *CheckProgress) *int { return &p.IndexEntries },
 		},
 	}
@@ -225,7 +225,7 @@ func (c *Client) findOrphans(ctx context.Context, batch *batcher, t checkedTable
 			}
 		}
 	}
-	existing, err := batch.get(ctx, ops, readOptions{consistent: true, projection: []string{tables.AttrID, tables.AttrScopeTypeKey}})
+	existing, err := batch.get(ctx, ops, readOptions{consistent: true, projection: []string{schema.AttrID, schema.AttrScopeTypeKey}})
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // UniqueError reports a write refused because another entity holds a value of a
@@ -59,9 +59,9 @@ func (reg indexRegistry) claimChanges(stored, emitted []indexing.Entry) (claims,
 // ownedByOrFree is the condition that a claim's item is absent or owned by the
 // entity typ/id.
 func ownedByOrFree(typ, id string) expression.ConditionBuilder {
-	return expression.AttributeNotExists(expression.Name(tables.AttrSubjectKey)).Or(
-		expression.Name(tables.AttrType).Equal(expression.Value(str(typ))).
-			And(expression.Name(tables.AttrID).Equal(expression.Value(str(id)))))
+	return expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)).Or(
+		expression.Name(schema.AttrType).Equal(expression.Value(str(typ))).
+			And(expression.Name(schema.AttrID).Equal(expression.Value(str(id)))))
 }
 
 // claimAction puts c, unless another entity owns it; a refusal returns the claim.
@@ -86,10 +86,10 @@ func (c *Client) releaseAction(cl indexing.Claim) types.TransactWriteItem {
 // addClaims adds the claims and releases of a write to t.
 func (c *Client) addClaims(t *listTransaction, claims, releases []indexing.Claim) {
 	for _, cl := range claims {
-		t.add(c.claimAction(cl), actionRole{kind: roleClaim, claim: cl}, tables.ItemSize(cl.Item()))
+		t.add(c.claimAction(cl), actionRole{kind: roleClaim, claim: cl}, schema.ItemSize(cl.Item()))
 	}
 	for _, cl := range releases {
-		t.add(c.releaseAction(cl), actionRole{kind: roleClaim, claim: cl, release: true}, tables.ItemSize(cl.PrimaryKey()))
+		t.add(c.releaseAction(cl), actionRole{kind: roleClaim, claim: cl, release: true}, schema.ItemSize(cl.PrimaryKey()))
 	}
 }
 
@@ -113,7 +113,7 @@ func (c *Client) LookupUnique(ctx context.Context, scope, index string, value in
 	case !ix.Unique:
 		return Key{}, invalid("index", index, "is not unique")
 	}
-	if err := tables.ValidateComponent("scope", scope); err != nil {
+	if err := schema.ValidateComponent("scope", scope); err != nil {
 		return Key{}, err
 	}
 	if err := value.Validate(); err != nil {

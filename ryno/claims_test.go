@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func emailEntry(id, email string) indexing.Entry {
@@ -61,7 +61,7 @@ func TestHandOverMergesAReleaseAndAClaimOfOneValue(t *testing.T) {
 		act, ok := c.handOver(pair[0], pair[1])
 		require.True(t, ok)
 		require.NotNil(t, act.Put, "the claim wins")
-		require.Equal(t, str("b"), act.Put.Item[tables.AttrID])
+		require.Equal(t, str("b"), act.Put.Item[schema.AttrID])
 		values := act.Put.ExpressionAttributeValues
 		require.Contains(t, values, findValue(t, values, "a"), "either owner may hold it")
 		require.Contains(t, values, findValue(t, values, "b"))
@@ -87,7 +87,7 @@ func TestRecordMatchesOnlyTheEntriesItRecords(t *testing.T) {
 	item := func(record map[string][]string, extra ...string) map[string]types.AttributeValue {
 		av, err := attributevalue.Marshal(record)
 		require.NoError(t, err)
-		it := map[string]types.AttributeValue{tables.AttrIndexEntries: av, tables.AttrVersion: number(3)}
+		it := map[string]types.AttributeValue{schema.AttrIndexEntries: av, schema.AttrVersion: number(3)}
 		for _, name := range extra {
 			it[name] = str("x")
 		}
@@ -104,7 +104,7 @@ func TestRecordMatchesOnlyTheEntriesItRecords(t *testing.T) {
 	require.True(t, recordMatches(item(map[string][]string{"email": {y, x, x}}), entries), "a repeated value is one entry")
 	require.False(t, recordMatches(item(map[string][]string{"email": {x}}), entries), "an entry the record lacks")
 	require.False(t, recordMatches(item(map[string][]string{"email": {x, y, "z"}}), entries), "an entry missing")
-	require.False(t, recordMatches(item(map[string][]string{"email": {x, y}}, tables.AttrPending), entries), "a large write under way")
+	require.False(t, recordMatches(item(map[string][]string{"email": {x, y}}, schema.AttrPending), entries), "a large write under way")
 	require.False(t, recordMatches(nil, entries))
 }
 

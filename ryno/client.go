@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/tables"
 )
 
@@ -12,7 +13,7 @@ import (
 type Client struct {
 	api     DynamoDBAPI
 	opts    Options
-	names   tables.Names
+	names   schema.Names
 	batch   *batcher
 	indexes indexRegistry
 }
@@ -23,7 +24,7 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 	if api == nil {
 		return nil, errors.New("ryno: New needs a DynamoDB client")
 	}
-	names, err := tables.NewNames(opts.TablePrefix)
+	names, err := schema.NewNames(opts.TablePrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -49,4 +50,4 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 func (c *Client) Names() tables.Names { return c.names }
 
 // now returns the current time as it will be stored.
-func (c *Client) now() time.Time { return tables.TruncateTime(c.opts.Now()) }
+func (c *Client) now() time.Time { return schema.TruncateTime(c.opts.Now()) }

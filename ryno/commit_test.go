@@ -17,7 +17,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func httpError(status int) error {
@@ -275,9 +275,9 @@ func (s *itemStub) GetItem(_ context.Context, in *dynamodb.GetItemInput, _ ...fu
 
 func TestPutItemResolvesALostResponse(t *testing.T) {
 	const token = "tok"
-	mine := storedItem(map[string]any{tables.AttrVersion: number(4), tables.AttrToken: token})
-	other := storedItem(map[string]any{tables.AttrVersion: number(4), tables.AttrToken: "other"})
-	before := storedItem(map[string]any{tables.AttrVersion: number(3), tables.AttrToken: "older"})
+	mine := storedItem(map[string]any{schema.AttrVersion: number(4), schema.AttrToken: token})
+	other := storedItem(map[string]any{schema.AttrVersion: number(4), schema.AttrToken: "other"})
+	before := storedItem(map[string]any{schema.AttrVersion: number(3), schema.AttrToken: "older"})
 	reads := func(items ...map[string]types.AttributeValue) func(int) (map[string]types.AttributeValue, error) {
 		return func(call int) (map[string]types.AttributeValue, error) { return items[min(call, len(items))-1], nil }
 	}

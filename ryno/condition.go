@@ -6,7 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Condition is what a write requires of the stored entity besides its version: a
@@ -43,24 +43,24 @@ func firstErr(errs ...error) error {
 // Exists is the condition that the entity exists (and is not being deleted).
 func Exists() Condition {
 	return Condition{text: "exists", build: func() expression.ConditionBuilder {
-		return expression.AttributeExists(expression.Name(tables.AttrID)).
-			And(expression.AttributeNotExists(expression.Name(tables.AttrDeleting)))
+		return expression.AttributeExists(expression.Name(schema.AttrID)).
+			And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
 	}}
 }
 
 // Absent is the condition that the entity does not exist.
 func Absent() Condition {
 	return Condition{text: "does not exist", build: func() expression.ConditionBuilder {
-		return expression.AttributeNotExists(expression.Name(tables.AttrID)).
-			Or(expression.AttributeExists(expression.Name(tables.AttrDeleting)))
+		return expression.AttributeNotExists(expression.Name(schema.AttrID)).
+			Or(expression.AttributeExists(expression.Name(schema.AttrDeleting)))
 	}}
 }
 
 // VersionIs is the condition that the entity exists with version v.
 func VersionIs(v int64) Condition {
 	return Condition{text: fmt.Sprintf("version %d", v), build: func() expression.ConditionBuilder {
-		return expression.Name(tables.AttrVersion).Equal(expression.Value(number(v))).
-			And(expression.AttributeNotExists(expression.Name(tables.AttrDeleting)))
+		return expression.Name(schema.AttrVersion).Equal(expression.Value(number(v))).
+			And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
 	}}
 }
 
@@ -124,7 +124,7 @@ func (a AttrRef) condition(text string, f func(expression.NameBuilder) expressio
 	case strings.ContainsAny(a.name, "[]"):
 		c.err = invalid("Attr", a.name, "conditions cannot name attributes with '[' or ']'")
 	default:
-		c.err = tables.ValidateAttributeName(a.name)
+		c.err = schema.ValidateAttributeName(a.name)
 	}
 	return c
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // CursorKeySize is the length of Options.CursorKey: an AES-256 key.
@@ -184,8 +184,8 @@ type keyAttr struct {
 	// fixed, when not empty, is the value every item of the query has: a partition
 	// key of its key condition.
 	fixed string
-	// max bounds the bytes of an S value that is not fixed: tables.MaxPartitionKeyBytes
-	// or tables.MaxSortKeyBytes.
+	// max bounds the bytes of an S value that is not fixed: schema.MaxPartitionKeyBytes
+	// or schema.MaxSortKeyBytes.
 	max int
 	// valid, when not nil, reports whether a value of the right type and size can be
 	// that of an item of the query: the form the store writes, and for a sort key the
@@ -277,12 +277,12 @@ func isNatural(s string) bool {
 // index.
 func byTypePosition(scope, typ string) position {
 	return position{attrs: []keyAttr{
-		{name: tables.AttrID, max: tables.MaxPartitionKeyBytes, valid: func(id string) bool {
-			return tables.ValidateEntityKey(scope, typ, id) == nil
+		{name: schema.AttrID, max: schema.MaxPartitionKeyBytes, valid: func(id string) bool {
+			return schema.ValidateEntityKey(scope, typ, id) == nil
 		}},
-		{name: tables.AttrScopeTypeKey, fixed: tables.ScopeTypeKey(scope, typ)},
-		{name: tables.AttrUpdated, max: tables.MaxSortKeyBytes, valid: func(updated string) bool {
-			_, err := tables.ParseTime(updated)
+		{name: schema.AttrScopeTypeKey, fixed: schema.ScopeTypeKey(scope, typ)},
+		{name: schema.AttrUpdated, max: schema.MaxSortKeyBytes, valid: func(updated string) bool {
+			_, err := schema.ParseTime(updated)
 			return err == nil
 		}},
 	}}
@@ -292,8 +292,8 @@ func byTypePosition(scope, typ string) position {
 // every predicate when it is empty, in the relationship entries table.
 func outgoingPosition(subject Key, predicate string) position {
 	return position{attrs: []keyAttr{
-		{name: tables.AttrSubjectKey, fixed: subject.String()},
-		{name: tables.AttrPredicateKey, max: tables.MaxSortKeyBytes, valid: func(k string) bool {
+		{name: schema.AttrSubjectKey, fixed: subject.String()},
+		{name: schema.AttrPredicateKey, max: schema.MaxSortKeyBytes, valid: func(k string) bool {
 			e, ok := parsePredicateKey(k)
 			return ok && (predicate == "" || e.predicate == predicate)
 		}},
@@ -305,24 +305,24 @@ func outgoingPosition(subject Key, predicate string) position {
 func incomingPosition(object Key, predicate string) position {
 	return position{
 		attrs: []keyAttr{
-			{name: tables.AttrSubjectKey, max: tables.MaxPartitionKeyBytes, valid: func(k string) bool {
+			{name: schema.AttrSubjectKey, max: schema.MaxPartitionKeyBytes, valid: func(k string) bool {
 				_, ok := parseEntityKey(k)
 				return ok
 			}},
-			{name: tables.AttrPredicateKey, max: tables.MaxSortKeyBytes, valid: func(k string) bool {
+			{name: schema.AttrPredicateKey, max: schema.MaxSortKeyBytes, valid: func(k string) bool {
 				e, ok := parsePredicateKey(k)
 				return ok && e.objectType == object.Type && e.objectID == object.ID &&
 					(predicate == "" || e.predicate == predicate)
 			}},
-			{name: tables.AttrObjectKey, fixed: object.String()},
-			{name: tables.AttrIndex, number: true, valid: func(index string) bool {
+			{name: schema.AttrObjectKey, fixed: object.String()},
+			{name: schema.AttrIndex, number: true, valid: func(index string) bool {
 				n, err := strconv.Atoi(index)
-				return err == nil && tables.ValidateIndex(n) == nil
+				return err == nil && schema.ValidateIndex(n) == nil
 			}},
 		},
 		related: func(key map[string]string) bool {
-			e, _ := parsePredicateKey(key[tables.AttrPredicateKey])
-			return strconv.Itoa(e.index) == key[tables.AttrIndex]
+			e, _ := parsePredicateKey(key[schema.AttrPredicateKey])
+			return strconv.Itoa(e.index) == key[schema.AttrIndex]
 		},
 	}
 }
@@ -332,25 +332,25 @@ func incomingPosition(object Key, predicate string) position {
 func lookupPosition(scope, index string, cond indexing.Condition) position {
 	return position{
 		attrs: []keyAttr{
-			{name: tables.AttrSubjectKey, max: tables.MaxPartitionKeyBytes, valid: func(k string) bool {
+			{name: schema.AttrSubjectKey, max: schema.MaxPartitionKeyBytes, valid: func(k string) bool {
 				e, ok := parseEntityKey(k)
 				return ok && e.Scope == scope
 			}},
-			{name: tables.AttrUniqueKey, max: tables.MaxSortKeyBytes},
-			{name: tables.AttrScopeIndexName, fixed: tables.ScopeIndexName(scope, index)},
-			{name: tables.AttrIndexKey, max: tables.MaxSortKeyBytes, valid: func(k string) bool {
+			{name: schema.AttrUniqueKey, max: schema.MaxSortKeyBytes},
+			{name: schema.AttrScopeIndexName, fixed: schema.ScopeIndexName(scope, index)},
+			{name: schema.AttrIndexKey, max: schema.MaxSortKeyBytes, valid: func(k string) bool {
 				v, err := indexing.ParseValue(k)
 				return err == nil && cond.Match(v)
 			}},
 		},
 		related: func(key map[string]string) bool {
-			return key[tables.AttrUniqueKey] == tables.UniqueKey(index, key[tables.AttrIndexKey])
+			return key[schema.AttrUniqueKey] == schema.UniqueKey(index, key[schema.AttrIndexKey])
 		},
 	}
 }
 
 // parseEntityKey reads a _subject_key or _object_key: the key of a valid entity,
-// written as tables.SubjectKey writes it.
+// written as schema.SubjectKey writes it.
 func parseEntityKey(s string) (Key, bool) {
 	parts, ok := splitKey(s, 3)
 	if !ok {
@@ -367,34 +367,34 @@ type predicateKey struct {
 	objectType, objectID string
 }
 
-// parsePredicateKey reads a _predicate_key as tables.PredicateKey writes it.
+// parsePredicateKey reads a _predicate_key as schema.PredicateKey writes it.
 func parsePredicateKey(s string) (predicateKey, bool) {
 	parts, ok := splitKey(s, 4)
-	if !ok || len(parts[1]) != tables.IndexWidth {
+	if !ok || len(parts[1]) != schema.IndexWidth {
 		return predicateKey{}, false
 	}
 	index, err := strconv.Atoi(parts[1])
-	if err != nil || tables.ValidateIndex(index) != nil {
+	if err != nil || schema.ValidateIndex(index) != nil {
 		return predicateKey{}, false
 	}
 	for _, c := range []string{parts[0], parts[2], parts[3]} {
-		if tables.ValidateComponent("", c) != nil {
+		if schema.ValidateComponent("", c) != nil {
 			return predicateKey{}, false
 		}
 	}
 	e := predicateKey{predicate: parts[0], index: index, objectType: parts[2], objectID: parts[3]}
-	return e, tables.PredicateKey(e.predicate, e.index, e.objectType, e.objectID) == s
+	return e, schema.PredicateKey(e.predicate, e.index, e.objectType, e.objectID) == s
 }
 
 // splitKey returns the n unescaped components of a compound key.
 func splitKey(s string, n int) ([]string, bool) {
-	parts := strings.Split(s, string(tables.Delimiter))
+	parts := strings.Split(s, string(schema.Delimiter))
 	if len(parts) != n {
 		return nil, false
 	}
 	for i, p := range parts {
 		var err error
-		if parts[i], err = tables.Unescape(p); err != nil {
+		if parts[i], err = schema.Unescape(p); err != nil {
 			return nil, false
 		}
 	}

@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/relationships"
-	"github.com/rynodb/rynodb/tables"
 )
 
 // cursorKey and otherCursorKey seal the cursors of the tests.
@@ -60,9 +60,9 @@ var (
 // entityItem is the item of the entity ada.
 func entityItem() map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
-		tables.AttrID: str("ada"), tables.AttrScopeTypeKey: str("acme:person"),
-		tables.AttrUpdated: str("2026-01-02T03:04:05.006Z"), tables.AttrCreated: str("2026-01-02T03:04:05.006Z"),
-		tables.AttrScope: str("acme"), tables.AttrType: str("person"), "name": str("Ada"),
+		schema.AttrID: str("ada"), schema.AttrScopeTypeKey: str("acme:person"),
+		schema.AttrUpdated: str("2026-01-02T03:04:05.006Z"), schema.AttrCreated: str("2026-01-02T03:04:05.006Z"),
+		schema.AttrScope: str("acme"), schema.AttrType: str("person"), "name": str("Ada"),
 	}
 }
 
@@ -92,9 +92,9 @@ func setAttr(name, value string) func(map[string]string) {
 // entry of the reverse index its _index to match.
 func predicateKeyEdit(predicate string, index int, object Key, reverse bool) func(map[string]string) {
 	return func(key map[string]string) {
-		key[tables.AttrPredicateKey] = tables.PredicateKey(predicate, index, object.Type, object.ID)
+		key[schema.AttrPredicateKey] = schema.PredicateKey(predicate, index, object.Type, object.ID)
 		if reverse {
-			key[tables.AttrIndex] = strconv.Itoa(index)
+			key[schema.AttrIndex] = strconv.Itoa(index)
 		}
 	}
 }
@@ -108,8 +108,8 @@ func indexValue(index string, v indexing.Value) func(map[string]string) {
 // and its _unique_key to match.
 func indexEncoding(index, enc string) func(map[string]string) {
 	return func(key map[string]string) {
-		key[tables.AttrIndexKey] = enc
-		key[tables.AttrUniqueKey] = tables.UniqueKey(index, enc)
+		key[schema.AttrIndexKey] = enc
+		key[schema.AttrUniqueKey] = schema.UniqueKey(index, enc)
 	}
 }
 
@@ -121,10 +121,10 @@ func indexListing(name, index string, cond indexing.Condition, v indexing.Value,
 		query: func(c *Client) (pageQuery, error) { return c.indexQuery("acme", index, cond) },
 		item:  indexItem(index, v),
 		edits: append([]keyEdit{
-			{"an entity of another scope", setAttr(tables.AttrSubjectKey, keyRobot.String()), false},
-			{"another entity of the scope", setAttr(tables.AttrSubjectKey, keyBob.String()), true},
-			{"a unique key of another value", setAttr(tables.AttrUniqueKey, tables.UniqueKey(index, "'zz")), false},
-			{"a unique key of another index", setAttr(tables.AttrUniqueKey, tables.UniqueKey("other", v.Encoding())), false},
+			{"an entity of another scope", setAttr(schema.AttrSubjectKey, keyRobot.String()), false},
+			{"another entity of the scope", setAttr(schema.AttrSubjectKey, keyBob.String()), true},
+			{"a unique key of another value", setAttr(schema.AttrUniqueKey, schema.UniqueKey(index, "'zz")), false},
+			{"a unique key of another index", setAttr(schema.AttrUniqueKey, schema.UniqueKey("other", v.Encoding())), false},
 			{"an index key that is no encoding", indexEncoding(index, "x36"), false},
 			{"an encoding in upper case", indexEncoding(index, "i"+strings.ToUpper(indexing.Int(42).Encoding()[1:])), false},
 		}, edits...),
@@ -139,13 +139,13 @@ func cursorListings() []cursorListing {
 		return func(c *Client) (pageQuery, error) { return c.relationshipsQuery(keyAda, predicate) }
 	}
 	reverseEdits := []keyEdit{
-		{"another subject of another scope", setAttr(tables.AttrSubjectKey, keyRobot.String()), true},
+		{"another subject of another scope", setAttr(schema.AttrSubjectKey, keyRobot.String()), true},
 		{"another position", predicateKeyEdit("follows", 7, keyBob, true), true},
-		{"a position the key does not hold", setAttr(tables.AttrIndex, "7"), false},
+		{"a position the key does not hold", setAttr(schema.AttrIndex, "7"), false},
 		{"an entry pointing at another object", predicateKeyEdit("follows", 3, keyCarl, true), false},
-		{"a subject that is not an entity key", setAttr(tables.AttrSubjectKey, "acme:person"), false},
-		{"a subject with a raw colon", setAttr(tables.AttrSubjectKey, "acme:person:a:b"), false},
-		{"a position beyond the last", predicateKeyEdit("follows", tables.MaxIndex+1, keyBob, true), false},
+		{"a subject that is not an entity key", setAttr(schema.AttrSubjectKey, "acme:person"), false},
+		{"a subject with a raw colon", setAttr(schema.AttrSubjectKey, "acme:person:a:b"), false},
+		{"a position beyond the last", predicateKeyEdit("follows", schema.MaxIndex+1, keyBob, true), false},
 	}
 	return []cursorListing{
 		{
@@ -153,12 +153,12 @@ func cursorListings() []cursorListing {
 			query: func(c *Client) (pageQuery, error) { return c.byTypeQuery("acme", "person") },
 			item:  entityItem(),
 			edits: []keyEdit{
-				{"another entity", setAttr(tables.AttrID, "bob"), true},
-				{"an id with the delimiter", setAttr(tables.AttrID, "a:b%c"), true},
-				{"another time", setAttr(tables.AttrUpdated, "2027-12-31T23:59:59.999Z"), true},
-				{"a time in another layout", setAttr(tables.AttrUpdated, "2026-01-02T03:04:05Z"), false},
-				{"a time of another zone", setAttr(tables.AttrUpdated, "2026-01-02T03:04:05.006+01:00"), false},
-				{"an id too long for the subject key", setAttr(tables.AttrID, strings.Repeat("a", tables.MaxPartitionKeyBytes)), false},
+				{"another entity", setAttr(schema.AttrID, "bob"), true},
+				{"an id with the delimiter", setAttr(schema.AttrID, "a:b%c"), true},
+				{"another time", setAttr(schema.AttrUpdated, "2027-12-31T23:59:59.999Z"), true},
+				{"a time in another layout", setAttr(schema.AttrUpdated, "2026-01-02T03:04:05Z"), false},
+				{"a time of another zone", setAttr(schema.AttrUpdated, "2026-01-02T03:04:05.006+01:00"), false},
+				{"an id too long for the subject key", setAttr(schema.AttrID, strings.Repeat("a", schema.MaxPartitionKeyBytes)), false},
 			},
 		},
 		{
@@ -167,11 +167,11 @@ func cursorListings() []cursorListing {
 			item:  followsItem(),
 			edits: []keyEdit{
 				{"another predicate", predicateKeyEdit("likes", 0, keyCarl, false), true},
-				{"a list head", setAttr(tables.AttrPredicateKey, tables.ListHeadKey("follows")), false},
-				{"a list marker", setAttr(tables.AttrPredicateKey, tables.ListMarkerKey("follows", "acme", "person", "bob")), false},
-				{"a position of nine digits", setAttr(tables.AttrPredicateKey, "follows:000000003:person:bob"), false},
-				{"three components", setAttr(tables.AttrPredicateKey, "follows:0000000003:person"), false},
-				{"a malformed escape", setAttr(tables.AttrPredicateKey, "fol%lows:0000000003:person:bob"), false},
+				{"a list head", setAttr(schema.AttrPredicateKey, schema.ListHeadKey("follows")), false},
+				{"a list marker", setAttr(schema.AttrPredicateKey, schema.ListMarkerKey("follows", "acme", "person", "bob")), false},
+				{"a position of nine digits", setAttr(schema.AttrPredicateKey, "follows:000000003:person:bob"), false},
+				{"three components", setAttr(schema.AttrPredicateKey, "follows:0000000003:person"), false},
+				{"a malformed escape", setAttr(schema.AttrPredicateKey, "fol%lows:0000000003:person:bob"), false},
 			},
 		},
 		{
@@ -182,7 +182,7 @@ func cursorListings() []cursorListing {
 				{"another object", predicateKeyEdit("follows", 9, keyCarl, false), true},
 				{"another predicate", predicateKeyEdit("likes", 3, keyBob, false), false},
 				{"a predicate extending it", predicateKeyEdit("followsx", 3, keyBob, false), false},
-				{"a list head", setAttr(tables.AttrPredicateKey, tables.ListHeadKey("follows")), false},
+				{"a list head", setAttr(schema.AttrPredicateKey, schema.ListHeadKey("follows")), false},
 			},
 		},
 		{
@@ -197,7 +197,7 @@ func cursorListings() []cursorListing {
 			name:   "ReverseRelationships of one predicate",
 			query:  reverse("follows"),
 			item:   followsItem(),
-			filter: func(key map[string]string) bool { return strings.HasPrefix(key[tables.AttrPredicateKey], "follows:") },
+			filter: func(key map[string]string) bool { return strings.HasPrefix(key[schema.AttrPredicateKey], "follows:") },
 			edits: append([]keyEdit{
 				{"another predicate", predicateKeyEdit("likes", 3, keyBob, true), false},
 			}, reverseEdits...),
@@ -365,7 +365,7 @@ func requireQueryable(t testing.TB, c *Client, l cursorListing, q pageQuery, key
 // it is one in either.
 func schemaOf(t testing.TB, c *Client, in *dynamodb.QueryInput) (map[string]types.ScalarAttributeType, map[string]int) {
 	t.Helper()
-	for _, def := range tables.Definitions(c.Names(), tables.Billing{}) {
+	for _, def := range schema.Definitions(c.Names(), schema.Billing{}) {
 		if aws.ToString(def.TableName) != aws.ToString(in.TableName) {
 			continue
 		}
@@ -382,12 +382,12 @@ func schemaOf(t testing.TB, c *Client, in *dynamodb.QueryInput) (map[string]type
 		}
 		require.Equal(t, in.IndexName != nil, len(schemas) == 2, "index %s", aws.ToString(in.IndexName))
 		kinds, limits := map[string]types.ScalarAttributeType{}, map[string]int{}
-		for _, schema := range schemas {
-			for _, e := range schema {
+		for _, keys := range schemas {
+			for _, e := range keys {
 				name := aws.ToString(e.AttributeName)
-				limit := tables.MaxPartitionKeyBytes
+				limit := schema.MaxPartitionKeyBytes
 				if e.KeyType == types.KeyTypeRange {
-					limit = tables.MaxSortKeyBytes
+					limit = schema.MaxSortKeyBytes
 				}
 				if old, ok := limits[name]; !ok || limit < old {
 					limits[name] = limit
@@ -482,7 +482,7 @@ func brokenKeys(pos position, key map[string]cursorValue) map[string]map[string]
 		edit(a.name+" empty", with(""))
 		edit(a.name+" with a control character", with(s+"\x00"))
 		edit(a.name+" with invalid UTF-8", with(s+"\xff"))
-		edit(a.name+" beyond a key's size", with(s+strings.Repeat("a", tables.MaxPartitionKeyBytes)))
+		edit(a.name+" beyond a key's size", with(s+strings.Repeat("a", schema.MaxPartitionKeyBytes)))
 		if a.fixed != "" {
 			edit(a.name+" of another scope", with(strings.Replace(s, "acme", "other", 1)))
 			edit(a.name+" extended", with(s+"x"))

@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Delete removes the entity with key k with everything that refers to it: its index
@@ -131,20 +131,20 @@ func writeOptionsOf(opts []WriteOption) (writeOptions, error) {
 // returns "" when there is no entity.
 func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (string, error) {
 	token := newToken()
-	cond := expression.AttributeExists(expression.Name(tables.AttrID)).
-		And(expression.AttributeNotExists(expression.Name(tables.AttrDeleting)))
+	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
+		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
 	if o.version > 0 {
-		cond = cond.And(expression.Name(tables.AttrVersion).Equal(expression.Value(number(o.version))))
+		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(number(o.version))))
 	}
 	if o.cond != nil {
 		cond = cond.And(o.cond.build())
 	}
 	// Removing a pending mark stops a large write still writing its index entries:
 	// its chunks check the mark, so none can commit after the sweep has read.
-	update := expression.Set(expression.Name(tables.AttrDeleting), expression.Value(str(token))).
-		Set(expression.Name(tables.AttrToken), expression.Value(str(token))).
-		Remove(expression.Name(tables.AttrPending)).
-		Add(expression.Name(tables.AttrVersion), expression.Value(number(1)))
+	update := expression.Set(expression.Name(schema.AttrDeleting), expression.Value(str(token))).
+		Set(expression.Name(schema.AttrToken), expression.Value(str(token))).
+		Remove(expression.Name(schema.AttrPending)).
+		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
 	// Sending the mark again is safe: if it landed, the condition fails and the
 	// stored item shows the token.
 	send := c.updateSend(c.entityUpdate(k, build(cond, &update)))
@@ -183,7 +183,7 @@ func (c *Client) afterMarkFailed(k Key, token string, o writeOptions, item map[s
 // to k and deletes the item while the tombstone is there. A writer that meets the
 // tombstone calls it too; every step is idempotent.
 func (c *Client) completeDelete(ctx context.Context, k Key, token string) error {
-	return c.sweep(ctx, k, guard{key: k, attr: tables.AttrDeleting, token: token})
+	return c.sweep(ctx, k, guard{key: k, attr: schema.AttrDeleting, token: token})
 }
 
 // deleteItem deletes the entity item under the condition of del, a transaction's

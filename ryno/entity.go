@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Entity is one stored record: its key, the user's attributes, free-form metadata and
@@ -55,7 +55,7 @@ func NewEntity(k Key, v any) (*Entity, error) {
 		return nil, invalid("Attributes", "", err.Error())
 	}
 	for name, av := range item {
-		if err := tables.ValidateAttributeName(name); err != nil {
+		if err := schema.ValidateAttributeName(name); err != nil {
 			return nil, err
 		}
 		if err := validateNumbers("Attributes."+name, av); err != nil {
@@ -99,10 +99,10 @@ func (e Entity) String() string {
 		fmt.Fprintf(&b, " v%d", e.Version)
 	}
 	if !e.Created.IsZero() {
-		b.WriteString(" created " + tables.FormatTime(e.Created))
+		b.WriteString(" created " + schema.FormatTime(e.Created))
 	}
 	if !e.Updated.IsZero() {
-		b.WriteString(" updated " + tables.FormatTime(e.Updated))
+		b.WriteString(" updated " + schema.FormatTime(e.Updated))
 	}
 	fmt.Fprintf(&b, " %v", e.Attributes)
 	if len(e.Meta) > 0 {

@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Index derives index entries from the entities of one type. Register indexes in
@@ -94,17 +94,17 @@ func (reg indexRegistry) set(typ string) string {
 }
 
 func (ix Index) validate(field string) error {
-	if err := tables.ValidateComponent(field+".Type", ix.Type); err != nil {
+	if err := schema.ValidateComponent(field+".Type", ix.Type); err != nil {
 		return err
 	}
-	if err := tables.ValidateComponent(field+".Name", ix.Name); err != nil {
+	if err := schema.ValidateComponent(field+".Name", ix.Name); err != nil {
 		return err
 	}
 	if ix.Map == nil {
 		return invalid(field+".Map", ix.Name, "must not be nil")
 	}
 	for _, name := range ix.Project {
-		if err := tables.ValidateAttributeName(name); err != nil {
+		if err := schema.ValidateAttributeName(name); err != nil {
 			return wrap(err, "%s.Project", field)
 		}
 	}
@@ -158,7 +158,7 @@ func indexRecord(entries []indexing.Entry) types.AttributeValue {
 }
 
 // indexKey names the primary key attributes of the index entries table.
-var indexKey = []string{tables.AttrSubjectKey, tables.AttrUniqueKey}
+var indexKey = []string{schema.AttrSubjectKey, schema.AttrUniqueKey}
 
 // readIndexEntries returns the stored index entries of the entity k: the truth that
 // writes are diffed against, so a write retried after a half-failed one still removes

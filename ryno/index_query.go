@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // IndexEntry is one entry of an index: the entity it points at, the value its map
@@ -76,7 +76,7 @@ func (c *Client) indexQuery(scope, index string, cond indexing.Condition) (pageQ
 			ExpressionAttributeValues: expr.Values,
 		},
 		position: lookupPosition(scope, index, cond),
-		identity: c.names.IndexLookup + "\x00" + tables.ScopeIndexName(scope, index) + "\x00" + cond.String(),
+		identity: c.names.IndexLookup + "\x00" + schema.ScopeIndexName(scope, index) + "\x00" + cond.String(),
 	}, nil
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 var (
@@ -31,7 +31,7 @@ func encodeEntity(e *Entity) (map[string]types.AttributeValue, error) {
 	}
 	item := make(map[string]types.AttributeValue, len(e.Attributes)+entityAttrs)
 	for name, v := range e.Attributes {
-		if err := tables.ValidateAttributeName(name); err != nil {
+		if err := schema.ValidateAttributeName(name); err != nil {
 			return nil, err
 		}
 		av, err := encodeValue("Attributes."+name, v)
@@ -48,13 +48,13 @@ func encodeEntity(e *Entity) (map[string]types.AttributeValue, error) {
 		if err := validateNumbers("Meta", av); err != nil {
 			return nil, err
 		}
-		item[tables.AttrMeta] = av
+		item[schema.AttrMeta] = av
 	}
 	for name, av := range e.Key.item() {
 		item[name] = av
 	}
-	item[tables.AttrScope] = str(e.Scope)
-	item[tables.AttrType] = str(e.Type)
+	item[schema.AttrScope] = str(e.Scope)
+	item[schema.AttrType] = str(e.Type)
 	return item, nil
 }
 
@@ -76,9 +76,9 @@ func encodeValue(field string, v any) (types.AttributeValue, error) {
 
 // checkItemSize rejects an item DynamoDB would refuse for its size.
 func checkItemSize(k Key, item map[string]types.AttributeValue) error {
-	if n := tables.ItemSize(item); n > tables.MaxItemBytes {
+	if n := schema.ItemSize(item); n > schema.MaxItemBytes {
 		return invalid("Entity", k.String(),
-			fmt.Sprintf("item is %d bytes; DynamoDB allows at most %d", n, tables.MaxItemBytes))
+			fmt.Sprintf("item is %d bytes; DynamoDB allows at most %d", n, schema.MaxItemBytes))
 	}
 	return nil
 }
@@ -86,7 +86,7 @@ func checkItemSize(k Key, item map[string]types.AttributeValue) error {
 // deleted reports whether item is the tombstone of an entity being deleted: the
 // Delete has taken effect, and the entity reads as missing.
 func deleted(item map[string]types.AttributeValue) bool {
-	_, ok := item[tables.AttrDeleting]
+	_, ok := item[schema.AttrDeleting]
 	return ok
 }
 
@@ -96,24 +96,24 @@ func decodeEntity(item map[string]types.AttributeValue) (*Entity, error) {
 	var err error
 	for name, av := range item {
 		switch name {
-		case tables.AttrID:
+		case schema.AttrID:
 			e.ID, err = stringValue(name, av)
-		case tables.AttrScope:
+		case schema.AttrScope:
 			e.Scope, err = stringValue(name, av)
-		case tables.AttrType:
+		case schema.AttrType:
 			e.Type, err = stringValue(name, av)
-		case tables.AttrCreated:
+		case schema.AttrCreated:
 			e.Created, err = timeValue(name, av)
-		case tables.AttrUpdated:
+		case schema.AttrUpdated:
 			e.Updated, err = timeValue(name, av)
-		case tables.AttrMeta:
+		case schema.AttrMeta:
 			if err = decoder.Decode(av, &e.Meta); err == nil {
 				jsonNumbers(e.Meta)
 			}
-		case tables.AttrVersion:
+		case schema.AttrVersion:
 			e.Version, err = versionValue(av)
 		default:
-			if strings.HasPrefix(name, tables.ReservedPrefix) {
+			if strings.HasPrefix(name, schema.ReservedPrefix) {
 				continue
 			}
 			e.Attributes[name], err = decodeAny(av)
@@ -138,7 +138,7 @@ func timeValue(name string, av types.AttributeValue) (t time.Time, err error) {
 	if err != nil {
 		return t, err
 	}
-	return tables.ParseTime(s)
+	return schema.ParseTime(s)
 }
 
 func mapValue(m map[string]types.AttributeValue) *types.AttributeValueMemberM {

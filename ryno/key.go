@@ -3,7 +3,7 @@ package ryno
 import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Key identifies an entity: its scope (a tenant, an account, ...), its type and its
@@ -17,16 +17,16 @@ type Key struct {
 
 // String returns the key as the store writes it in compound keys:
 // scope:type:id, each part escaped ('%' as %25, ':' as %3A).
-func (k Key) String() string { return tables.SubjectKey(k.Scope, k.Type, k.ID) }
+func (k Key) String() string { return schema.SubjectKey(k.Scope, k.Type, k.ID) }
 
 // Validate reports whether the key can be stored: a *ValidationError otherwise.
-func (k Key) Validate() error { return tables.ValidateEntityKey(k.Scope, k.Type, k.ID) }
+func (k Key) Validate() error { return schema.ValidateEntityKey(k.Scope, k.Type, k.ID) }
 
 // item returns the primary key of the entity's item in the entities table.
 func (k Key) item() map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
-		tables.AttrID:           str(k.ID),
-		tables.AttrScopeTypeKey: str(tables.ScopeTypeKey(k.Scope, k.Type)),
+		schema.AttrID:           str(k.ID),
+		schema.AttrScopeTypeKey: str(schema.ScopeTypeKey(k.Scope, k.Type)),
 	}
 }
 

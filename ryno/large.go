@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // commitLarge writes a change too large for one transaction. It puts the entity
@@ -24,7 +24,7 @@ import (
 // the entries.
 func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, error) {
 	item := maps.Clone(p.item)
-	item[tables.AttrPending] = str(w.token)
+	item[schema.AttrPending] = str(w.token)
 	r, err := w.putMarked(ctx, p, item)
 	if r.stored == nil || err != nil {
 		return r, err
@@ -41,7 +41,7 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 		}
 	}
 	batch := w.c.batch.shared()
-	g := guard{key: w.e.Key, attr: tables.AttrPending, token: w.token}
+	g := guard{key: w.e.Key, attr: schema.AttrPending, token: w.token}
 	err = parallel(ctx, len(p.lists)+1, len(p.lists)+1, func(ctx context.Context, i int) error {
 		if i == 0 {
 			return w.c.transactGuarded(ctx, batch, g, entryOps)
@@ -77,7 +77,7 @@ func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types
 		return w.result(w.c.putItem(ctx, w.e.Key, item, p.x, w.token), p)
 	}
 	t := &listTransaction{}
-	t.add(w.c.putAction(item, p.x), actionRole{kind: roleEntity}, tables.ItemSize(item))
+	t.add(w.c.putAction(item, p.x), actionRole{kind: roleEntity}, schema.ItemSize(item))
 	w.c.addClaims(t, p.claims, p.releases)
 	a := w.c.transact(ctx, t.actions, newToken())
 	if a.outcome == conditionFailed && a.action > 0 {
@@ -95,9 +95,9 @@ func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types
 // commit a diff against them. It returns the item as it leaves it, or
 // errGuardFailed when the mark is gone (another writer took over).
 func (c *Client) clearPending(ctx context.Context, k Key, token string) (map[string]types.AttributeValue, error) {
-	update := expression.Remove(expression.Name(tables.AttrPending)).
-		Add(expression.Name(tables.AttrVersion), expression.Value(number(1)))
-	mark := expression.Name(tables.AttrPending).Equal(expression.Value(str(token)))
+	update := expression.Remove(expression.Name(schema.AttrPending)).
+		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
+	mark := expression.Name(schema.AttrPending).Equal(expression.Value(str(token)))
 	send := c.updateSend(c.entityUpdate(k, build(mark, &update)))
 	resolve := func(ctx context.Context) attempt {
 		item, err := c.getItem(ctx, k, true)

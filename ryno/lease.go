@@ -9,8 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/relationships"
-	"github.com/rynodb/rynodb/tables"
 )
 
 // A change of a list too large for one transaction takes a lease on the list: a
@@ -45,10 +45,10 @@ func (c *Client) takeLease(ctx context.Context, op listOp, token string) error {
 	pace := c.conflictPacer()
 	for {
 		now := c.opts.Now()
-		u := expression.Set(expression.Name(tables.AttrLease), expression.Value(str(token))).
-			Set(expression.Name(tables.AttrLeaseUntil), expression.Value(number(now.Add(c.opts.ListLease).UnixMilli()))).
-			Add(expression.Name(tables.AttrVersion), expression.Value(number(1)))
-		for _, name := range []string{tables.AttrNext, tables.AttrCount, tables.AttrDigest} {
+		u := expression.Set(expression.Name(schema.AttrLease), expression.Value(str(token))).
+			Set(expression.Name(schema.AttrLeaseUntil), expression.Value(number(now.Add(c.opts.ListLease).UnixMilli()))).
+			Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
+		for _, name := range []string{schema.AttrNext, schema.AttrCount, schema.AttrDigest} {
 			u = u.Set(expression.Name(name), expression.IfNotExists(expression.Name(name), expression.Value(number(0))))
 		}
 		for name, v := range relationships.RawAttributes(op.relSubject(), op.predicate) {
@@ -116,13 +116,13 @@ func (c *Client) planUnderLease(ctx context.Context, op listOp) (relationships.C
 
 // readMarkers reads every marker of a list.
 func (c *Client) readMarkers(ctx context.Context, subject Key, predicate string) ([]relationships.Marker, error) {
-	in := withSortPrefix(keyCondition(c.names.Relationships, "", tables.AttrSubjectKey, subject.String()),
-		tables.AttrPredicateKey, tables.ListMarkersPrefix(predicate))
+	in := withSortPrefix(keyCondition(c.names.Relationships, "", schema.AttrSubjectKey, subject.String()),
+		schema.AttrPredicateKey, schema.ListMarkersPrefix(predicate))
 	in.ConsistentRead = aws.Bool(true)
 	var markers []relationships.Marker
 	err := c.queryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 		for _, item := range items {
-			r := entityRef{scope: tables.AttrObjectScope, typ: tables.AttrObjectType, id: tables.AttrObjectID}
+			r := entityRef{scope: schema.AttrObjectScope, typ: schema.AttrObjectType, id: schema.AttrObjectID}
 			m, err := relationships.MarkerFromItem(relationships.Key(r.key(item)), item)
 			if err != nil {
 				return err
@@ -148,7 +148,7 @@ func (c *Client) writeUnderLease(ctx context.Context, op listOp, token string, c
 		}
 	}
 	t := &listTransaction{}
-	lease := expression.Name(tables.AttrLease).Equal(expression.Value(str(token)))
+	lease := expression.Name(schema.AttrLease).Equal(expression.Value(str(token)))
 	b := build(lease, nil)
 	t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName: aws.String(c.names.Relationships), Key: relationships.HeadPrimaryKey(op.relSubject(), op.predicate),
@@ -176,7 +176,7 @@ func (c *Client) writeCheckingObjects(ctx context.Context, batch *batcher, t *li
 	return parallel(ctx, len(chunks), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		ct := &listTransaction{actions: slices.Clone(t.actions), roles: slices.Clone(t.roles), bytes: t.bytes}
 		for _, op := range chunks[i] {
-			if op.item != nil && op.item[tables.AttrObjectKey] != nil {
+			if op.item != nil && op.item[schema.AttrObjectKey] != nil {
 				e, err := relationships.FromItem(op.item)
 				if err != nil {
 					return err
@@ -210,14 +210,14 @@ func (c *Client) releaseLease(ctx context.Context, op listOp, token string, next
 	for _, e := range after {
 		next = max(next, e.Index+1)
 	}
-	u := expression.Remove(expression.Name(tables.AttrLease)).
-		Remove(expression.Name(tables.AttrLeaseUntil)).
-		Set(expression.Name(tables.AttrNext), expression.Value(number(int64(next)))).
-		Set(expression.Name(tables.AttrCount), expression.Value(number(int64(len(after))))).
-		Set(expression.Name(tables.AttrDigest), expression.Value(digestValue(relationships.DigestOf(after)))).
-		Add(expression.Name(tables.AttrVersion), expression.Value(number(1)))
+	u := expression.Remove(expression.Name(schema.AttrLease)).
+		Remove(expression.Name(schema.AttrLeaseUntil)).
+		Set(expression.Name(schema.AttrNext), expression.Value(number(int64(next)))).
+		Set(expression.Name(schema.AttrCount), expression.Value(number(int64(len(after))))).
+		Set(expression.Name(schema.AttrDigest), expression.Value(digestValue(relationships.DigestOf(after)))).
+		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
 	t := &listTransaction{}
-	t.add(c.headUpdate(op, expression.Name(tables.AttrLease).Equal(expression.Value(str(token))), u), actionRole{kind: roleHead}, 0)
+	t.add(c.headUpdate(op, expression.Name(schema.AttrLease).Equal(expression.Value(str(token))), u), actionRole{kind: roleHead}, 0)
 	c.checkEntity(t, op.subject, actionRole{kind: roleEntity})
 	a := c.transact(ctx, t.actions, newToken())
 	switch {

@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // ListByType returns one page of the entities of a type in a scope, ordered by the
@@ -22,7 +22,7 @@ func (c *Client) ListByType(ctx context.Context, scope, typ string, p PageOption
 	}
 	items, cursor, err := c.queryPage(ctx, q, p)
 	if err != nil {
-		return nil, wrap(err, "list %s", tables.ScopeTypeKey(scope, typ))
+		return nil, wrap(err, "list %s", schema.ScopeTypeKey(scope, typ))
 	}
 	page := &Page[*Entity]{Items: make([]*Entity, 0, len(items)), Cursor: cursor}
 	for _, item := range items {
@@ -47,16 +47,16 @@ func (c *Client) AllByType(ctx context.Context, scope, typ string, p PageOptions
 }
 
 func (c *Client) byTypeQuery(scope, typ string) (pageQuery, error) {
-	if err := tables.ValidateScopeType(scope, typ); err != nil {
+	if err := schema.ValidateScopeType(scope, typ); err != nil {
 		return pageQuery{}, err
 	}
-	stk := tables.ScopeTypeKey(scope, typ)
+	stk := schema.ScopeTypeKey(scope, typ)
 	return pageQuery{
 		in: &dynamodb.QueryInput{
 			TableName:                 aws.String(c.names.Entities),
 			IndexName:                 aws.String(c.names.EntitiesByType),
 			KeyConditionExpression:    aws.String("#k = :k"),
-			ExpressionAttributeNames:  map[string]string{"#k": tables.AttrScopeTypeKey},
+			ExpressionAttributeNames:  map[string]string{"#k": schema.AttrScopeTypeKey},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":k": str(stk)},
 		},
 		position: byTypePosition(scope, typ),

@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/relationships"
-	"github.com/rynodb/rynodb/tables"
 )
 
 // A list write reads the list's head and what it changes (the markers of its
@@ -203,8 +203,8 @@ func (c *Client) checkEntity(t *listTransaction, k Key, role actionRole) {
 		return
 	}
 	t.checked[k] = true
-	cond := expression.AttributeExists(expression.Name(tables.AttrID)).
-		And(expression.AttributeNotExists(expression.Name(tables.AttrDeleting)))
+	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
+		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
 	b := build(cond, nil)
 	t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName:                 aws.String(c.names.Entities),
@@ -212,7 +212,7 @@ func (c *Client) checkEntity(t *listTransaction, k Key, role actionRole) {
 		ConditionExpression:       b.condition,
 		ExpressionAttributeNames:  b.names,
 		ExpressionAttributeValues: b.values,
-	}}, role, tables.ItemSize(k.item()))
+	}}, role, schema.ItemSize(k.item()))
 }
 
 // addChange adds the actions of a list change: its head, markers and entries, and
@@ -223,7 +223,7 @@ func (c *Client) addChange(t *listTransaction, ch relationships.Change, checkObj
 	switch {
 	case !ch.Empty():
 		head := c.headAction(ch, now)
-		t.add(head, actionRole{kind: roleHead, list: list}, tables.ItemSize(head.Update.Key)+headBytes)
+		t.add(head, actionRole{kind: roleHead, list: list}, schema.ItemSize(head.Update.Key)+headBytes)
 	case ch.Expect.CheckDigest: // a Replace with nothing to change: the list must still be the one read
 		key := relationships.HeadPrimaryKey(ch.Subject, ch.Predicate)
 		b := build(headCondition(ch.Expect, now), nil)
@@ -231,7 +231,7 @@ func (c *Client) addChange(t *listTransaction, ch relationships.Change, checkObj
 			TableName: aws.String(c.names.Relationships), Key: key, ConditionExpression: b.condition,
 			ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}}, actionRole{kind: roleHead, list: list}, tables.ItemSize(key))
+		}}, actionRole{kind: roleHead, list: list}, schema.ItemSize(key))
 	}
 	for _, mc := range ch.Markers {
 		act, bytes := c.markerAction(ch, mc)
@@ -255,17 +255,17 @@ const headBytes = 300
 // or added to for a commutative change.
 func (c *Client) headAction(ch relationships.Change, now time.Time) types.TransactWriteItem {
 	cond := headCondition(ch.Expect, now)
-	u := expression.Add(expression.Name(tables.AttrVersion), expression.Value(number(1)))
+	u := expression.Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
 	for name, v := range relationships.RawAttributes(ch.Subject, ch.Predicate) {
 		u = u.Set(expression.Name(name), expression.Value(v))
 	}
 	if ch.Commutative() {
-		u = u.Add(expression.Name(tables.AttrCount), expression.Value(number(int64(ch.CountDelta)))).
-			Add(expression.Name(tables.AttrDigest), expression.Value(&types.AttributeValueMemberN{Value: ch.DigestDelta.String()}))
+		u = u.Add(expression.Name(schema.AttrCount), expression.Value(number(int64(ch.CountDelta)))).
+			Add(expression.Name(schema.AttrDigest), expression.Value(&types.AttributeValueMemberN{Value: ch.DigestDelta.String()}))
 	} else {
-		u = u.Set(expression.Name(tables.AttrNext), expression.Value(number(int64(ch.Next)))).
-			Set(expression.Name(tables.AttrCount), expression.Value(number(int64(ch.Count)))).
-			Set(expression.Name(tables.AttrDigest), expression.Value(digestValue(ch.Digest)))
+		u = u.Set(expression.Name(schema.AttrNext), expression.Value(number(int64(ch.Next)))).
+			Set(expression.Name(schema.AttrCount), expression.Value(number(int64(ch.Count)))).
+			Set(expression.Name(schema.AttrDigest), expression.Value(digestValue(ch.Digest)))
 	}
 	b := build(cond, &u)
 	return types.TransactWriteItem{Update: &types.Update{
@@ -284,21 +284,21 @@ func (c *Client) headAction(ch relationships.Change, now time.Time) types.Transa
 func headCondition(x relationships.HeadExpectation, now time.Time) expression.ConditionBuilder {
 	switch {
 	case !x.Exists:
-		return expression.AttributeNotExists(expression.Name(tables.AttrVersion))
+		return expression.AttributeNotExists(expression.Name(schema.AttrVersion))
 	case x.Version == 0:
-		return expression.AttributeExists(expression.Name(tables.AttrVersion)).And(noLiveLease(now))
+		return expression.AttributeExists(expression.Name(schema.AttrVersion)).And(noLiveLease(now))
 	}
-	cond := expression.Name(tables.AttrVersion).Equal(expression.Value(number(x.Version))).And(noLiveLease(now))
+	cond := expression.Name(schema.AttrVersion).Equal(expression.Value(number(x.Version))).And(noLiveLease(now))
 	if x.CheckDigest {
-		cond = cond.And(expression.Name(tables.AttrDigest).Equal(expression.Value(digestValue(x.Digest))))
+		cond = cond.And(expression.Name(schema.AttrDigest).Equal(expression.Value(digestValue(x.Digest))))
 	}
 	return cond
 }
 
 // noLiveLease is the condition that no writer holds the list at now.
 func noLiveLease(now time.Time) expression.ConditionBuilder {
-	return expression.AttributeNotExists(expression.Name(tables.AttrLease)).
-		Or(expression.Name(tables.AttrLeaseUntil).LessThan(expression.Value(number(now.UnixMilli()))))
+	return expression.AttributeNotExists(expression.Name(schema.AttrLease)).
+		Or(expression.Name(schema.AttrLeaseUntil).LessThan(expression.Value(number(now.UnixMilli()))))
 }
 
 func digestValue(d relationships.Digest) *types.AttributeValueMemberN {
@@ -311,9 +311,9 @@ func (c *Client) markerAction(ch relationships.Change, mc relationships.MarkerCh
 	key := relationships.MarkerPrimaryKey(ch.Subject, ch.Predicate, mc.Object)
 	var b built
 	if mc.Check {
-		cond := expression.AttributeNotExists(expression.Name(tables.AttrPositions))
+		cond := expression.AttributeNotExists(expression.Name(schema.AttrPositions))
 		if len(mc.Expect) > 0 {
-			cond = expression.Name(tables.AttrPositions).Equal(expression.Value(relationships.PositionSet(mc.Expect)))
+			cond = expression.Name(schema.AttrPositions).Equal(expression.Value(relationships.PositionSet(mc.Expect)))
 		}
 		b = build(cond, nil)
 	}
@@ -321,14 +321,14 @@ func (c *Client) markerAction(ch relationships.Change, mc relationships.MarkerCh
 	switch {
 	case mc.Keep:
 		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: table, Key: key,
-			ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}}, tables.ItemSize(key)
+			ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}}, schema.ItemSize(key)
 	case len(mc.Positions) == 0:
 		return types.TransactWriteItem{Delete: &types.Delete{TableName: table, Key: key,
-			ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}}, tables.ItemSize(key)
+			ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}}, schema.ItemSize(key)
 	}
 	item := relationships.MarkerItem(ch.Subject, ch.Predicate, mc.Object, mc.Positions)
 	return types.TransactWriteItem{Put: &types.Put{TableName: table, Item: item,
-		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}}, tables.ItemSize(item)
+		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}}, schema.ItemSize(item)
 }
 
 // listRefusal is why a list transaction was refused: a condition another writer

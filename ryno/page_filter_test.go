@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // fakeIndex answers Query as DynamoDB does on one partition of an index whose items
@@ -103,7 +103,7 @@ var filteredQuery = pageQuery{
 		ExpressionAttributeNames:  map[string]string{"#pk": "pk", "#p": "p"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str("x"), ":p": str("a")},
 	},
-	position: position{attrs: []keyAttr{{name: "pos", max: tables.MaxSortKeyBytes}}},
+	position: position{attrs: []keyAttr{{name: "pos", max: schema.MaxSortKeyBytes}}},
 	identity: "filtered",
 }
 
@@ -260,5 +260,5 @@ func TestWithPredicateFilterLeavesItsInputAlone(t *testing.T) {
 	require.Equal(t, before, *in)
 	require.Len(t, in.ExpressionAttributeNames, names)
 	require.Len(t, in.ExpressionAttributeValues, values)
-	require.Equal(t, tables.AttrPredicate, out.ExpressionAttributeNames["#predicate"])
+	require.Equal(t, schema.AttrPredicate, out.ExpressionAttributeNames["#predicate"])
 }

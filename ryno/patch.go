@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Patch is a partial update of an entity: the attributes it names are set, removed
@@ -74,7 +74,7 @@ func encodePatch(p Patch) (encodedPatch, error) {
 	ep := encodedPatch{set: map[string]types.AttributeValue{}, add: map[string]string{}}
 	named := map[string]bool{}
 	name := func(n string) error {
-		if err := tables.ValidateAttributeName(n); err != nil {
+		if err := schema.ValidateAttributeName(n); err != nil {
 			return err
 		}
 		if named[n] {
@@ -116,8 +116,8 @@ func encodePatch(p Patch) (encodedPatch, error) {
 	if len(named) == 0 {
 		return ep, invalid("Patch", "", "changes nothing")
 	}
-	if size := tables.ItemSize(ep.set); size > tables.MaxItemBytes {
-		return ep, invalid("Patch.Set", "", fmt.Sprintf("is %d bytes; an item holds at most %d", size, tables.MaxItemBytes))
+	if size := schema.ItemSize(ep.set); size > schema.MaxItemBytes {
+		return ep, invalid("Patch.Set", "", fmt.Sprintf("is %d bytes; an item holds at most %d", size, schema.MaxItemBytes))
 	}
 	return ep, nil
 }
@@ -149,9 +149,9 @@ func (c *Client) patchItem(ctx context.Context, k Key, ep encodedPatch, o writeO
 // deleted, is indexed by no client (its type has no index here), has the version
 // asked for, and does not already hold this write.
 func (c *Client) patchInput(k Key, ep encodedPatch, o writeOptions, token string) *dynamodb.UpdateItemInput {
-	u := expression.Set(expression.Name(tables.AttrUpdated), expression.Value(str(tables.FormatTime(c.now())))).
-		Set(expression.Name(tables.AttrToken), expression.Value(str(token))).
-		Add(expression.Name(tables.AttrVersion), expression.Value(number(1)))
+	u := expression.Set(expression.Name(schema.AttrUpdated), expression.Value(str(schema.FormatTime(c.now())))).
+		Set(expression.Name(schema.AttrToken), expression.Value(str(token))).
+		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
 	// The builder reads '.' and '[' in a name as a path into nested attributes; user
 	// names are top-level attributes whatever they hold, so it gets aliases.
 	var a aliases
@@ -164,12 +164,12 @@ func (c *Client) patchInput(k Key, ep encodedPatch, o writeOptions, token string
 	for _, n := range slices.Sorted(maps.Keys(ep.add)) {
 		u = u.Add(a.name(n), expression.Value(&types.AttributeValueMemberN{Value: ep.add[n]}))
 	}
-	cond := expression.AttributeExists(expression.Name(tables.AttrID)).
-		And(expression.AttributeNotExists(expression.Name(tables.AttrDeleting)),
-			expression.AttributeNotExists(expression.Name(tables.AttrIndexes)),
-			expression.Name(tables.AttrToken).NotEqual(expression.Value(str(token))))
+	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
+		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
+			expression.AttributeNotExists(expression.Name(schema.AttrIndexes)),
+			expression.Name(schema.AttrToken).NotEqual(expression.Value(str(token))))
 	if o.version > 0 {
-		cond = cond.And(expression.Name(tables.AttrVersion).Equal(expression.Value(number(o.version))))
+		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(number(o.version))))
 	}
 	if o.cond != nil {
 		cond = cond.And(o.cond.build())

@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func TestEncodePatchRejects(t *testing.T) {
@@ -85,8 +85,8 @@ func TestEncodePatchAccepts(t *testing.T) {
 		{"Remove keeps its order", Patch{Remove: []string{"b", "a"}}, encodedPatch{remove: []string{"b", "a"}}},
 		{"all three", Patch{Set: map[string]any{"s": "x"}, Remove: []string{"r"}, Add: map[string]any{"n": 1}},
 			encodedPatch{set: map[string]types.AttributeValue{"s": str("x")}, remove: []string{"r"}, add: map[string]string{"n": "1"}}},
-		{"Set of exactly an item's size", Patch{Set: map[string]any{"a": strings.Repeat("x", tables.MaxItemBytes-1)}},
-			encodedPatch{set: map[string]types.AttributeValue{"a": str(strings.Repeat("x", tables.MaxItemBytes-1))}}},
+		{"Set of exactly an item's size", Patch{Set: map[string]any{"a": strings.Repeat("x", schema.MaxItemBytes-1)}},
+			encodedPatch{set: map[string]types.AttributeValue{"a": str(strings.Repeat("x", schema.MaxItemBytes-1))}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -201,7 +201,7 @@ func TestPatchInput(t *testing.T) {
 	now := time.Date(2025, 6, 7, 8, 9, 10, 11e6, time.UTC)
 	c, err := New(struct{ DynamoDBAPI }{}, Options{TablePrefix: "t", Now: func() time.Time { return now }})
 	require.NoError(t, err)
-	updated := `_updated="` + tables.FormatTime(now) + `"`
+	updated := `_updated="` + schema.FormatTime(now) + `"`
 	base := []string{"attribute_exists(_id)", "attribute_not_exists(_deleting)", "attribute_not_exists(_indexes)", `_token<>"tok"`}
 	tests := []struct {
 		name    string

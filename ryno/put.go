@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/relationships"
-	"github.com/rynodb/rynodb/tables"
 )
 
 // Create stores a new entity and returns it as stored, with Version 1. It fails with
@@ -114,7 +114,7 @@ func (c *Client) newWrite(e *Entity, mode putMode, o writeOptions) (*write, erro
 	}
 	guess := expectation{absent: true}
 	if mode != modeCreate && !e.Created.IsZero() {
-		guess = expectation{created: tables.TruncateTime(e.Created)}
+		guess = expectation{created: schema.TruncateTime(e.Created)}
 	}
 	if _, err := w.plan(guess, nil, nil); err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func (w *write) first() (x expectation, read bool) {
 	case w.mode == modeCreate:
 		return expectation{absent: true}, false
 	case w.e.Version > 0:
-		x = expectation{version: w.e.Version, created: tables.TruncateTime(w.e.Created), carried: true, indexes: w.mine}
+		x = expectation{version: w.e.Version, created: schema.TruncateTime(w.e.Created), carried: true, indexes: w.mine}
 		return x, w.e.Created.IsZero() // a put must know the Created time it keeps
 	case w.mode == modeSet:
 		return expectation{absent: true}, false // optimistic: one request for a new entity
@@ -286,7 +286,7 @@ func (w *write) decide(s stored) (expectation, error) {
 		return expectation{}, &ConflictError{Key: k, Expected: w.e.Version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", w.e.Version)}
 	case w.e.Version > 0 && s.version != w.e.Version:
 		return expectation{}, &ConflictError{Key: k, Expected: w.e.Version, Stored: s.version, Reason: fmt.Sprintf("expected version %d, stored is %d", w.e.Version, s.version)}
-	case w.e.Version > 0 && !w.e.Created.IsZero() && !s.created.Equal(tables.TruncateTime(w.e.Created)):
+	case w.e.Version > 0 && !w.e.Created.IsZero() && !s.created.Equal(schema.TruncateTime(w.e.Created)):
 		return expectation{}, &ConflictError{Key: k, Expected: w.e.Version, Stored: s.version, Reason: "the entity was deleted and created again"}
 	case !s.exists() && w.mode == modeUpdate:
 		return expectation{}, notFound(k)
@@ -321,12 +321,12 @@ func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeVa
 		created = x.created
 	}
 	item := maps.Clone(w.base)
-	item[tables.AttrCreated] = str(tables.FormatTime(created))
-	item[tables.AttrUpdated] = str(tables.FormatTime(w.now))
-	item[tables.AttrVersion] = number(x.next())
-	item[tables.AttrToken] = str(w.token)
+	item[schema.AttrCreated] = str(schema.FormatTime(created))
+	item[schema.AttrUpdated] = str(schema.FormatTime(w.now))
+	item[schema.AttrVersion] = number(x.next())
+	item[schema.AttrToken] = str(w.token)
 	if w.mine != "" {
-		item[tables.AttrIndexes] = str(w.mine)
+		item[schema.AttrIndexes] = str(w.mine)
 	}
 	p := &putPlan{x: x, item: item}
 	if w.indexed() {
@@ -334,7 +334,7 @@ func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeVa
 		if err != nil {
 			return nil, err
 		}
-		item[tables.AttrIndexEntries] = indexRecord(entries)
+		item[schema.AttrIndexEntries] = indexRecord(entries)
 		if p.entryOps, err = indexOps(w.c.names.IndexEntries, storedEntries, entries); err != nil {
 			return nil, err
 		}
@@ -365,7 +365,7 @@ type commitResult struct {
 // entity, its index entries and claims, its lists.
 func (w *write) transaction(p *putPlan) *listTransaction {
 	t := &listTransaction{}
-	t.add(w.c.putAction(p.item, p.x), actionRole{kind: roleEntity}, tables.ItemSize(p.item))
+	t.add(w.c.putAction(p.item, p.x), actionRole{kind: roleEntity}, schema.ItemSize(p.item))
 	t.checked = map[Key]bool{w.e.Key: true} // the put checks the entity
 	for _, op := range lastWriteWins(p.entryOps) {
 		t.add(transactItems([]writeOp{op})[0], actionRole{kind: roleIndex}, op.size())
@@ -439,11 +439,11 @@ func parseEntries(items []map[string]types.AttributeValue) []indexing.Entry {
 // changes both together. Projected attributes are not in the record; a write that
 // relies on it puts every projected entry again.
 func recordMatches(item map[string]types.AttributeValue, entries []map[string]types.AttributeValue) bool {
-	if item == nil || item[tables.AttrPending] != nil || item[tables.AttrVersion] == nil {
+	if item == nil || item[schema.AttrPending] != nil || item[schema.AttrVersion] == nil {
 		return false
 	}
 	var record map[string][]string
-	if attributevalue.Unmarshal(item[tables.AttrIndexEntries], &record) != nil {
+	if attributevalue.Unmarshal(item[schema.AttrIndexEntries], &record) != nil {
 		return false
 	}
 	n := 0

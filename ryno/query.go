@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // queryPages runs in page after page, handing each page's items to fn, until no page
@@ -83,26 +83,26 @@ func keysOnly(in *dynamodb.QueryInput, names ...string) *dynamodb.QueryInput {
 // one predicate. Either way the key condition leaves out the lists' heads and
 // markers, which sort before every entry.
 func (c *Client) outgoingQuery(subject Key, predicate string) *dynamodb.QueryInput {
-	in := keyCondition(c.names.Relationships, "", tables.AttrSubjectKey, subject.String())
+	in := keyCondition(c.names.Relationships, "", schema.AttrSubjectKey, subject.String())
 	in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
 	if predicate != "" {
-		return withSortPrefix(in, tables.AttrPredicateKey, tables.PredicatePrefix(predicate))
+		return withSortPrefix(in, schema.AttrPredicateKey, schema.PredicatePrefix(predicate))
 	}
 	in.KeyConditionExpression = aws.String("#pk = :pk AND #sk > :sk")
-	in.ExpressionAttributeNames["#sk"] = tables.AttrPredicateKey
-	in.ExpressionAttributeValues[":sk"] = str(tables.EntriesStart)
+	in.ExpressionAttributeNames["#sk"] = schema.AttrPredicateKey
+	in.ExpressionAttributeValues[":sk"] = str(schema.EntriesStart)
 	return in
 }
 
 // incomingQuery selects the relationship entries pointing at object, through the
 // reverse index.
 func (c *Client) incomingQuery(object Key) *dynamodb.QueryInput {
-	return keyCondition(c.names.Relationships, c.names.ReverseRelationships, tables.AttrObjectKey, object.String())
+	return keyCondition(c.names.Relationships, c.names.ReverseRelationships, schema.AttrObjectKey, object.String())
 }
 
 // indexEntriesQuery selects the index entries of an entity.
 func (c *Client) indexEntriesQuery(k Key) *dynamodb.QueryInput {
-	in := keyCondition(c.names.IndexEntries, "", tables.AttrSubjectKey, k.String())
+	in := keyCondition(c.names.IndexEntries, "", schema.AttrSubjectKey, k.String())
 	in.ConsistentRead = aws.Bool(true)
 	return in
 }
@@ -110,10 +110,10 @@ func (c *Client) indexEntriesQuery(k Key) *dynamodb.QueryInput {
 // edgeQuery selects the entries of subject under predicate pointing at object,
 // through the by-object local index.
 func (c *Client) edgeQuery(subject Key, predicate string, object Key) *dynamodb.QueryInput {
-	in := keyCondition(c.names.Relationships, c.names.RelationshipsByObject, tables.AttrSubjectKey, subject.String())
+	in := keyCondition(c.names.Relationships, c.names.RelationshipsByObject, schema.AttrSubjectKey, subject.String())
 	in.KeyConditionExpression = aws.String("#pk = :pk AND #sk = :sk")
-	in.ExpressionAttributeNames["#sk"] = tables.AttrPredicateObjectKey
-	in.ExpressionAttributeValues[":sk"] = str(tables.PredicateObjectKey(predicate, object.Scope, object.Type, object.ID))
+	in.ExpressionAttributeNames["#sk"] = schema.AttrPredicateObjectKey
+	in.ExpressionAttributeValues[":sk"] = str(schema.PredicateObjectKey(predicate, object.Scope, object.Type, object.ID))
 	in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
 	return in
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // ReindexProgress counts what a Reindex has done so far.
@@ -69,7 +69,7 @@ func (c *Client) Reindex(ctx context.Context, scope, typ string, progress func(R
 		return nil
 	})
 	if err != nil {
-		return done, wrap(err, "reindex %s", tables.ScopeTypeKey(scope, typ))
+		return done, wrap(err, "reindex %s", schema.ScopeTypeKey(scope, typ))
 	}
 	return done, nil
 }
@@ -134,7 +134,7 @@ type reindexing struct {
 // run commits the entries the entity emits now, and its record. It reports false
 // when the entity changed since it was read.
 func (r *reindexing) run(ctx context.Context) (bool, error) {
-	emitted, err := r.c.indexes.emitEntries(r.s.item, r.s.created, timeOf(r.s.item[tables.AttrUpdated]))
+	emitted, err := r.c.indexes.emitEntries(r.s.item, r.s.created, timeOf(r.s.item[schema.AttrUpdated]))
 	if err != nil {
 		return true, wrap(err, "%s", r.k)
 	}
@@ -160,10 +160,10 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 	releases = slices.DeleteFunc(releases, func(cl indexing.Claim) bool { return r.heldByOther(cl) })
 	set := r.c.indexes.set(r.k.Type)
 	record := indexRecord(emitted)
-	if len(ops)+len(claims)+len(releases) == 0 && r.s.pending == "" && r.s.indexes == set && sameRecord(r.s.item[tables.AttrIndexEntries], record) {
+	if len(ops)+len(claims)+len(releases) == 0 && r.s.pending == "" && r.s.indexes == set && sameRecord(r.s.item[schema.AttrIndexEntries], record) {
 		return true, nil
 	}
-	large := r.s.pending != "" || !fitsTransaction(1+len(claims)+len(releases), tables.ItemSize(r.s.item), ops)
+	large := r.s.pending != "" || !fitsTransaction(1+len(claims)+len(releases), schema.ItemSize(r.s.item), ops)
 	update := r.recordUpdate(set, record, large)
 	t := &listTransaction{}
 	t.add(r.c.updateAction(r.k, expect(r.s), update), actionRole{kind: roleEntity}, 0)
@@ -229,16 +229,16 @@ func (r *reindexing) claimUnique(ctx context.Context, emitted []indexing.Entry) 
 // recordUpdate sets the entity's index record and index set and bumps its version,
 // leaving a pending mark when the entries are written after it.
 func (r *reindexing) recordUpdate(set string, record types.AttributeValue, large bool) expression.UpdateBuilder {
-	u := expression.Set(expression.Name(tables.AttrIndexEntries), expression.Value(record)).
-		Set(expression.Name(tables.AttrToken), expression.Value(str(r.token))).
-		Add(expression.Name(tables.AttrVersion), expression.Value(number(1)))
+	u := expression.Set(expression.Name(schema.AttrIndexEntries), expression.Value(record)).
+		Set(expression.Name(schema.AttrToken), expression.Value(str(r.token))).
+		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
 	if set == "" {
-		u = u.Remove(expression.Name(tables.AttrIndexes))
+		u = u.Remove(expression.Name(schema.AttrIndexes))
 	} else {
-		u = u.Set(expression.Name(tables.AttrIndexes), expression.Value(str(set)))
+		u = u.Set(expression.Name(schema.AttrIndexes), expression.Value(str(set)))
 	}
 	if large {
-		u = u.Set(expression.Name(tables.AttrPending), expression.Value(str(r.token)))
+		u = u.Set(expression.Name(schema.AttrPending), expression.Value(str(r.token)))
 	}
 	return u
 }
@@ -258,7 +258,7 @@ func (r *reindexing) runLarge(ctx context.Context, first []types.TransactWriteIt
 	if err != nil {
 		return true, err
 	}
-	g := guard{key: r.k, attr: tables.AttrPending, token: r.token}
+	g := guard{key: r.k, attr: schema.AttrPending, token: r.token}
 	err = r.c.transactGuarded(ctx, r.c.batch.shared(), g, ops)
 	if errors.Is(err, errGuardFailed) {
 		return true, nil // a writer took over, and reconciles
@@ -315,13 +315,13 @@ func (c *Client) updateAction(k Key, x expectation, update expression.UpdateBuil
 func itemKey(item map[string]types.AttributeValue) (Key, error) {
 	var k Key
 	var err error
-	if k.Scope, err = stringValue(tables.AttrScope, item[tables.AttrScope]); err != nil {
+	if k.Scope, err = stringValue(schema.AttrScope, item[schema.AttrScope]); err != nil {
 		return k, err
 	}
-	if k.Type, err = stringValue(tables.AttrType, item[tables.AttrType]); err != nil {
+	if k.Type, err = stringValue(schema.AttrType, item[schema.AttrType]); err != nil {
 		return k, err
 	}
-	k.ID, err = stringValue(tables.AttrID, item[tables.AttrID])
+	k.ID, err = stringValue(schema.AttrID, item[schema.AttrID])
 	return k, err
 }
 

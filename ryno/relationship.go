@@ -9,8 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/relationships"
-	"github.com/rynodb/rynodb/tables"
 )
 
 // Relationship is one entry of a subject's ordered list of objects under a predicate:
@@ -67,7 +67,7 @@ func (c *Client) relationshipsQuery(subject Key, predicate string) (pageQuery, e
 	return pageQuery{
 		in:       c.outgoingQuery(subject, predicate),
 		position: outgoingPosition(subject, predicate),
-		identity: c.names.Relationships + "\x00" + subject.String() + "\x00" + tables.Escape(predicate),
+		identity: c.names.Relationships + "\x00" + subject.String() + "\x00" + schema.Escape(predicate),
 	}, nil
 }
 
@@ -164,7 +164,7 @@ func (c *Client) reverseQuery(object Key, predicate string) (pageQuery, error) {
 		}
 		q.in = withPredicateFilter(q.in, predicate)
 		// A predicate makes another query, with cursors of its own.
-		q.identity += "\x00" + tables.Escape(predicate)
+		q.identity += "\x00" + schema.Escape(predicate)
 	}
 	return q, nil
 }
@@ -184,7 +184,7 @@ func withPredicateFilter(in *dynamodb.QueryInput, predicate string) *dynamodb.Qu
 	out := *in
 	out.FilterExpression = aws.String("#predicate = :predicate")
 	out.ExpressionAttributeNames = maps.Clone(in.ExpressionAttributeNames)
-	out.ExpressionAttributeNames["#predicate"] = tables.AttrPredicate
+	out.ExpressionAttributeNames["#predicate"] = schema.AttrPredicate
 	out.ExpressionAttributeValues = maps.Clone(in.ExpressionAttributeValues)
 	out.ExpressionAttributeValues[":predicate"] = str(predicate)
 	return &out

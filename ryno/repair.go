@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // repair is a transaction deleting orphans, each only while the entity it misses is
@@ -23,14 +23,14 @@ type repair struct {
 // actions returns the actions of the transaction: the condition checks of missing,
 // then the deletes of orphans, so that a cancellation reason at index i < len(missing)
 // is about missing[i].
-func (r repair) actions(names tables.Names) []types.TransactWriteItem {
+func (r repair) actions(names schema.Names) []types.TransactWriteItem {
 	acts := make([]types.TransactWriteItem, 0, len(r.missing)+len(r.orphans))
 	for _, k := range r.missing {
 		acts = append(acts, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName:                aws.String(names.Entities),
 			Key:                      k.item(),
 			ConditionExpression:      aws.String("attribute_not_exists(#id)"),
-			ExpressionAttributeNames: map[string]string{"#id": tables.AttrID},
+			ExpressionAttributeNames: map[string]string{"#id": schema.AttrID},
 		}})
 	}
 	for _, o := range r.orphans {
@@ -203,7 +203,7 @@ func (c *Client) releaseUnheld(ctx context.Context, batch *batcher, orphans []Or
 		}
 		defer release()
 		cl := orphans[i].claim
-		missing := build(expression.AttributeNotExists(expression.Name(tables.AttrSubjectKey)), nil)
+		missing := build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)), nil)
 		a := c.transact(ctx, []types.TransactWriteItem{
 			{ConditionCheck: &types.ConditionCheck{
 				TableName: aws.String(c.names.IndexEntries), Key: cl.Entry().PrimaryKey(),

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func orphanOf(entry int, missing string) Orphan {
@@ -37,7 +37,7 @@ func TestPlanRepairsStaysWithinTheTransactionLimit(t *testing.T) {
 		{"99 orphans of one entity", orphans(99, 1), [][2]int{{99, 1}}},
 		{"100 orphans of one entity", orphans(100, 1), [][2]int{{99, 1}, {1, 1}}},
 	}
-	names, err := tables.NewNames("t")
+	names, err := schema.NewNames("t")
 	require.NoError(t, err)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

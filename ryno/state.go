@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // stored is what a write needs to know of a stored entity item: its version and the
@@ -32,18 +32,18 @@ func readStored(k Key, item map[string]types.AttributeValue) (stored, error) {
 		return s, nil
 	}
 	var err error
-	if s.version, err = versionValue(item[tables.AttrVersion]); err != nil {
+	if s.version, err = versionValue(item[schema.AttrVersion]); err != nil {
 		return s, wrap(err, "stored entity %s", k)
 	}
-	if av, ok := item[tables.AttrCreated]; ok {
-		if s.created, err = timeValue(tables.AttrCreated, av); err != nil {
+	if av, ok := item[schema.AttrCreated]; ok {
+		if s.created, err = timeValue(schema.AttrCreated, av); err != nil {
 			return s, wrap(err, "stored entity %s", k)
 		}
 	}
-	s.indexes = optionalString(item, tables.AttrIndexes)
-	s.token = optionalString(item, tables.AttrToken)
-	s.pending = optionalString(item, tables.AttrPending)
-	s.deleting = optionalString(item, tables.AttrDeleting)
+	s.indexes = optionalString(item, schema.AttrIndexes)
+	s.token = optionalString(item, schema.AttrToken)
+	s.pending = optionalString(item, schema.AttrPending)
+	s.deleting = optionalString(item, schema.AttrDeleting)
 	return s, nil
 }
 
@@ -59,11 +59,11 @@ func versionValue(av types.AttributeValue) (int64, error) {
 	}
 	n, ok := av.(*types.AttributeValueMemberN)
 	if !ok {
-		return 0, fmt.Errorf("%s is %T, want a number", tables.AttrVersion, av)
+		return 0, fmt.Errorf("%s is %T, want a number", schema.AttrVersion, av)
 	}
 	v, err := strconv.ParseInt(n.Value, 10, 64)
 	if err != nil || v < 0 {
-		return 0, fmt.Errorf("%s is %q, want a version", tables.AttrVersion, n.Value)
+		return 0, fmt.Errorf("%s is %q, want a version", schema.AttrVersion, n.Value)
 	}
 	return v, nil
 }
@@ -84,10 +84,10 @@ func number(n int64) *types.AttributeValueMemberN {
 func indexSet(names []string) string {
 	escaped := make([]string, len(names))
 	for i, n := range names {
-		escaped[i] = tables.Escape(n)
+		escaped[i] = schema.Escape(n)
 	}
 	slices.Sort(escaped)
-	return strings.Join(slices.Compact(escaped), string(tables.Delimiter))
+	return strings.Join(slices.Compact(escaped), string(schema.Delimiter))
 }
 
 // unknownIndexes returns the names in the encoded set stored that are not in mine.
@@ -95,13 +95,13 @@ func unknownIndexes(stored, mine string) []string {
 	if stored == "" || stored == mine {
 		return nil
 	}
-	known := strings.Split(mine, string(tables.Delimiter))
+	known := strings.Split(mine, string(schema.Delimiter))
 	var unknown []string
-	for _, escaped := range strings.Split(stored, string(tables.Delimiter)) {
+	for _, escaped := range strings.Split(stored, string(schema.Delimiter)) {
 		if slices.Contains(known, escaped) {
 			continue
 		}
-		name, err := tables.Unescape(escaped)
+		name, err := schema.Unescape(escaped)
 		if err != nil {
 			name = escaped
 		}
@@ -145,20 +145,20 @@ func expect(s stored) expectation {
 // write bumps the version, so an equal version means the same item.
 func (x expectation) condition() expression.ConditionBuilder {
 	if x.absent {
-		return expression.AttributeNotExists(expression.Name(tables.AttrID))
+		return expression.AttributeNotExists(expression.Name(schema.AttrID))
 	}
 	var c expression.ConditionBuilder
 	if x.version == 0 {
-		c = expression.AttributeExists(expression.Name(tables.AttrID)).
-			And(expression.AttributeNotExists(expression.Name(tables.AttrVersion)))
+		c = expression.AttributeExists(expression.Name(schema.AttrID)).
+			And(expression.AttributeNotExists(expression.Name(schema.AttrVersion)))
 	} else {
-		c = expression.Name(tables.AttrVersion).Equal(expression.Value(number(x.version)))
+		c = expression.Name(schema.AttrVersion).Equal(expression.Value(number(x.version)))
 	}
 	if !x.created.IsZero() {
-		c = c.And(expression.Name(tables.AttrCreated).Equal(expression.Value(str(tables.FormatTime(x.created)))))
+		c = c.And(expression.Name(schema.AttrCreated).Equal(expression.Value(str(schema.FormatTime(x.created)))))
 	}
 	if x.carried {
-		c = c.And(expression.AttributeNotExists(expression.Name(tables.AttrPending)), indexSetIs(x.indexes))
+		c = c.And(expression.AttributeNotExists(expression.Name(schema.AttrPending)), indexSetIs(x.indexes))
 	}
 	if x.cond != nil {
 		c = c.And(x.cond.build())
@@ -169,9 +169,9 @@ func (x expectation) condition() expression.ConditionBuilder {
 // indexSetIs is the condition that the stored index set is set.
 func indexSetIs(set string) expression.ConditionBuilder {
 	if set == "" {
-		return expression.AttributeNotExists(expression.Name(tables.AttrIndexes))
+		return expression.AttributeNotExists(expression.Name(schema.AttrIndexes))
 	}
-	return expression.Name(tables.AttrIndexes).Equal(expression.Value(str(set)))
+	return expression.Name(schema.AttrIndexes).Equal(expression.Value(str(set)))
 }
 
 // next returns the version a write meeting x stores.

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 var (
@@ -81,12 +81,12 @@ func storedItem(attrs map[string]any) map[string]types.AttributeValue {
 
 func TestReadStored(t *testing.T) {
 	full := storedItem(map[string]any{
-		tables.AttrVersion:  number(7),
-		tables.AttrCreated:  tables.FormatTime(created1),
-		tables.AttrIndexes:  "a:b",
-		tables.AttrToken:    "tok",
-		tables.AttrPending:  "pend",
-		tables.AttrDeleting: "del",
+		schema.AttrVersion:  number(7),
+		schema.AttrCreated:  schema.FormatTime(created1),
+		schema.AttrIndexes:  "a:b",
+		schema.AttrToken:    "tok",
+		schema.AttrPending:  "pend",
+		schema.AttrDeleting: "del",
 	})
 	tests := []struct {
 		name string
@@ -96,7 +96,7 @@ func TestReadStored(t *testing.T) {
 		{"no item", nil, stored{}},
 		{"every mark", full, stored{item: full, version: 7, created: created1, indexes: "a:b", token: "tok", pending: "pend", deleting: "del"}},
 		{"legacy item without version or marks", stateKey.item(), stored{item: stateKey.item()}},
-		{"marks that are not strings are absent", storedItem(map[string]any{tables.AttrVersion: number(1), tables.AttrToken: number(3), tables.AttrPending: &types.AttributeValueMemberBOOL{Value: true}}),
+		{"marks that are not strings are absent", storedItem(map[string]any{schema.AttrVersion: number(1), schema.AttrToken: number(3), schema.AttrPending: &types.AttributeValueMemberBOOL{Value: true}}),
 			stored{version: 1}},
 	}
 	for _, tt := range tests {
@@ -115,12 +115,12 @@ func TestReadStoredRejectsMalformedMarks(t *testing.T) {
 		attrs map[string]any
 		attr  string // named in the error
 	}{
-		{"version as a string", map[string]any{tables.AttrVersion: "3"}, tables.AttrVersion},
-		{"negative version", map[string]any{tables.AttrVersion: number(-1)}, tables.AttrVersion},
-		{"fractional version", map[string]any{tables.AttrVersion: &types.AttributeValueMemberN{Value: "1.5"}}, tables.AttrVersion},
-		{"version beyond int64", map[string]any{tables.AttrVersion: &types.AttributeValueMemberN{Value: "9223372036854775808"}}, tables.AttrVersion},
-		{"created as a number", map[string]any{tables.AttrVersion: number(1), tables.AttrCreated: number(1)}, tables.AttrCreated},
-		{"created not a time", map[string]any{tables.AttrVersion: number(1), tables.AttrCreated: "yesterday"}, "yesterday"},
+		{"version as a string", map[string]any{schema.AttrVersion: "3"}, schema.AttrVersion},
+		{"negative version", map[string]any{schema.AttrVersion: number(-1)}, schema.AttrVersion},
+		{"fractional version", map[string]any{schema.AttrVersion: &types.AttributeValueMemberN{Value: "1.5"}}, schema.AttrVersion},
+		{"version beyond int64", map[string]any{schema.AttrVersion: &types.AttributeValueMemberN{Value: "9223372036854775808"}}, schema.AttrVersion},
+		{"created as a number", map[string]any{schema.AttrVersion: number(1), schema.AttrCreated: number(1)}, schema.AttrCreated},
+		{"created not a time", map[string]any{schema.AttrVersion: number(1), schema.AttrCreated: "yesterday"}, "yesterday"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -273,7 +273,7 @@ func TestExpectationNext(t *testing.T) {
 }
 
 func TestExpectationCondition(t *testing.T) {
-	created := `_created="` + tables.FormatTime(created1) + `"`
+	created := `_created="` + schema.FormatTime(created1) + `"`
 	tests := []struct {
 		name      string
 		x         expectation

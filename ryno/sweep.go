@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/relationships"
-	"github.com/rynodb/rynodb/tables"
 )
 
 // A Delete sweeps what refers to the entity: its index entries, everything in its
@@ -199,11 +199,11 @@ func (c *Client) partActions(p sweepPart) []types.TransactWriteItem {
 	set := expression.Value(relationships.PositionSet(positions))
 	var marker types.TransactWriteItem
 	if p.partial {
-		b := buildUpdate(expression.Delete(expression.Name(tables.AttrPositions), set))
+		b := buildUpdate(expression.Delete(expression.Name(schema.AttrPositions), set))
 		marker.Update = &types.Update{TableName: aws.String(c.names.Relationships), Key: key,
 			UpdateExpression: b.update, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}
 	} else {
-		b := build(expression.Name(tables.AttrPositions).Equal(set), nil)
+		b := build(expression.Name(schema.AttrPositions).Equal(set), nil)
 		marker.Delete = &types.Delete{TableName: aws.String(c.names.Relationships), Key: key,
 			ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}
 	}
@@ -291,8 +291,8 @@ type reference struct {
 // partition of the relationship entries table (consistent reads of the tables), and
 // the entries pointing at it (through the reverse index, which projects them whole).
 func (c *Client) references(k Key) []reference {
-	relKey := []string{tables.AttrSubjectKey, tables.AttrPredicateKey}
-	partition := keyCondition(c.names.Relationships, "", tables.AttrSubjectKey, k.String())
+	relKey := []string{schema.AttrSubjectKey, schema.AttrPredicateKey}
+	partition := keyCondition(c.names.Relationships, "", schema.AttrSubjectKey, k.String())
 	partition.ConsistentRead = aws.Bool(true)
 	plain := func(table string, key []string) func([]map[string]types.AttributeValue) []sweepPart {
 		return func(items []map[string]types.AttributeValue) []sweepPart {
@@ -314,7 +314,7 @@ func (c *Client) references(k Key) []reference {
 }
 
 // entryNames are the attributes of an index entry that name its value.
-var entryNames = []string{tables.AttrScope, tables.AttrType, tables.AttrID, tables.AttrIndexName, tables.AttrIndexKey}
+var entryNames = []string{schema.AttrScope, schema.AttrType, schema.AttrID, schema.AttrIndexName, schema.AttrIndexKey}
 
 // indexParts deletes the entity's index entries, and releases the claims of those of
 // unique indexes.
@@ -340,7 +340,7 @@ func (c *Client) incomingParts(items []map[string]types.AttributeValue) []sweepP
 	for _, item := range items {
 		e, err := relationships.FromItem(item)
 		if err != nil {
-			malformed = append(malformed, deleteOp(c.names.Relationships, project(item, []string{tables.AttrSubjectKey, tables.AttrPredicateKey})))
+			malformed = append(malformed, deleteOp(c.names.Relationships, project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})))
 			continue
 		}
 		id := e.Subject.String() + "\x00" + e.Predicate

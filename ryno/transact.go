@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // DynamoDB's limits on one TransactWriteItems: 100 actions and 4 MB.
@@ -93,7 +93,7 @@ func (c *Client) putAction(item map[string]types.AttributeValue, x expectation) 
 // change checks: the writer still owns the entity (its mark is still there).
 type guard struct {
 	key  Key
-	attr string // tables.AttrPending or tables.AttrDeleting
+	attr string // schema.AttrPending or schema.AttrDeleting
 	// absent guards a change for an entity that must stay missing instead.
 	absent bool
 	token  string
@@ -102,7 +102,7 @@ type guard struct {
 func (g guard) action(entities string) types.TransactWriteItem {
 	cond := expression.Name(g.attr).Equal(expression.Value(str(g.token)))
 	if g.absent {
-		cond = expression.AttributeNotExists(expression.Name(tables.AttrID))
+		cond = expression.AttributeNotExists(expression.Name(schema.AttrID))
 	}
 	b := build(cond, nil)
 	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
@@ -121,7 +121,7 @@ var errGuardFailed = errors.New("ryno: guard no longer holds")
 // in parallel within batch's bound. It returns errGuardFailed when a chunk found the
 // guard gone: the entity changed hands, and its new owner reconciles.
 func (c *Client) transactGuarded(ctx context.Context, batch *batcher, g guard, ops []writeOp) error {
-	return c.transactChecked(ctx, batch, []types.TransactWriteItem{g.action(c.names.Entities)}, tables.ItemSize(g.key.item()), ops)
+	return c.transactChecked(ctx, batch, []types.TransactWriteItem{g.action(c.names.Entities)}, schema.ItemSize(g.key.item()), ops)
 }
 
 // transactChecked applies ops in transactions that each hold checks first (of

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 const opsTable = "t_index_entries"
@@ -80,8 +80,8 @@ func TestGuardAction(t *testing.T) {
 		g    guard
 		want string
 	}{
-		{"pending", guard{key: k, attr: tables.AttrPending, token: "tok"}, `_pending="tok"`},
-		{"deleting", guard{key: k, attr: tables.AttrDeleting, token: "tok"}, `_deleting="tok"`},
+		{"pending", guard{key: k, attr: schema.AttrPending, token: "tok"}, `_pending="tok"`},
+		{"deleting", guard{key: k, attr: schema.AttrDeleting, token: "tok"}, `_deleting="tok"`},
 		{"absent", guard{key: k, absent: true}, "attribute_not_exists(_id)"},
 	}
 	for _, tt := range tests {
@@ -170,14 +170,14 @@ func guardedClient(t *testing.T, api DynamoDBAPI, concurrency int) *Client {
 func opsOfSize(n, total int) []writeOp {
 	ops := paddedOps(n, (total-opsSize(paddedOps(n, 0)))/n)
 	last := n - 1
-	pad := total - opsSize(ops[:last]) - tables.ItemSize(testItem(last, ""))
+	pad := total - opsSize(ops[:last]) - schema.ItemSize(testItem(last, ""))
 	ops[last] = putOp(opsTable, testKey(last), testItem(last, strings.Repeat("x", pad)))
 	return ops
 }
 
 func TestTransactGuardedChunks(t *testing.T) {
-	g := guard{key: stateKey, attr: tables.AttrPending, token: "tok"}
-	checkBytes := tables.ItemSize(stateKey.item())
+	g := guard{key: stateKey, attr: schema.AttrPending, token: "tok"}
+	checkBytes := schema.ItemSize(stateKey.item())
 	withRepeats := append(paddedOps(250, 10), deleteOp(opsTable, testKey(7)), putOp(opsTable, testKey(8), testItem(8, "last")))
 	tests := []struct {
 		name  string
@@ -223,9 +223,9 @@ func actionsSize(acts []types.TransactWriteItem) int {
 	n := 0
 	for _, a := range acts {
 		if a.Put != nil {
-			n += tables.ItemSize(a.Put.Item)
+			n += schema.ItemSize(a.Put.Item)
 		} else {
-			n += tables.ItemSize(a.Delete.Key)
+			n += schema.ItemSize(a.Delete.Key)
 		}
 	}
 	return n
@@ -249,7 +249,7 @@ func TestTransactGuardedLastOpOnAnItemWins(t *testing.T) {
 }
 
 func TestTransactGuardedOutcomes(t *testing.T) {
-	g := guard{key: stateKey, attr: tables.AttrDeleting, token: "tok"}
+	g := guard{key: stateKey, attr: schema.AttrDeleting, token: "tok"}
 	ccfOf := func(action int) error {
 		reasons := make([]types.CancellationReason, maxTransactItems)
 		for i := range reasons {
@@ -311,7 +311,7 @@ func TestTransactGuardedResendsWithTheSameToken(t *testing.T) {
 		return nil
 	}}
 	c := guardedClient(t, api, 1)
-	g := guard{key: stateKey, attr: tables.AttrPending, token: "tok"}
+	g := guard{key: stateKey, attr: schema.AttrPending, token: "tok"}
 	require.NoError(t, c.transactGuarded(context.Background(), c.batch, g, paddedOps(5, 1)))
 	require.Len(t, api.requests, 3)
 	for i, in := range api.requests[1:] {

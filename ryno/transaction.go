@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Op is one operation of a transaction; see Transact and the Tx functions.
@@ -242,7 +242,7 @@ func (c *Client) prepareTx(ops []Op) (*tx, error) {
 			t.written[k] = op.kind
 		}
 		if p.write != nil {
-			bytes += tables.ItemSize(p.write.base)
+			bytes += schema.ItemSize(p.write.base)
 		}
 		t.ops = append(t.ops, p)
 	}
@@ -378,8 +378,8 @@ func (c *Client) handOver(a, b actionRole) (types.TransactWriteItem, bool) {
 	}
 	act := c.claimAction(claim)
 	cond := ownedByOrFree(claim.Type, claim.ID).Or(
-		expression.Name(tables.AttrType).Equal(expression.Value(str(release.Type))).
-			And(expression.Name(tables.AttrID).Equal(expression.Value(str(release.ID)))))
+		expression.Name(schema.AttrType).Equal(expression.Value(str(release.Type))).
+			And(expression.Name(schema.AttrID).Equal(expression.Value(str(release.ID)))))
 	bc := build(cond, nil)
 	act.Put.ConditionExpression, act.Put.ExpressionAttributeNames, act.Put.ExpressionAttributeValues = bc.condition, bc.names, bc.values
 	return act, true
@@ -401,9 +401,9 @@ func actionItem(act types.TransactWriteItem) string {
 // keyOf returns the key of an item of one of the store's tables.
 func keyOf(table string, item map[string]types.AttributeValue) map[string]types.AttributeValue {
 	for _, names := range [][]string{
-		{tables.AttrID, tables.AttrScopeTypeKey},
-		{tables.AttrSubjectKey, tables.AttrPredicateKey},
-		{tables.AttrSubjectKey, tables.AttrUniqueKey},
+		{schema.AttrID, schema.AttrScopeTypeKey},
+		{schema.AttrSubjectKey, schema.AttrPredicateKey},
+		{schema.AttrSubjectKey, schema.AttrUniqueKey},
 	} {
 		if _, ok := item[names[1]]; ok {
 			return project(item, names)
@@ -446,7 +446,7 @@ func (c *Client) txCheck(op *txOp) *txPart {
 	p.t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName: aws.String(c.names.Entities), Key: op.key.item(),
 		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
-	}}, actionRole{kind: roleEntity}, tables.ItemSize(op.key.item()))
+	}}, actionRole{kind: roleEntity}, schema.ItemSize(op.key.item()))
 	p.refused = func(context.Context, actionRole, map[string]types.AttributeValue) (bool, error) {
 		return false, &ConditionError{Key: op.key, Condition: op.cond.String()}
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // ErrHasRelationships is returned (wrapped) by a transaction deleting an entity that
@@ -96,7 +96,7 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 			ConditionExpression: in.ConditionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
 			ExpressionAttributeValues:           in.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}}, actionRole{kind: roleEntity}, tables.ItemSize(in.Key))
+		}}, actionRole{kind: roleEntity}, schema.ItemSize(in.Key))
 		p.refused = func(ctx context.Context, _ actionRole, item map[string]types.AttributeValue) (bool, error) {
 			_, err := c.patchRefused(ctx, op.key, op.o, token, item)
 			return false, err
@@ -218,7 +218,7 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 		}
 	}
 	for _, b := range partition {
-		p.t.add(transactItems([]writeOp{deleteOp(c.names.Relationships, project(b, []string{tables.AttrSubjectKey, tables.AttrPredicateKey}))})[0], actionRole{kind: roleHead}, 0)
+		p.t.add(transactItems([]writeOp{deleteOp(c.names.Relationships, project(b, []string{schema.AttrSubjectKey, schema.AttrPredicateKey}))})[0], actionRole{kind: roleHead}, 0)
 	}
 	p.refused = func(_ context.Context, role actionRole, item map[string]types.AttributeValue) (bool, error) {
 		now, _ := readStored(op.key, item)
@@ -238,8 +238,8 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 // addEntityDelete adds the deletion of the entity stored as s, conditional on its
 // version (which pins the entries read) and the caller's condition.
 func (c *Client) addEntityDelete(t *listTransaction, op *txOp, s stored) {
-	cond := expression.Name(tables.AttrVersion).Equal(expression.Value(number(s.version))).
-		And(expression.AttributeNotExists(expression.Name(tables.AttrDeleting)))
+	cond := expression.Name(schema.AttrVersion).Equal(expression.Value(number(s.version))).
+		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
 	if op.o.cond != nil {
 		cond = cond.And(op.o.cond.build())
 	}
@@ -248,13 +248,13 @@ func (c *Client) addEntityDelete(t *listTransaction, op *txOp, s stored) {
 		TableName: aws.String(c.names.Entities), Key: op.key.item(),
 		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}, actionRole{kind: roleEntity}, tables.ItemSize(op.key.item()))
+	}}, actionRole{kind: roleEntity}, schema.ItemSize(op.key.item()))
 }
 
 // partitionItems returns the keys of the items in k's partition of the relationship
 // entries table: its entries, and its lists' heads and markers.
 func (c *Client) partitionItems(ctx context.Context, k Key) ([]map[string]types.AttributeValue, error) {
-	in := keysOnly(keyCondition(c.names.Relationships, "", tables.AttrSubjectKey, k.String()), tables.AttrSubjectKey, tables.AttrPredicateKey)
+	in := keysOnly(keyCondition(c.names.Relationships, "", schema.AttrSubjectKey, k.String()), schema.AttrSubjectKey, schema.AttrPredicateKey)
 	in.ConsistentRead = aws.Bool(true)
 	var items []map[string]types.AttributeValue
 	err := c.queryPages(ctx, in, func(page []map[string]types.AttributeValue) error {

@@ -1,6 +1,6 @@
-// Package tables defines the DynamoDB schema of a RynoDB store: the names of its three
-// tables and their indexes for a given prefix, the attribute names the store reserves,
-// the CreateTable definitions, and the codec that builds compound keys.
+// Package tables names a RynoDB store's DynamoDB tables and gives their CreateTable
+// definitions, for provisioning them outside `ryno migrate` (CloudFormation,
+// Terraform, CDK) or inspecting them.
 //
 // A store with prefix "app" uses these tables and indexes:
 //
@@ -12,14 +12,5 @@
 //	app_index_entries           _subject_key / _unique_key
 //	  app_index_lookup          GSI _scope_index_name / _index_key
 //
-// Compound keys join escaped components with ':'. Escaping replaces '%' with "%25" and
-// ':' with "%3A", so distinct component tuples never produce the same key. Validate
-// components and keys (ValidateEntityKey, ValidatePredicate, ValidateKeyLength) before
-// building a request: DynamoDB limits partition keys to 2048 bytes and sort keys to
-// 1024, counted after escaping.
-//
-// Timestamps are written in the fixed-width TimeLayout so that they sort in time order,
-// and ItemSize computes an item's size as DynamoDB counts it against MaxItemBytes.
-//
-// The package performs no I/O; it computes names, definitions and keys only.
+// The package performs no I/O.
 package tables

@@ -1,4 +1,4 @@
-package tables_test
+package schema_test
 
 import (
 	"math/rand/v2"
@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 type item = map[string]types.AttributeValue
@@ -69,7 +69,7 @@ func TestItemSize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, tables.ItemSize(tt.item))
+			require.Equal(t, tt.want, schema.ItemSize(tt.item))
 		})
 	}
 }
@@ -115,7 +115,7 @@ func TestItemSizeNumbers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got := tables.ItemSize(item{"n": &types.AttributeValueMemberN{Value: tt.in}})
+			got := schema.ItemSize(item{"n": &types.AttributeValueMemberN{Value: tt.in}})
 			require.Equal(t, 1+tt.want, got)
 		})
 	}
@@ -127,7 +127,7 @@ func TestItemSizeNumbersNeverBelowDocumented(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 2000 {
 		n := randomNumber(r)
-		got := tables.ItemSize(item{"": &types.AttributeValueMemberN{Value: n}})
+		got := schema.ItemSize(item{"": &types.AttributeValueMemberN{Value: n}})
 		require.GreaterOrEqual(t, got, documentedNumberSize(n), "number %q", n)
 	}
 }
@@ -165,5 +165,5 @@ func documentedNumberSize(n string) int {
 }
 
 func TestMaxItemBytes(t *testing.T) {
-	require.Equal(t, 409600, tables.MaxItemBytes)
+	require.Equal(t, 409600, schema.MaxItemBytes)
 }

@@ -1,4 +1,4 @@
-package tables
+package schema
 
 // The schema version the migrations applied is recorded in one reserved item of the
 // entities table. Its sort key has no ':', while every entity's _scope_type_key has

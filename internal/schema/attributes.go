@@ -1,4 +1,4 @@
-package tables
+package schema
 
 // ReservedPrefix starts every attribute name the store writes itself. User attribute
 // names must not start with it.

@@ -1,4 +1,4 @@
-package tables_test
+package schema_test
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func TestValidateComponent(t *testing.T) {
@@ -30,7 +30,7 @@ func TestValidateComponent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tables.ValidateComponent("Key.ID", tt.value)
+			err := schema.ValidateComponent("Key.ID", tt.value)
 			if tt.reason == "" {
 				require.NoError(t, err)
 				return
@@ -48,15 +48,15 @@ func TestValidateKeyLength(t *testing.T) {
 		max  int
 		ok   bool
 	}{
-		{"partition key at limit", strings.Repeat("a", 2048), tables.MaxPartitionKeyBytes, true},
-		{"partition key over limit", strings.Repeat("a", 2049), tables.MaxPartitionKeyBytes, false},
-		{"sort key at limit", strings.Repeat("a", 1024), tables.MaxSortKeyBytes, true},
-		{"sort key over limit", strings.Repeat("a", 1025), tables.MaxSortKeyBytes, false},
-		{"counts bytes, not runes", strings.Repeat("日", 342), tables.MaxSortKeyBytes, false}, // 1026 bytes
+		{"partition key at limit", strings.Repeat("a", 2048), schema.MaxPartitionKeyBytes, true},
+		{"partition key over limit", strings.Repeat("a", 2049), schema.MaxPartitionKeyBytes, false},
+		{"sort key at limit", strings.Repeat("a", 1024), schema.MaxSortKeyBytes, true},
+		{"sort key over limit", strings.Repeat("a", 1025), schema.MaxSortKeyBytes, false},
+		{"counts bytes, not runes", strings.Repeat("日", 342), schema.MaxSortKeyBytes, false}, // 1026 bytes
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tables.ValidateKeyLength("Key", tt.key, tt.max)
+			err := schema.ValidateKeyLength("Key", tt.key, tt.max)
 			if tt.ok {
 				require.NoError(t, err)
 				return
@@ -66,7 +66,7 @@ func TestValidateKeyLength(t *testing.T) {
 	}
 
 	t.Run("reason", func(t *testing.T) {
-		err := tables.ValidateKeyLength("Key", strings.Repeat("%3A", 700), tables.MaxPartitionKeyBytes)
+		err := schema.ValidateKeyLength("Key", strings.Repeat("%3A", 700), schema.MaxPartitionKeyBytes)
 		verr := requireInvalid(t, err, "Key")
 		require.Equal(t, "key is 2100 bytes after escaping; DynamoDB allows at most 2048", verr.Reason)
 	})
@@ -90,19 +90,19 @@ func TestValidateEntityKey(t *testing.T) {
 		{"invalid UTF-8 in id", "acme", "user", "\xff", "Key.ID"},
 		{"raw id over the partition key limit", "s", "t", strings.Repeat("a", 2049), "Key.ID"},
 		{"subject key exactly at the limit", "s", "t",
-			strings.Repeat("a", tables.MaxPartitionKeyBytes-subjectOverhead), ""},
+			strings.Repeat("a", schema.MaxPartitionKeyBytes-subjectOverhead), ""},
 		{"subject key one byte over", "s", "t",
-			strings.Repeat("a", tables.MaxPartitionKeyBytes-subjectOverhead+1), "Key"},
+			strings.Repeat("a", schema.MaxPartitionKeyBytes-subjectOverhead+1), "Key"},
 		{"id that only escaping makes too long", "s", "t", strings.Repeat(":", 700), "Key"},
 		{"escaped id exactly at the limit", "s", "t",
-			strings.Repeat(":", (tables.MaxPartitionKeyBytes-subjectOverhead)/3) + "a", ""},
+			strings.Repeat(":", (schema.MaxPartitionKeyBytes-subjectOverhead)/3) + "a", ""},
 		{"scope type key exactly at the sort key limit", strings.Repeat("s", 1000), strings.Repeat("t", 23), "1", ""},
 		{"scope type key one byte over", strings.Repeat("s", 1000), strings.Repeat("t", 24), "1", "Key"},
 		{"scope type key over only after escaping", strings.Repeat("%", 342), "t", "1", "Key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tables.ValidateEntityKey(tt.scope, tt.typ, tt.id)
+			err := schema.ValidateEntityKey(tt.scope, tt.typ, tt.id)
 			if tt.field == "" {
 				require.NoError(t, err)
 				return
@@ -113,19 +113,19 @@ func TestValidateEntityKey(t *testing.T) {
 }
 
 func TestValidatePredicateAndIndexName(t *testing.T) {
-	require.NoError(t, tables.ValidatePredicate("friend:of"))
-	requireInvalid(t, tables.ValidatePredicate(""), "predicate")
-	requireInvalid(t, tables.ValidatePredicate("a\nb"), "predicate")
+	require.NoError(t, schema.ValidatePredicate("friend:of"))
+	requireInvalid(t, schema.ValidatePredicate(""), "predicate")
+	requireInvalid(t, schema.ValidatePredicate("a\nb"), "predicate")
 
-	require.NoError(t, tables.ValidateIndexName("by_email"))
-	requireInvalid(t, tables.ValidateIndexName(""), "index name")
-	requireInvalid(t, tables.ValidateIndexName("\x7f"), "index name")
+	require.NoError(t, schema.ValidateIndexName("by_email"))
+	requireInvalid(t, schema.ValidateIndexName(""), "index name")
+	requireInvalid(t, schema.ValidateIndexName("\x7f"), "index name")
 }
 
 func TestValidationErrorMessage(t *testing.T) {
-	err := tables.ValidateComponent("Key.ID", "a\tb")
+	err := schema.ValidateComponent("Key.ID", "a\tb")
 	require.EqualError(t, err, `ryno: invalid Key.ID "a\tb": contains control character U+0009 at byte 1`)
 
-	err = tables.ValidateComponent("Key.Scope", "")
+	err = schema.ValidateComponent("Key.Scope", "")
 	require.EqualError(t, err, "ryno: invalid Key.Scope: must not be empty")
 }

@@ -1,4 +1,4 @@
-package tables_test
+package schema_test
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func TestEscape(t *testing.T) {
@@ -30,11 +30,11 @@ func TestEscape(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := tables.Escape(tt.in)
+			got := schema.Escape(tt.in)
 			require.Equal(t, tt.want, got)
 			require.NotContains(t, got, ":")
 
-			back, err := tables.Unescape(got)
+			back, err := schema.Unescape(got)
 			require.NoError(t, err)
 			require.Equal(t, tt.in, back)
 		})
@@ -54,7 +54,7 @@ func TestUnescapeRejectsMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := tables.Unescape(tt.in)
+			_, err := schema.Unescape(tt.in)
 			requireInvalid(t, err, "escaped component")
 			require.Contains(t, err.Error(), tt.reason)
 		})
@@ -76,7 +76,7 @@ func TestJoin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, tables.Join(tt.components...))
+			require.Equal(t, tt.want, schema.Join(tt.components...))
 		})
 	}
 }
@@ -85,21 +85,21 @@ func TestBuilders(t *testing.T) {
 	tests := []struct {
 		name, got, want string
 	}{
-		{"ScopeTypeKey", tables.ScopeTypeKey("acme", "user"), "acme:user"},
-		{"ScopeTypeKey escapes", tables.ScopeTypeKey("a:b", "c%"), "a%3Ab:c%25"},
-		{"SubjectKey", tables.SubjectKey("acme", "user", "42"), "acme:user:42"},
-		{"SubjectKey escapes", tables.SubjectKey("acme", "user", "urn:x:1"), "acme:user:urn%3Ax%3A1"},
-		{"PredicateKey", tables.PredicateKey("friend", 3, "user", "42"), "friend:0000000003:user:42"},
-		{"PredicateKey escapes", tables.PredicateKey("a:b", 0, "%", "x:y"), "a%3Ab:0000000000:%25:x%3Ay"},
-		{"PredicatePrefix", tables.PredicatePrefix("friend"), "friend:"},
-		{"PredicatePrefix escapes", tables.PredicatePrefix("is:a"), "is%3Aa:"},
-		{"PredicateObjectKey", tables.PredicateObjectKey("friend", "acme", "user", "42"), "friend:acme:user:42"},
-		{"PredicateObjectKey escapes", tables.PredicateObjectKey("f", "a:b", "%3A", "1"), "f:a%3Ab:%253A:1"},
-		{"PredicateObjectPrefix", tables.PredicateObjectPrefix("friend"), "friend:"},
-		{"UniqueKey", tables.UniqueKey("by_email", "a@example.com"), "by_email:a@example.com"},
-		{"UniqueKey escapes", tables.UniqueKey("by:time", "2024-01-02T03:04:05.000Z"), "by%3Atime:2024-01-02T03%3A04%3A05.000Z"},
-		{"ScopeIndexName", tables.ScopeIndexName("acme", "by_email"), "acme:by_email"},
-		{"ScopeIndexName escapes", tables.ScopeIndexName("a%", "b:"), "a%25:b%3A"},
+		{"ScopeTypeKey", schema.ScopeTypeKey("acme", "user"), "acme:user"},
+		{"ScopeTypeKey escapes", schema.ScopeTypeKey("a:b", "c%"), "a%3Ab:c%25"},
+		{"SubjectKey", schema.SubjectKey("acme", "user", "42"), "acme:user:42"},
+		{"SubjectKey escapes", schema.SubjectKey("acme", "user", "urn:x:1"), "acme:user:urn%3Ax%3A1"},
+		{"PredicateKey", schema.PredicateKey("friend", 3, "user", "42"), "friend:0000000003:user:42"},
+		{"PredicateKey escapes", schema.PredicateKey("a:b", 0, "%", "x:y"), "a%3Ab:0000000000:%25:x%3Ay"},
+		{"PredicatePrefix", schema.PredicatePrefix("friend"), "friend:"},
+		{"PredicatePrefix escapes", schema.PredicatePrefix("is:a"), "is%3Aa:"},
+		{"PredicateObjectKey", schema.PredicateObjectKey("friend", "acme", "user", "42"), "friend:acme:user:42"},
+		{"PredicateObjectKey escapes", schema.PredicateObjectKey("f", "a:b", "%3A", "1"), "f:a%3Ab:%253A:1"},
+		{"PredicateObjectPrefix", schema.PredicateObjectPrefix("friend"), "friend:"},
+		{"UniqueKey", schema.UniqueKey("by_email", "a@example.com"), "by_email:a@example.com"},
+		{"UniqueKey escapes", schema.UniqueKey("by:time", "2024-01-02T03:04:05.000Z"), "by%3Atime:2024-01-02T03%3A04%3A05.000Z"},
+		{"ScopeIndexName", schema.ScopeIndexName("acme", "by_email"), "acme:by_email"},
+		{"ScopeIndexName escapes", schema.ScopeIndexName("a%", "b:"), "a%25:b%3A"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,21 +115,21 @@ func TestBuildersDoNotCollide(t *testing.T) {
 		a, b string
 	}{
 		{"delimiter moves between scope and type",
-			tables.ScopeTypeKey("a:b", "c"), tables.ScopeTypeKey("a", "b:c")},
+			schema.ScopeTypeKey("a:b", "c"), schema.ScopeTypeKey("a", "b:c")},
 		{"delimiter moves between type and id",
-			tables.SubjectKey("s", "t:x", "1"), tables.SubjectKey("s", "t", "x:1")},
+			schema.SubjectKey("s", "t:x", "1"), schema.SubjectKey("s", "t", "x:1")},
 		{"literal escape versus escaped delimiter",
-			tables.SubjectKey("s", "t", "%3A"), tables.SubjectKey("s", "t", ":")},
+			schema.SubjectKey("s", "t", "%3A"), schema.SubjectKey("s", "t", ":")},
 		{"literal %25 versus %",
-			tables.SubjectKey("s", "t", "%25"), tables.SubjectKey("s", "t", "%")},
+			schema.SubjectKey("s", "t", "%25"), schema.SubjectKey("s", "t", "%")},
 		{"predicate absorbs the index",
-			tables.PredicateKey("p:0000000001", 2, "t", "1"), tables.PredicateKey("p", 1, "0000000002:t", "1")},
+			schema.PredicateKey("p:0000000001", 2, "t", "1"), schema.PredicateKey("p", 1, "0000000002:t", "1")},
 		{"unique key split",
-			tables.UniqueKey("by:a", "b"), tables.UniqueKey("by", "a:b")},
+			schema.UniqueKey("by:a", "b"), schema.UniqueKey("by", "a:b")},
 		{"scope index name split",
-			tables.ScopeIndexName("s:i", "x"), tables.ScopeIndexName("s", "i:x")},
+			schema.ScopeIndexName("s:i", "x"), schema.ScopeIndexName("s", "i:x")},
 		{"object key split",
-			tables.PredicateObjectKey("p", "s:t", "u", "1"), tables.PredicateObjectKey("p", "s", "t:u", "1")},
+			schema.PredicateObjectKey("p", "s:t", "u", "1"), schema.PredicateObjectKey("p", "s", "t:u", "1")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,24 +152,24 @@ func TestPredicatePrefixMatchesOnlyItsPredicate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			prefix := tables.PredicatePrefix(tt.prefixOf)
-			key := tables.PredicateKey(tt.predicate, 7, "user", "42")
-			objectKey := tables.PredicateObjectKey(tt.predicate, "acme", "user", "42")
+			prefix := schema.PredicatePrefix(tt.prefixOf)
+			key := schema.PredicateKey(tt.predicate, 7, "user", "42")
+			objectKey := schema.PredicateObjectKey(tt.predicate, "acme", "user", "42")
 			require.Equal(t, tt.match, strings.HasPrefix(key, prefix), "PredicateKey %q", key)
-			require.Equal(t, tt.match, strings.HasPrefix(objectKey, tables.PredicateObjectPrefix(tt.prefixOf)),
+			require.Equal(t, tt.match, strings.HasPrefix(objectKey, schema.PredicateObjectPrefix(tt.prefixOf)),
 				"PredicateObjectKey %q", objectKey)
 		})
 	}
 }
 
 func TestPredicateKeySortsInListOrder(t *testing.T) {
-	indexes := []int64{0, 1, 2, 9, 10, 11, 99, 100, 1_000, 123_456_789, tables.MaxIndex}
+	indexes := []int64{0, 1, 2, 9, 10, 11, 99, 100, 1_000, 123_456_789, schema.MaxIndex}
 	for i := 1; i < len(indexes); i++ {
 		t.Run(fmt.Sprintf("%d<%d", indexes[i-1], indexes[i]), func(t *testing.T) {
 			lo, hi := intOrSkip(t, indexes[i-1]), intOrSkip(t, indexes[i])
 			// The object sorts after the index: a larger object must not reorder the list.
-			a := tables.PredicateKey("friend", lo, "zzz", "zzz")
-			b := tables.PredicateKey("friend", hi, "aaa", "aaa")
+			a := schema.PredicateKey("friend", lo, "zzz", "zzz")
+			b := schema.PredicateKey("friend", hi, "aaa", "aaa")
 			require.Less(t, a, b)
 		})
 	}
@@ -184,13 +184,13 @@ func TestFormatIndex(t *testing.T) {
 		{2, "0000000002"},
 		{10, "0000000010"},
 		{1_234_567_890, "1234567890"},
-		{tables.MaxIndex, "9999999999"},
+		{schema.MaxIndex, "9999999999"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			got := tables.FormatIndex(intOrSkip(t, tt.in))
+			got := schema.FormatIndex(intOrSkip(t, tt.in))
 			require.Equal(t, tt.want, got)
-			require.Len(t, got, tables.IndexWidth)
+			require.Len(t, got, schema.IndexWidth)
 		})
 	}
 }
@@ -203,12 +203,12 @@ func TestValidateIndex(t *testing.T) {
 		{-1, false},
 		{0, true},
 		{1, true},
-		{tables.MaxIndex, true},
-		{tables.MaxIndex + 1, false},
+		{schema.MaxIndex, true},
+		{schema.MaxIndex + 1, false},
 	}
 	for _, tt := range tests {
 		t.Run(strconv.FormatInt(tt.in, 10), func(t *testing.T) {
-			err := tables.ValidateIndex(intOrSkip(t, tt.in))
+			err := schema.ValidateIndex(intOrSkip(t, tt.in))
 			if tt.ok {
 				require.NoError(t, err)
 				return
@@ -228,11 +228,11 @@ func intOrSkip(t *testing.T, i int64) int {
 }
 
 // requireInvalid asserts err is a *ValidationError for field that matches ErrInvalid.
-func requireInvalid(t *testing.T, err error, field string) *tables.ValidationError {
+func requireInvalid(t *testing.T, err error, field string) *schema.ValidationError {
 	t.Helper()
 	require.Error(t, err)
-	require.ErrorIs(t, err, tables.ErrInvalid)
-	var verr *tables.ValidationError
+	require.ErrorIs(t, err, schema.ErrInvalid)
+	var verr *schema.ValidationError
 	require.True(t, errors.As(err, &verr), "want *ValidationError, got %T", err)
 	require.Equal(t, field, verr.Field)
 	require.NotEmpty(t, verr.Reason)

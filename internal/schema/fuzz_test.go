@@ -1,4 +1,4 @@
-package tables_test
+package schema_test
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // trickyComponents are values on which a naive key encoding breaks.
@@ -23,7 +23,7 @@ func FuzzJoinInjective(f *testing.F) {
 	f.Add("a", "%3A", "b", "a", ":", "b")
 
 	f.Fuzz(func(t *testing.T, a1, b1, c1, a2, b2, c2 string) {
-		k1, k2 := tables.Join(a1, b1, c1), tables.Join(a2, b2, c2)
+		k1, k2 := schema.Join(a1, b1, c1), schema.Join(a2, b2, c2)
 		same := a1 == a2 && b1 == b2 && c1 == c2
 		require.Equal(t, same, k1 == k2, "Join(%q, %q, %q) = %q and Join(%q, %q, %q) = %q",
 			a1, b1, c1, k1, a2, b2, c2, k2)
@@ -38,7 +38,7 @@ func requireSplitsInto(t *testing.T, key string, components ...string) {
 	parts := strings.Split(key, ":")
 	require.Len(t, parts, len(components), "key %q", key)
 	for i, p := range parts {
-		got, err := tables.Unescape(p)
+		got, err := schema.Unescape(p)
 		require.NoError(t, err, "part %d of key %q", i, key)
 		require.Equal(t, components[i], got, "part %d of key %q", i, key)
 	}
@@ -49,15 +49,15 @@ func FuzzEscapeRoundTrip(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		e := tables.Escape(s)
+		e := schema.Escape(s)
 		require.NotContains(t, e, ":", "Escape(%q)", s)
-		got, err := tables.Unescape(e)
+		got, err := schema.Unescape(e)
 		require.NoError(t, err, "Unescape(Escape(%q))", s)
 		require.Equal(t, s, got)
 
 		// Unescape accepts only what Escape writes, so it is injective as well.
-		if u, err := tables.Unescape(s); err == nil {
-			require.Equal(t, s, tables.Escape(u), "Unescape(%q) = %q", s, u)
+		if u, err := schema.Unescape(s); err == nil {
+			require.Equal(t, s, schema.Escape(u), "Unescape(%q) = %q", s, u)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package tables_test
+package schema_test
 
 import (
 	"sort"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/tables"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func TestFormatTime(t *testing.T) {
@@ -30,9 +30,9 @@ func TestFormatTime(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := tables.FormatTime(tt.in)
+			got := schema.FormatTime(tt.in)
 			require.Equal(t, tt.want, got)
-			require.Len(t, got, len(tables.TimeLayout))
+			require.Len(t, got, len(schema.TimeLayout))
 		})
 	}
 }
@@ -47,9 +47,9 @@ func TestTimeRoundTrip(t *testing.T) {
 	}
 	for _, in := range times {
 		t.Run(in.String(), func(t *testing.T) {
-			got, err := tables.ParseTime(tables.FormatTime(in))
+			got, err := schema.ParseTime(schema.FormatTime(in))
 			require.NoError(t, err)
-			want := tables.TruncateTime(in)
+			want := schema.TruncateTime(in)
 			require.Equal(t, want, got) // same instant, location and no monotonic reading
 			require.Equal(t, time.UTC, got.Location())
 			require.True(t, in.Sub(got) >= 0 && in.Sub(got) < time.Millisecond)
@@ -74,7 +74,7 @@ func TestFormatTimeSortsInTimeOrder(t *testing.T) {
 	}
 	formatted := make([]string, len(times))
 	for i, tm := range times {
-		formatted[i] = tables.FormatTime(tm)
+		formatted[i] = schema.FormatTime(tm)
 	}
 	require.True(t, sort.StringsAreSorted(formatted), "not in time order: %q", formatted)
 
@@ -103,7 +103,7 @@ func TestParseTimeRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := tables.ParseTime(tt.in)
+			_, err := schema.ParseTime(tt.in)
 			requireInvalid(t, err, "timestamp")
 		})
 	}
@@ -125,7 +125,7 @@ func TestValidateTime(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tables.ValidateTime(tt.in)
+			err := schema.ValidateTime(tt.in)
 			if tt.ok {
 				require.NoError(t, err)
 				return

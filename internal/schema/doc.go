@@ -1,0 +1,26 @@
+// Package schema defines the DynamoDB schema of a RynoDB store: the names of its three
+// tables and their indexes for a given prefix, the attribute names the store reserves,
+// the CreateTable definitions, and the codec that builds compound keys.
+//
+// A store with prefix "app" uses these tables and indexes:
+//
+//	app_entities_master         _id / _scope_type_key
+//	  app_entities_by_type      GSI _scope_type_key / _updated
+//	app_relationship_entries    _subject_key / _predicate_key
+//	  app_reverse_relationships GSI _object_key / _index
+//	  app_relationships_by_object LSI _subject_key / _predicate_object_key
+//	app_index_entries           _subject_key / _unique_key
+//	  app_index_lookup          GSI _scope_index_name / _index_key
+//
+// Compound keys join escaped components with ':'. Escaping replaces '%' with "%25" and
+// ':' with "%3A", so distinct component tuples never produce the same key. Validate
+// components and keys (ValidateEntityKey, ValidatePredicate, ValidateKeyLength) before
+// building a request: DynamoDB limits partition keys to 2048 bytes and sort keys to
+// 1024, counted after escaping.
+//
+// Timestamps are written in the fixed-width TimeLayout so that they sort in time order,
+// and ItemSize computes an item's size as DynamoDB counts it against MaxItemBytes.
+//
+// The package performs no I/O; it computes names, definitions and keys only. Package
+// tables exports what users need of it.
+package schema

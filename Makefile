@@ -50,9 +50,13 @@ bench:
 	@$(with_dynamodb) \
 		$(GO) test -run '^$$' -bench . -benchmem ./... ./integration/...
 
+FUZZ_PACKAGES := ./internal/schema ./internal/relationships ./indexing ./ryno
+
 fuzz:
-	@for target in $$($(GO) test -list '^Fuzz' ./tables | grep '^Fuzz'); do \
-		$(GO) test ./tables -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) || exit 1; \
+	@for pkg in $(FUZZ_PACKAGES); do \
+		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			$(GO) test $$pkg -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) || exit 1; \
+		done; \
 	done
 
 clean:

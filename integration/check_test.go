@@ -16,7 +16,7 @@ import (
 	"github.com/rynodb/rynodb/cli"
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/integration/dynamotest"
-	"github.com/rynodb/rynodb/relationships"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/ryno"
 )
 

@@ -18,7 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rynodb/rynodb/internal/schema"
-	"github.com/rynodb/rynodb/relationships"
+	"github.com/rynodb/rynodb/internal/relationships"
 )
 
 // buildListHeads is the data step of schema version 2. Since that version every write

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/schema"
-	"github.com/rynodb/rynodb/relationships"
+	"github.com/rynodb/rynodb/internal/relationships"
 )
 
 // A Delete sweeps what refers to the entity: its index entries, everything in its

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rynodb/rynodb/relationships"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 

@@ -3,7 +3,7 @@ package relationships_test
 import (
 	"fmt"
 
-	"github.com/rynodb/rynodb/relationships"
+	"github.com/rynodb/rynodb/internal/relationships"
 )
 
 func ExamplePlanReplace() {

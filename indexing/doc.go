@@ -1,7 +1,7 @@
-// Package indexing computes the secondary index entries of a RynoDB store: values
-// encoded so that their byte order is their natural order, the conditions that query
-// them, the index entry items, and the difference between the entries an entity has
-// and the entries it should have. It performs no I/O.
+// Package indexing defines the values a map function emits into a secondary index of
+// a RynoDB store (see ryno.Index), encoded so that their byte order is their natural
+// order, and the conditions that query them (ryno.Client.QueryIndex). It performs
+// no I/O.
 //
 // # Values
 //
@@ -32,12 +32,11 @@
 // kind by the choice of tags: strings have the lowest tag, and every other kind has a
 // fixed width. See Condition.Expression for the translation.
 //
-// # Entries
+// # Errors
 //
-// An Entry is one index entry item; Entry.Item builds it and FromItem reads it back.
-// Diff compares the entries stored for an entity with those its map functions emit
-// now and returns what to put and what to delete, never both for one key. Emit runs
-// one map function, turning a panic or an invalid value into an *EmitError.
+// A map function that panics or emits an invalid value fails the write with an
+// *EmitError, before any request. ParseValue reads a stored _index_key back, for
+// readers of the raw tables.
 //
 // Invalid input is reported as a *tables.ValidationError (errors.Is(err,
 // tables.ErrInvalid)) before any request is built.

@@ -55,7 +55,7 @@ const leastChar = " "
 // most x'. A string has no largest value below it, but strings have the lowest tag,
 // so < x reaches no other kind.
 func (c Condition) Expression(scope, indexName string) (Expression, error) {
-	partition, err := partitionKey(scope, indexName)
+	partition, err := schema.ValidScopeIndexName(scope, indexName)
 	if err != nil {
 		return Expression{}, err
 	}
@@ -77,21 +77,6 @@ func (c Condition) Expression(scope, indexName string) (Expression, error) {
 		x.Values[name] = str(v)
 	}
 	return x, nil
-}
-
-// partitionKey validates scope and indexName and returns their _scope_index_name.
-func partitionKey(scope, indexName string) (string, error) {
-	if err := schema.ValidateComponent("scope", scope); err != nil {
-		return "", err
-	}
-	if err := schema.ValidateIndexName(indexName); err != nil {
-		return "", err
-	}
-	key := schema.ScopeIndexName(scope, indexName)
-	if err := schema.ValidateKeyLength("scope and index name", key, schema.MaxPartitionKeyBytes); err != nil {
-		return "", err
-	}
-	return key, nil
 }
 
 // sortKeyCondition returns the condition on #sk of a valid c and the values of its

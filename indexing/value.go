@@ -59,8 +59,8 @@ func kindOfTag(b byte) Kind {
 }
 
 // maxEncodedBytes bounds an encoding after escaping, so that it fits the 1024-byte
-// _unique_key (index_name:value) with the shortest index name. Emit and Entry check
-// the exact limit for their index name.
+// _unique_key (index_name:value) with the shortest index name. The store checks
+// the exact limit for each index name.
 const maxEncodedBytes = schema.MaxSortKeyBytes - 2
 
 // Value is one value emitted into an index, held in its sortable encoding. Build it

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -47,7 +49,7 @@ func plantOrphans(t *testing.T, s *store) []string {
 		"_subject_key": str("acme:person:x"), "_predicate_key": str("knows:0000000000:person:y"),
 	}
 	put(names.Relationships, malformed)
-	stale, err := indexing.Entry{Scope: "acme", Type: "person", ID: "ghost", IndexName: "email", Value: indexing.String("ghost@example.com")}.Item()
+	stale, err := indexentries.Entry{Scope: "acme", Type: "person", ID: "ghost", IndexName: "email", Value: indexing.String("ghost@example.com")}.Item()
 	require.NoError(t, err)
 	put(names.IndexEntries, stale)
 

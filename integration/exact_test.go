@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -16,8 +18,8 @@ import (
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/relationships"
-	"github.com/rynodb/rynodb/ryno"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/ryno"
 )
 
 // entityItems returns the items of the entities table that are entities, keyed by
@@ -68,7 +70,7 @@ func expectedIndexItems(t *testing.T, s *store) map[string]map[string]types.Attr
 				}
 			}
 			ix.Map(got, func(v indexing.Value) {
-				entry := indexing.Entry{Scope: e.Scope, Type: e.Type, ID: e.ID, IndexName: ix.Name, Value: v, Attributes: projected}
+				entry := indexentries.Entry{Scope: e.Scope, Type: e.Type, ID: e.ID, IndexName: ix.Name, Value: v, Attributes: projected}
 				entryItem, err := entry.Item()
 				require.NoError(t, err)
 				k := fmt.Sprint(key, " ", entryItem[schema.AttrUniqueKey].(*types.AttributeValueMemberS).Value)
@@ -199,16 +201,16 @@ func stringAttr(item map[string]types.AttributeValue, name string) string {
 }
 
 // claimItems returns the claims of the index entries table.
-func claimItems(t *testing.T, s *store) []indexing.Claim {
+func claimItems(t *testing.T, s *store) []indexentries.Claim {
 	t.Helper()
-	var claims []indexing.Claim
+	var claims []indexentries.Claim
 	p := dynamodb.NewScanPaginator(s.raw, &dynamodb.ScanInput{TableName: aws.String(s.Names().IndexEntries), ConsistentRead: aws.Bool(true)})
 	for p.HasMorePages() {
 		out, err := p.NextPage(ctx)
 		require.NoError(t, err)
 		for _, item := range out.Items {
-			if indexing.IsClaim(item) {
-				c, err := indexing.ClaimFromItem(item)
+			if indexentries.IsClaim(item) {
+				c, err := indexentries.ClaimFromItem(item)
 				require.NoError(t, err)
 				claims = append(claims, c)
 			}
@@ -221,13 +223,13 @@ func claimItems(t *testing.T, s *store) []indexing.Claim {
 // entities emit into unique indexes, each owned by its entity.
 func requireClaimsExact(t *testing.T, s *store) {
 	t.Helper()
-	var want []indexing.Claim
+	var want []indexentries.Claim
 	for _, item := range expectedIndexItems(t, s) {
-		e, err := indexing.FromItem(item)
+		e, err := indexentries.FromItem(item)
 		require.NoError(t, err)
 		for _, ix := range s.indexes {
 			if ix.Unique && ix.Name == e.IndexName && ix.Type == e.Type {
-				want = append(want, indexing.ClaimOf(e))
+				want = append(want, indexentries.ClaimOf(e))
 			}
 		}
 	}

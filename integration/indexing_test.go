@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -18,8 +20,8 @@ import (
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/integration/dynamotest"
-	"github.com/rynodb/rynodb/ryno"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/ryno"
 )
 
 // Map functions of the test indexes. They see numbers as json.Number.
@@ -118,7 +120,7 @@ func indexItems(t *testing.T, raw *dynamodb.Client, names schema.Names) map[stri
 		out, err := p.NextPage(ctx)
 		require.NoError(t, err)
 		for _, item := range out.Items {
-			if indexing.IsClaim(item) {
+			if indexentries.IsClaim(item) {
 				continue // see claimItems
 			}
 			k := item[schema.AttrSubjectKey].(*types.AttributeValueMemberS).Value + " " + item[schema.AttrUniqueKey].(*types.AttributeValueMemberS).Value
@@ -318,7 +320,7 @@ func tagsIndexed(t *testing.T, s *store) []string {
 	t.Helper()
 	var tags []string
 	for _, item := range indexItems(t, s.raw, s.Names()) {
-		e, err := indexing.FromItem(item)
+		e, err := indexentries.FromItem(item)
 		require.NoError(t, err)
 		tags = append(tags, e.Value.Interface().(string))
 	}

@@ -16,10 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/integration/dynamotest"
-	"github.com/rynodb/rynodb/migrations"
 	"github.com/rynodb/rynodb/internal/relationships"
-	"github.com/rynodb/rynodb/ryno"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/migrations"
+	"github.com/rynodb/rynodb/ryno"
 )
 
 // newMigrationsProvider returns a provider for a fresh prefix whose tables are deleted

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -16,8 +18,8 @@ import (
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/internal/relationships"
-	"github.com/rynodb/rynodb/ryno"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/ryno"
 )
 
 func pk(id string) ryno.Key { return ryno.Key{Scope: "acme", Type: "person", ID: id} }
@@ -392,7 +394,7 @@ func TestDeleteRemovesEveryEdgeInBothDirections(t *testing.T) {
 	seedIncoming(t, s.raw, names, pks("in", 1000), hub)
 	// Index entries of the hub, as an index would write them.
 	for _, v := range []string{"a", "b", "c"} {
-		item, err := indexing.Entry{Scope: hub.Scope, Type: hub.Type, ID: hub.ID, IndexName: "tag", Value: indexing.String(v)}.Item()
+		item, err := indexentries.Entry{Scope: hub.Scope, Type: hub.Type, ID: hub.ID, IndexName: "tag", Value: indexing.String(v)}.Item()
 		require.NoError(t, err)
 		_, err = s.raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(names.IndexEntries), Item: item})
 		require.NoError(t, err)

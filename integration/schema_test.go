@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/integration/dynamotest"
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/migrations"
 	"github.com/rynodb/rynodb/ryno"
-	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func TestCheckSchemaOfMigratedTables(t *testing.T) {

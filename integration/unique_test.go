@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/require"
@@ -132,12 +134,12 @@ func TestCheckFindsAndRepairsOrphanClaims(t *testing.T) {
 		_, err := s.Create(ctx, u)
 		require.NoError(t, err)
 	}
-	plant := func(c indexing.Claim) {
+	plant := func(c indexentries.Claim) {
 		_, err := s.raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.Names().IndexEntries), Item: c.Item()})
 		require.NoError(t, err)
 	}
-	gone := indexing.Claim{Scope: "acme", IndexName: "user-email", Value: indexing.String("gone@example.com"), Type: "user", ID: "ghost"}
-	unheld := indexing.Claim{Scope: "acme", IndexName: "user-email", Value: indexing.String("old@example.com"), Type: "user", ID: "a"}
+	gone := indexentries.Claim{Scope: "acme", IndexName: "user-email", Value: indexing.String("gone@example.com"), Type: "user", ID: "ghost"}
+	unheld := indexentries.Claim{Scope: "acme", IndexName: "user-email", Value: indexing.String("old@example.com"), Type: "user", ID: "a"}
 	plant(gone)
 	plant(unheld)
 

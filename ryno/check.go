@@ -6,11 +6,12 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -22,7 +23,7 @@ type Orphan struct {
 	Role    string
 	Missing Key // the missing entity, or the claim's owner; zero when the entry names none
 
-	claim indexing.Claim // the claim, for role "claim"
+	claim indexentries.Claim // the claim, for role "claim"
 }
 
 func (o Orphan) String() string {
@@ -230,7 +231,7 @@ func (c *Client) findOrphans(ctx context.Context, batch *batcher, t checkedTable
 		return nil, err
 	}
 	var orphans []Orphan
-	var claims []indexing.Claim
+	var claims []indexentries.Claim
 	for _, item := range items {
 		entry := ItemKey{Table: t.table, Key: project(item, t.key)}
 		orphan := false
@@ -247,7 +248,7 @@ func (c *Client) findOrphans(ctx context.Context, batch *batcher, t checkedTable
 				break
 			}
 		}
-		if cl, err := indexing.ClaimFromItem(item); !orphan && err == nil && indexing.IsClaim(item) {
+		if cl, err := indexentries.ClaimFromItem(item); !orphan && err == nil && indexentries.IsClaim(item) {
 			claims = append(claims, cl)
 		}
 	}
@@ -256,7 +257,7 @@ func (c *Client) findOrphans(ctx context.Context, batch *batcher, t checkedTable
 }
 
 // unheldClaims returns the claims whose entity holds no entry of their value.
-func (c *Client) unheldClaims(ctx context.Context, batch *batcher, claims []indexing.Claim) ([]Orphan, error) {
+func (c *Client) unheldClaims(ctx context.Context, batch *batcher, claims []indexentries.Claim) ([]Orphan, error) {
 	if len(claims) == 0 {
 		return nil, nil
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -30,7 +32,7 @@ func (e *UniqueError) Is(target error) bool { return target == ErrExists || targ
 // claimChanges returns the claims a write of an entity makes and releases: the
 // values of its unique indexes it emits and the stored entries do not hold, and
 // those they hold that it no longer emits.
-func (reg indexRegistry) claimChanges(stored, emitted []indexing.Entry) (claims, releases []indexing.Claim) {
+func (reg indexRegistry) claimChanges(stored, emitted []indexentries.Entry) (claims, releases []indexentries.Claim) {
 	held := map[string]bool{}
 	for _, e := range stored {
 		held[e.IndexName+"\x00"+e.Value.Encoding()] = true
@@ -43,13 +45,13 @@ func (reg indexRegistry) claimChanges(stored, emitted []indexing.Entry) (claims,
 		}
 		wanted[k] = true
 		if !held[k] {
-			claims = append(claims, indexing.ClaimOf(e))
+			claims = append(claims, indexentries.ClaimOf(e))
 		}
 	}
 	for _, e := range stored {
 		k := e.IndexName + "\x00" + e.Value.Encoding()
 		if reg.unique(e.Type, e.IndexName) && !wanted[k] {
-			releases = append(releases, indexing.ClaimOf(e))
+			releases = append(releases, indexentries.ClaimOf(e))
 			wanted[k] = true // once
 		}
 	}
@@ -65,7 +67,7 @@ func ownedByOrFree(typ, id string) expression.ConditionBuilder {
 }
 
 // claimAction puts c, unless another entity owns it; a refusal returns the claim.
-func (c *Client) claimAction(cl indexing.Claim) types.TransactWriteItem {
+func (c *Client) claimAction(cl indexentries.Claim) types.TransactWriteItem {
 	b := build(ownedByOrFree(cl.Type, cl.ID), nil)
 	return types.TransactWriteItem{Put: &types.Put{
 		TableName: aws.String(c.names.IndexEntries), Item: cl.Item(),
@@ -75,7 +77,7 @@ func (c *Client) claimAction(cl indexing.Claim) types.TransactWriteItem {
 }
 
 // releaseAction deletes c, unless another entity owns it by now.
-func (c *Client) releaseAction(cl indexing.Claim) types.TransactWriteItem {
+func (c *Client) releaseAction(cl indexentries.Claim) types.TransactWriteItem {
 	b := build(ownedByOrFree(cl.Type, cl.ID), nil)
 	return types.TransactWriteItem{Delete: &types.Delete{
 		TableName: aws.String(c.names.IndexEntries), Key: cl.PrimaryKey(),
@@ -84,7 +86,7 @@ func (c *Client) releaseAction(cl indexing.Claim) types.TransactWriteItem {
 }
 
 // addClaims adds the claims and releases of a write to t.
-func (c *Client) addClaims(t *listTransaction, claims, releases []indexing.Claim) {
+func (c *Client) addClaims(t *listTransaction, claims, releases []indexentries.Claim) {
 	for _, cl := range claims {
 		t.add(c.claimAction(cl), actionRole{kind: roleClaim, claim: cl}, schema.ItemSize(cl.Item()))
 	}
@@ -94,9 +96,9 @@ func (c *Client) addClaims(t *listTransaction, claims, releases []indexing.Claim
 }
 
 // uniqueTaken is the error of a claim refused: who holds the value.
-func uniqueTaken(cl indexing.Claim, item map[string]types.AttributeValue) error {
+func uniqueTaken(cl indexentries.Claim, item map[string]types.AttributeValue) error {
 	owner := Key{Scope: cl.Scope}
-	if held, err := indexing.ClaimFromItem(item); err == nil {
+	if held, err := indexentries.ClaimFromItem(item); err == nil {
 		owner.Type, owner.ID = held.Type, held.ID
 	}
 	return &UniqueError{Index: cl.IndexName, Value: cl.Value.Interface(), Owner: owner}
@@ -119,7 +121,7 @@ func (c *Client) LookupUnique(ctx context.Context, scope, index string, value in
 	if err := value.Validate(); err != nil {
 		return Key{}, err
 	}
-	in := getInput(c.names.IndexEntries, indexing.ClaimPrimaryKey(scope, index, value))
+	in := getInput(c.names.IndexEntries, indexentries.ClaimPrimaryKey(scope, index, value))
 	in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
 	out, err := c.api.GetItem(ctx, in)
 	if err != nil {
@@ -128,7 +130,7 @@ func (c *Client) LookupUnique(ctx context.Context, scope, index string, value in
 	if out.Item == nil {
 		return Key{}, fmt.Errorf("%w: no entity of %s holds %v in %s", ErrNotFound, scope, value.Interface(), index)
 	}
-	cl, err := indexing.ClaimFromItem(out.Item)
+	cl, err := indexentries.ClaimFromItem(out.Item)
 	if err != nil {
 		return Key{}, err
 	}

@@ -3,6 +3,8 @@ package ryno
 import (
 	"testing"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -12,8 +14,8 @@ import (
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
-func emailEntry(id, email string) indexing.Entry {
-	return indexing.Entry{Scope: "acme", Type: "user", ID: id, IndexName: "email", Value: indexing.String(email)}
+func emailEntry(id, email string) indexentries.Entry {
+	return indexentries.Entry{Scope: "acme", Type: "user", ID: id, IndexName: "email", Value: indexing.String(email)}
 }
 
 func TestClaimChangesClaimNewValuesAndReleaseDroppedOnes(t *testing.T) {
@@ -22,18 +24,18 @@ func TestClaimChangesClaimNewValuesAndReleaseDroppedOnes(t *testing.T) {
 		{Type: "user", Name: "age", Map: func(*Entity, func(indexing.Value)) {}},
 	})
 	require.NoError(t, err)
-	age := indexing.Entry{Scope: "acme", Type: "user", ID: "a", IndexName: "age", Value: indexing.Int(3)}
+	age := indexentries.Entry{Scope: "acme", Type: "user", ID: "a", IndexName: "age", Value: indexing.Int(3)}
 	tests := []struct {
 		name              string
-		stored, emitted   []indexing.Entry
-		claims, releasesW []indexing.Entry
+		stored, emitted   []indexentries.Entry
+		claims, releasesW []indexentries.Entry
 	}{
-		{"a new entity claims its values", nil, []indexing.Entry{emailEntry("a", "x"), age}, []indexing.Entry{emailEntry("a", "x")}, nil},
-		{"an unchanged value is neither claimed nor released", []indexing.Entry{emailEntry("a", "x")}, []indexing.Entry{emailEntry("a", "x")}, nil, nil},
-		{"a changed value: the new claimed, the old released", []indexing.Entry{emailEntry("a", "x")}, []indexing.Entry{emailEntry("a", "y")},
-			[]indexing.Entry{emailEntry("a", "y")}, []indexing.Entry{emailEntry("a", "x")}},
-		{"a value emitted twice is claimed once", nil, []indexing.Entry{emailEntry("a", "x"), emailEntry("a", "x")}, []indexing.Entry{emailEntry("a", "x")}, nil},
-		{"values of other indexes are not claimed", []indexing.Entry{age}, nil, nil, nil},
+		{"a new entity claims its values", nil, []indexentries.Entry{emailEntry("a", "x"), age}, []indexentries.Entry{emailEntry("a", "x")}, nil},
+		{"an unchanged value is neither claimed nor released", []indexentries.Entry{emailEntry("a", "x")}, []indexentries.Entry{emailEntry("a", "x")}, nil, nil},
+		{"a changed value: the new claimed, the old released", []indexentries.Entry{emailEntry("a", "x")}, []indexentries.Entry{emailEntry("a", "y")},
+			[]indexentries.Entry{emailEntry("a", "y")}, []indexentries.Entry{emailEntry("a", "x")}},
+		{"a value emitted twice is claimed once", nil, []indexentries.Entry{emailEntry("a", "x"), emailEntry("a", "x")}, []indexentries.Entry{emailEntry("a", "x")}, nil},
+		{"values of other indexes are not claimed", []indexentries.Entry{age}, nil, nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,10 +46,10 @@ func TestClaimChangesClaimNewValuesAndReleaseDroppedOnes(t *testing.T) {
 	}
 }
 
-func claimsOf(entries []indexing.Entry) []indexing.Claim {
-	var claims []indexing.Claim
+func claimsOf(entries []indexentries.Entry) []indexentries.Claim {
+	var claims []indexentries.Claim
 	for _, e := range entries {
-		claims = append(claims, indexing.ClaimOf(e))
+		claims = append(claims, indexentries.ClaimOf(e))
 	}
 	return claims
 }
@@ -55,8 +57,8 @@ func claimsOf(entries []indexing.Entry) []indexing.Claim {
 func TestHandOverMergesAReleaseAndAClaimOfOneValue(t *testing.T) {
 	c, err := New(struct{ DynamoDBAPI }{}, Options{TablePrefix: "t"})
 	require.NoError(t, err)
-	release := actionRole{kind: roleClaim, claim: indexing.ClaimOf(emailEntry("a", "x")), release: true}
-	claim := actionRole{kind: roleClaim, claim: indexing.ClaimOf(emailEntry("b", "x"))}
+	release := actionRole{kind: roleClaim, claim: indexentries.ClaimOf(emailEntry("a", "x")), release: true}
+	claim := actionRole{kind: roleClaim, claim: indexentries.ClaimOf(emailEntry("b", "x"))}
 	for _, pair := range [][2]actionRole{{release, claim}, {claim, release}} {
 		act, ok := c.handOver(pair[0], pair[1])
 		require.True(t, ok)

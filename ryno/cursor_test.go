@@ -12,14 +12,16 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // cursorKey and otherCursorKey seal the cursors of the tests.
@@ -76,7 +78,7 @@ func followsItem() map[string]types.AttributeValue {
 
 // indexItem is the item of the entry of ada of value v in index.
 func indexItem(index string, v indexing.Value) map[string]types.AttributeValue {
-	item, err := indexing.Entry{Scope: keyAda.Scope, Type: keyAda.Type, ID: keyAda.ID, IndexName: index, Value: v}.Item()
+	item, err := indexentries.Entry{Scope: keyAda.Scope, Type: keyAda.Type, ID: keyAda.ID, IndexName: index, Value: v}.Item()
 	if err != nil {
 		panic(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
@@ -114,16 +116,16 @@ func (ix Index) validate(field string) error {
 // emitEntries runs the map functions of the indexes of the entity stored as item and
 // returns its entries. The entity the map functions see is decoded from item, with
 // the given timestamps.
-func (reg indexRegistry) emitEntries(item map[string]types.AttributeValue, created, updated time.Time) ([]indexing.Entry, error) {
+func (reg indexRegistry) emitEntries(item map[string]types.AttributeValue, created, updated time.Time) ([]indexentries.Entry, error) {
 	e, err := decodeEntity(item)
 	if err != nil {
 		return nil, err
 	}
 	e.Created, e.Updated = created, updated
-	var entries []indexing.Entry
+	var entries []indexentries.Entry
 	for _, ix := range reg[e.Type] {
 		view := *e // a shallow copy: a map function cannot change what the next one sees of the fields
-		values, err := indexing.Emit(ix.Name, func(emit func(indexing.Value)) { ix.Map(&view, emit) })
+		values, err := indexentries.Emit(ix.Name, func(emit func(indexing.Value)) { ix.Map(&view, emit) })
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +136,7 @@ func (reg indexRegistry) emitEntries(item map[string]types.AttributeValue, creat
 			}
 		}
 		for _, v := range values {
-			entries = append(entries, indexing.Entry{
+			entries = append(entries, indexentries.Entry{
 				Scope: e.Scope, Type: e.Type, ID: e.ID, IndexName: ix.Name, Value: v, Attributes: projected,
 			})
 		}
@@ -145,7 +147,7 @@ func (reg indexRegistry) emitEntries(item map[string]types.AttributeValue, creat
 // indexRecord is the _index_entries attribute of an entity item: the index keys each
 // of its indexes emitted at the last write. A record for people; the index entries
 // table is the truth.
-func indexRecord(entries []indexing.Entry) types.AttributeValue {
+func indexRecord(entries []indexentries.Entry) types.AttributeValue {
 	byIndex := make(map[string][]types.AttributeValue)
 	for _, e := range entries {
 		byIndex[e.IndexName] = append(byIndex[e.IndexName], str(e.Value.Encoding()))
@@ -174,18 +176,18 @@ func (c *Client) readIndexEntries(ctx context.Context, k Key) ([]map[string]type
 
 // indexOps returns the writes that turn the stored entries into the emitted ones.
 // A stored item this store did not write is deleted.
-func indexOps(table string, stored []map[string]types.AttributeValue, emitted []indexing.Entry) ([]writeOp, error) {
+func indexOps(table string, stored []map[string]types.AttributeValue, emitted []indexentries.Entry) ([]writeOp, error) {
 	var ops []writeOp
-	existing := make([]indexing.Entry, 0, len(stored))
+	existing := make([]indexentries.Entry, 0, len(stored))
 	for _, item := range stored {
-		e, err := indexing.FromItem(item)
+		e, err := indexentries.FromItem(item)
 		if err != nil {
 			ops = append(ops, deleteOp(table, project(item, indexKey)))
 			continue
 		}
 		existing = append(existing, e)
 	}
-	puts, deletes := indexing.Diff(existing, emitted)
+	puts, deletes := indexentries.Diff(existing, emitted)
 	for _, e := range deletes {
 		ops = append(ops, deleteOp(table, e.PrimaryKey()))
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"iter"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -95,7 +97,7 @@ func (c *Client) AllInIndex(ctx context.Context, scope, index string, cond index
 }
 
 func decodeIndexEntry(item map[string]types.AttributeValue) (IndexEntry, error) {
-	e, err := indexing.FromItem(item)
+	e, err := indexentries.FromItem(item)
 	if err != nil {
 		return IndexEntry{}, wrap(err, "decode index entry")
 	}

@@ -5,14 +5,15 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // A list write reads the list's head and what it changes (the markers of its
@@ -158,8 +159,8 @@ type actionRole struct {
 	kind    roleKind
 	object  Key // roleObject, roleMarker: which
 	list    string
-	claim   indexing.Claim // roleClaim: which
-	release bool           // roleClaim: a release rather than a claim
+	claim   indexentries.Claim // roleClaim: which
+	release bool               // roleClaim: a release rather than a claim
 }
 
 type roleKind int

@@ -7,12 +7,13 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Create stores a new entity and returns it as stored, with Version 1. It fails with
@@ -305,11 +306,11 @@ func (w *write) decide(s stored) (expectation, error) {
 type putPlan struct {
 	x        expectation
 	item     map[string]types.AttributeValue // the entity item to put
-	entries  []indexing.Entry                // the index entries it emits
+	entries  []indexentries.Entry            // the index entries it emits
 	entryOps []writeOp                       // index entries to put and delete
 	lists    []relationships.Change          // the lists it replaces
-	claims   []indexing.Claim                // values of unique indexes it claims
-	releases []indexing.Claim                // and those it gives up
+	claims   []indexentries.Claim            // values of unique indexes it claims
+	releases []indexentries.Claim            // and those it gives up
 }
 
 // plan builds the item a write meeting x puts, and the changes to the index entries
@@ -395,7 +396,7 @@ func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 		case r.missing != nil:
 			return commitResult{}, wrap(r.missing, "%s %s", w.mode, w.e.Key)
 		case r.role.kind == roleClaim && r.role.release: // another entity holds it: not ours to release
-			p.releases = slices.DeleteFunc(p.releases, func(cl indexing.Claim) bool { return cl == r.role.claim })
+			p.releases = slices.DeleteFunc(p.releases, func(cl indexentries.Claim) bool { return cl == r.role.claim })
 			return w.commit(ctx, p)
 		case r.role.kind == roleClaim:
 			return commitResult{}, wrap(uniqueTaken(r.role.claim, a.item), "%s %s", w.mode, w.e.Key)
@@ -423,10 +424,10 @@ func (w *write) storedEntity(item map[string]types.AttributeValue) (*Entity, err
 
 // parseEntries decodes stored index entry items, skipping those the store did not
 // write (indexOps deletes them).
-func parseEntries(items []map[string]types.AttributeValue) []indexing.Entry {
-	entries := make([]indexing.Entry, 0, len(items))
+func parseEntries(items []map[string]types.AttributeValue) []indexentries.Entry {
+	entries := make([]indexentries.Entry, 0, len(items))
 	for _, item := range items {
-		if e, err := indexing.FromItem(item); err == nil {
+		if e, err := indexentries.FromItem(item); err == nil {
 			entries = append(entries, e)
 		}
 	}
@@ -462,7 +463,7 @@ func recordMatches(item map[string]types.AttributeValue, entries []map[string]ty
 }
 
 // projectedPuts returns the puts of the entries that project attributes.
-func projectedPuts(table string, entries []indexing.Entry) []writeOp {
+func projectedPuts(table string, entries []indexentries.Entry) []writeOp {
 	var ops []writeOp
 	for _, e := range entries {
 		if len(e.Attributes) == 0 {

@@ -7,12 +7,13 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -139,7 +140,7 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 		return true, wrap(err, "%s", r.k)
 	}
 	var stored []map[string]types.AttributeValue
-	var claims []indexing.Claim
+	var claims []indexentries.Claim
 	err = parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
@@ -157,7 +158,7 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 		return true, err
 	}
 	_, releases := r.c.indexes.claimChanges(parseEntries(stored), emitted)
-	releases = slices.DeleteFunc(releases, func(cl indexing.Claim) bool { return r.heldByOther(cl) })
+	releases = slices.DeleteFunc(releases, func(cl indexentries.Claim) bool { return r.heldByOther(cl) })
 	set := r.c.indexes.set(r.k.Type)
 	record := indexRecord(emitted)
 	if len(ops)+len(claims)+len(releases) == 0 && r.s.pending == "" && r.s.indexes == set && sameRecord(r.s.item[schema.AttrIndexEntries], record) {
@@ -177,7 +178,7 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 
 // heldByOther reports whether another entity holds the value of cl: a duplicate
 // found, which the entity must not release.
-func (r *reindexing) heldByOther(cl indexing.Claim) bool {
+func (r *reindexing) heldByOther(cl indexentries.Claim) bool {
 	for _, d := range r.duplicates {
 		if d.Index == cl.IndexName && d.Value == cl.Value.Interface() {
 			return true
@@ -189,11 +190,11 @@ func (r *reindexing) heldByOther(cl indexing.Claim) bool {
 // claimUnique reads the claims of the values emitted into unique indexes, and
 // returns the entries without those another entity holds (recorded as duplicates)
 // and the claims the entity lacks.
-func (r *reindexing) claimUnique(ctx context.Context, emitted []indexing.Entry) ([]indexing.Entry, []indexing.Claim, error) {
+func (r *reindexing) claimUnique(ctx context.Context, emitted []indexentries.Entry) ([]indexentries.Entry, []indexentries.Claim, error) {
 	var ops []getOp
 	for _, e := range emitted {
 		if r.c.indexes.unique(e.Type, e.IndexName) {
-			ops = append(ops, newGetOp(r.c.names.IndexEntries, indexing.ClaimOf(e).PrimaryKey()))
+			ops = append(ops, newGetOp(r.c.names.IndexEntries, indexentries.ClaimOf(e).PrimaryKey()))
 		}
 	}
 	if len(ops) == 0 {
@@ -203,16 +204,16 @@ func (r *reindexing) claimUnique(ctx context.Context, emitted []indexing.Entry) 
 	if err != nil {
 		return nil, nil, err
 	}
-	var kept []indexing.Entry
-	var claims []indexing.Claim
+	var kept []indexentries.Entry
+	var claims []indexentries.Claim
 	for _, e := range emitted {
 		if !r.c.indexes.unique(e.Type, e.IndexName) {
 			kept = append(kept, e)
 			continue
 		}
-		cl := indexing.ClaimOf(e)
+		cl := indexentries.ClaimOf(e)
 		item, ok := held[itemID(r.c.names.IndexEntries, cl.PrimaryKey())]
-		owner, err := indexing.ClaimFromItem(item)
+		owner, err := indexentries.ClaimFromItem(item)
 		switch {
 		case !ok:
 			claims = append(claims, cl)
@@ -245,7 +246,7 @@ func (r *reindexing) recordUpdate(set string, record types.AttributeValue, large
 
 // runLarge marks the entity, then reads and writes its entries under the mark, as a
 // large write does.
-func (r *reindexing) runLarge(ctx context.Context, first []types.TransactWriteItem, emitted []indexing.Entry) (bool, error) {
+func (r *reindexing) runLarge(ctx context.Context, first []types.TransactWriteItem, emitted []indexentries.Entry) (bool, error) {
 	a := r.c.transact(ctx, first, newToken())
 	if done, err := r.counted(a, nil); !done || err != nil {
 		return done, err

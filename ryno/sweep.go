@@ -5,14 +5,15 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // A Delete sweeps what refers to the entity: its index entries, everything in its
@@ -30,7 +31,7 @@ type sweepPart struct {
 	deletes []writeOp
 	// releases are the claims of unique values the entity held, deleted unless
 	// another entity owns them by now.
-	releases []indexing.Claim
+	releases []indexentries.Claim
 	list     *relationships.Change // for entries of another list: its commutative change
 	// partial says the entries of list are not all the marker holds (a part of a
 	// split group, or the reverse index missed some): the positions are taken out
@@ -164,7 +165,7 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 		role := t.roles[a.action]
 		switch {
 		case role.kind == roleClaim: // another entity holds the value by now
-			p.releases = slices.DeleteFunc(p.releases, func(cl indexing.Claim) bool { return cl == role.claim })
+			p.releases = slices.DeleteFunc(p.releases, func(cl indexentries.Claim) bool { return cl == role.claim })
 			continue
 		case t.roles[a.action].kind == roleMarker && !p.partial: // the marker holds more
 			p.partial = true
@@ -325,8 +326,8 @@ func (c *Client) indexParts(items []map[string]types.AttributeValue) []sweepPart
 	var p sweepPart
 	for _, item := range items {
 		p.deletes = append(p.deletes, deleteOp(c.names.IndexEntries, project(item, indexKey)))
-		if e, err := indexing.FromItem(item); err == nil && c.indexes.unique(e.Type, e.IndexName) {
-			p.releases = append(p.releases, indexing.ClaimOf(e))
+		if e, err := indexentries.FromItem(item); err == nil && c.indexes.unique(e.Type, e.IndexName) {
+			p.releases = append(p.releases, indexentries.ClaimOf(e))
 		}
 	}
 	return []sweepPart{p}

@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -214,7 +215,7 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	for _, e := range parseEntries(entries) {
 		p.t.add(transactItems([]writeOp{deleteOp(c.names.IndexEntries, e.PrimaryKey())})[0], actionRole{kind: roleIndex}, 0)
 		if c.indexes.unique(e.Type, e.IndexName) {
-			p.t.add(c.releaseAction(indexing.ClaimOf(e)), actionRole{kind: roleClaim, claim: indexing.ClaimOf(e), release: true}, 0)
+			p.t.add(c.releaseAction(indexentries.ClaimOf(e)), actionRole{kind: roleClaim, claim: indexentries.ClaimOf(e), release: true}, 0)
 		}
 	}
 	for _, b := range partition {

@@ -184,6 +184,22 @@ func UniqueKey(indexName, indexKey string) string { return Join(indexName, index
 // the partition key of the index lookup GSI.
 func ScopeIndexName(scope, indexName string) string { return Join(scope, indexName) }
 
+// ValidScopeIndexName validates scope and indexName and returns their
+// _scope_index_name.
+func ValidScopeIndexName(scope, indexName string) (string, error) {
+	if err := ValidateComponent("scope", scope); err != nil {
+		return "", err
+	}
+	if err := ValidateIndexName(indexName); err != nil {
+		return "", err
+	}
+	key := ScopeIndexName(scope, indexName)
+	if err := ValidateKeyLength("scope and index name", key, MaxPartitionKeyBytes); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
 // Relationship list positions are written with a fixed number of digits.
 const (
 	// IndexWidth is the number of digits FormatIndex writes.

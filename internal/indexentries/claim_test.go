@@ -1,7 +1,9 @@
-package indexing_test
+package indexentries_test
 
 import (
 	"testing"
+
+	"github.com/rynodb/rynodb/internal/indexentries"
 
 	"github.com/stretchr/testify/require"
 
@@ -10,27 +12,27 @@ import (
 )
 
 func TestClaimsRoundTripAndStayOutOfTheLookupIndex(t *testing.T) {
-	e := indexing.Entry{Scope: "acme", Type: "user", ID: "ada", IndexName: "email", Value: indexing.String("ada@example.com")}
-	c := indexing.ClaimOf(e)
+	e := indexentries.Entry{Scope: "acme", Type: "user", ID: "ada", IndexName: "email", Value: indexing.String("ada@example.com")}
+	c := indexentries.ClaimOf(e)
 	item := c.Item()
-	require.True(t, indexing.IsClaim(item))
+	require.True(t, indexentries.IsClaim(item))
 	require.NotContains(t, item, schema.AttrScopeIndexName, "the lookup index must not list claims")
-	got, err := indexing.ClaimFromItem(item)
+	got, err := indexentries.ClaimFromItem(item)
 	require.NoError(t, err)
 	require.Equal(t, c, got)
 	require.Equal(t, e, got.Entry())
 
 	entryItem, err := e.Item()
 	require.NoError(t, err)
-	require.False(t, indexing.IsClaim(entryItem))
+	require.False(t, indexentries.IsClaim(entryItem))
 	require.NotEqual(t, entryItem[schema.AttrSubjectKey], item[schema.AttrSubjectKey])
 }
 
 func TestClaimsOfOneValueShareAKeyWhoeverOwnsThem(t *testing.T) {
 	v := indexing.String("x")
-	a := indexing.Claim{Scope: "s", IndexName: "i", Value: v, Type: "user", ID: "a"}
-	b := indexing.Claim{Scope: "s", IndexName: "i", Value: v, Type: "user", ID: "b"}
+	a := indexentries.Claim{Scope: "s", IndexName: "i", Value: v, Type: "user", ID: "a"}
+	b := indexentries.Claim{Scope: "s", IndexName: "i", Value: v, Type: "user", ID: "b"}
 	require.Equal(t, a.PrimaryKey(), b.PrimaryKey())
-	other := indexing.Claim{Scope: "t", IndexName: "i", Value: v, Type: "user", ID: "a"}
+	other := indexentries.Claim{Scope: "t", IndexName: "i", Value: v, Type: "user", ID: "a"}
 	require.NotEqual(t, a.PrimaryKey(), other.PrimaryKey(), "scopes claim apart")
 }

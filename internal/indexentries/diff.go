@@ -1,4 +1,4 @@
-package indexing
+package indexentries
 
 // Diff compares the entries stored for an entity (existing, as read from the index
 // entries table) with the entries its map functions emit now, and returns the entries

@@ -1,4 +1,4 @@
-package indexing_test
+package indexentries_test
 
 import (
 	"errors"
@@ -8,13 +8,15 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
 )
 
 func TestEmit(t *testing.T) {
-	got, err := indexing.Emit("by_tag", func(emit func(indexing.Value)) {
+	got, err := indexentries.Emit("by_tag", func(emit func(indexing.Value)) {
 		for _, tag := range []string{"b", "a", "b", "c", "a"} {
 			emit(indexing.String(tag))
 		}
@@ -24,13 +26,13 @@ func TestEmit(t *testing.T) {
 }
 
 func TestEmitNothing(t *testing.T) {
-	got, err := indexing.Emit("by_tag", func(func(indexing.Value)) {})
+	got, err := indexentries.Emit("by_tag", func(func(indexing.Value)) {})
 	require.NoError(t, err)
 	require.Empty(t, got)
 }
 
 func TestEmitMixedKinds(t *testing.T) {
-	got, err := indexing.Emit("by_x", func(emit func(indexing.Value)) {
+	got, err := indexentries.Emit("by_x", func(emit func(indexing.Value)) {
 		emit(indexing.Int(1))
 		emit(indexing.Float(1))
 		emit(indexing.String("1"))
@@ -54,7 +56,7 @@ func TestEmitRejectsInvalidValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := indexing.Emit(tt.index, func(emit func(indexing.Value)) {
+			got, err := indexentries.Emit(tt.index, func(emit func(indexing.Value)) {
 				for _, v := range tt.values {
 					emit(v)
 				}
@@ -83,7 +85,7 @@ func TestEmitRecoversPanics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := indexing.Emit("by_age", func(emit func(indexing.Value)) {
+			got, err := indexentries.Emit("by_age", func(emit func(indexing.Value)) {
 				emit(indexing.Int(1))
 				panic(tt.panic)
 			})
@@ -102,7 +104,7 @@ func TestEmitRecoversPanics(t *testing.T) {
 }
 
 func TestEmitRecoversRuntimeErrors(t *testing.T) {
-	_, err := indexing.Emit("by_age", func(emit func(indexing.Value)) {
+	_, err := indexentries.Emit("by_age", func(emit func(indexing.Value)) {
 		var m map[string]int
 		//lint:ignore SA5000 the map function must fail with a runtime panic
 		m["x"] = 1
@@ -113,7 +115,7 @@ func TestEmitRecoversRuntimeErrors(t *testing.T) {
 
 func TestEmitIgnoresCallsAfterReturn(t *testing.T) {
 	var late func(indexing.Value)
-	got, err := indexing.Emit("by_age", func(emit func(indexing.Value)) {
+	got, err := indexentries.Emit("by_age", func(emit func(indexing.Value)) {
 		emit(indexing.Int(1))
 		late = emit
 	})
@@ -124,7 +126,7 @@ func TestEmitIgnoresCallsAfterReturn(t *testing.T) {
 }
 
 func TestEmitFromGoroutines(t *testing.T) {
-	got, err := indexing.Emit("by_n", func(emit func(indexing.Value)) {
+	got, err := indexentries.Emit("by_n", func(emit func(indexing.Value)) {
 		var wg sync.WaitGroup
 		for i := range 8 {
 			wg.Add(1)
@@ -142,10 +144,10 @@ func TestEmitFromGoroutines(t *testing.T) {
 }
 
 func TestEmitRejectsBadArguments(t *testing.T) {
-	_, err := indexing.Emit("", func(func(indexing.Value)) {})
+	_, err := indexentries.Emit("", func(func(indexing.Value)) {})
 	requireInvalid(t, err, "invalid index name: must not be empty")
 
-	_, err = indexing.Emit("by_age", nil)
+	_, err = indexentries.Emit("by_age", nil)
 	requireInvalid(t, err, "must not be nil")
 	require.False(t, errors.Is(err, indexing.ErrPanic))
 }

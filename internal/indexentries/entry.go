@@ -1,10 +1,11 @@
-package indexing
+package indexentries
 
 import (
 	"fmt"
 	"maps"
 	"strings"
 
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/errs"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -20,7 +21,7 @@ type Entry struct {
 	// IndexName names the index, and its map function.
 	IndexName string
 	// Value is the emitted value, stored as _index_key.
-	Value Value
+	Value indexing.Value
 	// Attributes are the projected attributes, stored at the top level of the item.
 	// Names must not start with '_'. Nil and empty are the same.
 	Attributes map[string]types.AttributeValue
@@ -33,7 +34,7 @@ const entryAttrs = 8
 type entryKey struct{ subject, unique string }
 
 func (e Entry) key() entryKey {
-	return entryKey{schema.SubjectKey(e.Scope, e.Type, e.ID), schema.UniqueKey(e.IndexName, e.Value.enc)}
+	return entryKey{schema.SubjectKey(e.Scope, e.Type, e.ID), schema.UniqueKey(e.IndexName, e.Value.Encoding())}
 }
 
 // PrimaryKey returns the key of e's item in the index entries table: _subject_key
@@ -53,7 +54,7 @@ func (e Entry) Validate() error {
 	if err := schema.ValidateEntityKey(e.Scope, e.Type, e.ID); err != nil {
 		return err
 	}
-	if _, err := partitionKey(e.Scope, e.IndexName); err != nil {
+	if _, err := schema.ValidScopeIndexName(e.Scope, e.IndexName); err != nil {
 		return err
 	}
 	if err := validateIn(e.IndexName, e.Value); err != nil {
@@ -69,11 +70,11 @@ func (e Entry) Validate() error {
 
 // validateIn reports whether v can be stored in index indexName: valid, and short
 // enough for the _unique_key index_name:value.
-func validateIn(indexName string, v Value) error {
+func validateIn(indexName string, v indexing.Value) error {
 	if err := v.Validate(); err != nil {
 		return err
 	}
-	return schema.ValidateKeyLength("index name and value", schema.UniqueKey(indexName, v.enc), schema.MaxSortKeyBytes)
+	return schema.ValidateKeyLength("index name and value", schema.UniqueKey(indexName, v.Encoding()), schema.MaxSortKeyBytes)
 }
 
 func validateAttribute(name string, v types.AttributeValue) error {
@@ -100,7 +101,7 @@ func (e Entry) Item() (map[string]types.AttributeValue, error) {
 	item[schema.AttrType] = str(e.Type)
 	item[schema.AttrID] = str(e.ID)
 	item[schema.AttrIndexName] = str(e.IndexName)
-	item[schema.AttrIndexKey] = str(e.Value.enc)
+	item[schema.AttrIndexKey] = str(e.Value.Encoding())
 	item[schema.AttrSubjectKey] = str(k.subject)
 	item[schema.AttrUniqueKey] = str(k.unique)
 	item[schema.AttrScopeIndexName] = str(schema.ScopeIndexName(e.Scope, e.IndexName))
@@ -134,7 +135,7 @@ func FromItem(item map[string]types.AttributeValue) (Entry, error) {
 		}
 		*f.dst = s
 	}
-	v, err := ParseValue(key)
+	v, err := indexing.ParseValue(key)
 	if err != nil {
 		return Entry{}, errs.Wrap(err, "index entry attribute %s", schema.AttrIndexKey)
 	}

@@ -1,7 +1,9 @@
-package indexing_test
+package indexentries_test
 
 import (
 	"testing"
+
+	"github.com/rynodb/rynodb/internal/indexentries"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
@@ -15,7 +17,7 @@ func TestDiff(t *testing.T) {
 	one := entry("ada", indexing.Int(1), nil)
 	two := entry("ada", indexing.Int(2), nil)
 	three := entry("ada", indexing.Int(3), nil)
-	named := func(e indexing.Entry, name string) indexing.Entry {
+	named := func(e indexentries.Entry, name string) indexentries.Entry {
 		e.Attributes = attrs{"name": s(name)}
 		return e
 	}
@@ -24,30 +26,30 @@ func TestDiff(t *testing.T) {
 
 	tests := []struct {
 		name              string
-		existing, emitted []indexing.Entry
-		puts, deletes     []indexing.Entry
+		existing, emitted []indexentries.Entry
+		puts, deletes     []indexentries.Entry
 	}{
 		{"nothing", nil, nil, nil, nil},
-		{"all new", nil, []indexing.Entry{one, two}, []indexing.Entry{one, two}, nil},
-		{"all dropped", []indexing.Entry{one, two}, nil, nil, []indexing.Entry{one, two}},
-		{"unchanged", []indexing.Entry{one, two}, []indexing.Entry{two, one}, nil, nil},
-		{"add and drop", []indexing.Entry{one, two}, []indexing.Entry{two, three}, []indexing.Entry{three}, []indexing.Entry{one}},
-		{"same value in another index", []indexing.Entry{one}, []indexing.Entry{otherIndex},
-			[]indexing.Entry{otherIndex}, []indexing.Entry{one}},
-		{"changed projection is a put, not a delete", []indexing.Entry{named(one, "Ada")}, []indexing.Entry{named(one, "Ada L.")},
-			[]indexing.Entry{named(one, "Ada L.")}, nil},
-		{"projection added", []indexing.Entry{one}, []indexing.Entry{named(one, "Ada")}, []indexing.Entry{named(one, "Ada")}, nil},
-		{"projection removed", []indexing.Entry{named(one, "Ada")}, []indexing.Entry{one}, []indexing.Entry{one}, nil},
-		{"nil and empty projections are equal", []indexing.Entry{one}, []indexing.Entry{entry("ada", indexing.Int(1), attrs{})}, nil, nil},
-		{"emitted duplicates collapse", nil, []indexing.Entry{one, two, one}, []indexing.Entry{one, two}, nil},
-		{"the last duplicate's projection wins", nil, []indexing.Entry{named(one, "a"), two, named(one, "b")},
-			[]indexing.Entry{named(one, "b"), two}, nil},
-		{"duplicate of an unchanged entry", []indexing.Entry{one}, []indexing.Entry{one, one}, nil, nil},
-		{"existing duplicates delete once", []indexing.Entry{one, one}, nil, nil, []indexing.Entry{one}},
+		{"all new", nil, []indexentries.Entry{one, two}, []indexentries.Entry{one, two}, nil},
+		{"all dropped", []indexentries.Entry{one, two}, nil, nil, []indexentries.Entry{one, two}},
+		{"unchanged", []indexentries.Entry{one, two}, []indexentries.Entry{two, one}, nil, nil},
+		{"add and drop", []indexentries.Entry{one, two}, []indexentries.Entry{two, three}, []indexentries.Entry{three}, []indexentries.Entry{one}},
+		{"same value in another index", []indexentries.Entry{one}, []indexentries.Entry{otherIndex},
+			[]indexentries.Entry{otherIndex}, []indexentries.Entry{one}},
+		{"changed projection is a put, not a delete", []indexentries.Entry{named(one, "Ada")}, []indexentries.Entry{named(one, "Ada L.")},
+			[]indexentries.Entry{named(one, "Ada L.")}, nil},
+		{"projection added", []indexentries.Entry{one}, []indexentries.Entry{named(one, "Ada")}, []indexentries.Entry{named(one, "Ada")}, nil},
+		{"projection removed", []indexentries.Entry{named(one, "Ada")}, []indexentries.Entry{one}, []indexentries.Entry{one}, nil},
+		{"nil and empty projections are equal", []indexentries.Entry{one}, []indexentries.Entry{entry("ada", indexing.Int(1), attrs{})}, nil, nil},
+		{"emitted duplicates collapse", nil, []indexentries.Entry{one, two, one}, []indexentries.Entry{one, two}, nil},
+		{"the last duplicate's projection wins", nil, []indexentries.Entry{named(one, "a"), two, named(one, "b")},
+			[]indexentries.Entry{named(one, "b"), two}, nil},
+		{"duplicate of an unchanged entry", []indexentries.Entry{one}, []indexentries.Entry{one, one}, nil, nil},
+		{"existing duplicates delete once", []indexentries.Entry{one, one}, nil, nil, []indexentries.Entry{one}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			puts, deletes := indexing.Diff(tt.existing, tt.emitted)
+			puts, deletes := indexentries.Diff(tt.existing, tt.emitted)
 			require.Equal(t, tt.puts, puts)
 			require.Equal(t, tt.deletes, deletes)
 			requireDisjoint(t, puts, deletes)
@@ -97,19 +99,19 @@ func TestDiffComparesAttributesAsStored(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			stored := entry("ada", indexing.Int(1), attrs{"x": tt.stored})
 			now := entry("ada", indexing.Int(1), attrs{"x": tt.now})
-			puts, deletes := indexing.Diff([]indexing.Entry{stored}, []indexing.Entry{now})
+			puts, deletes := indexentries.Diff([]indexentries.Entry{stored}, []indexentries.Entry{now})
 			require.Empty(t, deletes)
 			if tt.equal {
 				require.Empty(t, puts)
 			} else {
-				require.Equal(t, []indexing.Entry{now}, puts)
+				require.Equal(t, []indexentries.Entry{now}, puts)
 			}
 		})
 	}
 }
 
 // requireDisjoint asserts that no primary key is both put and deleted.
-func requireDisjoint(t *testing.T, puts, deletes []indexing.Entry) {
+func requireDisjoint(t *testing.T, puts, deletes []indexentries.Entry) {
 	t.Helper()
 	keys := map[[2]string]bool{}
 	for _, e := range puts {
@@ -120,7 +122,7 @@ func requireDisjoint(t *testing.T, puts, deletes []indexing.Entry) {
 	}
 }
 
-func primaryKey(e indexing.Entry) [2]string {
+func primaryKey(e indexentries.Entry) [2]string {
 	k := e.PrimaryKey()
 	return [2]string{k["_subject_key"].(*types.AttributeValueMemberS).Value, k["_unique_key"].(*types.AttributeValueMemberS).Value}
 }

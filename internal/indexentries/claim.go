@@ -1,6 +1,7 @@
-package indexing
+package indexentries
 
 import (
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/errs"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -15,7 +16,7 @@ import (
 // other entity owns it.
 type Claim struct {
 	Scope, IndexName string
-	Value            Value
+	Value            indexing.Value
 	// Type and ID are the owner's: an entity of Scope.
 	Type, ID string
 }
@@ -31,9 +32,9 @@ func (c Claim) PrimaryKey() map[string]types.AttributeValue {
 }
 
 // ClaimPrimaryKey returns the key of the claim on value of index in scope.
-func ClaimPrimaryKey(scope, index string, value Value) map[string]types.AttributeValue {
+func ClaimPrimaryKey(scope, index string, value indexing.Value) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
-		schema.AttrSubjectKey: str(schema.ClaimKey(scope, index, value.enc)),
+		schema.AttrSubjectKey: str(schema.ClaimKey(scope, index, value.Encoding())),
 		schema.AttrUniqueKey:  str(schema.ClaimSortKey),
 	}
 }
@@ -45,7 +46,7 @@ func (c Claim) Item() map[string]types.AttributeValue {
 	item[schema.AttrType] = str(c.Type)
 	item[schema.AttrID] = str(c.ID)
 	item[schema.AttrIndexName] = str(c.IndexName)
-	item[schema.AttrIndexKey] = str(c.Value.enc)
+	item[schema.AttrIndexKey] = str(c.Value.Encoding())
 	return item
 }
 
@@ -69,7 +70,7 @@ func ClaimFromItem(item map[string]types.AttributeValue) (Claim, error) {
 		}
 		*f.dst = s
 	}
-	v, err := ParseValue(key)
+	v, err := indexing.ParseValue(key)
 	if err != nil {
 		return Claim{}, errs.Wrap(err, "claim attribute %s", schema.AttrIndexKey)
 	}

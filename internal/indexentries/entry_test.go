@@ -1,8 +1,10 @@
-package indexing_test
+package indexentries_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/rynodb/rynodb/internal/indexentries"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
@@ -13,12 +15,12 @@ import (
 func s(v string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: v} }
 func n(v string) *types.AttributeValueMemberN { return &types.AttributeValueMemberN{Value: v} }
 
-func entry(id string, v indexing.Value, attrs map[string]types.AttributeValue) indexing.Entry {
-	return indexing.Entry{Scope: "acme", Type: "person", ID: id, IndexName: "by_age", Value: v, Attributes: attrs}
+func entry(id string, v indexing.Value, attrs map[string]types.AttributeValue) indexentries.Entry {
+	return indexentries.Entry{Scope: "acme", Type: "person", ID: id, IndexName: "by_age", Value: v, Attributes: attrs}
 }
 
 func TestEntryItem(t *testing.T) {
-	e := indexing.Entry{Scope: "ac:me", Type: "person", ID: "ada%1", IndexName: "by:age", Value: indexing.Int(36),
+	e := indexentries.Entry{Scope: "ac:me", Type: "person", ID: "ada%1", IndexName: "by:age", Value: indexing.Int(36),
 		Attributes: map[string]types.AttributeValue{"name": s("Ada")}}
 	item, err := e.Item()
 	require.NoError(t, err)
@@ -38,7 +40,7 @@ func TestEntryItem(t *testing.T) {
 		"_unique_key":  s("by%3Aage:i8000000000000024"),
 	}, e.PrimaryKey())
 
-	back, err := indexing.FromItem(item)
+	back, err := indexentries.FromItem(item)
 	require.NoError(t, err)
 	require.Equal(t, e, back)
 }
@@ -47,7 +49,7 @@ func TestFromItemWithoutAttributes(t *testing.T) {
 	e := entry("ada", indexing.String("x:y"), nil)
 	item, err := e.Item()
 	require.NoError(t, err)
-	back, err := indexing.FromItem(item)
+	back, err := indexentries.FromItem(item)
 	require.NoError(t, err)
 	require.Equal(t, e, back)
 	require.Nil(t, back.Attributes)
@@ -81,7 +83,7 @@ func TestFromItemRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := indexing.FromItem(tt.item)
+			_, err := indexentries.FromItem(tt.item)
 			require.ErrorContains(t, err, tt.reason)
 		})
 	}
@@ -91,16 +93,16 @@ func TestEntryValidate(t *testing.T) {
 	big := &types.AttributeValueMemberB{Value: make([]byte, 400*1024)}
 	tests := []struct {
 		name   string
-		entry  indexing.Entry
+		entry  indexentries.Entry
 		reason string
 	}{
-		{"empty scope", indexing.Entry{Type: "t", ID: "i", IndexName: "x", Value: indexing.Int(1)}, "Key.Scope"},
-		{"empty id", indexing.Entry{Scope: "s", Type: "t", IndexName: "x", Value: indexing.Int(1)}, "Key.ID"},
-		{"empty index name", indexing.Entry{Scope: "s", Type: "t", ID: "i", Value: indexing.Int(1)}, "invalid index name"},
+		{"empty scope", indexentries.Entry{Type: "t", ID: "i", IndexName: "x", Value: indexing.Int(1)}, "Key.Scope"},
+		{"empty id", indexentries.Entry{Scope: "s", Type: "t", IndexName: "x", Value: indexing.Int(1)}, "Key.ID"},
+		{"empty index name", indexentries.Entry{Scope: "s", Type: "t", ID: "i", Value: indexing.Int(1)}, "invalid index name"},
 		{"zero value", entry("ada", indexing.Value{}, nil), "zero Value"},
-		{"unique key too long", indexing.Entry{Scope: "s", Type: "t", ID: "i", IndexName: strings.Repeat("n", 500),
+		{"unique key too long", indexentries.Entry{Scope: "s", Type: "t", ID: "i", IndexName: strings.Repeat("n", 500),
 			Value: indexing.String(strings.Repeat(":", 175))}, "is 1027 bytes"},
-		{"scope index name too long", indexing.Entry{Scope: strings.Repeat("s", 1000), Type: "t", ID: "i",
+		{"scope index name too long", indexentries.Entry{Scope: strings.Repeat("s", 1000), Type: "t", ID: "i",
 			IndexName: strings.Repeat("n", 1100), Value: indexing.Int(1)}, "DynamoDB allows at most 2048"},
 		{"reserved attribute", entry("ada", indexing.Int(1), map[string]types.AttributeValue{"_x": s("1")}), "reserved for the store"},
 		{"empty attribute name", entry("ada", indexing.Int(1), map[string]types.AttributeValue{"": s("1")}), "must not be empty"},

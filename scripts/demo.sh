@@ -4,10 +4,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+out=$(mktemp)
+container=
+cleanup() {
+	rm -f "$out"
+	if [ -n "$container" ]; then scripts/dynamodb-local.sh stop "$container"; fi
+}
+trap cleanup EXIT
+
 endpoint=${RYNO_DYNAMODB_ENDPOINT:-}
 if [ -z "$endpoint" ]; then
 	read -r container endpoint < <(scripts/dynamodb-local.sh start)
-	trap 'scripts/dynamodb-local.sh stop "$container"' EXIT
 fi
 
 # DynamoDB Local accepts any credentials but keeps data per access key and region.
@@ -16,11 +23,12 @@ export AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-local}
 export AWS_REGION=${AWS_REGION:-us-east-1}
 
 go build -o build/quickstart ./examples/quickstart
-build/quickstart -endpoint "$endpoint" -prefix quickstart
+build/quickstart -endpoint "$endpoint" -prefix quickstart | tee "$out"
+last=$(grep -oE '^[0-9]+' "$out" | tail -1)
 
 # The quickstart carries the ryno command with its indexes, as an application would.
 echo
-echo "23. The application's own ryno command: reindex with its map functions, then check"
+echo "$((last + 1)). The application's own ryno command: reindex with its map functions, then check"
 for cmd in "reindex --scope acme" "check"; do
 	echo "   \$ quickstart ryno $cmd"
 	# shellcheck disable=SC2086 # cmd is split into arguments on purpose

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -197,3 +198,30 @@ func batchGet(ctx context.Context, db *ryno.Client) error {
 }
 
 func stamp(t time.Time) string { return t.Format("15:04:05.000") }
+
+// person is how a service holds a person: a struct of its own, with the entity's
+// key, timestamps and version in the embedded ryno.Record.
+type person struct {
+	ryno.Record
+	Name  string `dynamodbav:"name" json:"name"`
+	Email string `dynamodbav:"email" json:"email"`
+	Age   int    `dynamodbav:"age" json:"age"`
+}
+
+func readAsStruct(ctx context.Context, db *ryno.Client) error {
+	p, err := ryno.GetAs[person](ctx, db, alan)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   GetAs[person](alan): %s <%s>, %d, version %d\n", p.Name, p.Email, p.Age, p.Version)
+	e, err := db.Get(ctx, alan)
+	if err != nil {
+		return err
+	}
+	attrs, err := json.Marshal(e.Attributes)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   Get(alan) attributes as JSON: %s (numbers stay numbers)\n", attrs)
+	return nil
+}

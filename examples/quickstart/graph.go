@@ -48,7 +48,7 @@ func connect(ctx context.Context, db *ryno.Client) error {
 			return err
 		}
 	}
-	fmt.Println("   (each person was read, then written back with the lists: Set replaces the whole entity)")
+	fmt.Println("   (each person was read, then written back with ryno.ReplaceLists: the entity and its lists in one transaction)")
 	return nil
 }
 
@@ -64,12 +64,11 @@ func setLists(ctx context.Context, db *ryno.Client, person ryno.Key, lists map[s
 	if err != nil {
 		return err
 	}
-	e.Relationships = lists
-	stored, err := db.Set(ctx, e)
+	stored, err := db.Set(ctx, e, ryno.ReplaceLists(lists))
 	if err != nil {
 		return err
 	}
-	fmt.Printf("   set %-6s %s\n", stored.ID+":", describeLists(stored.Relationships))
+	fmt.Printf("   set %-6s %s\n", stored.ID+":", describeLists(lists))
 	return nil
 }
 

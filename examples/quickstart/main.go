@@ -49,6 +49,7 @@ var steps = []step{
 	{"Someone else with Grace's e-mail: the unique index refuses", sameEmail},
 	{"Update Grace", updateGrace},
 	{"Update the copy of Grace read before: a version conflict", staleUpdate},
+	{"Read Alan into a Go struct, and as JSON", readAsStruct},
 	{"Count Ada's visits from 10 goroutines; give her a title with Modify", countVisits},
 	{"Page through the people, two at a time, newest first", pagePeople},
 	{"Connect people and posts: Set an entity with its relationship lists", connect},
@@ -106,6 +107,11 @@ func run(ctx context.Context, endpoint, prefix string) error {
 	if err != nil {
 		return err
 	}
+	// What a service does at start-up: fail fast on missing or drifted tables.
+	if err := db.CheckSchema(ctx); err != nil {
+		return err
+	}
+	fmt.Println("   CheckSchema: the tables and indexes match this version")
 	for i, s := range steps {
 		fmt.Printf("\n%d. %s\n", i+2, s.title)
 		if err := s.run(ctx, db); err != nil {

@@ -38,7 +38,7 @@ func (c *Client) QueryIndex(ctx context.Context, scope, index string, cond index
 	for i, e := range entries.Items {
 		keys[i] = e.Key
 	}
-	return c.entitiesPage(ctx, keys, entries.Cursor)
+	return c.entitiesPage(ctx, keys, entries.Cursor, false)
 }
 
 // QueryIndexEntries returns one page of the entries of the named index of scope that

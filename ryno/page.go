@@ -28,6 +28,13 @@ type PageOptions struct {
 	Cursor string
 	// Descending reverses the order of the listing.
 	Descending bool
+	// Consistent reads strongly consistently, as Get with Consistent() does: a page
+	// sees every write that returned before the call. Only the listings of a table
+	// support it (Relationships, RelatedEntities, which also reads its entities so);
+	// the others read a global secondary index, which DynamoDB keeps eventually
+	// consistent, and refuse it with ErrInvalid. Options.ConsistentRead makes it the
+	// default where it is supported.
+	Consistent bool
 }
 
 // Page is one page of a listing. Cursor is empty when no items follow; otherwise
@@ -65,6 +72,9 @@ func (q pageQuery) begin(p PageOptions, seal []byte) (limit int, cursors cursorC
 	if limit, err = p.limit(); err != nil {
 		return 0, cursorCodec{}, nil, err
 	}
+	if p.Consistent && q.in.IndexName != nil {
+		return 0, cursorCodec{}, nil, invalid("PageOptions.Consistent", "", "this listing reads a global secondary index, which DynamoDB keeps eventually consistent")
+	}
 	cursors = cursorCodec{identity: q.identity, descending: p.Descending, seal: seal}
 	start, err = cursors.decode(p.Cursor, q.position)
 	return limit, cursors, start, err
@@ -78,6 +88,7 @@ func (c *Client) queryPage(ctx context.Context, q pageQuery, p PageOptions) ([]m
 		return nil, "", err
 	}
 	in := *q.in
+	in.ConsistentRead = c.consistentPage(q, p)
 	in.Limit = aws.Int32(int32(min(limit+1, maxQueryLimit)))
 	in.ExclusiveStartKey = start
 	in.ScanIndexForward = aws.Bool(!p.Descending)
@@ -97,6 +108,15 @@ func (c *Client) queryPage(ctx context.Context, q pageQuery, p PageOptions) ([]m
 	return items, cursor, err
 }
 
+// consistentPage returns the ConsistentRead of a page of q: asked for, or the
+// client's default on a table. nil leaves DynamoDB's default, eventually consistent.
+func (c *Client) consistentPage(q pageQuery, p PageOptions) *bool {
+	if p.Consistent || (c.opts.ConsistentRead && q.in.IndexName == nil) {
+		return aws.Bool(true)
+	}
+	return nil
+}
+
 // maxQueryLimit keeps Limit+1 within int32.
 const maxQueryLimit = 1<<31 - 1
 
@@ -113,6 +133,7 @@ func (c *Client) filteredQueryPage(ctx context.Context, q pageQuery, p PageOptio
 		return nil, "", err
 	}
 	in := *q.in
+	in.ConsistentRead = c.consistentPage(q, p)
 	in.ScanIndexForward = aws.Bool(!p.Descending)
 	var items []map[string]types.AttributeValue
 	read := 0 // items DynamoDB read for this page, matching or not

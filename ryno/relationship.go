@@ -40,8 +40,13 @@ func relationshipPage(items []map[string]types.AttributeValue, cursor string) (*
 	return page, nil
 }
 
+// AllPredicates, as the predicate of Relationships, RelatedEntities,
+// ReverseRelationships and their iterators, lists the relationships of every
+// predicate.
+const AllPredicates = ""
+
 // Relationships returns one page of the subject's relationships under predicate, in
-// list order, or of every predicate when predicate is empty, ordered by predicate and
+// list order, or of every predicate with AllPredicates, ordered by predicate and
 // then by list position. One Query request per page.
 func (c *Client) Relationships(ctx context.Context, subject Key, predicate string, p PageOptions) (*Page[Relationship], error) {
 	q, err := c.relationshipsQuery(subject, predicate)
@@ -79,7 +84,7 @@ func (c *Client) AllRelationships(ctx context.Context, subject Key, predicate st
 }
 
 // RelatedEntities returns one page of the objects of the subject's relationships
-// under predicate (every predicate when empty), in list order. Objects that no longer
+// under predicate (AllPredicates for every one), in list order. Objects that no longer
 // exist are skipped, so a page can hold fewer entities than its limit; an object
 // listed twice appears twice. One Query, then the objects in parallel BatchGetItem
 // requests: two rounds per page.
@@ -92,7 +97,7 @@ func (c *Client) RelatedEntities(ctx context.Context, subject Key, predicate str
 	for i, r := range rels.Items {
 		keys[i] = r.Object
 	}
-	return c.entitiesPage(ctx, keys, rels.Cursor)
+	return c.entitiesPage(ctx, keys, rels.Cursor, p.Consistent)
 }
 
 // AllRelatedEntities iterates over every entity RelatedEntities would page through.
@@ -104,8 +109,12 @@ func (c *Client) AllRelatedEntities(ctx context.Context, subject Key, predicate 
 
 // entitiesPage reads the entities of keys into a page with cursor, in the order of
 // keys, skipping those that do not exist.
-func (c *Client) entitiesPage(ctx context.Context, keys []Key, cursor string) (*Page[*Entity], error) {
-	entities, err := c.BatchGet(ctx, keys)
+func (c *Client) entitiesPage(ctx context.Context, keys []Key, cursor string, consistent bool) (*Page[*Entity], error) {
+	var opts []GetOption
+	if consistent {
+		opts = append(opts, Consistent())
+	}
+	entities, err := c.BatchGet(ctx, keys, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +129,7 @@ func (c *Client) entitiesPage(ctx context.Context, keys []Key, cursor string) (*
 
 // ReverseRelationships returns one page of the relationships pointing at object, in
 // the order of the reverse index: who points at it, and under which predicate. With a
-// predicate it returns only those of that predicate ("who follows me"); an empty one
+// predicate it returns only those of that predicate ("who follows me"); AllPredicates
 // means every predicate, as for Relationships. The reverse index is a GSI, which
 // DynamoDB keeps eventually consistent, keyed by object alone. A page of every
 // predicate is one Query. With a predicate, DynamoDB reads past the entries of other

@@ -5,6 +5,7 @@
 #   make demo    run examples/quickstart against DynamoDB Local
 #   make bench   benchmarks against DynamoDB Local (requests and allocations per call)
 #   make fuzz    run each fuzz target for FUZZTIME
+#   make api     count the identifiers each public package exports
 #
 # Each target prepares what it needs on a fresh machine: it installs and starts Docker
 # when absent (as root) and provides a DynamoDB Local image (see scripts/dynamodb-local.sh).
@@ -26,7 +27,7 @@ with_dynamodb = if [ -z "$$RYNO_DYNAMODB_ENDPOINT" ]; then \
 		image=$$(scripts/dynamodb-local.sh image) || exit 1; export RYNO_DYNAMODB_IMAGE=$$image; fi; \
 	export RYNO_REQUIRE_DYNAMODB=1;
 
-.PHONY: test lint unit demo bench fuzz clean
+.PHONY: test lint unit demo bench fuzz api clean
 
 test: lint
 	@mkdir -p $(BUILD)
@@ -58,6 +59,9 @@ fuzz:
 			$(GO) test $$pkg -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) || exit 1; \
 		done; \
 	done
+
+api:
+	@$(GO) run ./internal/tools/apicount ryno tables relationships indexing migrations cli
 
 clean:
 	rm -rf $(BUILD)

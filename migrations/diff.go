@@ -14,7 +14,7 @@ import (
 // maps table names to their descriptions; a missing table has no entry or a nil one.
 // recorded is the schema version found in the store (0 when none), and migs the
 // versions up to the target. diff performs no I/O.
-func diff(want []*dynamodb.CreateTableInput, live map[string]*types.TableDescription, recorded int, migs []Migration) *Plan {
+func diff(want []*dynamodb.CreateTableInput, live map[string]*types.TableDescription, recorded int, migs []migration) *Plan {
 	p := &Plan{RecordedVersion: recorded, TargetVersion: latest(migs)}
 	for _, w := range want {
 		l := live[aws.ToString(w.TableName)]
@@ -35,7 +35,7 @@ func diff(want []*dynamodb.CreateTableInput, live map[string]*types.TableDescrip
 
 // planVersion adds the data steps and version record a store at p.RecordedVersion
 // needs, or the drift of a version newer than the target. versionTable holds the record.
-func (p *Plan) planVersion(versionTable string, migs []Migration) {
+func (p *Plan) planVersion(versionTable string, migs []migration) {
 	switch {
 	case p.RecordedVersion > p.TargetVersion:
 		p.Drift = append(p.Drift, Drift{Kind: DriftVersion, Severity: SeverityError, Table: versionTable,

@@ -315,7 +315,7 @@ func TestDiff(t *testing.T) {
 			if tt.live != nil {
 				tt.live(live)
 			}
-			p := diff(want, live, tt.recorded, Migrations())
+			p := diff(want, live, tt.recorded, allMigrations())
 			require.Equal(t, tt.actions, actionStrings(p.Actions))
 			require.Equal(t, tt.drift, driftStrings(p.Drift))
 			require.Equal(t, tt.recorded, p.RecordedVersion)
@@ -330,7 +330,7 @@ func TestDiff(t *testing.T) {
 func TestDiffCreateTableSendsTheDefinition(t *testing.T) {
 	n := testNames(t)
 	want := schema.Definitions(n, onDemand)
-	p := diff(want, nil, 0, Migrations())
+	p := diff(want, nil, 0, allMigrations())
 	require.Len(t, p.Actions, 5)
 	for i, def := range want {
 		require.Same(t, def, p.Actions[i].CreateTable)
@@ -362,7 +362,7 @@ func TestDiffCreateIndexRequest(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			live := liveAll(schema.Definitions(n, tt.live))
 			live[n.Entities].GlobalSecondaryIndexes = nil
-			p := diff(schema.Definitions(n, tt.want), live, CurrentVersion, Migrations())
+			p := diff(schema.Definitions(n, tt.want), live, CurrentVersion, allMigrations())
 			require.Len(t, p.Actions, 1)
 			a := p.Actions[0]
 			require.Equal(t, "create GSI app_entities_by_type on table app_entities_master", a.String())
@@ -387,7 +387,7 @@ func TestDiffCreateIndexRequest(t *testing.T) {
 func TestDiffDataSteps(t *testing.T) {
 	n := testNames(t)
 	step := func(context.Context, API, schema.Names) error { return nil }
-	migs := []Migration{
+	migs := []migration{
 		{Version: 1, Description: "tables"},
 		{Version: 2, Description: "backfill", run: step},
 		{Version: 3, Description: "add a GSI"},
@@ -414,7 +414,7 @@ func TestDiffDataSteps(t *testing.T) {
 }
 
 func TestMigrationsList(t *testing.T) {
-	migs := Migrations()
+	migs := allMigrations()
 	require.NotEmpty(t, migs)
 	for i, m := range migs {
 		require.Equal(t, i+1, m.Version, "versions must run 1, 2, 3, ... without gaps")
@@ -425,7 +425,7 @@ func TestMigrationsList(t *testing.T) {
 	require.NotNil(t, migs[1].run, "version 2 builds the heads of lists")
 
 	migs[0].Description = "changed"
-	require.NotEqual(t, "changed", Migrations()[0].Description, "Migrations must return a copy")
+	require.NotEqual(t, "changed", allMigrations()[0].Description, "Migrations must return a copy")
 }
 
 func TestTableStatuses(t *testing.T) {

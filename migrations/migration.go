@@ -9,14 +9,14 @@ import (
 // CurrentVersion is the schema version that Up brings a store to.
 const CurrentVersion = 2
 
-// A Migration is one version of the schema.
+// A migration is one version of the schema.
 //
 // The tables of a version are those of tables.Definitions at that version; Up creates
 // whatever is missing from them before anything else. A migration may add a data step,
 // which Up runs after the tables match, in version order, for every version newer than
 // the recorded one. Data steps must be idempotent: if a later step fails, the earlier
 // ones run again on the next Up, since the version is recorded only when all succeed.
-type Migration struct {
+type migration struct {
 	Version     int
 	Description string
 
@@ -24,18 +24,18 @@ type Migration struct {
 }
 
 // migrations lists every version in order, from 1 to CurrentVersion.
-var migrations = []Migration{
+var migrations = []migration{
 	{Version: 1, Description: "create the entities, relationship and index tables with their GSIs and LSI"},
 	{Version: 2, Description: "build the heads and markers of relationship lists written before them", run: buildListHeads},
 }
 
-// Migrations returns the schema versions in order, the last being CurrentVersion.
-func Migrations() []Migration {
-	return append([]Migration(nil), migrations...)
+// allMigrations returns the schema versions in order, the last being CurrentVersion.
+func allMigrations() []migration {
+	return append([]migration(nil), migrations...)
 }
 
 // latest returns the highest version in migs, or 0 when migs is empty.
-func latest(migs []Migration) int {
+func latest(migs []migration) int {
 	if len(migs) == 0 {
 		return 0
 	}

@@ -7,9 +7,9 @@ import (
 	"github.com/rynodb/rynodb/tables"
 )
 
-// DefaultPollInterval is the pause between checks while waiting for tables and indexes,
+// defaultPollInterval is the pause between checks while waiting for tables and indexes,
 // used when Options.PollInterval is zero.
-const DefaultPollInterval = 2 * time.Second
+const defaultPollInterval = 2 * time.Second
 
 // Options configures a Provider.
 type Options struct {
@@ -27,7 +27,7 @@ type Options struct {
 	// PollInterval is the pause between DescribeTable calls while Up waits for tables
 	// and indexes to become ACTIVE and while Down waits for tables to disappear. The
 	// first check is made at once, so nothing waits where tables are ready immediately,
-	// as in DynamoDB Local. Zero means DefaultPollInterval.
+	// as in DynamoDB Local. Zero means 2s.
 	PollInterval time.Duration
 
 	// Logger, when set, receives one line as each action starts and when a wait begins.
@@ -41,7 +41,7 @@ type Logger interface {
 
 func (o Options) withDefaults() Options {
 	if o.PollInterval == 0 {
-		o.PollInterval = DefaultPollInterval
+		o.PollInterval = defaultPollInterval
 	}
 	return o
 }

@@ -21,7 +21,7 @@ type Provider struct {
 	api        API
 	opts       Options
 	names      schema.Names
-	migrations []Migration
+	migrations []migration
 }
 
 // NewProvider returns a Provider for the store opts.TablePrefix names. It sends no
@@ -37,7 +37,7 @@ func NewProvider(api API, opts Options) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Provider{api: api, opts: opts.withDefaults(), names: names, migrations: Migrations()}, nil
+	return &Provider{api: api, opts: opts.withDefaults(), names: names, migrations: allMigrations()}, nil
 }
 
 // Names returns the names of the store's tables and indexes.

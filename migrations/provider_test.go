@@ -71,7 +71,7 @@ func TestNewProviderValidates(t *testing.T) {
 	t.Run("default poll interval", func(t *testing.T) {
 		p, err := NewProvider(newFakeAPI(0), Options{TablePrefix: "app"})
 		require.NoError(t, err)
-		require.Equal(t, DefaultPollInterval, p.opts.PollInterval)
+		require.Equal(t, defaultPollInterval, p.opts.PollInterval)
 		require.Equal(t, "app_entities_master", p.Names().Entities)
 	})
 }
@@ -229,7 +229,7 @@ func TestUpRunsDataSteps(t *testing.T) {
 			return nil
 		}
 	}
-	p.migrations = []Migration{
+	p.migrations = []migration{
 		{Version: 1, Description: "tables"},
 		{Version: 2, Description: "backfill", run: step(2)},
 		{Version: 3, Description: "rewrite", run: step(3)},

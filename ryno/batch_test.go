@@ -108,7 +108,7 @@ func TestBatchWriteRetriesUnprocessedItemsUntilDone(t *testing.T) {
 	require.Greater(t, f.writeCalls, 1)
 	require.Len(t, waits, f.writeCalls-1, "each retry waits first")
 	for i, w := range waits {
-		ceiling := min(DefaultBaseDelay<<i, DefaultMaxDelay)
+		ceiling := min(defaultBaseDelay<<i, defaultMaxDelay)
 		require.LessOrEqual(t, w, ceiling, "retry %d waits at most the capped exponential ceiling", i+1)
 	}
 }
@@ -137,7 +137,7 @@ func TestBatchWriteGivesUpAndNamesTheUnwrittenKeys(t *testing.T) {
 	require.Len(t, f.items, 48, "every other item is written")
 	// 2 chunks, each: a first request that writes 24 items, then MaxAttempts
 	// requests in a row that write nothing.
-	require.Equal(t, 2*(1+DefaultMaxAttempts), f.writeCalls)
+	require.Equal(t, 2*(1+defaultMaxAttempts), f.writeCalls)
 	require.Contains(t, err.Error(), `pk="k0003"`)
 }
 
@@ -372,7 +372,7 @@ func throttleFirst[R any](op string, n int) func(int, map[string]R) (map[string]
 }
 
 func TestBatchRetriesAThrottledChunkUntilDone(t *testing.T) {
-	for _, n := range []int{1, 3, DefaultMaxAttempts - 1} {
+	for _, n := range []int{1, 3, defaultMaxAttempts - 1} {
 		t.Run(fmt.Sprintf("read throttled %d times", n), func(t *testing.T) {
 			f := newFakeDB(t)
 			seed(f, "t", 0, 100)
@@ -428,7 +428,7 @@ func TestBatchGetOfAnAlwaysThrottledChunkNamesItsKeys(t *testing.T) {
 	_, err := testBatcher(f, 1, nil).get(context.Background(), gets("t", seq(100)...), readOptions{})
 
 	requireThrottledBatchError(t, err, "BatchGetItem", itemKeys("t", 0, 100))
-	require.Equal(t, DefaultMaxAttempts, f.getCalls, "every request is throttled: none makes progress")
+	require.Equal(t, defaultMaxAttempts, f.getCalls, "every request is throttled: none makes progress")
 }
 
 func TestBatchWriteOfAnAlwaysThrottledChunkNamesItsKeysOnly(t *testing.T) {
@@ -443,7 +443,7 @@ func TestBatchWriteOfAnAlwaysThrottledChunkNamesItsKeysOnly(t *testing.T) {
 
 	requireThrottledBatchError(t, err, "BatchWriteItem", itemKeys("t", 25, 50))
 	require.Len(t, f.items, 25, "the chunk that is not throttled is written")
-	require.Equal(t, 1+DefaultMaxAttempts, f.writeCalls)
+	require.Equal(t, 1+defaultMaxAttempts, f.writeCalls)
 }
 
 // throttleOrLeaveHalf is a fakeDB hook that throttles every third request and leaves

@@ -86,42 +86,42 @@ type RetryOptions struct {
 
 // Defaults applied by New to zero fields.
 const (
-	DefaultMaxConcurrency = 8
-	DefaultMaxAttempts    = 10
-	DefaultBaseDelay      = 25 * time.Millisecond
-	DefaultMaxDelay       = 2 * time.Second
+	defaultMaxConcurrency = 8
+	defaultMaxAttempts    = 10
+	defaultBaseDelay      = 25 * time.Millisecond
+	defaultMaxDelay       = 2 * time.Second
 
-	DefaultListLease = 30 * time.Second
+	defaultListLease = 30 * time.Second
 
-	DefaultConflictAttempts  = 10
-	DefaultConflictBaseDelay = 10 * time.Millisecond
-	DefaultConflictMaxDelay  = time.Second
+	defaultConflictAttempts  = 10
+	defaultConflictBaseDelay = 10 * time.Millisecond
+	defaultConflictMaxDelay  = time.Second
 )
 
 func (o Options) withDefaults() Options {
 	if o.MaxConcurrency == 0 {
-		o.MaxConcurrency = DefaultMaxConcurrency
+		o.MaxConcurrency = defaultMaxConcurrency
 	}
 	if o.Retry.MaxAttempts == 0 {
-		o.Retry.MaxAttempts = DefaultMaxAttempts
+		o.Retry.MaxAttempts = defaultMaxAttempts
 	}
 	if o.Retry.BaseDelay == 0 {
-		o.Retry.BaseDelay = DefaultBaseDelay
+		o.Retry.BaseDelay = defaultBaseDelay
 	}
 	if o.Retry.MaxDelay == 0 {
-		o.Retry.MaxDelay = DefaultMaxDelay
+		o.Retry.MaxDelay = defaultMaxDelay
 	}
 	if o.Conflicts.MaxAttempts == 0 {
-		o.Conflicts.MaxAttempts = DefaultConflictAttempts
+		o.Conflicts.MaxAttempts = defaultConflictAttempts
 	}
 	if o.Conflicts.BaseDelay == 0 {
-		o.Conflicts.BaseDelay = DefaultConflictBaseDelay
+		o.Conflicts.BaseDelay = defaultConflictBaseDelay
 	}
 	if o.Conflicts.MaxDelay == 0 {
-		o.Conflicts.MaxDelay = DefaultConflictMaxDelay
+		o.Conflicts.MaxDelay = defaultConflictMaxDelay
 	}
 	if o.ListLease == 0 {
-		o.ListLease = DefaultListLease
+		o.ListLease = defaultListLease
 	}
 	if o.Now == nil {
 		o.Now = time.Now

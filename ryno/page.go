@@ -10,12 +10,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// DefaultPageLimit is the page size when PageOptions.Limit is zero.
-const DefaultPageLimit = 100
+// defaultPageLimit is the page size when PageOptions.Limit is zero.
+const defaultPageLimit = 100
 
 // PageOptions selects one page of a listing.
 type PageOptions struct {
-	// Limit is the most items a page holds; default DefaultPageLimit. A page can
+	// Limit is the most items a page holds; default 100. A page can
 	// hold fewer when DynamoDB's 1 MB response limit ends it early; its Cursor then
 	// continues the listing. ReverseRelationships of one predicate reads on until its
 	// page is full, so its pages are short only at the end.
@@ -49,7 +49,7 @@ func (p PageOptions) limit() (int, error) {
 	case p.Limit < 0:
 		return 0, invalid("PageOptions.Limit", strconv.Itoa(p.Limit), "must not be negative")
 	case p.Limit == 0:
-		return DefaultPageLimit, nil
+		return defaultPageLimit, nil
 	}
 	return p.Limit, nil
 }

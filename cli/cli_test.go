@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/ryno"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/ryno"
 )
 
 // run runs the CLI with the environment env instead of the process's.

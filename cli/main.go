@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 
 	"github.com/rynodb/rynodb/internal/errs"
-
 	"github.com/rynodb/rynodb/migrations"
 	"github.com/rynodb/rynodb/ryno"
 )

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rynodb/rynodb/ryno"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/ryno"
 )
 
 var reindexCommand = &command{

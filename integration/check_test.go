@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/rynodb/rynodb/internal/indexentries"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -18,6 +16,7 @@ import (
 	"github.com/rynodb/rynodb/cli"
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/integration/dynamotest"
+	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/ryno"
 )

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rynodb/rynodb/internal/indexentries"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/integration/dynamotest"
+	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/ryno"
 )

@@ -6,13 +6,12 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/rynodb/rynodb/internal/indexentries"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/ryno"
 )
 

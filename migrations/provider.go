@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 
-	"github.com/rynodb/rynodb/internal/errs"
-	"golang.org/x/sync/errgroup"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
 
+	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/tables"
 )

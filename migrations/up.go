@@ -5,9 +5,9 @@ import (
 	"errors"
 	"time"
 
-	"github.com/rynodb/rynodb/internal/errs"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/errs"
 )
 
 // Result reports what Up or Down did.

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rynodb/rynodb/internal/errs"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/errs"
 )
 
 // waitActive waits until table name and all its GSIs are ACTIVE and returns its

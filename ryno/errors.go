@@ -6,10 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rynodb/rynodb/internal/errs"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/tables"
 )
 

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rynodb/rynodb/internal/indexentries"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 

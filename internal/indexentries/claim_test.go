@@ -3,11 +3,10 @@ package indexentries_test
 import (
 	"testing"
 
-	"github.com/rynodb/rynodb/internal/indexentries"
-
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 

@@ -8,11 +8,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rynodb/rynodb/internal/indexentries"
-
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/indexentries"
 )
 
 func TestEmit(t *testing.T) {

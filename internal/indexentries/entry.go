@@ -5,11 +5,10 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/internal/errs"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 

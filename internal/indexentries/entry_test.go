@@ -4,12 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rynodb/rynodb/internal/indexentries"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/indexentries"
 )
 
 func s(v string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: v} }

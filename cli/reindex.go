@@ -61,7 +61,7 @@ func (r *runner) reindex(ctx context.Context, args []string) error {
 	progress := r.progressLine()
 	defer progress.clear()
 	for _, typ := range types {
-		done, err := db.Reindex(ctx, s.scope, typ, func(p ryno.ReindexProgress) {
+		done, err := db.Reindex(ctx, ryno.Type{Scope: s.scope, Name: typ}, func(p ryno.ReindexProgress) {
 			progress.show(reindexSummary(s.scope, typ, p))
 		})
 		progress.clear()

@@ -132,7 +132,7 @@ func BenchmarkQueryIndexRangePageOf25(b *testing.B) {
 	ixSeed(b, db, ixPeople(100))
 	cond := indexing.Between(indexing.Int(20), indexing.Int(69))
 	p := &pager[*ryno.Entity]{limit: 25, read: func(o ryno.PageOptions) (*ryno.Page[*ryno.Entity], error) {
-		return db.QueryIndex(ctx, "bench", "age", cond, o)
+		return db.QueryIndex(ctx, ryno.ScopedIndex{Scope: "bench", Index: "age"}, cond, o)
 	}}
 	measure(b, counter, func(int) error { return p.next() })
 }
@@ -144,7 +144,7 @@ func BenchmarkQueryIndexEntriesPageOf25(b *testing.B) {
 	ixSeed(b, db, ixPeople(100))
 	cond := indexing.BeginsWith(indexing.String("p0"))
 	p := &pager[ryno.IndexEntry]{limit: 25, read: func(o ryno.PageOptions) (*ryno.Page[ryno.IndexEntry], error) {
-		return db.QueryIndexEntries(ctx, "bench", "email", cond, o)
+		return db.QueryIndexEntries(ctx, ryno.ScopedIndex{Scope: "bench", Index: "email"}, cond, o)
 	}}
 	measure(b, counter, func(int) error { return p.next() })
 }
@@ -163,7 +163,7 @@ func ixSeedPosts(b *testing.B, db *ryno.Client) {
 
 // ixReindex reindexes the posts and checks that it saw all of them.
 func ixReindex(db *ryno.Client) error {
-	done, err := db.Reindex(ctx, "bench", "post", nil)
+	done, err := db.Reindex(ctx, ryno.Type{Scope: "bench", Name: "post"}, nil)
 	if err == nil && done.Entities != ixReindexPosts {
 		err = fmt.Errorf("reindexed %d posts, want %d", done.Entities, ixReindexPosts)
 	}

@@ -135,7 +135,7 @@ func BenchmarkListByTypePageOf25(b *testing.B) {
 	db, counter := benchStore(b)
 	seedEntities(b, db, 100)
 	measure(b, counter, func(int) error {
-		_, err := db.ListByType(ctx, "bench", "person", ryno.PageOptions{Limit: 25})
+		_, err := db.ListByType(ctx, ryno.Type{Scope: "bench", Name: "person"}, ryno.PageOptions{Limit: 25})
 		return err
 	})
 }

@@ -41,7 +41,7 @@ func pagedListings() []pagedListing {
 	between := indexing.Between(indexing.Int(20), indexing.Int(60))
 	return []pagedListing{
 		{"ListByType", "by type", func(db *ryno.Client, p ryno.PageOptions) (string, error) {
-			return cursorOf(db.ListByType(ctx, "acme", "person", p))
+			return cursorOf(db.ListByType(ctx, ryno.Type{Scope: "acme", Name: "person"}, p))
 		}},
 		{"Relationships", "outgoing", func(db *ryno.Client, p ryno.PageOptions) (string, error) {
 			return cursorOf(db.Relationships(ctx, ada, "", p))
@@ -62,13 +62,13 @@ func pagedListings() []pagedListing {
 			return cursorOf(db.ReverseRelationships(ctx, bob, "follows", p))
 		}},
 		{"QueryIndexEntries", "age between", func(db *ryno.Client, p ryno.PageOptions) (string, error) {
-			return cursorOf(db.QueryIndexEntries(ctx, "acme", "age", between, p))
+			return cursorOf(db.QueryIndexEntries(ctx, ryno.ScopedIndex{Scope: "acme", Index: "age"}, between, p))
 		}},
 		{"QueryIndex", "age between", func(db *ryno.Client, p ryno.PageOptions) (string, error) {
-			return cursorOf(db.QueryIndex(ctx, "acme", "age", between, p))
+			return cursorOf(db.QueryIndex(ctx, ryno.ScopedIndex{Scope: "acme", Index: "age"}, between, p))
 		}},
 		{"QueryIndex of all values", "age", func(db *ryno.Client, p ryno.PageOptions) (string, error) {
-			return cursorOf(db.QueryIndex(ctx, "acme", "age", indexing.All(), p))
+			return cursorOf(db.QueryIndex(ctx, ryno.ScopedIndex{Scope: "acme", Index: "age"}, indexing.All(), p))
 		}},
 	}
 }

@@ -247,7 +247,7 @@ func TestKeysWithDelimitersRoundTripAndNeverCollide(t *testing.T) {
 		require.Equal(t, k, got.Key)
 		require.Equal(t, json.Number(fmt.Sprint(i)), got.Attributes["i"])
 
-		page, err := db.ListByType(ctx, k.Scope, k.Type, ryno.PageOptions{})
+		page, err := db.ListByType(ctx, ryno.Type{Scope: k.Scope, Name: k.Type}, ryno.PageOptions{})
 		require.NoError(t, err)
 		var ids []string
 		for _, e := range page.Items {
@@ -312,14 +312,20 @@ func TestBadInputSendsNoRequest(t *testing.T) {
 			_, err := db.BatchGet(ctx, []ryno.Key{good, {Scope: "s", Type: "t"}})
 			return err
 		}, ryno.ErrInvalid},
-		{"ListByType with an empty scope", func() error { _, err := db.ListByType(ctx, "", "t", ryno.PageOptions{}); return err }, ryno.ErrInvalid},
-		{"ListByType with a negative limit", func() error { _, err := db.ListByType(ctx, "s", "t", ryno.PageOptions{Limit: -1}); return err }, ryno.ErrInvalid},
+		{"ListByType with an empty scope", func() error {
+			_, err := db.ListByType(ctx, ryno.Type{Scope: "", Name: "t"}, ryno.PageOptions{})
+			return err
+		}, ryno.ErrInvalid},
+		{"ListByType with a negative limit", func() error {
+			_, err := db.ListByType(ctx, ryno.Type{Scope: "s", Name: "t"}, ryno.PageOptions{Limit: -1})
+			return err
+		}, ryno.ErrInvalid},
 		{"ListByType with a garbage cursor", func() error {
-			_, err := db.ListByType(ctx, "s", "t", ryno.PageOptions{Cursor: "not a cursor!"})
+			_, err := db.ListByType(ctx, ryno.Type{Scope: "s", Name: "t"}, ryno.PageOptions{Cursor: "not a cursor!"})
 			return err
 		}, ryno.ErrInvalidCursor},
 		{"ListByType with base64 that is not a cursor", func() error {
-			_, err := db.ListByType(ctx, "s", "t", ryno.PageOptions{Cursor: "eyJmb28iOjF9"})
+			_, err := db.ListByType(ctx, ryno.Type{Scope: "s", Name: "t"}, ryno.PageOptions{Cursor: "eyJmb28iOjF9"})
 			return err
 		}, ryno.ErrInvalidCursor},
 	}

@@ -93,7 +93,7 @@ func queryIDs(t *testing.T, s *store, index string, cond indexing.Condition, lim
 	p := ryno.PageOptions{Limit: limit, Descending: descending}
 	for {
 		s.counter.Reset()
-		page, err := s.QueryIndex(ctx, "acme", index, cond, p)
+		page, err := s.QueryIndex(ctx, ryno.ScopedIndex{Scope: "acme", Index: index}, cond, p)
 		require.NoError(t, err)
 		want := map[string]int{"Query": 1}
 		if len(page.Items) > 0 {
@@ -225,7 +225,7 @@ func TestQueryIndexEntriesReturnsProjectionsWithoutReadingEntities(t *testing.T)
 		require.NoError(t, err)
 	}
 	s.counter.Reset()
-	page, err := s.QueryIndexEntries(ctx, "acme", "email", indexing.BeginsWith(indexing.String("A")), ryno.PageOptions{})
+	page, err := s.QueryIndexEntries(ctx, ryno.ScopedIndex{Scope: "acme", Index: "email"}, indexing.BeginsWith(indexing.String("A")), ryno.PageOptions{})
 	require.NoError(t, err)
 	require.Equal(t, map[string]int{"Query": 1}, requests(s.counter))
 	require.Equal(t, []ryno.IndexEntry{
@@ -275,7 +275,7 @@ func TestALargeWriteCutOffHalfWayConverges(t *testing.T) {
 			return tagList("c", 5)
 		}},
 		{"a reindex", func(s *store, cut *ryno.Entity) []string {
-			_, err := s.Reindex(ctx, "acme", "post", nil)
+			_, err := s.Reindex(ctx, ryno.Type{Scope: "acme", Name: "post"}, nil)
 			require.NoError(t, err)
 			return tagList("b", 60)
 		}},
@@ -361,7 +361,7 @@ func TestReindexAfterChangingAMapFunction(t *testing.T) {
 	require.NoError(t, err)
 
 	var reports []ryno.ReindexProgress
-	done, err := v2.Reindex(ctx, "acme", "post", func(p ryno.ReindexProgress) { reports = append(reports, p) })
+	done, err := v2.Reindex(ctx, ryno.Type{Scope: "acme", Name: "post"}, func(p ryno.ReindexProgress) { reports = append(reports, p) })
 	require.NoError(t, err)
 	require.Equal(t, len(entities), done.Entities)
 	require.Len(t, reports, 2, "a report per page of 100")
@@ -376,7 +376,7 @@ func TestReindexAfterChangingAMapFunction(t *testing.T) {
 	require.Equal(t, indexItems(t, fresh.raw, fresh.Names()), indexItems(t, v1.raw, v1.Names()),
 		"the index table is exactly as a fresh write leaves it")
 
-	again, err := v2.Reindex(ctx, "acme", "post", nil)
+	again, err := v2.Reindex(ctx, ryno.Type{Scope: "acme", Name: "post"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, ryno.ReindexProgress{Entities: len(entities)}, again, "nothing left to repair")
 }
@@ -405,9 +405,9 @@ func TestIndexRegistrationAndMapFunctionErrors(t *testing.T) {
 	require.ErrorIs(t, err, ryno.ErrInvalid)
 	require.Zero(t, s.counter.Total(), "no request was sent")
 
-	_, err = s.QueryIndex(ctx, "s", "n", indexing.Between(indexing.Int(2), indexing.Int(1)), ryno.PageOptions{})
+	_, err = s.QueryIndex(ctx, ryno.ScopedIndex{Scope: "s", Index: "n"}, indexing.Between(indexing.Int(2), indexing.Int(1)), ryno.PageOptions{})
 	require.ErrorIs(t, err, ryno.ErrInvalid)
-	_, err = s.QueryIndex(ctx, "", "n", indexing.All(), ryno.PageOptions{})
+	_, err = s.QueryIndex(ctx, ryno.ScopedIndex{Scope: "", Index: "n"}, indexing.All(), ryno.PageOptions{})
 	require.ErrorIs(t, err, ryno.ErrInvalid)
 	require.Zero(t, s.counter.Total())
 }

@@ -31,7 +31,7 @@ func pageThrough(t *testing.T, db *ryno.Client, counter interface {
 	var pages [][]string
 	for {
 		counter.Reset()
-		page, err := db.ListByType(ctx, "acme", "person", p)
+		page, err := db.ListByType(ctx, ryno.Type{Scope: "acme", Name: "person"}, p)
 		require.NoError(t, err)
 		require.Equal(t, map[string]int{"Query": 1}, counter.Counts(), "one request per page")
 		var ids []string
@@ -90,7 +90,7 @@ func TestListByTypeOrderFollowsUpdates(t *testing.T) {
 	require.NoError(t, err)
 
 	var got []string
-	for e, err := range db.AllByType(ctx, "acme", "person", ryno.PageOptions{Limit: 1}) {
+	for e, err := range db.AllByType(ctx, ryno.Type{Scope: "acme", Name: "person"}, ryno.PageOptions{Limit: 1}) {
 		require.NoError(t, err)
 		got = append(got, e.ID)
 	}
@@ -100,16 +100,16 @@ func TestListByTypeOrderFollowsUpdates(t *testing.T) {
 func TestCursorsOnlyContinueTheirOwnQuery(t *testing.T) {
 	db, _, _ := newStore(t)
 	createPeople(t, db, 3)
-	page, err := db.ListByType(ctx, "acme", "person", ryno.PageOptions{Limit: 1})
+	page, err := db.ListByType(ctx, ryno.Type{Scope: "acme", Name: "person"}, ryno.PageOptions{Limit: 1})
 	require.NoError(t, err)
 	require.NotEmpty(t, page.Cursor)
 
-	_, err = db.ListByType(ctx, "acme", "post", ryno.PageOptions{Limit: 1, Cursor: page.Cursor})
+	_, err = db.ListByType(ctx, ryno.Type{Scope: "acme", Name: "post"}, ryno.PageOptions{Limit: 1, Cursor: page.Cursor})
 	require.ErrorIs(t, err, ryno.ErrInvalidCursor, "another type")
-	_, err = db.ListByType(ctx, "other", "person", ryno.PageOptions{Limit: 1, Cursor: page.Cursor})
+	_, err = db.ListByType(ctx, ryno.Type{Scope: "other", Name: "person"}, ryno.PageOptions{Limit: 1, Cursor: page.Cursor})
 	require.ErrorIs(t, err, ryno.ErrInvalidCursor, "another scope")
-	_, err = db.ListByType(ctx, "acme", "person", ryno.PageOptions{Limit: 1, Cursor: page.Cursor, Descending: true})
+	_, err = db.ListByType(ctx, ryno.Type{Scope: "acme", Name: "person"}, ryno.PageOptions{Limit: 1, Cursor: page.Cursor, Descending: true})
 	require.ErrorIs(t, err, ryno.ErrInvalidCursor, "the other direction")
-	_, err = db.ListByType(ctx, "acme", "person", ryno.PageOptions{Limit: 5, Cursor: page.Cursor})
+	_, err = db.ListByType(ctx, ryno.Type{Scope: "acme", Name: "person"}, ryno.PageOptions{Limit: 5, Cursor: page.Cursor})
 	require.NoError(t, err, "another page size is fine")
 }

@@ -45,7 +45,7 @@ func TestErrorsSayRynoOnce(t *testing.T) {
 			return s.Delete(ctx, ada.Key, ryno.If(ryno.Attr("age").Greater(99)))
 		},
 		"lookup": func() error {
-			_, err := s.LookupUnique(ctx, "acme", "user-email", indexing.String("nobody@example.com"))
+			_, err := s.LookupUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "user-email"}, indexing.String("nobody@example.com"))
 			return err
 		},
 		"missing table": func() error {
@@ -55,11 +55,11 @@ func TestErrorsSayRynoOnce(t *testing.T) {
 			return err
 		},
 		"range out of order": func() error {
-			_, err := s.QueryIndex(ctx, "acme", "user-email", indexing.Between(indexing.Int(2010), indexing.Int(2006)), ryno.PageOptions{})
+			_, err := s.QueryIndex(ctx, ryno.ScopedIndex{Scope: "acme", Index: "user-email"}, indexing.Between(indexing.Int(2010), indexing.Int(2006)), ryno.PageOptions{})
 			return err
 		},
 		"cursor": func() error {
-			_, err := s.ListByType(ctx, "acme", "user", ryno.PageOptions{Cursor: "garbage"})
+			_, err := s.ListByType(ctx, ryno.Type{Scope: "acme", Name: "user"}, ryno.PageOptions{Cursor: "garbage"})
 			return err
 		},
 	}
@@ -74,11 +74,11 @@ func TestErrorsSayRynoOnce(t *testing.T) {
 // the caller wrote them, not in their stored encoding.
 func TestErrorsShowValuesAsWritten(t *testing.T) {
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
-	_, err := s.QueryIndex(ctx, "acme", "user-email", indexing.Between(indexing.Int(2010), indexing.Int(2006)), ryno.PageOptions{})
+	_, err := s.QueryIndex(ctx, ryno.ScopedIndex{Scope: "acme", Index: "user-email"}, indexing.Between(indexing.Int(2010), indexing.Int(2006)), ryno.PageOptions{})
 	require.ErrorIs(t, err, ryno.ErrInvalid)
 	require.Contains(t, err.Error(), "between(2010, 2006)")
 
-	_, err = s.LookupUnique(ctx, "acme", "user-email", indexing.String("nobody@example.com"))
+	_, err = s.LookupUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "user-email"}, indexing.String("nobody@example.com"))
 	require.ErrorIs(t, err, ryno.ErrNotFound)
 	require.Contains(t, err.Error(), "nobody@example.com")
 	require.NotContains(t, err.Error(), "'nobody")

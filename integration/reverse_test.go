@@ -293,10 +293,10 @@ func TestIteratorsYieldWhatPagingYields(t *testing.T) {
 
 			cond := indexing.GreaterOrEqual(indexing.Int(3))
 			entries := slices.Concat(pages(t, p, func(p ryno.PageOptions) (*ryno.Page[ryno.IndexEntry], error) {
-				return s.QueryIndexEntries(ctx, "acme", "age", cond, p)
+				return s.QueryIndexEntries(ctx, ryno.ScopedIndex{Scope: "acme", Index: "age"}, cond, p)
 			})...)
 			require.NotEmpty(t, entries)
-			require.Equal(t, entries, collect(t, s.AllIndexEntries(ctx, "acme", "age", cond, p)), "QueryIndexEntries")
+			require.Equal(t, entries, collect(t, s.AllIndexEntries(ctx, ryno.ScopedIndex{Scope: "acme", Index: "age"}, cond, p)), "QueryIndexEntries")
 		})
 	}
 }

@@ -221,7 +221,7 @@ func TestATransactionMixesWritesOfIndexedEntitiesListsAndDeletes(t *testing.T) {
 	requireIndexExact(t, s)
 	requireClaimsExact(t, s)
 	requireListExact(t, s, ada.Key, "follows")
-	owner, err := s.LookupUnique(ctx, "acme", "user-email", indexing.String("ada@example.com"))
+	owner, err := s.LookupUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "user-email"}, indexing.String("ada@example.com"))
 	require.NoError(t, err)
 	require.Equal(t, user("bob", "").Key, owner)
 

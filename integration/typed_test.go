@@ -51,11 +51,11 @@ func TestStructRoundTrip(t *testing.T) {
 	require.Equal(t, got, again)
 	require.Equal(t, 301, again.Pages)
 
-	page, err := ryno.PageAs[book](s.ListByType(ctx, "acme", "book", ryno.PageOptions{}))
+	page, err := ryno.PageAs[book](s.ListByType(ctx, ryno.Type{Scope: "acme", Name: "book"}, ryno.PageOptions{}))
 	require.NoError(t, err)
 	require.Equal(t, []*book{again}, page.Items)
 	var all []*book
-	for v, err := range ryno.ValuesAs[book](s.AllByType(ctx, "acme", "book", ryno.PageOptions{})) {
+	for v, err := range ryno.ValuesAs[book](s.AllByType(ctx, ryno.Type{Scope: "acme", Name: "book"}, ryno.PageOptions{})) {
 		require.NoError(t, err)
 		all = append(all, v)
 	}

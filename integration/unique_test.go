@@ -47,7 +47,7 @@ func TestConcurrentClaimantsOfOneValueExactlyOneWins(t *testing.T) {
 		})
 		require.Equal(t, int64(1), won.Load(), "round %d: exactly one claimant wins", round)
 		require.Equal(t, int64(claimants-1), taken.Load())
-		owner, err := s.GetByUnique(ctx, "acme", "user-email", indexing.String(email))
+		owner, err := s.GetByUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "user-email"}, indexing.String(email))
 		require.NoError(t, err)
 		require.Equal(t, email, owner.Attributes["email"])
 	}
@@ -80,12 +80,12 @@ func TestAChangedValueIsFreedAndTheNewOneHeld(t *testing.T) {
 	_, err = s.Set(ctx, user("bob", "countess@example.com"))
 	require.ErrorIs(t, err, ryno.ErrExists)
 
-	k, err := s.LookupUnique(ctx, "acme", "user-email", indexing.String("countess@example.com"))
+	k, err := s.LookupUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "user-email"}, indexing.String("countess@example.com"))
 	require.NoError(t, err)
 	require.Equal(t, ada.Key, k)
 
 	require.NoError(t, s.Delete(ctx, ada.Key))
-	_, err = s.LookupUnique(ctx, "acme", "user-email", indexing.String("countess@example.com"))
+	_, err = s.LookupUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "user-email"}, indexing.String("countess@example.com"))
 	require.ErrorIs(t, err, ryno.ErrNotFound, "a deleted user frees its value")
 	_, err = s.Patch(ctx, user("bob", "").Key, ryno.Patch{Set: map[string]any{"email": "countess@example.com"}})
 	require.NoError(t, err)
@@ -95,9 +95,9 @@ func TestAChangedValueIsFreedAndTheNewOneHeld(t *testing.T) {
 
 func TestLookupUniqueRefusesWhatIsNotAUniqueIndex(t *testing.T) {
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
-	_, err := s.LookupUnique(ctx, "acme", "user-age", indexing.Int(30))
+	_, err := s.LookupUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "user-age"}, indexing.Int(30))
 	require.ErrorIs(t, err, ryno.ErrInvalid)
-	_, err = s.LookupUnique(ctx, "acme", "nope", indexing.Int(30))
+	_, err = s.LookupUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "nope"}, indexing.Int(30))
 	require.ErrorIs(t, err, ryno.ErrInvalid)
 	require.Zero(t, s.counter.Total())
 }
@@ -112,7 +112,7 @@ func TestReindexOfAUniqueIndexReportsItsDuplicates(t *testing.T) {
 	}
 	s := &store{Client: newClientOn(t, before, ryno.Options{Indexes: uniqueIndexes}), raw: before.raw, counter: before.counter, indexes: uniqueIndexes}
 
-	done, err := s.Reindex(ctx, "acme", "user", nil)
+	done, err := s.Reindex(ctx, ryno.Type{Scope: "acme", Name: "user"}, nil)
 	require.NoError(t, err)
 	require.Len(t, done.Duplicates, 1)
 	d := done.Duplicates[0]
@@ -121,7 +121,7 @@ func TestReindexOfAUniqueIndexReportsItsDuplicates(t *testing.T) {
 	require.ElementsMatch(t, []ryno.Key{user("a", "").Key, user("b", "").Key}, []ryno.Key{d.Entity, d.Owner})
 	require.Len(t, claimItems(t, s), 2, "the held values are claimed, the duplicate is not written twice")
 
-	again, err := s.Reindex(ctx, "acme", "user", nil)
+	again, err := s.Reindex(ctx, ryno.Type{Scope: "acme", Name: "user"}, nil)
 	require.NoError(t, err)
 	require.Len(t, again.Duplicates, 1, "still reported until someone resolves it")
 	require.Zero(t, again.Puts)

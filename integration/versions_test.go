@@ -212,7 +212,7 @@ func TestPatchOfAnIndexedTypeKeepsItsEntries(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, json.Number("36"), e.Attributes["age"])
 	requireIndexExact(t, s)
-	page, err := s.QueryIndex(ctx, "acme", "age", indexing.Equal(indexing.Int(36)), ryno.PageOptions{})
+	page, err := s.QueryIndex(ctx, ryno.ScopedIndex{Scope: "acme", Index: "age"}, indexing.Equal(indexing.Int(36)), ryno.PageOptions{})
 	require.NoError(t, err)
 	require.Len(t, page.Items, 1)
 
@@ -286,7 +286,7 @@ func TestWritersWithoutTheIndexDefinitionsAreRefused(t *testing.T) {
 	require.ErrorIs(t, err, ryno.ErrUnknownIndex)
 
 	// Reindex drops an index deliberately.
-	_, err = s.Reindex(ctx, "acme", "person", nil)
+	_, err = s.Reindex(ctx, ryno.Type{Scope: "acme", Name: "person"}, nil)
 	require.NoError(t, err)
 	got, err = s.Get(ctx, k)
 	require.NoError(t, err)

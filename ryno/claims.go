@@ -103,10 +103,11 @@ func uniqueTaken(cl indexentries.Claim, item map[string]types.AttributeValue) er
 	return &UniqueError{Index: cl.IndexName, Value: cl.Value.Interface(), Owner: owner}
 }
 
-// LookupUnique returns the key of the entity of scope holding value in the unique
-// index named index, or an error matching ErrNotFound when none does. One GetItem,
+// LookupUnique returns the key of the entity holding value in the unique index in,
+// or an error matching ErrNotFound when none does. One GetItem,
 // strongly consistent with Options.ConsistentRead.
-func (c *Client) LookupUnique(ctx context.Context, scope, index string, value indexing.Value) (Key, error) {
+func (c *Client) LookupUnique(ctx context.Context, si ScopedIndex, value indexing.Value) (Key, error) {
+	scope, index := si.Scope, si.Index
 	ix, ok := c.indexes.byName(index)
 	switch {
 	case !ok:
@@ -136,10 +137,10 @@ func (c *Client) LookupUnique(ctx context.Context, scope, index string, value in
 	return Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}, nil
 }
 
-// GetByUnique returns the entity of scope holding value in the unique index named
-// index, or an error matching ErrNotFound: two requests, the claim then the entity.
-func (c *Client) GetByUnique(ctx context.Context, scope, index string, value indexing.Value, opts ...GetOption) (*Entity, error) {
-	k, err := c.LookupUnique(ctx, scope, index, value)
+// GetByUnique returns the entity holding value in the unique index in, or an
+// error matching ErrNotFound: two requests, the claim then the entity.
+func (c *Client) GetByUnique(ctx context.Context, in ScopedIndex, value indexing.Value, opts ...GetOption) (*Entity, error) {
+	k, err := c.LookupUnique(ctx, in, value)
 	if err != nil {
 		return nil, err
 	}

@@ -35,11 +35,11 @@ func TestListingsReadConsistentlyWhereDynamoDBCan(t *testing.T) {
 		{"relationships, by default", Options{ConsistentRead: true}, relationshipsOf(ada), PageOptions{}, aws.Bool(true), false},
 		{"relationships, not asked", Options{}, relationshipsOf(ada), PageOptions{}, nil, false},
 		{"by type, asked", Options{}, func(c *Client, p PageOptions) error {
-			_, err := c.ListByType(context.Background(), "acme", "person", p)
+			_, err := c.ListByType(context.Background(), Type{Scope: "acme", Name: "person"}, p)
 			return err
 		}, PageOptions{Consistent: true}, nil, true},
 		{"by type, by default: a GSI cannot", Options{ConsistentRead: true}, func(c *Client, p PageOptions) error {
-			_, err := c.ListByType(context.Background(), "acme", "person", p)
+			_, err := c.ListByType(context.Background(), Type{Scope: "acme", Name: "person"}, p)
 			return err
 		}, PageOptions{}, nil, false},
 		{"reverse, asked", Options{}, func(c *Client, p PageOptions) error {

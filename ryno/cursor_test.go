@@ -708,7 +708,7 @@ func TestListingsRefuseInvalidCursorsWithoutARequest(t *testing.T) {
 		{
 			"ListByType", func(c *Client) (pageQuery, error) { return c.byTypeQuery("acme", "person") }, entityItem(),
 			func(c *Client, p PageOptions) error {
-				_, err := c.ListByType(ctx, "acme", "person", p)
+				_, err := c.ListByType(ctx, Type{Scope: "acme", Name: "person"}, p)
 				return err
 			},
 		},
@@ -743,14 +743,14 @@ func TestListingsRefuseInvalidCursorsWithoutARequest(t *testing.T) {
 		{
 			"QueryIndexEntries", index, indexItem("age", indexing.Int(36)),
 			func(c *Client, p PageOptions) error {
-				_, err := c.QueryIndexEntries(ctx, "acme", "age", less, p)
+				_, err := c.QueryIndexEntries(ctx, ScopedIndex{Scope: "acme", Index: "age"}, less, p)
 				return err
 			},
 		},
 		{
 			"QueryIndex", index, indexItem("age", indexing.Int(36)),
 			func(c *Client, p PageOptions) error {
-				_, err := c.QueryIndex(ctx, "acme", "age", less, p)
+				_, err := c.QueryIndex(ctx, ScopedIndex{Scope: "acme", Index: "age"}, less, p)
 				return err
 			},
 		},

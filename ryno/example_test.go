@@ -50,7 +50,7 @@ func ExampleClient_ListByType() {
 	db := connect()
 	p := ryno.PageOptions{Limit: 50, Descending: true} // newest first
 	for {
-		page, err := db.ListByType(ctx, "acme", "person", p)
+		page, err := db.ListByType(ctx, ryno.Type{Scope: "acme", Name: "person"}, p)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func ExampleClient_ListByType() {
 func ExampleClient_AllByType() {
 	ctx := context.Background()
 	db := connect()
-	for e, err := range db.AllByType(ctx, "acme", "person", ryno.PageOptions{Limit: 100}) {
+	for e, err := range db.AllByType(ctx, ryno.Type{Scope: "acme", Name: "person"}, ryno.PageOptions{Limit: 100}) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -324,7 +324,7 @@ func ExampleIndex() {
 	// Every person aged 18 to 65, youngest first, read fresh from the entities table.
 	ctx := context.Background()
 	cond := indexing.Between(indexing.Int(18), indexing.Int(65))
-	for e, err := range db.AllInIndex(ctx, "acme", "age", cond, ryno.PageOptions{}) {
+	for e, err := range db.AllInIndex(ctx, ryno.ScopedIndex{Scope: "acme", Index: "age"}, cond, ryno.PageOptions{}) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -332,7 +332,7 @@ func ExampleIndex() {
 	}
 
 	// Only the projected names: one request per page.
-	entries, err := db.QueryIndexEntries(ctx, "acme", "age", indexing.GreaterOrEqual(indexing.Int(65)), ryno.PageOptions{})
+	entries, err := db.QueryIndexEntries(ctx, ryno.ScopedIndex{Scope: "acme", Index: "age"}, indexing.GreaterOrEqual(indexing.Int(65)), ryno.PageOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -452,7 +452,7 @@ func ExampleIndex_unique() {
 	} else if err != nil {
 		log.Fatal(err)
 	}
-	user, err := db.GetByUnique(ctx, "acme", "email", indexing.String("ada@example.com"))
+	user, err := db.GetByUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "email"}, indexing.String("ada@example.com"))
 	if err != nil {
 		log.Fatal(err)
 	}

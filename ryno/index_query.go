@@ -23,13 +23,13 @@ type IndexEntry struct {
 	Attributes map[string]any
 }
 
-// QueryIndex returns one page of the entities whose entries in the named index of
-// scope match cond, in index order (reversed with Descending). The entities are read
+// QueryIndex returns one page of the entities whose entries in the index in match
+// cond, in index order (reversed with Descending). The entities are read
 // fresh from the entities table: one Query, then parallel BatchGetItem requests, two
 // rounds per page. An entity emitting several matching values appears once per
 // value; entries whose entity no longer exists are skipped.
-func (c *Client) QueryIndex(ctx context.Context, scope, index string, cond indexing.Condition, p PageOptions) (*Page[*Entity], error) {
-	entries, err := c.QueryIndexEntries(ctx, scope, index, cond, p)
+func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (*Page[*Entity], error) {
+	entries, err := c.QueryIndexEntries(ctx, in, cond, p)
 	if err != nil {
 		return nil, err
 	}
@@ -40,18 +40,17 @@ func (c *Client) QueryIndex(ctx context.Context, scope, index string, cond index
 	return c.entitiesPage(ctx, keys, entries.Cursor, false)
 }
 
-// QueryIndexEntries returns one page of the entries of the named index of scope that
-// match cond, in index order, with their projected attributes, without reading the
+// QueryIndexEntries returns one page of the entries of the index in that match cond, in index order, with their projected attributes, without reading the
 // entities. One Query request per page, on the lookup index, which DynamoDB keeps
 // eventually consistent.
-func (c *Client) QueryIndexEntries(ctx context.Context, scope, index string, cond indexing.Condition, p PageOptions) (*Page[IndexEntry], error) {
-	q, err := c.indexQuery(scope, index, cond)
+func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (*Page[IndexEntry], error) {
+	q, err := c.indexQuery(in.Scope, in.Index, cond)
 	if err != nil {
 		return nil, err
 	}
 	items, cursor, err := c.queryPage(ctx, q, p)
 	if err != nil {
-		return nil, wrap(err, "query index %s of %s", index, scope)
+		return nil, wrap(err, "query index %s of %s", in.Index, in.Scope)
 	}
 	page := &Page[IndexEntry]{Items: make([]IndexEntry, len(items)), Cursor: cursor}
 	for i, item := range items {
@@ -82,16 +81,16 @@ func (c *Client) indexQuery(scope, index string, cond indexing.Condition) (pageQ
 }
 
 // AllIndexEntries iterates over every entry QueryIndexEntries would page through.
-func (c *Client) AllIndexEntries(ctx context.Context, scope, index string, cond indexing.Condition, p PageOptions) iter.Seq2[IndexEntry, error] {
+func (c *Client) AllIndexEntries(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) iter.Seq2[IndexEntry, error] {
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[IndexEntry], error) {
-		return c.QueryIndexEntries(ctx, scope, index, cond, p)
+		return c.QueryIndexEntries(ctx, in, cond, p)
 	})
 }
 
 // AllInIndex iterates over every entity QueryIndex would page through.
-func (c *Client) AllInIndex(ctx context.Context, scope, index string, cond indexing.Condition, p PageOptions) iter.Seq2[*Entity, error] {
+func (c *Client) AllInIndex(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) iter.Seq2[*Entity, error] {
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[*Entity], error) {
-		return c.QueryIndex(ctx, scope, index, cond, p)
+		return c.QueryIndex(ctx, in, cond, p)
 	})
 }
 

@@ -31,3 +31,23 @@ func (k Key) item() map[string]types.AttributeValue {
 }
 
 func str(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }
+
+// Type names the entities of one type within one scope: what ListByType, AllByType
+// and Reindex read. Its named fields keep a scope and a type from being swapped.
+type Type struct {
+	Scope string
+	Name  string
+}
+
+// TypeOf returns the type of the entity k.
+func (k Key) TypeOf() Type { return Type{Scope: k.Scope, Name: k.Type} }
+
+// String returns the type as the store writes it: scope:type, each part escaped.
+func (t Type) String() string { return schema.ScopeTypeKey(t.Scope, t.Name) }
+
+// ScopedIndex names a registered index within one scope: what QueryIndex,
+// QueryIndexEntries, their iterators, LookupUnique and GetByUnique read.
+type ScopedIndex struct {
+	Scope string
+	Index string // the Name of a registered Index
+}

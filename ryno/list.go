@@ -11,18 +11,18 @@ import (
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
-// ListByType returns one page of the entities of a type in a scope, ordered by the
+// ListByType returns one page of the entities of type t, ordered by the
 // time they were last written (oldest first, or newest first with Descending). One
 // Query request per page, on the entities-by-type index, which DynamoDB keeps
 // eventually consistent.
-func (c *Client) ListByType(ctx context.Context, scope, typ string, p PageOptions) (*Page[*Entity], error) {
-	q, err := c.byTypeQuery(scope, typ)
+func (c *Client) ListByType(ctx context.Context, t Type, p PageOptions) (*Page[*Entity], error) {
+	q, err := c.byTypeQuery(t.Scope, t.Name)
 	if err != nil {
 		return nil, err
 	}
 	items, cursor, err := c.queryPage(ctx, q, p)
 	if err != nil {
-		return nil, wrap(err, "list %s", schema.ScopeTypeKey(scope, typ))
+		return nil, wrap(err, "list %s", t)
 	}
 	page := &Page[*Entity]{Items: make([]*Entity, 0, len(items)), Cursor: cursor}
 	for _, item := range items {
@@ -38,11 +38,11 @@ func (c *Client) ListByType(ctx context.Context, scope, typ string, p PageOption
 	return page, nil
 }
 
-// AllByType iterates over every entity of a type in a scope, in the order of
+// AllByType iterates over every entity of type t, in the order of
 // ListByType, starting from p.Cursor and fetching p.Limit entities per request.
-func (c *Client) AllByType(ctx context.Context, scope, typ string, p PageOptions) iter.Seq2[*Entity, error] {
+func (c *Client) AllByType(ctx context.Context, t Type, p PageOptions) iter.Seq2[*Entity, error] {
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[*Entity], error) {
-		return c.ListByType(ctx, scope, typ, p)
+		return c.ListByType(ctx, t, p)
 	})
 }
 

@@ -99,7 +99,7 @@ func writeAs[T any](v *T, write func(*Entity) (*Entity, error)) error {
 }
 
 // PageAs decodes the entities of a page into T values. It takes a listing's results
-// as they come: PageAs[Book](db.ListByType(ctx, "acme", "book", ryno.PageOptions{})).
+// as they come: PageAs[Book](db.ListByType(ctx, ryno.Type{Scope: "acme", Name: "book"}, ryno.PageOptions{})).
 func PageAs[T any](p *Page[*Entity], err error) (*Page[*T], error) {
 	if err != nil {
 		return nil, err

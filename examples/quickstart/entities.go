@@ -66,7 +66,7 @@ func sameEmail(ctx context.Context, db *ryno.Client) error {
 		return fmt.Errorf("want a *UniqueError, got %v", err)
 	}
 	fmt.Printf("   refused: %v\n", err)
-	owner, err := db.LookupUnique(ctx, "acme", byEmail, indexing.String("grace@acme.example"))
+	owner, err := db.LookupUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: byEmail}, indexing.String("grace@acme.example"))
 	if err != nil {
 		return err
 	}
@@ -153,7 +153,7 @@ func countVisits(ctx context.Context, db *ryno.Client) error {
 func pagePeople(ctx context.Context, db *ryno.Client) error {
 	p := ryno.PageOptions{Limit: 2, Descending: true}
 	for n := 1; ; n++ {
-		page, err := db.ListByType(ctx, "acme", "person", p)
+		page, err := db.ListByType(ctx, ryno.Type{Scope: "acme", Name: "person"}, p)
 		if err != nil {
 			return err
 		}

@@ -52,7 +52,7 @@ func emitPublished(e *ryno.Entity, emit func(indexing.Value)) {
 
 func listIndexes(ctx context.Context, db *ryno.Client) error {
 	for _, ix := range indexes {
-		page, err := db.QueryIndexEntries(ctx, "acme", ix.Name, indexing.All(), ryno.PageOptions{})
+		page, err := db.QueryIndexEntries(ctx, ryno.ScopedIndex{Scope: "acme", Index: ix.Name}, indexing.All(), ryno.PageOptions{})
 		if err != nil {
 			return err
 		}
@@ -67,7 +67,7 @@ func listIndexes(ctx context.Context, db *ryno.Client) error {
 
 func findByEmail(ctx context.Context, db *ryno.Client) error {
 	cond := indexing.Equal(indexing.String("grace@acme.example"))
-	page, err := db.QueryIndex(ctx, "acme", byEmail, cond, ryno.PageOptions{})
+	page, err := db.QueryIndex(ctx, ryno.ScopedIndex{Scope: "acme", Index: byEmail}, cond, ryno.PageOptions{})
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func emailsBeginningWithA(ctx context.Context, db *ryno.Client) error {
 
 func agedBetween(ctx context.Context, db *ryno.Client) error {
 	cond := indexing.Between(indexing.Int(30), indexing.Int(45))
-	page, err := db.QueryIndex(ctx, "acme", byAge, cond, ryno.PageOptions{})
+	page, err := db.QueryIndex(ctx, ryno.ScopedIndex{Scope: "acme", Index: byAge}, cond, ryno.PageOptions{})
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func publishedInMarch(ctx context.Context, db *ryno.Client) error {
 	from := time.Date(2026, time.March, 1, 0, 0, 0, 0, time.UTC)
 	to := from.AddDate(0, 1, 0).Add(-time.Nanosecond) // Between includes both ends
 	cond := indexing.Between(indexing.Time(from), indexing.Time(to))
-	page, err := db.QueryIndex(ctx, "acme", byPublished, cond, ryno.PageOptions{Descending: true})
+	page, err := db.QueryIndex(ctx, ryno.ScopedIndex{Scope: "acme", Index: byPublished}, cond, ryno.PageOptions{Descending: true})
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func nothingOfAlanIsLeft(ctx context.Context, db *ryno.Client) error {
 // printEntries prints the entries of the index that match cond, which condition
 // describes.
 func printEntries(ctx context.Context, db *ryno.Client, index, condition string, cond indexing.Condition) error {
-	page, err := db.QueryIndexEntries(ctx, "acme", index, cond, ryno.PageOptions{})
+	page, err := db.QueryIndexEntries(ctx, ryno.ScopedIndex{Scope: "acme", Index: index}, cond, ryno.PageOptions{})
 	if err != nil {
 		return err
 	}

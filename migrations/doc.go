@@ -24,16 +24,16 @@
 //
 // # Versions
 //
-// The schema has a version, CurrentVersion, and Migrations lists how it got there. The
-// table layout is declarative (whatever tables.Definitions returns is what Up
-// converges to), so a later version that adds a GSI needs only the new definition and
-// a new entry in the list; a version that must transform data adds a step that Up runs
-// once the tables match. Version 2 is such a step: it builds the heads and markers of
-// the relationship lists that earlier versions wrote without them, in one scan of the
-// relationship entries table. The version Up applied last is recorded in the store
-// itself, in a reserved item of the entities table (_id "_rynodb"):
-// DynamoDB Local does not support table tags, and the schema has no room for a table
-// of its own.
+// The schema has a version, CurrentVersion; Plan and Status report the version
+// recorded in the store. The table layout is declarative (whatever
+// tables.Definitions returns is what Up converges to), so a later version that adds
+// a GSI needs only the new definition; a version that must transform data adds a
+// step that Up runs once the tables match. Version 2 is such a step: it builds the
+// heads and markers of the relationship lists that earlier versions wrote without
+// them, in one scan of the relationship entries table. The version Up applied last
+// is recorded in the store itself, in a reserved item of the entities table (_id
+// "_rynodb"): DynamoDB Local does not support table tags, and the schema has no
+// room for a table of its own.
 //
 // Down deletes the three tables and everything in them; it does nothing unless
 // DownOptions.ConfirmDataLoss is set.

@@ -8,11 +8,11 @@ import (
 
 var (
 	// ErrDrift matches every *DriftError with errors.Is.
-	ErrDrift = errors.New("schema drift")
+	ErrDrift = errors.New("ryno: schema drift")
 
 	// ErrNotConfirmed is returned by Down, before any request is sent, when
 	// DownOptions.ConfirmDataLoss is false.
-	ErrNotConfirmed = errors.New("deleting the tables destroys all their data; confirm it with ConfirmDataLoss")
+	ErrNotConfirmed = errors.New("ryno: deleting the tables destroys all their data; confirm it with ConfirmDataLoss")
 )
 
 // DriftError reports drift of SeverityError. Up returns it before changing anything

@@ -19,7 +19,14 @@
 // User attribute names must not start with '_', the namespace of the store's own
 // attributes (_id, _scope, _type, _created, _updated, _meta, ...). Numbers read back
 // into a map are json.Number, which keeps every digit and encodes to JSON as a
-// number; GetAs and Entity.Decode fill a struct.
+// number.
+//
+// # Typed entities
+//
+// A struct that embeds Record stands for an entity: GetAs reads one, CreateAs,
+// UpdateAs and SetAs write one back and refresh its Record (key, Created, Updated,
+// Version), so that a write checks the version read. PageAs and ValuesAs decode
+// listings; EntityOf and Entity.Decode convert between the two forms.
 //
 // # Writes, versions and conflicts
 //
@@ -47,9 +54,10 @@
 // # Relationships
 //
 // A subject has, per predicate, an ordered list of objects, stored one entry per item
-// in the relationship entries table. Entity.Relationships written by Set, Create and
-// Update replaces the lists it names; AddRelationships, RemoveRelationships and
-// ReplaceRelationships change one list, writing only the difference. Relationships,
+// in the relationship entries table. The ReplaceLists option of Create, Update, Set
+// and Modify replaces the lists it names, with the entity; Get with
+// WithRelationships fills Entity.Relationships, which no write sends.
+// AddRelationships, RemoveRelationships and ReplaceRelationships change one list, writing only the difference. Relationships,
 // RelatedEntities, ReverseRelationships and HasRelationship read them;
 // ReverseRelationships answers who points at an entity, under one predicate or any.
 // Every listing has an iterator over all its pages (AllRelationships,
@@ -84,12 +92,41 @@
 // the entity holding a value. Reindex repairs a type's entries after a map function
 // changes, and Check finds entries and claims whose entities are gone.
 //
+// # Start-up
+//
+// New sends no request. CheckSchema checks that the tables and indexes exist and
+// match this version (ErrTableNotFound, ErrSchemaMismatch), in one parallel round
+// of DescribeTable and one GetItem. A request that meets a missing table fails
+// with a *TableNotFoundError naming it.
+//
+// # Listings
+//
+// Every listing takes a PageOptions (limit, cursor, direction, consistent read) and
+// has an iterator form. ListByType takes a Type, index queries a ScopedIndex: named
+// fields where two strings could be swapped. Cursors are checked against the query
+// before any request, and sealed with Options.CursorKey.
+//
+// # Start-up
+//
+// New sends no request. CheckSchema checks that the tables and indexes exist and
+// match this version (ErrTableNotFound, ErrSchemaMismatch), in one parallel round
+// of DescribeTable and one GetItem. A request that meets a missing table fails
+// with a *TableNotFoundError naming it.
+//
+// # Listings
+//
+// Every listing takes a PageOptions (limit, cursor, direction, consistent read) and
+// has an iterator form. ListByType takes a Type and index queries a ScopedIndex:
+// named fields where two strings could be swapped. A cursor is checked against its
+// query before any request; Options.CursorKey seals cursors.
+//
 // # Errors
 //
-// Invalid input is reported as a *ValidationError (errors.Is(err, ErrInvalid))
+// Every message starts with one "ryno: ". Invalid input is reported as a *ValidationError (errors.Is(err, ErrInvalid))
 // before any request is sent. A missing entity is ErrNotFound, a duplicate Create is
 // ErrExists, a version conflict is a *ConflictError matching ErrConflict, a bad
-// cursor is ErrInvalidCursor, all matched with errors.Is. A write that stored the
+// cursor is ErrInvalidCursor, a missing table ErrTableNotFound, all matched with
+// errors.Is. Every message starts with one "ryno: ". A write that stored the
 // entity but not the rest returns a *PartialWriteError carrying it; a client that
 // lacks an index the entity was written with gets an *UnknownIndexError. Batch reads
 // and writes that could not finish return a *BatchError naming the items.

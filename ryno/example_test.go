@@ -458,3 +458,85 @@ func ExampleIndex_unique() {
 	}
 	fmt.Println(user.ID)
 }
+
+// A service checks its tables once at start-up, and fails fast on a wrong prefix or
+// tables not yet migrated.
+func ExampleClient_CheckSchema() {
+	ctx := context.Background()
+	db := connect()
+	err := db.CheckSchema(ctx)
+	var se *ryno.SchemaError
+	switch {
+	case errors.Is(err, ryno.ErrTableNotFound):
+		log.Fatalf("run `ryno migrate up`, or check the table prefix: %v", err)
+	case errors.As(err, &se):
+		log.Fatalf("the tables differ from what this version needs: %v", se)
+	case err != nil:
+		log.Fatal(err)
+	}
+}
+
+// Book is how a service holds a book: a struct of its own, whose embedded Record
+// receives the entity's key, timestamps and version.
+type Book struct {
+	ryno.Record
+	Title string `dynamodbav:"title" json:"title"`
+	Pages int    `dynamodbav:"pages" json:"pages"`
+}
+
+func ExampleGetAs() {
+	ctx := context.Background()
+	db := connect()
+	key := ryno.Key{Scope: "acme", Type: "book", ID: "b1"}
+	if err := ryno.CreateAs(ctx, db, &Book{Record: ryno.Record{Key: key}, Title: "Go", Pages: 300}); err != nil {
+		log.Fatal(err)
+	}
+
+	b, err := ryno.GetAs[Book](ctx, db, key)
+	if err != nil {
+		log.Fatal(err)
+	}
+	b.Pages++
+	// The write checks the version read: ErrConflict if someone wrote it since.
+	if err := ryno.SetAs(ctx, db, b); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(b.Title, b.Pages, b.Version) // b.Version is the stored one
+}
+
+func ExamplePageAs() {
+	ctx := context.Background()
+	db := connect()
+	page, err := ryno.PageAs[Book](db.ListByType(ctx, ryno.Type{Scope: "acme", Name: "book"}, ryno.PageOptions{Limit: 20}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, b := range page.Items {
+		fmt.Println(b.Key.ID, b.Title)
+	}
+}
+
+// Lists are written with the entity only when asked: reading an entity with its
+// lists and writing it back leaves them as they are.
+func ExampleReplaceLists() {
+	ctx := context.Background()
+	db := connect()
+	ada := ryno.Key{Scope: "acme", Type: "person", ID: "ada"}
+	grace := ryno.Key{Scope: "acme", Type: "person", ID: "grace"}
+	_, err := db.Set(ctx, &ryno.Entity{Key: ada, Attributes: map[string]any{"name": "Ada"}},
+		ryno.ReplaceLists(map[string][]ryno.Key{"follows": {grace}}))
+	if err != nil {
+		log.Fatal(err)
+	}
+}
+
+func ExampleEntity_String() {
+	e := ryno.Entity{
+		Key:        ryno.Key{Scope: "acme", Type: "person", ID: "ada"},
+		Attributes: map[string]any{"name": "Ada", "age": json.Number("36")},
+		Version:    3,
+	}
+	fmt.Println(e)
+	// Output:
+	// acme:person:ada v3 map[age:36 name:Ada]
+}

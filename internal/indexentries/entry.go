@@ -86,13 +86,12 @@ func validateAttribute(name string, v types.AttributeValue) error {
 	return nil
 }
 
-// Item validates e and returns its item: the index entry record of the schema
-// (_scope, _type, _id, _index_name, _index_key, _subject_key, _unique_key,
-// _scope_index_name) and the projected attributes.
+// Item returns the item of e, which must be valid (Validate): the index entry record
+// of the schema (_scope, _type, _id, _index_name, _index_key, _subject_key,
+// _unique_key, _scope_index_name) and the projected attributes. It fails only when
+// the item passes DynamoDB's size limit. The store validates keys, index names and
+// values once, where they enter; it does not check them again here.
 func (e Entry) Item() (map[string]types.AttributeValue, error) {
-	if err := e.Validate(); err != nil {
-		return nil, err
-	}
 	k := e.key()
 	item := make(map[string]types.AttributeValue, len(e.Attributes)+entryAttrs)
 	maps.Copy(item, e.Attributes)

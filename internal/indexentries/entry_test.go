@@ -111,7 +111,10 @@ func TestEntryValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := tt.entry.Item()
+			err := tt.entry.Validate()
+			if err == nil {
+				_, err = tt.entry.Item()
+			}
 			requireInvalid(t, err, tt.reason)
 		})
 	}

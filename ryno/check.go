@@ -73,7 +73,9 @@ type CheckProgress struct {
 //
 // An entry written just before its entity (a relationship added before its object is
 // created, say) is an orphan until then: run Check when such writes are quiet.
-func (c *Client) Check(ctx context.Context, opts CheckOptions) (CheckProgress, error) {
+func (c *Client) Check(ctx context.Context, opts CheckOptions) (_ CheckProgress, err error) {
+	ctx, call := c.begin(ctx, "Check")
+	defer call.end(&err)
 	segments := opts.Segments
 	if segments == 0 {
 		segments = 1

@@ -16,6 +16,7 @@ type Client struct {
 	names   schema.Names
 	batch   *batcher
 	indexes indexRegistry
+	obs     *observer // nil when nobody observes the calls
 }
 
 // New returns a Client using api, typically a *dynamodb.Client. The tables must exist
@@ -36,6 +37,10 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		return nil, err
 	}
 	opts = opts.withDefaults()
+	obs := newObserver(opts)
+	if obs != nil {
+		api = observed{api}
+	}
 	api = throttledReads{DynamoDBAPI: missingTables{api}, retry: opts.Retry, sleep: sleepContext}
 	return &Client{
 		api:     api,
@@ -43,6 +48,7 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		names:   names,
 		batch:   newBatcher(api, opts.MaxConcurrency, opts.Retry),
 		indexes: indexes,
+		obs:     obs,
 	}, nil
 }
 

@@ -94,6 +94,17 @@ func cancellation(canceled *types.TransactionCanceledException, err error) attem
 	return result
 }
 
+// reason says why an attempt that did not settle is sent again.
+func (a attempt) reason() retryReason {
+	switch {
+	case a.outcome == ambiguous:
+		return reasonUnknown
+	case isThrottle(a.err):
+		return reasonThrottled
+	}
+	return reasonConflict
+}
+
 // settle sends a write until it commits, fails its condition or fails for good.
 // Throttled and conflicting attempts are sent again after a backoff; after an
 // ambiguous one, resolve says what happened (it may send the write again when that
@@ -106,6 +117,7 @@ func (c *Client) settle(ctx context.Context, send, resolve func(context.Context)
 		wait, again := state.next(1, 1)
 		cause := a.err
 		if again {
+			retrying(ctx, a.reason(), wait, a.err)
 			if err := c.batch.sleep(ctx, wait); err != nil {
 				again, cause = false, fmt.Errorf("%w, after %w", err, a.err)
 			}

@@ -30,7 +30,9 @@ import (
 // Entries pointing at the entity are found through the reverse index, which DynamoDB
 // keeps eventually consistent: an entry written a moment before the Delete can be
 // missed.
-func (c *Client) Delete(ctx context.Context, k Key, opts ...WriteOption) error {
+func (c *Client) Delete(ctx context.Context, k Key, opts ...WriteOption) (err error) {
+	ctx, call := c.begin(ctx, "Delete")
+	defer call.end(&err)
 	if err := k.Validate(); err != nil {
 		return err
 	}

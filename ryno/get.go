@@ -14,7 +14,9 @@ import (
 // Get returns the entity with key k, or an error wrapping ErrNotFound. One GetItem
 // request; with WithRelationships, the relationship lists are read in the same
 // round.
-func (c *Client) Get(ctx context.Context, k Key, opts ...GetOption) (*Entity, error) {
+func (c *Client) Get(ctx context.Context, k Key, opts ...GetOption) (_ *Entity, err error) {
+	ctx, call := c.begin(ctx, "Get")
+	defer call.end(&err)
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
@@ -131,7 +133,9 @@ func (c *Client) getItem(ctx context.Context, k Key, consistent bool) (map[strin
 // BatchGetItem requests sent in parallel, each distinct key once. When some keys
 // could not be read the error is a *BatchError naming them. Of the options, only
 // Consistent applies.
-func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) ([]*Entity, error) {
+func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_ []*Entity, err error) {
+	ctx, call := c.begin(ctx, "BatchGet")
+	defer call.end(&err)
 	var o getOptions
 	for _, opt := range opts {
 		opt(&o)

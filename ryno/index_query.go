@@ -28,7 +28,9 @@ type IndexEntry struct {
 // fresh from the entities table: one Query, then parallel BatchGetItem requests, two
 // rounds per page. An entity emitting several matching values appears once per
 // value; entries whose entity no longer exists are skipped.
-func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (*Page[*Entity], error) {
+func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (_ *Page[*Entity], err error) {
+	ctx, call := c.begin(ctx, "QueryIndex")
+	defer call.end(&err)
 	entries, err := c.QueryIndexEntries(ctx, in, cond, p)
 	if err != nil {
 		return nil, err
@@ -43,7 +45,9 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 // QueryIndexEntries returns one page of the entries of the index in that match cond, in index order, with their projected attributes, without reading the
 // entities. One Query request per page, on the lookup index, which DynamoDB keeps
 // eventually consistent.
-func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (*Page[IndexEntry], error) {
+func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (_ *Page[IndexEntry], err error) {
+	ctx, call := c.begin(ctx, "QueryIndexEntries")
+	defer call.end(&err)
 	q, err := c.indexQuery(in.Scope, in.Index, cond)
 	if err != nil {
 		return nil, err

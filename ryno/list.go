@@ -15,7 +15,9 @@ import (
 // time they were last written (oldest first, or newest first with Descending). One
 // Query request per page, on the entities-by-type index, which DynamoDB keeps
 // eventually consistent.
-func (c *Client) ListByType(ctx context.Context, t Type, p PageOptions) (*Page[*Entity], error) {
+func (c *Client) ListByType(ctx context.Context, t Type, p PageOptions) (_ *Page[*Entity], err error) {
+	ctx, call := c.begin(ctx, "ListByType")
+	defer call.end(&err)
 	q, err := c.byTypeQuery(t.Scope, t.Name)
 	if err != nil {
 		return nil, err

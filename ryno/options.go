@@ -2,7 +2,10 @@ package ryno
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Options configures a Client. Only TablePrefix is required.
@@ -68,6 +71,26 @@ type Options struct {
 	// Now returns the current time, for Created and Updated. Default time.Now.
 	// Timestamps are stored in UTC with millisecond precision.
 	Now func() time.Time
+
+	// OnCall, when set, receives a CallReport as each call of the Client returns:
+	// the requests it sent, its retries and throttling, and the capacity DynamoDB
+	// says it consumed (the client asks for it with ReturnConsumedCapacity INDEXES).
+	// It runs on the caller's goroutine, so it must be quick; calls made at once
+	// call it at once.
+	OnCall func(CallReport)
+
+	// TracerProvider, when set, gives each call of the Client a span named
+	// "ryno.<Method>" (ryno.Get, ryno.Set, ...), parent of the spans of its requests
+	// when the DynamoDB client is instrumented (otelaws), with the call's report as
+	// attributes and its retries as events. Nil (the default) traces nothing.
+	TracerProvider trace.TracerProvider
+
+	// Logger, when set, receives retries (Debug for write conflicts, Info for items
+	// left unprocessed, Warn for throttling and writes whose outcome was lost),
+	// calls that fail part-way (Error: items unprocessed, outcome unknown) or
+	// give up on conflicts (Warn), and each call's report (Debug). Nil (the default)
+	// logs nothing.
+	Logger *slog.Logger
 }
 
 // RetryOptions bounds the retries of unprocessed batch items. Retries wait with

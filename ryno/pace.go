@@ -27,7 +27,10 @@ func (p *pacer) wait(ctx context.Context) error {
 	}
 	p.attempt++
 	if p.attempt == 2 {
+		retrying(ctx, reasonConflict, 0, nil)
 		return ctx.Err()
 	}
-	return p.sleep(ctx, p.opts.backoff(p.attempt-2))
+	wait := p.opts.backoff(p.attempt - 2)
+	retrying(ctx, reasonConflict, wait, nil)
+	return p.sleep(ctx, wait)
 }

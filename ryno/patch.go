@@ -41,7 +41,9 @@ type Patch struct {
 // with ErrOutcomeUnknown). On an indexed type the map functions must see the new
 // attributes, so the entity is read and written back as Modify does, with its index
 // entries in the same transaction.
-func (c *Client) Patch(ctx context.Context, k Key, p Patch, opts ...WriteOption) (*Entity, error) {
+func (c *Client) Patch(ctx context.Context, k Key, p Patch, opts ...WriteOption) (_ *Entity, err error) {
+	ctx, call := c.begin(ctx, "Patch")
+	defer call.end(&err)
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}

@@ -19,7 +19,9 @@ import (
 // an error matching ErrExists (and ErrConflict) when the entity exists. One PutItem
 // request for an entity with no lists to write and no index entries; otherwise one
 // TransactWriteItems. Of the options, only ReplaceLists applies.
-func (c *Client) Create(ctx context.Context, e *Entity, opts ...WriteOption) (*Entity, error) {
+func (c *Client) Create(ctx context.Context, e *Entity, opts ...WriteOption) (_ *Entity, err error) {
+	ctx, call := c.begin(ctx, "Create")
+	defer call.end(&err)
 	return c.put(ctx, e, modeCreate, opts)
 }
 
@@ -29,7 +31,9 @@ func (c *Client) Create(ctx context.Context, e *Entity, opts ...WriteOption) (*E
 // *ConflictError matching ErrConflict and writes nothing. Without a Version it
 // replaces whatever is stored, and fails with ErrNotFound when the entity does not
 // exist. IfVersion and If add conditions; see Set for lists and indexes.
-func (c *Client) Update(ctx context.Context, e *Entity, opts ...WriteOption) (*Entity, error) {
+func (c *Client) Update(ctx context.Context, e *Entity, opts ...WriteOption) (_ *Entity, err error) {
+	ctx, call := c.begin(ctx, "Update")
+	defer call.end(&err)
 	return c.put(ctx, e, modeUpdate, opts)
 }
 
@@ -43,7 +47,9 @@ func (c *Client) Update(ctx context.Context, e *Entity, opts ...WriteOption) (*E
 // MB), so no reader sees one without the others. Larger changes are written after the
 // entity, and converge: a write that is cut off is completed by the next write of
 // the entity, since differences are computed from the tables.
-func (c *Client) Set(ctx context.Context, e *Entity, opts ...WriteOption) (*Entity, error) {
+func (c *Client) Set(ctx context.Context, e *Entity, opts ...WriteOption) (_ *Entity, err error) {
+	ctx, call := c.begin(ctx, "Set")
+	defer call.end(&err)
 	return c.put(ctx, e, modeSet, opts)
 }
 

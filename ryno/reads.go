@@ -43,6 +43,7 @@ func retryRead[Out any](ctx context.Context, r throttledReads, read func() (Out,
 		if !again {
 			return out, err
 		}
+		retrying(ctx, reasonThrottled, wait, err)
 		if err := r.sleep(ctx, wait); err != nil {
 			return out, err
 		}

@@ -46,7 +46,9 @@ const reindexPage = 100
 // each is handled as listed: an entity written while Reindex runs maintains its own
 // entries, but one written just before may be handled in its former state. Run
 // Reindex again, or when the type is not being written, to be sure.
-func (c *Client) Reindex(ctx context.Context, t Type, progress func(ReindexProgress)) (ReindexProgress, error) {
+func (c *Client) Reindex(ctx context.Context, t Type, progress func(ReindexProgress)) (_ ReindexProgress, err error) {
+	ctx, call := c.begin(ctx, "Reindex")
+	defer call.end(&err)
 	scope, typ := t.Scope, t.Name
 	var done ReindexProgress
 	q, err := c.byTypeQuery(scope, typ)

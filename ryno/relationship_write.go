@@ -21,7 +21,9 @@ import (
 // meanwhile, it reads and tries again (Options.Conflicts), then fails with a
 // *ConflictError naming the list. Too many objects for one transaction take a lease
 // on the list instead.
-func (c *Client) AddRelationships(ctx context.Context, subject Key, predicate string, objects []Key, opts ...ListOption) ([]Key, error) {
+func (c *Client) AddRelationships(ctx context.Context, subject Key, predicate string, objects []Key, opts ...ListOption) (_ []Key, err error) {
+	ctx, call := c.begin(ctx, "AddRelationships")
+	defer call.end(&err)
 	ch, err := c.listCall(ctx, listAdd, subject, predicate, objects, opts)
 	return fromRelKeys(ch.Added), err
 }
@@ -30,7 +32,9 @@ func (c *Client) AddRelationships(ctx context.Context, subject Key, predicate st
 // points at one of objects and was there when it commits; objects not in the list
 // are ignored. It returns the objects it removed. The subject must exist
 // (ErrNotFound otherwise). Two rounds, as AddRelationships.
-func (c *Client) RemoveRelationships(ctx context.Context, subject Key, predicate string, objects []Key, opts ...ListOption) ([]Key, error) {
+func (c *Client) RemoveRelationships(ctx context.Context, subject Key, predicate string, objects []Key, opts ...ListOption) (_ []Key, err error) {
+	ctx, call := c.begin(ctx, "RemoveRelationships")
+	defer call.end(&err)
 	ch, err := c.listCall(ctx, listRemove, subject, predicate, objects, opts)
 	return fromRelKeys(ch.Removed), err
 }
@@ -41,8 +45,10 @@ func (c *Client) RemoveRelationships(ctx context.Context, subject Key, predicate
 // only the entries that change, with the markers and the head, in one transaction
 // conditional on the list being the one read. The subject must exist (ErrNotFound
 // otherwise); with CheckObjects, so must every object written.
-func (c *Client) ReplaceRelationships(ctx context.Context, subject Key, predicate string, objects []Key, opts ...ListOption) error {
-	_, err := c.listCall(ctx, listReplace, subject, predicate, objects, opts)
+func (c *Client) ReplaceRelationships(ctx context.Context, subject Key, predicate string, objects []Key, opts ...ListOption) (err error) {
+	ctx, call := c.begin(ctx, "ReplaceRelationships")
+	defer call.end(&err)
+	_, err = c.listCall(ctx, listReplace, subject, predicate, objects, opts)
 	return err
 }
 

@@ -69,9 +69,13 @@ func untilDone[T any](ctx context.Context, b *batcher, pending []T, send func(co
 		left, err := send(ctx, pending)
 		release()
 		var later *retryLater
+		why := reasonUnprocessed
 		switch {
 		case errors.As(err, &later):
 			cause = later.err
+			if isThrottle(cause) {
+				why = reasonThrottled
+			}
 		case err != nil:
 			return pending, err
 		}
@@ -85,6 +89,7 @@ func untilDone[T any](ctx context.Context, b *batcher, pending []T, send func(co
 			}
 			return left, ErrUnprocessed
 		}
+		retrying(ctx, why, wait, cause)
 		if err := b.sleep(ctx, wait); err != nil {
 			return left, err
 		}

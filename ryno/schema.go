@@ -15,7 +15,9 @@ import (
 // awaits a migration. It only reads: one DescribeTable per table, sent in parallel,
 // then one GetItem for the recorded schema version; cheap enough for a cold start
 // or a health endpoint.
-func (c *Client) CheckSchema(ctx context.Context) error {
+func (c *Client) CheckSchema(ctx context.Context) (err error) {
+	ctx, call := c.begin(ctx, "CheckSchema")
+	defer call.end(&err)
 	st, err := migrations.Check(ctx, c.api, migrations.Options{TablePrefix: c.opts.TablePrefix})
 	if err != nil {
 		return wrap(err, "check the schema of %s", c.opts.TablePrefix)

@@ -151,7 +151,9 @@ func (e *TransactionLimitError) Is(target error) bool { return target == ErrInva
 // *TransactionLimitError before writing anything. A transaction sent again after a
 // lost response carries the same client request token, so DynamoDB applies it at
 // most once.
-func (c *Client) Transact(ctx context.Context, ops ...Op) ([]OpResult, error) {
+func (c *Client) Transact(ctx context.Context, ops ...Op) (_ []OpResult, err error) {
+	ctx, call := c.begin(ctx, "Transact")
+	defer call.end(&err)
 	tx, err := c.prepareTx(ops)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,191 @@
+package ryno
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// instrumentationName names the tracer of the store's spans.
+const instrumentationName = "github.com/rynodb/rynodb/ryno"
+
+// observer is where a Client reports its calls: nil unless Options set OnCall,
+// TracerProvider or Logger, so that a client observed by nobody pays nothing.
+type observer struct {
+	onCall func(CallReport)
+	tracer trace.Tracer // nil without a TracerProvider
+	log    *slog.Logger // nil without a Logger
+	prefix string       // the table prefix, an attribute of every span
+}
+
+func newObserver(opts Options) *observer {
+	if opts.OnCall == nil && opts.TracerProvider == nil && opts.Logger == nil {
+		return nil
+	}
+	o := &observer{onCall: opts.OnCall, log: opts.Logger, prefix: opts.TablePrefix}
+	if opts.TracerProvider != nil {
+		o.tracer = opts.TracerProvider.Tracer(instrumentationName)
+	}
+	return o
+}
+
+// wantsCapacity reports whether requests should ask DynamoDB for the capacity they
+// consume: only a report or a span shows it.
+func (o *observer) wantsCapacity() bool { return o.onCall != nil || o.tracer != nil }
+
+// call is one observed call of a Client, carried by the context of its requests.
+type call struct {
+	obs   *observer
+	stats *callStats
+	span  trace.Span // nil without a tracer
+}
+
+type callKey struct{}
+
+// callOf returns the call ctx belongs to, or nil.
+func callOf(ctx context.Context) *call {
+	k, _ := ctx.Value(callKey{}).(*call)
+	return k
+}
+
+// begin starts observing a call of method op, unless nobody observes or ctx
+// already belongs to a call (a call made by another is part of it). The returned
+// call may be nil; its end method accepts that.
+func (c *Client) begin(ctx context.Context, op string) (context.Context, *call) {
+	if c.obs == nil || callOf(ctx) != nil {
+		return ctx, nil
+	}
+	k := &call{obs: c.obs, stats: newCallStats(op)}
+	if c.obs.tracer != nil {
+		ctx, k.span = c.obs.tracer.Start(ctx, "ryno."+op, trace.WithSpanKind(trace.SpanKindInternal),
+			trace.WithAttributes(attribute.String("ryno.table_prefix", c.obs.prefix)))
+	}
+	return context.WithValue(ctx, callKey{}, k), k
+}
+
+// end reports the call, ended with *errp.
+func (k *call) end(errp *error) {
+	if k == nil {
+		return
+	}
+	r := k.stats.report(*errp)
+	if k.span != nil {
+		endSpan(k.span, r)
+	}
+	if k.obs.log != nil {
+		logCall(k.obs.log, r)
+	}
+	if k.obs.onCall != nil {
+		k.obs.onCall(r)
+	}
+}
+
+// retryReason says why a request or a write is sent again.
+type retryReason string
+
+const (
+	reasonThrottled   retryReason = "throttled"   // DynamoDB refused it for capacity
+	reasonUnprocessed retryReason = "unprocessed" // a batch left items unprocessed
+	reasonConflict    retryReason = "conflict"    // another writer won a race
+	reasonUnknown     retryReason = "unknown"     // the response was lost
+)
+
+// retrying records, in the call ctx belongs to, that something is sent again
+// after wait.
+func retrying(ctx context.Context, why retryReason, wait time.Duration, cause error) {
+	k := callOf(ctx)
+	if k == nil {
+		return
+	}
+	k.stats.retried()
+	if k.span != nil {
+		k.span.AddEvent("ryno.retry", trace.WithAttributes(
+			attribute.String("ryno.reason", string(why)), attribute.Int64("ryno.wait_ms", wait.Milliseconds())))
+	}
+	if k.obs.log != nil {
+		k.obs.log.LogAttrs(ctx, retryLevel(why), "ryno: retrying",
+			slog.String("op", k.stats.op), slog.String("reason", string(why)),
+			slog.Duration("wait", wait), slog.Any("cause", cause))
+	}
+}
+
+func retryLevel(why retryReason) slog.Level {
+	switch why {
+	case reasonConflict:
+		return slog.LevelDebug
+	case reasonUnprocessed:
+		return slog.LevelInfo
+	}
+	return slog.LevelWarn
+}
+
+// endSpan sets the report of a call on its span and ends it.
+func endSpan(span trace.Span, r CallReport) {
+	var read, write float64
+	for _, c := range r.Capacity {
+		read += c.Read
+		write += c.Write
+	}
+	span.SetAttributes(
+		attribute.Int("ryno.requests", r.RequestCount()),
+		attribute.Int("ryno.rounds", r.Rounds),
+		attribute.Int("ryno.retries", r.Retries),
+		attribute.Int("ryno.throttles", r.Throttles),
+		attribute.Int("ryno.unprocessed", r.Unprocessed),
+		attribute.Float64("ryno.capacity.read", read),
+		attribute.Float64("ryno.capacity.write", write),
+		attribute.StringSlice("ryno.capacity.by_table", capacityLines(r.Capacity)),
+	)
+	if r.Err != nil && !expected(r.Err) {
+		span.RecordError(r.Err)
+		span.SetStatus(codes.Error, r.Err.Error())
+	}
+	span.End()
+}
+
+// capacityLines prints each table's and index's capacity on one line.
+func capacityLines(cs []Capacity) []string {
+	lines := make([]string, len(cs))
+	for i, c := range cs {
+		lines[i] = c.String()
+	}
+	return lines
+}
+
+// expected reports whether err is an answer rather than a failure of the store:
+// what is asked for is absent, exists already or was changed by another writer,
+// or the input is invalid.
+func expected(err error) bool {
+	return errors.Is(err, ErrNotFound) || errors.Is(err, ErrConflict) || errors.Is(err, ErrInvalid)
+}
+
+// logCall logs the end of a call: failures that may leave work undone at Error,
+// conflicts with other writers at Info, the rest at Debug.
+func logCall(log *slog.Logger, r CallReport) {
+	level, msg := slog.LevelDebug, "ryno: call"
+	var partial *PartialWriteError
+	switch {
+	case errors.Is(r.Err, ErrUnprocessed), errors.Is(r.Err, ErrOutcomeUnknown), errors.As(r.Err, &partial):
+		level, msg = slog.LevelError, "ryno: call failed part-way"
+	case errors.Is(r.Err, ErrConflict):
+		level, msg = slog.LevelInfo, "ryno: call met a conflicting write"
+	}
+	ctx := context.Background()
+	if !log.Enabled(ctx, level) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("op", r.Op), slog.Int("requests", r.RequestCount()), slog.Int("rounds", r.Rounds),
+		slog.Int("retries", r.Retries), slog.Int("throttles", r.Throttles), slog.Int("unprocessed", r.Unprocessed),
+		slog.Duration("duration", r.Duration),
+	}
+	if r.Err != nil {
+		attrs = append(attrs, slog.Any("error", r.Err))
+	}
+	log.LogAttrs(ctx, level, msg, attrs...)
+}

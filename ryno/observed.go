@@ -1,0 +1,190 @@
+package ryno
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+)
+
+// observed is the innermost client of an observed Client: it sees every request
+// the store sends, retries included, and records it in the call its context
+// belongs to. Requests outside a call pass through untouched.
+type observed struct {
+	api DynamoDBAPI
+}
+
+// request is one request being recorded.
+type request struct {
+	k         *call
+	attempts  int // HTTP attempts, counted by the SDK middleware when there is one
+	throttled int // attempts DynamoDB throttled
+}
+
+// startRequest records that a request of API op is sent, and returns the options that
+// count its attempts.
+func startRequest(ctx context.Context, op string, opts []func(*dynamodb.Options)) (*request, []func(*dynamodb.Options)) {
+	k := callOf(ctx)
+	if k == nil {
+		return nil, opts
+	}
+	k.stats.sent(op)
+	r := &request{k: k}
+	return r, append(opts[:len(opts):len(opts)], r.countAttempts)
+}
+
+// done records the end of the request.
+func (r *request) done(err error, unprocessed int, consumed []types.ConsumedCapacity, write bool) {
+	if r == nil {
+		return
+	}
+	throttles, retries := r.throttled, r.attempts-1
+	if r.attempts == 0 && isThrottle(err) { // a client without the SDK's middleware
+		throttles = 1
+	}
+	r.k.stats.answered(throttles, max(retries, 0), unprocessed, consumed, write)
+}
+
+// countAttempts adds a middleware after the SDK's retryer, so that it runs once
+// per attempt: the SDK retries throttled requests itself before the store sees
+// them.
+func (r *request) countAttempts(o *dynamodb.Options) {
+	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+		mw := middleware.FinalizeMiddlewareFunc("ryno.CountAttempts", r.attempt)
+		if _, ok := s.Finalize.Get("Retry"); ok {
+			return s.Finalize.Insert(mw, "Retry", middleware.After)
+		}
+		return s.Finalize.Add(mw, middleware.After)
+	})
+}
+
+func (r *request) attempt(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+	out, md, err := next.HandleFinalize(ctx, in)
+	r.attempts++
+	if isThrottle(err) {
+		r.throttled++
+	}
+	return out, md, err
+}
+
+// send sends in with call as a request of API api, recorded in the call ctx
+// belongs to: returned capacity, as rcc points it out, is asked for when wanted,
+// on a copy of in; result reads the capacity and the unprocessed items of out.
+func send[In, Out any](ctx context.Context, api string, in *In, opts []func(*dynamodb.Options),
+	call func(context.Context, *In, ...func(*dynamodb.Options)) (*Out, error),
+	rcc func(*In) *types.ReturnConsumedCapacity, result func(*Out) ([]types.ConsumedCapacity, int),
+) (*Out, error) {
+	r, opts := startRequest(ctx, api, opts)
+	if r == nil {
+		return call(ctx, in, opts...)
+	}
+	if rcc != nil && r.k.obs.wantsCapacity() && *rcc(in) == "" {
+		cp := *in
+		*rcc(&cp) = types.ReturnConsumedCapacityIndexes
+		in = &cp
+	}
+	out, err := call(ctx, in, opts...)
+	var (
+		consumed []types.ConsumedCapacity
+		left     int
+	)
+	if out != nil {
+		consumed, left = result(out)
+	}
+	r.done(err, left, consumed, writeAPIs[api])
+	return out, err
+}
+
+// writeAPIs are the APIs whose capacity, when DynamoDB gives only its total, is
+// write capacity.
+var writeAPIs = map[string]bool{"PutItem": true, "UpdateItem": true, "DeleteItem": true, "BatchWriteItem": true, "TransactWriteItems": true}
+
+func (o observed) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return send(ctx, "GetItem", in, opts, o.api.GetItem,
+		func(in *dynamodb.GetItemInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity },
+		func(out *dynamodb.GetItemOutput) ([]types.ConsumedCapacity, int) { return one(out.ConsumedCapacity), 0 })
+}
+
+func (o observed) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	return send(ctx, "PutItem", in, opts, o.api.PutItem,
+		func(in *dynamodb.PutItemInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity },
+		func(out *dynamodb.PutItemOutput) ([]types.ConsumedCapacity, int) { return one(out.ConsumedCapacity), 0 })
+}
+
+func (o observed) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	return send(ctx, "UpdateItem", in, opts, o.api.UpdateItem,
+		func(in *dynamodb.UpdateItemInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity },
+		func(out *dynamodb.UpdateItemOutput) ([]types.ConsumedCapacity, int) {
+			return one(out.ConsumedCapacity), 0
+		})
+}
+
+func (o observed) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	return send(ctx, "DeleteItem", in, opts, o.api.DeleteItem,
+		func(in *dynamodb.DeleteItemInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity },
+		func(out *dynamodb.DeleteItemOutput) ([]types.ConsumedCapacity, int) {
+			return one(out.ConsumedCapacity), 0
+		})
+}
+
+func (o observed) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	return send(ctx, "Query", in, opts, o.api.Query,
+		func(in *dynamodb.QueryInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity },
+		func(out *dynamodb.QueryOutput) ([]types.ConsumedCapacity, int) { return one(out.ConsumedCapacity), 0 })
+}
+
+func (o observed) Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	return send(ctx, "Scan", in, opts, o.api.Scan,
+		func(in *dynamodb.ScanInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity },
+		func(out *dynamodb.ScanOutput) ([]types.ConsumedCapacity, int) { return one(out.ConsumedCapacity), 0 })
+}
+
+func (o observed) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	return send(ctx, "BatchGetItem", in, opts, o.api.BatchGetItem,
+		func(in *dynamodb.BatchGetItemInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity },
+		func(out *dynamodb.BatchGetItemOutput) ([]types.ConsumedCapacity, int) {
+			left := 0
+			for _, ka := range out.UnprocessedKeys {
+				left += len(ka.Keys)
+			}
+			return out.ConsumedCapacity, left
+		})
+}
+
+func (o observed) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	return send(ctx, "BatchWriteItem", in, opts, o.api.BatchWriteItem,
+		func(in *dynamodb.BatchWriteItemInput) *types.ReturnConsumedCapacity {
+			return &in.ReturnConsumedCapacity
+		},
+		func(out *dynamodb.BatchWriteItemOutput) ([]types.ConsumedCapacity, int) {
+			left := 0
+			for _, ws := range out.UnprocessedItems {
+				left += len(ws)
+			}
+			return out.ConsumedCapacity, left
+		})
+}
+
+func (o observed) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	return send(ctx, "TransactWriteItems", in, opts, o.api.TransactWriteItems,
+		func(in *dynamodb.TransactWriteItemsInput) *types.ReturnConsumedCapacity {
+			return &in.ReturnConsumedCapacity
+		},
+		func(out *dynamodb.TransactWriteItemsOutput) ([]types.ConsumedCapacity, int) {
+			return out.ConsumedCapacity, 0
+		})
+}
+
+func (o observed) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	return send(ctx, "DescribeTable", in, opts, o.api.DescribeTable, nil,
+		func(*dynamodb.DescribeTableOutput) ([]types.ConsumedCapacity, int) { return nil, 0 })
+}
+
+// one returns cc as a slice: empty when nil.
+func one(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
+	if cc == nil {
+		return nil
+	}
+	return []types.ConsumedCapacity{*cc}
+}

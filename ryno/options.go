@@ -86,9 +86,10 @@ type Options struct {
 	TracerProvider trace.TracerProvider
 
 	// Logger, when set, receives retries (Debug for write conflicts, Info for items
-	// left unprocessed, Warn for throttling and writes whose outcome was lost),
-	// calls that fail part-way (Error: items unprocessed, outcome unknown) or
-	// give up on conflicts (Warn), and each call's report (Debug). Nil (the default)
+	// left unprocessed, Warn for throttling and for writes whose response was
+	// lost), the end of calls that may have left work undone (Error: items left
+	// unprocessed, unknown outcome, partial writes), calls that met a conflicting
+	// write (Info), and the report of every other call (Debug). Nil (the default)
 	// logs nothing.
 	Logger *slog.Logger
 }

@@ -23,10 +23,13 @@ type CallReport struct {
 	// Rounds counts the busy periods of the call: requests sent in parallel share a
 	// round, requests sent one after another take one each.
 	Rounds int
-	// Retries counts requests sent again: after throttling, items left unprocessed,
-	// a transaction conflict, or a write conflict that the call resolves itself.
+	// Retries counts what was sent again: attempts the SDK's retryer made, and the
+	// store's retries after throttling, items left unprocessed, a transaction
+	// conflict, a lost response, or a write that lost a race with another writer.
+	// A Set of an entity that exists counts one: its first attempt guesses the
+	// entity new, which saves a read when it is.
 	Retries     int
-	Throttles   int        // requests DynamoDB throttled
+	Throttles   int        // attempts DynamoDB throttled
 	Unprocessed int        // items DynamoDB left unprocessed, counted at each response
 	Capacity    []Capacity // capacity consumed, by table and index, in name order
 	Duration    time.Duration

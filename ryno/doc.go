@@ -102,27 +102,13 @@
 // # Listings
 //
 // Every listing takes a PageOptions (limit, cursor, direction, consistent read) and
-// has an iterator form. ListByType takes a Type, index queries a ScopedIndex: named
-// fields where two strings could be swapped. Cursors are checked against the query
-// before any request, and sealed with Options.CursorKey.
-//
-// # Start-up
-//
-// New sends no request. CheckSchema checks that the tables and indexes exist and
-// match this version (ErrTableNotFound, ErrSchemaMismatch), in one parallel round
-// of DescribeTable and one GetItem. A request that meets a missing table fails
-// with a *TableNotFoundError naming it.
-//
-// # Listings
-//
-// Every listing takes a PageOptions (limit, cursor, direction, consistent read) and
 // has an iterator form. ListByType takes a Type and index queries a ScopedIndex:
 // named fields where two strings could be swapped. A cursor is checked against its
 // query before any request; Options.CursorKey seals cursors.
 //
 // # Errors
 //
-// Every message starts with one "ryno: ". Invalid input is reported as a *ValidationError (errors.Is(err, ErrInvalid))
+// Invalid input is reported as a *ValidationError (errors.Is(err, ErrInvalid))
 // before any request is sent. A missing entity is ErrNotFound, a duplicate Create is
 // ErrExists, a version conflict is a *ConflictError matching ErrConflict, a bad
 // cursor is ErrInvalidCursor, a missing table ErrTableNotFound, all matched with
@@ -138,4 +124,15 @@
 // Options.MaxConcurrency at once) and retry items DynamoDB leaves unprocessed with
 // capped exponential backoff and jitter, throttled requests too. No item is
 // dropped: what could not be done is named in the error.
+//
+// # Observability
+//
+// Options.OnCall receives a CallReport as each call returns: its requests by API,
+// rounds, retries, throttling, unprocessed items and the capacity consumed by
+// table and index, which answers what a call cost. Options.TracerProvider makes
+// each call an OpenTelemetry span (ryno.Get, ryno.Set, ...), parent of the spans
+// of its requests when the DynamoDB client is instrumented (otelaws), carrying the
+// report as attributes. Options.Logger logs retries, throttling, conflicts and
+// partial failures through log/slog. A client given none of them adds no work to
+// its calls.
 package ryno

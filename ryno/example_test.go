@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"log/slog"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"go.opentelemetry.io/otel"
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/ryno"
@@ -539,4 +541,35 @@ func ExampleEntity_String() {
 	fmt.Println(e)
 	// Output:
 	// acme:person:ada v3 map[age:36 name:Ada]
+}
+
+// A service sees what each call cost, traces it and logs its retries. The DynamoDB
+// client's own requests become child spans when its middleware is instrumented
+// too: otelaws.AppendMiddlewares(&cfg.APIOptions) from
+// go.opentelemetry.io/contrib/instrumentation/github.com/aws/aws-sdk-go-v2/otelaws.
+func ExampleOptions_observability() {
+	ctx := context.Background()
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	db, err := ryno.New(dynamodb.NewFromConfig(cfg), ryno.Options{
+		TablePrefix:    "myapp",
+		TracerProvider: otel.GetTracerProvider(),
+		Logger:         slog.Default(),
+		OnCall: func(r ryno.CallReport) {
+			for _, c := range r.Capacity {
+				slog.Info("capacity", "op", r.Op, "table", c.Table, "index", c.Index, "read", c.Read, "write", c.Write)
+			}
+			if r.Throttles > 0 {
+				slog.Warn("throttled", "op", r.Op, "times", r.Throttles, "requests", r.Requests)
+			}
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := db.Get(ctx, ryno.Key{Scope: "acme", Type: "person", ID: "ada"}); err != nil && !errors.Is(err, ryno.ErrNotFound) {
+		log.Fatal(err)
+	}
 }

@@ -42,7 +42,7 @@ func (r *runner) check(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	db, err := ryno.New(api, ryno.Options{TablePrefix: s.prefix})
+	db, err := ryno.New(api, ryno.Options{TablePrefix: s.prefix, OnCall: s.reportTo(r.stderr)})
 	if err != nil {
 		return checkCommand.usage(err.Error())
 	}

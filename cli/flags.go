@@ -29,6 +29,8 @@ const (
 	defaultBillingMode = "on-demand"
 )
 
+const reportUsage = "print on standard error what the run cost: requests by API, rounds, retries, throttling and capacity by table and index"
+
 // settings are the parsed flags of a command.
 type settings struct {
 	prefix   string
@@ -43,6 +45,7 @@ type settings struct {
 	deleteAllData bool
 	repair        bool
 	segments      int
+	report        bool
 
 	scope string
 	types stringList
@@ -67,9 +70,11 @@ func flagSet(cmd *command, s *settings) *flag.FlagSet {
 	case "check":
 		fs.BoolVar(&s.repair, "repair", false, "delete the orphans found")
 		fs.IntVar(&s.segments, "segments", 1, "scan each table in this many parallel segments, for large tables")
+		fs.BoolVar(&s.report, "report", false, reportUsage)
 	case "reindex":
 		fs.StringVar(&s.scope, "scope", "", "`scope` of the entities to reindex; required")
 		fs.Var(&s.types, "type", "entity `type` to reindex; repeat for several (default: every type with an index)")
+		fs.BoolVar(&s.report, "report", false, reportUsage)
 	}
 	return fs
 }

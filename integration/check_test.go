@@ -204,6 +204,13 @@ func TestCheckCommandReportsAndRepairsOrphans(t *testing.T) {
 	out, _, code = check()
 	require.Equal(t, cli.ExitOK, code)
 	require.Equal(t, "checked 1 relationship and 2 index entries: no orphans\n", out)
+
+	// --report prints what the run cost on standard error; standard output is unchanged.
+	out, errOut, code = check("--report")
+	require.Equal(t, cli.ExitOK, code)
+	require.Equal(t, "checked 1 relationship and 2 index entries: no orphans\n", out)
+	require.Regexp(t, `^report: Check: \d+ requests \(.*Scan \d+.*\) in \d+ rounds?, 0 retries, 0 throttles, 0 unprocessed, \S+\n`, errOut)
+	require.Contains(t, errOut, "  capacity "+s.Names().Prefix+"_")
 }
 
 func TestCheckCommandShowsProgressOnATerminal(t *testing.T) {

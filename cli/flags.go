@@ -29,7 +29,7 @@ const (
 	defaultBillingMode = "on-demand"
 )
 
-const reportUsage = "print on standard error what the run cost: requests by API, rounds, retries, throttling and capacity by table and index"
+const reportUsage = "print what the run cost on standard error: requests, retries, capacity"
 
 // settings are the parsed flags of a command.
 type settings struct {

@@ -189,10 +189,13 @@ func TestLoggerLevels(t *testing.T) {
 		}
 		lines = append(lines, m)
 	}
-	if len(lines) != 2 {
-		t.Fatalf("got %d log lines, want 2:\n%s", len(lines), buf.String())
+	if len(lines) != 3 {
+		t.Fatalf("got %d log lines, want 3:\n%s", len(lines), buf.String())
 	}
-	retry, end := lines[0], lines[1]
+	throttle, retry, end := lines[0], lines[1], lines[2]
+	if throttle["level"] != "WARN" || throttle["msg"] != "ryno: throttled" || throttle["api"] != "GetItem" || throttle["attempt"] != float64(1) {
+		t.Errorf("throttle line %#v", throttle)
+	}
 	if retry["level"] != "WARN" || retry["msg"] != "ryno: retrying" || retry["reason"] != "throttled" || retry["op"] != "Get" {
 		t.Errorf("retry line %#v", retry)
 	}

@@ -2,6 +2,7 @@ package ryno
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -18,6 +19,7 @@ type observed struct {
 // request is one request being recorded.
 type request struct {
 	k         *call
+	api       string
 	attempts  int // HTTP attempts, counted by the SDK middleware when there is one
 	throttled int // attempts DynamoDB throttled
 }
@@ -30,7 +32,7 @@ func startRequest(ctx context.Context, op string, opts []func(*dynamodb.Options)
 		return nil, opts
 	}
 	k.stats.sent(op)
-	r := &request{k: k}
+	r := &request{k: k, api: op}
 	return r, append(opts[:len(opts):len(opts)], r.countAttempts)
 }
 
@@ -64,6 +66,10 @@ func (r *request) attempt(ctx context.Context, in middleware.FinalizeInput, next
 	r.attempts++
 	if isThrottle(err) {
 		r.throttled++
+		if log := r.k.obs.log; log != nil {
+			log.LogAttrs(ctx, slog.LevelWarn, "ryno: throttled", slog.String("op", r.k.stats.op),
+				slog.String("api", r.api), slog.Int("attempt", r.attempts))
+		}
 	}
 	return out, md, err
 }

@@ -87,7 +87,7 @@ type Options struct {
 
 	// Logger, when set, receives retries (Debug for write conflicts, Info for items
 	// left unprocessed, Warn for throttling and for writes whose response was
-	// lost), the end of calls that may have left work undone (Error: items left
+	// lost; each attempt DynamoDB throttles, the SDK's retries included, is a Warn), the end of calls that may have left work undone (Error: items left
 	// unprocessed, unknown outcome, partial writes), calls that met a conflicting
 	// write (Info), and the report of every other call (Debug). Nil (the default)
 	// logs nothing.

@@ -85,12 +85,15 @@ type Options struct {
 	// attributes and its retries as events. Nil (the default) traces nothing.
 	TracerProvider trace.TracerProvider
 
-	// Logger, when set, receives retries (Debug for write conflicts, Info for items
-	// left unprocessed, Warn for throttling and for writes whose response was
-	// lost; each attempt DynamoDB throttles, the SDK's retries included, is a Warn), the end of calls that may have left work undone (Error: items left
-	// unprocessed, unknown outcome, partial writes), calls that met a conflicting
-	// write (Info), and the report of every other call (Debug). Nil (the default)
-	// logs nothing.
+	// Logger, when set, receives through log/slog:
+	//   - Debug: write conflicts retried, and the report of each call at its end;
+	//   - Info: batch items left unprocessed and retried, and calls that met a
+	//     conflicting write;
+	//   - Warn: each attempt DynamoDB throttled (the SDK's retries included), the
+	//     store's retries after throttling, and writes whose response was lost;
+	//   - Error: calls that may have left work undone (items left unprocessed,
+	//     unknown outcome, partial writes).
+	// Nil (the default) logs nothing.
 	Logger *slog.Logger
 }
 

@@ -29,8 +29,8 @@ last=$(grep -oE '^[0-9]+' "$out" | tail -1)
 # The quickstart carries the ryno command with its indexes, as an application would.
 echo
 echo "$((last + 1)). The application's own ryno command: reindex with its map functions, then check"
-for cmd in "reindex --scope acme" "check"; do
+for cmd in "reindex --scope acme" "check --report"; do
 	echo "   \$ quickstart ryno $cmd"
 	# shellcheck disable=SC2086 # cmd is split into arguments on purpose
-	build/quickstart ryno $cmd --endpoint "$endpoint" --prefix quickstart | sed 's/^/   /'
+	build/quickstart ryno $cmd --endpoint "$endpoint" --prefix quickstart 2>&1 | sed 's/^/   /'
 done

@@ -103,7 +103,9 @@ func run(ctx context.Context, endpoint, prefix string) error {
 	if err := migrate(ctx, api, prefix); err != nil {
 		return err
 	}
-	db, err := ryno.New(api, ryno.Options{TablePrefix: prefix, Indexes: indexes})
+	// OnCall receives what each call cost; every step ends with its total.
+	var spent costs
+	db, err := ryno.New(api, ryno.Options{TablePrefix: prefix, Indexes: indexes, OnCall: spent.add})
 	if err != nil {
 		return err
 	}
@@ -114,9 +116,11 @@ func run(ctx context.Context, endpoint, prefix string) error {
 	fmt.Println("   CheckSchema: the tables and indexes match this version")
 	for i, s := range steps {
 		fmt.Printf("\n%d. %s\n", i+2, s.title)
+		spent.take()
 		if err := s.run(ctx, db); err != nil {
 			return fmt.Errorf("%s: %w", strings.ToLower(s.title), err)
 		}
+		fmt.Printf("   (%s)\n", spent.take())
 	}
 	return nil
 }

@@ -108,9 +108,11 @@ func retrying(ctx context.Context, why retryReason, wait time.Duration, cause er
 			attribute.String("ryno.reason", string(why)), attribute.Int64("ryno.wait_ms", wait.Milliseconds())))
 	}
 	if k.obs.log != nil {
-		k.obs.log.LogAttrs(ctx, retryLevel(why), "ryno: retrying",
-			slog.String("op", k.stats.op), slog.String("reason", string(why)),
-			slog.Duration("wait", wait), slog.Any("cause", cause))
+		attrs := []slog.Attr{slog.String("op", k.stats.op), slog.String("reason", string(why)), slog.Duration("wait", wait)}
+		if cause != nil {
+			attrs = append(attrs, slog.Any("cause", cause))
+		}
+		k.obs.log.LogAttrs(ctx, retryLevel(why), "ryno: retrying", attrs...)
 	}
 }
 

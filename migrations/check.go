@@ -18,11 +18,13 @@ type ReadAPI interface {
 // Check returns the Status of the store opts.TablePrefix names, as Provider.Status
 // does, with a client that can only read. It costs one DescribeTable per table, sent
 // in parallel, then one GetItem for the recorded version: cheap enough for a health
-// check or a cold start.
+// check or a cold start. It does not check opts.PointInTimeRecovery, which a ReadAPI
+// cannot read.
 func Check(ctx context.Context, api ReadAPI, opts Options) (*Status, error) {
 	if api == nil {
 		return nil, errs.New("nil API")
 	}
+	opts.PointInTimeRecovery = false
 	p, err := NewProvider(readOnly{api}, opts)
 	if err != nil {
 		return nil, err
@@ -44,6 +46,14 @@ func (readOnly) UpdateTable(context.Context, *dynamodb.UpdateTableInput, ...func
 }
 
 func (readOnly) DeleteTable(context.Context, *dynamodb.DeleteTableInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
+	return nil, errReadOnly
+}
+
+func (readOnly) DescribeContinuousBackups(context.Context, *dynamodb.DescribeContinuousBackupsInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeContinuousBackupsOutput, error) {
+	return nil, errReadOnly
+}
+
+func (readOnly) UpdateContinuousBackups(context.Context, *dynamodb.UpdateContinuousBackupsInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error) {
 	return nil, errReadOnly
 }
 

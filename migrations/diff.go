@@ -10,25 +10,37 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// diff compares the wanted tables with the live ones and plans what Up must do. live
-// maps table names to their descriptions; a missing table has no entry or a nil one.
-// recorded is the schema version found in the store (0 when none), and migs the
-// versions up to the target. diff performs no I/O.
-func diff(want []*dynamodb.CreateTableInput, live map[string]*types.TableDescription, recorded int, migs []migration) *Plan {
-	p := &Plan{RecordedVersion: recorded, TargetVersion: latest(migs)}
-	for _, w := range want {
-		l := live[aws.ToString(w.TableName)]
+// target is what a Plan brings the store to.
+type target struct {
+	tables         []*dynamodb.CreateTableInput // in creation order; the first holds the version record
+	recovery       bool                         // point-in-time recovery wanted
+	updateExisting bool                         // apply the settings to existing tables
+}
+
+// diff compares the wanted tables with the live ones in s and plans what Up must do.
+// migs are the versions up to the target. diff performs no I/O.
+func diff(t target, s *snapshot, migs []migration) *Plan {
+	p := &Plan{RecordedVersion: s.version, TargetVersion: latest(migs)}
+	var settings []Action // after every table and index exists: Up waits for them first
+	for _, w := range t.tables {
+		name := aws.ToString(w.TableName)
+		l := s.live[name]
 		if l == nil {
-			p.Actions = append(p.Actions, Action{Kind: ActionCreateTable, Table: aws.ToString(w.TableName), CreateTable: w})
+			p.Actions = append(p.Actions, Action{Kind: ActionCreateTable, Table: name, CreateTable: w})
+			if t.recovery {
+				settings = append(settings, Action{Kind: ActionEnableRecovery, Table: name, UpdateContinuousBackups: recoveryInput(name)})
+			}
 			continue
 		}
-		t := tableDiff{want: w, live: l}
-		t.compare()
-		p.Actions = append(p.Actions, t.actions...)
-		p.Drift = append(p.Drift, t.drift...)
+		td := tableDiff{want: w, live: l, target: t, recovery: s.recoveryOf(name)}
+		td.compare()
+		p.Actions = append(p.Actions, td.actions...)
+		p.Drift = append(p.Drift, td.drift...)
+		settings = append(settings, td.settings...)
 	}
-	if len(want) > 0 {
-		p.planVersion(aws.ToString(want[0].TableName), migs)
+	p.Actions = append(p.Actions, settings...)
+	if len(t.tables) > 0 {
+		p.planVersion(aws.ToString(t.tables[0].TableName), migs)
 	}
 	return p
 }
@@ -54,11 +66,14 @@ func (p *Plan) planVersion(versionTable string, migs []migration) {
 
 // tableDiff compares one existing table with its definition.
 type tableDiff struct {
-	want *dynamodb.CreateTableInput
-	live *types.TableDescription
+	want     *dynamodb.CreateTableInput
+	live     *types.TableDescription
+	target   target
+	recovery *bool // whether the live table has point-in-time recovery; nil when not read
 
-	actions []Action
-	drift   []Drift
+	actions  []Action // creations of indexes
+	settings []Action // settings applied to the table
+	drift    []Drift
 }
 
 func (t *tableDiff) name() string { return aws.ToString(t.want.TableName) }
@@ -79,6 +94,7 @@ func (t *tableDiff) compare() {
 	t.compareGSIs()
 	t.compareLSIs()
 	t.findExtraIndexes()
+	t.compareSettings()
 }
 
 func (t *tableDiff) compareState() {

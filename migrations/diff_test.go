@@ -315,7 +315,7 @@ func TestDiff(t *testing.T) {
 			if tt.live != nil {
 				tt.live(live)
 			}
-			p := diff(want, live, tt.recorded, allMigrations())
+			p := diff(target{tables: want}, &snapshot{live: live, version: tt.recorded}, allMigrations())
 			require.Equal(t, tt.actions, actionStrings(p.Actions))
 			require.Equal(t, tt.drift, driftStrings(p.Drift))
 			require.Equal(t, tt.recorded, p.RecordedVersion)
@@ -330,7 +330,7 @@ func TestDiff(t *testing.T) {
 func TestDiffCreateTableSendsTheDefinition(t *testing.T) {
 	n := testNames(t)
 	want := schema.Definitions(n, onDemand)
-	p := diff(want, nil, 0, allMigrations())
+	p := diff(target{tables: want}, &snapshot{}, allMigrations())
 	require.Len(t, p.Actions, 5)
 	for i, def := range want {
 		require.Same(t, def, p.Actions[i].CreateTable)
@@ -362,7 +362,7 @@ func TestDiffCreateIndexRequest(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			live := liveAll(schema.Definitions(n, tt.live))
 			live[n.Entities].GlobalSecondaryIndexes = nil
-			p := diff(schema.Definitions(n, tt.want), live, CurrentVersion, allMigrations())
+			p := diff(target{tables: schema.Definitions(n, tt.want)}, &snapshot{live: live, version: CurrentVersion}, allMigrations())
 			require.Len(t, p.Actions, 1)
 			a := p.Actions[0]
 			require.Equal(t, "create GSI app_entities_by_type on table app_entities_master", a.String())
@@ -405,7 +405,7 @@ func TestDiffDataSteps(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("recorded %d", tt.recorded), func(t *testing.T) {
 			want := schema.Definitions(n, onDemand)
-			p := diff(want, liveAll(want), tt.recorded, migs)
+			p := diff(target{tables: want}, &snapshot{live: liveAll(want), version: tt.recorded}, migs)
 			require.Equal(t, tt.actions, actionStrings(p.Actions))
 			require.Empty(t, p.Drift)
 			require.Equal(t, 4, p.TargetVersion)

@@ -34,6 +34,9 @@ func (p *Provider) Down(ctx context.Context, opts DownOptions) (*Result, error) 
 // deleteAll deletes the tables, appending an action to res for each deletion sent,
 // then waits until all are gone.
 func (p *Provider) deleteAll(ctx context.Context, res *Result) error {
+	if err := p.checkUnprotected(ctx); err != nil {
+		return err
+	}
 	for _, name := range p.names.Tables() {
 		deleted, err := p.deleteTable(ctx, name)
 		if err != nil {
@@ -69,4 +72,23 @@ func (p *Provider) deleteTable(ctx context.Context, name string) (bool, error) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// checkUnprotected fails, before any table is deleted, when a table has deletion
+// protection on: DynamoDB would refuse to delete it, leaving the store half deleted.
+func (p *Provider) checkUnprotected(ctx context.Context) error {
+	var protected []string
+	for _, name := range p.names.Tables() {
+		d, err := p.describe(ctx, name)
+		if err != nil {
+			return err
+		}
+		if d != nil && aws.ToBool(d.DeletionProtectionEnabled) {
+			protected = append(protected, name)
+		}
+	}
+	if len(protected) > 0 {
+		return &ProtectedError{Tables: protected}
+	}
+	return nil
 }

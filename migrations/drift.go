@@ -38,6 +38,13 @@ const (
 	DriftState                              // not ACTIVE: a warning while CREATING or UPDATING, else an error
 	DriftBilling                            // the billing mode or capacity differs from Options.Billing (warning)
 	DriftExtraIndex                         // an index the schema does not define (warning)
+
+	// A table lacks a setting Options ask for: point-in-time recovery, deletion
+	// protection, or the encryption (warnings; with Options.UpdateExisting, Up
+	// applies them instead).
+	DriftRecovery
+	DriftDeletionProtection
+	DriftEncryption
 )
 
 var driftKindNames = map[DriftKind]string{
@@ -50,6 +57,10 @@ var driftKindNames = map[DriftKind]string{
 	DriftState:         "state",
 	DriftBilling:       "billing",
 	DriftExtraIndex:    "extra-index",
+
+	DriftRecovery:           "point-in-time-recovery",
+	DriftDeletionProtection: "deletion-protection",
+	DriftEncryption:         "encryption",
 }
 
 func (k DriftKind) String() string {

@@ -40,6 +40,14 @@ func (emptyStore) GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dyna
 	return nil, errReadOnly
 }
 
+func (emptyStore) DescribeContinuousBackups(context.Context, *dynamodb.DescribeContinuousBackupsInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeContinuousBackupsOutput, error) {
+	return nil, errReadOnly
+}
+
+func (emptyStore) UpdateContinuousBackups(context.Context, *dynamodb.UpdateContinuousBackupsInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error) {
+	return nil, errReadOnly
+}
+
 func (emptyStore) PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
 	return nil, errReadOnly
 }

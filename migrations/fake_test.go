@@ -28,6 +28,9 @@ func describeInput(in *dynamodb.CreateTableInput) *types.TableDescription {
 		AttributeDefinitions:  append([]types.AttributeDefinition(nil), in.AttributeDefinitions...),
 		BillingModeSummary:    &types.BillingModeSummary{BillingMode: in.BillingMode},
 		ProvisionedThroughput: throughputDescription(in.ProvisionedThroughput),
+
+		DeletionProtectionEnabled: aws.Bool(aws.ToBool(in.DeletionProtectionEnabled)),
+		SSEDescription:            sseDescription(in.SSESpecification),
 	}
 	for _, g := range in.GlobalSecondaryIndexes {
 		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
@@ -48,6 +51,23 @@ func describeInput(in *dynamodb.CreateTableInput) *types.TableDescription {
 	return d
 }
 
+// sseDescription describes the encryption spec asks for as DynamoDB does: nothing for
+// the AWS owned key, and the key's ARN for KMS, here the ARN of the AWS managed key
+// when spec names none.
+func sseDescription(spec *types.SSESpecification) *types.SSEDescription {
+	if spec == nil || !aws.ToBool(spec.Enabled) {
+		return nil
+	}
+	key := aws.ToString(spec.KMSMasterKeyId)
+	if key == "" {
+		key = awsManagedKey
+	}
+	return &types.SSEDescription{Status: types.SSEStatusEnabled, SSEType: types.SSETypeKms, KMSMasterKeyArn: aws.String(key)}
+}
+
+// awsManagedKey stands for the ARN of the key aws/dynamodb in the fake's account.
+const awsManagedKey = "arn:aws:kms:us-east-1:111122223333:key/aws-dynamodb"
+
 func throughputDescription(t *types.ProvisionedThroughput) *types.ProvisionedThroughputDescription {
 	if t == nil {
 		return &types.ProvisionedThroughputDescription{ReadCapacityUnits: aws.Int64(0), WriteCapacityUnits: aws.Int64(0)}
@@ -62,6 +82,13 @@ func throughputDescription(t *types.ProvisionedThroughput) *types.ProvisionedThr
 //
 // It also stores the items that data steps scan and write, and can return them a few
 // at a time, leave batch writes unprocessed and fail operations.
+//
+// It keeps point-in-time recovery, deletion protection and encryption as DynamoDB
+// does. DynamoDB Local 3.3.1 cannot stand in for it there: it answers
+// DescribeContinuousBackups and UpdateContinuousBackups with
+// UnknownOperationException, and accepts an SSESpecification but ignores it (its
+// tables have no SSEDescription, and UpdateTable of one fails with "Nothing to
+// update"). Only deletion protection is also tested against it.
 type fakeAPI struct {
 	mu     sync.Mutex
 	busy   int
@@ -74,12 +101,15 @@ type fakeAPI struct {
 
 	batched int      // the writes BatchWriteItem applied
 	log     []string // the keys of the items written by BatchWriteItem and PutItem, in order
+
+	backupsUnavailable int // UpdateContinuousBackups calls left that fail as just after CreateTable
 }
 
 type fakeTable struct {
 	desc         *types.TableDescription
-	pending      int // DescribeTable calls left before the table's transition ends
-	indexPending int // DescribeTable calls left before the GSIs' transitions end
+	recovery     bool // point-in-time recovery
+	pending      int  // DescribeTable calls left before the table's transition ends
+	indexPending int  // DescribeTable calls left before the GSIs' transitions end
 	version      map[string]types.AttributeValue
 	items        map[string]map[string]types.AttributeValue // by itemKey; the version record aside
 }
@@ -112,7 +142,8 @@ func (f *fakeAPI) total() int {
 }
 
 func (f *fakeAPI) writes() int {
-	return f.count("CreateTable") + f.count("UpdateTable") + f.count("DeleteTable") + f.count("PutItem") + f.count("BatchWriteItem")
+	return f.count("CreateTable") + f.count("UpdateTable") + f.count("DeleteTable") + f.count("PutItem") + f.count("BatchWriteItem") +
+		f.count("UpdateContinuousBackups")
 }
 
 func notFound(name string) error {
@@ -189,6 +220,9 @@ func (f *fakeAPI) UpdateTable(_ context.Context, in *dynamodb.UpdateTableInput, 
 	if notActive(t.desc) != "" {
 		return nil, inUse(name)
 	}
+	if in.DeletionProtectionEnabled != nil || in.SSESpecification != nil {
+		return f.updateSettings(t, in)
+	}
 	if len(in.GlobalSecondaryIndexUpdates) != 1 || in.GlobalSecondaryIndexUpdates[0].Create == nil {
 		return nil, fmt.Errorf("fake: want exactly one GSI creation per UpdateTable, got %d updates", len(in.GlobalSecondaryIndexUpdates))
 	}
@@ -221,6 +255,56 @@ func (f *fakeAPI) UpdateTable(_ context.Context, in *dynamodb.UpdateTableInput, 
 	return &dynamodb.UpdateTableOutput{TableDescription: t.desc}, nil
 }
 
+// updateSettings applies an UpdateTable that changes deletion protection or
+// encryption. DynamoDB takes one kind of change per call; the fake insists on it.
+func (f *fakeAPI) updateSettings(t *fakeTable, in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableOutput, error) {
+	if len(in.GlobalSecondaryIndexUpdates) > 0 || (in.DeletionProtectionEnabled != nil && in.SSESpecification != nil) {
+		return nil, fmt.Errorf("fake: one change per UpdateTable")
+	}
+	if in.DeletionProtectionEnabled != nil {
+		t.desc.DeletionProtectionEnabled = in.DeletionProtectionEnabled
+		return &dynamodb.UpdateTableOutput{TableDescription: t.desc}, nil
+	}
+	t.desc.SSEDescription = sseDescription(in.SSESpecification)
+	if f.busy > 0 {
+		t.desc.TableStatus = types.TableStatusUpdating
+		t.pending = f.busy
+	}
+	return &dynamodb.UpdateTableOutput{TableDescription: t.desc}, nil
+}
+
+func (f *fakeAPI) DescribeContinuousBackups(_ context.Context, in *dynamodb.DescribeContinuousBackupsInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeContinuousBackupsOutput, error) {
+	f.begin("DescribeContinuousBackups")
+	defer f.mu.Unlock()
+	t := f.tables[aws.ToString(in.TableName)]
+	if t == nil {
+		return nil, &types.TableNotFoundException{Message: aws.String("Table not found: " + aws.ToString(in.TableName))}
+	}
+	status := types.PointInTimeRecoveryStatusDisabled
+	if t.recovery {
+		status = types.PointInTimeRecoveryStatusEnabled
+	}
+	return &dynamodb.DescribeContinuousBackupsOutput{ContinuousBackupsDescription: &types.ContinuousBackupsDescription{
+		ContinuousBackupsStatus:        types.ContinuousBackupsStatusEnabled,
+		PointInTimeRecoveryDescription: &types.PointInTimeRecoveryDescription{PointInTimeRecoveryStatus: status},
+	}}, nil
+}
+
+func (f *fakeAPI) UpdateContinuousBackups(_ context.Context, in *dynamodb.UpdateContinuousBackupsInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error) {
+	f.begin("UpdateContinuousBackups")
+	defer f.mu.Unlock()
+	t := f.tables[aws.ToString(in.TableName)]
+	if t == nil {
+		return nil, &types.TableNotFoundException{Message: aws.String("Table not found: " + aws.ToString(in.TableName))}
+	}
+	if f.backupsUnavailable > 0 {
+		f.backupsUnavailable--
+		return nil, &types.ContinuousBackupsUnavailableException{Message: aws.String("Backups are being enabled for the table")}
+	}
+	t.recovery = aws.ToBool(in.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled)
+	return &dynamodb.UpdateContinuousBackupsOutput{}, nil
+}
+
 func (f *fakeAPI) DeleteTable(_ context.Context, in *dynamodb.DeleteTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
 	f.begin("DeleteTable")
 	defer f.mu.Unlock()
@@ -231,6 +315,9 @@ func (f *fakeAPI) DeleteTable(_ context.Context, in *dynamodb.DeleteTableInput, 
 	}
 	if t.desc.TableStatus != types.TableStatusActive {
 		return nil, inUse(name)
+	}
+	if aws.ToBool(t.desc.DeletionProtectionEnabled) {
+		return nil, fmt.Errorf("fake: ValidationException: Resource cannot be deleted as it is currently protected against deletion")
 	}
 	t.desc.TableStatus = types.TableStatusDeleting
 	t.pending = f.busy

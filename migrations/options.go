@@ -24,6 +24,27 @@ type Options struct {
 	// gets Billing's capacities, or the table's own when Billing is on-demand.
 	Billing tables.Billing
 
+	// PointInTimeRecovery turns on point-in-time recovery (continuous backups) for
+	// the tables Up creates. Only when it is set do Plan, Status and Up read each
+	// table's recovery setting, with one DescribeContinuousBackups per table.
+	// DynamoDB Local does not support point-in-time recovery.
+	PointInTimeRecovery bool
+
+	// DeletionProtection creates the tables with deletion protection on: DynamoDB
+	// then refuses to delete them, and so does Down, until it is turned off.
+	DeletionProtection bool
+
+	// Encryption chooses how the tables Up creates are encrypted at rest. The zero
+	// value is DynamoDB's default, a key that AWS owns.
+	Encryption Encryption
+
+	// UpdateExisting makes Up also turn on PointInTimeRecovery and DeletionProtection,
+	// and apply Encryption, on existing tables that lack them. Without it, Plan and
+	// Status report such a table as drift of SeverityWarning, as they report billing
+	// differences, and Up leaves it alone. Up never turns these settings off: a table
+	// with more than the options ask for is not drift.
+	UpdateExisting bool
+
 	// PollInterval is the pause between DescribeTable calls while Up waits for tables
 	// and indexes to become ACTIVE and while Down waits for tables to disappear. The
 	// first check is made at once, so nothing waits where tables are ready immediately,
@@ -51,6 +72,9 @@ func (o Options) validate() error {
 		return err
 	}
 	if err := o.Billing.Validate(); err != nil {
+		return err
+	}
+	if err := o.Encryption.validate(); err != nil {
 		return err
 	}
 	if o.PollInterval < 0 {

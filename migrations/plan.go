@@ -36,6 +36,10 @@ const (
 	ActionRunMigration                        // run the data step of a migration
 	ActionRecordVersion                       // record the schema version in the store
 	ActionDeleteTable                         // DeleteTable (Down only)
+
+	ActionEnableRecovery           // UpdateContinuousBackups turning on point-in-time recovery
+	ActionEnableDeletionProtection // UpdateTable turning on deletion protection
+	ActionSetEncryption            // UpdateTable setting the server-side encryption
 )
 
 var actionKindNames = map[ActionKind]string{
@@ -44,6 +48,10 @@ var actionKindNames = map[ActionKind]string{
 	ActionRunMigration:  "run-migration",
 	ActionRecordVersion: "record-version",
 	ActionDeleteTable:   "delete-table",
+
+	ActionEnableRecovery:           "enable-point-in-time-recovery",
+	ActionEnableDeletionProtection: "enable-deletion-protection",
+	ActionSetEncryption:            "set-encryption",
 }
 
 func (k ActionKind) String() string {
@@ -63,10 +71,12 @@ type Action struct {
 	// Description is the migration's description for ActionRunMigration.
 	Description string
 
-	// The request sent: CreateTable for ActionCreateTable, UpdateTable for
-	// ActionCreateIndex; nil otherwise.
-	CreateTable *dynamodb.CreateTableInput
-	UpdateTable *dynamodb.UpdateTableInput
+	// The request sent: CreateTable for ActionCreateTable; UpdateTable for
+	// ActionCreateIndex, ActionEnableDeletionProtection and ActionSetEncryption;
+	// UpdateContinuousBackups for ActionEnableRecovery; nil otherwise.
+	CreateTable             *dynamodb.CreateTableInput
+	UpdateTable             *dynamodb.UpdateTableInput
+	UpdateContinuousBackups *dynamodb.UpdateContinuousBackupsInput
 }
 
 // isSchema reports whether a changes tables rather than data.
@@ -88,8 +98,22 @@ func (a Action) String() string {
 		return fmt.Sprintf("record schema version %d", a.Version)
 	case ActionDeleteTable:
 		return "delete table " + a.Table
+	case ActionEnableRecovery:
+		return "enable point-in-time recovery on table " + a.Table
+	case ActionEnableDeletionProtection:
+		return "enable deletion protection on table " + a.Table
+	case ActionSetEncryption:
+		return "encrypt table " + a.Table + " with " + keyName(a.UpdateTable)
 	}
 	return fmt.Sprintf("%s %s", a.Kind, a.Table)
+}
+
+// keyName names the KMS key an encryption update asks for.
+func keyName(in *dynamodb.UpdateTableInput) string {
+	if in == nil || in.SSESpecification == nil || in.SSESpecification.KMSMasterKeyId == nil {
+		return "the AWS managed KMS key"
+	}
+	return "KMS key " + aws.ToString(in.SSESpecification.KMSMasterKeyId)
 }
 
 // indexList returns " (GSI a, LSI b)" for the indexes in in, or "" when it has none.

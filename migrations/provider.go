@@ -70,8 +70,19 @@ func (p *Provider) Status(ctx context.Context) (*Status, error) {
 
 // snapshot is what inspect finds in the store.
 type snapshot struct {
-	live    map[string]*types.TableDescription // by table name; missing tables are absent
-	version int                                // recorded schema version; 0 when none
+	live     map[string]*types.TableDescription // by table name; missing tables are absent
+	version  int                                // recorded schema version; 0 when none
+	recovery map[string]bool                    // point-in-time recovery by table; nil when not read
+}
+
+// recoveryOf returns whether table name has point-in-time recovery, or nil when
+// that was not read.
+func (s *snapshot) recoveryOf(name string) *bool {
+	on, ok := s.recovery[name]
+	if !ok {
+		return nil
+	}
+	return &on
 }
 
 // inspect describes the tables, in parallel, and reads the recorded version.
@@ -102,17 +113,25 @@ func (p *Provider) inspect(ctx context.Context) (*snapshot, error) {
 		}
 		s.version = v
 	}
+	if p.opts.PointInTimeRecovery {
+		recovery, err := p.readRecovery(ctx, s.live)
+		if err != nil {
+			return nil, err
+		}
+		s.recovery = recovery
+	}
 	return s, nil
 }
 
 func (p *Provider) diff(s *snapshot) *Plan {
-	return diff(p.definitions(), s.live, s.version, p.migrations)
+	t := target{tables: p.definitions(), recovery: p.opts.PointInTimeRecovery, updateExisting: p.opts.UpdateExisting}
+	return diff(t, s, p.migrations)
 }
 
 // definitions returns the wanted tables; the entities table, which holds the version
 // record, comes first.
 func (p *Provider) definitions() []*dynamodb.CreateTableInput {
-	return schema.Definitions(p.names, p.opts.Billing)
+	return p.opts.definitions(p.names)
 }
 
 // describe returns the description of table name, or nil when it does not exist.

@@ -81,16 +81,10 @@ func (p *Provider) apply(ctx context.Context, a Action) error {
 		}
 		_, err = p.waitActive(ctx, a.Table)
 		return err
-	case ActionCreateIndex:
-		// DynamoDB rejects UpdateTable while the table or another index is changing.
-		if _, err := p.waitActive(ctx, a.Table); err != nil {
-			return err
-		}
-		if _, err := p.api.UpdateTable(ctx, a.UpdateTable); err != nil {
-			return err
-		}
-		_, err := p.waitActive(ctx, a.Table)
-		return err
+	case ActionCreateIndex, ActionEnableDeletionProtection, ActionSetEncryption:
+		return p.updateTable(ctx, a)
+	case ActionEnableRecovery:
+		return p.enableRecovery(ctx, a)
 	case ActionRunMigration:
 		for _, m := range p.migrations {
 			if m.Version == a.Version && m.run != nil {
@@ -102,6 +96,19 @@ func (p *Provider) apply(ctx context.Context, a Action) error {
 		return p.writeVersion(ctx, a.Version)
 	}
 	return errs.New("unexpected action %s", a.Kind)
+}
+
+// updateTable sends a's UpdateTable once the table is ACTIVE, since DynamoDB rejects
+// it while the table or an index is changing, and waits until it is ACTIVE again.
+func (p *Provider) updateTable(ctx context.Context, a Action) error {
+	if _, err := p.waitActive(ctx, a.Table); err != nil {
+		return err
+	}
+	if _, err := p.api.UpdateTable(ctx, a.UpdateTable); err != nil {
+		return err
+	}
+	_, err := p.waitActive(ctx, a.Table)
+	return err
 }
 
 // waitReady waits until every table and GSI is ACTIVE, then checks that the tables now

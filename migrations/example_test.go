@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -107,4 +108,25 @@ func ExampleProvider_Up() {
 	case !res.Changed():
 		fmt.Printf("schema version %d is up to date\n", res.Version)
 	}
+}
+
+// Export writes the tables as infrastructure code, here Terraform, without any
+// request: to provision them with Terraform or CloudFormation instead of Up.
+func ExampleExport() {
+	tf, err := migrations.Export(migrations.Options{
+		TablePrefix:        "myapp",
+		DeletionProtection: true,
+		Encryption:         migrations.Encryption{Type: migrations.EncryptionKMS},
+	}, migrations.FormatTerraform)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(strings.SplitAfterN(string(tf), "\n\n", 3)[1]) // the entities table's attributes
+	// Output:
+	// resource "aws_dynamodb_table" "entities" {
+	//   name                        = "myapp_entities_master"
+	//   billing_mode                = "PAY_PER_REQUEST"
+	//   hash_key                    = "_id"
+	//   range_key                   = "_scope_type_key"
+	//   deletion_protection_enabled = true
 }

@@ -35,7 +35,7 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown command", []string{"migrations"}, `unknown command "migrations"`, ""},
 		{"version with argument", []string{"version", "x"}, `version takes no arguments, got "x"`, ""},
 		{"help for nothing", []string{"help", "bogus"}, `no help for "bogus"`, ""},
-		{"no migrate command", []string{"migrate"}, "missing migrate command: up, plan, status or down", "migrate"},
+		{"no migrate command", []string{"migrate"}, "missing migrate command: up, plan, status, down or export", "migrate"},
 		{"unknown migrate command", []string{"migrate", "sideways"}, `unknown migrate command "sideways"`, "migrate"},
 		{"no prefix", []string{"migrate", "up"}, "missing table prefix: set --prefix or RYNO_TABLE_PREFIX", "migrate up"},
 		{"invalid prefix", []string{"migrate", "plan", "--prefix", "my app"}, `invalid table prefix "my app": has ' ' at byte 2`, "migrate plan"},
@@ -52,6 +52,30 @@ func TestUsageErrors(t *testing.T) {
 		{"no segments", []string{"check", "--prefix", "app", "--segments", "0"}, "--segments must be between 1 and 1000", "check"},
 		{"too many segments", []string{"check", "--prefix", "app", "--segments", "1001"}, "--segments must be between 1 and 1000", "check"},
 		{"reindex in the stock command", []string{"reindex", "--prefix", "app", "--scope", "acme"}, "reindex runs the application's map functions", "reindex"},
+		{"bad sse", []string{"migrate", "up", "--prefix", "app", "--sse", "aes"}, `--sse must be aws-owned or kms, not "aes"`, "migrate up"},
+		{"kms key without kms", []string{"migrate", "plan", "--prefix", "app", "--kms-key", testKey}, "--kms-key needs --sse kms", "migrate plan"},
+		{"kms key not an ARN", []string{"migrate", "status", "--prefix", "app", "--sse", "kms", "--kms-key", "alias/mine"},
+			"--kms-key must be the ARN of a KMS key, arn:aws:kms:REGION:ACCOUNT:key/ID", "migrate status"},
+		{"update-existing on down", []string{"migrate", "down", "--prefix", "app", "--update-existing"}, "flag provided but not defined: -update-existing", "migrate down"},
+		{"export without format", []string{"migrate", "export", "--prefix", "app"}, "missing --format: use cloudformation, terraform, json", "migrate export"},
+		{"export to an unknown format", []string{"migrate", "export", "--prefix", "app", "--format", "yaml"},
+			`unknown --format "yaml": use cloudformation, terraform, json`, "migrate export"},
+		{"export without prefix", []string{"migrate", "export", "--format", "json"}, "missing table prefix: set --prefix or RYNO_TABLE_PREFIX", "migrate export"},
+		{"export with an invalid prefix", []string{"migrate", "export", "--prefix", "my app", "--format", "json"}, `invalid table prefix "my app"`, "migrate export"},
+		{"export kms key without kms", []string{"migrate", "export", "--prefix", "app", "--format", "terraform", "--kms-key", testKey},
+			"--kms-key needs --sse kms", "migrate export"},
+		{"export connects to nothing", []string{"migrate", "export", "--prefix", "app", "--format", "json", "--endpoint", "http://localhost:8000"},
+			"flag provided but not defined: -endpoint", "migrate export"},
+		{"export updates nothing", []string{"migrate", "export", "--prefix", "app", "--format", "json", "--update-existing"},
+			"flag provided but not defined: -update-existing", "migrate export"},
+		{"export bad billing", []string{"migrate", "export", "--prefix", "app", "--format", "json", "--billing-mode", "provisioned"},
+			"--billing-mode provisioned needs --read-capacity and --write-capacity of at least 1", "migrate export"},
+		{"policy without prefix", []string{"iam-policy"}, "missing table prefix: set --prefix or RYNO_TABLE_PREFIX", "iam-policy"},
+		{"policy with an invalid prefix", []string{"iam-policy", "--prefix", "a/b"}, `invalid table prefix "a/b"`, "iam-policy"},
+		{"policy bad account", []string{"iam-policy", "--prefix", "app", "--account", "12345"}, `--account must be a 12-digit AWS account ID, not "12345"`, "iam-policy"},
+		{"policy bad region", []string{"iam-policy", "--prefix", "app", "--region", "*"}, `--region must be an AWS region such as us-east-1, not "*"`, "iam-policy"},
+		{"policy extra argument", []string{"iam-policy", "--prefix", "app", "now"}, `unexpected argument "now"`, "iam-policy"},
+		{"policy has no timeout", []string{"iam-policy", "--prefix", "app", "--timeout", "1s"}, "flag provided but not defined: -timeout", "iam-policy"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,6 +122,15 @@ func TestHelp(t *testing.T) {
 		{"help check", []string{"help", "check"}, []string{"Usage: ryno check [flags]", "--repair "}},
 		{"help reindex", []string{"help", "reindex"}, []string{"Usage: ryno reindex [flags]", "--scope scope", "--type type", "cli.Run with Config.Indexes"}},
 		{"reindex -h", []string{"reindex", "-h"}, []string{"Usage: ryno reindex [flags]"}},
+		{"help lists the new commands", []string{"help"}, []string{"  export ", "  iam-policy ", "ryno migrate export --format", "ryno iam-policy [--account"}},
+		{"help migrate export", []string{"help", "migrate", "export"}, []string{
+			"Usage: ryno migrate export [flags]", "--format format", "--pitr ", "--deletion-protection ", "--sse string", "--kms-key ARN",
+			"--billing-mode string", "Exit status: 0 on success; 2 on"}},
+		{"migrate export -h", []string{"migrate", "export", "-h"}, []string{"Usage: ryno migrate export [flags]"}},
+		{"help migrate up has the settings", []string{"help", "migrate", "up"}, []string{"--pitr ", "--update-existing ", "--sse string"}},
+		{"help iam-policy", []string{"help", "iam-policy"}, []string{
+			"Usage: ryno iam-policy [flags]", "--account ID", "--region region", "--migrations ", "dynamodb:PutItem, UpdateItem, DeleteItem and ConditionCheckItem"}},
+		{"iam-policy --help", []string{"iam-policy", "--help"}, []string{"Usage: ryno iam-policy [flags]"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,6 +146,14 @@ func TestHelp(t *testing.T) {
 		out, _, _ := run(t, nil, "help", "migrate", "down")
 		require.NotContains(t, out, "--billing-mode")
 	})
+	for _, args := range [][]string{{"help", "migrate", "export"}, {"help", "iam-policy"}} {
+		t.Run(strings.Join(args[1:], " ")+" connects to nothing", func(t *testing.T) {
+			out, _, _ := run(t, nil, args...)
+			require.NotContains(t, out, "--endpoint")
+			require.NotContains(t, out, "--timeout")
+			require.NotContains(t, out, "Credentials and region")
+		})
+	}
 }
 
 func TestVersion(t *testing.T) {

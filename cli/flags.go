@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/migrations"
 )
 
 // Environment variables read besides the AWS SDK's own.
@@ -49,6 +50,16 @@ type settings struct {
 
 	scope string
 	types stringList
+
+	pitr               bool
+	deletionProtection bool
+	sse                string
+	kmsKey             string
+	updateExisting     bool
+
+	format     string
+	account    string
+	migrations bool
 }
 
 // flagSet returns the flags of cmd, bound to s.
@@ -56,15 +67,26 @@ func flagSet(cmd *command, s *settings) *flag.FlagSet {
 	fs := flag.NewFlagSet("ryno "+cmd.path(), flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors and help are printed by the caller
 	fs.StringVar(&s.prefix, "prefix", "", "table prefix, such as myapp for myapp_entities_master; required (env "+EnvTablePrefix+")")
-	fs.StringVar(&s.endpoint, "endpoint", "", "DynamoDB endpoint URL, such as http://localhost:8000 for DynamoDB Local (env "+envEndpointDynamoDB+")")
-	fs.StringVar(&s.region, "region", "", "AWS region (env AWS_REGION; us-east-1 when an endpoint is set and no region is)")
-	fs.DurationVar(&s.timeout, "timeout", defaultTimeout, "give up after this long")
+	if cmd.offline == nil {
+		fs.StringVar(&s.endpoint, "endpoint", "", "DynamoDB endpoint URL, such as http://localhost:8000 for DynamoDB Local (env "+envEndpointDynamoDB+")")
+		fs.StringVar(&s.region, "region", "", "AWS region (env AWS_REGION; us-east-1 when an endpoint is set and no region is)")
+		fs.DurationVar(&s.timeout, "timeout", defaultTimeout, "give up after this long")
+	}
 	if cmd.billing {
 		fs.StringVar(&s.billingMode, "billing-mode", defaultBillingMode, "billing of the tables and GSIs created: on-demand or provisioned")
 		fs.Int64Var(&s.readCapacity, "read-capacity", 0, "read capacity units of each table and GSI; required with provisioned billing")
 		fs.Int64Var(&s.writeCapacity, "write-capacity", 0, "write capacity units of each table and GSI; required with provisioned billing")
 	}
+	if cmd.settings {
+		s.settingsFlags(fs, cmd.offline == nil)
+	}
 	switch cmd.path() {
+	case "migrate export":
+		fs.StringVar(&s.format, "format", "", "`format` of the output: "+strings.Join(exportFormats, ", ")+"; required")
+	case "iam-policy":
+		fs.StringVar(&s.account, "account", "", "AWS account `ID` in the ARNs (default *, any)")
+		fs.StringVar(&s.region, "region", "", "AWS `region` in the ARNs (default *, any)")
+		fs.BoolVar(&s.migrations, "migrations", false, "the policy of ryno migrate, check and reindex instead of the application's")
 	case "migrate down":
 		fs.BoolVar(&s.deleteAllData, "delete-all-data", false, "confirm that the tables and every item in them are deleted")
 	case "check":
@@ -106,7 +128,7 @@ func (r *runner) parse(cmd *command, args []string) (*settings, error) {
 		}
 		return nil, cmd.usage(err.Error())
 	}
-	if s.timeout <= 0 {
+	if cmd.offline == nil && s.timeout <= 0 {
 		return nil, cmd.usage("--timeout must be positive")
 	}
 	if cmd.billing {
@@ -114,7 +136,58 @@ func (r *runner) parse(cmd *command, args []string) (*settings, error) {
 			return nil, cmd.usage(err.Error())
 		}
 	}
+	if cmd.settings {
+		if _, err := s.encryption(); err != nil {
+			return nil, cmd.usage(err.Error())
+		}
+	}
 	return s, nil
+}
+
+// settingsFlags adds the flags of the tables' settings to fs; existing adds the one
+// that applies them to existing tables.
+func (s *settings) settingsFlags(fs *flag.FlagSet, existing bool) {
+	fs.BoolVar(&s.pitr, "pitr", false, "turn on point-in-time recovery (not supported by DynamoDB Local)")
+	fs.BoolVar(&s.deletionProtection, "deletion-protection", false, "turn on deletion protection")
+	fs.StringVar(&s.sse, "sse", "aws-owned", "server-side encryption: aws-owned, or kms for a KMS key")
+	fs.StringVar(&s.kmsKey, "kms-key", "", "`ARN` of the customer managed KMS key, with --sse kms (default: the AWS managed key aws/dynamodb)")
+	if existing {
+		fs.BoolVar(&s.updateExisting, "update-existing", false, "also apply --pitr, --deletion-protection and --sse to existing tables")
+	}
+}
+
+// encryption returns the encryption the flags ask for.
+func (s *settings) encryption() (migrations.Encryption, error) {
+	var enc migrations.Encryption
+	switch strings.ToLower(s.sse) {
+	case "", "aws-owned":
+		if s.kmsKey != "" {
+			return enc, errors.New("--kms-key needs --sse kms")
+		}
+		return enc, nil
+	case "kms":
+		enc = migrations.Encryption{Type: migrations.EncryptionKMS, KMSKey: s.kmsKey}
+		var ve *schema.ValidationError
+		if err := enc.Validate(); errors.As(err, &ve) {
+			return enc, fmt.Errorf("--kms-key %s", ve.Reason)
+		}
+		return enc, nil
+	}
+	return enc, fmt.Errorf("--sse must be aws-owned or kms, not %q", s.sse)
+}
+
+// options returns the migrations options the flags ask for; parse validated them.
+func (s *settings) options() migrations.Options {
+	billing, _ := s.billing()
+	enc, _ := s.encryption()
+	return migrations.Options{
+		TablePrefix:         s.prefix,
+		Billing:             billing,
+		PointInTimeRecovery: s.pitr,
+		DeletionProtection:  s.deletionProtection,
+		Encryption:          enc,
+		UpdateExisting:      s.updateExisting,
+	}
 }
 
 // billing returns the billing the flags ask for.

@@ -63,6 +63,8 @@ func (r *runner) run(ctx context.Context, args []string) error {
 		return r.check(ctx, rest)
 	case "reindex":
 		return r.reindex(ctx, rest)
+	case "iam-policy":
+		return r.iamPolicy(rest)
 	case "help", "-h", "-help", "--help":
 		return r.help(rest)
 	case "version":

@@ -13,12 +13,17 @@ import (
 
 // command is one of ryno's commands.
 type command struct {
-	group   string // "migrate" for the migrate subcommands, empty for the others
-	name    string
-	summary string // one line for the command list
-	help    string // the paragraph of its own help
-	billing bool   // takes the billing flags
-	run     func(ctx context.Context, r *runner, p *migrations.Provider, s *settings) error
+	group    string // "migrate" for the migrate subcommands, empty for the others
+	name     string
+	summary  string // one line for the command list
+	help     string // the paragraph of its own help
+	billing  bool   // takes the billing flags
+	settings bool   // takes the flags of the tables' settings: --pitr, --deletion-protection, --sse
+	run      func(ctx context.Context, r *runner, p *migrations.Provider, s *settings) error
+
+	// offline runs a command that needs no connection to DynamoDB, instead of run; it
+	// takes no --endpoint or --timeout.
+	offline func(r *runner, s *settings) error
 }
 
 // path names the command as typed after ryno, such as "migrate up".
@@ -40,9 +45,14 @@ recorded, and records the schema version. Version 2's step builds the heads and
 markers of relationship lists written by earlier versions, in one scan of the
 relationship entries table. Tables and indexes are only added: when a table differs
 in a way up cannot repair (another key schema, a missing local index), it changes
-nothing and exits with status 1. Running it again does nothing.`,
-		billing: true,
-		run:     runUp,
+nothing and exits with status 1. Running it again does nothing.
+
+--pitr, --deletion-protection and --sse apply to the tables up creates. Existing
+tables that lack them are reported as warnings and left alone, unless
+--update-existing is given: up then turns them on. Up never turns them off.`,
+		billing:  true,
+		settings: true,
+		run:      runUp,
 	},
 	{
 		group:   "migrate",
@@ -50,8 +60,9 @@ nothing and exits with status 1. Running it again does nothing.`,
 		summary: `show what "migrate up" would do; change nothing`,
 		help: `Shows what "ryno migrate up" would do, and any drift, without changing anything.
 Exits with status 1 when up would refuse to run.`,
-		billing: true,
-		run:     runPlan,
+		billing:  true,
+		settings: true,
+		run:      runPlan,
 	},
 	{
 		group:   "migrate",
@@ -60,8 +71,9 @@ Exits with status 1 when up would refuse to run.`,
 		help: `Shows each table and index with its state, the recorded schema version, any drift
 from the schema and what "ryno migrate up" would do. Exits with status 1 on drift that
 up cannot repair; missing tables are not an error.`,
-		billing: true,
-		run:     runStatus,
+		billing:  true,
+		settings: true,
+		run:      runStatus,
 	},
 	{
 		group:   "migrate",
@@ -72,6 +84,7 @@ gone. Tables that do not exist are skipped. Nothing is deleted without
 --delete-all-data.`,
 		run: runDown,
 	},
+	exportCommand,
 }
 
 func findMigrateCommand(name string) *command {
@@ -85,7 +98,7 @@ func findMigrateCommand(name string) *command {
 
 func (r *runner) migrate(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return &usageError{command: "migrate", msg: "missing migrate command: up, plan, status or down"}
+		return &usageError{command: "migrate", msg: "missing migrate command: up, plan, status, down or export"}
 	}
 	if args[0] == "help" {
 		return r.help(append([]string{"migrate"}, args[1:]...))
@@ -102,6 +115,9 @@ func (r *runner) migrate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if cmd.offline != nil {
+		return cmd.offline(r, s)
+	}
 
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -109,12 +125,9 @@ func (r *runner) migrate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	billing, _ := s.billing() // validated by parse
-	p, err := migrations.NewProvider(client, migrations.Options{
-		TablePrefix: s.prefix,
-		Billing:     billing,
-		Logger:      log.New(r.stdout, "", 0),
-	})
+	opts := s.options()
+	opts.Logger = log.New(r.stdout, "", 0)
+	p, err := migrations.NewProvider(client, opts)
 	if err != nil {
 		return cmd.usage(err.Error())
 	}

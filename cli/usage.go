@@ -13,8 +13,10 @@ Usage:
   ryno migrate <command> [flags]
   ryno check [--repair] [flags]
   ryno reindex --scope SCOPE [--type TYPE]... [flags]
+  ryno migrate export --format cloudformation|terraform|json [flags]
+  ryno iam-policy [--account ID --region NAME] [--migrations] [flags]
   ryno version
-  ryno help [migrate <command> | check | reindex]
+  ryno help [migrate <command> | check | reindex | iam-policy]
 
 Migrate commands:
 %s
@@ -43,6 +45,11 @@ Exit status: 0 on success; 1 on failure, including drift that up cannot repair
 (status and plan too); 2 on a wrong or incomplete command line.
 `
 
+// offlineExitHelp ends the help of the commands that connect to nothing.
+const offlineExitHelp = `
+Exit status: 0 on success; 2 on a wrong or incomplete command line.
+`
+
 func (r *runner) help(args []string) error {
 	switch {
 	case len(args) == 0, len(args) == 1 && args[0] == "migrate":
@@ -61,7 +68,7 @@ func (r *runner) help(args []string) error {
 }
 
 // otherCommands are the commands outside the migrate group, in help order.
-var otherCommands = []*command{checkCommand, reindexCommand}
+var otherCommands = []*command{checkCommand, reindexCommand, iamPolicyCommand}
 
 func findOtherCommand(name string) *command {
 	for _, c := range otherCommands {
@@ -90,6 +97,10 @@ func commandList(cmds []*command) string {
 func (r *runner) printCommandHelp(cmd *command) {
 	fmt.Fprintf(r.stdout, "Usage: ryno %s [flags]\n\n%s\n\nFlags:\n", cmd.path(), cmd.help)
 	printFlags(r.stdout, flagSet(cmd, &settings{}))
+	if cmd.offline != nil {
+		fmt.Fprint(r.stdout, offlineExitHelp)
+		return
+	}
 	fmt.Fprint(r.stdout, connectionHelp)
 	if cmd.group == "migrate" {
 		fmt.Fprint(r.stdout, migrateExitHelp)

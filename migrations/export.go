@@ -50,7 +50,8 @@ func Export(opts Options, format Format) ([]byte, error) {
 	}
 	stack := infra.Stack{Description: fmt.Sprintf(
 		"DynamoDB tables of the RynoDB store %s, schema version %d.\n"+
-			"Once they exist, run `ryno migrate up --prefix %s` to record the schema version: it creates nothing.",
+			"Once they exist, run `ryno migrate up --prefix %s`, with the flags given to export,\n"+
+			"to record the schema version: it creates nothing.",
 		opts.TablePrefix, CurrentVersion, opts.TablePrefix)}
 	for i, def := range opts.definitions(names) {
 		stack.Tables = append(stack.Tables, infra.Table{ID: tableIDs[i], Create: def, PointInTimeRecovery: opts.PointInTimeRecovery})

@@ -74,7 +74,7 @@ func (o Options) validate() error {
 	if err := o.Billing.Validate(); err != nil {
 		return err
 	}
-	if err := o.Encryption.validate(); err != nil {
+	if err := o.Encryption.Validate(); err != nil {
 		return err
 	}
 	if o.PollInterval < 0 {

@@ -38,7 +38,9 @@ const (
 // an ARN can be compared with it.
 var kmsKeyARN = regexp.MustCompile(`^arn:aws[a-z-]*:kms:[a-z0-9-]+:[0-9]{12}:key/[A-Za-z0-9-]+$`)
 
-func (e Encryption) validate() error {
+// Validate reports an encryption DynamoDB would reject, or a KMSKey that is not the
+// ARN of a KMS key, as a *tables.ValidationError.
+func (e Encryption) Validate() error {
 	switch e.Type {
 	case EncryptionAWSOwned:
 		if e.KMSKey != "" {

@@ -3,6 +3,8 @@
 #   make test    vet, format check, unit and integration tests against DynamoDB Local,
 #                then a short fuzz of the cursor decoder
 #   make demo    run examples/quickstart against DynamoDB Local
+#   make example-httpapi  serve examples/httpapi against DynamoDB Local, until Ctrl-C
+#   make example-lambda   test examples/lambda against DynamoDB Local; build its bootstrap
 #   make bench   benchmarks against DynamoDB Local (requests and allocations per call)
 #   make fuzz    run each fuzz target for FUZZTIME
 #   make api     count the identifiers each public package exports
@@ -16,6 +18,9 @@ GOTESTSUM ?= $(GO) run gotest.tools/gotestsum@v1.13.0
 FUZZTIME  ?= 20s
 BUILD     := build
 
+# The examples are modules of their own, in the workspace: ./... does not reach them.
+EXAMPLES  := ./examples/lambda/... ./examples/httpapi/...
+
 # testcontainers-go: the reaper image cannot be pulled without a registry, and the
 # Docker host must be reached over loopback.
 export TESTCONTAINERS_RYUK_DISABLED ?= true
@@ -27,17 +32,18 @@ with_dynamodb = if [ -z "$$RYNO_DYNAMODB_ENDPOINT" ]; then \
 		image=$$(scripts/dynamodb-local.sh image) || exit 1; export RYNO_DYNAMODB_IMAGE=$$image; fi; \
 	export RYNO_REQUIRE_DYNAMODB=1;
 
-.PHONY: test lint unit demo bench fuzz api clean
+.PHONY: test lint unit demo example-httpapi example-lambda bench fuzz api clean
 
 test: lint
 	@mkdir -p $(BUILD)
 	@$(with_dynamodb) \
-		$(GOTESTSUM) --format pkgname-and-test-fails --jsonfile $(BUILD)/test-events.json -- -race -count=1 ./... ./integration/...
-	@scripts/test-summary.sh $(BUILD)/test-events.json integration ryno internal/schema tables cli
+		$(GOTESTSUM) --format pkgname-and-test-fails --jsonfile $(BUILD)/test-events.json -- -race -count=1 ./... ./integration/... $(EXAMPLES)
+	@scripts/test-summary.sh $(BUILD)/test-events.json integration ryno internal/schema tables cli \
+		examples/lambda examples/httpapi
 	$(GO) test ./ryno -run '^$$' -fuzz '^FuzzDecodeCursor$$' -fuzztime 10s
 
 lint:
-	$(GO) vet ./... ./integration/...
+	$(GO) vet ./... ./integration/... $(EXAMPLES)
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 
 # Unit tests only: no Docker needed (integration tests skip with one line).
@@ -46,6 +52,16 @@ unit:
 
 demo:
 	@scripts/demo.sh
+
+example-httpapi:
+	@scripts/example-httpapi.sh
+
+# The bootstrap binary for the provided.al2023 runtime on arm64, where
+# examples/lambda/template.yaml takes it from.
+example-lambda:
+	@$(with_dynamodb) \
+		$(GO) test -race -count=1 -v ./examples/lambda/...
+	cd examples/lambda && GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -o build/bootstrap .
 
 bench:
 	@$(with_dynamodb) \

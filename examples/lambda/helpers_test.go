@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 )
@@ -100,4 +101,18 @@ func idsOf(t *testing.T, body response) []string {
 		ids = append(ids, item.(map[string]any)["id"].(string))
 	}
 	return ids
+}
+
+// updatedOf returns the times a page's items were last written.
+func updatedOf(t *testing.T, body response) []time.Time {
+	t.Helper()
+	var times []time.Time
+	for _, item := range body["items"].([]any) {
+		at, err := time.Parse(time.RFC3339Nano, item.(map[string]any)["updated"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		times = append(times, at)
+	}
+	return times
 }

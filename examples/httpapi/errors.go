@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/rynodb/rynodb/ryno"
+)
+
+// requestError is a request refused before it reaches the store; its message is
+// meant for the client.
+type requestError struct {
+	status int
+	msg    string
+}
+
+func (e *requestError) Error() string { return e.msg }
+
+// badRequest returns a 400 *requestError with a formatted message.
+func badRequest(format string, args ...any) error {
+	return &requestError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
+}
+
+// errPreconditionFailed reports a write whose If-Match named a version the entity
+// no longer has, or an entity that is gone.
+var errPreconditionFailed = errors.New("the entity is not at the version in If-Match")
+
+// conditional returns err as errPreconditionFailed when the write it comes from
+// was conditional on version (If-Match) and the store found another version.
+// Without a version, a conflict means concurrent writers kept winning: a 409.
+func conditional(err error, version int64) error {
+	if version != 0 && errors.Is(err, ryno.ErrConflict) {
+		return fmt.Errorf("%w: %w", errPreconditionFailed, err)
+	}
+	return err
+}
+
+// statusOf maps an error to the status and message the client sees. Only input
+// errors say more than their status: the message of a 500 must not reveal tables,
+// keys or the store's internals, which go to the log instead.
+func statusOf(err error) (status int, msg string) {
+	var refused *requestError
+	var invalid *ryno.ValidationError
+	switch {
+	case errors.As(err, &refused):
+		return refused.status, refused.msg
+	case errors.As(err, &invalid):
+		return http.StatusBadRequest, invalid.Field + ": " + invalid.Reason
+	case errors.Is(err, ryno.ErrInvalidCursor):
+		return http.StatusBadRequest, "the cursor is not one this listing issued"
+	case errors.Is(err, ryno.ErrInvalid):
+		return http.StatusBadRequest, "the request is invalid"
+	case errors.Is(err, errPreconditionFailed): // before ErrNotFound: a deleted entity fails If-Match too
+		return http.StatusPreconditionFailed, errPreconditionFailed.Error()
+	case errors.Is(err, ryno.ErrNotFound):
+		return http.StatusNotFound, "not found"
+	case errors.Is(err, ryno.ErrExists):
+		return http.StatusConflict, "already exists"
+	case errors.Is(err, ryno.ErrConflict):
+		return http.StatusConflict, "changed by a concurrent request; try again"
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusServiceUnavailable, "the request took too long"
+	default:
+		return http.StatusInternalServerError, "internal error"
+	}
+}

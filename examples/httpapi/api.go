@@ -34,23 +34,23 @@ func (a *API) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.health)
 	for _, k := range []kind{articles, authors} {
-		mux.Handle("POST /"+k.collection, a.serve(a.create(k)))
-		mux.Handle("GET /"+k.collection, a.serve(a.list(k)))
-		mux.Handle("GET /"+k.collection+"/{id}", a.serve(a.get(k)))
-		mux.Handle("PUT /"+k.collection+"/{id}", a.serve(a.update(k)))
-		mux.Handle("DELETE /"+k.collection+"/{id}", a.serve(a.remove(k)))
+		mux.Handle("POST /"+k.collection, a.handle(a.create(k)))
+		mux.Handle("GET /"+k.collection, a.handle(a.list(k)))
+		mux.Handle("GET /"+k.collection+"/{id}", a.handle(a.get(k)))
+		mux.Handle("PUT /"+k.collection+"/{id}", a.handle(a.update(k)))
+		mux.Handle("DELETE /"+k.collection+"/{id}", a.handle(a.remove(k)))
 	}
-	mux.Handle("GET /articles/{id}/authors", a.serve(a.listAuthors))
-	mux.Handle("PUT /articles/{id}/authors/{authorId}", a.serve(a.addAuthor))
-	mux.Handle("DELETE /articles/{id}/authors/{authorId}", a.serve(a.removeAuthor))
-	mux.Handle("GET /authors/{id}/articles", a.serve(a.articlesBy))
-	mux.Handle("GET /tags/{tag}/articles", a.serve(a.articlesTagged))
+	mux.Handle("GET /articles/{id}/authors", a.handle(a.listAuthors))
+	mux.Handle("PUT /articles/{id}/authors/{authorId}", a.handle(a.addAuthor))
+	mux.Handle("DELETE /articles/{id}/authors/{authorId}", a.handle(a.removeAuthor))
+	mux.Handle("GET /authors/{id}/articles", a.handle(a.articlesBy))
+	mux.Handle("GET /tags/{tag}/articles", a.handle(a.articlesTagged))
 	return mux
 }
 
-// serve adapts h: it bounds the request's store calls by requestTimeout and
+// handle adapts h: it bounds the request's store calls by requestTimeout and
 // answers h's error with its status.
-func (a *API) serve(h handler) http.Handler {
+func (a *API) handle(h handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 		defer cancel()

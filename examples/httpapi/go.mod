@@ -7,7 +7,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/config v1.33.15
 	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.73.2
 	github.com/rynodb/rynodb v0.0.0
-	github.com/rynodb/rynodb/integration v0.0.0-00010101000000-000000000000
+	github.com/rynodb/rynodb/integration v0.0.0
 )
 
 require (

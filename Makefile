@@ -48,7 +48,7 @@ lint:
 
 # Unit tests only: no Docker needed (integration tests skip with one line).
 unit:
-	$(GO) test -count=1 ./... ./integration/...
+	$(GO) test -count=1 ./... ./integration/... $(EXAMPLES)
 
 demo:
 	@scripts/demo.sh

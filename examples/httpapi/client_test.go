@@ -51,7 +51,7 @@ func serveAPI(t *testing.T, a *API) *client {
 // newTestAPI returns the API of the tables under prefix, logging to the test.
 func newTestAPI(t *testing.T, prefix string) *API {
 	t.Helper()
-	db, err := newCatalog(dynamotest.API(t), config{prefix: prefix})
+	db, err := newCatalog(dynamotest.API(t), config{prefix: prefix}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func run(ctx context.Context, cfg config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	db, err := newCatalog(api, cfg)
+	db, err := newCatalog(api, cfg, log)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func TestGracefulShutdown(t *testing.T) {
 		}
 		return send(ctx)
 	})
-	db, err := newCatalog(gated, config{prefix: prefix})
+	db, err := newCatalog(gated, config{prefix: prefix}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
@@ -72,12 +73,15 @@ func newDynamoDB(ctx context.Context, endpoint string) (*dynamodb.Client, error)
 }
 
 // newCatalog returns the store's client for the catalogue. New sends no request.
-func newCatalog(api ryno.DynamoDBAPI, c config) (*ryno.Client, error) {
+// The store logs throttling, lost responses and partial failures to log (nil:
+// nowhere).
+func newCatalog(api ryno.DynamoDBAPI, c config, log *slog.Logger) (*ryno.Client, error) {
 	return ryno.New(api, ryno.Options{
 		TablePrefix: c.prefix,
 		CursorKey:   c.cursorKey,
 		Indexes:     indexes,
 		// A byline names authors that exist: checked in the write's transaction.
 		CheckObjects: true,
+		Logger:       log,
 	})
 }

@@ -275,7 +275,7 @@ func newTestHandler(t *testing.T) *Handler {
 
 func newTestCatalog(t *testing.T, prefix string) *ryno.Client {
 	t.Helper()
-	db, err := newCatalog(dynamotest.API(t), config{prefix: prefix})
+	db, err := newCatalog(dynamotest.API(t), config{prefix: prefix}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

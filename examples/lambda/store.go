@@ -61,13 +61,16 @@ func newDynamoDB(ctx context.Context, endpoint string) (*dynamodb.Client, error)
 }
 
 // newCatalog returns the store's client for the catalogue. New sends no request.
-func newCatalog(api ryno.DynamoDBAPI, c config) (*ryno.Client, error) {
+// The store logs throttling, lost responses and partial failures to log (nil:
+// nowhere).
+func newCatalog(api ryno.DynamoDBAPI, c config, log *slog.Logger) (*ryno.Client, error) {
 	return ryno.New(api, ryno.Options{
 		TablePrefix: c.prefix,
 		CursorKey:   c.cursorKey,
 		Indexes:     indexes,
 		// A byline names authors that exist: checked in the write's transaction.
 		CheckObjects: true,
+		Logger:       log,
 	})
 }
 
@@ -81,7 +84,7 @@ func newHandlerFrom(ctx context.Context, getenv func(string) string, log *slog.L
 	if err != nil {
 		return nil, fmt.Errorf("load the AWS configuration: %w", err)
 	}
-	db, err := newCatalog(api, c)
+	db, err := newCatalog(api, c, log)
 	if err != nil {
 		return nil, err
 	}

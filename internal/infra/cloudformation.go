@@ -16,9 +16,14 @@ type cfnTemplate struct {
 	Outputs                  map[string]cfnOutput   `json:"Outputs"`
 }
 
+// cfnResource is a table resource. Its policies retain the table, and its data,
+// when the stack is deleted or an update would replace the table: losing a store
+// takes more than a stack operation.
 type cfnResource struct {
-	Type       string   `json:"Type"`
-	Properties cfnTable `json:"Properties"`
+	Type                string   `json:"Type"`
+	DeletionPolicy      string   `json:"DeletionPolicy"`
+	UpdateReplacePolicy string   `json:"UpdateReplacePolicy"`
+	Properties          cfnTable `json:"Properties"`
 }
 
 // cfnTable holds the properties of an AWS::DynamoDB::Table.
@@ -51,8 +56,8 @@ type cfnOutput struct {
 }
 
 // CloudFormation returns s as a CloudFormation template in JSON: one
-// AWS::DynamoDB::Table resource per table, and outputs with each table's name and
-// ARN.
+// AWS::DynamoDB::Table resource per table, retained when the stack is deleted,
+// and outputs with each table's name and ARN.
 func CloudFormation(s Stack) ([]byte, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
@@ -65,7 +70,7 @@ func CloudFormation(s Stack) ([]byte, error) {
 	}
 	for _, t := range s.Tables {
 		id := LogicalID(t.ID)
-		tpl.Resources[id] = cfnResource{Type: "AWS::DynamoDB::Table", Properties: cfnTableOf(t)}
+		tpl.Resources[id] = cfnResource{Type: "AWS::DynamoDB::Table", DeletionPolicy: "Retain", UpdateReplacePolicy: "Retain", Properties: cfnTableOf(t)}
 		name := aws.ToString(t.Create.TableName)
 		tpl.Outputs[id+"Name"] = cfnOutput{Description: "the name of table " + name, Value: map[string]string{"Ref": id}}
 		tpl.Outputs[id+"Arn"] = cfnOutput{Description: "the ARN of table " + name, Value: map[string][]string{"Fn::GetAtt": {id, "Arn"}}}

@@ -73,8 +73,10 @@ func TestCloudFormation(t *testing.T) {
 				AWSTemplateFormatVersion string
 				Description              string
 				Resources                map[string]struct {
-					Type       string
-					Properties json.RawMessage
+					Type                string
+					DeletionPolicy      string
+					UpdateReplacePolicy string
+					Properties          json.RawMessage
 				}
 				Outputs map[string]json.RawMessage
 			}
@@ -84,6 +86,9 @@ func TestCloudFormation(t *testing.T) {
 			id := LogicalID(tt.table.ID)
 			require.Len(t, tpl.Resources, 1)
 			require.Equal(t, "AWS::DynamoDB::Table", tpl.Resources[id].Type)
+			// Deleting the stack, or an update that replaces a table, keeps its data.
+			require.Equal(t, "Retain", tpl.Resources[id].DeletionPolicy)
+			require.Equal(t, "Retain", tpl.Resources[id].UpdateReplacePolicy)
 			require.JSONEq(t, tt.properties, string(tpl.Resources[id].Properties))
 			name := *tt.table.Create.TableName
 			require.JSONEq(t, `{"Description": "the name of table `+name+`", "Value": {"Ref": "`+id+`"}}`, string(tpl.Outputs[id+"Name"]))

@@ -41,13 +41,14 @@ func (l *callLog) take() []ryno.CallReport {
 }
 
 // tracedStore returns a client on fresh tables whose requests are traced by the
-// SDK's instrumentation, then counted, all spans going to the recorder.
-func tracedStore(t *testing.T, calls *callLog) (*ryno.Client, *dynamotest.Counter, *tracetest.SpanRecorder) {
+// SDK's instrumentation, then counted, all spans going to an in-memory exporter as
+// they end.
+func tracedStore(t *testing.T, calls *callLog) (*ryno.Client, *dynamotest.Counter, *tracetest.InMemoryExporter) {
 	t.Helper()
 	api := dynamotest.API(t)
 	prefix := dynamotest.Tables(t, api)
-	recorder := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
+	exporter := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter))
 	t.Cleanup(func() { tp.Shutdown(context.Background()) })
 	opts := api.Options()
 	otelaws.AppendMiddlewares(&opts.APIOptions, otelaws.WithTracerProvider(tp))
@@ -56,46 +57,45 @@ func tracedStore(t *testing.T, calls *callLog) (*ryno.Client, *dynamotest.Counte
 	if err != nil {
 		t.Fatal(err)
 	}
-	return db, counter, recorder
+	return db, counter, exporter
 }
 
 func TestSpanTreeOfSetWithListsAndIndexes(t *testing.T) {
 	ctx := context.Background()
 	var calls callLog
-	db, counter, recorder := tracedStore(t, &calls)
+	db, counter, exporter := tracedStore(t, &calls)
 	person := ryno.Key{Scope: "obs", Type: "person", ID: "ada"}
 	posts := []ryno.Key{{Scope: "obs", Type: "post", ID: "1"}, {Scope: "obs", Type: "post", ID: "2"}}
 	// A Set of a new entity: one that exists is written twice, the first attempt
 	// having guessed it new (a retry in the report).
-	before := len(recorder.Ended())
 	e := &ryno.Entity{Key: person, Attributes: map[string]any{"name": "Ada", "age": 37, "email": "ada@example.org"}}
 	lists := ryno.ReplaceLists(map[string][]ryno.Key{"wrote": posts, "likes": posts[:1]})
 	if _, err := db.Set(ctx, e, lists); err != nil {
 		t.Fatal(err)
 	}
 
-	spans := recorder.Ended()[before:]
-	var root sdktrace.ReadOnlySpan
-	children := map[string]int{}
-	for _, s := range spans {
-		if !s.Parent().IsValid() {
+	spans := exporter.GetSpans()
+	var root *tracetest.SpanStub
+	for i := range spans {
+		if !spans[i].Parent.IsValid() {
 			if root != nil {
-				t.Fatalf("two root spans: %s and %s", root.Name(), s.Name())
+				t.Fatalf("two root spans: %s and %s", root.Name, spans[i].Name)
 			}
-			root = s
+			root = &spans[i]
 		}
 	}
-	if root == nil || root.Name() != "ryno.Set" {
-		t.Fatalf("root span %v, want ryno.Set", root)
+	if root == nil || root.Name != "ryno.Set" {
+		t.Fatalf("root span %+v, want ryno.Set", root)
 	}
-	for _, s := range spans {
-		if s == root {
+	children := map[string]int{}
+	for i, s := range spans {
+		if &spans[i] == root {
 			continue
 		}
-		if s.Parent().SpanID() != root.SpanContext().SpanID() || s.SpanContext().TraceID() != root.SpanContext().TraceID() {
-			t.Errorf("span %s is not a child of ryno.Set", s.Name())
+		if s.Parent.SpanID() != root.SpanContext.SpanID() || s.SpanContext.TraceID() != root.SpanContext.TraceID() {
+			t.Errorf("span %s is not a child of ryno.Set", s.Name)
 		}
-		children[strings.TrimPrefix(s.Name(), "DynamoDB.")]++
+		children[strings.TrimPrefix(s.Name, "DynamoDB.")]++
 	}
 	if want := counter.Counts(); !maps.Equal(children, want) {
 		t.Errorf("request spans %v, want the requests counted %v", children, want)
@@ -105,7 +105,7 @@ func TestSpanTreeOfSetWithListsAndIndexes(t *testing.T) {
 	}
 
 	attrs := map[attribute.Key]attribute.Value{}
-	for _, kv := range root.Attributes() {
+	for _, kv := range root.Attributes {
 		attrs[kv.Key] = kv.Value
 	}
 	if got := attrs["ryno.requests"].AsInt64(); got != int64(counter.Total()) {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -13,12 +14,12 @@ import (
 
 // reportTo returns an Options.OnCall that prints each call's report on w, or nil
 // when the --report flag is off.
-func (s *settings) reportTo(w io.Writer) func(ryno.CallReport) {
+func (s *settings) reportTo(w io.Writer) func(context.Context, ryno.CallReport) {
 	if !s.report {
 		return nil
 	}
 	var mu sync.Mutex
-	return func(r ryno.CallReport) {
+	return func(_ context.Context, r ryno.CallReport) {
 		mu.Lock()
 		defer mu.Unlock()
 		fmt.Fprint(w, formatReport(r))

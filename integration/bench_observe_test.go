@@ -28,8 +28,8 @@ func BenchmarkObservedGet(b *testing.B) {
 		opts   ryno.Options
 	}{
 		{name: "unobserved"},
-		{name: "report", opts: ryno.Options{OnCall: func(ryno.CallReport) {}}},
-		{name: "report+spans", traced: true, opts: ryno.Options{OnCall: func(ryno.CallReport) {}, TracerProvider: tp}},
+		{name: "report", opts: ryno.Options{OnCall: func(context.Context, ryno.CallReport) {}}},
+		{name: "report+spans", traced: true, opts: ryno.Options{OnCall: func(context.Context, ryno.CallReport) {}, TracerProvider: tp}},
 		{name: "debug log", opts: ryno.Options{Logger: debug}},
 	}
 	for _, bc := range cases {

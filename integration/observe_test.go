@@ -25,7 +25,7 @@ type callLog struct {
 	reports []ryno.CallReport
 }
 
-func (l *callLog) add(r ryno.CallReport) {
+func (l *callLog) add(_ context.Context, r ryno.CallReport) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.reports = append(l.reports, r)

@@ -557,12 +557,12 @@ func ExampleOptions_observability() {
 		TablePrefix:    "myapp",
 		TracerProvider: otel.GetTracerProvider(),
 		Logger:         slog.Default(),
-		OnCall: func(r ryno.CallReport) {
+		OnCall: func(ctx context.Context, r ryno.CallReport) {
 			for _, c := range r.Capacity {
-				slog.Info("capacity", "op", r.Op, "table", c.Table, "index", c.Index, "read", c.Read, "write", c.Write)
+				slog.InfoContext(ctx, "capacity", "op", r.Op, "table", c.Table, "index", c.Index, "read", c.Read, "write", c.Write)
 			}
 			if r.Throttles > 0 {
-				slog.Warn("throttled", "op", r.Op, "times", r.Throttles, "requests", r.Requests)
+				slog.WarnContext(ctx, "throttled", "op", r.Op, "times", r.Throttles, "requests", r.Requests)
 			}
 		},
 	})

@@ -17,7 +17,7 @@ const instrumentationName = "github.com/rynodb/rynodb/ryno"
 // observer is where a Client reports its calls: nil unless Options set OnCall,
 // TracerProvider or Logger, so that a client observed by nobody pays nothing.
 type observer struct {
-	onCall func(CallReport)
+	onCall func(context.Context, CallReport)
 	tracer trace.Tracer // nil without a TracerProvider
 	log    *slog.Logger // nil without a Logger
 	prefix string       // the table prefix, an attribute of every span
@@ -42,7 +42,8 @@ func (o *observer) wantsCapacity() bool { return o.onCall != nil || o.tracer != 
 type call struct {
 	obs   *observer
 	stats *callStats
-	span  trace.Span // nil without a tracer
+	span  trace.Span      // nil without a tracer
+	ctx   context.Context // the caller's, with the span: what OnCall receives
 }
 
 type callKey struct{}
@@ -65,6 +66,7 @@ func (c *Client) begin(ctx context.Context, op string) (context.Context, *call) 
 		ctx, k.span = c.obs.tracer.Start(ctx, "ryno."+op, trace.WithSpanKind(trace.SpanKindInternal),
 			trace.WithAttributes(attribute.String("ryno.table_prefix", c.obs.prefix)))
 	}
+	k.ctx = ctx // without the call: calls OnCall makes are calls of their own
 	return context.WithValue(ctx, callKey{}, k), k
 }
 
@@ -78,10 +80,10 @@ func (k *call) end(errp *error) {
 		endSpan(k.span, r)
 	}
 	if k.obs.log != nil {
-		logCall(k.obs.log, r)
+		logCall(k.ctx, k.obs.log, r)
 	}
 	if k.obs.onCall != nil {
-		k.obs.onCall(r)
+		k.obs.onCall(k.ctx, r)
 	}
 }
 
@@ -168,7 +170,7 @@ func expected(err error) bool {
 
 // logCall logs the end of a call: failures that may leave work undone at Error,
 // conflicts with other writers at Info, the rest at Debug.
-func logCall(log *slog.Logger, r CallReport) {
+func logCall(ctx context.Context, log *slog.Logger, r CallReport) {
 	level, msg := slog.LevelDebug, "ryno: call"
 	var partial *PartialWriteError
 	switch {
@@ -177,7 +179,6 @@ func logCall(log *slog.Logger, r CallReport) {
 	case errors.Is(r.Err, ErrConflict):
 		level, msg = slog.LevelInfo, "ryno: call met a conflicting write"
 	}
-	ctx := context.Background()
 	if !log.Enabled(ctx, level) {
 		return
 	}

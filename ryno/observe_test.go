@@ -77,7 +77,7 @@ type reports struct {
 	list []CallReport
 }
 
-func (r *reports) add(cr CallReport) {
+func (r *reports) add(_ context.Context, cr CallReport) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.list = append(r.list, cr)

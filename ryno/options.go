@@ -1,6 +1,7 @@
 package ryno
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"time"
@@ -75,9 +76,10 @@ type Options struct {
 	// OnCall, when set, receives a CallReport as each call of the Client returns:
 	// the requests it sent, its retries and throttling, and the capacity DynamoDB
 	// says it consumed (the client asks for it with ReturnConsumedCapacity INDEXES).
-	// It runs on the caller's goroutine, so it must be quick; calls made at once
-	// call it at once.
-	OnCall func(CallReport)
+	// ctx is the context the call was given (with the call's span, when traced),
+	// so a server can add the cost to the request it serves. OnCall runs on the
+	// caller's goroutine, so it must be quick; calls made at once call it at once.
+	OnCall func(ctx context.Context, r CallReport)
 
 	// TracerProvider, when set, gives each call of the Client a span named
 	// "ryno.<Method>" (ryno.Get, ryno.Set, ...), parent of the spans of its requests

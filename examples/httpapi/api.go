@@ -48,12 +48,15 @@ func (a *API) Handler() http.Handler {
 	return mux
 }
 
-// handle adapts h: it bounds the request's store calls by requestTimeout and
-// answers h's error with its status.
+// handle adapts h: it bounds the request's store calls by requestTimeout, sends
+// what they cost in the Server-Timing header, and answers h's error with its
+// status.
 func (a *API) handle(h handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 		defer cancel()
+		ctx, cost := withCost(ctx)
+		w = &costWriter{ResponseWriter: w, cost: cost}
 		r = r.WithContext(ctx)
 		if err := h(w, r); err != nil {
 			a.fail(w, r, err)

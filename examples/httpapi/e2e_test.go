@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +13,9 @@ import (
 
 	"github.com/rynodb/rynodb/integration/dynamotest"
 )
+
+// serverTiming matches the cost every response carries.
+var serverTiming = regexp.MustCompile(`^dynamodb;dur=\d+\.\d;desc="(\d+) requests?, ([\d.]+) RCU, ([\d.]+) WCU"$`)
 
 const article = `{"id": "engine", "title": "Notes on the Analytical Engine", "tags": ["computing", "history"]}`
 
@@ -60,6 +65,9 @@ func TestEntityLifecycle(t *testing.T) {
 		}
 		if got := r.header.Get("ETag"); got != s.etag {
 			t.Errorf("%s: ETag %q, want %q", s.name, got, s.etag)
+		}
+		if got := r.header.Get("Server-Timing"); s.status != http.StatusMethodNotAllowed && !serverTiming.MatchString(got) {
+			t.Errorf("%s: Server-Timing %q", s.name, got)
 		}
 		if s.errorMsg != "" && r.body["error"] != s.errorMsg {
 			t.Errorf("%s: error %q, want %q", s.name, r.body["error"], s.errorMsg)
@@ -225,5 +233,32 @@ func TestInternalErrorIsHidden(t *testing.T) {
 	r := c.do("GET", "/articles/engine", "")
 	if r.status != http.StatusInternalServerError || len(r.body) != 1 || r.body["error"] != "internal error" {
 		t.Errorf("status %d, body %v; want 500 and only the error \"internal error\"", r.status, r.body)
+	}
+}
+
+// Each response says what its store calls cost, from the reports the store gives
+// OnCall with the request's context: a read costs read units only, a write write
+// units, and a request the store never sees nothing.
+func TestServerTimingCarriesTheCost(t *testing.T) {
+	c := newTestServer(t)
+	cost := func(r result) (requests int, read, write float64) {
+		t.Helper()
+		m := serverTiming.FindStringSubmatch(r.header.Get("Server-Timing"))
+		if m == nil {
+			t.Fatalf("Server-Timing %q", r.header.Get("Server-Timing"))
+		}
+		requests, _ = strconv.Atoi(m[1])
+		read, _ = strconv.ParseFloat(m[2], 64)
+		write, _ = strconv.ParseFloat(m[3], 64)
+		return requests, read, write
+	}
+	if n, read, write := cost(c.do("POST", "/articles", article)); n != 1 || read != 0 || write <= 0 {
+		t.Errorf("create: %d requests, %g RCU, %g WCU; want 1 request writing", n, read, write)
+	}
+	if n, read, write := cost(c.do("GET", "/articles/engine", "")); n != 1 || read <= 0 || write != 0 {
+		t.Errorf("get: %d requests, %g RCU, %g WCU; want 1 request reading", n, read, write)
+	}
+	if n, read, write := cost(c.do("PUT", "/articles/engine", `{"title": "t"}`, "If-Match", `W/"1"`)); n != 0 || read != 0 || write != 0 {
+		t.Errorf("refused before the store: %d requests, %g RCU, %g WCU; want none", n, read, write)
 	}
 }

@@ -83,5 +83,7 @@ func newCatalog(api ryno.DynamoDBAPI, c config, log *slog.Logger) (*ryno.Client,
 		// A byline names authors that exist: checked in the write's transaction.
 		CheckObjects: true,
 		Logger:       log,
+		// Each call's cost goes to the request it serves: see handle.
+		OnCall: addCost,
 	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -15,7 +16,7 @@ type costs struct {
 	read, write             float64
 }
 
-func (c *costs) add(r ryno.CallReport) {
+func (c *costs) add(_ context.Context, r ryno.CallReport) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.calls++

@@ -247,3 +247,23 @@ func TestNestedCallsReportOnce(t *testing.T) {
 		t.Errorf("report %+v", r)
 	}
 }
+
+func TestOnCallReceivesTheCallersContext(t *testing.T) {
+	api, _ := scriptedClient(t, 1, func(int, string, map[string]any) (int, string) { return http.StatusOK, `{}` })
+	type requestID struct{}
+	var seen []any
+	c, err := New(api, Options{TablePrefix: "p", OnCall: func(ctx context.Context, r CallReport) {
+		seen = append(seen, ctx.Value(requestID{}))
+		if callOf(ctx) != nil {
+			t.Error("OnCall's context belongs to the call that ended")
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.WithValue(context.Background(), requestID{}, "r-1")
+	c.Get(ctx, Key{Scope: "s", Type: "t", ID: "1"})
+	if len(seen) != 1 || seen[0] != "r-1" {
+		t.Errorf("OnCall saw request IDs %v, want [r-1]", seen)
+	}
+}

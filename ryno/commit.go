@@ -81,11 +81,11 @@ func rejected(err error) bool {
 func cancellation(canceled *types.TransactionCanceledException, err error) attempt {
 	result := attempt{outcome: failed, err: err}
 	for i, reason := range canceled.CancellationReasons {
-		switch aws.ToString(reason.Code) {
-		case "", "None":
-		case "ConditionalCheckFailed":
+		switch code := aws.ToString(reason.Code); {
+		case code == "" || code == "None":
+		case code == "ConditionalCheckFailed":
 			return attempt{outcome: conditionFailed, item: reason.Item, action: i, reasons: canceled.CancellationReasons, err: err}
-		case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded":
+		case retryableCancellation(code):
 			result.outcome = retryable
 		default:
 			return attempt{outcome: failed, err: err}

@@ -159,14 +159,13 @@ func cancellationCauses(r repair, reasons []types.CancellationReason) (alive map
 	alive = map[Key]bool{}
 	retryable = true
 	for i, reason := range reasons {
-		switch code := aws.ToString(reason.Code); code {
-		case "", "None":
-		case "ConditionalCheckFailed":
+		switch code := aws.ToString(reason.Code); {
+		case code == "" || code == "None":
+		case code == "ConditionalCheckFailed":
 			if i < len(r.missing) {
 				alive[r.missing[i]] = true
 			}
-		case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
-		default:
+		case !retryableCancellation(code):
 			retryable = false
 		}
 	}

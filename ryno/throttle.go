@@ -3,6 +3,8 @@ package ryno
 import (
 	"errors"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 )
@@ -16,12 +18,36 @@ var throttleCodes = map[string]bool{
 	"RequestLimitExceeded":                   true,
 }
 
+// throttledCancellations are the reasons with which DynamoDB cancels a
+// transaction, item by item, for going over capacity or the request rate.
+var throttledCancellations = map[string]bool{
+	"ThrottlingError":               true,
+	"ProvisionedThroughputExceeded": true,
+	"RequestLimitExceeded":          true,
+}
+
+// retryableCancellation reports whether a transaction cancelled with reason code
+// may pass when sent again: it lost a race with another transaction, or was
+// throttled.
+func retryableCancellation(code string) bool {
+	return code == "TransactionConflict" || throttledCancellations[code]
+}
+
 // isThrottle reports whether err, however wrapped (in a *smithy.OperationError, say,
-// as the SDK returns it once its retryer has given up), is DynamoDB throttling.
+// as the SDK returns it once its retryer has given up), is DynamoDB throttling: a
+// throttled request, or a transaction cancelled because an item was throttled.
 func isThrottle(err error) bool {
 	var apiErr smithy.APIError
 	if errors.As(err, &apiErr) && throttleCodes[apiErr.ErrorCode()] {
 		return true
+	}
+	var canceled *types.TransactionCanceledException
+	if errors.As(err, &canceled) {
+		for _, reason := range canceled.CancellationReasons {
+			if throttledCancellations[aws.ToString(reason.Code)] {
+				return true
+			}
+		}
 	}
 	// The typed errors are throttling whatever code a response gave them.
 	var (

@@ -39,6 +39,10 @@ func TestIsThrottle(t *testing.T) {
 		{"wrapped with a dry retry quota", sdkError("BatchWriteItem", errors.Join(&types.RequestLimitExceeded{}, errors.New("retry quota exceeded"))), true},
 		{"wrapped twice", fmt.Errorf("read: %w", sdkError("Query", &types.ThrottlingException{})), true},
 		{"other API error wrapped by the SDK", sdkError("BatchWriteItem", &types.ResourceNotFoundException{}), false},
+		{"transaction cancelled for an item throttled", sdkError("TransactWriteItems", &types.TransactionCanceledException{
+			CancellationReasons: []types.CancellationReason{{Code: aws.String("None")}, {Code: aws.String("ThrottlingError")}}}), true},
+		{"transaction cancelled for a conflict", sdkError("TransactWriteItems", &types.TransactionCanceledException{
+			CancellationReasons: []types.CancellationReason{{Code: aws.String("TransactionConflict")}}}), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -145,21 +145,31 @@ func (r *itemReader) str(name string) string {
 }
 
 func (r *itemReader) index(name string) int {
-	av, ok := r.lookup(name)
+	n, ok := r.number(name)
 	if !ok {
 		return 0
+	}
+	i, err := strconv.Atoi(n)
+	if err != nil || schema.ValidateIndex(i) != nil {
+		r.fail(name, fmt.Sprintf("is %q, want an integer from 0 to %d", n, int64(schema.MaxIndex)))
+		return 0
+	}
+	return i
+}
+
+// number returns the number attribute name as written, and false when it is
+// absent or not a number (failing the read then).
+func (r *itemReader) number(name string) (string, bool) {
+	av, ok := r.lookup(name)
+	if !ok {
+		return "", false
 	}
 	n, ok := av.(*types.AttributeValueMemberN)
 	if !ok {
 		r.fail(name, fmt.Sprintf("is %T, want a number", av))
-		return 0
+		return "", false
 	}
-	i, err := strconv.Atoi(n.Value)
-	if err != nil || schema.ValidateIndex(i) != nil {
-		r.fail(name, fmt.Sprintf("is %q, want an integer from 0 to %d", n.Value, int64(schema.MaxIndex)))
-		return 0
-	}
-	return i
+	return n.Value, true
 }
 
 func (r *itemReader) lookup(name string) (types.AttributeValue, bool) {

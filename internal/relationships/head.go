@@ -212,18 +212,13 @@ func entryHash(e Entry) uint64 {
 }
 
 func (r *itemReader) int64(name string) int64 {
-	av, ok := r.lookup(name)
+	n, ok := r.number(name)
 	if !ok {
 		return 0
 	}
-	n, ok := av.(*types.AttributeValueMemberN)
-	if !ok {
-		r.fail(name, fmt.Sprintf("is %T, want a number", av))
-		return 0
-	}
-	v, err := strconv.ParseInt(n.Value, 10, 64)
+	v, err := strconv.ParseInt(n, 10, 64)
 	if err != nil {
-		r.fail(name, fmt.Sprintf("is %q, want an integer", n.Value))
+		r.fail(name, fmt.Sprintf("is %q, want an integer", n))
 	}
 	return v
 }

@@ -5,22 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 out=$(mktemp)
-container=
 cleanup() {
 	rm -f "$out"
-	if [ -n "$container" ]; then scripts/dynamodb-local.sh stop "$container"; fi
+	stop_local_endpoint
 }
 trap cleanup EXIT
-
-endpoint=${RYNO_DYNAMODB_ENDPOINT:-}
-if [ -z "$endpoint" ]; then
-	read -r container endpoint < <(scripts/dynamodb-local.sh start)
-fi
-
-# DynamoDB Local accepts any credentials but keeps data per access key and region.
-export AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-local}
-export AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-local}
-export AWS_REGION=${AWS_REGION:-us-east-1}
+# shellcheck source=local-endpoint.sh
+. scripts/local-endpoint.sh
 
 go build -o build/quickstart ./examples/quickstart
 build/quickstart -endpoint "$endpoint" -prefix quickstart | tee "$out"

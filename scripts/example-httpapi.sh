@@ -8,21 +8,9 @@ cd "$(dirname "$0")/.."
 prefix=${RYNO_TABLE_PREFIX:-catalog}
 addr=${HTTPAPI_ADDR:-localhost:8080}
 
-container=
-cleanup() {
-	if [ -n "$container" ]; then scripts/dynamodb-local.sh stop "$container"; fi
-}
-trap cleanup EXIT
-
-endpoint=${RYNO_DYNAMODB_ENDPOINT:-}
-if [ -z "$endpoint" ]; then
-	read -r container endpoint < <(scripts/dynamodb-local.sh start)
-fi
-
-# DynamoDB Local accepts any credentials but keeps data per access key and region.
-export AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-local}
-export AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-local}
-export AWS_REGION=${AWS_REGION:-us-east-1}
+trap stop_local_endpoint EXIT
+# shellcheck source=local-endpoint.sh
+. scripts/local-endpoint.sh
 
 mkdir -p build
 go build -o build/ryno ./cmd/ryno

@@ -37,7 +37,7 @@ func startRequest(ctx context.Context, op string, opts []func(*dynamodb.Options)
 }
 
 // done records the end of the request.
-func (r *request) done(err error, unprocessed int, consumed []types.ConsumedCapacity, write bool) {
+func (r *request) done(err error, unprocessed int, consumed []types.ConsumedCapacity) {
 	if r == nil {
 		return
 	}
@@ -45,7 +45,7 @@ func (r *request) done(err error, unprocessed int, consumed []types.ConsumedCapa
 	if r.attempts == 0 && isThrottle(err) { // a client without the SDK's middleware
 		throttles = 1
 	}
-	r.k.stats.answered(throttles, max(retries, 0), unprocessed, consumed, write)
+	r.k.stats.answered(throttles, max(retries, 0), unprocessed, consumed, writeAPIs[r.api])
 }
 
 // countAttempts adds a middleware after the SDK's retryer, so that it runs once
@@ -98,7 +98,7 @@ func send[In, Out any](ctx context.Context, api string, in *In, opts []func(*dyn
 	if out != nil {
 		consumed, left = result(out)
 	}
-	r.done(err, left, consumed, writeAPIs[api])
+	r.done(err, left, consumed)
 	return out, err
 }
 

@@ -1,3 +1,6 @@
+// The catalogue's domain: its entities, relationship and index. examples/httpapi
+// holds the same file, so that each example stands alone when copied.
+
 package main
 
 import (

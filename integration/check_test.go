@@ -36,14 +36,10 @@ func plantOrphans(t *testing.T, s *store) []string {
 		_, err := s.raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item})
 		require.NoError(t, err)
 	}
-	edge := func(subject, object string) relationships.Entry {
-		return relationships.Entry{Subject: relationships.Key(pk(subject)), Predicate: "knows", Object: relationships.Key(pk(object))}
-	}
-	gone := edge("gone", "a")
-	dangling := edge("a", "nowhere")
-	dangling.Index = 1
+	gone := relationships.Entry{Subject: relationships.Key(pk("gone")), Predicate: "knows", Object: relationships.Key(pk("a"))}
 	put(names.Relationships, gone.Item())
-	put(names.Relationships, dangling.Item())
+	// An edge to an entity that does not exist, added as a list allows it.
+	require.NoError(t, changed(s.AddRelationships(ctx, pk("a"), "knows", []ryno.Key{pk("nowhere")})))
 	malformed := map[string]types.AttributeValue{
 		"_subject_key": str("acme:person:x"), "_predicate_key": str("knows:0000000000:person:y"),
 	}

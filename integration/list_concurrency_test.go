@@ -247,27 +247,40 @@ func TestConcurrentLargeReplacesLeaveOneOfTheirLists(t *testing.T) {
 }
 
 func TestALeaseLeftByAWriterCutOffIsTakenOver(t *testing.T) {
-	const lease = 2 * time.Second
+	const lease = 30 * time.Second
 	s, subject := listStore(t, ryno.Options{})
-	cut := newFaultyClient(t, s, ryno.Options{ListLease: lease, Retry: ryno.RetryOptions{MaxAttempts: 1}, Now: time.Now})
-	next := newClientOn(t, s, ryno.Options{ListLease: lease, Now: time.Now,
-		Conflicts: ryno.RetryOptions{MaxAttempts: 100, BaseDelay: 10 * time.Millisecond, MaxDelay: 200 * time.Millisecond}})
-	impatient := newClientOn(t, s, ryno.Options{Now: time.Now, Conflicts: ryno.RetryOptions{MaxAttempts: 2, BaseDelay: time.Millisecond}})
+	clk := newManualClock()
+	// One chunk at a time, so that the cut writer is cut half-way.
+	cut := newFaultyClient(t, s, ryno.Options{ListLease: lease, MaxConcurrency: 1, Retry: ryno.RetryOptions{MaxAttempts: 1}, Now: clk.Now})
+	next := newClientOn(t, s, ryno.Options{ListLease: lease, Now: clk.Now})
+	impatient := newClientOn(t, s, ryno.Options{Now: clk.Now, Conflicts: ryno.RetryOptions{MaxAttempts: 2, BaseDelay: time.Millisecond}})
 	first := pks("first", 300)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", pks("old", 10)))
 
-	// The first writer takes the lease, writes one chunk and is cut off.
-	cut.faults.FailAfter("TransactWriteItems", 2, func() error { return errInjected })
+	// The first writer takes the lease, records its intent, writes one chunk and is
+	// cut off.
+	cut.faults.FailAfter("TransactWriteItems", 3, func() error { return errInjected })
 	err := cut.db.ReplaceRelationships(ctx, subject, "follows", first)
 	require.ErrorIs(t, err, errInjected)
 	head, _, entries := listItems(t, s, subject, "follows")
 	require.Contains(t, head, "_lease", "the lease is left behind")
+	require.Contains(t, head, "_intent", "the intent is recorded whole")
 	require.NotEmpty(t, entries, "the cut write wrote some entries")
+	require.Less(t, len(entries), 300, "the cut write did not write them all")
 
-	// While the lease lives, other writers wait, and give up when out of attempts.
+	// While the lease lives, other writers wait, then give up with an error that
+	// names the list and when the lease expires.
 	_, err = impatient.AddRelationships(ctx, subject, "follows", []ryno.Key{pk("early")})
 	require.ErrorIs(t, err, ryno.ErrConflict, "the list is held")
+	var held *ryno.LeaseError
+	require.ErrorAs(t, err, &held)
+	require.Equal(t, subject, held.Key)
+	require.Equal(t, "follows", held.Predicate)
+	require.True(t, held.Until.Equal(clk.Now().Add(lease)), "the lease expires at %v, not %v", clk.Now().Add(lease), held.Until)
 
-	// The next writer waits for the lease to expire, then reconciles the list.
+	// Once it expired, the next writer takes the list over, finishes the cut write
+	// and applies its own.
+	clk.Advance(lease + time.Millisecond)
 	second := pks("second", 150)
 	require.NoError(t, next.ReplaceRelationships(ctx, subject, "follows", second))
 	require.Equal(t, second, objectsOf(t, s.Client, subject, "follows", 100))

@@ -138,8 +138,8 @@ func TestThreeHundredObjectsComeBackCompleteAndInOrder(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, shuffled, added)
 	counts := requests(s.counter)
-	require.Equal(t, 9, counts["TransactWriteItems"],
-		"more than one transaction holds: the lease, 600 entries and markers in chunks of 98, the release")
+	require.Equal(t, 10, counts["TransactWriteItems"],
+		"more than one transaction holds: the lease, the intent, 600 entries and markers in chunks of 98, the release")
 
 	require.Equal(t, shuffled, objectsOf(t, s.Client, subject, "follows", 7))
 

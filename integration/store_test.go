@@ -69,6 +69,30 @@ func (c *clock) Now() time.Time {
 	return c.t
 }
 
+// manualClock is a test clock that stands still until the test moves it: time-based
+// mechanisms (leases) then behave the same however busy the machine is.
+type manualClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newManualClock() *manualClock {
+	return &manualClock{t: time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC)}
+}
+
+func (c *manualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock d forward.
+func (c *manualClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
 // requests returns the requests counted since the last call, by operation, and resets
 // the counter.
 func requests(c *dynamotest.Counter) map[string]int {

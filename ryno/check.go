@@ -2,6 +2,7 @@ package ryno
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -23,6 +24,7 @@ type Orphan struct {
 	Missing Key // the missing entity, or the claim's owner; zero when the entry names none
 
 	claim indexentries.Claim // the claim, for role "claim"
+	item  bool               // the entry is a claim item of the index entries table
 }
 
 func (o Orphan) String() string {
@@ -35,9 +37,44 @@ func (o Orphan) String() string {
 	return fmt.Sprintf("%s: %s %s does not exist", o.Entry, o.Role, o.Missing)
 }
 
+// Trace is what a write cut off (a process killed, a Lambda function timed out)
+// left behind: work that the next writer of the entity or list finishes, and Check
+// with Repair too.
+type Trace struct {
+	Kind      TraceKind
+	Key       Key    // the entity; for a list, its subject
+	Predicate string // for TraceList, the list's predicate
+	Detail    string // what was found
+}
+
+// TraceKind says what a Trace is.
+type TraceKind string
+
+const (
+	// TraceDelete is an entity marked as being deleted (a tombstone): a Delete cut
+	// off before it swept everything that refers to the entity.
+	TraceDelete TraceKind = "delete"
+	// TraceWrite is an entity marked as being written (a pending mark) for longer
+	// than Options.ListLease: a write cut off before all its index entries were
+	// written. Finishing it needs the indexes of the entity's type, which only a
+	// client registering them has; Check of another client reports it only.
+	TraceWrite TraceKind = "write"
+	// TraceList is a relationship list left by a writer cut off (its lease expired,
+	// or its intent or intent parts are left), or whose head or markers disagree
+	// with its entries.
+	TraceList TraceKind = "list"
+)
+
+func (t Trace) String() string {
+	if t.Kind == TraceList {
+		return fmt.Sprintf("list %s -%s->: %s", t.Key, t.Predicate, t.Detail)
+	}
+	return fmt.Sprintf("%s %s: %s", t.Kind, t.Key, t.Detail)
+}
+
 // CheckOptions configures Check.
 type CheckOptions struct {
-	// Repair deletes every orphan found.
+	// Repair deletes every orphan found and finishes every trace.
 	Repair bool
 	// Segments splits the scan of each table into that many segments read in
 	// parallel (DynamoDB's parallel scan), for large tables. Default 1; at most
@@ -45,6 +82,8 @@ type CheckOptions struct {
 	Segments int
 	// OnOrphan, when set, is called for each orphan found.
 	OnOrphan func(Orphan)
+	// OnTrace, when set, is called for each trace found.
+	OnTrace func(Trace)
 	// Progress, when set, is called after each page of entries.
 	Progress func(CheckProgress)
 }
@@ -59,17 +98,31 @@ type CheckProgress struct {
 	Orphans       int // orphans found
 	Repaired      int // orphans deleted
 	Kept          int // orphans not deleted, as their entity was created meanwhile
+	Traces        int // traces of writes cut off found
+	Finished      int // traces finished
 }
 
-// Check scans the relationship and index entries tables for orphans: relationship
-// entries whose subject or object does not exist, and index entries whose entity does
-// not exist. Each segment of the scan holds one page of entries at a time, whatever
-// the size of the tables, and checks the entities of a page with parallel
-// BatchGetItem requests. With Repair, it deletes the orphans of each page as it goes,
-// in transactions that check that the entity each misses is still missing: an entity
-// created since it was read keeps its entries, which are counted as Kept. Malformed
-// entries, which name no entity, are deleted as they are. OnOrphan and Progress are
-// called from one goroutine at a time.
+// Check scans the store for what a write cut off left, and for orphans.
+//
+// Traces: entities marked as being deleted or written (TraceDelete, TraceWrite), and
+// relationship lists left leased, with intents, or whose heads and markers disagree
+// with their entries (TraceList). With Repair it finishes each: it completes the
+// Delete, writes the index entries the entity's record calls for, or takes the list
+// over, finishes the writes of its intent and rebuilds its head and markers from the
+// entries, the way the next writer would. A mark or lease that is still live belongs
+// to a writer at work and is left alone.
+//
+// Orphans: relationship entries whose subject or object does not exist, index
+// entries whose entity does not exist, bookkeeping of lists whose subject does not
+// exist, and claims of unique values their entity no longer holds. An entity being
+// deleted counts as missing. With Repair, what refers to each missing entity is
+// deleted as a Delete of it would, under the condition that it stays missing: an
+// entity created meanwhile keeps its entries, which are counted as Kept. Lists that
+// lose entries keep exact heads and markers. Malformed entries, which name no
+// entity, are deleted as they are.
+//
+// Each segment of a scan holds one page at a time, whatever the size of the tables.
+// OnOrphan, OnTrace and Progress are called from one goroutine at a time.
 //
 // An entry written just before its entity (a relationship added before its object is
 // created, say) is an orphan until then: run Check when such writes are quiet.
@@ -84,14 +137,32 @@ func (c *Client) Check(ctx context.Context, opts CheckOptions) (_ CheckProgress,
 		return CheckProgress{}, invalid("CheckOptions.Segments", fmt.Sprint(opts.Segments), fmt.Sprintf("must be between 1 and %d", MaxCheckSegments))
 	}
 	run := &checkRun{opts: opts, batch: c.batch.shared()}
-	for _, t := range c.checkedTables() {
+	scans := []struct {
+		table string
+		scan  func(segment int) *dynamodb.ScanInput
+		page  func(ctx context.Context, items []map[string]types.AttributeValue) error
+	}{
+		{c.names.Entities, func(i int) *dynamodb.ScanInput { return c.marksScan(i, segments) },
+			func(ctx context.Context, items []map[string]types.AttributeValue) error {
+				return c.checkMarks(ctx, run, items)
+			}},
+		{c.names.Relationships, func(i int) *dynamodb.ScanInput { return c.relationshipsTable().scan(i, segments) },
+			func(ctx context.Context, items []map[string]types.AttributeValue) error {
+				return c.checkPage(ctx, run, c.relationshipsTable(), items)
+			}},
+		{c.names.IndexEntries, func(i int) *dynamodb.ScanInput { return c.indexTable().scan(i, segments) },
+			func(ctx context.Context, items []map[string]types.AttributeValue) error {
+				return c.checkPage(ctx, run, c.indexTable(), items)
+			}},
+	}
+	for _, s := range scans {
 		err := parallel(ctx, segments, segments, func(ctx context.Context, segment int) error {
-			return c.scanPages(ctx, t.scan(segment, segments), func(items []map[string]types.AttributeValue) error {
-				return c.checkPage(ctx, run, t, items)
+			return c.scanPages(ctx, s.scan(segment), func(items []map[string]types.AttributeValue) error {
+				return s.page(ctx, items)
 			})
 		})
 		if err != nil {
-			return run.done, wrap(err, "check %s", t.table)
+			return run.done, wrap(err, "check %s", s.table)
 		}
 	}
 	return run.done, nil
@@ -106,40 +177,83 @@ type checkRun struct {
 	done CheckProgress
 }
 
-// checkPage finds the orphans among the items of one page, repairs them when asked,
-// and reports.
-func (c *Client) checkPage(ctx context.Context, run *checkRun, t checkedTable, items []map[string]types.AttributeValue) error {
-	items = slices.DeleteFunc(items, bookkeeping)
-	orphans, err := c.findOrphans(ctx, run.batch, t, items)
-	if err != nil {
-		return err
-	}
-	var deleted, kept int
-	if run.opts.Repair {
-		deleted, kept, err = c.repairOrphans(ctx, run.batch, orphans)
-	}
+// report counts and reports what one page found and repaired.
+func (run *checkRun) report(orphans []Orphan, traces []Trace, scanned *int, n int, counts CheckProgress) {
 	run.mu.Lock()
 	defer run.mu.Unlock()
-	*t.scanned(&run.done) += len(items)
+	if scanned != nil {
+		*scanned += n
+	}
 	run.done.Orphans += len(orphans)
-	run.done.Repaired += deleted
-	run.done.Kept += kept
+	run.done.Traces += len(traces)
+	run.done.Repaired += counts.Repaired
+	run.done.Kept += counts.Kept
+	run.done.Finished += counts.Finished
 	if run.opts.OnOrphan != nil {
 		for _, o := range orphans {
 			run.opts.OnOrphan(o)
 		}
 	}
-	if err != nil {
-		return err
+	if run.opts.OnTrace != nil {
+		for _, t := range traces {
+			run.opts.OnTrace(t)
+		}
 	}
 	if run.opts.Progress != nil {
 		run.opts.Progress(run.done)
 	}
-	return nil
 }
 
-// bookkeeping reports whether item is a list's head or marker rather than an entry:
-// the store's own, kept in step with the entries, and not Check's business.
+// checkPage finds the orphans and traces among the items of one page of the
+// relationship or index entries table, repairs them when asked, and reports.
+func (c *Client) checkPage(ctx context.Context, run *checkRun, t checkedTable, items []map[string]types.AttributeValue) error {
+	orphans, err := c.findOrphans(ctx, run.batch, t, items)
+	if err != nil {
+		return err
+	}
+	var lists []listCheck
+	if t.table == c.names.Relationships {
+		if lists, err = c.findListTraces(ctx, run.batch, items, orphans); err != nil {
+			return err
+		}
+	}
+	traces := make([]Trace, len(lists))
+	for i, l := range lists {
+		traces[i] = l.trace
+	}
+	var counts CheckProgress
+	if run.opts.Repair {
+		counts, err = c.repairPage(ctx, run, orphans, lists)
+	}
+	entries := 0
+	for _, item := range items {
+		if !bookkeeping(item) {
+			entries++
+		}
+	}
+	run.report(orphans, traces, t.scanned(&run.done), entries, counts)
+	return err
+}
+
+// repairPage deletes the orphans of a page, then finishes its list traces.
+func (c *Client) repairPage(ctx context.Context, run *checkRun, orphans []Orphan, lists []listCheck) (CheckProgress, error) {
+	var counts CheckProgress
+	var err error
+	counts.Repaired, counts.Kept, err = c.repairOrphans(ctx, run, orphans)
+	if err != nil {
+		return counts, err
+	}
+	for _, l := range lists {
+		if _, err := c.writeListLeased(ctx, nil, l.head); err != nil && !errors.Is(err, ErrNotFound) {
+			return counts, wrap(err, "repair the list %s -%s->", l.trace.Key, l.trace.Predicate)
+		}
+		counts.Finished++
+	}
+	return counts, nil
+}
+
+// bookkeeping reports whether item of the relationship entries table is a list's
+// head, marker or intent part rather than an entry.
 func bookkeeping(item map[string]types.AttributeValue) bool {
 	k, ok := item[schema.AttrPredicateKey].(*types.AttributeValueMemberS)
 	return ok && k.Value <= schema.EntriesStart
@@ -171,25 +285,36 @@ func (r entityRef) key(item map[string]types.AttributeValue) Key {
 	return Key{Scope: s(r.scope), Type: s(r.typ), ID: s(r.id)}
 }
 
-func (c *Client) checkedTables() []checkedTable {
-	return []checkedTable{
-		{
-			table: c.names.Relationships,
-			key:   []string{schema.AttrSubjectKey, schema.AttrPredicateKey},
-			refs: []entityRef{
-				{"subject", schema.AttrSubjectScope, schema.AttrSubjectType, schema.AttrSubjectID},
-				{"object", schema.AttrObjectScope, schema.AttrObjectType, schema.AttrObjectID},
-			},
-			scanned: func(p *CheckProgress) *int { return &p.Relationships },
+func (c *Client) relationshipsTable() checkedTable {
+	return checkedTable{
+		table: c.names.Relationships,
+		key:   []string{schema.AttrSubjectKey, schema.AttrPredicateKey},
+		extra: []string{schema.AttrPredicate, schema.AttrIndex},
+		refs: []entityRef{
+			{"subject", schema.AttrSubjectScope, schema.AttrSubjectType, schema.AttrSubjectID},
+			{"object", schema.AttrObjectScope, schema.AttrObjectType, schema.AttrObjectID},
 		},
-		{
-			table:   c.names.IndexEntries,
-			key:     []string{schema.AttrSubjectKey, schema.AttrUniqueKey},
-			extra:   []string{schema.AttrIndexName, schema.AttrIndexKey},
-			refs:    []entityRef{{"entity", schema.AttrScope, schema.AttrType, schema.AttrID}},
-			scanned: func(p *CheckProgress) *int { return &p.IndexEntries },
-		},
+		scanned: func(p *CheckProgress) *int { return &p.Relationships },
 	}
+}
+
+func (c *Client) indexTable() checkedTable {
+	return checkedTable{
+		table:   c.names.IndexEntries,
+		key:     []string{schema.AttrSubjectKey, schema.AttrUniqueKey},
+		extra:   []string{schema.AttrIndexName, schema.AttrIndexKey},
+		refs:    []entityRef{{"entity", schema.AttrScope, schema.AttrType, schema.AttrID}},
+		scanned: func(p *CheckProgress) *int { return &p.IndexEntries },
+	}
+}
+
+// refsOf returns the references of item to check: a list's bookkeeping refers to
+// its subject only (a marker names its object, which need not exist).
+func (t checkedTable) refsOf(item map[string]types.AttributeValue) []entityRef {
+	if bookkeeping(item) {
+		return t.refs[:1]
+	}
+	return t.refs
 }
 
 // scan returns a consistent scan of one of segments of the table, reading only the
@@ -216,18 +341,22 @@ func (t checkedTable) scan(segment, segments int) *dynamodb.ScanInput {
 // of the claimed value.
 const roleClaimed = "claim"
 
-// findOrphans returns the items that refer to an entity that does not exist, and the
-// claims whose entity holds the value no more.
+// existenceAttrs are what Check reads of the entities entries refer to: enough to
+// tell a live entity, and the record of what it claims.
+var existenceAttrs = []string{schema.AttrID, schema.AttrScopeTypeKey, schema.AttrDeleting, schema.AttrIndexEntries}
+
+// findOrphans returns the items that refer to an entity that does not exist (or is
+// being deleted), and the claims whose entity holds the value no more.
 func (c *Client) findOrphans(ctx context.Context, batch *batcher, t checkedTable, items []map[string]types.AttributeValue) ([]Orphan, error) {
 	var ops []getOp
 	for _, item := range items {
-		for _, r := range t.refs {
+		for _, r := range t.refsOf(item) {
 			if k := r.key(item); k.Validate() == nil {
 				ops = append(ops, newGetOp(c.names.Entities, k.item()))
 			}
 		}
 	}
-	existing, err := batch.get(ctx, ops, readOptions{consistent: true, projection: []string{schema.AttrID, schema.AttrScopeTypeKey}})
+	existing, err := batch.get(ctx, ops, readOptions{consistent: true, projection: existenceAttrs})
 	if err != nil {
 		return nil, err
 	}
@@ -235,30 +364,33 @@ func (c *Client) findOrphans(ctx context.Context, batch *batcher, t checkedTable
 	var claims []indexentries.Claim
 	for _, item := range items {
 		entry := ItemKey{Table: t.table, Key: project(item, t.key)}
+		claim := indexentries.IsClaim(item)
 		orphan := false
-		for _, r := range t.refs {
+		for _, r := range t.refsOf(item) {
 			k := r.key(item)
 			if k.Validate() != nil {
-				orphans = append(orphans, Orphan{Entry: entry, Role: r.role})
+				orphans = append(orphans, Orphan{Entry: entry, Role: r.role, item: claim})
 				orphan = true
 				break
 			}
-			if _, ok := existing[itemID(c.names.Entities, k.item())]; !ok {
-				orphans = append(orphans, Orphan{Entry: entry, Role: r.role, Missing: k})
+			if e, ok := existing[itemID(c.names.Entities, k.item())]; !ok || deleted(e) {
+				orphans = append(orphans, Orphan{Entry: entry, Role: r.role, Missing: k, item: claim})
 				orphan = true
 				break
 			}
 		}
-		if cl, err := indexentries.ClaimFromItem(item); !orphan && err == nil && indexentries.IsClaim(item) {
+		if cl, err := indexentries.ClaimFromItem(item); !orphan && err == nil && claim {
 			claims = append(claims, cl)
 		}
 	}
-	unheld, err := c.unheldClaims(ctx, batch, claims)
+	unheld, err := c.unheldClaims(ctx, batch, claims, existing)
 	return append(orphans, unheld...), err
 }
 
-// unheldClaims returns the claims whose entity holds no entry of their value.
-func (c *Client) unheldClaims(ctx context.Context, batch *batcher, claims []indexentries.Claim) ([]Orphan, error) {
+// unheldClaims returns the claims whose entity holds no entry of their value and
+// does not record it (a write cut off records what it claimed before writing the
+// entries: that is its trace, not an orphan).
+func (c *Client) unheldClaims(ctx context.Context, batch *batcher, claims []indexentries.Claim, owners map[string]map[string]types.AttributeValue) ([]Orphan, error) {
 	if len(claims) == 0 {
 		return nil, nil
 	}
@@ -272,11 +404,13 @@ func (c *Client) unheldClaims(ctx context.Context, batch *batcher, claims []inde
 	}
 	var orphans []Orphan
 	for i, cl := range claims {
-		if _, ok := held[ops[i].id]; !ok {
+		owner := Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}
+		recorded := slices.ContainsFunc(recordEntries(owner, owners[itemID(c.names.Entities, owner.item())]),
+			func(e indexentries.Entry) bool { return indexentries.ClaimOf(e) == cl })
+		if _, ok := held[ops[i].id]; !ok && !recorded {
 			orphans = append(orphans, Orphan{
 				Entry: ItemKey{Table: c.names.IndexEntries, Key: cl.PrimaryKey()},
-				Role:  roleClaimed, Missing: Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID},
-				claim: cl,
+				Role:  roleClaimed, Missing: owner, claim: cl, item: true,
 			})
 		}
 	}

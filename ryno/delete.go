@@ -43,14 +43,14 @@ func (c *Client) Delete(ctx context.Context, k Key, opts ...WriteOption) (err er
 	if err != nil {
 		return err
 	}
-	token, err := c.markDeleting(ctx, k, o)
+	s, err := c.markDeleting(ctx, k, o)
 	if err != nil {
 		return err
 	}
-	if token == "" { // no entity: entries left from an earlier life are swept
-		err = c.sweep(ctx, k, guard{key: k, absent: true})
+	if s.deleting == "" { // no entity: entries left from an earlier life are swept
+		err = c.sweep(ctx, k, guard{key: k, absent: true}, nil)
 	} else {
-		err = c.completeDelete(ctx, k, token)
+		err = c.completeDelete(ctx, k, s)
 	}
 	if err != nil {
 		return wrap(err, "delete %s", k)
@@ -128,10 +128,10 @@ func writeOptionsOf(opts []WriteOption) (writeOptions, error) {
 	return o, nil
 }
 
-// markDeleting puts the tombstone on k, bumping its version, and returns the token of
-// the Delete to complete: its own, or that of a Delete already in progress. It
-// returns "" when there is no entity.
-func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (string, error) {
+// markDeleting puts the tombstone on k, bumping its version, and returns the item
+// of the Delete to complete: its own, or that of a Delete already in progress. The
+// item is none (deleting "") when there is no entity.
+func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (stored, error) {
 	token := newToken()
 	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
@@ -153,39 +153,42 @@ func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (strin
 	a := c.settle(ctx, send, send)
 	switch a.outcome {
 	case committed:
-		return token, nil
+		return readStored(k, a.item)
 	case conditionFailed:
 		return c.afterMarkFailed(k, token, o, a.item)
 	}
-	return "", wrap(a.err, "delete %s", k)
+	return stored{}, wrap(a.err, "delete %s", k)
 }
 
 // afterMarkFailed says what a Delete whose mark (token) was refused does, from the
 // stored item: its mark landed on an earlier attempt, another Delete is in progress,
 // there is no entity, or it has another version.
-func (c *Client) afterMarkFailed(k Key, token string, o writeOptions, item map[string]types.AttributeValue) (string, error) {
+func (c *Client) afterMarkFailed(k Key, token string, o writeOptions, item map[string]types.AttributeValue) (stored, error) {
 	version := o.version
 	s, err := readStored(k, item)
 	switch {
 	case err != nil:
-		return "", err
+		return stored{}, err
 	case s.deleting == token:
-		return token, nil
+		return s, nil
 	case version > 0 && !s.live():
-		return "", &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
+		return stored{}, &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
 	case version > 0 && s.version != version:
-		return "", &ConflictError{Key: k, Expected: version, Stored: s.version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.version)}
+		return stored{}, &ConflictError{Key: k, Expected: version, Stored: s.version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.version)}
 	case o.cond != nil && s.live():
-		return "", &ConditionError{Key: k, Condition: o.cond.String()}
+		return stored{}, &ConditionError{Key: k, Condition: o.cond.String()}
 	}
-	return s.deleting, nil // "" when there is no entity
+	return s, nil // deleting "" when there is no entity
 }
 
-// completeDelete completes the Delete whose tombstone is token: it sweeps what refers
+// completeDelete completes the Delete whose tombstone s holds: it sweeps what refers
 // to k and deletes the item while the tombstone is there. A writer that meets the
-// tombstone calls it too; every step is idempotent.
-func (c *Client) completeDelete(ctx context.Context, k Key, token string) error {
-	return c.sweep(ctx, k, guard{key: k, attr: schema.AttrDeleting, token: token})
+// tombstone calls it too; every step is idempotent. The values of unique indexes
+// the item records are released too: a large write cut off may have claimed them
+// before writing their entries.
+func (c *Client) completeDelete(ctx context.Context, k Key, s stored) error {
+	g := guard{key: k, attr: schema.AttrDeleting, token: s.deleting}
+	return c.sweep(ctx, k, g, c.indexes.recordClaims(k, s.item))
 }
 
 // deleteItem deletes the entity item under the condition of del, a transaction's

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -157,6 +158,29 @@ func (e *ConflictError) Error() string {
 func (e *ConflictError) Is(target error) bool {
 	return target == ErrConflict || e.Missing && target == ErrNotFound
 }
+
+// LeaseError reports a write of a relationship list that another writer holds for a
+// change too large for one transaction: Key's list under Predicate, leased until
+// Until (by the writer's clock). Nothing was written. A writer that is cut off
+// holds the list until then; the first write after Until takes the list over and
+// finishes what was left. To wait for it, retry after time.Until(Until). It
+// matches ErrConflict.
+type LeaseError struct {
+	Key       Key
+	Predicate string
+	Until     time.Time
+	Err       error // why the write stopped waiting: its attempts ran out, or its context ended
+}
+
+func (e *LeaseError) Error() string {
+	return fmt.Sprintf("ryno: the list %s -%s-> is held by another writer until %s",
+		e.Key, e.Predicate, e.Until.UTC().Format(time.RFC3339Nano))
+}
+
+// Is makes errors.Is match ErrConflict.
+func (e *LeaseError) Is(target error) bool { return target == ErrConflict }
+
+func (e *LeaseError) Unwrap() error { return e.Err }
 
 // PartialWriteError reports a call that wrote the entity but failed in a later step
 // (writing relationship entries, or index entries beyond one transaction). Entity

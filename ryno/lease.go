@@ -3,6 +3,7 @@ package ryno
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,104 +15,254 @@ import (
 )
 
 // A change of a list too large for one transaction takes a lease on the list: a
-// conditional update of its head setting the writer's token and an expiry, which
-// every other write of the list checks is absent or expired. Under the lease the
-// writer reads the whole list and its markers, plans against them, writes in
-// transactions that each check the lease is still its own and the subject still
-// exists, and releases the lease with the head's new state. A writer cut off holds
-// the list until the lease expires; the next one takes it over, and since it plans
-// against the entries as they are and rewrites every marker and the head from them,
-// it leaves the list consistent whatever the former writer left.
+// conditional update of its head setting the writer's token and an expiry. Every
+// other write of the list requires a head without a lease, so while the lease is
+// there the list is the writer's alone. Under the lease the writer:
+//
+//  1. reads the whole list, its markers and any intent parts left behind;
+//  2. records its intent (the entry puts and deletes it is about to make) in the
+//     subject's partition, and marks the intent whole in the head;
+//  3. writes the entries and the markers in transactions that each check the lease
+//     is still its own and the subject still exists;
+//  4. releases the lease with the head's new state, deleting the intent.
+//
+// A writer cut off at any point leaves the lease. Nobody plans against such a head:
+// the next writer to meet it waits while the lease lives, then takes the list over
+// and first finishes what was left: the writes of a whole intent (idempotent puts
+// and deletes), then the markers and the head rebuilt from the entries, which are
+// what readers see. A writer cut off before its intent was whole wrote no entry, so
+// its list is the one before it. Either way the list ends as one of the lists
+// submitted to it, with exact bookkeeping.
 
-// writeListLeased applies op under a lease on its list.
-func (c *Client) writeListLeased(ctx context.Context, op listOp) (relationships.Change, error) {
-	token := newToken()
-	if err := c.takeLease(ctx, op, token); err != nil {
+// listLease is a writer's hold on a list.
+type listLease struct {
+	subject   Key
+	predicate string
+	token     string
+	// prior is the head as the lease was taken: what the writer before left.
+	prior relationships.Head
+}
+
+// leasedState is what a writer holding a list reads before it plans.
+type leasedState struct {
+	entries []relationships.Entry
+	markers []relationships.Marker
+	intents []map[string]types.AttributeValue // intent parts, whole items
+}
+
+// writeListLeased takes a lease on the list of seen (the head as the caller read
+// it), finishes what an earlier writer left, applies op (none: only the finishing)
+// and releases the lease with exact bookkeeping.
+func (c *Client) writeListLeased(ctx context.Context, op *listOp, seen relationships.Head) (relationships.Change, error) {
+	l, err := c.acquireList(ctx, Key(seen.Subject), seen.Predicate, seen)
+	if err != nil {
 		return relationships.Change{}, err
 	}
-	ch, after, markers, err := c.planUnderLease(ctx, op)
+	if err := c.finishIntent(ctx, l); err != nil {
+		return relationships.Change{}, err
+	}
+	s, err := c.readUnderLease(ctx, l)
 	if err != nil {
-		return ch, err
+		return relationships.Change{}, err
 	}
-	if err := c.writeUnderLease(ctx, op, token, ch, markers); err != nil {
-		return ch, err
+	next := l.prior.Next
+	for _, e := range s.entries {
+		next = max(next, e.Index+1) // a writer cut off may have written past Next
 	}
-	return ch, c.releaseLease(ctx, op, token, ch.Next, after)
+	var ch relationships.Change
+	var refused error
+	checkObjects := false
+	if op == nil && relationships.DuplicatePositions(s.entries) {
+		// Entries sharing a position (left by writers of earlier versions) are
+		// renumbered in list order, as a replace of the list by itself does.
+		op = &listOp{kind: listReplace, subject: l.subject, predicate: l.predicate,
+			objects: fromRelKeys(relationships.InOrder(s.entries))}
+	}
+	if op != nil {
+		checkObjects = op.checkObjects
+		head := l.prior
+		head.Next = next
+		ch = op.plan(listState{head: head, markers: relationships.MarkersOf(s.entries), entries: s.entries})
+		if checkObjects {
+			if refused = c.requireObjects(ctx, ch.Puts); refused != nil {
+				var gone *objectMissingError
+				if !errors.As(refused, &gone) {
+					return relationships.Change{}, refused
+				}
+				ch = relationships.Change{} // nothing of op is written; the list is still made exact
+			}
+		}
+	}
+	intents := intentKeys(s.intents)
+	if !ch.Empty() {
+		mine, err := c.recordIntent(ctx, l, ch, checkObjects)
+		if err != nil {
+			return relationships.Change{}, err
+		}
+		intents = append(intents, mine...)
+	}
+	after := relationships.Apply(s.entries, ch)
+	ops := relationshipOps(c.names.Relationships, relationships.Plan{Puts: ch.Puts, Deletes: ch.Deletes})
+	ops = append(ops, c.markerOps(l, relationships.Reconcile(after, s.markers))...)
+	dropped, err := c.applyLeased(ctx, l, ops, checkObjects)
+	switch {
+	case err != nil:
+		return relationships.Change{}, err
+	case len(dropped) == 0:
+		err = c.releaseLease(ctx, l, max(next, ch.Next), after, intents)
+	default:
+		// Objects deleted while the writer held the list lose their edges, as if
+		// their Delete came after it: rebuild the bookkeeping from the entries.
+		ch.Added = slices.DeleteFunc(ch.Added, func(o relationships.Key) bool { return dropped[Key(o)] })
+		err = c.rebuildLeased(ctx, l, max(next, ch.Next), intents)
+	}
+	if refused != nil || err != nil {
+		return relationships.Change{}, errors.Join(refused, err)
+	}
+	return ch, nil
 }
 
-// takeLease sets token as the lease of op's list, waiting (within
-// Options.Conflicts) while another writer holds a live one.
-func (c *Client) takeLease(ctx context.Context, op listOp, token string) error {
+// acquireList takes a lease on subject's list under predicate, whose head the caller
+// read as seen. While another writer's lease lives it waits, within
+// Options.Conflicts, then fails with a *LeaseError.
+func (c *Client) acquireList(ctx context.Context, subject Key, predicate string, seen relationships.Head) (*listLease, error) {
 	pace := c.conflictPacer()
+	token := newToken()
 	for {
 		now := c.opts.Now()
-		u := expression.Set(expression.Name(schema.AttrLease), expression.Value(str(token))).
-			Set(expression.Name(schema.AttrLeaseUntil), expression.Value(number(now.Add(c.opts.ListLease).UnixMilli()))).
-			Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
-		for _, name := range []string{schema.AttrNext, schema.AttrCount, schema.AttrDigest} {
-			u = u.Set(expression.Name(name), expression.IfNotExists(expression.Name(name), expression.Value(number(0))))
+		if !seen.Leased(now) {
+			u := expression.Set(expression.Name(schema.AttrLease), expression.Value(str(token))).
+				Set(expression.Name(schema.AttrLeaseUntil), expression.Value(number(now.Add(c.opts.ListLease).UnixMilli()))).
+				Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
+			for _, name := range []string{schema.AttrNext, schema.AttrCount, schema.AttrDigest} {
+				u = u.Set(expression.Name(name), expression.IfNotExists(expression.Name(name), expression.Value(number(0))))
+			}
+			for name, v := range relationships.RawAttributes(relationships.Key(subject), predicate) {
+				u = u.Set(expression.Name(name), expression.Value(v))
+			}
+			t := &listTransaction{}
+			t.add(c.headUpdate(subject, predicate, headVersionIs(seen.Version), u), actionRole{kind: roleHead}, 0)
+			c.checkEntity(t, subject, actionRole{kind: roleEntity})
+			a := c.transact(ctx, t.actions, newToken())
+			switch {
+			case a.outcome == committed:
+				return &listLease{subject: subject, predicate: predicate, token: token, prior: seen}, nil
+			case a.outcome != conditionFailed:
+				return nil, a.err
+			case refusal(t, a).role.kind == roleEntity:
+				return nil, c.subjectMissing(ctx, subject)
+			}
+			h, err := relationships.HeadFromItem(relationships.Key(subject), predicate, a.item)
+			if err != nil {
+				return nil, err
+			}
+			seen = h
 		}
-		for name, v := range relationships.RawAttributes(op.relSubject(), op.predicate) {
-			u = u.Set(expression.Name(name), expression.Value(v))
+		var err error
+		if now := c.opts.Now(); seen.Leased(now) {
+			if err = pace.hold(ctx, seen.LeaseUntil, now); err != nil {
+				return nil, &LeaseError{Key: subject, Predicate: predicate, Until: seen.LeaseUntil, Err: err}
+			}
+		} else if err = pace.wait(ctx); err != nil {
+			return nil, &ConflictError{Key: subject, Predicate: predicate, Reason: "concurrent writers kept changing it: " + err.Error()}
 		}
-		t := &listTransaction{}
-		t.add(c.headUpdate(op, noLiveLease(now), u), actionRole{kind: roleHead}, 0)
-		c.checkEntity(t, op.subject, actionRole{kind: roleEntity})
-		a := c.transact(ctx, t.actions, newToken())
-		switch {
-		case a.outcome == committed:
-			return nil
-		case a.outcome != conditionFailed:
-			return a.err
-		case refusal(t, a).role.kind == roleEntity:
-			return c.subjectMissing(ctx, op.subject)
+		h, err := c.readHead(ctx, subject, predicate)
+		if err != nil {
+			return nil, err
 		}
-		if err := pace.wait(ctx); err != nil {
-			return listConflict(op, wrap(err, "another writer holds the list"))
-		}
+		seen = h
 	}
 }
 
-// headUpdate is the update u of op's head under cond.
-func (c *Client) headUpdate(op listOp, cond expression.ConditionBuilder, u expression.UpdateBuilder) types.TransactWriteItem {
+// headVersionIs is the condition that a head has version v: no head for 0. Every
+// change of a head bumps its version, so an equal version is the head read.
+func headVersionIs(v int64) expression.ConditionBuilder {
+	if v == 0 {
+		return expression.AttributeNotExists(expression.Name(schema.AttrVersion))
+	}
+	return expression.Name(schema.AttrVersion).Equal(expression.Value(number(v)))
+}
+
+// readHead reads the head of subject's list under predicate consistently.
+func (c *Client) readHead(ctx context.Context, subject Key, predicate string) (relationships.Head, error) {
+	item, err := c.getRelationshipItem(ctx, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
+	if err != nil {
+		return relationships.Head{}, err
+	}
+	return relationships.HeadFromItem(relationships.Key(subject), predicate, item)
+}
+
+// headUpdate is the update u of the head of subject's list under predicate, under
+// cond; a refusal returns the head as stored.
+func (c *Client) headUpdate(subject Key, predicate string, cond expression.ConditionBuilder, u expression.UpdateBuilder) types.TransactWriteItem {
 	b := build(cond, &u)
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                 aws.String(c.names.Relationships),
-		Key:                       relationships.HeadPrimaryKey(op.relSubject(), op.predicate),
-		UpdateExpression:          b.update,
-		ConditionExpression:       b.condition,
-		ExpressionAttributeNames:  b.names,
-		ExpressionAttributeValues: b.values,
+		TableName:                           aws.String(c.names.Relationships),
+		Key:                                 relationships.HeadPrimaryKey(relationships.Key(subject), predicate),
+		UpdateExpression:                    b.update,
+		ConditionExpression:                 b.condition,
+		ExpressionAttributeNames:            b.names,
+		ExpressionAttributeValues:           b.values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
 }
 
-// planUnderLease reads the whole list, its head and its markers, and returns op's
-// change, the list after it, and the marker changes that make every marker match
-// the list after.
-func (c *Client) planUnderLease(ctx context.Context, op listOp) (relationships.Change, []relationships.Entry, []relationships.MarkerChange, error) {
-	var s listState
-	var stored []relationships.Marker
-	err := parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+// leaseIs is the condition that the lease token holds the list.
+func leaseIs(token string) expression.ConditionBuilder {
+	return expression.Name(schema.AttrLease).Equal(expression.Value(str(token)))
+}
+
+// leaseChecks returns the actions every transaction under l holds first: the check that
+// the lease is still l's, and that the subject exists and is not being deleted.
+func (c *Client) leaseChecks(l *listLease) *listTransaction {
+	t := &listTransaction{}
+	b := build(leaseIs(l.token), nil)
+	key := relationships.HeadPrimaryKey(relationships.Key(l.subject), l.predicate)
+	t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: aws.String(c.names.Relationships), Key: key,
+		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+	}}, actionRole{kind: roleHead}, schema.ItemSize(key))
+	c.checkEntity(t, l.subject, actionRole{kind: roleEntity})
+	return t
+}
+
+// finishIntent writes what the writer before l recorded as its intent and may not
+// have finished: its entry puts and deletes, each idempotent.
+func (c *Client) finishIntent(ctx context.Context, l *listLease) error {
+	h := l.prior
+	if h.Intent == "" {
+		return nil
+	}
+	items, err := c.readIntents(ctx, l.subject, l.predicate, schema.ListIntentPrefixOf(l.predicate, h.Intent))
+	if err != nil {
+		return err
+	}
+	in, err := relationships.IntentFromItems(relationships.Key(l.subject), l.predicate, h.Intent, items)
+	if err != nil {
+		return wrap(err, "the intent left on %s -%s->", l.subject, l.predicate)
+	}
+	ops := relationshipOps(c.names.Relationships, relationships.Plan{Puts: in.Puts, Deletes: in.Deletes})
+	_, err = c.applyLeased(ctx, l, ops, h.CheckObjects)
+	return err
+}
+
+// readUnderLease reads the entries of l's list, its markers and the intent parts in
+// its partition, in parallel and consistently.
+func (c *Client) readUnderLease(ctx context.Context, l *listLease) (leasedState, error) {
+	var s leasedState
+	err := parallel(ctx, 3, 3, func(ctx context.Context, i int) error {
 		var err error
-		if i == 0 {
-			s, err = c.readWholeList(ctx, op.subject, op.predicate)
-		} else {
-			stored, err = c.readMarkers(ctx, op.subject, op.predicate)
+		switch i {
+		case 0:
+			s.entries, err = c.readList(ctx, l.subject, l.predicate, true)
+		case 1:
+			s.markers, err = c.readMarkers(ctx, l.subject, l.predicate)
+		default:
+			s.intents, err = c.readIntents(ctx, l.subject, l.predicate, schema.ListIntentsPrefix(l.predicate))
 		}
 		return err
 	})
-	if err != nil {
-		return relationships.Change{}, nil, nil, err
-	}
-	// The entries are the truth: a writer cut off may have written some past Next,
-	// and its markers may not match them.
-	for _, e := range s.entries {
-		s.head.Next = max(s.head.Next, e.Index+1)
-	}
-	s.markers = relationships.MarkersOf(s.entries)
-	ch := op.plan(s)
-	after := relationships.Apply(s.entries, ch)
-	return ch, after, relationships.Reconcile(after, stored), nil
+	return s, err
 }
 
 // readMarkers reads every marker of a list.
@@ -134,42 +285,129 @@ func (c *Client) readMarkers(ctx context.Context, subject Key, predicate string)
 	return markers, err
 }
 
-// writeUnderLease writes the entries of ch and the markers in transactions that each
-// check the lease is still token and the subject exists, in parallel; with object
-// checks, each also checks the objects of the edges it writes.
-func (c *Client) writeUnderLease(ctx context.Context, op listOp, token string, ch relationships.Change, markers []relationships.MarkerChange) error {
-	ops := relationshipOps(c.names.Relationships, relationships.Plan{Puts: ch.Puts, Deletes: ch.Deletes})
-	for _, mc := range markers {
-		key := relationships.MarkerPrimaryKey(ch.Subject, ch.Predicate, mc.Object)
+// readIntents reads the intent parts of subject's partition whose _predicate_key
+// starts with prefix, consistently.
+func (c *Client) readIntents(ctx context.Context, subject Key, predicate, prefix string) ([]map[string]types.AttributeValue, error) {
+	in := withSortPrefix(keyCondition(c.names.Relationships, "", schema.AttrSubjectKey, subject.String()),
+		schema.AttrPredicateKey, prefix)
+	in.ConsistentRead = aws.Bool(true)
+	var items []map[string]types.AttributeValue
+	err := c.queryPages(ctx, in, func(page []map[string]types.AttributeValue) error {
+		items = append(items, page...)
+		return nil
+	})
+	return items, err
+}
+
+// intentKeys returns the primary keys of intent parts.
+func intentKeys(items []map[string]types.AttributeValue) []map[string]types.AttributeValue {
+	keys := make([]map[string]types.AttributeValue, len(items))
+	for i, item := range items {
+		keys[i] = project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})
+	}
+	return keys
+}
+
+// recordIntent records the entry writes of ch as l's intent, and marks it whole in
+// the head (with whether its edges need their objects) in the transaction of the
+// last parts; it returns the keys of the parts. The parts before go first, each
+// transaction checking the lease.
+func (c *Client) recordIntent(ctx context.Context, l *listLease, ch relationships.Change, checkObjects bool) ([]map[string]types.AttributeValue, error) {
+	parts := relationships.IntentItems(relationships.Key(l.subject), l.predicate,
+		relationships.Intent{Token: l.token, Puts: ch.Puts, Deletes: ch.Deletes})
+	ops := make([]writeOp, len(parts))
+	keys := make([]map[string]types.AttributeValue, len(parts))
+	for i, p := range parts {
+		keys[i] = project(p, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})
+		ops[i] = putOp(c.names.Relationships, keys[i], p)
+	}
+	chunks := chunk(ops, maxTransactItems-2, maxTransactBytes-leaseCheckBytes, writeOp.size)
+	last := chunks[len(chunks)-1]
+	if len(chunks) > 1 {
+		var earlier []writeOp
+		for _, ch := range chunks[:len(chunks)-1] {
+			earlier = append(earlier, ch...)
+		}
+		if _, err := c.applyLeased(ctx, l, earlier, false); err != nil {
+			return nil, err
+		}
+	}
+	u := expression.Set(expression.Name(schema.AttrIntent), expression.Value(str(l.token))).
+		Set(expression.Name(schema.AttrIntentParts), expression.Value(number(int64(len(parts))))).
+		Set(expression.Name(schema.AttrCheckObjects), expression.Value(&types.AttributeValueMemberBOOL{Value: checkObjects})).
+		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
+	t := &listTransaction{}
+	t.add(c.headUpdate(l.subject, l.predicate, leaseIs(l.token), u), actionRole{kind: roleHead}, 0)
+	c.checkEntity(t, l.subject, actionRole{kind: roleEntity})
+	t.actions = append(t.actions, transactItems(last)...)
+	a := c.transact(ctx, t.actions, newToken())
+	switch {
+	case a.outcome == committed:
+		return keys, nil
+	case a.outcome == conditionFailed && a.action < 2:
+		return nil, c.leaseLost(ctx, l)
+	}
+	return nil, a.err
+}
+
+// leaseCheckBytes bounds what the lease and subject checks add to a transaction.
+const leaseCheckBytes = 4 << 10
+
+// markerOps returns the puts and deletes of the marker changes of l's list.
+func (c *Client) markerOps(l *listLease, changes []relationships.MarkerChange) []writeOp {
+	subject := relationships.Key(l.subject)
+	ops := make([]writeOp, 0, len(changes))
+	for _, mc := range changes {
+		key := relationships.MarkerPrimaryKey(subject, l.predicate, mc.Object)
 		if len(mc.Positions) == 0 {
 			ops = append(ops, deleteOp(c.names.Relationships, key))
 		} else {
-			ops = append(ops, putOp(c.names.Relationships, key, relationships.MarkerItem(ch.Subject, ch.Predicate, mc.Object, mc.Positions)))
+			ops = append(ops, putOp(c.names.Relationships, key, relationships.MarkerItem(subject, l.predicate, mc.Object, mc.Positions)))
 		}
 	}
-	t := &listTransaction{}
-	lease := expression.Name(schema.AttrLease).Equal(expression.Value(str(token)))
-	b := build(lease, nil)
-	t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: aws.String(c.names.Relationships), Key: relationships.HeadPrimaryKey(op.relSubject(), op.predicate),
-		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
-	}}, actionRole{kind: roleHead}, 0)
-	c.checkEntity(t, op.subject, actionRole{kind: roleEntity})
+	return ops
+}
+
+// applyLeased writes ops in transactions that each check l's lease and the subject,
+// in parallel. With checkObjects each also checks the objects of the edges it puts;
+// the edges to an object found missing are dropped (it was deleted while the list
+// was held: its Delete counts as coming after) and it returns those objects.
+func (c *Client) applyLeased(ctx context.Context, l *listLease, ops []writeOp, checkObjects bool) (map[Key]bool, error) {
 	batch := c.batch.shared()
-	var err error
-	if op.checkObjects {
-		err = c.writeCheckingObjects(ctx, batch, t, ops)
-	} else {
-		err = c.transactChecked(ctx, batch, t.actions, t.bytes, ops)
+	dropped := map[Key]bool{}
+	for {
+		t := c.leaseChecks(l)
+		var err error
+		if checkObjects {
+			err = c.writeCheckingObjects(ctx, batch, t, ops)
+		} else {
+			err = c.transactChecked(ctx, batch, t.actions, t.bytes, ops)
+		}
+		var gone *objectMissingError
+		switch {
+		case errors.As(err, &gone):
+			dropped[gone.object] = true
+			ops = withoutEdgesTo(ops, gone.object)
+			continue
+		case errors.Is(err, errGuardFailed):
+			return dropped, c.leaseLost(ctx, l)
+		}
+		return dropped, err
 	}
-	if errors.Is(err, errGuardFailed) {
-		return c.leaseLost(ctx, op)
-	}
-	return err
+}
+
+// withoutEdgesTo returns ops without the puts of entries pointing at object.
+func withoutEdgesTo(ops []writeOp, object Key) []writeOp {
+	target := object.String()
+	return slices.DeleteFunc(slices.Clone(ops), func(op writeOp) bool {
+		k, ok := op.item[schema.AttrObjectKey].(*types.AttributeValueMemberS)
+		return ok && k.Value == target
+	})
 }
 
 // writeCheckingObjects writes ops in transactions of at most half the actions, each
-// with the checks of t and of the objects its entry puts point at.
+// with the checks of t and of the objects its entry puts point at. A refused object
+// check fails with an *objectMissingError.
 func (c *Client) writeCheckingObjects(ctx context.Context, batch *batcher, t *listTransaction, ops []writeOp) error {
 	per := (maxTransactItems - len(t.actions)) / 2
 	chunks := chunk(lastWriteWins(ops), per, maxTransactBytes/2, writeOp.size)
@@ -204,37 +442,109 @@ func (c *Client) writeCheckingObjects(ctx context.Context, batch *batcher, t *li
 	})
 }
 
-// releaseLease ends the lease token with the head's new state: the next free
-// position and the count and digest of the list after.
-func (c *Client) releaseLease(ctx context.Context, op listOp, token string, next int, after []relationships.Entry) error {
+// requireObjects fails with an *objectMissingError when the object of an entry of
+// puts does not exist or is being deleted.
+func (c *Client) requireObjects(ctx context.Context, puts []relationships.Entry) error {
+	objects := make([]Key, 0, len(puts))
+	for _, e := range puts {
+		objects = append(objects, Key(e.Object))
+	}
+	objects = distinctKeys(objects)
+	ops := make([]getOp, len(objects))
+	for i, o := range objects {
+		ops[i] = newGetOp(c.names.Entities, o.item())
+	}
+	items, err := c.batch.get(ctx, ops, readOptions{consistent: true, projection: []string{schema.AttrID, schema.AttrDeleting}})
+	if err != nil {
+		return err
+	}
+	for i, o := range objects {
+		if item, ok := items[ops[i].id]; !ok || deleted(item) {
+			return &objectMissingError{object: o}
+		}
+	}
+	return nil
+}
+
+// objectMissingError refuses an edge to an entity that does not exist.
+type objectMissingError struct{ object Key }
+
+func (e *objectMissingError) Error() string {
+	return fmt.Sprintf("%v: %s, the object of an edge", ErrNotFound, e.object)
+}
+
+func (e *objectMissingError) Is(target error) bool { return target == ErrNotFound }
+
+// releaseLease ends l with the head's new state: the next free position, and the
+// count and digest of the list after, which must be the entries as they stand. It
+// deletes the intent parts given, in the same transaction when they fit in it.
+func (c *Client) releaseLease(ctx context.Context, l *listLease, next int, after []relationships.Entry, intents []map[string]types.AttributeValue) error {
 	for _, e := range after {
 		next = max(next, e.Index+1)
 	}
+	deletes := deleteOps(c.names.Relationships, intents)
+	if room := maxTransactItems - 2; len(deletes) > room {
+		if _, err := c.applyLeased(ctx, l, deletes[room:], false); err != nil {
+			return err
+		}
+		deletes = deletes[:room]
+	}
 	u := expression.Remove(expression.Name(schema.AttrLease)).
 		Remove(expression.Name(schema.AttrLeaseUntil)).
+		Remove(expression.Name(schema.AttrIntent)).
+		Remove(expression.Name(schema.AttrIntentParts)).
+		Remove(expression.Name(schema.AttrCheckObjects)).
 		Set(expression.Name(schema.AttrNext), expression.Value(number(int64(next)))).
 		Set(expression.Name(schema.AttrCount), expression.Value(number(int64(len(after))))).
 		Set(expression.Name(schema.AttrDigest), expression.Value(digestValue(relationships.DigestOf(after)))).
 		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
 	t := &listTransaction{}
-	t.add(c.headUpdate(op, expression.Name(schema.AttrLease).Equal(expression.Value(str(token))), u), actionRole{kind: roleHead}, 0)
-	c.checkEntity(t, op.subject, actionRole{kind: roleEntity})
+	t.add(c.headUpdate(l.subject, l.predicate, leaseIs(l.token), u), actionRole{kind: roleHead}, 0)
+	c.checkEntity(t, l.subject, actionRole{kind: roleEntity})
+	t.actions = append(t.actions, transactItems(deletes)...)
 	a := c.transact(ctx, t.actions, newToken())
 	switch {
 	case a.outcome == committed:
 		return nil
 	case a.outcome == conditionFailed:
-		return c.leaseLost(ctx, op)
+		return c.leaseLost(ctx, l)
 	}
 	return a.err
 }
 
+// rebuildLeased reads l's list again and releases the lease with markers and head
+// rebuilt from its entries.
+func (c *Client) rebuildLeased(ctx context.Context, l *listLease, next int, intents []map[string]types.AttributeValue) error {
+	s, err := c.readUnderLease(ctx, l)
+	if err != nil {
+		return err
+	}
+	if _, err := c.applyLeased(ctx, l, c.markerOps(l, relationships.Reconcile(s.entries, s.markers)), false); err != nil {
+		return err
+	}
+	return c.releaseLease(ctx, l, next, s.entries, append(intents, intentKeys(s.intents)...))
+}
+
+func deleteOps(table string, keys []map[string]types.AttributeValue) []writeOp {
+	seen := map[string]bool{}
+	ops := make([]writeOp, 0, len(keys))
+	for _, k := range keys {
+		op := deleteOp(table, k)
+		if !seen[op.id] {
+			seen[op.id] = true
+			ops = append(ops, op)
+		}
+	}
+	return ops
+}
+
 // leaseLost explains a write whose lease check failed: the subject was deleted, or
 // the lease expired and another writer took the list over.
-func (c *Client) leaseLost(ctx context.Context, op listOp) error {
-	item, err := c.getItem(ctx, op.subject, true)
+func (c *Client) leaseLost(ctx context.Context, l *listLease) error {
+	item, err := c.getItem(ctx, l.subject, true)
 	if err == nil && (item == nil || deleted(item)) {
-		return c.subjectMissing(ctx, op.subject)
+		return c.subjectMissing(ctx, l.subject)
 	}
-	return listConflict(op, errors.New("the lease expired and another writer took the list over"))
+	return &ConflictError{Key: l.subject, Predicate: l.predicate,
+		Reason: "the lease expired and another writer took the list over"}
 }

@@ -2,8 +2,6 @@ package ryno
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -218,15 +216,15 @@ func (c *Client) checkEntity(t *listTransaction, k Key, role actionRole) {
 // addChange adds the actions of a list change: its head, markers and entries, and
 // the existence checks of the objects it writes edges to when checkObjects. A change
 // that writes no entry only checks what it relied on.
-func (c *Client) addChange(t *listTransaction, ch relationships.Change, checkObjects bool, now time.Time) {
+func (c *Client) addChange(t *listTransaction, ch relationships.Change, checkObjects bool) {
 	list := ch.Predicate
 	switch {
 	case !ch.Empty():
-		head := c.headAction(ch, now)
+		head := c.headAction(ch)
 		t.add(head, actionRole{kind: roleHead, list: list}, schema.ItemSize(head.Update.Key)+headBytes)
 	case ch.Expect.CheckDigest: // a Replace with nothing to change: the list must still be the one read
 		key := relationships.HeadPrimaryKey(ch.Subject, ch.Predicate)
-		b := build(headCondition(ch.Expect, now), nil)
+		b := build(headCondition(ch.Expect), nil)
 		t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName: aws.String(c.names.Relationships), Key: key, ConditionExpression: b.condition,
 			ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
@@ -251,10 +249,10 @@ func (c *Client) addChange(t *listTransaction, ch relationships.Change, checkObj
 const headBytes = 300
 
 // headAction is the update of a list's head by ch: its conditions (the version read,
-// or no head; the digest of a whole-list read; no live lease) and its new state, set,
-// or added to for a commutative change.
-func (c *Client) headAction(ch relationships.Change, now time.Time) types.TransactWriteItem {
-	cond := headCondition(ch.Expect, now)
+// or no head; the digest of a whole-list read; no lease) and its new state, set, or
+// added to for a commutative change.
+func (c *Client) headAction(ch relationships.Change) types.TransactWriteItem {
+	cond := headCondition(ch.Expect)
 	u := expression.Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
 	for name, v := range relationships.RawAttributes(ch.Subject, ch.Predicate) {
 		u = u.Set(expression.Name(name), expression.Value(v))
@@ -279,26 +277,27 @@ func (c *Client) headAction(ch relationships.Change, now time.Time) types.Transa
 	}}
 }
 
-// headCondition is the condition that a list's head is as x expects at now: the
-// version read (or no head), the digest of a whole-list read, no live lease.
-func headCondition(x relationships.HeadExpectation, now time.Time) expression.ConditionBuilder {
+// headCondition is the condition that a list's head is as x expects: the version
+// read (or no head), the digest of a whole-list read, and no lease. A lease, live or
+// expired, keeps every plan out: a live one is another writer's, and an expired one
+// may hide writes not finished, which the next writer finishes first (lease.go).
+func headCondition(x relationships.HeadExpectation) expression.ConditionBuilder {
 	switch {
 	case !x.Exists:
 		return expression.AttributeNotExists(expression.Name(schema.AttrVersion))
 	case x.Version == 0:
-		return expression.AttributeExists(expression.Name(schema.AttrVersion)).And(noLiveLease(now))
+		return expression.AttributeExists(expression.Name(schema.AttrVersion)).And(noLease())
 	}
-	cond := expression.Name(schema.AttrVersion).Equal(expression.Value(number(x.Version))).And(noLiveLease(now))
+	cond := expression.Name(schema.AttrVersion).Equal(expression.Value(number(x.Version))).And(noLease())
 	if x.CheckDigest {
 		cond = cond.And(expression.Name(schema.AttrDigest).Equal(expression.Value(digestValue(x.Digest))))
 	}
 	return cond
 }
 
-// noLiveLease is the condition that no writer holds the list at now.
-func noLiveLease(now time.Time) expression.ConditionBuilder {
-	return expression.AttributeNotExists(expression.Name(schema.AttrLease)).
-		Or(expression.Name(schema.AttrLeaseUntil).LessThan(expression.Value(number(now.UnixMilli()))))
+// noLease is the condition that no writer holds the list, nor left it held.
+func noLease() expression.ConditionBuilder {
+	return expression.AttributeNotExists(expression.Name(schema.AttrLease))
 }
 
 func digestValue(d relationships.Digest) *types.AttributeValueMemberN {
@@ -345,7 +344,7 @@ func refusal(t *listTransaction, a attempt) listRefusal {
 	}
 	r := listRefusal{role: t.roles[a.action]}
 	if r.role.kind == roleObject {
-		r.missing = fmt.Errorf("%w: %s, the object of an edge", ErrNotFound, r.role.object)
+		r.missing = &objectMissingError{object: r.role.object}
 	}
 	return r
 }

@@ -19,6 +19,20 @@ func (c *Client) conflictPacer() *pacer {
 	return &pacer{opts: c.opts.Conflicts, sleep: c.batch.sleep, attempt: 1}
 }
 
+// hold returns when the next attempt at a list another writer holds until until may
+// start: after the backoff's ceiling, without jitter (a poll, not a race to spread
+// out), and no later than the lease's expiry, so that the list of a writer cut off is
+// taken over as soon as it may be. It fails as wait does.
+func (p *pacer) hold(ctx context.Context, until time.Time, now time.Time) error {
+	if p.attempt >= p.opts.MaxAttempts {
+		return fmt.Errorf("gave up after %d attempts", p.attempt)
+	}
+	p.attempt++
+	wait := min(p.opts.ceiling(p.attempt-1), until.Sub(now)+time.Millisecond)
+	retrying(ctx, reasonConflict, wait, nil)
+	return p.sleep(ctx, max(wait, 0))
+}
+
 // wait returns when the next attempt may start, or an error when the budget or the
 // context ran out.
 func (p *pacer) wait(ctx context.Context) error {

@@ -213,7 +213,7 @@ func (c *Client) patchRefused(ctx context.Context, k Key, o writeOptions, token 
 	case s.exists() && s.token == token: // an earlier attempt landed
 		return decodeEntity(item)
 	case s.deleting != "":
-		if err := c.completeDelete(ctx, k, s.deleting); err != nil {
+		if err := c.completeDelete(ctx, k, s); err != nil {
 			return nil, wrap(err, "patch %s: completing a delete in progress", k)
 		}
 		return nil, notFound(k)

@@ -83,6 +83,9 @@ type write struct {
 	// byRecord says the entries read were checked against the record only, which
 	// does not hold projections: the plan puts every projected entry again.
 	byRecord bool
+	// doubts remember contradictions between the heads and entries of lists read,
+	// one per predicate.
+	doubts []relationships.Doubt
 }
 
 func (c *Client) put(ctx context.Context, e *Entity, mode putMode, opts []WriteOption) (*Entity, error) {
@@ -156,6 +159,20 @@ func (w *write) run(ctx context.Context) (*Entity, error) {
 		if done != nil || err != nil {
 			return done, err
 		}
+		held, again, err := w.readyLists(ctx, snap.lists)
+		if err != nil {
+			return nil, err
+		}
+		if again {
+			x, read = snap.x, false
+			if err := pace.wait(ctx); err != nil {
+				if held != nil {
+					return nil, held
+				}
+				return nil, &ConflictError{Key: w.e.Key, Expected: w.e.Version, Reason: "concurrent writers kept changing it: " + err.Error()}
+			}
+			continue
+		}
 		p, err := w.plan(snap.x, snap.entries, snap.lists)
 		if err != nil {
 			return nil, err
@@ -179,6 +196,31 @@ func (w *write) run(ctx context.Context) (*Entity, error) {
 			return nil, &ConflictError{Key: w.e.Key, Expected: w.e.Version, Reason: "concurrent writers kept changing it: " + err.Error()}
 		}
 	}
+}
+
+// readyLists inspects the lists read before a plan relies on them. It finishes a
+// list another writer left unfinished (or whose bookkeeping contradicts its entries)
+// and reports that the lists must be read again, as they must while another writer
+// holds one (held then says which) or a read is doubtful.
+func (w *write) readyLists(ctx context.Context, lists []listState) (held *LeaseError, again bool, err error) {
+	if w.doubts == nil {
+		w.doubts = make([]relationships.Doubt, len(lists))
+	}
+	now := w.c.opts.Now()
+	for i, s := range lists {
+		switch relationships.Inspect(s.head, nil, s.entries, true, now, &w.doubts[i]) {
+		case relationships.Held:
+			held, again = &LeaseError{Key: w.e.Key, Predicate: s.head.Predicate, Until: s.head.LeaseUntil}, true
+		case relationships.Left:
+			if _, err := w.c.writeListLeased(ctx, nil, s.head); err != nil {
+				return nil, false, err
+			}
+			again = true
+		case relationships.Doubtful:
+			again = true
+		}
+	}
+	return held, again, nil
 }
 
 // snapshot is what an attempt read: the expectation its commit checks, and the
@@ -270,7 +312,7 @@ func (w *write) decideFromItem(ctx context.Context, item map[string]types.Attrib
 		return expectation{}, done, err
 	}
 	if s.deleting != "" {
-		if err := w.c.completeDelete(ctx, w.e.Key, s.deleting); err != nil {
+		if err := w.c.completeDelete(ctx, w.e.Key, s); err != nil {
 			return expectation{}, nil, wrap(err, "%s %s: completing a delete in progress", w.mode, w.e.Key)
 		}
 		s = stored{}
@@ -303,7 +345,9 @@ func (w *write) decide(s stored) (expectation, error) {
 		return expectation{}, &UnknownIndexError{Key: k, Indexes: unknown}
 	}
 	x := expect(s)
-	x.pending = s.pending != ""
+	if x.pending = s.pending != ""; x.pending {
+		x.left = recordEntries(k, s.item)
+	}
 	return x, nil
 }
 
@@ -345,7 +389,11 @@ func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeVa
 			return nil, err
 		}
 		p.entries = entries
-		p.claims, p.releases = w.c.indexes.claimChanges(parseEntries(storedEntries), entries)
+		held := parseEntries(storedEntries)
+		if x.pending {
+			held = append(held, x.left...)
+		}
+		p.claims, p.releases = w.c.indexes.claimChanges(held, entries)
 		if w.byRecord {
 			p.entryOps = append(p.entryOps, projectedPuts(w.c.names.IndexEntries, entries)...)
 		}
@@ -377,9 +425,8 @@ func (w *write) transaction(p *putPlan) *listTransaction {
 		t.add(transactItems([]writeOp{op})[0], actionRole{kind: roleIndex}, op.size())
 	}
 	w.c.addClaims(t, p.claims, p.releases)
-	now := w.c.opts.Now()
 	for _, ch := range p.lists {
-		w.c.addChange(t, ch, w.c.opts.CheckObjects, now)
+		w.c.addChange(t, ch, w.c.opts.CheckObjects)
 	}
 	return t
 }

@@ -159,7 +159,11 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	_, releases := r.c.indexes.claimChanges(parseEntries(stored), emitted)
+	held := parseEntries(stored)
+	if r.s.pending != "" { // a write cut off may have claimed values it wrote no entry of
+		held = append(held, recordEntries(r.k, r.s.item)...)
+	}
+	_, releases := r.c.indexes.claimChanges(held, emitted)
 	releases = slices.DeleteFunc(releases, func(cl indexentries.Claim) bool { return r.heldByOther(cl) })
 	set := r.c.indexes.set(r.k.Type)
 	record := indexRecord(emitted)

@@ -63,10 +63,14 @@ func CheckObjects(on bool) ListOption {
 	return func(op *listOp) { op.checkObjects = on }
 }
 
-// listCall validates and runs one list write.
+// listCall validates and runs one list write. Adding or removing no objects is
+// done before any request. A failed write changed nothing it reports.
 func (c *Client) listCall(ctx context.Context, kind listKind, subject Key, predicate string, objects []Key, opts []ListOption) (relationships.Change, error) {
 	if err := validateList(subject, predicate, objects); err != nil {
 		return relationships.Change{}, err
+	}
+	if kind != listReplace && len(objects) == 0 {
+		return relationships.Change{}, nil
 	}
 	op := listOp{kind: kind, subject: subject, predicate: predicate, objects: objects, checkObjects: c.opts.CheckObjects}
 	for _, opt := range opts {
@@ -74,46 +78,96 @@ func (c *Client) listCall(ctx context.Context, kind listKind, subject Key, predi
 	}
 	ch, err := c.writeList(ctx, op)
 	if err != nil {
-		return ch, wrap(err, "%s %s -%s->", kind, subject, predicate)
+		return relationships.Change{}, wrap(err, "%s %s -%s->", kind, subject, predicate)
 	}
 	return ch, nil
 }
 
 // writeList makes attempts at op until one commits or fails for good: read, plan,
-// and commit under conditions that the read still holds.
+// and commit under conditions that the read still holds. A list another writer
+// left unfinished, or whose bookkeeping contradicts its entries, is finished and
+// rebuilt under a lease first, with op (lease.go); so is a change too large for one
+// transaction.
 func (c *Client) writeList(ctx context.Context, op listOp) (relationships.Change, error) {
 	pace := c.conflictPacer()
+	var doubt relationships.Doubt
 	for {
 		s, err := c.readListState(ctx, op)
 		if err != nil {
 			return relationships.Change{}, err
 		}
-		now := c.opts.Now()
-		if !s.head.Leased(now) {
-			ch := op.plan(s)
-			t := &listTransaction{}
-			c.checkEntity(t, op.subject, actionRole{kind: roleEntity})
-			c.addChange(t, ch, op.checkObjects, now)
-			if !t.fits() {
-				return c.writeListLeased(ctx, op)
-			}
-			a := c.transact(ctx, t.actions, newToken())
-			switch {
-			case a.outcome == committed:
-				return ch, nil
-			case a.outcome != conditionFailed:
-				return ch, a.err
-			}
-			if r := refusal(t, a); r.role.kind == roleEntity {
-				return ch, c.subjectMissing(ctx, op.subject)
-			} else if r.missing != nil {
-				return ch, r.missing
+		switch relationships.Inspect(s.head, s.markers, s.entries, op.kind == listReplace, c.opts.Now(), &doubt) {
+		case relationships.Left:
+			return c.writeListLeased(ctx, &op, s.head)
+		case relationships.Clean:
+			ch, done, err := c.commitList(ctx, op, s)
+			if done || err != nil {
+				return ch, err
 			}
 		}
-		if err := pace.wait(ctx); err != nil {
+		if now := c.opts.Now(); s.head.Leased(now) {
+			if err := pace.hold(ctx, s.head.LeaseUntil, now); err != nil {
+				return relationships.Change{}, &LeaseError{Key: op.subject, Predicate: op.predicate, Until: s.head.LeaseUntil, Err: err}
+			}
+		} else if err := pace.wait(ctx); err != nil {
 			return relationships.Change{}, listConflict(op, err)
 		}
 	}
+}
+
+// readListReady reads what op plans from, as writeList does, for a caller that
+// plans op into a transaction of its own: a list left unfinished is finished first,
+// and a live lease fails with a *LeaseError.
+func (c *Client) readListReady(ctx context.Context, op listOp) (listState, error) {
+	pace := c.conflictPacer()
+	var doubt relationships.Doubt
+	for {
+		s, err := c.readListState(ctx, op)
+		if err != nil {
+			return s, err
+		}
+		switch relationships.Inspect(s.head, s.markers, s.entries, op.kind == listReplace, c.opts.Now(), &doubt) {
+		case relationships.Clean:
+			return s, nil
+		case relationships.Held:
+			return s, &LeaseError{Key: op.subject, Predicate: op.predicate, Until: s.head.LeaseUntil}
+		case relationships.Left:
+			if _, err := c.writeListLeased(ctx, nil, s.head); err != nil {
+				return s, err
+			}
+		case relationships.Doubtful:
+			if err := pace.wait(ctx); err != nil {
+				return s, listConflict(op, err)
+			}
+		}
+	}
+}
+
+// commitList plans op against s and commits it in one transaction, or under a lease
+// when it does not fit in one. It reports whether the call is done: false when
+// another writer changed the list since s was read.
+func (c *Client) commitList(ctx context.Context, op listOp, s listState) (relationships.Change, bool, error) {
+	ch := op.plan(s)
+	t := &listTransaction{}
+	c.checkEntity(t, op.subject, actionRole{kind: roleEntity})
+	c.addChange(t, ch, op.checkObjects)
+	if !t.fits() {
+		ch, err := c.writeListLeased(ctx, &op, s.head)
+		return ch, true, err
+	}
+	a := c.transact(ctx, t.actions, newToken())
+	switch {
+	case a.outcome == committed:
+		return ch, true, nil
+	case a.outcome != conditionFailed:
+		return relationships.Change{}, true, a.err
+	}
+	if r := refusal(t, a); r.role.kind == roleEntity {
+		return relationships.Change{}, true, c.subjectMissing(ctx, op.subject)
+	} else if r.missing != nil {
+		return relationships.Change{}, true, r.missing
+	}
+	return relationships.Change{}, false, nil
 }
 
 // readList returns the entries of subject under predicate (every predicate when
@@ -174,6 +228,9 @@ func relKeys(keys []Key) []relationships.Key {
 }
 
 func fromRelKeys(keys []relationships.Key) []Key {
+	if keys == nil {
+		return nil
+	}
 	k := make([]Key, len(keys))
 	for i, rk := range keys {
 		k[i] = Key(rk)
@@ -203,7 +260,7 @@ func (c *Client) subjectMissing(ctx context.Context, subject Key) error {
 		return err
 	}
 	if s, err := readStored(subject, item); err == nil && s.deleting != "" {
-		if err := c.completeDelete(ctx, subject, s.deleting); err != nil {
+		if err := c.completeDelete(ctx, subject, s); err != nil {
 			return wrap(err, "completing a delete in progress")
 		}
 	}

@@ -86,33 +86,89 @@ func planRepairs(orphans []Orphan) []repair {
 }
 
 // repairOrphans deletes orphans and returns how many it deleted and how many it kept
-// because the entity they missed exists by now. Orphans that name their missing
-// entity are deleted in transactions that check the entity is still missing, so an
-// entity created since Check read it keeps its entries; malformed entries, which
-// name none, are deleted as they are.
-func (c *Client) repairOrphans(ctx context.Context, batch *batcher, orphans []Orphan) (deleted, kept int, err error) {
-	var malformed, named, claims []Orphan
+// because the entity they missed exists by now. What refers to each missing entity
+// is swept as a Delete of it sweeps, under the condition that it stays missing, so
+// lists keep exact heads and markers and an entity created meanwhile keeps its
+// entries; an entity being deleted has its Delete completed. Claims whose owner is
+// missing are deleted in transactions that check it still is; claims their owner no
+// longer holds are released unless it took the value back; malformed entries, which
+// name no entity, are deleted as they are.
+func (c *Client) repairOrphans(ctx context.Context, run *checkRun, orphans []Orphan) (deleted, kept int, err error) {
+	var malformed, unheld, claims []Orphan
+	byEntity := map[Key]int{}
+	var missing []Key
 	for _, o := range orphans {
 		switch {
 		case o.Missing == (Key{}):
 			malformed = append(malformed, o)
 		case o.Role == roleClaimed:
+			unheld = append(unheld, o)
+		case o.item:
 			claims = append(claims, o)
 		default:
-			named = append(named, o)
+			if byEntity[o.Missing] == 0 {
+				missing = append(missing, o.Missing)
+			}
+			byEntity[o.Missing]++
 		}
 	}
+	batch := run.batch
 	if err := batch.write(ctx, orphanDeletes(malformed)); err != nil {
 		return 0, 0, err
 	}
-	released, err := c.releaseUnheld(ctx, batch, claims)
+	deleted = len(malformed)
+	released, err := c.releaseUnheld(ctx, batch, unheld)
+	deleted, kept = deleted+released, len(unheld)-released
 	if err != nil {
-		return len(malformed), 0, err
+		return deleted, kept, err
 	}
-	plans := planRepairs(named)
+	var mu sync.Mutex
+	err = parallel(ctx, len(missing), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+		k := missing[i]
+		gone, err := c.sweepMissing(ctx, k)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err != nil:
+			return wrap(err, "delete what refers to %s", k)
+		case gone:
+			deleted += byEntity[k]
+		default:
+			kept += byEntity[k]
+		}
+		return nil
+	})
+	if err != nil {
+		return deleted, kept, err
+	}
+	d, k, err := c.repairClaims(ctx, batch, claims)
+	return deleted + d, kept + k, err
+}
+
+// sweepMissing deletes what refers to the entity k, which Check found missing or
+// being deleted, and reports whether it is gone: false when it exists by now.
+func (c *Client) sweepMissing(ctx context.Context, k Key) (bool, error) {
+	item, err := c.getItem(ctx, k, true)
+	if err != nil {
+		return false, err
+	}
+	s, err := readStored(k, item)
+	switch {
+	case err != nil:
+		return false, err
+	case s.deleting != "":
+		return true, c.completeDelete(ctx, k, s)
+	case s.exists():
+		return false, nil
+	}
+	return c.sweepHolding(ctx, k, guard{key: k, absent: true}, nil)
+}
+
+// repairClaims deletes claims whose owner is missing, each only while it still is.
+func (c *Client) repairClaims(ctx context.Context, batch *batcher, orphans []Orphan) (deleted, kept int, err error) {
+	plans := planRepairs(orphans)
 	var mu sync.Mutex
 	var failed failures
-	deleted, kept = len(malformed)+released, len(claims)-released
 	inParallel(ctx, len(plans), c.opts.MaxConcurrency, false, func(ctx context.Context, i int) error {
 		left, err := c.runRepair(ctx, batch, plans[i])
 		mu.Lock()
@@ -189,8 +245,9 @@ func orphanDeletes(orphans []Orphan) []writeOp {
 }
 
 // releaseUnheld deletes claims whose entity holds no entry of their value, each in a
-// transaction checking that the entry is still missing and the claim still the
-// entity's: an entity that took the value back meanwhile keeps its claim. It returns
+// transaction checking that the entry is still missing, that the entity does not
+// record the value, and that the claim is still the entity's: an entity that took
+// the value back meanwhile keeps its claim. It returns
 // how many it deleted.
 func (c *Client) releaseUnheld(ctx context.Context, batch *batcher, orphans []Orphan) (int, error) {
 	var mu sync.Mutex
@@ -203,10 +260,21 @@ func (c *Client) releaseUnheld(ctx context.Context, batch *batcher, orphans []Or
 		defer release()
 		cl := orphans[i].claim
 		missing := build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)), nil)
+		// The owner must not record the value either: a write cut off records what
+		// it claimed before it writes the entries.
+		record := expression.NameNoDotSplit(schema.AttrIndexEntries).AppendName(expression.NameNoDotSplit(cl.IndexName))
+		unrecorded := build(expression.AttributeNotExists(expression.Name(schema.AttrID)).
+			Or(expression.Not(expression.Contains(record, cl.Value.Encoding()))), nil)
+		owner := Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}
 		a := c.transact(ctx, []types.TransactWriteItem{
 			{ConditionCheck: &types.ConditionCheck{
 				TableName: aws.String(c.names.IndexEntries), Key: cl.Entry().PrimaryKey(),
 				ConditionExpression: missing.condition, ExpressionAttributeNames: missing.names,
+			}},
+			{ConditionCheck: &types.ConditionCheck{
+				TableName: aws.String(c.names.Entities), Key: owner.item(),
+				ConditionExpression: unrecorded.condition, ExpressionAttributeNames: unrecorded.names,
+				ExpressionAttributeValues: unrecorded.values,
 			}},
 			c.releaseAction(cl),
 		}, newToken())

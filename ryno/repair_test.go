@@ -120,7 +120,7 @@ func canceled(codes ...string) error {
 	return &types.TransactionCanceledException{Message: aws.String("canceled"), CancellationReasons: reasons}
 }
 
-func TestRepairOrphans(t *testing.T) {
+func TestRepairClaims(t *testing.T) {
 	// Checks of a and b, then the deletes of entries 0 (a), 1 (b) and 2 (a).
 	three := []Orphan{orphanOf(0, "a"), orphanOf(1, "b"), orphanOf(2, "a")}
 	tests := []struct {
@@ -155,7 +155,7 @@ func TestRepairOrphans(t *testing.T) {
 			stub := &transactStub{reply: tt.reply}
 			c, err := New(stub, Options{TablePrefix: "t", Retry: RetryOptions{MaxAttempts: 3, BaseDelay: time.Microsecond}})
 			require.NoError(t, err)
-			deleted, kept, err := c.repairOrphans(context.Background(), c.batch.shared(), three)
+			deleted, kept, err := c.repairClaims(context.Background(), c.batch.shared(), three)
 			require.Equal(t, tt.deleted, deleted)
 			require.Equal(t, tt.kept, kept)
 			var sizes []int

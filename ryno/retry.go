@@ -11,16 +11,23 @@ import (
 // backoff returns how long to wait before retry n (n >= 1): full jitter over a
 // ceiling that doubles from BaseDelay up to MaxDelay.
 func (r RetryOptions) backoff(n int) time.Duration {
+	ceiling := r.ceiling(n)
+	if ceiling <= 0 {
+		return 0
+	}
+	return rand.N(ceiling + 1)
+}
+
+// ceiling returns the most retry n (n >= 1) waits: BaseDelay doubled n-1 times, at
+// most MaxDelay.
+func (r RetryOptions) ceiling(n int) time.Duration {
 	ceiling := r.MaxDelay
 	if n <= 30 {
 		if d := r.BaseDelay << (n - 1); d < ceiling {
 			ceiling = d
 		}
 	}
-	if ceiling <= 0 {
-		return 0
-	}
-	return rand.N(ceiling + 1)
+	return ceiling
 }
 
 // retryState tracks the retries of one chunk.

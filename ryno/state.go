@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -125,8 +126,11 @@ type expectation struct {
 
 	// pending says the item holds the mark of a writer still writing its index
 	// entries: the write takes the large path, which takes over from that writer.
-	// Not part of the condition: the version pins it.
+	// Not part of the condition: the version pins it. left is what that writer's
+	// record says it emitted: values of unique indexes it claimed, perhaps before
+	// writing their entries, which the write releases unless it emits them too.
 	pending bool
+	left    []indexentries.Entry
 
 	// cond is the caller's condition on the stored entity (If), checked with the
 	// rest; holds does not evaluate it.

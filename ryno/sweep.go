@@ -47,18 +47,29 @@ func (p sweepPart) actions() int {
 
 // sweep deletes what refers to k while g holds: the entity's tombstone is there
 // (then the item is deleted last), or the entity is missing. When g stops holding,
-// the entity has a new life whose entries are its own, and sweep stops.
-func (c *Client) sweep(ctx context.Context, k Key, g guard) error {
+// the entity has a new life whose entries are its own, and sweep stops. claims are
+// released besides those of the index entries found.
+func (c *Client) sweep(ctx context.Context, k Key, g guard, claims []indexentries.Claim) error {
+	_, err := c.sweepHolding(ctx, k, g, claims)
+	return err
+}
+
+// sweepHolding is sweep, reporting whether g held to the end.
+func (c *Client) sweepHolding(ctx context.Context, k Key, g guard, claims []indexentries.Claim) (bool, error) {
 	refs := c.references(k)
 	first, err := c.firstPages(ctx, refs)
 	if err != nil {
-		return err
+		return false, err
 	}
 	var parts []sweepPart
 	more := false
 	for i, r := range refs {
 		parts = append(parts, r.parts(first[i].Items)...)
 		more = more || len(first[i].LastEvaluatedKey) > 0
+	}
+	extra := claimsBeside(claims, parts)
+	if len(extra) > 0 {
+		parts = append(parts, sweepPart{releases: extra})
 	}
 	final, hasFinal := c.deleteAction(g)
 	txs := packParts(parts, maxTransactItems-1)
@@ -70,7 +81,13 @@ func (c *Client) sweep(ctx context.Context, k Key, g guard) error {
 		return c.sweepOnce(ctx, g, final, hasFinal, only)
 	}
 	batch := c.batch.shared()
-	err = parallel(ctx, len(refs), len(refs), func(ctx context.Context, i int) error {
+	err = parallel(ctx, len(refs)+1, len(refs)+1, func(ctx context.Context, i int) error {
+		if i == len(refs) {
+			if len(extra) == 0 {
+				return nil
+			}
+			return c.sweepParts(ctx, batch, g, []sweepPart{{releases: extra}})
+		}
 		if err := c.sweepParts(ctx, batch, g, refs[i].parts(first[i].Items)); err != nil {
 			return err
 		}
@@ -85,22 +102,25 @@ func (c *Client) sweep(ctx context.Context, k Key, g guard) error {
 	})
 	switch {
 	case errors.Is(err, errGuardFailed):
-		return nil
-	case err != nil || !hasFinal:
-		return err
+		return false, nil
+	case err != nil:
+		return false, err
+	case !hasFinal:
+		return true, nil
 	}
 	return c.sweepOnce(ctx, g, final, hasFinal, nil)
 }
 
 // sweepOnce deletes parts in one transaction: beside the deletion of the entity item
 // when the guard is a tombstone (its condition is the guard), beside the guard's
-// check otherwise. A guard that no longer holds means the work is done or moot.
-func (c *Client) sweepOnce(ctx context.Context, g guard, final types.TransactWriteItem, hasFinal bool, parts []sweepPart) error {
+// check otherwise. A guard that no longer holds means the work is done or moot; it
+// reports whether the guard held.
+func (c *Client) sweepOnce(ctx context.Context, g guard, final types.TransactWriteItem, hasFinal bool, parts []sweepPart) (bool, error) {
 	switch {
 	case len(parts) == 0 && !hasFinal:
-		return nil
+		return true, nil
 	case len(parts) == 0:
-		return c.deleteItem(ctx, final.Delete)
+		return true, c.deleteItem(ctx, final.Delete)
 	}
 	first := g.action(c.names.Entities)
 	if hasFinal {
@@ -108,9 +128,9 @@ func (c *Client) sweepOnce(ctx context.Context, g guard, final types.TransactWri
 	}
 	err := c.sweepTransaction(ctx, first, parts)
 	if errors.Is(err, errGuardFailed) {
-		return nil
+		return false, nil
 	}
-	return err
+	return err == nil, err
 }
 
 // sweepParts runs parts in parallel transactions, each checking g, within batch's
@@ -129,9 +149,11 @@ func (c *Client) sweepParts(ctx context.Context, batch *batcher, g guard, parts 
 }
 
 // sweepTransaction commits parts after first, the guard. It returns errGuardFailed
-// when the guard failed. A list whose head refuses (a writer holds it for a large
-// change) is waited for; a list with no head, written before heads existed, has its
-// entries deleted alone.
+// when the guard failed. A list whose head refuses is waited for while another
+// writer holds it, and finished first when a writer left it unfinished; a list with
+// no head, written before heads existed, has its entries deleted alone. A marker
+// that holds other positions than the entries read (the reverse index lags, or a
+// writer added some since) is read, and every entry it holds goes.
 func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWriteItem, parts []sweepPart) error {
 	pace := c.conflictPacer()
 	for {
@@ -166,17 +188,132 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 		case role.kind == roleClaim: // another entity holds the value by now
 			p.releases = slices.DeleteFunc(p.releases, func(cl indexentries.Claim) bool { return cl == role.claim })
 			continue
-		case t.roles[a.action].kind == roleMarker && !p.partial: // the marker holds more
-			p.partial = true
+		case role.kind == roleMarker:
+			if err := c.refreshPart(ctx, p, maxTransactItems-len(t.actions)+p.actions()); err != nil {
+				return err
+			}
 			continue
-		case t.roles[a.action].kind == roleHead && a.item == nil: // no head: delete the entries alone
+		case role.kind == roleHead && a.item == nil: // no head: delete the entries alone
 			p.deletes, p.list = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.list.Deletes}), nil
 			continue
+		case role.kind == roleHead:
+			h, err := relationships.HeadFromItem(p.list.Subject, p.list.Predicate, a.item)
+			if err != nil {
+				return err
+			}
+			if h.Abandoned(c.opts.Now()) {
+				if _, err := c.writeListLeased(ctx, nil, h); err != nil {
+					return wrap(err, "finishing a list pointing at the entity")
+				}
+				if err := c.refreshPart(ctx, p, maxTransactItems-len(t.actions)+p.actions()); err != nil {
+					return err
+				}
+				continue
+			}
 		}
 		if err := pace.wait(ctx); err != nil {
 			return wrap(err, "a list pointing at the entity stays held by another writer")
 		}
 	}
+}
+
+// refreshPart reads the entries of another subject's list that point at the
+// object whose entries p deletes (consistently, through the by-object index) and
+// that object's marker, and makes p delete every one of them, within room actions.
+// A list whose marker disagrees with its entries (written before markers, or left
+// damaged) is rebuilt under a lease first. No entries means the list no longer holds
+// the object. More entries than room allows keep p to the entries it has, taken out
+// of the marker one by one.
+func (c *Client) refreshPart(ctx context.Context, p *sweepPart, room int) error {
+	for rebuilt := false; ; rebuilt = true {
+		ch := p.list
+		object := ch.Deletes[0].Object
+		entries, marker, err := c.readEdges(ctx, Key(ch.Subject), ch.Predicate, Key(object))
+		if err != nil {
+			return err
+		}
+		positions := make([]int, len(entries))
+		for i, e := range entries {
+			positions[i] = e.Index
+		}
+		switch {
+		case !slices.Equal(positions, marker.Positions) && !rebuilt:
+			h, err := c.readHead(ctx, Key(ch.Subject), ch.Predicate)
+			if err != nil {
+				return err
+			}
+			if _, err := c.writeListLeased(ctx, nil, h); err != nil {
+				return wrap(err, "rebuilding a list pointing at the entity")
+			}
+			continue
+		case len(entries) == 0:
+			p.list, p.deletes, p.partial = nil, nil, false
+		case len(entries)+2 > room:
+			p.partial = true
+		default:
+			fresh := incomingChange(entries)
+			p.list, p.partial = &fresh, false
+		}
+		return nil
+	}
+}
+
+// readEdges reads the entries of subject's list under predicate that point at
+// object, in position order, and object's marker, consistently.
+func (c *Client) readEdges(ctx context.Context, subject Key, predicate string, object Key) ([]relationships.Entry, relationships.Marker, error) {
+	var keys []getOp
+	var marker map[string]types.AttributeValue
+	err := parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+		if i == 1 {
+			var err error
+			marker, err = c.getRelationshipItem(ctx, relationships.MarkerPrimaryKey(relationships.Key(subject), predicate, relationships.Key(object)))
+			return err
+		}
+		in := c.edgeQuery(subject, predicate, object)
+		in.ConsistentRead = aws.Bool(true)
+		return c.queryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+			for _, item := range items {
+				keys = append(keys, newGetOp(c.names.Relationships, project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})))
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, relationships.Marker{}, err
+	}
+	m, err := relationships.MarkerFromItem(relationships.Key(object), marker)
+	if err != nil {
+		return nil, m, err
+	}
+	items, err := c.batch.get(ctx, keys, readOptions{consistent: true})
+	if err != nil {
+		return nil, m, err
+	}
+	var entries []relationships.Entry
+	for _, k := range keys {
+		if item, ok := items[k.id]; ok {
+			e, err := relationships.FromItem(item)
+			if err != nil {
+				return nil, m, err
+			}
+			entries = append(entries, e)
+		}
+	}
+	slices.SortFunc(entries, func(a, b relationships.Entry) int { return a.Index - b.Index })
+	return entries, m, nil
+}
+
+// claimsBeside returns the claims that no part releases already: one transaction
+// may not release a claim twice.
+func claimsBeside(claims []indexentries.Claim, parts []sweepPart) []indexentries.Claim {
+	var extra []indexentries.Claim
+	for _, cl := range claims {
+		released := slices.ContainsFunc(parts, func(p sweepPart) bool { return slices.Contains(p.releases, cl) })
+		if !released && !slices.Contains(extra, cl) {
+			extra = append(extra, cl)
+		}
+	}
+	return extra
 }
 
 // partActions returns the transaction actions of p.
@@ -189,7 +326,7 @@ func (c *Client) partActions(p sweepPart) []types.TransactWriteItem {
 		return acts
 	}
 	ch := *p.list
-	head := c.headAction(ch, c.opts.Now())
+	head := c.headAction(ch)
 	object := ch.Deletes[0].Object
 	positions := make([]int, len(ch.Deletes))
 	for i, e := range ch.Deletes {

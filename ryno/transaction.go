@@ -459,7 +459,7 @@ func (c *Client) txCheck(op *txOp) *txPart {
 func (c *Client) txList(ctx context.Context, op *txOp, written map[Key]opKind) (*txPart, error) {
 	lop := listOp{kind: [...]listKind{opAdd: listAdd, opRemove: listRemove}[op.kind], subject: op.key,
 		predicate: op.predicate, objects: op.objects, checkObjects: c.opts.CheckObjects}
-	s, err := c.readListState(ctx, lop)
+	s, err := c.readListReady(ctx, lop)
 	if err != nil {
 		return nil, err
 	}
@@ -470,12 +470,9 @@ func (c *Client) txList(ctx context.Context, op *txOp, written map[Key]opKind) (
 	case ok && kind != opCheck: // the subject's write checks it exists
 		p.t.checked = map[Key]bool{op.key: true}
 	}
-	if s.head.Leased(c.opts.Now()) {
-		return nil, listConflict(lop, errors.New("another writer holds the list"))
-	}
 	ch := lop.plan(s)
 	c.checkEntity(&p.t, op.key, actionRole{kind: roleEntity})
-	c.addChange(&p.t, ch, lop.checkObjects, c.opts.Now())
+	c.addChange(&p.t, ch, lop.checkObjects)
 	p.result.Changed = fromRelKeys(append(ch.Added, ch.Removed...))
 	p.refused = func(_ context.Context, role actionRole, _ map[string]types.AttributeValue) (bool, error) {
 		switch role.kind {

@@ -33,10 +33,21 @@ type Head struct {
 	// large for one transaction.
 	Lease      string
 	LeaseUntil time.Time
+	// Intent is the token of a writer whose intent is recorded whole (see Intent),
+	// in IntentParts parts: writes it may not have finished. CheckObjects says its
+	// edges need their objects to exist.
+	Intent       string
+	IntentParts  int
+	CheckObjects bool
 }
 
 // Leased reports whether a writer holds the list at now.
 func (h Head) Leased(now time.Time) bool { return h.Lease != "" && now.Before(h.LeaseUntil) }
+
+// Abandoned reports whether a writer held the list and its lease expired before
+// now: it was cut off, or is too slow to trust, and what it left must be finished
+// before anyone plans against the head.
+func (h Head) Abandoned(now time.Time) bool { return h.Lease != "" && !now.Before(h.LeaseUntil) }
 
 // HeadPrimaryKey returns the primary key of the head of subject's list for
 // predicate.
@@ -61,6 +72,13 @@ func HeadFromItem(subject Key, predicate string, item map[string]types.Attribute
 	if _, ok := item[schema.AttrLease]; ok {
 		h.Lease = r.str(schema.AttrLease)
 		h.LeaseUntil = time.UnixMilli(r.int64(schema.AttrLeaseUntil))
+	}
+	if _, ok := item[schema.AttrIntent]; ok {
+		h.Intent = r.str(schema.AttrIntent)
+		h.IntentParts = int(r.int64(schema.AttrIntentParts))
+		if b, ok := item[schema.AttrCheckObjects].(*types.AttributeValueMemberBOOL); ok {
+			h.CheckObjects = b.Value
+		}
 	}
 	if r.err != nil {
 		return Head{}, errs.Wrap(r.err, "head of %s -%s->", subject, predicate)

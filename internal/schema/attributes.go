@@ -48,6 +48,15 @@ const (
 	AttrLease      = "_lease"       // head, S: the token of a writer holding the list
 	AttrLeaseUntil = "_lease_until" // head, N: when that lease expires, in Unix milliseconds
 	AttrPositions  = "_positions"   // marker, NS: the positions of the object's entries
+
+	// A head records the intent of the writer holding the list once the intent is
+	// whole: its token and how many parts it has. Intent parts hold the writes.
+	AttrIntent       = "_intent"        // head, S: the token of a whole intent to finish
+	AttrIntentParts  = "_intent_parts"  // head, N: how many parts that intent has
+	AttrCheckObjects = "_check_objects" // head, BOOL: the intent's edges need their objects
+	AttrPuts         = "_puts"          // intent part, SS: the entries to put
+	AttrDeletes      = "_deletes"       // intent part, SS: the entries to delete
+	AttrEdgeAttrs    = "_edge_attrs"    // intent part, M: the edge attributes of puts that have some
 )
 
 // Attributes of an index entry item (AttrScope, AttrType, AttrID and AttrSubjectKey too).

@@ -136,7 +136,8 @@ func PredicateObjectPrefix(predicate string) string { return PredicatePrefix(pre
 
 // The relationship entries table also holds the store's bookkeeping of each list, in
 // the subject's partition: a head per predicate (version, next free position, a
-// digest of the entries) and a marker per object (the positions of its entries).
+// digest of the entries), a marker per object (the positions of its entries) and,
+// while a writer holds the list for a large change, the parts of its intent.
 // Their _predicate_key starts with a byte below 0x20, which no escaped predicate
 // starts with (components hold no control characters): they never match a
 // predicate's prefix, and a key condition "greater than EntriesStart" skips them.
@@ -145,6 +146,7 @@ func PredicateObjectPrefix(predicate string) string { return PredicatePrefix(pre
 const (
 	ListHeadPrefix   = "\x01"
 	ListMarkerPrefix = "\x02"
+	ListIntentPrefix = "\x03"
 	EntriesStart     = "\x1f" // every entry's _predicate_key sorts after it
 )
 
@@ -162,6 +164,24 @@ func ListMarkerKey(predicate, objectScope, objectType, objectID string) string {
 // ListMarkersPrefix returns the begins_with prefix that selects the markers of one
 // predicate's list.
 func ListMarkersPrefix(predicate string) string { return ListMarkerPrefix + PredicatePrefix(predicate) }
+
+// ListIntentKey returns the _predicate_key of part of the intent a writer holding
+// a subject's list for predicate under a lease records before it changes the
+// entries: the writes it is about to make, for whoever must finish them. token
+// names the writer; parts are numbered from 0.
+func ListIntentKey(predicate, token string, part int) string {
+	return ListIntentsPrefix(predicate) + Join(token, FormatIndex(part))
+}
+
+// ListIntentsPrefix returns the begins_with prefix that selects the intent parts of
+// one predicate's list, whatever their writer.
+func ListIntentsPrefix(predicate string) string { return ListIntentPrefix + PredicatePrefix(predicate) }
+
+// ListIntentPrefixOf returns the begins_with prefix that selects the parts of the
+// intent of the writer token.
+func ListIntentPrefixOf(predicate, token string) string {
+	return ListIntentsPrefix(predicate) + Escape(token) + string(Delimiter)
+}
 
 // A unique index's values are claimed by the entities holding them, one claim item
 // per (scope, index, value) in the index entries table. Its _subject_key starts

@@ -1,0 +1,407 @@
+package integration_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/ryno"
+)
+
+// These tests cut a writer off between two of its requests, as a process killed
+// mid-call is, and check that the next writer, or Check with Repair, finishes what
+// it left: nobody plans against bookkeeping a crash left half-written.
+
+const testLease = 30 * time.Second
+
+// cutList is a store with a list of old entries, a clock that stands still, and a
+// client whose requests fail after a given number of transactions, one chunk at a
+// time.
+type cutList struct {
+	s       *store
+	subject ryno.Key
+	clk     *manualClock
+	cut     faultyClient
+	old     []ryno.Key
+}
+
+func newCutList(t *testing.T, old int, opts ryno.Options) *cutList {
+	t.Helper()
+	s, subject := listStore(t, ryno.Options{})
+	c := &cutList{s: s, subject: subject, clk: newManualClock(), old: pks("old", old)}
+	if old > 0 {
+		require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", c.old))
+	}
+	opts.ListLease, opts.MaxConcurrency, opts.Now = testLease, 1, c.clk.Now
+	opts.Retry = ryno.RetryOptions{MaxAttempts: 1}
+	c.cut = newFaultyClient(t, s, opts)
+	return c
+}
+
+// cutAfter makes the cut client fail every transaction after the first n.
+func (c *cutList) cutAfter(n int) {
+	c.cut.faults.FailAfter("TransactWriteItems", n, func() error { return errInjected })
+}
+
+// next returns a client that comes once the cut writer's lease expired.
+func (c *cutList) next(t *testing.T) *ryno.Client {
+	t.Helper()
+	c.clk.Advance(testLease + time.Millisecond)
+	return newClientOn(t, c.s, ryno.Options{ListLease: testLease, Now: c.clk.Now})
+}
+
+func (c *cutList) entries(t *testing.T) int {
+	t.Helper()
+	_, _, entries := listItems(t, c.s, c.subject, "follows")
+	return len(entries)
+}
+
+func TestAnAddAfterALargeAddCutOffFinishesItFirst(t *testing.T) {
+	c := newCutList(t, 60, ryno.Options{})
+	added := pks("new", 200)
+	c.cutAfter(3) // the lease, the intent, the first chunk of entries
+	_, err := c.cut.db.AddRelationships(ctx, c.subject, "follows", added)
+	require.ErrorIs(t, err, errInjected)
+	require.Equal(t, 60+98, c.entries(t), "cut off half-way")
+
+	next := c.next(t)
+	got, err := next.AddRelationships(ctx, c.subject, "follows", []ryno.Key{pk("late")})
+	require.NoError(t, err)
+	require.Equal(t, []ryno.Key{pk("late")}, got)
+	want := slices.Concat(c.old, added, []ryno.Key{pk("late")})
+	require.Equal(t, want, objectsOf(t, c.s.Client, c.subject, "follows", 100), "the cut Add is finished, then late appended")
+	requireListExact(t, c.s, c.subject, "follows")
+	n, err := next.CountRelationships(ctx, c.subject, "follows")
+	require.NoError(t, err)
+	require.Equal(t, len(want), n)
+}
+
+func TestAnObjectWhoseMarkerLandedWithoutItsEntryIsNotSkipped(t *testing.T) {
+	s, subject := listStore(t, ryno.Options{})
+	clk := newManualClock()
+	old := pks("old", 60)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", old))
+	// Of the two chunks of an Add of 80, the one with the entries fails once the
+	// one holding only markers has landed.
+	api := &markersFirst{DynamoDBAPI: s.raw, landed: make(chan struct{})}
+	cut := mustNew(t, api, s.Names().Prefix, nil, ryno.Options{ListLease: testLease, Now: clk.Now, Retry: ryno.RetryOptions{MaxAttempts: 1}})
+	added := pks("new", 80)
+	_, err := cut.AddRelationships(ctx, subject, "follows", added)
+	require.ErrorIs(t, err, errInjected)
+	head, markers, entries := listItems(t, s, subject, "follows")
+	require.Contains(t, head, "_lease")
+	require.Len(t, entries, 60, "no entry landed")
+	require.Greater(t, len(markers), 60, "markers landed")
+
+	clk.Advance(testLease + time.Millisecond)
+	next := newClientOn(t, s, ryno.Options{ListLease: testLease, Now: clk.Now})
+	x := added[79] // its marker landed
+	got, err := next.AddRelationships(ctx, subject, "follows", []ryno.Key{x})
+	require.NoError(t, err)
+	require.Empty(t, got, "x is in the list: the cut Add is finished first")
+	has, err := next.HasRelationship(ctx, subject, "follows", x)
+	require.NoError(t, err)
+	require.True(t, has)
+	require.Equal(t, slices.Concat(old, added), objectsOf(t, s.Client, subject, "follows", 100))
+	requireListExact(t, s, subject, "follows")
+}
+
+// markersFirst fails every transaction that puts relationship entries, once a
+// transaction putting only markers has landed.
+type markersFirst struct {
+	ryno.DynamoDBAPI
+	landed chan struct{}
+	once   sync.Once
+}
+
+func (m *markersFirst) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	entries, markers := 0, 0
+	for _, act := range in.TransactItems {
+		switch {
+		case act.Put == nil:
+		case act.Put.Item[schema.AttrObjectKey] != nil:
+			entries++
+		case act.Put.Item[schema.AttrPositions] != nil:
+			markers++
+		}
+	}
+	if entries > 0 && markers > 0 {
+		select {
+		case <-m.landed:
+		case <-time.After(10 * time.Second):
+		}
+		return nil, errInjected
+	}
+	out, err := m.DynamoDBAPI.TransactWriteItems(ctx, in, opts...)
+	if err == nil && markers > 0 {
+		m.once.Do(func() { close(m.landed) })
+	}
+	return out, err
+}
+
+func TestSmallWritesAfterALargeAddCutOffSucceed(t *testing.T) {
+	for _, small := range []string{"replace", "set"} {
+		t.Run(small, func(t *testing.T) {
+			c := newCutList(t, 60, ryno.Options{})
+			c.cutAfter(3)
+			_, err := c.cut.db.AddRelationships(ctx, c.subject, "follows", pks("new", 200))
+			require.ErrorIs(t, err, errInjected)
+
+			next := c.next(t)
+			want := pks("only", 3)
+			switch small {
+			case "replace":
+				require.NoError(t, next.ReplaceRelationships(ctx, c.subject, "follows", want))
+			case "set":
+				_, err = next.Set(ctx, &ryno.Entity{Key: c.subject}, ryno.ReplaceLists(map[string][]ryno.Key{"follows": want}))
+				require.NoError(t, err)
+			}
+			require.Equal(t, want, objectsOf(t, c.s.Client, c.subject, "follows", 100))
+			requireListExact(t, c.s, c.subject, "follows")
+			n, err := next.CountRelationships(ctx, c.subject, "follows")
+			require.NoError(t, err)
+			require.Equal(t, 3, n)
+		})
+	}
+}
+
+func TestAReplaceCutOffIsFinishedByTheNextSmallWrite(t *testing.T) {
+	c := newCutList(t, 300, ryno.Options{})
+	replacement := pks("new", 300)
+	c.cutAfter(4) // the lease, the intent, two chunks of entries
+	err := c.cut.db.ReplaceRelationships(ctx, c.subject, "follows", replacement)
+	require.ErrorIs(t, err, errInjected)
+	mixed := objectsOf(t, c.s.Client, c.subject, "follows", 100)
+	require.NotEqual(t, c.old, mixed, "cut off half-way")
+	require.NotEqual(t, replacement, mixed, "cut off half-way")
+
+	next := c.next(t)
+	_, err = next.AddRelationships(ctx, c.subject, "follows", []ryno.Key{pk("late")})
+	require.NoError(t, err)
+	require.Equal(t, append(slices.Clone(replacement), pk("late")), objectsOf(t, c.s.Client, c.subject, "follows", 100))
+	requireListExact(t, c.s, c.subject, "follows")
+}
+
+func TestALargeAddRetriedAfterItsEntriesLandedLeavesExactBookkeeping(t *testing.T) {
+	c := newCutList(t, 0, ryno.Options{})
+	added := pks("new", 200)
+	c.cutAfter(2 + 5) // the lease, the intent, five chunks: all but the release
+	_, err := c.cut.db.AddRelationships(ctx, c.subject, "follows", added)
+	require.ErrorIs(t, err, errInjected)
+	require.Equal(t, 200, c.entries(t))
+
+	next := c.next(t)
+	got, err := next.AddRelationships(ctx, c.subject, "follows", added)
+	require.NoError(t, err)
+	require.Empty(t, got, "the first Add is finished: nothing is left to add")
+	require.Equal(t, added, objectsOf(t, c.s.Client, c.subject, "follows", 100))
+	requireListExact(t, c.s, c.subject, "follows")
+}
+
+func TestAWriterCutOffBeforeItsIntentWasWholeLeavesTheListAsItWas(t *testing.T) {
+	c := newCutList(t, 60, ryno.Options{})
+	c.cutAfter(1) // the lease only
+	_, err := c.cut.db.AddRelationships(ctx, c.subject, "follows", pks("new", 200))
+	require.ErrorIs(t, err, errInjected)
+
+	next := c.next(t)
+	got, err := next.AddRelationships(ctx, c.subject, "follows", []ryno.Key{pk("late")})
+	require.NoError(t, err)
+	require.Equal(t, []ryno.Key{pk("late")}, got)
+	require.Equal(t, append(slices.Clone(c.old), pk("late")), objectsOf(t, c.s.Client, c.subject, "follows", 100))
+	requireListExact(t, c.s, c.subject, "follows")
+}
+
+func TestAListWriteToAMissingSubjectReportsNothingChanged(t *testing.T) {
+	s := newStoreWith(t, nil)
+	added, err := s.AddRelationships(ctx, pk("nobody"), "follows", []ryno.Key{pk("a")})
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	require.Nil(t, added)
+	removed, err := s.RemoveRelationships(ctx, pk("nobody"), "follows", []ryno.Key{pk("a")})
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	require.Nil(t, removed)
+}
+
+func TestAddingOrRemovingNoObjectsSendsNoRequest(t *testing.T) {
+	s := newStoreWith(t, nil)
+	createSubjects(t, s.Client, pk("a"))
+	s.counter.Reset()
+	added, err := s.AddRelationships(ctx, pk("a"), "follows", nil)
+	require.NoError(t, err)
+	require.Empty(t, added)
+	removed, err := s.RemoveRelationships(ctx, pk("a"), "follows", []ryno.Key{})
+	require.NoError(t, err)
+	require.Empty(t, removed)
+	require.Zero(t, s.counter.Total())
+}
+
+func TestRepairOfAnOrphanEdgeKeepsTheListExact(t *testing.T) {
+	s := newStoreWith(t, nil)
+	createSubjects(t, s.Client, pk("s"))
+	added, err := s.AddRelationships(ctx, pk("s"), "follows", []ryno.Key{pk("x")}) // x does not exist
+	require.NoError(t, err)
+	require.Equal(t, []ryno.Key{pk("x")}, added)
+
+	done, err := s.Check(ctx, ryno.CheckOptions{Repair: true})
+	require.NoError(t, err)
+	require.Equal(t, 1, done.Orphans)
+	require.Equal(t, 1, done.Repaired)
+	requireListExact(t, s, pk("s"), "follows")
+
+	createSubjects(t, s.Client, pk("x"))
+	added, err = s.AddRelationships(ctx, pk("s"), "follows", []ryno.Key{pk("x")})
+	require.NoError(t, err)
+	require.Equal(t, []ryno.Key{pk("x")}, added, "x is added again")
+	has, err := s.HasRelationship(ctx, pk("s"), "follows", pk("x"))
+	require.NoError(t, err)
+	require.True(t, has)
+	require.NoError(t, s.ReplaceRelationships(ctx, pk("s"), "follows", []ryno.Key{pk("x"), pk("x")}))
+	require.Equal(t, []ryno.Key{pk("x"), pk("x")}, objectsOf(t, s.Client, pk("s"), "follows", 10))
+	requireListExact(t, s, pk("s"), "follows")
+}
+
+func TestCheckFindsADeleteCutOffAndRepairCompletesIt(t *testing.T) {
+	s := newStoreWith(t, nil)
+	clk := newManualClock()
+	gone := pk("gone")
+	fans := pks("fan", 150)
+	createSubjects(t, s.Client, append([]ryno.Key{gone}, fans...)...)
+	require.NoError(t, s.ReplaceRelationships(ctx, gone, "follows", fans))
+	for _, f := range fans {
+		require.NoError(t, changed(s.AddRelationships(ctx, f, "follows", []ryno.Key{gone})))
+	}
+	cut := newFaultyClient(t, s, ryno.Options{MaxConcurrency: 1, Retry: ryno.RetryOptions{MaxAttempts: 1}, Now: clk.Now})
+	cut.faults.FailAfter("TransactWriteItems", 1, func() error { return errInjected })
+	require.ErrorIs(t, cut.db.Delete(ctx, gone), errInjected)
+	_, err := s.Get(ctx, gone)
+	require.ErrorIs(t, err, ryno.ErrNotFound, "a Delete under way reads as done")
+	require.NotEmpty(t, subjectsPointingAt(t, s.Client, gone), "cut off before it swept everything")
+
+	var traces []ryno.Trace
+	done, err := s.Check(ctx, ryno.CheckOptions{OnTrace: func(tr ryno.Trace) { traces = append(traces, tr) }})
+	require.NoError(t, err)
+	require.Len(t, traces, 1)
+	require.Equal(t, ryno.TraceDelete, traces[0].Kind)
+	require.Equal(t, gone, traces[0].Key)
+	require.Positive(t, done.Orphans, "what points at it is reported too")
+
+	done, err = s.Check(ctx, ryno.CheckOptions{Repair: true})
+	require.NoError(t, err)
+	require.Equal(t, 1, done.Finished)
+	requireNothingOf(t, s, gone, true)
+	for _, f := range fans[:10] {
+		requireListExact(t, s, f, "follows")
+	}
+	done, err = s.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.Zero(t, done.Orphans+done.Traces, "nothing is left")
+}
+
+// slugIndexes index documents by a unique slug and by their tags.
+var slugIndexes = []ryno.Index{
+	{Type: "doc", Name: "slug", Map: emitSlug, Unique: true},
+	{Type: "doc", Name: "doc-tag", Map: emitTags},
+}
+
+func emitSlug(e *ryno.Entity, emit func(indexing.Value)) {
+	if s, ok := e.Attributes["slug"].(string); ok {
+		emit(indexing.String(s))
+	}
+}
+
+func doc(id, slug string, tags int) *ryno.Entity {
+	t := make([]any, tags)
+	for i := range t {
+		t[i] = fmt.Sprintf("%s-tag%03d", slug, i)
+	}
+	return &ryno.Entity{Key: ryno.Key{Scope: "acme", Type: "doc", ID: id}, Attributes: map[string]any{"slug": slug, "tags": t}}
+}
+
+func TestAWriteCutOffReleasesTheValueItClaimedToTheNextWriter(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+	clk := newManualClock()
+	_, err := s.Set(ctx, doc("d", "first", 1))
+	require.NoError(t, err)
+
+	// A write of more than 99 index entry changes puts the entity with a pending
+	// mark and its claims, then writes the entries: cut off after the put.
+	cut := newFaultyClient(t, s, ryno.Options{Indexes: slugIndexes, MaxConcurrency: 1, Retry: ryno.RetryOptions{MaxAttempts: 1}, Now: clk.Now})
+	cut.faults.FailAfter("TransactWriteItems", 1, func() error { return errInjected })
+	_, err = cut.db.Set(ctx, doc("d", "second", 150))
+	require.ErrorIs(t, err, errInjected)
+
+	_, err = s.Set(ctx, doc("d", "third", 1))
+	require.NoError(t, err)
+	_, err = s.Create(ctx, doc("other", "second", 1))
+	require.NoError(t, err, "the value the cut write claimed is free again")
+	requireClaimsExact(t, s)
+	requireIndexExact(t, s)
+}
+
+func TestADeleteAfterAWriteCutOffReleasesTheValueItClaimed(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+	clk := newManualClock()
+	cut := newFaultyClient(t, s, ryno.Options{Indexes: slugIndexes, MaxConcurrency: 1, Retry: ryno.RetryOptions{MaxAttempts: 1}, Now: clk.Now})
+	cut.faults.FailAfter("TransactWriteItems", 1, func() error { return errInjected })
+	_, err := cut.db.Set(ctx, doc("d", "taken", 150))
+	require.ErrorIs(t, err, errInjected)
+
+	require.NoError(t, s.Delete(ctx, doc("d", "", 0).Key))
+	_, err = s.Create(ctx, doc("other", "taken", 1))
+	require.NoError(t, err, "the value of the deleted entity is free")
+	requireClaimsExact(t, s)
+	requireIndexExact(t, s)
+}
+
+func TestCheckFinishesAWriteCutOffThatOnlyListWritesMet(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+	clk := newManualClock()
+	d := doc("d", "first", 150)
+	cut := newFaultyClient(t, s, ryno.Options{Indexes: slugIndexes, MaxConcurrency: 1, Retry: ryno.RetryOptions{MaxAttempts: 1}, Now: clk.Now})
+	cut.faults.FailAfter("TransactWriteItems", 2, func() error { return errInjected })
+	_, err := cut.db.Set(ctx, d)
+	require.ErrorIs(t, err, errInjected)
+	// The next writer only writes the entity's lists.
+	createSubjects(t, s.Client, pk("a"))
+	require.NoError(t, changed(s.AddRelationships(ctx, d.Key, "links", []ryno.Key{pk("a")})))
+
+	checker := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, ListLease: testLease, Now: clk.Now})
+	var traces []ryno.Trace
+	done, err := checker.Check(ctx, ryno.CheckOptions{OnTrace: func(tr ryno.Trace) { traces = append(traces, tr) }})
+	require.NoError(t, err)
+	require.Zero(t, done.Traces, "a mark younger than the lease is a writer at work")
+
+	clk.Advance(testLease)
+	done, err = checker.Check(ctx, ryno.CheckOptions{OnTrace: func(tr ryno.Trace) { traces = append(traces, tr) }})
+	require.NoError(t, err)
+	require.Equal(t, 1, done.Traces)
+	require.Equal(t, ryno.TraceWrite, traces[0].Kind)
+	require.Equal(t, d.Key, traces[0].Key)
+
+	// A client without the type's indexes reports it and leaves it.
+	plain := newClientOn(t, s, ryno.Options{ListLease: testLease, Now: clk.Now})
+	done, err = plain.Check(ctx, ryno.CheckOptions{Repair: true})
+	require.NoError(t, err)
+	require.Equal(t, ryno.CheckProgress{Relationships: 1, Traces: 1}, withoutIndexCount(done))
+
+	done, err = checker.Check(ctx, ryno.CheckOptions{Repair: true})
+	require.NoError(t, err)
+	require.Equal(t, 1, done.Finished)
+	requireIndexExact(t, s)
+	requireClaimsExact(t, s)
+	items := entityItems(t, s.raw, s.Names())
+	require.NotContains(t, items[d.Key.String()], schema.AttrPending, "the mark is gone")
+}
+
+func withoutIndexCount(p ryno.CheckProgress) ryno.CheckProgress {
+	p.IndexEntries = 0
+	return p
+}

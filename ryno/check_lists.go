@@ -1,0 +1,133 @@
+package ryno
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// listCheck is a list on which Check found a trace, with its head as read.
+type listCheck struct {
+	trace Trace
+	head  relationships.Head
+}
+
+// listID names one subject's list for one predicate.
+type listID struct {
+	subject   Key
+	predicate string
+}
+
+// findListTraces verifies the lists of a page of the relationship entries table
+// whose subject exists: each head found against its list (entries, markers, intent
+// parts), and that every list with entries, markers or intent parts on the page has
+// a head.
+func (c *Client) findListTraces(ctx context.Context, batch *batcher, items []map[string]types.AttributeValue, orphans []Orphan) ([]listCheck, error) {
+	missing := map[Key]bool{}
+	for _, o := range orphans {
+		if o.Role == "subject" {
+			missing[o.Missing] = true
+		}
+	}
+	subjectRef := c.relationshipsTable().refs[0]
+	var heads []listID
+	headed := map[listID]bool{}
+	var others []listID
+	for _, item := range items {
+		id := listID{subject: subjectRef.key(item), predicate: optionalString(item, schema.AttrPredicate)}
+		if missing[id.subject] || id.subject.Validate() != nil || id.predicate == "" {
+			continue
+		}
+		if strings.HasPrefix(optionalString(item, schema.AttrPredicateKey), schema.ListHeadPrefix) {
+			heads = append(heads, id)
+			headed[id] = true
+		} else {
+			others = append(others, id)
+		}
+	}
+	headless, err := c.headless(ctx, batch, others, headed)
+	if err != nil {
+		return nil, err
+	}
+	lists := append(heads, headless...)
+	var mu sync.Mutex
+	var found []listCheck
+	err = parallel(ctx, len(lists), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+		l, err := c.verifyList(ctx, lists[i])
+		if l != nil {
+			mu.Lock()
+			found = append(found, *l)
+			mu.Unlock()
+		}
+		return err
+	})
+	return found, err
+}
+
+// headless returns the lists of ids, but those in headed, that have no head.
+func (c *Client) headless(ctx context.Context, batch *batcher, ids []listID, headed map[listID]bool) ([]listID, error) {
+	var lists []listID
+	var ops []getOp
+	for _, id := range ids {
+		if headed[id] {
+			continue
+		}
+		headed[id] = true
+		lists = append(lists, id)
+		ops = append(ops, newGetOp(c.names.Relationships, relationships.HeadPrimaryKey(relationships.Key(id.subject), id.predicate)))
+	}
+	found, err := batch.get(ctx, ops, readOptions{consistent: true, projection: []string{schema.AttrSubjectKey, schema.AttrPredicateKey}})
+	if err != nil {
+		return nil, err
+	}
+	var none []listID
+	for i, id := range lists {
+		if _, ok := found[ops[i].id]; !ok {
+			none = append(none, id)
+		}
+	}
+	return none, nil
+}
+
+// verifyList reads a list whole and returns its trace, or nil when its bookkeeping
+// describes its entries. A disagreement a writer committing between the reads can
+// explain is read again: a trace is one read twice under the same head.
+func (c *Client) verifyList(ctx context.Context, id listID) (*listCheck, error) {
+	var prev *relationships.Head
+	for {
+		h, s, err := c.readListWhole(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		detail := relationships.Disagreement(h, s.entries, s.markers, len(s.intents), c.opts.Now())
+		switch {
+		case detail == "":
+			return nil, nil
+		case h.Lease != "" || prev != nil && prev.Version == h.Version:
+			return &listCheck{head: h, trace: Trace{Kind: TraceList, Key: id.subject, Predicate: id.predicate, Detail: detail}}, nil
+		}
+		prev = &h
+	}
+}
+
+// readListWhole reads the head of a list, its entries, markers and intent parts, in
+// parallel and consistently.
+func (c *Client) readListWhole(ctx context.Context, id listID) (relationships.Head, leasedState, error) {
+	var h relationships.Head
+	var s leasedState
+	err := parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+		var err error
+		if i == 0 {
+			h, err = c.readHead(ctx, id.subject, id.predicate)
+		} else {
+			s, err = c.readUnderLease(ctx, &listLease{subject: id.subject, predicate: id.predicate})
+		}
+		return err
+	})
+	return h, s, err
+}

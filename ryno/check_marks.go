@@ -1,0 +1,104 @@
+package ryno
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// marksScan returns a consistent scan of one of segments of the entities table that
+// returns only entities a write left marked: being deleted, or being written.
+func (c *Client) marksScan(segment, segments int) *dynamodb.ScanInput {
+	expr, attrs := projection([]string{schema.AttrDeleting, schema.AttrPending, schema.AttrID, schema.AttrScopeTypeKey,
+		schema.AttrScope, schema.AttrType, schema.AttrUpdated, schema.AttrIndexes, schema.AttrVersion})
+	in := &dynamodb.ScanInput{
+		TableName:                aws.String(c.names.Entities),
+		ProjectionExpression:     expr,
+		ExpressionAttributeNames: attrs,
+		FilterExpression:         aws.String("attribute_exists(#a0) OR attribute_exists(#a1)"),
+		ConsistentRead:           aws.Bool(true),
+	}
+	if segments > 1 {
+		in.Segment, in.TotalSegments = aws.Int32(int32(segment)), aws.Int32(int32(segments))
+	}
+	return in
+}
+
+// checkMarks reports the marks of a page of marked entities that are traces: every
+// tombstone, and pending marks older than Options.ListLease (younger ones belong to
+// writers at work). With Repair it finishes them.
+func (c *Client) checkMarks(ctx context.Context, run *checkRun, items []map[string]types.AttributeValue) error {
+	now := c.opts.Now()
+	var traces []Trace
+	for _, item := range items {
+		k, err := itemKey(item)
+		if err != nil {
+			continue // not an entity: the store's own items carry no marks
+		}
+		s, err := readStored(k, item)
+		if err != nil {
+			return err
+		}
+		switch updated := timeOf(item[schema.AttrUpdated]); {
+		case s.deleting != "":
+			traces = append(traces, Trace{Kind: TraceDelete, Key: k,
+				Detail: fmt.Sprintf("being deleted (version %d); what refers to it may be left", s.version)})
+		case now.Sub(updated) >= c.opts.ListLease:
+			traces = append(traces, Trace{Kind: TraceWrite, Key: k,
+				Detail: fmt.Sprintf("written at %s (version %d) by a writer that did not finish its index entries",
+					schema.FormatTime(updated), s.version)})
+		}
+	}
+	if len(traces) == 0 {
+		return nil
+	}
+	var counts CheckProgress
+	var err error
+	if run.opts.Repair {
+		counts.Finished, err = c.finishMarks(ctx, traces)
+	}
+	run.report(nil, traces, nil, 0, counts)
+	return err
+}
+
+// finishMarks finishes the writes cut off that traces name, in parallel, and returns
+// how many it finished: a Delete is completed; a write has the index entries its
+// entity's record calls for written, when this client registers the indexes the
+// entity was written with (otherwise it is left for a client that does). A mark
+// another writer removed meanwhile counts as finished.
+func (c *Client) finishMarks(ctx context.Context, traces []Trace) (int, error) {
+	var mu sync.Mutex
+	finished := 0
+	err := parallel(ctx, len(traces), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+		k := traces[i].Key
+		item, err := c.getItem(ctx, k, true)
+		if err != nil {
+			return err
+		}
+		s, err := readStored(k, item)
+		switch {
+		case err != nil:
+			return err
+		case s.deleting != "":
+			err = c.completeDelete(ctx, k, s)
+		case s.pending != "" && s.indexes != c.indexes.set(k.Type):
+			return nil
+		case s.pending != "":
+			_, err = c.reindexEntity(ctx, item)
+		}
+		if err != nil {
+			return wrap(err, "finish the %s of %s", traces[i].Kind, k)
+		}
+		mu.Lock()
+		finished++
+		mu.Unlock()
+		return nil
+	})
+	return finished, err
+}

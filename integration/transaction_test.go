@@ -230,3 +230,38 @@ func TestATransactionMixesWritesOfIndexedEntitiesListsAndDeletes(t *testing.T) {
 	_, err = s.Get(ctx, ada.Key)
 	require.NoError(t, err)
 }
+
+func TestATxDeleteWithAStaleVersionDeletesNothing(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
+	ada, err := s.Create(ctx, user("ada", "ada@example.com"))
+	require.NoError(t, err)
+	_, err = s.Patch(ctx, ada.Key, ryno.Patch{Set: map[string]any{"age": 31}})
+	require.NoError(t, err)
+
+	err = s.Delete(ctx, ada.Key, ryno.IfVersion(1))
+	require.ErrorIs(t, err, ryno.ErrConflict, "outside a transaction")
+
+	_, err = s.Transact(ctx, ryno.TxDelete(ada.Key, ryno.IfVersion(1)))
+	var refused *ryno.TransactionError
+	require.ErrorAs(t, err, &refused)
+	require.Len(t, refused.Ops, 1)
+	require.Equal(t, 0, refused.Ops[0].Index)
+	require.ErrorIs(t, refused.Ops[0].Err, ryno.ErrConflict)
+	var conflict *ryno.ConflictError
+	require.ErrorAs(t, err, &conflict)
+	require.Equal(t, int64(1), conflict.Expected)
+	require.Equal(t, int64(2), conflict.Stored)
+
+	got, err := s.Get(ctx, ada.Key, ryno.Consistent())
+	require.NoError(t, err, "nothing was deleted")
+	require.Equal(t, int64(2), got.Version)
+	requireIndexExact(t, s)
+	requireClaimsExact(t, s)
+
+	_, err = s.Transact(ctx, ryno.TxDelete(ada.Key, ryno.IfVersion(2)))
+	require.NoError(t, err, "the version stored")
+	_, err = s.Get(ctx, ada.Key, ryno.Consistent())
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	requireIndexExact(t, s)
+	requireClaimsExact(t, s)
+}

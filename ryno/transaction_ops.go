@@ -170,7 +170,8 @@ func (c *Client) readWithEntries(ctx context.Context, k Key) (item map[string]ty
 
 // txDelete plans a Delete in a transaction: the entity, its index entries, the
 // claims of its unique values and the heads of its empty lists, under the condition
-// that it is still the version read. An entity with relationship entries is refused.
+// that it is still the version read, which must be the one IfVersion asks for. An
+// entity with relationship entries is refused.
 func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	var partition, incoming []map[string]types.AttributeValue
 	var item map[string]types.AttributeValue
@@ -205,6 +206,9 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 			Err: &ConflictError{Key: op.key, Expected: op.o.version, Missing: true, Reason: "the entity does not exist"}}}}
 	case !s.live():
 		return p, nil // nothing to delete: not an error
+	case op.o.version > 0 && s.version != op.o.version:
+		return nil, &TransactionError{Ops: []OpError{{Index: op.index, Op: op.kind.String(), Key: op.key,
+			Err: &ConflictError{Key: op.key, Expected: op.o.version, Stored: s.version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.o.version, s.version)}}}}
 	case len(incoming) > 0 || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !bookkeeping(i) }):
 		return nil, ErrHasRelationships
 	case s.pending != "":

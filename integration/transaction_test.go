@@ -1,13 +1,16 @@
 package integration_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -87,6 +90,84 @@ func TestConcurrentTransfersKeepTheTotal(t *testing.T) {
 	require.Positive(t, committed)
 	require.Positive(t, insufficient, "some transfers met an empty account")
 	t.Logf("%d committed, %d refused for funds, %d gave up on conflicts", committed, insufficient, conflicts)
+}
+
+// emitBalance indexes accounts by balance.
+func emitBalance(e *ryno.Entity, emit func(indexing.Value)) {
+	if n, ok := e.Attributes["balance"].(json.Number); ok {
+		b, err := n.Int64()
+		if err != nil {
+			panic(err)
+		}
+		emit(indexing.Int(b))
+	}
+}
+
+func TestConcurrentBlindTxPatchTransfersAllCommit(t *testing.T) {
+	const accounts, goroutines, rounds, start = 5, 16, 10, 1000
+	tests := []struct {
+		name    string
+		indexes []ryno.Index
+	}{
+		{"a type without indexes", nil},
+		{"an indexed type", []ryno.Index{{Type: "account", Name: "balance", Map: emitBalance}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var retries atomic.Int64 // the most any transfer was sent again
+			// 16 writers on 5 accounts collide far more than the default budget of
+			// attempts is meant for; a refusal taken as final fails at the first.
+			conflicts := ryno.RetryOptions{MaxAttempts: 100, BaseDelay: time.Millisecond, MaxDelay: 50 * time.Millisecond}
+			s := newStoreOpts(t, nil, ryno.Options{Indexes: tt.indexes, Conflicts: conflicts, OnCall: func(_ context.Context, r ryno.CallReport) {
+				if r.Op == "Transact" {
+					for n := retries.Load(); int64(r.Retries) > n && !retries.CompareAndSwap(n, int64(r.Retries)); n = retries.Load() {
+					}
+				}
+			}})
+			keys := make([]ryno.Key, accounts)
+			for i := range keys {
+				keys[i] = account(fmt.Sprint("a", i))
+				_, err := s.Create(ctx, &ryno.Entity{Key: keys[i], Attributes: map[string]any{"balance": start}})
+				require.NoError(t, err)
+			}
+			var mu sync.Mutex
+			moved := map[ryno.Key]int64{}
+			for round := range rounds {
+				race(goroutines, func(g int) {
+					r := rand.New(rand.NewPCG(uint64(round), uint64(g)))
+					from, to := keys[r.IntN(accounts)], keys[r.IntN(accounts)]
+					for to == from {
+						to = keys[r.IntN(accounts)]
+					}
+					amount := int64(1 + r.IntN(9))
+					_, err := s.Transact(ctx,
+						ryno.TxPatch(from, ryno.Patch{Add: map[string]any{"balance": -amount}}),
+						ryno.TxPatch(to, ryno.Patch{Add: map[string]any{"balance": amount}}),
+					)
+					if err != nil {
+						t.Errorf("round %d, transfer %d: %v", round, g, err)
+						return
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					moved[from] -= amount
+					moved[to] += amount
+				})
+			}
+			var total int64
+			for _, k := range keys {
+				b := balanceOf(t, s.Client, k)
+				require.Equal(t, start+moved[k], b, "%s: every transfer applied once", k.ID)
+				total += b
+			}
+			require.Equal(t, int64(accounts*start), total)
+			requireIndexExact(t, s)
+			if tt.indexes != nil {
+				require.Positive(t, retries.Load(), "transfers were planned again")
+			}
+			t.Logf("a transfer was sent again at most %d times", retries.Load())
+		})
+	}
 }
 
 func TestATransactionCreatesAnOrderAndTakesItsStock(t *testing.T) {

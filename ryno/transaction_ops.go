@@ -121,6 +121,11 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 	if err := op.ep.apply(e); err != nil {
 		return nil, err
 	}
+	if op.o.version == 0 {
+		// A blind patch: the write expects the version read (x below), and a
+		// refusal for a newer one plans it again instead of ending it.
+		e.Version = 0
+	}
 	w, err := c.newWrite(e, modeUpdate, writeOptions{cond: op.o.cond})
 	if err != nil {
 		return nil, err

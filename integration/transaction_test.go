@@ -250,7 +250,7 @@ func TestACancelledTransactionSaysWhyForEachOperation(t *testing.T) {
 }
 
 func TestATransactionOverTheLimitsSendsNothing(t *testing.T) {
-	s := newStoreWith(t, nil)
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
 	many := make([]ryno.Op, 101)
 	for i := range many {
 		many[i] = ryno.TxCreate(person(fmt.Sprint("p", i), nil))
@@ -260,14 +260,23 @@ func TestATransactionOverTheLimitsSendsNothing(t *testing.T) {
 	for i := range heavy {
 		heavy[i] = ryno.TxCreate(person(fmt.Sprint("h", i), map[string]any{"big": big}))
 	}
+	patches := func(typ string) []ryno.Op {
+		ops := make([]ryno.Op, 11)
+		for i := range ops {
+			ops[i] = ryno.TxPatch(ryno.Key{Scope: "acme", Type: typ, ID: fmt.Sprint("h", i)}, ryno.Patch{Set: map[string]any{"big": big}})
+		}
+		return ops
+	}
 	tests := map[string]struct {
 		ops   []ryno.Op
 		limit string
 	}{
-		"101 operations":   {many, "actions"},
-		"one entity twice": {[]ryno.Op{ryno.TxCreate(person("a", nil)), ryno.TxPatch(person("a", nil).Key, ryno.Patch{Set: map[string]any{"x": 1}})}, "item"},
-		"one list twice":   {[]ryno.Op{ryno.TxAddRelationships(pk("a"), "p", []ryno.Key{pk("b")}), ryno.TxRemoveRelationships(pk("a"), "p", []ryno.Key{pk("c")})}, "item"},
-		"more than 4 MB":   {heavy, "bytes"},
+		"101 operations":            {many, "actions"},
+		"one entity twice":          {[]ryno.Op{ryno.TxCreate(person("a", nil)), ryno.TxPatch(person("a", nil).Key, ryno.Patch{Set: map[string]any{"x": 1}})}, "item"},
+		"one list twice":            {[]ryno.Op{ryno.TxAddRelationships(pk("a"), "p", []ryno.Key{pk("b")}), ryno.TxRemoveRelationships(pk("a"), "p", []ryno.Key{pk("c")})}, "item"},
+		"more than 4 MB":            {heavy, "bytes"},
+		"patches of more than 4 MB": {patches("person"), "bytes"},
+		"patches of more than 4 MB to an indexed type": {patches("user"), "bytes"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -242,13 +242,16 @@ func (c *Client) prepareTx(ops []Op) (*tx, error) {
 			}
 			t.written[k] = op.kind
 		}
-		if p.write != nil {
+		switch {
+		case p.write != nil:
 			bytes += schema.ItemSize(p.write.base)
+		case op.kind == opPatch:
+			bytes += schema.ItemSize(op.key.item()) + p.ep.size()
 		}
 		t.ops = append(t.ops, p)
 	}
 	if bytes > maxTransactBytes {
-		return nil, &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the entities alone are %d bytes; a transaction holds at most %d", bytes, maxTransactBytes)}
+		return nil, &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the entities and patches alone are %d bytes; a transaction holds at most %d", bytes, maxTransactBytes)}
 	}
 	return t, nil
 }

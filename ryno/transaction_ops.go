@@ -96,7 +96,7 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 			ConditionExpression: in.ConditionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
 			ExpressionAttributeValues:           in.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}}, actionRole{kind: roleEntity}, schema.ItemSize(in.Key))
+		}}, actionRole{kind: roleEntity}, schema.ItemSize(in.Key)+op.ep.size())
 		p.refused = func(ctx context.Context, _ actionRole, item map[string]types.AttributeValue) (bool, error) {
 			_, err := c.patchRefused(ctx, op.key, op.o, token, item)
 			return false, err

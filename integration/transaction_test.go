@@ -249,6 +249,61 @@ func TestACancelledTransactionSaysWhyForEachOperation(t *testing.T) {
 	requireClaimsExact(t, s)
 }
 
+func TestEveryRefusalIsATransactionError(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
+	ada, err := s.Create(ctx, user("ada", "ada@example.com"))
+	require.NoError(t, err)
+	_, err = s.Patch(ctx, ada.Key, ryno.Patch{Set: map[string]any{"age": 31}})
+	require.NoError(t, err)
+	bob, err := s.Create(ctx, person("bob", map[string]any{"n": 1}))
+	require.NoError(t, err)
+	add := ryno.Patch{Add: map[string]any{"n": 1}}
+	touch := ryno.TxPatch(bob.Key, add) // an operation that holds, before the refused ones
+
+	tests := []struct {
+		name string
+		ops  []ryno.Op
+		want map[int]error // the reason of each refused operation, by index
+	}{
+		{"a blind TxUpdate of a missing entity", []ryno.Op{touch, ryno.TxUpdate(person("nobody", nil))},
+			map[int]error{1: ryno.ErrNotFound}},
+		{"a blind TxUpdate of a missing entity of an indexed type", []ryno.Op{touch, ryno.TxUpdate(user("nobody", "x@example.com"))},
+			map[int]error{1: ryno.ErrNotFound}},
+		{"a TxPatch of a missing entity", []ryno.Op{touch, ryno.TxPatch(person("nobody", nil).Key, add)},
+			map[int]error{1: ryno.ErrNotFound}},
+		{"a TxPatch of a missing entity of an indexed type", []ryno.Op{touch, ryno.TxPatch(user("nobody", "").Key, add)},
+			map[int]error{1: ryno.ErrNotFound}},
+		{"a TxPatch of another version", []ryno.Op{touch, ryno.TxPatch(ada.Key, add, ryno.IfVersion(1))},
+			map[int]error{1: ryno.ErrConflict}},
+		{"several refused while reading", []ryno.Op{
+			ryno.TxPatch(user("nobody", "").Key, add),
+			touch,
+			ryno.TxDelete(ada.Key, ryno.IfVersion(1)),
+			ryno.TxUpdate(person("nobody", nil)),
+		}, map[int]error{0: ryno.ErrNotFound, 2: ryno.ErrConflict, 3: ryno.ErrNotFound}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := s.Transact(ctx, tt.ops...)
+			var refused *ryno.TransactionError
+			require.ErrorAs(t, err, &refused)
+			got := map[int]error{}
+			for _, o := range refused.Ops {
+				got[o.Index] = o.Err
+				require.NotEmpty(t, o.Op)
+				require.NotZero(t, o.Key)
+			}
+			require.Len(t, got, len(tt.want), "%v", err)
+			for i, want := range tt.want {
+				require.ErrorIs(t, got[i], want, "operation %d", i)
+			}
+			require.Equal(t, int64(1), counterOf(t, s.Client, bob.Key), "nothing was written")
+		})
+	}
+	requireIndexExact(t, s)
+	requireClaimsExact(t, s)
+}
+
 func TestATransactionOverTheLimitsSendsNothing(t *testing.T) {
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
 	many := make([]ryno.Op, 101)

@@ -1,10 +1,13 @@
 package ryno
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -93,7 +96,10 @@ type OpResult struct {
 // TransactionError reports a transaction refused because conditions of some of its
 // operations did not hold; nothing was written. Ops says which and why: a
 // *ConflictError (another version), ErrExists, ErrNotFound, a *ConditionError, a
-// *UniqueError. errors.Is and errors.As see every one of them.
+// *UniqueError, ErrHasRelationships, an *UnknownIndexError. errors.Is and errors.As
+// see every one of them.
+// A refusal the store finds while reading, before sending anything, is reported the
+// same way as one DynamoDB finds at the commit.
 type TransactionError struct {
 	Ops []OpError
 }
@@ -307,18 +313,57 @@ type txPart struct {
 	refused func(ctx context.Context, role actionRole, item map[string]types.AttributeValue) (retry bool, err error)
 }
 
-// read reads what every operation needs, in parallel, and plans its actions.
+// read reads what every operation needs, in parallel, and plans its actions. The
+// operations that what they read refuses already (see refuses) fail the call
+// together, in a *TransactionError; errRetryTx asks for another attempt.
 func (t *tx) read(ctx context.Context) ([]*txPart, error) {
 	parts := make([]*txPart, len(t.ops))
+	var (
+		mu      sync.Mutex
+		refused []OpError
+		retry   error
+	)
 	err := parallel(ctx, len(t.ops), t.c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		var err error
-		parts[i], err = t.plan(ctx, t.ops[i])
-		if err != nil {
-			err = wrap(err, "transaction operation %d (%s %s)", i, t.ops[i].kind, t.ops[i].subject())
+		op := t.ops[i]
+		part, err := t.plan(ctx, op)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err == nil:
+			parts[i] = part
+		case refuses(err):
+			refused = append(refused, op.refusal(err))
+		case errors.Is(err, errRetryTx):
+			retry = err
+		default:
+			return wrap(err, "transaction operation %d (%s %s)", i, op.kind, op.subject())
 		}
-		return err
+		return nil
 	})
-	return parts, err
+	switch {
+	case err != nil:
+		return nil, err
+	case len(refused) > 0:
+		slices.SortFunc(refused, func(a, b OpError) int { return cmp.Compare(a.Index, b.Index) })
+		return nil, &TransactionError{Ops: refused}
+	case retry != nil:
+		return nil, retry
+	}
+	return parts, nil
+}
+
+// refuses reports whether err, met while planning an operation, refuses the
+// transaction as a failed condition at its commit would: the entity is missing, has
+// another version or already exists, a value is taken, the entity has relationship
+// entries or indexes this client does not register.
+func refuses(err error) bool {
+	return errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound) ||
+		errors.Is(err, ErrHasRelationships) || errors.Is(err, ErrUnknownIndex)
+}
+
+// refusal reports the operation refused for err.
+func (op *txOp) refusal(err error) OpError {
+	return OpError{Index: op.index, Op: op.kind.String(), Key: op.subject(), Err: err}
 }
 
 // plan reads what op needs and returns its part.
@@ -429,7 +474,7 @@ func (t *tx) refusals(ctx context.Context, parts []*txPart, all *listTransaction
 		p := parts[owners[i]]
 		again, err := p.refused(ctx, all.roles[i], reason.Item)
 		retry = retry && again
-		errs = append(errs, OpError{Index: p.op.index, Op: p.op.kind.String(), Key: p.op.subject(), Err: err})
+		errs = append(errs, p.op.refusal(err))
 	}
 	return errs, retry && len(errs) > 0
 }

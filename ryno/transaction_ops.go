@@ -115,8 +115,7 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 		return nil, err
 	}
 	if op.o.version > 0 && e.Version != op.o.version {
-		return nil, &TransactionError{Ops: []OpError{{Index: op.index, Op: op.kind.String(), Key: op.key,
-			Err: &ConflictError{Key: op.key, Expected: op.o.version, Stored: e.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.o.version, e.Version)}}}}
+		return nil, &ConflictError{Key: op.key, Expected: op.o.version, Stored: e.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.o.version, e.Version)}
 	}
 	if err := op.ep.apply(e); err != nil {
 		return nil, err
@@ -207,13 +206,11 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	case err != nil:
 		return nil, err
 	case !s.live() && op.o.version > 0:
-		return nil, &TransactionError{Ops: []OpError{{Index: op.index, Op: op.kind.String(), Key: op.key,
-			Err: &ConflictError{Key: op.key, Expected: op.o.version, Missing: true, Reason: "the entity does not exist"}}}}
+		return nil, &ConflictError{Key: op.key, Expected: op.o.version, Missing: true, Reason: "the entity does not exist"}
 	case !s.live():
 		return p, nil // nothing to delete: not an error
 	case op.o.version > 0 && s.version != op.o.version:
-		return nil, &TransactionError{Ops: []OpError{{Index: op.index, Op: op.kind.String(), Key: op.key,
-			Err: &ConflictError{Key: op.key, Expected: op.o.version, Stored: s.version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.o.version, s.version)}}}}
+		return nil, &ConflictError{Key: op.key, Expected: op.o.version, Stored: s.version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.o.version, s.version)}
 	case len(incoming) > 0 || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !bookkeeping(i) }):
 		return nil, ErrHasRelationships
 	case s.pending != "":

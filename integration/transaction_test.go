@@ -304,6 +304,52 @@ func TestEveryRefusalIsATransactionError(t *testing.T) {
 	requireClaimsExact(t, s)
 }
 
+func TestTwoOperationsClaimingOneValueAreRefusedAsASecondWriterIs(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
+	_, err := s.Create(ctx, user("old", "old@example.com"))
+	require.NoError(t, err)
+	owner := user("a", "").Key
+	tests := []struct {
+		name    string
+		ops     []ryno.Op
+		refused []int // the operations refused, each for the value operation 0 claims
+		reads   bool  // the operations read before they plan
+	}{
+		{"two creates", []ryno.Op{ryno.TxCreate(user("a", "same@example.com")), ryno.TxCreate(user("b", "same@example.com"))}, []int{1}, false},
+		{"three creates", []ryno.Op{
+			ryno.TxCreate(user("a", "same@example.com")),
+			ryno.TxCreate(user("b", "same@example.com")),
+			ryno.TxCreate(user("c", "same@example.com")),
+		}, []int{1, 2}, false},
+		{"a create and a set", []ryno.Op{ryno.TxCreate(user("a", "same@example.com")), ryno.TxSet(user("old", "same@example.com"))}, []int{1}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s.counter.Reset()
+			_, err := s.Transact(ctx, tt.ops...)
+			var refused *ryno.TransactionError
+			require.ErrorAs(t, err, &refused)
+			require.ErrorIs(t, err, ryno.ErrExists)
+			require.Len(t, refused.Ops, len(tt.refused), "%v", err)
+			for i, o := range refused.Ops {
+				require.Equal(t, tt.refused[i], o.Index)
+				var unique *ryno.UniqueError
+				require.ErrorAs(t, o.Err, &unique)
+				require.Equal(t, &ryno.UniqueError{Index: "user-email", Value: "same@example.com", Owner: owner}, unique)
+			}
+			if tt.reads {
+				require.Zero(t, s.counter.Count("TransactWriteItems"), "nothing sent to write")
+			} else {
+				require.Zero(t, s.counter.Total(), "no request")
+			}
+		})
+	}
+	_, err = s.Get(ctx, owner)
+	require.ErrorIs(t, err, ryno.ErrNotFound, "nothing was written")
+	requireIndexExact(t, s)
+	requireClaimsExact(t, s)
+}
+
 func TestATransactionOverTheLimitsSendsNothing(t *testing.T) {
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
 	many := make([]ryno.Op, 101)

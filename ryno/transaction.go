@@ -382,30 +382,41 @@ func (t *tx) plan(ctx context.Context, op *txOp) (*txPart, error) {
 }
 
 // assemble joins the parts into one transaction and checks DynamoDB's limits. owners
-// says which part each action belongs to.
+// says which part each action belongs to. An operation claiming a value of a unique
+// index that an earlier one claims is refused, as a second writer would be.
 func (t *tx) assemble(parts []*txPart) (*listTransaction, []int, error) {
 	all := &listTransaction{}
 	var owners []int
+	var refused []OpError
 	seen := map[string]int{} // item -> action
 	for i, p := range parts {
 		for j, act := range p.t.actions {
 			id := actionItem(act)
 			role := p.t.roles[j]
-			if k, dup := seen[id]; dup {
-				merged, ok := t.c.handOver(all.roles[k], role)
-				if !ok {
-					return nil, nil, &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("operation %d writes an item another operation writes", p.op.index)}
+			k, dup := seen[id]
+			switch {
+			case !dup:
+				seen[id] = len(all.actions)
+				all.add(act, role, 0)
+				owners = append(owners, i)
+				continue
+			case claiming(all.roles[k]) && claiming(role):
+				if len(refused) == 0 || refused[len(refused)-1].Index != p.op.index {
+					refused = append(refused, p.op.refusal(uniqueTaken(role.claim, all.roles[k].claim.Item())))
 				}
-				all.actions[k], all.roles[k], owners[k] = merged, role, i
 				continue
 			}
-			seen[id] = len(all.actions)
-			all.add(act, role, 0)
-			owners = append(owners, i)
+			merged, ok := t.c.handOver(all.roles[k], role)
+			if !ok {
+				return nil, nil, &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("operation %d writes an item another operation writes", p.op.index)}
+			}
+			all.actions[k], all.roles[k], owners[k] = merged, role, i
 		}
 		all.bytes += p.t.bytes
 	}
 	switch {
+	case len(refused) > 0:
+		return nil, nil, &TransactionError{Ops: refused}
 	case len(all.actions) > maxTransactItems:
 		return nil, nil, &TransactionLimitError{Limit: "actions", Detail: fmt.Sprintf("the operations take %d actions (entities, index entries, claims, list entries, markers and heads); at most %d", len(all.actions), maxTransactItems)}
 	case all.bytes > maxTransactBytes:
@@ -413,6 +424,9 @@ func (t *tx) assemble(parts []*txPart) (*listTransaction, []int, error) {
 	}
 	return all, owners, nil
 }
+
+// claiming reports whether the action of role claims a value of a unique index.
+func claiming(role actionRole) bool { return role.kind == roleClaim && !role.release }
 
 // handOver merges the release of a unique value by one operation and its claim by
 // another into one action: the claim, on the condition that the value is free or

@@ -7,4 +7,9 @@ import (
 	"github.com/rynodb/rynodb/integration/dynamotest"
 )
 
-func TestMain(m *testing.M) { os.Exit(dynamotest.Main(m)) }
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(crashWorkerEnv); spec != "" {
+		os.Exit(runCrashWorker(spec)) // a process of the crash test, not a test run
+	}
+	os.Exit(dynamotest.Main(m))
+}

@@ -1,13 +1,16 @@
 package integration_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -89,6 +92,84 @@ func TestConcurrentTransfersKeepTheTotal(t *testing.T) {
 	t.Logf("%d committed, %d refused for funds, %d gave up on conflicts", committed, insufficient, conflicts)
 }
 
+// emitBalance indexes accounts by balance.
+func emitBalance(e *ryno.Entity, emit func(indexing.Value)) {
+	if n, ok := e.Attributes["balance"].(json.Number); ok {
+		b, err := n.Int64()
+		if err != nil {
+			panic(err)
+		}
+		emit(indexing.Int(b))
+	}
+}
+
+func TestConcurrentBlindTxPatchTransfersAllCommit(t *testing.T) {
+	const accounts, goroutines, rounds, start = 5, 16, 10, 1000
+	tests := []struct {
+		name    string
+		indexes []ryno.Index
+	}{
+		{"a type without indexes", nil},
+		{"an indexed type", []ryno.Index{{Type: "account", Name: "balance", Map: emitBalance}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var retries atomic.Int64 // the most any transfer was sent again
+			// 16 writers on 5 accounts collide far more than the default budget of
+			// attempts is meant for; a refusal taken as final fails at the first.
+			conflicts := ryno.RetryOptions{MaxAttempts: 100, BaseDelay: time.Millisecond, MaxDelay: 50 * time.Millisecond}
+			s := newStoreOpts(t, nil, ryno.Options{Indexes: tt.indexes, Conflicts: conflicts, OnCall: func(_ context.Context, r ryno.CallReport) {
+				if r.Op == "Transact" {
+					for n := retries.Load(); int64(r.Retries) > n && !retries.CompareAndSwap(n, int64(r.Retries)); n = retries.Load() {
+					}
+				}
+			}})
+			keys := make([]ryno.Key, accounts)
+			for i := range keys {
+				keys[i] = account(fmt.Sprint("a", i))
+				_, err := s.Create(ctx, &ryno.Entity{Key: keys[i], Attributes: map[string]any{"balance": start}})
+				require.NoError(t, err)
+			}
+			var mu sync.Mutex
+			moved := map[ryno.Key]int64{}
+			for round := range rounds {
+				race(goroutines, func(g int) {
+					r := rand.New(rand.NewPCG(uint64(round), uint64(g)))
+					from, to := keys[r.IntN(accounts)], keys[r.IntN(accounts)]
+					for to == from {
+						to = keys[r.IntN(accounts)]
+					}
+					amount := int64(1 + r.IntN(9))
+					_, err := s.Transact(ctx,
+						ryno.TxPatch(from, ryno.Patch{Add: map[string]any{"balance": -amount}}),
+						ryno.TxPatch(to, ryno.Patch{Add: map[string]any{"balance": amount}}),
+					)
+					if err != nil {
+						t.Errorf("round %d, transfer %d: %v", round, g, err)
+						return
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					moved[from] -= amount
+					moved[to] += amount
+				})
+			}
+			var total int64
+			for _, k := range keys {
+				b := balanceOf(t, s.Client, k)
+				require.Equal(t, start+moved[k], b, "%s: every transfer applied once", k.ID)
+				total += b
+			}
+			require.Equal(t, int64(accounts*start), total)
+			requireIndexExact(t, s)
+			if tt.indexes != nil {
+				require.Positive(t, retries.Load(), "transfers were planned again")
+			}
+			t.Logf("a transfer was sent again at most %d times", retries.Load())
+		})
+	}
+}
+
 func TestATransactionCreatesAnOrderAndTakesItsStock(t *testing.T) {
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
 	stock := ryno.Key{Scope: "shop", Type: "stock", ID: "widget"}
@@ -168,8 +249,109 @@ func TestACancelledTransactionSaysWhyForEachOperation(t *testing.T) {
 	requireClaimsExact(t, s)
 }
 
+func TestEveryRefusalIsATransactionError(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
+	ada, err := s.Create(ctx, user("ada", "ada@example.com"))
+	require.NoError(t, err)
+	_, err = s.Patch(ctx, ada.Key, ryno.Patch{Set: map[string]any{"age": 31}})
+	require.NoError(t, err)
+	bob, err := s.Create(ctx, person("bob", map[string]any{"n": 1}))
+	require.NoError(t, err)
+	add := ryno.Patch{Add: map[string]any{"n": 1}}
+	touch := ryno.TxPatch(bob.Key, add) // an operation that holds, before the refused ones
+
+	tests := []struct {
+		name string
+		ops  []ryno.Op
+		want map[int]error // the reason of each refused operation, by index
+	}{
+		{"a blind TxUpdate of a missing entity", []ryno.Op{touch, ryno.TxUpdate(person("nobody", nil))},
+			map[int]error{1: ryno.ErrNotFound}},
+		{"a blind TxUpdate of a missing entity of an indexed type", []ryno.Op{touch, ryno.TxUpdate(user("nobody", "x@example.com"))},
+			map[int]error{1: ryno.ErrNotFound}},
+		{"a TxPatch of a missing entity", []ryno.Op{touch, ryno.TxPatch(person("nobody", nil).Key, add)},
+			map[int]error{1: ryno.ErrNotFound}},
+		{"a TxPatch of a missing entity of an indexed type", []ryno.Op{touch, ryno.TxPatch(user("nobody", "").Key, add)},
+			map[int]error{1: ryno.ErrNotFound}},
+		{"a TxPatch of another version", []ryno.Op{touch, ryno.TxPatch(ada.Key, add, ryno.IfVersion(1))},
+			map[int]error{1: ryno.ErrConflict}},
+		{"several refused while reading", []ryno.Op{
+			ryno.TxPatch(user("nobody", "").Key, add),
+			touch,
+			ryno.TxDelete(ada.Key, ryno.IfVersion(1)),
+			ryno.TxUpdate(person("nobody", nil)),
+		}, map[int]error{0: ryno.ErrNotFound, 2: ryno.ErrConflict, 3: ryno.ErrNotFound}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := s.Transact(ctx, tt.ops...)
+			var refused *ryno.TransactionError
+			require.ErrorAs(t, err, &refused)
+			got := map[int]error{}
+			for _, o := range refused.Ops {
+				got[o.Index] = o.Err
+				require.NotEmpty(t, o.Op)
+				require.NotZero(t, o.Key)
+			}
+			require.Len(t, got, len(tt.want), "%v", err)
+			for i, want := range tt.want {
+				require.ErrorIs(t, got[i], want, "operation %d", i)
+			}
+			require.Equal(t, int64(1), counterOf(t, s.Client, bob.Key), "nothing was written")
+		})
+	}
+	requireIndexExact(t, s)
+	requireClaimsExact(t, s)
+}
+
+func TestTwoOperationsClaimingOneValueAreRefusedAsASecondWriterIs(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
+	_, err := s.Create(ctx, user("old", "old@example.com"))
+	require.NoError(t, err)
+	owner := user("a", "").Key
+	tests := []struct {
+		name    string
+		ops     []ryno.Op
+		refused []int // the operations refused, each for the value operation 0 claims
+		reads   bool  // the operations read before they plan
+	}{
+		{"two creates", []ryno.Op{ryno.TxCreate(user("a", "same@example.com")), ryno.TxCreate(user("b", "same@example.com"))}, []int{1}, false},
+		{"three creates", []ryno.Op{
+			ryno.TxCreate(user("a", "same@example.com")),
+			ryno.TxCreate(user("b", "same@example.com")),
+			ryno.TxCreate(user("c", "same@example.com")),
+		}, []int{1, 2}, false},
+		{"a create and a set", []ryno.Op{ryno.TxCreate(user("a", "same@example.com")), ryno.TxSet(user("old", "same@example.com"))}, []int{1}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s.counter.Reset()
+			_, err := s.Transact(ctx, tt.ops...)
+			var refused *ryno.TransactionError
+			require.ErrorAs(t, err, &refused)
+			require.ErrorIs(t, err, ryno.ErrExists)
+			require.Len(t, refused.Ops, len(tt.refused), "%v", err)
+			for i, o := range refused.Ops {
+				require.Equal(t, tt.refused[i], o.Index)
+				var unique *ryno.UniqueError
+				require.ErrorAs(t, o.Err, &unique)
+				require.Equal(t, &ryno.UniqueError{Index: "user-email", Value: "same@example.com", Owner: owner}, unique)
+			}
+			if tt.reads {
+				require.Zero(t, s.counter.Count("TransactWriteItems"), "nothing sent to write")
+			} else {
+				require.Zero(t, s.counter.Total(), "no request")
+			}
+		})
+	}
+	_, err = s.Get(ctx, owner)
+	require.ErrorIs(t, err, ryno.ErrNotFound, "nothing was written")
+	requireIndexExact(t, s)
+	requireClaimsExact(t, s)
+}
+
 func TestATransactionOverTheLimitsSendsNothing(t *testing.T) {
-	s := newStoreWith(t, nil)
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
 	many := make([]ryno.Op, 101)
 	for i := range many {
 		many[i] = ryno.TxCreate(person(fmt.Sprint("p", i), nil))
@@ -179,14 +361,23 @@ func TestATransactionOverTheLimitsSendsNothing(t *testing.T) {
 	for i := range heavy {
 		heavy[i] = ryno.TxCreate(person(fmt.Sprint("h", i), map[string]any{"big": big}))
 	}
+	patches := func(typ string) []ryno.Op {
+		ops := make([]ryno.Op, 11)
+		for i := range ops {
+			ops[i] = ryno.TxPatch(ryno.Key{Scope: "acme", Type: typ, ID: fmt.Sprint("h", i)}, ryno.Patch{Set: map[string]any{"big": big}})
+		}
+		return ops
+	}
 	tests := map[string]struct {
 		ops   []ryno.Op
 		limit string
 	}{
-		"101 operations":   {many, "actions"},
-		"one entity twice": {[]ryno.Op{ryno.TxCreate(person("a", nil)), ryno.TxPatch(person("a", nil).Key, ryno.Patch{Set: map[string]any{"x": 1}})}, "item"},
-		"one list twice":   {[]ryno.Op{ryno.TxAddRelationships(pk("a"), "p", []ryno.Key{pk("b")}), ryno.TxRemoveRelationships(pk("a"), "p", []ryno.Key{pk("c")})}, "item"},
-		"more than 4 MB":   {heavy, "bytes"},
+		"101 operations":            {many, "actions"},
+		"one entity twice":          {[]ryno.Op{ryno.TxCreate(person("a", nil)), ryno.TxPatch(person("a", nil).Key, ryno.Patch{Set: map[string]any{"x": 1}})}, "item"},
+		"one list twice":            {[]ryno.Op{ryno.TxAddRelationships(pk("a"), "p", []ryno.Key{pk("b")}), ryno.TxRemoveRelationships(pk("a"), "p", []ryno.Key{pk("c")})}, "item"},
+		"more than 4 MB":            {heavy, "bytes"},
+		"patches of more than 4 MB": {patches("person"), "bytes"},
+		"patches of more than 4 MB to an indexed type": {patches("user"), "bytes"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -229,4 +420,39 @@ func TestATransactionMixesWritesOfIndexedEntitiesListsAndDeletes(t *testing.T) {
 	require.ErrorIs(t, err, ryno.ErrHasRelationships, "a delete that must sweep lists is refused whole")
 	_, err = s.Get(ctx, ada.Key)
 	require.NoError(t, err)
+}
+
+func TestATxDeleteWithAStaleVersionDeletesNothing(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
+	ada, err := s.Create(ctx, user("ada", "ada@example.com"))
+	require.NoError(t, err)
+	_, err = s.Patch(ctx, ada.Key, ryno.Patch{Set: map[string]any{"age": 31}})
+	require.NoError(t, err)
+
+	err = s.Delete(ctx, ada.Key, ryno.IfVersion(1))
+	require.ErrorIs(t, err, ryno.ErrConflict, "outside a transaction")
+
+	_, err = s.Transact(ctx, ryno.TxDelete(ada.Key, ryno.IfVersion(1)))
+	var refused *ryno.TransactionError
+	require.ErrorAs(t, err, &refused)
+	require.Len(t, refused.Ops, 1)
+	require.Equal(t, 0, refused.Ops[0].Index)
+	require.ErrorIs(t, refused.Ops[0].Err, ryno.ErrConflict)
+	var conflict *ryno.ConflictError
+	require.ErrorAs(t, err, &conflict)
+	require.Equal(t, int64(1), conflict.Expected)
+	require.Equal(t, int64(2), conflict.Stored)
+
+	got, err := s.Get(ctx, ada.Key, ryno.Consistent())
+	require.NoError(t, err, "nothing was deleted")
+	require.Equal(t, int64(2), got.Version)
+	requireIndexExact(t, s)
+	requireClaimsExact(t, s)
+
+	_, err = s.Transact(ctx, ryno.TxDelete(ada.Key, ryno.IfVersion(2)))
+	require.NoError(t, err, "the version stored")
+	_, err = s.Get(ctx, ada.Key, ryno.Consistent())
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	requireIndexExact(t, s)
+	requireClaimsExact(t, s)
 }

@@ -1,8 +1,10 @@
 package integration_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -158,4 +160,203 @@ func TestCheckFindsAndRepairsOrphanClaims(t *testing.T) {
 	done, err = s.Check(ctx, ryno.CheckOptions{})
 	require.NoError(t, err)
 	require.Zero(t, done.Orphans)
+}
+
+// readRecorder records the GetItem and Query inputs sent through it; afterClaim,
+// when set, runs after each read of a claim returned, with how many were read.
+type readRecorder struct {
+	ryno.DynamoDBAPI
+	claims string // the index entries table, where claims are
+
+	mu         sync.Mutex
+	gets       []*dynamodb.GetItemInput
+	queries    []*dynamodb.QueryInput
+	claimReads int
+	afterClaim func(n int)
+}
+
+func (r *readRecorder) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	out, err := r.DynamoDBAPI.GetItem(ctx, in, opts...)
+	r.mu.Lock()
+	r.gets = append(r.gets, in)
+	var after func()
+	if aws.ToString(in.TableName) == r.claims {
+		r.claimReads++
+		if f, n := r.afterClaim, r.claimReads; f != nil {
+			after = func() { f(n) }
+		}
+	}
+	r.mu.Unlock()
+	if after != nil {
+		after()
+	}
+	return out, err
+}
+
+func (r *readRecorder) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	r.mu.Lock()
+	r.queries = append(r.queries, in)
+	r.mu.Unlock()
+	return r.DynamoDBAPI.Query(ctx, in, opts...)
+}
+
+// reset forgets what was recorded.
+func (r *readRecorder) reset(afterClaim func(n int)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gets, r.queries, r.claimReads, r.afterClaim = nil, nil, 0, afterClaim
+}
+
+// claimCount returns how many claims were read.
+func (r *readRecorder) claimCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.claimReads
+}
+
+// consistent returns ConsistentRead of every GetItem and Query recorded.
+func (r *readRecorder) consistent() []bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []bool
+	for _, in := range r.gets {
+		out = append(out, aws.ToBool(in.ConsistentRead))
+	}
+	for _, in := range r.queries {
+		out = append(out, aws.ToBool(in.ConsistentRead))
+	}
+	return out
+}
+
+// newRecordedStore returns a store of users whose reads go through a readRecorder.
+func newRecordedStore(t *testing.T, opts ryno.Options) (*store, *readRecorder) {
+	t.Helper()
+	rec := &readRecorder{}
+	opts.Indexes = uniqueIndexes
+	s := newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+		rec.DynamoDBAPI = api
+		return rec
+	}, opts)
+	rec.claims = s.Names().IndexEntries
+	return s, rec
+}
+
+func TestUniqueLookupsReadConsistentlyWhenAsked(t *testing.T) {
+	byEmail := ryno.ScopedIndex{Scope: "acme", Index: "user-email"}
+	ada := indexing.String("ada@example.com")
+	lookup := func(opts ...ryno.GetOption) func(db *ryno.Client) error {
+		return func(db *ryno.Client) error {
+			_, err := db.LookupUnique(ctx, byEmail, ada, opts...)
+			return err
+		}
+	}
+	get := func(opts ...ryno.GetOption) func(db *ryno.Client) error {
+		return func(db *ryno.Client) error {
+			_, err := db.GetByUnique(ctx, byEmail, ada, opts...)
+			return err
+		}
+	}
+	tests := []struct {
+		name  string
+		opts  ryno.Options
+		call  func(db *ryno.Client) error
+		reads int // GetItem and Query requests
+		want  bool
+	}{
+		{"LookupUnique, Consistent", ryno.Options{}, lookup(ryno.Consistent()), 1, true},
+		{"LookupUnique, by default", ryno.Options{ConsistentRead: true}, lookup(), 1, true},
+		{"LookupUnique, not asked", ryno.Options{}, lookup(), 1, false},
+		{"GetByUnique, Consistent", ryno.Options{}, get(ryno.Consistent()), 2, true},
+		{"GetByUnique, Consistent, with relationships", ryno.Options{}, get(ryno.Consistent(), ryno.WithRelationships()), 3, true},
+		{"GetByUnique, by default", ryno.Options{ConsistentRead: true}, get(), 2, true},
+		{"GetByUnique, not asked", ryno.Options{}, get(), 2, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, rec := newRecordedStore(t, tt.opts)
+			_, err := s.Create(ctx, user("ada", "ada@example.com"))
+			require.NoError(t, err)
+			rec.reset(nil)
+			require.NoError(t, tt.call(s.Client))
+			got := rec.consistent()
+			require.Len(t, got, tt.reads)
+			for i, c := range got {
+				require.Equal(t, tt.want, c, "read %d", i)
+			}
+		})
+	}
+}
+
+func TestLookupUniqueRefusesWithRelationships(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
+	_, err := s.LookupUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "user-email"}, indexing.String("ada@example.com"), ryno.WithRelationships())
+	require.ErrorIs(t, err, ryno.ErrInvalid)
+	require.Zero(t, s.counter.Total())
+}
+
+func TestGetByUniqueNeverReturnsAnEntityThatGaveTheValueUp(t *testing.T) {
+	byEmail := ryno.ScopedIndex{Scope: "acme", Index: "user-email"}
+	value := indexing.String("ada@example.com")
+	tests := []struct {
+		name string
+		// move changes the users after the nth read of the claim, through another client.
+		move   func(t *testing.T, other *ryno.Client, n int)
+		want   string // the id of the user returned; "" for ErrNotFound
+		claims int    // the claim reads
+	}{
+		{"the value stays", func(*testing.T, *ryno.Client, int) {}, "ada", 1},
+		{"the value moved to another user", func(t *testing.T, other *ryno.Client, n int) {
+			if n == 1 {
+				setEmail(t, other, "ada", "countess@example.com")
+				setEmail(t, other, "bob", "ada@example.com")
+			}
+		}, "bob", 2},
+		{"the value was given up", func(t *testing.T, other *ryno.Client, n int) {
+			if n == 1 {
+				setEmail(t, other, "ada", "countess@example.com")
+			}
+		}, "", 2},
+		{"its holder was deleted", func(t *testing.T, other *ryno.Client, n int) {
+			if n == 1 {
+				require.NoError(t, other.Delete(ctx, user("ada", "").Key))
+			}
+		}, "", 2},
+		{"the value kept moving", func(t *testing.T, other *ryno.Client, n int) {
+			from, to := "ada", "bob"
+			if n%2 == 0 {
+				from, to = to, from
+			}
+			setEmail(t, other, from, fmt.Sprintf("%s%d@example.com", from, n))
+			setEmail(t, other, to, "ada@example.com")
+		}, "", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, rec := newRecordedStore(t, ryno.Options{})
+			other := newClientOn(t, s, ryno.Options{Indexes: uniqueIndexes})
+			for _, u := range []*ryno.Entity{user("ada", "ada@example.com"), user("bob", "bob@example.com")} {
+				_, err := s.Create(ctx, u)
+				require.NoError(t, err)
+			}
+			rec.reset(func(n int) { tt.move(t, other, n) })
+			got, err := s.GetByUnique(ctx, byEmail, value, ryno.Consistent())
+			claims := rec.claimCount()
+			rec.reset(nil)
+			if tt.want == "" {
+				require.ErrorIs(t, err, ryno.ErrNotFound)
+			} else {
+				require.NoError(t, err)
+				require.Equal(t, tt.want, got.ID)
+				require.Equal(t, "ada@example.com", got.Attributes["email"])
+			}
+			require.Equal(t, tt.claims, claims, "claim reads")
+		})
+	}
+}
+
+// setEmail gives the user id the e-mail address email.
+func setEmail(t *testing.T, db *ryno.Client, id, email string) {
+	t.Helper()
+	_, err := db.Patch(ctx, user(id, "").Key, ryno.Patch{Set: map[string]any{"email": email}})
+	require.NoError(t, err)
 }

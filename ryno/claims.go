@@ -2,6 +2,7 @@ package ryno
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -138,33 +139,48 @@ func uniqueTaken(cl indexentries.Claim, item map[string]types.AttributeValue) er
 }
 
 // LookupUnique returns the key of the entity holding value in the unique index in,
-// or an error matching ErrNotFound when none does. One GetItem,
-// strongly consistent with Options.ConsistentRead.
-func (c *Client) LookupUnique(ctx context.Context, si ScopedIndex, value indexing.Value) (_ Key, err error) {
+// or an error matching ErrNotFound when none does. One GetItem of the value's claim,
+// strongly consistent with Consistent() or Options.ConsistentRead; of the options,
+// only Consistent applies.
+func (c *Client) LookupUnique(ctx context.Context, si ScopedIndex, value indexing.Value, opts ...GetOption) (_ Key, err error) {
 	ctx, call := c.begin(ctx, "LookupUnique")
 	defer call.end(&err)
-	scope, index := si.Scope, si.Index
-	ix, ok := c.indexes.byName(index)
+	o := getOptionsOf(opts)
+	if o.relationships {
+		return Key{}, invalid("LookupUnique", "WithRelationships", "reads no relationships; use GetByUnique")
+	}
+	if _, err := c.uniqueIndex(si, value); err != nil {
+		return Key{}, err
+	}
+	return c.lookupUnique(ctx, si, value, o.consistent(c))
+}
+
+// uniqueIndex returns the unique index si names, after checking si and value.
+func (c *Client) uniqueIndex(si ScopedIndex, value indexing.Value) (Index, error) {
+	ix, ok := c.indexes.byName(si.Index)
 	switch {
 	case !ok:
-		return Key{}, invalid("index", index, "is not registered")
+		return ix, invalid("index", si.Index, "is not registered")
 	case !ix.Unique:
-		return Key{}, invalid("index", index, "is not unique")
+		return ix, invalid("index", si.Index, "is not unique")
 	}
-	if err := schema.ValidateComponent("scope", scope); err != nil {
-		return Key{}, err
+	if err := schema.ValidateComponent("scope", si.Scope); err != nil {
+		return ix, err
 	}
-	if err := value.Validate(); err != nil {
-		return Key{}, err
-	}
+	return ix, value.Validate()
+}
+
+// lookupUnique reads the claim of value in si and returns the key it names.
+func (c *Client) lookupUnique(ctx context.Context, si ScopedIndex, value indexing.Value, consistent bool) (Key, error) {
+	scope, index := si.Scope, si.Index
 	in := getInput(c.names.IndexEntries, indexentries.ClaimPrimaryKey(scope, index, value))
-	in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
+	in.ConsistentRead = aws.Bool(consistent)
 	out, err := c.api.GetItem(ctx, in)
 	if err != nil {
 		return Key{}, wrap(err, "lookup %v in %s of %s", value.Interface(), index, scope)
 	}
 	if out.Item == nil {
-		return Key{}, fmt.Errorf("%w: no entity of %s holds %v in %s", ErrNotFound, scope, value.Interface(), index)
+		return Key{}, unheld(si, value)
 	}
 	cl, err := indexentries.ClaimFromItem(out.Item)
 	if err != nil {
@@ -173,14 +189,59 @@ func (c *Client) LookupUnique(ctx context.Context, si ScopedIndex, value indexin
 	return Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}, nil
 }
 
+// unheld is the error of a value no entity holds.
+func unheld(si ScopedIndex, value indexing.Value) error {
+	return fmt.Errorf("%w: no entity of %s holds %v in %s", ErrNotFound, si.Scope, value.Interface(), si.Index)
+}
+
 // GetByUnique returns the entity holding value in the unique index in, or an
-// error matching ErrNotFound: two requests, the claim then the entity.
+// error matching ErrNotFound: two requests, the claim then the entity, each strongly
+// consistent with Consistent() or Options.ConsistentRead. It never returns an entity
+// that does not emit the value as read: when the claim's entity gave the value up
+// (or is gone) between the two reads, it reads the claim once more, and fails with
+// ErrNotFound when the value moved again.
 func (c *Client) GetByUnique(ctx context.Context, in ScopedIndex, value indexing.Value, opts ...GetOption) (_ *Entity, err error) {
 	ctx, call := c.begin(ctx, "GetByUnique")
 	defer call.end(&err)
-	k, err := c.LookupUnique(ctx, in, value)
+	o := getOptionsOf(opts)
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	ix, err := c.uniqueIndex(in, value)
 	if err != nil {
 		return nil, err
 	}
-	return c.Get(ctx, k, opts...)
+	for range 2 {
+		k, err := c.lookupUnique(ctx, in, value, o.consistent(c))
+		if err != nil {
+			return nil, err
+		}
+		e, err := c.get(ctx, k, o)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			continue
+		case err != nil:
+			return nil, err
+		}
+		held, err := emits(ix, e, value)
+		if held || err != nil {
+			return e, err
+		}
+	}
+	return nil, unheld(in, value)
+}
+
+// emits reports whether ix's map function emits value for e: whether e, as read,
+// still holds the value's claim.
+func emits(ix Index, e *Entity, value indexing.Value) (bool, error) {
+	if e.Type != ix.Type {
+		return false, nil
+	}
+	view := *e
+	view.Relationships = nil // as a write's map function sees it
+	values, err := indexentries.Emit(ix.Name, func(emit func(indexing.Value)) { ix.Map(&view, emit) })
+	if err != nil {
+		return false, wrap(err, "get %s by %s", e.Key, ix.Name)
+	}
+	return slices.ContainsFunc(values, func(v indexing.Value) bool { return v.Encoding() == value.Encoding() }), nil
 }

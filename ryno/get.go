@@ -20,13 +20,15 @@ func (c *Client) Get(ctx context.Context, k Key, opts ...GetOption) (_ *Entity, 
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
-	var o getOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
+	o := getOptionsOf(opts)
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
+	return c.get(ctx, k, o)
+}
+
+// get reads the entity k as o asks.
+func (c *Client) get(ctx context.Context, k Key, o getOptions) (*Entity, error) {
 	if !o.relationships {
 		return c.getEntity(ctx, k, o.consistent(c))
 	}
@@ -40,6 +42,15 @@ type getOptions struct {
 	relationships bool
 	predicates    []string
 	strong        bool
+}
+
+// getOptionsOf returns the options opts set.
+func getOptionsOf(opts []GetOption) getOptions {
+	var o getOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
 }
 
 // consistent reports whether reads are strongly consistent: asked for by the call,
@@ -136,10 +147,7 @@ func (c *Client) getItem(ctx context.Context, k Key, consistent bool) (map[strin
 func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_ []*Entity, err error) {
 	ctx, call := c.begin(ctx, "BatchGet")
 	defer call.end(&err)
-	var o getOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
+	o := getOptionsOf(opts)
 	if o.relationships {
 		return nil, invalid("BatchGet", "WithRelationships", "reads no relationships; use Get")
 	}

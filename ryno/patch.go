@@ -124,6 +124,20 @@ func encodePatch(p Patch) (encodedPatch, error) {
 	return ep, nil
 }
 
+// size is the bytes the patch sends beside the key: the attributes it sets, the
+// names it removes and the numbers it adds.
+func (ep encodedPatch) size() int {
+	n := schema.ItemSize(ep.set)
+	for _, name := range ep.remove {
+		n += len(name)
+	}
+	adds := make(map[string]types.AttributeValue, len(ep.add))
+	for name, v := range ep.add {
+		adds[name] = &types.AttributeValueMemberN{Value: v}
+	}
+	return n + schema.ItemSize(adds)
+}
+
 // patchItem applies ep with one UpdateItem.
 func (c *Client) patchItem(ctx context.Context, k Key, ep encodedPatch, o writeOptions) (*Entity, error) {
 	version := o.version

@@ -15,7 +15,7 @@ import (
 
 // CallReport is what one call of a Client cost, given to Options.OnCall when the
 // call returns. An iterator (AllByType, ...) reports each page as one call of the
-// listing it pages, and a call made by another (GetByUnique reading the entity)
+// listing it pages, and a call made by another (RelatedEntities reading the entities)
 // is part of the outer call's report.
 type CallReport struct {
 	Op       string         // the Client method, such as "Get" or "AddRelationships"

@@ -1,10 +1,13 @@
 package ryno
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -93,7 +96,10 @@ type OpResult struct {
 // TransactionError reports a transaction refused because conditions of some of its
 // operations did not hold; nothing was written. Ops says which and why: a
 // *ConflictError (another version), ErrExists, ErrNotFound, a *ConditionError, a
-// *UniqueError. errors.Is and errors.As see every one of them.
+// *UniqueError, ErrHasRelationships, an *UnknownIndexError. errors.Is and errors.As
+// see every one of them.
+// A refusal the store finds while reading, before sending anything, is reported the
+// same way as one DynamoDB finds at the commit.
 type TransactionError struct {
 	Ops []OpError
 }
@@ -242,13 +248,16 @@ func (c *Client) prepareTx(ops []Op) (*tx, error) {
 			}
 			t.written[k] = op.kind
 		}
-		if p.write != nil {
+		switch {
+		case p.write != nil:
 			bytes += schema.ItemSize(p.write.base)
+		case op.kind == opPatch:
+			bytes += schema.ItemSize(op.key.item()) + p.ep.size()
 		}
 		t.ops = append(t.ops, p)
 	}
 	if bytes > maxTransactBytes {
-		return nil, &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the entities alone are %d bytes; a transaction holds at most %d", bytes, maxTransactBytes)}
+		return nil, &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the entities and patches alone are %d bytes; a transaction holds at most %d", bytes, maxTransactBytes)}
 	}
 	return t, nil
 }
@@ -304,18 +313,57 @@ type txPart struct {
 	refused func(ctx context.Context, role actionRole, item map[string]types.AttributeValue) (retry bool, err error)
 }
 
-// read reads what every operation needs, in parallel, and plans its actions.
+// read reads what every operation needs, in parallel, and plans its actions. The
+// operations that what they read refuses already (see refuses) fail the call
+// together, in a *TransactionError; errRetryTx asks for another attempt.
 func (t *tx) read(ctx context.Context) ([]*txPart, error) {
 	parts := make([]*txPart, len(t.ops))
+	var (
+		mu      sync.Mutex
+		refused []OpError
+		retry   error
+	)
 	err := parallel(ctx, len(t.ops), t.c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		var err error
-		parts[i], err = t.plan(ctx, t.ops[i])
-		if err != nil {
-			err = wrap(err, "transaction operation %d (%s %s)", i, t.ops[i].kind, t.ops[i].subject())
+		op := t.ops[i]
+		part, err := t.plan(ctx, op)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err == nil:
+			parts[i] = part
+		case refuses(err):
+			refused = append(refused, op.refusal(err))
+		case errors.Is(err, errRetryTx):
+			retry = err
+		default:
+			return wrap(err, "transaction operation %d (%s %s)", i, op.kind, op.subject())
 		}
-		return err
+		return nil
 	})
-	return parts, err
+	switch {
+	case err != nil:
+		return nil, err
+	case len(refused) > 0:
+		slices.SortFunc(refused, func(a, b OpError) int { return cmp.Compare(a.Index, b.Index) })
+		return nil, &TransactionError{Ops: refused}
+	case retry != nil:
+		return nil, retry
+	}
+	return parts, nil
+}
+
+// refuses reports whether err, met while planning an operation, refuses the
+// transaction as a failed condition at its commit would: the entity is missing, has
+// another version or already exists, a value is taken, the entity has relationship
+// entries or indexes this client does not register.
+func refuses(err error) bool {
+	return errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound) ||
+		errors.Is(err, ErrHasRelationships) || errors.Is(err, ErrUnknownIndex)
+}
+
+// refusal reports the operation refused for err.
+func (op *txOp) refusal(err error) OpError {
+	return OpError{Index: op.index, Op: op.kind.String(), Key: op.subject(), Err: err}
 }
 
 // plan reads what op needs and returns its part.
@@ -334,30 +382,41 @@ func (t *tx) plan(ctx context.Context, op *txOp) (*txPart, error) {
 }
 
 // assemble joins the parts into one transaction and checks DynamoDB's limits. owners
-// says which part each action belongs to.
+// says which part each action belongs to. An operation claiming a value of a unique
+// index that an earlier one claims is refused, as a second writer would be.
 func (t *tx) assemble(parts []*txPart) (*listTransaction, []int, error) {
 	all := &listTransaction{}
 	var owners []int
+	var refused []OpError
 	seen := map[string]int{} // item -> action
 	for i, p := range parts {
 		for j, act := range p.t.actions {
 			id := actionItem(act)
 			role := p.t.roles[j]
-			if k, dup := seen[id]; dup {
-				merged, ok := t.c.handOver(all.roles[k], role)
-				if !ok {
-					return nil, nil, &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("operation %d writes an item another operation writes", p.op.index)}
+			k, dup := seen[id]
+			switch {
+			case !dup:
+				seen[id] = len(all.actions)
+				all.add(act, role, 0)
+				owners = append(owners, i)
+				continue
+			case claiming(all.roles[k]) && claiming(role):
+				if len(refused) == 0 || refused[len(refused)-1].Index != p.op.index {
+					refused = append(refused, p.op.refusal(uniqueTaken(role.claim, all.roles[k].claim.Item())))
 				}
-				all.actions[k], all.roles[k], owners[k] = merged, role, i
 				continue
 			}
-			seen[id] = len(all.actions)
-			all.add(act, role, 0)
-			owners = append(owners, i)
+			merged, ok := t.c.handOver(all.roles[k], role)
+			if !ok {
+				return nil, nil, &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("operation %d writes an item another operation writes", p.op.index)}
+			}
+			all.actions[k], all.roles[k], owners[k] = merged, role, i
 		}
 		all.bytes += p.t.bytes
 	}
 	switch {
+	case len(refused) > 0:
+		return nil, nil, &TransactionError{Ops: refused}
 	case len(all.actions) > maxTransactItems:
 		return nil, nil, &TransactionLimitError{Limit: "actions", Detail: fmt.Sprintf("the operations take %d actions (entities, index entries, claims, list entries, markers and heads); at most %d", len(all.actions), maxTransactItems)}
 	case all.bytes > maxTransactBytes:
@@ -365,6 +424,9 @@ func (t *tx) assemble(parts []*txPart) (*listTransaction, []int, error) {
 	}
 	return all, owners, nil
 }
+
+// claiming reports whether the action of role claims a value of a unique index.
+func claiming(role actionRole) bool { return role.kind == roleClaim && !role.release }
 
 // handOver merges the release of a unique value by one operation and its claim by
 // another into one action: the claim, on the condition that the value is free or
@@ -426,7 +488,7 @@ func (t *tx) refusals(ctx context.Context, parts []*txPart, all *listTransaction
 		p := parts[owners[i]]
 		again, err := p.refused(ctx, all.roles[i], reason.Item)
 		retry = retry && again
-		errs = append(errs, OpError{Index: p.op.index, Op: p.op.kind.String(), Key: p.op.subject(), Err: err})
+		errs = append(errs, p.op.refusal(err))
 	}
 	return errs, retry && len(errs) > 0
 }

@@ -96,7 +96,7 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 			ConditionExpression: in.ConditionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
 			ExpressionAttributeValues:           in.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}}, actionRole{kind: roleEntity}, schema.ItemSize(in.Key))
+		}}, actionRole{kind: roleEntity}, schema.ItemSize(in.Key)+op.ep.size())
 		p.refused = func(ctx context.Context, _ actionRole, item map[string]types.AttributeValue) (bool, error) {
 			_, err := c.patchRefused(ctx, op.key, op.o, token, item)
 			return false, err
@@ -115,11 +115,15 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 		return nil, err
 	}
 	if op.o.version > 0 && e.Version != op.o.version {
-		return nil, &TransactionError{Ops: []OpError{{Index: op.index, Op: op.kind.String(), Key: op.key,
-			Err: &ConflictError{Key: op.key, Expected: op.o.version, Stored: e.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.o.version, e.Version)}}}}
+		return nil, &ConflictError{Key: op.key, Expected: op.o.version, Stored: e.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.o.version, e.Version)}
 	}
 	if err := op.ep.apply(e); err != nil {
 		return nil, err
+	}
+	if op.o.version == 0 {
+		// A blind patch: the write expects the version read (x below), and a
+		// refusal for a newer one plans it again instead of ending it.
+		e.Version = 0
 	}
 	w, err := c.newWrite(e, modeUpdate, writeOptions{cond: op.o.cond})
 	if err != nil {
@@ -170,7 +174,8 @@ func (c *Client) readWithEntries(ctx context.Context, k Key) (item map[string]ty
 
 // txDelete plans a Delete in a transaction: the entity, its index entries, the
 // claims of its unique values and the heads of its empty lists, under the condition
-// that it is still the version read. An entity with relationship entries is refused.
+// that it is still the version read, which must be the one IfVersion asks for. An
+// entity with relationship entries is refused.
 func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	var partition, incoming []map[string]types.AttributeValue
 	var item map[string]types.AttributeValue
@@ -201,10 +206,11 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	case err != nil:
 		return nil, err
 	case !s.live() && op.o.version > 0:
-		return nil, &TransactionError{Ops: []OpError{{Index: op.index, Op: op.kind.String(), Key: op.key,
-			Err: &ConflictError{Key: op.key, Expected: op.o.version, Missing: true, Reason: "the entity does not exist"}}}}
+		return nil, &ConflictError{Key: op.key, Expected: op.o.version, Missing: true, Reason: "the entity does not exist"}
 	case !s.live():
 		return p, nil // nothing to delete: not an error
+	case op.o.version > 0 && s.version != op.o.version:
+		return nil, &ConflictError{Key: op.key, Expected: op.o.version, Stored: s.version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.o.version, s.version)}
 	case len(incoming) > 0 || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !bookkeeping(i) }):
 		return nil, ErrHasRelationships
 	case s.pending != "":

@@ -1,0 +1,417 @@
+package integration_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/integration/dynamotest"
+	"github.com/rynodb/rynodb/ryno"
+)
+
+// Environment variables of the crash test.
+const (
+	crashRoundsEnv = "RYNO_CRASH_ROUNDS" // how many processes to kill; default 5 (one per kind of write)
+	crashSeedEnv   = "RYNO_CRASH_SEED"   // the seed choosing the writes, the kills and the next writers
+)
+
+// TestProcessesKilledMidWriteLeaveNothingHalfDone starts each large write in a
+// process of its own and kills it with SIGKILL at a request chosen at random: a
+// large Replace, a large Add, a large Remove, an indexed Set beyond one transaction
+// that changes a unique value, and a Delete with hundreds of edges in and out.
+// After each kill it checks what readers may see; then a next writer of the same
+// list or entity runs (the same call again, or another), and then Check with
+// Repair, and after each of them everything must be exact: every list is the old
+// one or the one submitted (with the next writer's change), positions unique, heads
+// and markers in agreement with the entries, index entries what the stored entities
+// emit, every claim held by its owner, nothing left of a deleted entity, and Check
+// finds nothing more.
+//
+// make test kills 5 processes; make crash kills 75 (RYNO_CRASH_ROUNDS).
+func TestProcessesKilledMidWriteLeaveNothingHalfDone(t *testing.T) {
+	rounds, seed := crashSettings(t)
+	t.Logf("%d rounds, seed %d (%s=%d reproduces them)", rounds, seed, crashSeedEnv, seed)
+	rng := rand.New(rand.NewPCG(seed, seed))
+	sent := map[string]int{}
+	kills := 0
+	for round := range rounds {
+		sc := crashScenarios[round%len(crashScenarios)]
+		roundSeed := rng.Uint64()
+		t.Run(fmt.Sprintf("%03d-%s", round, sc.name), func(t *testing.T) {
+			if crashRound(t, sc, roundSeed, sent) {
+				kills++
+			}
+		})
+		if t.Failed() {
+			break
+		}
+	}
+	require.Equal(t, rounds, kills, "every round killed its writer")
+}
+
+func crashSettings(t *testing.T) (rounds int, seed uint64) {
+	t.Helper()
+	rounds, seed = len(crashScenarios), uint64(time.Now().UnixNano())
+	if v := os.Getenv(crashRoundsEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		require.NoError(t, err, crashRoundsEnv)
+		rounds = n
+	}
+	if v := os.Getenv(crashSeedEnv); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		require.NoError(t, err, crashSeedEnv)
+		seed = n
+	}
+	return rounds, seed
+}
+
+// crashScenario is one kind of write to kill.
+type crashScenario struct {
+	name string
+	// setup writes what the round starts from and returns the call to kill.
+	setup func(t *testing.T, s *store, rng *rand.Rand) *crashState
+}
+
+// crashState is a round's write: the call killed, the calls a next writer may make
+// (each meets what the call left), and the checks of each stage.
+type crashState struct {
+	call  crashCall
+	nexts []crashCall
+	// killed checks what readers may see right after the kill.
+	killed func(t *testing.T, s *store)
+	// exact checks the lists and entities the calls wrote, after next.
+	exact func(t *testing.T, s *store, next crashCall, when string)
+}
+
+var crashScenarios = []crashScenario{
+	{"replace", setupCrashReplace},
+	{"add", setupCrashAdd},
+	{"remove", setupCrashRemove},
+	{"set", setupCrashSet},
+	{"delete", setupCrashDelete},
+}
+
+const crashPredicate = "follows"
+
+// listState is the crash state of a large write of subject's list from before to
+// after: readers see no entry of neither right after the kill, and afterwards the
+// list is before or after, changed by the next writer, with exact bookkeeping.
+func listState(subject ryno.Key, call crashCall, before, after []ryno.Key, present ryno.Key) *crashState {
+	return &crashState{
+		call: call,
+		nexts: []crashCall{
+			call,
+			{Op: "add", Subject: subject, Predicate: crashPredicate, Objects: []ryno.Key{pk("late")}},
+			{Op: "remove", Subject: subject, Predicate: crashPredicate, Objects: []ryno.Key{present}},
+			{Op: "replace", Subject: subject, Predicate: crashPredicate, Objects: []ryno.Key{pk("only1"), pk("only2")}},
+			{Op: "setlists", Subject: subject, Predicate: crashPredicate, Objects: []ryno.Key{pk("only3")}},
+			{Op: "delete", Subject: subject},
+		},
+		killed: func(t *testing.T, s *store) { requireOnlyEntriesOf(t, s, subject, before, after) },
+		exact: func(t *testing.T, s *store, next crashCall, when string) {
+			if next.Op == "delete" {
+				requireNothingOf(t, s, subject, true)
+				return
+			}
+			got := objectsOf(t, s.Client, subject, crashPredicate, 500)
+			outcomes := [][]ryno.Key{applyCall(before, next), applyCall(after, next)}
+			require.Contains(t, outcomes, got, "%s: the list is the one before or the one submitted, then the next writer's", when)
+			requireListExact(t, s, subject, crashPredicate)
+		},
+	}
+}
+
+// createObjects creates the entities lists may point at, so that none is an orphan:
+// pk(o000..), pk(n000..), late and only1..3, in parallel.
+func createObjects(t *testing.T, s *store, keys ...ryno.Key) {
+	t.Helper()
+	keys = slices.Concat(keys, []ryno.Key{pk("late"), pk("only1"), pk("only2"), pk("only3")})
+	errs := make([]error, len(keys))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, k := range keys {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			_, errs[i] = s.Create(ctx, &ryno.Entity{Key: k})
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+}
+
+func setupCrashReplace(t *testing.T, s *store, rng *rand.Rand) *crashState {
+	subject := pk("hub")
+	old := pks("o", 150)
+	createObjects(t, s, slices.Concat([]ryno.Key{subject}, old, pks("n", 75))...)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, crashPredicate, old))
+	// Keep half the old objects, in another order, among as many new ones.
+	kept := slices.Clone(old[:75])
+	next := slices.Concat(kept, pks("n", 75))
+	rng.Shuffle(len(next), func(i, j int) { next[i], next[j] = next[j], next[i] })
+	call := crashCall{Op: "replace", Subject: subject, Predicate: crashPredicate, Objects: next}
+	return listState(subject, call, old, next, kept[0])
+}
+
+func setupCrashAdd(t *testing.T, s *store, _ *rand.Rand) *crashState {
+	subject := pk("hub")
+	old := pks("o", 50)
+	createObjects(t, s, slices.Concat([]ryno.Key{subject}, old, pks("n", 150))...)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, crashPredicate, old))
+	added := pks("n", 150)
+	call := crashCall{Op: "add", Subject: subject, Predicate: crashPredicate, Objects: added}
+	return listState(subject, call, old, slices.Concat(old, added), old[0])
+}
+
+func setupCrashRemove(t *testing.T, s *store, rng *rand.Rand) *crashState {
+	subject := pk("hub")
+	old := pks("o", 200)
+	createObjects(t, s, slices.Concat([]ryno.Key{subject}, old)...)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, crashPredicate, old))
+	gone := map[ryno.Key]bool{}
+	var removed []ryno.Key
+	for _, i := range rng.Perm(len(old))[:120] {
+		removed = append(removed, old[i])
+		gone[old[i]] = true
+	}
+	left := slices.DeleteFunc(slices.Clone(old), func(o ryno.Key) bool { return gone[o] })
+	call := crashCall{Op: "remove", Subject: subject, Predicate: crashPredicate, Objects: removed}
+	return listState(subject, call, old, left, left[0])
+}
+
+func setupCrashSet(t *testing.T, s *store, _ *rand.Rand) *crashState {
+	d := crashDoc{ID: "d", Slug: "s0", Tags: 10}
+	_, err := s.Set(ctx, d.entity())
+	require.NoError(t, err)
+	k := d.entity().Key
+	call := crashCall{Op: "set", Entity: &crashDoc{ID: "d", Slug: "s1", Tags: 150}}
+	return &crashState{
+		call: call,
+		nexts: []crashCall{
+			call,
+			{Op: "set", Entity: &crashDoc{ID: "d", Slug: "s2", Tags: 5}},
+			{Op: "delete", Subject: k},
+		},
+		killed: func(t *testing.T, s *store) {
+			e, err := s.Get(ctx, k)
+			require.NoError(t, err, "the entity is the one before or the one written")
+			require.Contains(t, []any{"s0", "s1"}, e.Attributes["slug"])
+		},
+		exact: func(t *testing.T, s *store, next crashCall, when string) {
+			if next.Op == "delete" {
+				requireNothingOf(t, s, k, true)
+				return
+			}
+			e, err := s.Get(ctx, k)
+			require.NoError(t, err)
+			require.Equal(t, next.Entity.Slug, e.Attributes["slug"], when)
+			// A value the entity no longer holds is free for another.
+			for _, slug := range []string{"s0", "s1", "s2"} {
+				if slug == next.Entity.Slug {
+					continue
+				}
+				other := crashDoc{ID: "other-" + slug, Slug: slug, Tags: 1}
+				_, err := s.Create(ctx, other.entity())
+				require.NoError(t, err, "%s: %s is free", when, slug)
+				require.NoError(t, s.Delete(ctx, other.entity().Key))
+			}
+		},
+	}
+}
+
+func setupCrashDelete(t *testing.T, s *store, _ *rand.Rand) *crashState {
+	gone := crashDoc{ID: "gone", Slug: "g", Tags: 5}
+	_, err := s.Set(ctx, gone.entity())
+	require.NoError(t, err)
+	k := gone.entity().Key
+	fans := pks("fan", 150)
+	createObjects(t, s, slices.Concat(fans, pks("x", 150))...)
+	require.NoError(t, s.ReplaceRelationships(ctx, k, crashPredicate, fans))
+	for i, f := range fans {
+		require.NoError(t, s.ReplaceRelationships(ctx, f, crashPredicate, []ryno.Key{pks("x", 150)[i], k}))
+	}
+	call := crashCall{Op: "delete", Subject: k}
+	landed := false // the tombstone landed: the Delete began
+	return &crashState{
+		call: call,
+		nexts: []crashCall{
+			call,
+			{Op: "set", Entity: &gone},
+			{Op: "add", Subject: k, Predicate: crashPredicate, Objects: []ryno.Key{pk("late")}},
+		},
+		killed: func(t *testing.T, s *store) {
+			_, err := s.Get(ctx, k)
+			landed = errors.Is(err, ryno.ErrNotFound)
+			if !landed {
+				require.NoError(t, err)
+			}
+		},
+		exact: func(t *testing.T, s *store, next crashCall, when string) {
+			deleted := landed || next.Op == "delete"
+			for i, f := range fans {
+				want := []ryno.Key{pks("x", 150)[i], k}
+				if deleted {
+					want = want[:1]
+				}
+				if i%10 == 0 || !deleted {
+					require.Equal(t, want, objectsOf(t, s.Client, f, crashPredicate, 10), "%s: the list of %s", when, f)
+					requireListExact(t, s, f, crashPredicate)
+				}
+			}
+			switch {
+			case deleted && next.Op == "set":
+				_, err := s.Get(ctx, k)
+				require.NoError(t, err, "%s: created anew", when)
+				require.Empty(t, objectsOf(t, s.Client, k, crashPredicate, 10), "%s: with no list", when)
+				require.Empty(t, subjectsPointingAt(t, s.Client, k), "%s: nothing points at it", when)
+			case deleted:
+				requireNothingOf(t, s, k, true)
+			default:
+				want := fans
+				if next.Op == "add" {
+					want = append(slices.Clone(fans), pk("late"))
+				}
+				require.Equal(t, want, objectsOf(t, s.Client, k, crashPredicate, 500), when)
+				requireListExact(t, s, k, crashPredicate)
+			}
+		},
+	}
+}
+
+// requireOnlyEntriesOf checks what readers may see of subject's list after a kill:
+// no entry of an object of neither the list before nor the one submitted.
+func requireOnlyEntriesOf(t *testing.T, s *store, subject ryno.Key, before, after []ryno.Key) {
+	t.Helper()
+	allowed := map[ryno.Key]bool{}
+	for _, o := range slices.Concat(before, after) {
+		allowed[o] = true
+	}
+	for _, o := range objectsOf(t, s.Client, subject, crashPredicate, 500) {
+		require.True(t, allowed[o], "after the kill, %s holds %s, of neither list", subject, o)
+	}
+}
+
+// crashRound runs one round: the write killed, the checks after the kill, after the
+// next writer and after Check with Repair. It reports whether the worker was killed.
+func crashRound(t *testing.T, sc crashScenario, seed uint64, sent map[string]int) bool {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	if sent[sc.name] == 0 { // how many requests the write sends when nothing kills it
+		sent[sc.name] = crashCount(t, sc, seed)
+	}
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+	st := sc.setup(t, s, rng)
+	killAt := 1 + rng.IntN(sent[sc.name])
+	mode := []string{"before", "after", "inflight"}[rng.IntN(3)]
+	t.Logf("kill at request %d of %d, %s", killAt, sent[sc.name], mode)
+	killed := runWorker(t, crashSpec{Endpoint: dynamotest.Endpoint(), Prefix: s.Names().Prefix, Call: st.call,
+		KillAt: killAt, Mode: mode, Seed: seed})
+	st.killed(t, s)
+
+	// The next writer comes once the killed writer's lease expired.
+	later := func() time.Time { return time.Now().Add(testLease + time.Second) }
+	next := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, ListLease: testLease, Now: later})
+	call := st.nexts[rng.IntN(len(st.nexts))]
+	t.Logf("next writer: %s", call.Op)
+	err := call.run(ctx, next)
+	if call.Op == "add" && sc.name == "delete" && errors.Is(err, ryno.ErrNotFound) {
+		err = nil // the Delete had begun: the Add completes it and finds no subject
+	}
+	require.NoError(t, err, "the next writer")
+	st.exact(t, s, call, "after the next writer")
+	requireIndexExact(t, s)
+	requireClaimsExact(t, s)
+
+	checker := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, ListLease: testLease, Now: later})
+	_, err = checker.Check(ctx, ryno.CheckOptions{Repair: true})
+	require.NoError(t, err)
+	st.exact(t, s, call, "after check --repair")
+	requireIndexExact(t, s)
+	requireClaimsExact(t, s)
+	var found []string
+	done, err := checker.Check(ctx, ryno.CheckOptions{
+		OnOrphan: func(o ryno.Orphan) { found = append(found, o.String()) },
+		OnTrace:  func(tr ryno.Trace) { found = append(found, tr.String()) },
+	})
+	require.NoError(t, err)
+	require.Zero(t, done.Orphans+done.Traces, "check finds nothing after the repair: %v", found)
+	return killed
+}
+
+// crashCount runs the scenario's write to the end in a worker and returns how many
+// requests it sent.
+func crashCount(t *testing.T, sc crashScenario, seed uint64) int {
+	t.Helper()
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+	st := sc.setup(t, s, rand.New(rand.NewPCG(seed, 1)))
+	out := workerOutput(t, crashSpec{Endpoint: dynamotest.Endpoint(), Prefix: s.Names().Prefix, Call: st.call})
+	var n int
+	_, err := fmt.Sscanf(out, "requests %d", &n)
+	require.NoError(t, err, "worker output %q", out)
+	require.Positive(t, n)
+	return n
+}
+
+// runWorker runs a worker process for spec and reports whether SIGKILL ended it.
+func runWorker(t *testing.T, spec crashSpec) bool {
+	t.Helper()
+	cmd, out := workerCommand(t, spec)
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			return true
+		}
+	}
+	require.NoError(t, err, "the worker ended without being killed: %s", out)
+	return false
+}
+
+func workerOutput(t *testing.T, spec crashSpec) string {
+	t.Helper()
+	cmd, out := workerCommand(t, spec)
+	require.NoError(t, cmd.Run(), "worker: %s", out)
+	return out.String()
+}
+
+func workerCommand(t *testing.T, spec crashSpec) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	raw, err := json.Marshal(spec)
+	require.NoError(t, err)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), crashWorkerEnv+"="+string(raw))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	return cmd, &out
+}
+
+// applyCall returns list after the list call c.
+func applyCall(list []ryno.Key, c crashCall) []ryno.Key {
+	switch c.Op {
+	case "replace", "setlists":
+		return c.Objects
+	case "add":
+		out := slices.Clone(list)
+		for _, o := range c.Objects {
+			if !slices.Contains(out, o) {
+				out = append(out, o)
+			}
+		}
+		return out
+	case "remove":
+		return slices.DeleteFunc(slices.Clone(list), func(o ryno.Key) bool { return slices.Contains(c.Objects, o) })
+	}
+	return list
+}

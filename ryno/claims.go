@@ -107,8 +107,11 @@ func uniqueTaken(cl indexentries.Claim, item map[string]types.AttributeValue) er
 // or an error matching ErrNotFound when none does. One GetItem,
 // strongly consistent with Options.ConsistentRead.
 func (c *Client) LookupUnique(ctx context.Context, si ScopedIndex, value indexing.Value) (_ Key, err error) {
-	ctx, call := c.begin(ctx, "LookupUnique")
+	ctx, call, err := c.begin(ctx, "LookupUnique")
 	defer call.end(&err)
+	if err != nil {
+		return Key{}, err
+	}
 	scope, index := si.Scope, si.Index
 	ix, ok := c.indexes.byName(index)
 	switch {
@@ -142,8 +145,11 @@ func (c *Client) LookupUnique(ctx context.Context, si ScopedIndex, value indexin
 // GetByUnique returns the entity holding value in the unique index in, or an
 // error matching ErrNotFound: two requests, the claim then the entity.
 func (c *Client) GetByUnique(ctx context.Context, in ScopedIndex, value indexing.Value, opts ...GetOption) (_ *Entity, err error) {
-	ctx, call := c.begin(ctx, "GetByUnique")
+	ctx, call, err := c.begin(ctx, "GetByUnique")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	k, err := c.LookupUnique(ctx, in, value)
 	if err != nil {
 		return nil, err

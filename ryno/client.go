@@ -24,6 +24,10 @@ type Client struct {
 // (see package migrations and the `ryno migrate up` command). A nil api, or a nil
 // *dynamodb.Client in it, fails with a *ValidationError (ErrInvalid), as do invalid
 // options.
+//
+// Every call of the Client takes a context first, which must not be nil: a call
+// given a nil context returns a *ValidationError (ErrInvalid) and sends nothing.
+// Pass context.Background() when there is no better one.
 func New(api DynamoDBAPI, opts Options) (*Client, error) {
 	if err := checkAPI(api); err != nil {
 		return nil, err

@@ -29,8 +29,11 @@ type IndexEntry struct {
 // rounds per page. An entity emitting several matching values appears once per
 // value; entries whose entity no longer exists are skipped.
 func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (_ *Page[*Entity], err error) {
-	ctx, call := c.begin(ctx, "QueryIndex")
+	ctx, call, err := c.begin(ctx, "QueryIndex")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	entries, err := c.QueryIndexEntries(ctx, in, cond, p)
 	if err != nil {
 		return nil, err
@@ -46,8 +49,11 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 // entities. One Query request per page, on the lookup index, which DynamoDB keeps
 // eventually consistent.
 func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (_ *Page[IndexEntry], err error) {
-	ctx, call := c.begin(ctx, "QueryIndexEntries")
+	ctx, call, err := c.begin(ctx, "QueryIndexEntries")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	q, err := c.indexQuery(in.Scope, in.Index, cond)
 	if err != nil {
 		return nil, err

@@ -116,7 +116,7 @@ func (c *Client) LookupUnique(ctx context.Context, si ScopedIndex, value indexin
 	ix, ok := c.indexes.byName(index)
 	switch {
 	case !ok:
-		return Key{}, invalid("index", index, "is not registered")
+		return Key{}, errUnregistered(index)
 	case !ix.Unique:
 		return Key{}, invalid("index", index, "is not unique")
 	}

@@ -233,11 +233,14 @@ func cursorListings() []cursorListing {
 }
 
 // newCursorClient returns a client sealing cursors with key (none when nil) and the
-// recorder of its Query requests.
+// recorder of its Query requests. It registers the indexes the listings query.
 func newCursorClient(t testing.TB, key []byte) (*Client, *queryRecorder) {
 	t.Helper()
 	r := &queryRecorder{}
-	c, err := New(r, Options{TablePrefix: "t", CursorKey: key})
+	none := func(*Entity, func(indexing.Value)) {}
+	c, err := New(r, Options{TablePrefix: "t", CursorKey: key, Indexes: []Index{
+		{Type: "person", Name: "age", Map: none}, {Type: "person", Name: "name", Map: none},
+	}})
 	require.NoError(t, err)
 	return c, r
 }

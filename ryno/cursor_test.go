@@ -581,6 +581,13 @@ func alteredCursors(t testing.TB, cc cursorCodec, s string) map[string]string {
 		"a trailing byte":   b64(append(slices.Clone(b), ' ')),
 		"a leading byte":    b64(append([]byte{' '}, b...)),
 		"too long":          strings.Repeat("A", maxCursorLen+4),
+		// Go's base64 decoder skips line breaks: the same bytes, another cursor.
+		"a leading newline":         "\n" + s,
+		"a trailing newline":        s + "\n",
+		"a newline inside":          s[:len(s)/2] + "\n" + s[len(s)/2:],
+		"a CRLF inside":             s[:len(s)/2] + "\r\n" + s[len(s)/2:],
+		"a carriage return inside":  s[:len(s)/2] + "\r" + s[len(s)/2:],
+		"a newline every character": strings.Join(strings.Split(s, ""), "\n"),
 	}
 	// A last character with its unused low bits set decodes, leniently, to the same
 	// bytes.
@@ -873,6 +880,13 @@ func FuzzDecodeCursor(f *testing.F) {
 			requireQueryable(t, c, l, q, key)
 			again, err := cc.encode(key)
 			require.NoError(t, err)
+			if len(cc.seal) == 0 {
+				require.Equal(t, again, s, "a cursor is accepted only as issued")
+			} else {
+				require.Equal(t, -1, strings.IndexFunc(s, func(r rune) bool {
+					return !strings.ContainsRune("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", r)
+				}), "a sealed cursor is accepted only in its alphabet")
+			}
 			got, err := cc.decode(again, q.position)
 			require.NoError(t, err)
 			require.Equal(t, key, got)

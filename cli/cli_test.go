@@ -76,6 +76,18 @@ func TestUsageErrors(t *testing.T) {
 		{"policy bad region", []string{"iam-policy", "--prefix", "app", "--region", "*"}, `--region must be an AWS region such as us-east-1, not "*"`, "iam-policy"},
 		{"policy extra argument", []string{"iam-policy", "--prefix", "app", "now"}, `unexpected argument "now"`, "iam-policy"},
 		{"policy has no timeout", []string{"iam-policy", "--prefix", "app", "--timeout", "1s"}, "flag provided but not defined: -timeout", "iam-policy"},
+		{"endpoint not a URL", []string{"migrate", "status", "--prefix", "app", "--endpoint", "not a url"},
+			`--endpoint must be an http or https URL with a host, such as http://localhost:8000, not "not a url"`, "migrate status"},
+		{"endpoint of another scheme", []string{"migrate", "up", "--prefix", "app", "--endpoint", "ftp://localhost:8000"},
+			`--endpoint must be an http or https URL with a host, such as http://localhost:8000, not "ftp://localhost:8000"`, "migrate up"},
+		{"endpoint without a scheme", []string{"check", "--prefix", "app", "--endpoint", "localhost:8000"},
+			`--endpoint must be an http or https URL with a host, such as http://localhost:8000, not "localhost:8000"`, "check"},
+		{"endpoint without a host", []string{"migrate", "plan", "--prefix", "app", "--endpoint", "http://"},
+			`--endpoint must be an http or https URL with a host, such as http://localhost:8000, not "http://"`, "migrate plan"},
+		{"endpoint with a path only", []string{"migrate", "down", "--prefix", "app", "--endpoint", "http:/dynamodb"},
+			`--endpoint must be an http or https URL with a host, such as http://localhost:8000, not "http:/dynamodb"`, "migrate down"},
+		{"endpoint with a bad port", []string{"migrate", "status", "--prefix", "app", "--endpoint", "http://localhost:port"},
+			`--endpoint must be an http or https URL with a host, such as http://localhost:8000, not "http://localhost:port"`, "migrate status"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,6 +98,17 @@ func TestUsageErrors(t *testing.T) {
 			require.Len(t, lines, 2, errOut)
 			require.True(t, strings.HasPrefix(lines[0], "ryno: "+tt.want), "stderr: %s", errOut)
 			require.Equal(t, "Run 'ryno help"+prefixSpace(tt.help)+"' for usage.", lines[1])
+		})
+	}
+}
+
+func TestMalformedEndpointInTheEnvironment(t *testing.T) {
+	for _, env := range []string{"AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"} {
+		t.Run(env, func(t *testing.T) {
+			out, errOut, code := run(t, map[string]string{env: "ftp://localhost"}, "migrate", "status", "--prefix", "app")
+			require.Equal(t, ExitUsage, code)
+			require.Empty(t, out)
+			require.Contains(t, errOut, "ryno: "+env+` must be an http or https URL with a host, such as http://localhost:8000, not "ftp://localhost"`)
 		})
 	}
 }

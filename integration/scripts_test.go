@@ -2,10 +2,13 @@ package integration_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -114,4 +117,85 @@ func TestMakeFuzzRunsEveryTargetAndTellsCrashersFromTheRace(t *testing.T) {
 		require.Equal(t, []string{three + " FuzzPass", three + " FuzzRaceOnce", three + " FuzzRaceOnce"}, runs)
 		require.Contains(t, out, "2 targets, 0 failed\n")
 	})
+}
+
+// fakeDocker answers `docker info` once fakeDockerd runs, and has every image.
+const fakeDocker = `#!/usr/bin/env bash
+case $1 in
+info) [ -f "$FAKE_DOCKER_STATE/running" ] ;;
+image) exit 0 ;;
+*) echo "fake docker: unexpected $*" >&2; exit 1 ;;
+esac
+`
+
+// fakeDockerd records its pid, says it runs, and stays, as the daemon would, with
+// whatever descriptors it was given.
+const fakeDockerd = `#!/usr/bin/env bash
+echo $$ >"$FAKE_DOCKER_STATE/pid"
+touch "$FAKE_DOCKER_STATE/running"
+exec sleep 300
+`
+
+// TestDockerdStartsDetachedFromTheCaller runs `scripts/dynamodb-local.sh image`
+// under flock, with a fake docker whose daemon is not running: the script starts
+// the (fake) dockerd, which must hold none of the caller's descriptors, the lock
+// included, and run in a session of its own.
+func TestDockerdStartsDetachedFromTheCaller(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("the script starts dockerd as root: run as root")
+	}
+	for _, tool := range []string{"flock", "setsid"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	dir := t.TempDir()
+	bin, state := filepath.Join(dir, "bin"), filepath.Join(dir, "state")
+	require.NoError(t, os.Mkdir(bin, 0o755))
+	require.NoError(t, os.Mkdir(state, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "docker"), []byte(fakeDocker), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "dockerd"), []byte(fakeDockerd), 0o755))
+	lock, daemonLog := filepath.Join(dir, "lock"), filepath.Join(dir, "dockerd.log")
+
+	cmd := exec.Command("flock", lock, filepath.Join(repoRoot(t), "scripts", "dynamodb-local.sh"), "image")
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "FAKE_DOCKER_STATE="+state,
+		"RYNO_DOCKERD_LOG="+daemonLog, "RYNO_UPSTREAM_IMAGE=fake/dynamodb-local")
+	cmd.Stdin = strings.NewReader("") // a pipe: the daemon must not keep it
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	t.Cleanup(func() { // the fake daemon only: it is this test's
+		if b, err := os.ReadFile(filepath.Join(state, "pid")); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	require.NoError(t, err, stderr.String())
+	require.Equal(t, "fake/dynamodb-local\n", string(out))
+	require.Contains(t, stderr.String(), "starting dockerd")
+
+	b, err := os.ReadFile(filepath.Join(state, "pid"))
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	require.NoError(t, err)
+
+	require.NoError(t, exec.Command("flock", "--nonblock", lock, "true").Run(),
+		"the caller's lock is free once the script is done, with the daemon still running")
+
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	require.NoError(t, err)
+	targets := map[string]string{}
+	for _, fd := range fds {
+		target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+		require.NoError(t, err)
+		targets[fd.Name()] = target
+	}
+	require.Equal(t, map[string]string{"0": "/dev/null", "1": daemonLog, "2": daemonLog}, targets,
+		"the daemon has standard input from /dev/null, its log, and nothing of the caller's")
+
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	require.NoError(t, err)
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	require.Equal(t, strconv.Itoa(pid), fields[3], "the daemon leads a session of its own (setsid)")
 }

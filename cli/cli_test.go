@@ -4,14 +4,20 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"log"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/migrations"
 	"github.com/rynodb/rynodb/ryno"
 )
 
@@ -76,6 +82,18 @@ func TestUsageErrors(t *testing.T) {
 		{"policy bad region", []string{"iam-policy", "--prefix", "app", "--region", "*"}, `--region must be an AWS region such as us-east-1, not "*"`, "iam-policy"},
 		{"policy extra argument", []string{"iam-policy", "--prefix", "app", "now"}, `unexpected argument "now"`, "iam-policy"},
 		{"policy has no timeout", []string{"iam-policy", "--prefix", "app", "--timeout", "1s"}, "flag provided but not defined: -timeout", "iam-policy"},
+		{"endpoint not a URL", []string{"migrate", "status", "--prefix", "app", "--endpoint", "not a url"},
+			`--endpoint must be an http or https URL with a host, such as http://localhost:8000, not "not a url"`, "migrate status"},
+		{"endpoint of another scheme", []string{"migrate", "up", "--prefix", "app", "--endpoint", "ftp://localhost:8000"},
+			`--endpoint must be an http or https URL with a host, such as http://localhost:8000, not "ftp://localhost:8000"`, "migrate up"},
+		{"endpoint without a scheme", []string{"check", "--prefix", "app", "--endpoint", "localhost:8000"},
+			`--endpoint must be an http or https URL with a host, such as http://localhost:8000, not "localhost:8000"`, "check"},
+		{"endpoint without a host", []string{"migrate", "plan", "--prefix", "app", "--endpoint", "http://"},
+			`--endpoint must be an http or https URL with a host, such as http://localhost:8000, not "http://"`, "migrate plan"},
+		{"endpoint with a path only", []string{"migrate", "down", "--prefix", "app", "--endpoint", "http:/dynamodb"},
+			`--endpoint must be an http or https URL with a host, such as http://localhost:8000, not "http:/dynamodb"`, "migrate down"},
+		{"endpoint with a bad port", []string{"migrate", "status", "--prefix", "app", "--endpoint", "http://localhost:port"},
+			`--endpoint must be an http or https URL with a host, such as http://localhost:8000, not "http://localhost:port"`, "migrate status"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,6 +104,17 @@ func TestUsageErrors(t *testing.T) {
 			require.Len(t, lines, 2, errOut)
 			require.True(t, strings.HasPrefix(lines[0], "ryno: "+tt.want), "stderr: %s", errOut)
 			require.Equal(t, "Run 'ryno help"+prefixSpace(tt.help)+"' for usage.", lines[1])
+		})
+	}
+}
+
+func TestMalformedEndpointInTheEnvironment(t *testing.T) {
+	for _, env := range []string{"AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"} {
+		t.Run(env, func(t *testing.T) {
+			out, errOut, code := run(t, map[string]string{env: "ftp://localhost"}, "migrate", "status", "--prefix", "app")
+			require.Equal(t, ExitUsage, code)
+			require.Empty(t, out)
+			require.Contains(t, errOut, "ryno: "+env+` must be an http or https URL with a host, such as http://localhost:8000, not "ftp://localhost"`)
 		})
 	}
 }
@@ -272,4 +301,59 @@ func TestProgressLineOnlyOnATerminal(t *testing.T) {
 		}
 		require.Equal(t, want, errOut.String(), "terminal: %v", terminal)
 	}
+}
+
+// failingCreates stands in for DynamoDB in front of migrate up: it creates tables
+// at once, ACTIVE, except that its create numbered failAt fails.
+type failingCreates struct {
+	migrations.API // nil: other operations are not expected
+
+	mu      sync.Mutex
+	created map[string]bool
+	creates int
+	failAt  int
+}
+
+func (f *failingCreates) DescribeTable(_ context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.created[aws.ToString(in.TableName)] {
+		return nil, &types.ResourceNotFoundException{Message: aws.String("Requested resource not found")}
+	}
+	return &dynamodb.DescribeTableOutput{Table: &types.TableDescription{TableName: in.TableName, TableStatus: types.TableStatusActive}}, nil
+}
+
+func (f *failingCreates) CreateTable(_ context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.creates++; f.creates == f.failAt {
+		return nil, &types.LimitExceededException{Message: aws.String("too many tables")}
+	}
+	f.created[aws.ToString(in.TableName)] = true
+	return &dynamodb.CreateTableOutput{}, nil
+}
+
+func TestUpSaysWhatItLeftUndone(t *testing.T) {
+	var out, errOut bytes.Buffer
+	r := &runner{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
+	p, err := migrations.NewProvider(&failingCreates{created: map[string]bool{}, failAt: 2}, migrations.Options{
+		TablePrefix: "app", PollInterval: time.Millisecond, Logger: log.New(&out, "", 0)})
+	require.NoError(t, err)
+
+	code := r.exit(runUp(context.Background(), r, p, &settings{}))
+	require.Equal(t, ExitError, code)
+	require.Equal(t, "create table app_entities_master (GSI app_entities_by_type)\n"+
+		"create table app_relationship_entries (GSI app_reverse_relationships, LSI app_relationships_by_object)\n", out.String())
+	lines := strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n")
+	require.Equal(t, []string{
+		"up stopped; done:",
+		"  create table app_entities_master (GSI app_entities_by_type)",
+		"not done:",
+		"  create table app_relationship_entries (GSI app_reverse_relationships, LSI app_relationships_by_object)",
+		"  create table app_index_entries (GSI app_index_lookup)",
+		"  run migration 2: build the heads and markers of relationship lists written before them",
+		"  record schema version 2",
+		`run "ryno migrate up" again to do the rest once the cause below is fixed`,
+	}, lines[:len(lines)-1])
+	require.Regexp(t, `^ryno: create table app_relationship_entries .*too many tables`, lines[len(lines)-1])
 }

@@ -24,12 +24,7 @@ const (
 // newClient returns a DynamoDB client configured by the SDK's default chain, the
 // --endpoint and --region flags, and the conveniences for DynamoDB Local.
 func (r *runner) newClient(ctx context.Context, cmd *command, s *settings) (*dynamodb.Client, error) {
-	endpoint := s.endpoint
-	for _, env := range []string{envEndpointDynamoDB, envEndpoint} {
-		if endpoint == "" {
-			endpoint = r.getenv(env)
-		}
-	}
+	endpoint, _ := r.endpoint(s)
 	local := isLoopback(endpoint)
 
 	var opts []func(*config.LoadOptions) error
@@ -60,6 +55,29 @@ func (r *runner) newClient(ctx context.Context, cmd *command, s *settings) (*dyn
 		// logs a checksum warning for each (aws/aws-sdk-go-v2#3545).
 		o.DisableValidateResponseChecksum = local
 	}), nil
+}
+
+// endpoint returns the endpoint the client uses, from --endpoint or the
+// environment, and where it comes from: the flag or the variable's name. It is
+// empty when none is set: the SDK then finds the region's.
+func (r *runner) endpoint(s *settings) (endpoint, source string) {
+	if s.endpoint != "" {
+		return s.endpoint, "--endpoint"
+	}
+	for _, env := range []string{envEndpointDynamoDB, envEndpoint} {
+		if v := r.getenv(env); v != "" {
+			return v, env
+		}
+	}
+	return "", ""
+}
+
+// validEndpoint reports whether endpoint is an http or https URL with a host. The
+// SDK takes anything, and a request to a malformed endpoint fails only after its
+// retries, seconds later.
+func validEndpoint(endpoint string) bool {
+	u, err := url.Parse(endpoint)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Opaque == "" && u.Hostname() != ""
 }
 
 func hasCredentials(ctx context.Context, cfg aws.Config) bool {

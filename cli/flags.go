@@ -68,7 +68,7 @@ func flagSet(cmd *command, s *settings) *flag.FlagSet {
 	fs.SetOutput(io.Discard) // errors and help are printed by the caller
 	fs.StringVar(&s.prefix, "prefix", "", "table prefix, such as myapp for myapp_entities_master; required (env "+EnvTablePrefix+")")
 	if cmd.offline == nil {
-		fs.StringVar(&s.endpoint, "endpoint", "", "DynamoDB endpoint URL, such as http://localhost:8000 for DynamoDB Local (env "+envEndpointDynamoDB+")")
+		fs.StringVar(&s.endpoint, "endpoint", "", "DynamoDB endpoint, an http or https URL such as http://localhost:8000 for DynamoDB Local (env "+envEndpointDynamoDB+")")
 		fs.StringVar(&s.region, "region", "", "AWS region (env AWS_REGION; us-east-1 when an endpoint is set and no region is)")
 		fs.DurationVar(&s.timeout, "timeout", defaultTimeout, "give up after this long")
 	}
@@ -130,6 +130,11 @@ func (r *runner) parse(cmd *command, args []string) (*settings, error) {
 	}
 	if cmd.offline == nil && s.timeout <= 0 {
 		return nil, cmd.usage("--timeout must be positive")
+	}
+	if cmd.offline == nil {
+		if endpoint, source := r.endpoint(s); endpoint != "" && !validEndpoint(endpoint) {
+			return nil, cmd.usage(fmt.Sprintf("%s must be an http or https URL with a host, such as http://localhost:8000, not %q", source, endpoint))
+		}
 	}
 	if cmd.billing {
 		if _, err := s.billing(); err != nil {

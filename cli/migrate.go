@@ -49,7 +49,12 @@ nothing and exits with status 1. Running it again does nothing.
 
 --pitr, --deletion-protection and --sse apply to the tables up creates. Existing
 tables that lack them are reported as warnings and left alone, unless
---update-existing is given: up then turns them on. Up never turns them off.`,
+--update-existing is given: up then turns them on. Up never turns them off. With
+--pitr, up first checks that the endpoint supports point-in-time recovery
+(DynamoDB Local does not) and changes nothing when it does not.
+
+When up fails after it changed something, it lists on standard error what it did
+and what it left undone; running it again does the rest.`,
 		billing:  true,
 		settings: true,
 		run:      runUp,
@@ -151,6 +156,9 @@ func runUp(ctx context.Context, r *runner, p *migrations.Provider, _ *settings) 
 		return reportedError(ExitError)
 	}
 	if err != nil {
+		if res != nil && len(res.Pending) > 0 {
+			printLeft(r, res)
+		}
 		return err
 	}
 	for _, w := range res.Warnings {
@@ -163,6 +171,20 @@ func runUp(ctx context.Context, r *runner, p *migrations.Provider, _ *settings) 
 	fmt.Fprintf(r.stdout, "schema version %d is up to date: %s in %s\n",
 		res.Version, count(len(res.Actions), "action"), res.Duration.Round(millisecond))
 	return nil
+}
+
+// printLeft says, on standard error, what a failed up did and what it left
+// undone: the error, which follows, says why.
+func printLeft(r *runner, res *migrations.Result) {
+	if res.Changed() {
+		fmt.Fprintln(r.stderr, "up stopped; done:")
+		printActions(r.stderr, res.Actions)
+	} else {
+		fmt.Fprintln(r.stderr, "up stopped; nothing was changed")
+	}
+	fmt.Fprintln(r.stderr, "not done:")
+	printActions(r.stderr, res.Pending)
+	fmt.Fprintln(r.stderr, `run "ryno migrate up" again to do the rest once the cause below is fixed`)
 }
 
 func runPlan(ctx context.Context, r *runner, p *migrations.Provider, _ *settings) error {

@@ -24,7 +24,7 @@ Other commands:
 %s
 Common flags:
   --prefix NAME   table prefix; required (env RYNO_TABLE_PREFIX)
-  --endpoint URL  DynamoDB endpoint, such as http://localhost:8000 (env AWS_ENDPOINT_URL_DYNAMODB)
+  --endpoint URL  DynamoDB endpoint, an http or https URL such as http://localhost:8000 (env AWS_ENDPOINT_URL_DYNAMODB)
   --region NAME   AWS region (env AWS_REGION)
   --timeout DUR   give up after this long (default 10m)
 

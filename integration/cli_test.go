@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -233,6 +234,46 @@ func TestCLIEnvironment(t *testing.T) {
 		require.Equal(t, 1, code)
 		require.Contains(t, errOut, "(after --timeout 1ns)")
 	})
+}
+
+// TestCLIPITROnDynamoDBLocal: DynamoDB Local has no point-in-time recovery. Up
+// with --pitr finds that out before it creates anything, and says so; plan too.
+func TestCLIPITROnDynamoDBLocal(t *testing.T) {
+	isolateAWS(t)
+	prefix, _ := cliPrefix(t)
+	for _, cmd := range []string{"plan", "up"} {
+		t.Run(cmd, func(t *testing.T) {
+			out, errOut, code := migrate(t, cmd, prefix, "--pitr")
+			require.Equal(t, 1, code)
+			require.Empty(t, out, "nothing done")
+			require.Contains(t, errOut, "this endpoint does not support point-in-time recovery (DynamoDB Local does not)")
+			require.Empty(t, tablesWithPrefix(t, prefix), "no table created")
+		})
+	}
+	t.Run("up over existing tables", func(t *testing.T) {
+		_, errOut, code := migrate(t, "up", prefix)
+		require.Equal(t, 0, code, errOut)
+		out, errOut, code := migrate(t, "up", prefix, "--pitr", "--update-existing")
+		require.Equal(t, 1, code)
+		require.Empty(t, out, "nothing done")
+		require.Contains(t, errOut, "this endpoint does not support point-in-time recovery (DynamoDB Local does not)")
+	})
+}
+
+// TestCLIMalformedEndpoint: an endpoint that is not an http or https URL with a
+// host is a wrong command line, refused at once, before any attempt.
+func TestCLIMalformedEndpoint(t *testing.T) {
+	isolateAWS(t)
+	for _, endpoint := range []string{"not a url", "ftp://" + strings.TrimPrefix(dynamotest.Endpoint(), "http://"), "localhost:8000"} {
+		t.Run(endpoint, func(t *testing.T) {
+			start := time.Now()
+			out, errOut, code := runRyno(t, "migrate", "status", "--prefix", "app", "--endpoint", endpoint)
+			require.Equal(t, 2, code, errOut)
+			require.Empty(t, out)
+			require.Contains(t, errOut, "--endpoint must be an http or https URL with a host")
+			require.Less(t, time.Since(start), time.Second, "refused before any attempt")
+		})
+	}
 }
 
 func TestCLIUsageErrors(t *testing.T) {

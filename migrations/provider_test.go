@@ -124,6 +124,28 @@ func TestUp(t *testing.T) {
 	}
 }
 
+func TestUpReportsTheActionsItLeftUndone(t *testing.T) {
+	api := newFakeAPI(0)
+	p, _ := newTestProvider(t, api, onDemand)
+	api.setFailure("PutItem", errors.New("access denied"))
+	res, err := p.Up(context.Background())
+	require.ErrorContains(t, err, "access denied")
+	require.Equal(t, []string{
+		"create-table app_entities_master  0",
+		"create-table app_relationship_entries  0",
+		"create-table app_index_entries  0",
+		"run-migration app_entities_master  2",
+	}, actionStrings(res.Actions), "done")
+	require.Equal(t, []string{"record-version app_entities_master  2"}, actionStrings(res.Pending), "not done")
+
+	api.setFailure("PutItem", nil)
+	res, err = p.Up(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, []string{"run-migration app_entities_master  2", "record-version app_entities_master  2"},
+		actionStrings(res.Actions), "the data step runs again until the version is recorded")
+	require.Empty(t, res.Pending)
+}
+
 func TestUpAddsMissingIndexes(t *testing.T) {
 	ctx := context.Background()
 	api := newFakeAPI(2)

@@ -14,13 +14,18 @@ import (
 )
 
 // readRecovery returns whether each live table has point-in-time recovery, asking
-// for all of them in parallel.
+// for all of them in parallel. Reading it also finds out that the endpoint cannot
+// turn it on (DynamoDB Local): when no table exists yet, it asks about one that
+// does not, so that Up fails before it creates anything rather than after.
 func (p *Provider) readRecovery(ctx context.Context, live map[string]*types.TableDescription) (map[string]bool, error) {
 	var names []string
 	for _, name := range p.names.Tables() {
 		if live[name] != nil {
 			names = append(names, name)
 		}
+	}
+	if len(names) == 0 {
+		return map[string]bool{}, p.probeRecovery(ctx, p.names.Entities)
 	}
 	on := make([]bool, len(names))
 	g, gctx := errgroup.WithContext(ctx)
@@ -42,6 +47,18 @@ func (p *Provider) readRecovery(ctx context.Context, live map[string]*types.Tabl
 		recovery[name] = on[i]
 	}
 	return recovery, nil
+}
+
+// probeRecovery checks that the endpoint knows point-in-time recovery by asking
+// for that of table name, which does not exist: DynamoDB answers that the table is
+// not found, an endpoint without the feature that the operation is unknown.
+func (p *Provider) probeRecovery(ctx context.Context, name string) error {
+	_, err := p.api.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(name)})
+	var tableNotFound *types.TableNotFoundException
+	if err == nil || errors.As(err, &tableNotFound) || isNotFound(err) {
+		return nil
+	}
+	return errs.Wrap(unsupported(err, "point-in-time recovery"), "describe continuous backups of table %s", name)
 }
 
 func recoveryEnabled(d *types.ContinuousBackupsDescription) bool {

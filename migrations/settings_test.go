@@ -202,7 +202,8 @@ func TestUpCreatesTablesWithTheSettings(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, st.UpToDate(), "status after up: %+v", st)
 			require.Empty(t, st.Drift)
-			require.Equal(t, 3, api.count("DescribeContinuousBackups"), "status reads recovery once per table")
+			require.Equal(t, 1+3, api.count("DescribeContinuousBackups"),
+				"up asks once, before it creates the tables; status reads recovery once per table")
 
 			writes := api.writes()
 			again, err := p.Up(ctx)
@@ -277,10 +278,23 @@ func TestRecoveryOnAnEndpointWithoutIt(t *testing.T) {
 	api := &noBackups{newFakeAPI(0)}
 	p, err := NewProvider(api, Options{TablePrefix: "app", PointInTimeRecovery: true, PollInterval: time.Millisecond})
 	require.NoError(t, err)
-	_, err = p.Up(context.Background())
+	_, err = p.Plan(context.Background())
 	require.ErrorContains(t, err, "this endpoint does not support point-in-time recovery (DynamoDB Local does not)")
+	res, err := p.Up(context.Background())
+	require.ErrorContains(t, err, "this endpoint does not support point-in-time recovery (DynamoDB Local does not)")
+	require.Nil(t, res)
+	require.Zero(t, api.writes(), "up finds it out before it creates a table")
+	require.Empty(t, api.tables)
+
+	plain, _ := newTestProvider(t, api.fakeAPI, onDemand)
+	_, err = plain.Up(context.Background())
+	require.NoError(t, err)
 	_, err = p.Status(context.Background())
 	require.Regexp(t, `^ryno: describe continuous backups of table app_\w+: this endpoint does not support point-in-time recovery`, err.Error())
+	writes := api.writes()
+	_, err = p.Up(context.Background())
+	require.ErrorContains(t, err, "this endpoint does not support point-in-time recovery")
+	require.Equal(t, writes, api.writes())
 }
 
 func TestCheckDoesNotReadRecovery(t *testing.T) {

@@ -3,6 +3,7 @@ package migrations
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -13,6 +14,7 @@ import (
 // Result reports what Up or Down did.
 type Result struct {
 	Actions  []Action // the actions completed, in order; empty when there was nothing to do
+	Pending  []Action // Up: when it failed, the actions of its plan not completed, in order
 	Warnings []Drift  // drift of SeverityWarning found before starting (Up only)
 
 	RecordedVersion int // Up: the version recorded before the run
@@ -27,8 +29,11 @@ func (r *Result) Changed() bool { return len(r.Actions) > 0 }
 // Up brings the store to CurrentVersion: it creates the missing tables and GSIs,
 // waits until every table and GSI is ACTIVE, runs pending data steps and records the
 // version. When the plan has drift of SeverityError, Up sends no write and returns a
-// *DriftError. On any other error the Result lists the actions completed before it;
-// running Up again continues from there.
+// *DriftError. On any other error the Result lists the actions completed before it
+// (Actions) and those of the plan it left undone (Pending); running Up again
+// continues from there. With PointInTimeRecovery, Up first checks that the
+// endpoint supports it (DynamoDB Local does not), and fails before any write when
+// it does not.
 func (p *Provider) Up(ctx context.Context) (*Result, error) {
 	start := time.Now()
 	s, err := p.inspect(ctx)
@@ -45,9 +50,15 @@ func (p *Provider) Up(ctx context.Context) (*Result, error) {
 	return res, err
 }
 
-// run applies the plan's actions, appending each to res once it is done. Schema
-// actions come first; everything must be ACTIVE before the others run.
-func (p *Provider) run(ctx context.Context, plan *Plan, version int, res *Result) error {
+// run applies the plan's actions, appending each to res once it is done, and on
+// failure those not done to res.Pending. Schema actions come first; everything
+// must be ACTIVE before the others run.
+func (p *Provider) run(ctx context.Context, plan *Plan, version int, res *Result) (err error) {
+	defer func() {
+		if done := len(res.Actions); err != nil && done < len(plan.Actions) {
+			res.Pending = slices.Clone(plan.Actions[done:])
+		}
+	}()
 	ready := false
 	for _, a := range plan.Actions {
 		if !a.isSchema() && !ready {

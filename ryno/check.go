@@ -127,8 +127,11 @@ type CheckProgress struct {
 // An entry written just before its entity (a relationship added before its object is
 // created, say) is an orphan until then: run Check when such writes are quiet.
 func (c *Client) Check(ctx context.Context, opts CheckOptions) (_ CheckProgress, err error) {
-	ctx, call := c.begin(ctx, "Check")
+	ctx, call, err := c.begin(ctx, "Check")
 	defer call.end(&err)
+	if err != nil {
+		return CheckProgress{}, err
+	}
 	segments := opts.Segments
 	if segments == 0 {
 		segments = 1

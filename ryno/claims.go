@@ -143,8 +143,11 @@ func uniqueTaken(cl indexentries.Claim, item map[string]types.AttributeValue) er
 // strongly consistent with Consistent() or Options.ConsistentRead; of the options,
 // only Consistent applies.
 func (c *Client) LookupUnique(ctx context.Context, si ScopedIndex, value indexing.Value, opts ...GetOption) (_ Key, err error) {
-	ctx, call := c.begin(ctx, "LookupUnique")
+	ctx, call, err := c.begin(ctx, "LookupUnique")
 	defer call.end(&err)
+	if err != nil {
+		return Key{}, err
+	}
 	o := getOptionsOf(opts)
 	if o.relationships {
 		return Key{}, invalid("LookupUnique", "WithRelationships", "reads no relationships; use GetByUnique")
@@ -160,7 +163,7 @@ func (c *Client) uniqueIndex(si ScopedIndex, value indexing.Value) (Index, error
 	ix, ok := c.indexes.byName(si.Index)
 	switch {
 	case !ok:
-		return ix, invalid("index", si.Index, "is not registered")
+		return ix, errUnregistered(si.Index)
 	case !ix.Unique:
 		return ix, invalid("index", si.Index, "is not unique")
 	}
@@ -201,8 +204,11 @@ func unheld(si ScopedIndex, value indexing.Value) error {
 // (or is gone) between the two reads, it reads the claim once more, and fails with
 // ErrNotFound when the value moved again.
 func (c *Client) GetByUnique(ctx context.Context, in ScopedIndex, value indexing.Value, opts ...GetOption) (_ *Entity, err error) {
-	ctx, call := c.begin(ctx, "GetByUnique")
+	ctx, call, err := c.begin(ctx, "GetByUnique")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	o := getOptionsOf(opts)
 	if err := o.validate(); err != nil {
 		return nil, err

@@ -1,7 +1,8 @@
 package ryno
 
 import (
-	"errors"
+	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/rynodb/rynodb/internal/schema"
@@ -20,10 +21,16 @@ type Client struct {
 }
 
 // New returns a Client using api, typically a *dynamodb.Client. The tables must exist
-// (see package migrations and the `ryno migrate up` command).
+// (see package migrations and the `ryno migrate up` command). A nil api, or a nil
+// *dynamodb.Client in it, fails with a *ValidationError (ErrInvalid), as do invalid
+// options.
+//
+// Every call of the Client takes a context first, which must not be nil: a call
+// given a nil context returns a *ValidationError (ErrInvalid) and sends nothing.
+// Pass context.Background() when there is no better one.
 func New(api DynamoDBAPI, opts Options) (*Client, error) {
-	if api == nil {
-		return nil, errors.New("ryno: New needs a DynamoDB client")
+	if err := checkAPI(api); err != nil {
+		return nil, err
 	}
 	names, err := schema.NewNames(opts.TablePrefix)
 	if err != nil {
@@ -57,3 +64,18 @@ func (c *Client) Names() tables.Names { return c.names }
 
 // now returns the current time as it will be stored.
 func (c *Client) now() time.Time { return schema.TruncateTime(c.opts.Now()) }
+
+// checkAPI refuses a nil api, and an interface holding a nil pointer (a nil
+// *dynamodb.Client), whose first request would panic.
+func checkAPI(api DynamoDBAPI) error {
+	if api == nil {
+		return invalid("api", "", "New needs a DynamoDB client, such as dynamodb.NewFromConfig(cfg)")
+	}
+	switch v := reflect.ValueOf(api); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Slice, reflect.Interface:
+		if v.IsNil() {
+			return invalid("api", "", fmt.Sprintf("is a nil %T; New needs a DynamoDB client, such as dynamodb.NewFromConfig(cfg)", api))
+		}
+	}
+	return nil
+}

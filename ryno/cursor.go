@@ -29,8 +29,8 @@ const CursorKeySize = 32
 // nonce, the ciphertext and its tag.
 //
 // A cursor is accepted only as it was issued, byte for byte: its checksum covers the
-// query, the direction and the key, and decoding re-encodes what it read and
-// compares. Whatever its checksum, the key must also be one the query could have
+// query, the direction and the key, and decoding re-encodes what it read, the
+// base64 and the JSON, and compares. Whatever its checksum, the key must also be one the query could have
 // returned (see position), so that a forged cursor can only name a place in the
 // listing it continues.
 type cursor struct {
@@ -131,7 +131,9 @@ func (cc cursorCodec) decode(s string, pos position) (map[string]types.Attribute
 		return nil, fmt.Errorf("%w: not a cursor", ErrInvalidCursor)
 	}
 	b, err := cursorEncoding.DecodeString(s)
-	if err != nil {
+	// The decoder skips '\r' and '\n' wherever they are: only the encoding of what
+	// it read is the cursor issued.
+	if err != nil || cursorEncoding.EncodeToString(b) != s {
 		return nil, fmt.Errorf("%w: not a cursor", ErrInvalidCursor)
 	}
 	if len(cc.seal) > 0 {

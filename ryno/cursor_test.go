@@ -233,11 +233,14 @@ func cursorListings() []cursorListing {
 }
 
 // newCursorClient returns a client sealing cursors with key (none when nil) and the
-// recorder of its Query requests.
+// recorder of its Query requests. It registers the indexes the listings query.
 func newCursorClient(t testing.TB, key []byte) (*Client, *queryRecorder) {
 	t.Helper()
 	r := &queryRecorder{}
-	c, err := New(r, Options{TablePrefix: "t", CursorKey: key})
+	none := func(*Entity, func(indexing.Value)) {}
+	c, err := New(r, Options{TablePrefix: "t", CursorKey: key, Indexes: []Index{
+		{Type: "person", Name: "age", Map: none}, {Type: "person", Name: "name", Map: none},
+	}})
 	require.NoError(t, err)
 	return c, r
 }
@@ -578,6 +581,13 @@ func alteredCursors(t testing.TB, cc cursorCodec, s string) map[string]string {
 		"a trailing byte":   b64(append(slices.Clone(b), ' ')),
 		"a leading byte":    b64(append([]byte{' '}, b...)),
 		"too long":          strings.Repeat("A", maxCursorLen+4),
+		// Go's base64 decoder skips line breaks: the same bytes, another cursor.
+		"a leading newline":         "\n" + s,
+		"a trailing newline":        s + "\n",
+		"a newline inside":          s[:len(s)/2] + "\n" + s[len(s)/2:],
+		"a CRLF inside":             s[:len(s)/2] + "\r\n" + s[len(s)/2:],
+		"a carriage return inside":  s[:len(s)/2] + "\r" + s[len(s)/2:],
+		"a newline every character": strings.Join(strings.Split(s, ""), "\n"),
 	}
 	// A last character with its unused low bits set decodes, leniently, to the same
 	// bytes.
@@ -870,6 +880,13 @@ func FuzzDecodeCursor(f *testing.F) {
 			requireQueryable(t, c, l, q, key)
 			again, err := cc.encode(key)
 			require.NoError(t, err)
+			if len(cc.seal) == 0 {
+				require.Equal(t, again, s, "a cursor is accepted only as issued")
+			} else {
+				require.Equal(t, -1, strings.IndexFunc(s, func(r rune) bool {
+					return !strings.ContainsRune("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", r)
+				}), "a sealed cursor is accepted only in its alphabet")
+			}
 			got, err := cc.decode(again, q.position)
 			require.NoError(t, err)
 			require.Equal(t, key, got)

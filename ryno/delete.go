@@ -31,8 +31,11 @@ import (
 // keeps eventually consistent: an entry written a moment before the Delete can be
 // missed.
 func (c *Client) Delete(ctx context.Context, k Key, opts ...WriteOption) (err error) {
-	ctx, call := c.begin(ctx, "Delete")
+	ctx, call, err := c.begin(ctx, "Delete")
 	defer call.end(&err)
+	if err != nil {
+		return err
+	}
 	if err := k.Validate(); err != nil {
 		return err
 	}

@@ -19,7 +19,10 @@
 // User attribute names must not start with '_', the namespace of the store's own
 // attributes (_id, _scope, _type, _created, _updated, _meta, ...). Numbers read back
 // into a map are json.Number, which keeps every digit and encodes to JSON as a
-// number.
+// number. A big.Int, big.Float or big.Rat is stored as an exact number (N); one
+// DynamoDB cannot hold (more than 38 significant digits, out of range, 1/3) is
+// refused with a *ValidationError before any request, as is a value attributevalue
+// would store as an empty map although it holds data.
 //
 // # Typed entities
 //

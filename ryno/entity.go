@@ -17,7 +17,8 @@ type Entity struct {
 
 	// Attributes are the user's attributes, stored as top-level attributes of the
 	// item. Names must not start with '_' (the store's own namespace). Values are
-	// anything attributevalue can marshal. Read back, numbers are json.Number,
+	// anything attributevalue can marshal, and big.Int, big.Float and big.Rat, which
+	// are stored as exact numbers. Read back, numbers are json.Number,
 	// which keeps every digit and encodes to JSON as a number; Decode or GetAs give
 	// typed fields.
 	Attributes map[string]any
@@ -49,9 +50,15 @@ type Entity struct {
 // dynamodbav tags) or a map, encoded as attributevalue.MarshalMap does. When v embeds
 // a Record, the entity takes its Version and Created, so that a write checks the
 // version read. Attribute names and values are checked here: a name in the store's
-// '_' namespace or a number DynamoDB cannot hold fails with a *ValidationError.
+// '_' namespace, a number DynamoDB cannot hold, or a value the encoder would lose
+// (a big.Int in a struct field, a struct whose fields are all unexported) fails
+// with a *ValidationError. Big numbers in a map are stored exactly (see Entity).
 func NewEntity(k Key, v any) (*Entity, error) {
-	item, err := attributevalue.MarshalMap(v)
+	exact, err := exactValue("Attributes", v)
+	if err != nil {
+		return nil, err
+	}
+	item, err := attributevalue.MarshalMap(exact)
 	if err != nil {
 		return nil, invalid("Attributes", "", err.Error())
 	}
@@ -78,7 +85,11 @@ func NewEntity(k Key, v any) (*Entity, error) {
 // attributevalue.UnmarshalMap does. Numbers decode exactly into integer fields. When
 // out embeds a Record, Decode fills it with the entity's key, timestamps and version.
 func (e *Entity) Decode(out any) error {
-	item, err := attributevalue.MarshalMap(e.Attributes)
+	attrs, err := exactValue("Attributes", e.Attributes)
+	if err != nil {
+		return err
+	}
+	item, err := attributevalue.MarshalMap(attrs)
 	if err != nil {
 		return err
 	}

@@ -15,8 +15,11 @@ import (
 // request; with WithRelationships, the relationship lists are read in the same
 // round.
 func (c *Client) Get(ctx context.Context, k Key, opts ...GetOption) (_ *Entity, err error) {
-	ctx, call := c.begin(ctx, "Get")
+	ctx, call, err := c.begin(ctx, "Get")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
@@ -145,8 +148,11 @@ func (c *Client) getItem(ctx context.Context, k Key, consistent bool) (map[strin
 // could not be read the error is a *BatchError naming them. Of the options, only
 // Consistent applies.
 func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_ []*Entity, err error) {
-	ctx, call := c.begin(ctx, "BatchGet")
+	ctx, call, err := c.begin(ctx, "BatchGet")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	o := getOptionsOf(opts)
 	if o.relationships {
 		return nil, invalid("BatchGet", "WithRelationships", "reads no relationships; use Get")

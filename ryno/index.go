@@ -81,6 +81,12 @@ func (reg indexRegistry) byName(name string) (Index, bool) {
 	return Index{}, false
 }
 
+// errUnregistered is the error of a call naming an index the client does not
+// register, before any request.
+func errUnregistered(index string) error {
+	return invalid("index", index, "is not registered")
+}
+
 // has reports whether typ has indexes.
 func (reg indexRegistry) has(typ string) bool { return len(reg[typ]) > 0 }
 

@@ -27,10 +27,15 @@ type IndexEntry struct {
 // cond, in index order (reversed with Descending). The entities are read
 // fresh from the entities table: one Query, then parallel BatchGetItem requests, two
 // rounds per page. An entity emitting several matching values appears once per
-// value; entries whose entity no longer exists are skipped.
+// value; entries whose entity no longer exists are skipped. An index the client
+// does not register fails with a *ValidationError (ErrInvalid) before any request,
+// as in QueryIndexEntries, AllInIndex, AllIndexEntries and LookupUnique.
 func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (_ *Page[*Entity], err error) {
-	ctx, call := c.begin(ctx, "QueryIndex")
+	ctx, call, err := c.begin(ctx, "QueryIndex")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	entries, err := c.QueryIndexEntries(ctx, in, cond, p)
 	if err != nil {
 		return nil, err
@@ -44,10 +49,14 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 
 // QueryIndexEntries returns one page of the entries of the index in that match cond, in index order, with their projected attributes, without reading the
 // entities. One Query request per page, on the lookup index, which DynamoDB keeps
-// eventually consistent.
+// eventually consistent. An index the client does not register fails with a
+// *ValidationError (ErrInvalid) before any request.
 func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (_ *Page[IndexEntry], err error) {
-	ctx, call := c.begin(ctx, "QueryIndexEntries")
+	ctx, call, err := c.begin(ctx, "QueryIndexEntries")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	q, err := c.indexQuery(in.Scope, in.Index, cond)
 	if err != nil {
 		return nil, err
@@ -65,8 +74,13 @@ func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond ind
 	return page, nil
 }
 
-// indexQuery is the query of QueryIndexEntries.
+// indexQuery is the query of QueryIndexEntries. An index the client does not
+// register is refused, as LookupUnique refuses it: its entries, if any, are those
+// another client maintains, or stale ones.
 func (c *Client) indexQuery(scope, index string, cond indexing.Condition) (pageQuery, error) {
+	if _, ok := c.indexes.byName(index); !ok {
+		return pageQuery{}, errUnregistered(index)
+	}
 	expr, err := cond.Expression(scope, index)
 	if err != nil {
 		return pageQuery{}, err

@@ -41,11 +41,8 @@ func encodeEntity(e *Entity) (map[string]types.AttributeValue, error) {
 		item[name] = av
 	}
 	if len(e.Meta) > 0 {
-		av, err := encoder.Encode(e.Meta)
+		av, err := encodeValue("Meta", e.Meta)
 		if err != nil {
-			return nil, invalid("Meta", "", err.Error())
-		}
-		if err := validateNumbers("Meta", av); err != nil {
 			return nil, err
 		}
 		item[schema.AttrMeta] = av
@@ -59,8 +56,13 @@ func encodeEntity(e *Entity) (map[string]types.AttributeValue, error) {
 }
 
 // encodeValue encodes the value of the attribute field, rejecting what DynamoDB
-// would refuse.
+// would refuse and what the encoder would lose. Big numbers are stored exactly (see
+// exactValue).
 func encodeValue(field string, v any) (types.AttributeValue, error) {
+	v, err := exactValue(field, v)
+	if err != nil {
+		return nil, err
+	}
 	av, err := encoder.Encode(v)
 	switch {
 	case err != nil:

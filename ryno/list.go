@@ -16,8 +16,11 @@ import (
 // Query request per page, on the entities-by-type index, which DynamoDB keeps
 // eventually consistent.
 func (c *Client) ListByType(ctx context.Context, t Type, p PageOptions) (_ *Page[*Entity], err error) {
-	ctx, call := c.begin(ctx, "ListByType")
+	ctx, call, err := c.begin(ctx, "ListByType")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	q, err := c.byTypeQuery(t.Scope, t.Name)
 	if err != nil {
 		return nil, err

@@ -19,8 +19,11 @@ import (
 // strongly consistently, then writes as Update does: one GetItem and one PutItem for
 // an entity with no index entries or lists to write.
 func (c *Client) Modify(ctx context.Context, k Key, fn func(e *Entity) error, opts ...WriteOption) (_ *Entity, err error) {
-	ctx, call := c.begin(ctx, "Modify")
+	ctx, call, err := c.begin(ctx, "Modify")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}

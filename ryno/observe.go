@@ -54,12 +54,17 @@ func callOf(ctx context.Context) *call {
 	return k
 }
 
-// begin starts observing a call of method op, unless nobody observes or ctx
-// already belongs to a call (a call made by another is part of it). The returned
-// call may be nil; its end method accepts that.
-func (c *Client) begin(ctx context.Context, op string) (context.Context, *call) {
+// begin starts a call of method op: every public call goes through it first. It
+// refuses a nil ctx (the SDK would panic on it) with a *ValidationError. It
+// observes the call, unless nobody observes or ctx already belongs to a call (a
+// call made by another is part of it). The returned call may be nil; its end
+// method accepts that.
+func (c *Client) begin(ctx context.Context, op string) (context.Context, *call, error) {
+	if ctx == nil {
+		return ctx, nil, invalid("ctx", "", op+" needs a context; pass context.Background() if there is none")
+	}
 	if c.obs == nil || callOf(ctx) != nil {
-		return ctx, nil
+		return ctx, nil, nil
 	}
 	k := &call{obs: c.obs, stats: newCallStats(op)}
 	if c.obs.tracer != nil {
@@ -67,7 +72,7 @@ func (c *Client) begin(ctx context.Context, op string) (context.Context, *call) 
 			trace.WithAttributes(attribute.String("ryno.table_prefix", c.obs.prefix)))
 	}
 	k.ctx = ctx // without the call: calls OnCall makes are calls of their own
-	return context.WithValue(ctx, callKey{}, k), k
+	return context.WithValue(ctx, callKey{}, k), k, nil
 }
 
 // end reports the call, ended with *errp.

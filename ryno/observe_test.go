@@ -219,7 +219,7 @@ func TestUnobservedClientPaysNothing(t *testing.T) {
 	ctx := context.Background()
 	allocs := testing.AllocsPerRun(100, func() {
 		var err error
-		ctx2, k := c.begin(ctx, "Get")
+		ctx2, k, _ := c.begin(ctx, "Get")
 		k.end(&err)
 		if ctx2 != ctx {
 			t.Fatal("begin changed the context of an unobserved call")
@@ -237,7 +237,7 @@ func TestNestedCallsReportOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, outer := c.begin(context.Background(), "Outer")
+	ctx, outer, _ := c.begin(context.Background(), "Outer")
 	if _, err := c.Get(ctx, Key{Scope: "s", Type: "t", ID: "1"}); !errors.Is(err, ErrNotFound) {
 		t.Fatal(err)
 	}

@@ -42,8 +42,11 @@ type Patch struct {
 // attributes, so the entity is read and written back as Modify does, with its index
 // entries in the same transaction.
 func (c *Client) Patch(ctx context.Context, k Key, p Patch, opts ...WriteOption) (_ *Entity, err error) {
-	ctx, call := c.begin(ctx, "Patch")
+	ctx, call, err := c.begin(ctx, "Patch")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}

@@ -20,8 +20,11 @@ import (
 // request for an entity with no lists to write and no index entries; otherwise one
 // TransactWriteItems. Of the options, only ReplaceLists applies.
 func (c *Client) Create(ctx context.Context, e *Entity, opts ...WriteOption) (_ *Entity, err error) {
-	ctx, call := c.begin(ctx, "Create")
+	ctx, call, err := c.begin(ctx, "Create")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	return c.put(ctx, e, modeCreate, opts)
 }
 
@@ -32,8 +35,11 @@ func (c *Client) Create(ctx context.Context, e *Entity, opts ...WriteOption) (_ 
 // replaces whatever is stored, and fails with ErrNotFound when the entity does not
 // exist. IfVersion and If add conditions; see Set for lists and indexes.
 func (c *Client) Update(ctx context.Context, e *Entity, opts ...WriteOption) (_ *Entity, err error) {
-	ctx, call := c.begin(ctx, "Update")
+	ctx, call, err := c.begin(ctx, "Update")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	return c.put(ctx, e, modeUpdate, opts)
 }
 
@@ -48,8 +54,11 @@ func (c *Client) Update(ctx context.Context, e *Entity, opts ...WriteOption) (_ 
 // entity, and converge: a write that is cut off is completed by the next write of
 // the entity, since differences are computed from the tables.
 func (c *Client) Set(ctx context.Context, e *Entity, opts ...WriteOption) (_ *Entity, err error) {
-	ctx, call := c.begin(ctx, "Set")
+	ctx, call, err := c.begin(ctx, "Set")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	return c.put(ctx, e, modeSet, opts)
 }
 

@@ -47,8 +47,11 @@ const reindexPage = 100
 // entries, but one written just before may be handled in its former state. Run
 // Reindex again, or when the type is not being written, to be sure.
 func (c *Client) Reindex(ctx context.Context, t Type, progress func(ReindexProgress)) (_ ReindexProgress, err error) {
-	ctx, call := c.begin(ctx, "Reindex")
+	ctx, call, err := c.begin(ctx, "Reindex")
 	defer call.end(&err)
+	if err != nil {
+		return ReindexProgress{}, err
+	}
 	scope, typ := t.Scope, t.Name
 	var done ReindexProgress
 	q, err := c.byTypeQuery(scope, typ)

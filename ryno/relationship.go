@@ -49,8 +49,11 @@ const AllPredicates = ""
 // list order, or of every predicate with AllPredicates, ordered by predicate and
 // then by list position. One Query request per page.
 func (c *Client) Relationships(ctx context.Context, subject Key, predicate string, p PageOptions) (_ *Page[Relationship], err error) {
-	ctx, call := c.begin(ctx, "Relationships")
+	ctx, call, err := c.begin(ctx, "Relationships")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	q, err := c.relationshipsQuery(subject, predicate)
 	if err != nil {
 		return nil, err
@@ -91,8 +94,11 @@ func (c *Client) AllRelationships(ctx context.Context, subject Key, predicate st
 // listed twice appears twice. One Query, then the objects in parallel BatchGetItem
 // requests: two rounds per page.
 func (c *Client) RelatedEntities(ctx context.Context, subject Key, predicate string, p PageOptions) (_ *Page[*Entity], err error) {
-	ctx, call := c.begin(ctx, "RelatedEntities")
+	ctx, call, err := c.begin(ctx, "RelatedEntities")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	rels, err := c.Relationships(ctx, subject, predicate, p)
 	if err != nil {
 		return nil, err
@@ -141,8 +147,11 @@ func (c *Client) entitiesPage(ctx context.Context, keys []Key, cursor string, co
 // short only at the end, and takes more than one Query when other predicates
 // outnumber it.
 func (c *Client) ReverseRelationships(ctx context.Context, object Key, predicate string, p PageOptions) (_ *Page[Relationship], err error) {
-	ctx, call := c.begin(ctx, "ReverseRelationships")
+	ctx, call, err := c.begin(ctx, "ReverseRelationships")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	q, err := c.reverseQuery(object, predicate)
 	if err != nil {
 		return nil, err
@@ -208,8 +217,11 @@ func withPredicateFilter(in *dynamodb.QueryInput, predicate string) *dynamodb.Qu
 // HasRelationship reports whether subject has a relationship under predicate to
 // object. One Query request on the by-object index, whatever the length of the list.
 func (c *Client) HasRelationship(ctx context.Context, subject Key, predicate string, object Key) (_ bool, err error) {
-	ctx, call := c.begin(ctx, "HasRelationship")
+	ctx, call, err := c.begin(ctx, "HasRelationship")
 	defer call.end(&err)
+	if err != nil {
+		return false, err
+	}
 	if err := relationships.Validate(relationships.Key(subject), predicate, []relationships.Key{relationships.Key(object)}); err != nil {
 		return false, err
 	}
@@ -237,8 +249,11 @@ func validateSubject(subject Key, predicate string, emptyPredicate bool) error {
 // holds: one GetItem of the list's head, whatever the length of the list. It is
 // strongly consistent with Options.ConsistentRead.
 func (c *Client) CountRelationships(ctx context.Context, subject Key, predicate string) (_ int, err error) {
-	ctx, call := c.begin(ctx, "CountRelationships")
+	ctx, call, err := c.begin(ctx, "CountRelationships")
 	defer call.end(&err)
+	if err != nil {
+		return 0, err
+	}
 	if err := validateSubject(subject, predicate, false); err != nil {
 		return 0, err
 	}

@@ -22,8 +22,11 @@ import (
 // *ConflictError naming the list. Too many objects for one transaction take a lease
 // on the list instead.
 func (c *Client) AddRelationships(ctx context.Context, subject Key, predicate string, objects []Key, opts ...ListOption) (_ []Key, err error) {
-	ctx, call := c.begin(ctx, "AddRelationships")
+	ctx, call, err := c.begin(ctx, "AddRelationships")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	ch, err := c.listCall(ctx, listAdd, subject, predicate, objects, opts)
 	return fromRelKeys(ch.Added), err
 }
@@ -33,8 +36,11 @@ func (c *Client) AddRelationships(ctx context.Context, subject Key, predicate st
 // are ignored. It returns the objects it removed. The subject must exist
 // (ErrNotFound otherwise). Two rounds, as AddRelationships.
 func (c *Client) RemoveRelationships(ctx context.Context, subject Key, predicate string, objects []Key, opts ...ListOption) (_ []Key, err error) {
-	ctx, call := c.begin(ctx, "RemoveRelationships")
+	ctx, call, err := c.begin(ctx, "RemoveRelationships")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	ch, err := c.listCall(ctx, listRemove, subject, predicate, objects, opts)
 	return fromRelKeys(ch.Removed), err
 }
@@ -46,8 +52,11 @@ func (c *Client) RemoveRelationships(ctx context.Context, subject Key, predicate
 // conditional on the list being the one read. The subject must exist (ErrNotFound
 // otherwise); with CheckObjects, so must every object written.
 func (c *Client) ReplaceRelationships(ctx context.Context, subject Key, predicate string, objects []Key, opts ...ListOption) (err error) {
-	ctx, call := c.begin(ctx, "ReplaceRelationships")
+	ctx, call, err := c.begin(ctx, "ReplaceRelationships")
 	defer call.end(&err)
+	if err != nil {
+		return err
+	}
 	_, err = c.listCall(ctx, listReplace, subject, predicate, objects, opts)
 	return err
 }

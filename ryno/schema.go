@@ -16,8 +16,11 @@ import (
 // then one GetItem for the recorded schema version; cheap enough for a cold start
 // or a health endpoint.
 func (c *Client) CheckSchema(ctx context.Context) (err error) {
-	ctx, call := c.begin(ctx, "CheckSchema")
+	ctx, call, err := c.begin(ctx, "CheckSchema")
 	defer call.end(&err)
+	if err != nil {
+		return err
+	}
 	st, err := migrations.Check(ctx, c.api, migrations.Options{TablePrefix: c.opts.TablePrefix})
 	if err != nil {
 		return wrap(err, "check the schema of %s", c.opts.TablePrefix)

@@ -158,8 +158,11 @@ func (e *TransactionLimitError) Is(target error) bool { return target == ErrInva
 // lost response carries the same client request token, so DynamoDB applies it at
 // most once.
 func (c *Client) Transact(ctx context.Context, ops ...Op) (_ []OpResult, err error) {
-	ctx, call := c.begin(ctx, "Transact")
+	ctx, call, err := c.begin(ctx, "Transact")
 	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	tx, err := c.prepareTx(ops)
 	if err != nil {
 		return nil, err

@@ -25,6 +25,25 @@ as_root() {
 	fi
 }
 
+# start_dockerd starts the Docker daemon detached from this script's caller: in a
+# session of its own (setsid --fork, which returns at once), standard input from
+# /dev/null, output to DOCKERD_LOG, and every other descriptor it inherits closed.
+# The daemon outlives the caller: a descriptor it kept would stay open with it, such
+# as the lock of a caller run under flock, never released, or the pipe of a
+# $(...) that reads this script's output, never ending.
+start_dockerd() {
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	as_root setsid --fork bash -c '
+		exec </dev/null >"$1" 2>&1
+		for fd in /proc/$$/fd/*; do
+			fd=${fd##*/}
+			if [ "$fd" -gt 2 ] && [ -e "/proc/$$/fd/$fd" ]; then
+				exec {fd}>&-
+			fi
+		done
+		exec dockerd' start-dockerd "$DOCKERD_LOG"
+}
+
 ensure_docker() {
 	if docker info >/dev/null 2>&1; then return; fi
 	if ! command -v dockerd >/dev/null 2>&1; then
@@ -34,7 +53,7 @@ ensure_docker() {
 	fi
 	if ! docker info >/dev/null 2>&1; then
 		log "starting dockerd (log: $DOCKERD_LOG)"
-		as_root sh -c "nohup dockerd >'$DOCKERD_LOG' 2>&1 &"
+		start_dockerd
 		for _ in $(seq 1 60); do
 			docker info >/dev/null 2>&1 && return
 			sleep 1

@@ -27,10 +27,14 @@ var errPreconditionFailed = errors.New("the entity is not at the version in If-M
 var errNoRoute = errors.New("no such route")
 
 // conditional returns err as errPreconditionFailed when the write it comes from
-// was conditional on version (If-Match) and the store found another version.
+// was conditional on version (If-Match) and the store found another version, or
+// no entity: a *ryno.ConflictError. Only that error is a failed precondition.
+// ErrConflict alone is not: a *ryno.UniqueError (a unique value another entity
+// holds) and ErrExists match it too, and they are 409s whatever If-Match says.
 // Without a version, a conflict means concurrent writers kept winning: a 409.
 func conditional(err error, version int64) error {
-	if version != 0 && errors.Is(err, ryno.ErrConflict) {
+	var stale *ryno.ConflictError
+	if version != 0 && errors.As(err, &stale) {
 		return fmt.Errorf("%w: %w", errPreconditionFailed, err)
 	}
 	return err
@@ -57,6 +61,8 @@ func statusOf(err error) (status int, msg string) {
 		return http.StatusNotFound, errNoRoute.Error()
 	case errors.Is(err, ryno.ErrNotFound):
 		return http.StatusNotFound, "not found"
+	case errors.As(err, new(*ryno.UniqueError)): // before ErrExists, which it matches
+		return http.StatusConflict, "a value that must be unique is taken"
 	case errors.Is(err, ryno.ErrExists):
 		return http.StatusConflict, "already exists"
 	case errors.Is(err, ryno.ErrConflict):

@@ -16,6 +16,7 @@
 GO        ?= go
 GOTESTSUM ?= $(GO) run gotest.tools/gotestsum@v1.13.0
 FUZZTIME  ?= 20s
+CRASH_ROUNDS ?= 75
 BUILD     := build
 
 # The examples are modules of their own, in the workspace: ./... does not reach them.
@@ -32,7 +33,7 @@ with_dynamodb = if [ -z "$$RYNO_DYNAMODB_ENDPOINT" ]; then \
 		image=$$(scripts/dynamodb-local.sh image) || exit 1; export RYNO_DYNAMODB_IMAGE=$$image; fi; \
 	export RYNO_REQUIRE_DYNAMODB=1;
 
-.PHONY: test lint unit demo example-httpapi example-lambda bench fuzz api clean
+.PHONY: test lint unit demo example-httpapi example-lambda bench crash fuzz api clean
 
 test: lint
 	@mkdir -p $(BUILD)
@@ -66,6 +67,12 @@ example-lambda:
 bench:
 	@$(with_dynamodb) \
 		$(GO) test -run '^$$' -bench . -benchmem ./... ./integration/...
+
+# The crash test of make test kills 5 processes; this one CRASH_ROUNDS. Set
+# RYNO_CRASH_SEED to the seed a run printed to repeat it.
+crash:
+	@$(with_dynamodb) \
+		RYNO_CRASH_ROUNDS=$(CRASH_ROUNDS) $(GO) test -count=1 -timeout 60m -run '^TestProcessesKilledMidWriteLeaveNothingHalfDone$$' ./integration/
 
 FUZZ_PACKAGES := ./internal/schema ./internal/relationships ./indexing ./ryno
 

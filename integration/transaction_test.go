@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -455,4 +456,53 @@ func TestATxDeleteWithAStaleVersionDeletesNothing(t *testing.T) {
 	require.ErrorIs(t, err, ryno.ErrNotFound)
 	requireIndexExact(t, s)
 	requireClaimsExact(t, s)
+}
+
+func TestATxCheckOfTheSubjectOfAListChangeIsOneCheckOfBoth(t *testing.T) {
+	s := newStoreWith(t, nil)
+	issue := ryno.Key{Scope: "acme", Type: "issue", ID: "i1"}
+	locked := ryno.Key{Scope: "acme", Type: "issue", ID: "i2"}
+	_, err := s.Create(ctx, &ryno.Entity{Key: issue})
+	require.NoError(t, err)
+	_, err = s.Create(ctx, &ryno.Entity{Key: locked, Attributes: map[string]any{"deleting": true}})
+	require.NoError(t, err)
+	comment := func(id string) *ryno.Entity {
+		return &ryno.Entity{Key: ryno.Key{Scope: "acme", Type: "comment", ID: id}}
+	}
+	tests := []struct {
+		name    string
+		subject ryno.Key
+		refused int   // the operation refused, -1 for none
+		reason  error // what it matches
+	}{
+		{"both hold", issue, -1, nil},
+		{"the TxCheck fails", locked, 2, ryno.ErrConflict},
+		{"the subject is missing", ryno.Key{Scope: "acme", Type: "issue", ID: "none"}, 1, ryno.ErrNotFound},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, order := range [][]int{{0, 1, 2}, {0, 2, 1}} {
+				c := comment(fmt.Sprint("c", i, order[1]))
+				ops := []ryno.Op{
+					ryno.TxCreate(c),
+					ryno.TxAddRelationships(tt.subject, "comments", []ryno.Key{c.Key}),
+					ryno.TxCheck(tt.subject, ryno.Attr("deleting").Absent()),
+				}
+				ordered := []ryno.Op{ops[order[0]], ops[order[1]], ops[order[2]]}
+				_, err := s.Transact(ctx, ordered...)
+				if tt.refused < 0 {
+					require.NoError(t, err)
+					has, err := s.HasRelationship(ctx, tt.subject, "comments", c.Key)
+					require.NoError(t, err)
+					require.True(t, has)
+					continue
+				}
+				var refused *ryno.TransactionError
+				require.ErrorAs(t, err, &refused)
+				require.Len(t, refused.Ops, 1, "%v", err)
+				require.Equal(t, slices.Index(order, tt.refused), refused.Ops[0].Index, "%v", err)
+				require.ErrorIs(t, refused.Ops[0].Err, tt.reason)
+			}
+		})
+	}
 }

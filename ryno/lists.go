@@ -179,6 +179,9 @@ type listTransaction struct {
 	roles   []actionRole
 	bytes   int
 	checked map[Key]bool // entities already checked or written
+	// shared maps an action checking for two operations (a list's subject and a
+	// TxCheck of it) to the part of the second.
+	shared map[int]int
 }
 
 func (t *listTransaction) add(act types.TransactWriteItem, role actionRole, bytes int) {

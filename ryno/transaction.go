@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -408,6 +410,15 @@ func (t *tx) assemble(parts []*txPart) (*listTransaction, []int, error) {
 					refused = append(refused, p.op.refusal(uniqueTaken(role.claim, all.roles[k].claim.Item())))
 				}
 				continue
+			case checksSubject(parts[owners[k]], all.roles[k], all.actions[k]) && act.ConditionCheck != nil ||
+				checksSubject(p, role, act) && all.actions[k].ConditionCheck != nil:
+				// A list's check of its subject and a TxCheck of it: one check of both.
+				all.actions[k] = types.TransactWriteItem{ConditionCheck: andChecks(all.actions[k].ConditionCheck, act.ConditionCheck)}
+				if all.shared == nil {
+					all.shared = map[int]int{}
+				}
+				all.shared[k] = i
+				continue
 			}
 			merged, ok := t.c.handOver(all.roles[k], role)
 			if !ok {
@@ -427,6 +438,43 @@ func (t *tx) assemble(parts []*txPart) (*listTransaction, []int, error) {
 	}
 	return all, owners, nil
 }
+
+// checksSubject reports whether act, of role, is the list operation of p checking
+// that its subject exists.
+func checksSubject(p *txPart, role actionRole, act types.TransactWriteItem) bool {
+	return (p.op.kind == opAdd || p.op.kind == opRemove) && role.kind == roleEntity && act.ConditionCheck != nil
+}
+
+// andChecks returns one check of the item a and b check, requiring both conditions,
+// and returning the item when they fail. The placeholders of b are renamed apart.
+func andChecks(a, b *types.ConditionCheck) *types.ConditionCheck {
+	names := maps.Clone(a.ExpressionAttributeNames)
+	if names == nil {
+		names = map[string]string{}
+	}
+	for k, v := range b.ExpressionAttributeNames {
+		names["#and"+k[1:]] = v
+	}
+	values := maps.Clone(a.ExpressionAttributeValues)
+	if values == nil && len(b.ExpressionAttributeValues) > 0 {
+		values = map[string]types.AttributeValue{}
+	}
+	for k, v := range b.ExpressionAttributeValues {
+		values[":and"+k[1:]] = v
+	}
+	cond := placeholders.ReplaceAllString(aws.ToString(b.ConditionExpression), "${1}and${2}")
+	return &types.ConditionCheck{
+		TableName:                           a.TableName,
+		Key:                                 a.Key,
+		ConditionExpression:                 aws.String("(" + aws.ToString(a.ConditionExpression) + ") AND (" + cond + ")"),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+}
+
+// placeholders matches the name (#) and value (:) placeholders of an expression.
+var placeholders = regexp.MustCompile(`([#:])([A-Za-z0-9_]+)`)
 
 // claiming reports whether the action of role claims a value of a unique index.
 func claiming(role actionRole) bool { return role.kind == roleClaim && !role.release }
@@ -489,11 +537,22 @@ func (t *tx) refusals(ctx context.Context, parts []*txPart, all *listTransaction
 			continue
 		}
 		p := parts[owners[i]]
+		if j, ok := all.shared[i]; ok && !subjectGone(reason.Item) == checksSubject(p, all.roles[i], all.actions[i]) {
+			// The check of a list's subject and a TxCheck, in one: the subject
+			// exists, so the TxCheck's condition failed; otherwise the list's.
+			p = parts[j]
+		}
 		again, err := p.refused(ctx, all.roles[i], reason.Item)
 		retry = retry && again
 		errs = append(errs, p.op.refusal(err))
 	}
 	return errs, retry && len(errs) > 0
+}
+
+// subjectGone reports whether the item a failed check returned is no entity a list
+// may be written for: none, or one being deleted.
+func subjectGone(item map[string]types.AttributeValue) bool {
+	return item == nil || item[schema.AttrDeleting] != nil
 }
 
 // results returns what each operation did.

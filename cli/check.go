@@ -11,17 +11,31 @@ import (
 
 var checkCommand = &command{
 	name:    "check",
-	summary: "find entries that refer to entities that do not exist; --repair deletes them",
-	help: `Scans the relationship and index entries tables for orphans: relationship entries
-whose subject or object does not exist, and index entries whose entity does not exist.
-It lists each orphan and, with --repair, deletes it, in a transaction that checks its
-entity is still missing: an entity created meanwhile keeps its entries. Any table size
-is read a page at a time; on a terminal, progress is shown on standard error. An entry
-written just before its entity is an orphan until then: run check when such writes are
-quiet.
+	summary: "find what writes cut off left, and entries of entities that do not exist; --repair finishes and deletes them",
+	help: `Scans the store for traces of writes that were cut off (a process killed, a Lambda
+function timed out) and for orphans.
 
-Exit status: 0 when no orphan is left (none found, or all repaired); 1 when orphans
-were found and not repaired, or on failure; 2 on a wrong or incomplete command line.`,
+Traces: entities left marked as being deleted, or as being written for longer than
+the list lease (30 s); relationship lists left leased or holding an intent, and lists
+whose head or markers disagree with their entries. --repair finishes each as the
+next writer would: it completes the Delete, takes the list over, finishes what its
+writer recorded and rebuilds the list's bookkeeping from its entries. Finishing an
+entity's index entries needs the indexes of its type, which this command does not
+have: it reports those, and your application's own ryno (see the README) or its
+next write of the entity finishes them.
+
+Orphans: relationship entries whose subject or object does not exist, index entries
+whose entity does not exist, claims of unique values their entity does not hold.
+--repair deletes what refers to each missing entity as a Delete of it would, under
+the condition that it is still missing: an entity created meanwhile keeps its
+entries, and lists keep exact heads and markers.
+
+Any table size is read a page at a time; on a terminal, progress is shown on
+standard error. An entry written just before its entity is an orphan until then: run
+check when such writes are quiet.
+
+Exit status: 0 when nothing is left (none found, or all repaired); 1 when orphans
+or traces were found and left, or on failure; 2 on a wrong or incomplete command line.`,
 }
 
 func (r *runner) check(ctx context.Context, args []string) error {
@@ -54,6 +68,10 @@ func (r *runner) check(ctx context.Context, args []string) error {
 			progress.clear()
 			fmt.Fprintf(r.stdout, "orphan: %s\n", o)
 		},
+		OnTrace: func(t ryno.Trace) {
+			progress.clear()
+			fmt.Fprintf(r.stdout, "trace: %s\n", t)
+		},
 		Progress: func(p ryno.CheckProgress) { progress.show(checkSummary(p)) },
 	})
 	progress.clear()
@@ -61,7 +79,7 @@ func (r *runner) check(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Fprintln(r.stdout, checkSummary(done))
-	if done.Orphans > done.Repaired+done.Kept {
+	if done.Orphans > done.Repaired+done.Kept || done.Traces > done.Finished {
 		return reportedError(ExitError)
 	}
 	return nil
@@ -69,13 +87,29 @@ func (r *runner) check(ctx context.Context, args []string) error {
 
 func checkSummary(p ryno.CheckProgress) string {
 	s := fmt.Sprintf("checked %d relationship and %d index entries: ", p.Relationships, p.IndexEntries)
+	return s + traceSummary(p) + orphanSummary(p)
+}
+
+// traceSummary says what was found of writes cut off, and finished; nothing when
+// none was found.
+func traceSummary(p ryno.CheckProgress) string {
+	switch {
+	case p.Traces == 0:
+		return ""
+	case p.Finished > 0:
+		return fmt.Sprintf("%s of writes cut off found, %d finished; ", count(p.Traces, "trace"), p.Finished)
+	}
+	return count(p.Traces, "trace") + " of writes cut off found (--repair finishes them); "
+}
+
+func orphanSummary(p ryno.CheckProgress) string {
 	switch {
 	case p.Orphans == 0:
-		return s + "no orphans"
+		return "no orphans"
 	case p.Kept > 0:
-		return s + fmt.Sprintf("%s found, %d deleted, %d kept as their entity exists by now", count(p.Orphans, "orphan"), p.Repaired, p.Kept)
+		return fmt.Sprintf("%s found, %d deleted, %d kept as their entity exists by now", count(p.Orphans, "orphan"), p.Repaired, p.Kept)
 	case p.Repaired > 0:
-		return s + fmt.Sprintf("%s found, %d deleted", count(p.Orphans, "orphan"), p.Repaired)
+		return fmt.Sprintf("%s found, %d deleted", count(p.Orphans, "orphan"), p.Repaired)
 	}
-	return s + count(p.Orphans, "orphan") + " found; run with --repair to delete them"
+	return count(p.Orphans, "orphan") + " found; run with --repair to delete them"
 }

@@ -278,6 +278,8 @@ func TestCheckSummary(t *testing.T) {
 		{ryno.CheckProgress{Orphans: 1}, "1 orphan found; run with --repair to delete them"},
 		{ryno.CheckProgress{Orphans: 3, Repaired: 3}, "3 orphans found, 3 deleted"},
 		{ryno.CheckProgress{Orphans: 3, Repaired: 2, Kept: 1}, "3 orphans found, 2 deleted, 1 kept as their entity exists by now"},
+		{ryno.CheckProgress{Traces: 2}, "2 traces of writes cut off found (--repair finishes them); no orphans"},
+		{ryno.CheckProgress{Traces: 1, Finished: 1, Orphans: 4, Repaired: 4}, "1 trace of writes cut off found, 1 finished; 4 orphans found, 4 deleted"},
 	}
 	for _, tt := range tests {
 		tt.p.Relationships, tt.p.IndexEntries = 5, 2

@@ -17,5 +17,7 @@
 // order is list order; removals leave gaps. Each list also has a head item (its next
 // position, count and a digest of its entries) and one marker item per object,
 // whose sort keys start with bytes 0x01 and 0x02 and so sort before every entry.
-// The store writes a list's entries, head and markers in one transaction.
+// The store writes a list's entries, head and markers in one transaction; a change
+// too large for one is written under a lease on the head, after the writer recorded
+// its intent in items whose sort keys start with byte 0x03.
 package relationships

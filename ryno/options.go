@@ -46,9 +46,11 @@ type Options struct {
 
 	// ListLease is how long a writer holds a relationship list for a change too
 	// large for one transaction. A writer that is cut off holds it until it
-	// expires; then the next writer takes over and reconciles the list from the
-	// table. Expiry compares the writers' clocks, so keep it well above their skew.
-	// Default 30s.
+	// expires; then the next writer of the list takes it over, finishes the writes
+	// the cut writer recorded and rebuilds the list's head and markers from its
+	// entries. Check treats an entity's pending mark older than ListLease as a write
+	// cut off. Expiry compares the writers' clocks, so keep it well above their
+	// skew, and above the time a large write takes. Default 30s.
 	ListLease time.Duration
 
 	// CursorKey seals the cursors of listings: each is encrypted and authenticated

@@ -74,7 +74,16 @@
 // read, and reads and plans again when another writer got there first. Add and
 // Remove return the objects they changed. The subject must exist; with
 // Options.CheckObjects or CheckObjects(true), the objects too. Changes too large for
-// one transaction take a lease on the list, which expires if the writer is cut off.
+// one transaction take a lease on the list and record their intent before writing
+// entries; other writers wait (then fail with a *LeaseError).
+//
+// # Writers cut off
+//
+// Every write of more than one request leaves an intent first: a lease with its
+// recorded writes on a list, a pending mark on an entity, a tombstone for a Delete.
+// A writer that meets one that expired finishes it before its own write, so nothing
+// plans against bookkeeping a crash left half-written, and Check with Repair finishes
+// what no writer came back to (Trace).
 //
 // # Transactions
 //
@@ -93,7 +102,8 @@
 // A unique index (Index.Unique) holds each value for one entity of a scope, claimed
 // in the same transaction as the entity's write; LookupUnique and GetByUnique find
 // the entity holding a value. Reindex repairs a type's entries after a map function
-// changes, and Check finds entries and claims whose entities are gone.
+// changes, and Check finds entries and claims whose entities are gone, and what
+// writes cut off left.
 //
 // # Start-up
 //

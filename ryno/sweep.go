@@ -202,11 +202,14 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 				return err
 			}
 			if h.Abandoned(c.opts.Now()) {
-				if _, err := c.writeListLeased(ctx, nil, h); err != nil {
-					return wrap(err, "finishing a list pointing at the entity")
-				}
-				if err := c.refreshPart(ctx, p, maxTransactItems-len(t.actions)+p.actions()); err != nil {
+				room := maxTransactItems - len(t.actions) + p.actions()
+				if err := c.finishList(ctx, p, h); err != nil {
 					return err
+				}
+				if p.list != nil {
+					if err := c.refreshPart(ctx, p, room); err != nil {
+						return err
+					}
 				}
 				continue
 			}
@@ -242,8 +245,8 @@ func (c *Client) refreshPart(ctx context.Context, p *sweepPart, room int) error 
 			if err != nil {
 				return err
 			}
-			if _, err := c.writeListLeased(ctx, nil, h); err != nil {
-				return wrap(err, "rebuilding a list pointing at the entity")
+			if err := c.finishList(ctx, p, h); err != nil || p.list == nil {
+				return err
 			}
 			continue
 		case len(entries) == 0:
@@ -256,6 +259,21 @@ func (c *Client) refreshPart(ctx context.Context, p *sweepPart, room int) error 
 		}
 		return nil
 	}
+}
+
+// finishList finishes and rebuilds the other subject's list whose entries p deletes,
+// whose head is h, under a lease. When that subject no longer exists either, its own
+// Delete (or Check) sweeps its list: p deletes the entries it has alone.
+func (c *Client) finishList(ctx context.Context, p *sweepPart, h relationships.Head) error {
+	_, err := c.writeListLeased(ctx, nil, h)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		p.deletes, p.list = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.list.Deletes}), nil
+		return nil
+	case err != nil:
+		return wrap(err, "finishing a list pointing at the entity")
+	}
+	return nil
 }
 
 // readEdges reads the entries of subject's list under predicate that point at

@@ -8,10 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -404,4 +407,77 @@ func TestCheckFinishesAWriteCutOffThatOnlyListWritesMet(t *testing.T) {
 func withoutIndexCount(p ryno.CheckProgress) ryno.CheckProgress {
 	p.IndexEntries = 0
 	return p
+}
+
+// damage changes the raw tables of s as a writer of an earlier version, or a
+// process cut off, might have left them.
+type damage struct {
+	t *testing.T
+	s *store
+}
+
+func (d damage) putEntry(e relationships.Entry) {
+	_, err := d.s.raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(d.s.Names().Relationships), Item: e.Item()})
+	require.NoError(d.t, err)
+}
+
+func (d damage) deleteMarker(subject ryno.Key, predicate string, object ryno.Key) {
+	_, err := d.s.raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(d.s.Names().Relationships),
+		Key: relationships.MarkerPrimaryKey(relationships.Key(subject), predicate, relationships.Key(object))})
+	require.NoError(d.t, err)
+}
+
+func (d damage) setCount(subject ryno.Key, predicate string, n int) {
+	_, err := d.s.raw.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(d.s.Names().Relationships),
+		Key:                       relationships.HeadPrimaryKey(relationships.Key(subject), predicate),
+		UpdateExpression:          aws.String("SET #c = :n"),
+		ExpressionAttributeNames:  map[string]string{"#c": schema.AttrCount},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: fmt.Sprint(n)}}})
+	require.NoError(d.t, err)
+}
+
+func entryAt(subject ryno.Key, predicate string, i int, object ryno.Key) relationships.Entry {
+	return relationships.Entry{Subject: relationships.Key(subject), Predicate: predicate, Index: i, Object: relationships.Key(object)}
+}
+
+func TestCheckRebuildsAListWhoseBookkeepingDisagreesWithItsEntries(t *testing.T) {
+	s := newStoreWith(t, nil)
+	hub := pk("hub")
+	createSubjects(t, s.Client, hub, pk("a"), pk("b"), pk("c"), pk("d"))
+	require.NoError(t, s.ReplaceRelationships(ctx, hub, "follows", []ryno.Key{pk("a"), pk("b"), pk("c")}))
+	d := damage{t, s}
+	d.putEntry(entryAt(hub, "follows", 1, pk("d"))) // a position held twice
+	d.deleteMarker(hub, "follows", pk("a"))
+	d.setCount(hub, "follows", 7)
+
+	var traces []ryno.Trace
+	done, err := s.Check(ctx, ryno.CheckOptions{OnTrace: func(tr ryno.Trace) { traces = append(traces, tr) }})
+	require.NoError(t, err)
+	require.Equal(t, 1, done.Traces)
+	require.Equal(t, ryno.TraceList, traces[0].Kind)
+	require.Equal(t, hub, traces[0].Key)
+	require.Equal(t, "follows", traces[0].Predicate)
+
+	done, err = s.Check(ctx, ryno.CheckOptions{Repair: true})
+	require.NoError(t, err)
+	require.Equal(t, 1, done.Finished)
+	require.Equal(t, []ryno.Key{pk("a"), pk("b"), pk("d"), pk("c")}, objectsOf(t, s.Client, hub, "follows", 10),
+		"the entries sharing a position keep their order, at positions of their own")
+	requireListExact(t, s, hub, "follows")
+	done, err = s.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.Zero(t, done.Traces)
+}
+
+func TestADeleteRemovesAnEdgeItsListsMarkerMisses(t *testing.T) {
+	s := newStoreWith(t, nil)
+	hub, x := pk("hub"), pk("x")
+	createSubjects(t, s.Client, hub, x, pk("a"))
+	require.NoError(t, s.ReplaceRelationships(ctx, hub, "follows", []ryno.Key{x, pk("a")}))
+	damage{t, s}.putEntry(entryAt(hub, "follows", 5, x)) // an edge its marker does not hold
+
+	require.NoError(t, s.Delete(ctx, x))
+	require.Equal(t, []ryno.Key{pk("a")}, objectsOf(t, s.Client, hub, "follows", 10))
+	requireListExact(t, s, hub, "follows")
+	requireNothingOf(t, s, x, true)
 }

@@ -228,3 +228,32 @@ func TestCheckCommandShowsProgressOnATerminal(t *testing.T) {
 		clear
 	require.Equal(t, want, shown(len(want)), "a line per page, cleared before each orphan listed and at the end")
 }
+
+func TestCheckCommandReportsAndFinishesTracesOfWritesCutOff(t *testing.T) {
+	isolateAWS(t)
+	s := newStoreWith(t, nil)
+	gone := pk("gone")
+	createSubjects(t, s.Client, gone, pk("a"))
+	require.NoError(t, s.ReplaceRelationships(ctx, gone, "follows", []ryno.Key{pk("a")}))
+	cut := newFaultyClient(t, s, ryno.Options{Retry: ryno.RetryOptions{MaxAttempts: 1}})
+	cut.faults.FailAfter("TransactWriteItems", 0, func() error { return errInjected })
+	require.ErrorIs(t, cut.db.Delete(ctx, gone), errInjected, "the tombstone lands, the sweep does not")
+	check := func(args ...string) (string, int) {
+		out, _, code := runRyno(t, append([]string{"check", "--endpoint", dynamotest.Endpoint(), "--prefix", s.Names().Prefix}, args...)...)
+		return out, code
+	}
+
+	out, code := check()
+	require.Equal(t, cli.ExitError, code, "a trace found and left")
+	require.Contains(t, out, "trace: delete acme:person:gone: being deleted")
+	require.Contains(t, out, "1 trace of writes cut off found (--repair finishes them)")
+
+	out, code = check("--repair")
+	require.Equal(t, cli.ExitOK, code, out)
+	require.Contains(t, out, "1 trace of writes cut off found, 1 finished")
+	requireNothingOf(t, s, gone, true)
+
+	out, code = check()
+	require.Equal(t, cli.ExitOK, code)
+	require.Equal(t, "checked 0 relationship and 0 index entries: no orphans\n", out)
+}

@@ -15,18 +15,17 @@ import (
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
-func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+func avNum(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
 
 // entityItem returns an item of the entities table of about size bytes.
 func entityItem(id, updated string, size int) costmodel.Item {
 	item := costmodel.Item{
-		schema.AttrID:           s(id),
-		schema.AttrScopeTypeKey: s("acme:person"),
-		schema.AttrUpdated:      s(updated),
+		schema.AttrID:           str(id),
+		schema.AttrScopeTypeKey: str("acme:person"),
+		schema.AttrUpdated:      str(updated),
 	}
 	if pad := size - costmodel.Size(item) - len("pad"); pad > 0 {
-		item["pad"] = s(strings.Repeat("x", pad))
+		item["pad"] = str(strings.Repeat("x", pad))
 	}
 	return item
 }
@@ -35,13 +34,13 @@ func entityItem(id, updated string, size int) costmodel.Item {
 // byObject, by the by-object index.
 func edgeItem(subject string, i int, object string, byObject bool) costmodel.Item {
 	item := costmodel.Item{
-		schema.AttrSubjectKey:   s(subject),
-		schema.AttrPredicateKey: s(schema.PredicateKey("follows", i, "person", object)),
-		schema.AttrObjectKey:    s("acme:person:" + object),
-		schema.AttrIndex:        n(fmt.Sprint(i)),
+		schema.AttrSubjectKey:   str(subject),
+		schema.AttrPredicateKey: str(schema.PredicateKey("follows", i, "person", object)),
+		schema.AttrObjectKey:    str("acme:person:" + object),
+		schema.AttrIndex:        avNum(fmt.Sprint(i)),
 	}
 	if byObject {
-		item[schema.AttrPredicateObjectKey] = s(schema.PredicateObjectKey("follows", "acme", "person", object))
+		item[schema.AttrPredicateObjectKey] = str(schema.PredicateObjectKey("follows", "acme", "person", object))
 	}
 	return item
 }
@@ -56,14 +55,14 @@ func TestCostModelMatchesDynamoDBLocal(t *testing.T) {
 	rec := dynamotest.NewRecorder(api, dynamotest.RecorderOptions{Images: true, Capacity: true})
 	ents, rels := aws.String(names.Entities), aws.String(names.Relationships)
 	entKey := func(id string) costmodel.Item {
-		return costmodel.Item{schema.AttrID: s(id), schema.AttrScopeTypeKey: s("acme:person")}
+		return costmodel.Item{schema.AttrID: str(id), schema.AttrScopeTypeKey: str("acme:person")}
 	}
 	queryPartition := func(id string) *dynamodb.QueryInput {
 		return &dynamodb.QueryInput{
 			TableName:                 ents,
 			KeyConditionExpression:    aws.String("#pk = :pk"),
 			ExpressionAttributeNames:  map[string]string{"#pk": schema.AttrID},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s(id)},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(id)},
 		}
 	}
 
@@ -113,7 +112,7 @@ func TestCostModelMatchesDynamoDBLocal(t *testing.T) {
 				TableName: ents, Key: entKey("b"),
 				UpdateExpression:          aws.String("SET #a = :v"),
 				ExpressionAttributeNames:  map[string]string{"#a": "extra"},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":v": s("hello")},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":v": str("hello")},
 			})
 			return err
 		}, ""},
@@ -122,7 +121,7 @@ func TestCostModelMatchesDynamoDBLocal(t *testing.T) {
 				TableName: ents, Key: entKey("b"),
 				UpdateExpression:          aws.String("SET #u = :u"),
 				ExpressionAttributeNames:  map[string]string{"#u": schema.AttrUpdated},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":u": s("2024-02-01")},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":u": str("2024-02-01")},
 			})
 			return err
 		}, ""},
@@ -131,7 +130,7 @@ func TestCostModelMatchesDynamoDBLocal(t *testing.T) {
 				TableName: ents, Key: entKey("c"),
 				UpdateExpression:          aws.String("SET #u = :u"),
 				ExpressionAttributeNames:  map[string]string{"#u": schema.AttrUpdated},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":u": s("2024-02-01")},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":u": str("2024-02-01")},
 			})
 			return err
 		}, ""},
@@ -140,7 +139,7 @@ func TestCostModelMatchesDynamoDBLocal(t *testing.T) {
 				TableName: ents, Key: entKey("d"),
 				UpdateExpression:          aws.String("SET #a = :v"),
 				ExpressionAttributeNames:  map[string]string{"#a": "extra"},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":v": s("hello")},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":v": str("hello")},
 			})
 			return err
 		}, ""},
@@ -186,7 +185,7 @@ func TestCostModelMatchesDynamoDBLocal(t *testing.T) {
 			in.ConsistentRead = aws.Bool(true)
 			in.FilterExpression = aws.String("#x = :x")
 			in.ExpressionAttributeNames["#x"] = "extra"
-			in.ExpressionAttributeValues[":x"] = s("no such value")
+			in.ExpressionAttributeValues[":x"] = str("no such value")
 			_, err := rec.Query(ctx, in)
 			return err
 		}, ""},
@@ -199,7 +198,7 @@ func TestCostModelMatchesDynamoDBLocal(t *testing.T) {
 				TableName: ents, IndexName: aws.String(names.EntitiesByType),
 				KeyConditionExpression:    aws.String("#pk = :pk"),
 				ExpressionAttributeNames:  map[string]string{"#pk": schema.AttrScopeTypeKey},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s("acme:person")},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str("acme:person")},
 			})
 			return err
 		}, ""},
@@ -225,7 +224,7 @@ func TestCostModelMatchesDynamoDBLocal(t *testing.T) {
 				TableName: rels, IndexName: aws.String(names.RelationshipsByObject),
 				KeyConditionExpression:    aws.String("#pk = :pk"),
 				ExpressionAttributeNames:  map[string]string{"#pk": schema.AttrSubjectKey},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s("acme:person:s")},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str("acme:person:s")},
 				ConsistentRead:            aws.Bool(true),
 			})
 			return err
@@ -235,7 +234,7 @@ func TestCostModelMatchesDynamoDBLocal(t *testing.T) {
 				TableName: rels, IndexName: aws.String(names.ReverseRelationships),
 				KeyConditionExpression:    aws.String("#pk = :pk"),
 				ExpressionAttributeNames:  map[string]string{"#pk": schema.AttrObjectKey},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s("acme:person:o1")},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str("acme:person:o1")},
 			})
 			return err
 		}, ""},
@@ -243,9 +242,9 @@ func TestCostModelMatchesDynamoDBLocal(t *testing.T) {
 			_, err := rec.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
 				*rels: {
 					{DeleteRequest: &types.DeleteRequest{Key: costmodel.Item{
-						schema.AttrSubjectKey: s("acme:person:s"), schema.AttrPredicateKey: s(schema.PredicateKey("follows", 0, "person", "o1"))}}},
+						schema.AttrSubjectKey: str("acme:person:s"), schema.AttrPredicateKey: str(schema.PredicateKey("follows", 0, "person", "o1"))}}},
 					{DeleteRequest: &types.DeleteRequest{Key: costmodel.Item{
-						schema.AttrSubjectKey: s("acme:person:s"), schema.AttrPredicateKey: s(schema.PredicateKey("follows", 2, "person", "o3"))}}},
+						schema.AttrSubjectKey: str("acme:person:s"), schema.AttrPredicateKey: str(schema.PredicateKey("follows", 2, "person", "o3"))}}},
 				},
 				*ents: {{DeleteRequest: &types.DeleteRequest{Key: entKey("a")}}},
 			}})
@@ -268,7 +267,8 @@ func TestCostModelMatchesDynamoDBLocal(t *testing.T) {
 					ExpressionAttributeNames: map[string]string{"#id": schema.AttrID}}},
 			}})
 			return err
-		}, "DynamoDB Local doubles the index writes of a transaction; AWS bills them as plain writes"},
+		}, "DynamoDB Local does not report transactions as AWS bills them: here it doubles the index writes, " +
+			"which AWS bills as plain writes; larger transactions it under-counts"},
 	}
 	for _, step := range steps {
 		rec.Reset()

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -44,11 +45,15 @@ type Recorder struct {
 	mu       sync.Mutex
 	schema   costmodel.Schema
 	requests []costmodel.Request
+	spans    []span // of requests, in the order they returned
 	counts   map[string]int
 	inFlight int
 	rounds   int
 	err      error
 }
+
+// span is when a request was in flight.
+type span struct{ start, end time.Time }
 
 // NewRecorder returns a Recorder sending requests to api.
 func NewRecorder(api ryno.DynamoDBAPI, opts RecorderOptions) *Recorder {
@@ -59,7 +64,7 @@ func NewRecorder(api ryno.DynamoDBAPI, opts RecorderOptions) *Recorder {
 func (r *Recorder) Reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.requests = nil
+	r.requests, r.spans = nil, nil
 	clear(r.counts)
 	r.rounds = 0
 }
@@ -91,6 +96,30 @@ func (r *Recorder) Rounds() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.rounds
+}
+
+// Depth returns the number of sequential waves of requests: the longest chain of
+// requests each sent after the previous one returned. Requests sent together make
+// one wave; a request waits on every request that returned before it was sent.
+// Unlike Rounds, it counts chains that run side by side once: a query and the
+// write that depends on it make two waves, whatever else is in flight meanwhile.
+func (r *Recorder) Depth() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	order := slices.Clone(r.spans)
+	slices.SortFunc(order, func(a, b span) int { return a.start.Compare(b.start) })
+	depth := make([]int, len(order))
+	deepest := 0
+	for i, s := range order {
+		depth[i] = 1
+		for j := range i {
+			if !order[j].end.After(s.start) {
+				depth[i] = max(depth[i], depth[j]+1)
+			}
+		}
+		deepest = max(deepest, depth[i])
+	}
+	return deepest
 }
 
 // Schema returns the schemas of the tables the requests named.
@@ -136,7 +165,7 @@ func (r *Recorder) Reported() costmodel.Cost {
 	return total
 }
 
-func (r *Recorder) begin(op string) {
+func (r *Recorder) begin(op string) time.Time {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.counts[op]++
@@ -144,13 +173,16 @@ func (r *Recorder) begin(op string) {
 		r.rounds++
 	}
 	r.inFlight++
+	return time.Now()
 }
 
-func (r *Recorder) end(req costmodel.Request) {
+func (r *Recorder) end(req costmodel.Request, start time.Time) {
+	end := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.inFlight--
 	r.requests = append(r.requests, req)
+	r.spans = append(r.spans, span{start, end})
 }
 
 func (r *Recorder) fail(err error) {
@@ -163,9 +195,9 @@ func (r *Recorder) fail(err error) {
 
 // record sends one request, with the images costmodel.Bill needs around it.
 func record[Out any](r *Recorder, ctx context.Context, op string, in any, send func(context.Context) (Out, error)) (Out, error) {
-	r.begin(op)
+	start := r.begin(op)
 	req := costmodel.Request{Op: op, Input: in}
-	defer func() { r.end(req) }()
+	defer func() { r.end(req, start) }()
 	r.describe(ctx, tablesOf(in))
 	if r.opts.Images {
 		req.Before, req.Evaluated = r.imagesBefore(ctx, in)

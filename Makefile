@@ -6,6 +6,8 @@
 #   make example-httpapi  serve examples/httpapi against DynamoDB Local, until Ctrl-C
 #   make example-lambda   test examples/lambda against DynamoDB Local; build its bootstrap
 #   make bench   benchmarks against DynamoDB Local (requests and allocations per call)
+#   make bench-cost  what each call costs by AWS's billing rules next to the raw requests of
+#                the seed design, and both sides' throughput under 8 writers (COST_DURATION a side)
 #   make fuzz    run every fuzz target for FUZZTIME, report each (scripts/fuzz.sh)
 #   make api     count the identifiers each public package exports
 #
@@ -17,6 +19,7 @@ GO        ?= go
 GOTESTSUM ?= $(GO) run gotest.tools/gotestsum@v1.13.0
 FUZZTIME  ?= 20s
 CRASH_ROUNDS ?= 75
+COST_DURATION ?= 10s
 BUILD     := build
 
 # The examples are modules of their own, in the workspace: ./... does not reach them.
@@ -33,7 +36,7 @@ with_dynamodb = if [ -z "$$RYNO_DYNAMODB_ENDPOINT" ]; then \
 		image=$$(scripts/dynamodb-local.sh image) || exit 1; export RYNO_DYNAMODB_IMAGE=$$image; fi; \
 	export RYNO_REQUIRE_DYNAMODB=1;
 
-.PHONY: test lint unit demo example-httpapi example-lambda bench crash fuzz api clean
+.PHONY: test lint unit demo example-httpapi example-lambda bench bench-cost crash fuzz api clean
 
 test: lint
 	@mkdir -p $(BUILD)
@@ -45,6 +48,7 @@ test: lint
 
 lint:
 	$(GO) vet ./... ./integration/... $(EXAMPLES)
+	$(GO) vet -tags costreport ./integration/
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 
 # Unit tests only: no Docker needed (integration tests skip with one line).
@@ -73,6 +77,13 @@ bench:
 crash:
 	@$(with_dynamodb) \
 		RYNO_CRASH_ROUNDS=$(CRASH_ROUNDS) $(GO) test -count=1 -timeout 60m -run '^TestProcessesKilledMidWriteLeaveNothingHalfDone$$' ./integration/
+
+# Prints markdown tables on standard output (see README, Benchmarks). Run in the package
+# directory so that go test streams the output of a passing test.
+bench-cost:
+	@$(with_dynamodb) \
+		cd integration && RYNO_COST_DURATION=$(COST_DURATION) \
+		$(GO) test -tags costreport -count=1 -run '^TestCostReport$$' -timeout 30m
 
 FUZZ_PACKAGES := ./internal/schema ./internal/relationships ./indexing ./ryno
 

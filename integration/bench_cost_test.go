@@ -1,0 +1,601 @@
+//go:build costreport
+
+package integration_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"reflect"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/rynodb/rynodb/integration/costmodel"
+	"github.com/rynodb/rynodb/integration/dynamotest"
+	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/ryno"
+)
+
+// Environment of TestCostReport (make bench-cost).
+const (
+	costDurationEnv = "RYNO_COST_DURATION" // how long each side of a workload runs; default 10s
+)
+
+const (
+	costRuns        = 3 // runs of each call measured; the report takes the medians
+	costWriters     = 8 // goroutines of a workload
+	costDefaultTime = 10 * time.Second
+)
+
+// costSide is what one call cost, the medians of costRuns runs.
+type costSide struct {
+	requests, rounds         float64
+	wcu, rcu                 float64
+	reportedWCU, reportedRCU float64
+	sent                     string // the requests by operation, of the last run
+}
+
+// costRow compares the library's call with the raw sequence doing the same.
+type costRow struct {
+	name     string
+	lib, raw costSide
+}
+
+// localChecks counts the requests whose bill was checked against the capacity
+// DynamoDB Local reported.
+var localChecks atomic.Int64
+
+// checkLocal compares the model's bill of each request with what DynamoDB Local
+// reported, where DynamoDB Local reports as AWS bills: not for transactions (it
+// under-counts them), failed requests (it reports nothing, AWS bills a failed
+// condition), queries that evaluate nothing and missing keys of a BatchGetItem (it
+// reports 0 for them, AWS its minimum).
+func checkLocal(t *testing.T, rec *dynamotest.Recorder) {
+	t.Helper()
+	s := rec.Schema()
+	for _, r := range rec.Requests() {
+		if r.Op == "TransactWriteItems" || r.Op == "DescribeTable" || r.Err != nil {
+			continue
+		}
+		if _, ok := r.Input.(*dynamodb.QueryInput); ok && len(r.Evaluated) == 0 {
+			continue
+		}
+		if b, ok := r.Input.(*dynamodb.BatchGetItemInput); ok && missingKey(s, b, r.Before) {
+			continue
+		}
+		billed, err := costmodel.Bill(s, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reported, _ := costmodel.Reported(r.Output)
+		if !reflect.DeepEqual(billed, reported) {
+			t.Errorf("%s: the model bills %v, DynamoDB Local reports %v", r.Op, billed, reported)
+		}
+		localChecks.Add(1)
+	}
+}
+
+func missingKey(s costmodel.Schema, in *dynamodb.BatchGetItemInput, found map[costmodel.Ref]costmodel.Item) bool {
+	for name, ka := range in.RequestItems {
+		for _, k := range ka.Keys {
+			if _, ok := found[s[name].Ref(k)]; !ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// costCall measures call through rec costRuns times, each after setup (which must
+// not go through rec), and returns the medians.
+func costCall(t *testing.T, rec *dynamotest.Recorder, setup func(run int) error, call func(run int) error) costSide {
+	t.Helper()
+	var requests, rounds, wcu, rcu, rwcu, rrcu []float64
+	for run := range costRuns {
+		if setup != nil {
+			if err := setup(run); err != nil {
+				t.Fatalf("setup: %v", err)
+			}
+		}
+		rec.Reset()
+		if err := call(run); err != nil {
+			t.Fatalf("call: %v", err)
+		}
+		billed, err := rec.Bill()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkLocal(t, rec)
+		reported := rec.Reported()
+		requests = append(requests, float64(rec.Total()))
+		rounds = append(rounds, float64(rec.Depth()))
+		wcu, rcu = append(wcu, billed.Write), append(rcu, billed.Read)
+		rwcu, rrcu = append(rwcu, reported.Write), append(rrcu, reported.Read)
+	}
+	return costSide{
+		sent:     sentByOp(rec.Requests()),
+		requests: costMedian(requests), rounds: costMedian(rounds),
+		wcu: costMedian(wcu), rcu: costMedian(rcu),
+		reportedWCU: costMedian(rwcu), reportedRCU: costMedian(rrcu),
+	}
+}
+
+// sentByOp lists the requests by operation, with those that failed (a condition,
+// a cancelled transaction): "PutItem 2 (1 failed)".
+func sentByOp(reqs []costmodel.Request) string {
+	count, failed := map[string]int{}, map[string]int{}
+	for _, r := range reqs {
+		count[r.Op]++
+		if r.Err != nil {
+			failed[r.Op]++
+		}
+	}
+	var parts []string
+	for _, op := range slices.Sorted(maps.Keys(count)) {
+		p := fmt.Sprintf("%s %d", op, count[op])
+		if failed[op] > 0 {
+			p += fmt.Sprintf(" (%d failed)", failed[op])
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func costMedian(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func costPerson(id string) ryno.Key { return ryno.Key{Scope: "bench", Type: "person", ID: id} }
+func costPost(id string) ryno.Key   { return ryno.Key{Scope: "bench", Type: "post", ID: id} }
+
+func costPeople(prefix string, n int) []ryno.Key {
+	keys := make([]ryno.Key, n)
+	for i := range keys {
+		keys[i] = costPerson(fmt.Sprintf("%s%04d", prefix, i))
+	}
+	return keys
+}
+
+func costPosts(prefix string, n int) []ryno.Key {
+	keys := make([]ryno.Key, n)
+	for i := range keys {
+		keys[i] = costPost(fmt.Sprintf("%s%04d", prefix, i))
+	}
+	return keys
+}
+
+func personAttrs() map[string]any { return map[string]any{"name": "Ada Lovelace", "born": 1815} }
+
+func postAttrs(tags ...string) map[string]any {
+	return map[string]any{"title": "Notes on the Analytical Engine", "tags": tags}
+}
+
+// costIndexes are the library's indexes in the cost benchmark: posts by tag.
+var costIndexes = []ryno.Index{{Type: "post", Name: "tag", Map: emitTags}}
+
+// parallel runs f(0) .. f(n-1), 8 at a time.
+func costParallel(n int, f func(i int) error) error {
+	var g errgroup.Group
+	g.SetLimit(8)
+	for i := range n {
+		g.Go(func() error { return f(i) })
+	}
+	return g.Wait()
+}
+
+// TestCostReport prints, in markdown, what each call of the library costs next to
+// the raw requests of the seed design doing the same, then the throughput of both
+// under 8 writers. Run it with `make bench-cost`: it builds with the tag costreport
+// only, so that make test neither runs nor skips it.
+func TestCostReport(t *testing.T) {
+	duration := costDefaultTime
+	if d := os.Getenv(costDurationEnv); d != "" {
+		var err error
+		if duration, err = time.ParseDuration(d); err != nil || duration <= 0 {
+			t.Fatalf("%s=%q: want a positive duration such as 10s", costDurationEnv, d)
+		}
+	}
+
+	api := dynamotest.API(t)
+	recOpts := dynamotest.RecorderOptions{Images: true, Capacity: true}
+
+	libOpts := ryno.Options{TablePrefix: dynamotest.Tables(t, api), Indexes: costIndexes}
+	libRec := dynamotest.NewRecorder(api, recOpts)
+	db, err := ryno.New(libRec, libOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeder, err := ryno.New(api, libOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	libNames, err := schema.NewNames(libOpts.TablePrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	rawNames, err := schema.NewNames(dynamotest.Tables(t, api))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawRec := dynamotest.NewRecorder(api, recOpts)
+	raw := &rawStore{api: rawRec, names: rawNames}
+	rawSeeder := &rawStore{api: api, names: rawNames}
+
+	rows := costCalls(t, db, seeder, libRec, raw, rawSeeder, rawRec)
+
+	w := os.Stdout
+	fmt.Fprintf(w, "\n### Cost per call: library / raw seed sequence\n\n")
+	fmt.Fprintf(w, "DynamoDB Local, Go %s, %d CPUs; WCU and RCU by AWS's billing rules over the requests sent; "+
+		"medians of %d runs. Each cell: library / raw (library ÷ raw).\n\n", strings.TrimPrefix(runtime.Version(), "go"),
+		runtime.NumCPU(), costRuns)
+	printCostRows(w, rows)
+	fmt.Fprintf(w, "\nThe model billed each of the %d single-item, batch and query requests above exactly what "+
+		"DynamoDB Local reported for it, leaving out those DynamoDB Local does not report as AWS bills: "+
+		"transactions, failed conditions, queries that read nothing and missing keys of a BatchGetItem.\n",
+		localChecks.Load())
+
+	lib, err := ryno.New(api, libOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := costWorkloads(t, duration, lib, seeder, &rawStore{api: api, names: rawNames},
+		&rawStore{api: api, names: libNames})
+	fmt.Fprintf(w, "\n### Throughput: %d goroutines, %s a side, interleaved\n\n", costWriters, duration)
+	fmt.Fprintf(w, "DynamoDB Local on this machine, shared by both sides in turn. Each cell: library / raw.\n\n")
+	printWorkloads(w, results)
+}
+
+// costCalls measures each call of the report on both sides.
+func costCalls(t *testing.T, db, seeder *ryno.Client, libRec *dynamotest.Recorder,
+	raw, rawSeeder *rawStore, rawRec *dynamotest.Recorder) []costRow {
+	follows := "follows"
+	list100 := costPeople("o", 100)
+	list10 := costPeople("o", 10)
+	changed := slices.Clone(list100)
+	for i, k := range costPeople("x", 10) {
+		changed[10*i] = k
+	}
+	subject := func(what string, run int) ryno.Key { return costPerson(fmt.Sprintf("%s%d", what, run)) }
+	libList := func(what string, list []ryno.Key) func(int) error {
+		return func(run int) error {
+			_, err := seeder.Set(ctx, &ryno.Entity{Key: subject(what, run), Attributes: personAttrs()},
+				ryno.ReplaceLists(map[string][]ryno.Key{follows: list}))
+			return err
+		}
+	}
+	rawList := func(what string, list []ryno.Key) func(int) error {
+		return func(run int) error {
+			return rawSeeder.Set(ctx, subject(what, run), personAttrs(), map[string][]ryno.Key{follows: list})
+		}
+	}
+	wantOne := func(keys []ryno.Key, err error) error {
+		if err == nil && len(keys) != 1 {
+			err = fmt.Errorf("changed %d objects, want 1", len(keys))
+		}
+		return err
+	}
+
+	var rows []costRow
+	row := func(name string, lib, raw costSide) { rows = append(rows, costRow{name: name, lib: lib, raw: raw}) }
+
+	row("AddRelationships, 1 object to a list of 100",
+		costCall(t, libRec, libList("add", list100), func(run int) error {
+			return wantOne(db.AddRelationships(ctx, subject("add", run), follows, []ryno.Key{costPerson("new")}))
+		}),
+		costCall(t, rawRec, rawList("add", list100), func(run int) error {
+			return raw.Add(ctx, subject("add", run), follows, []ryno.Key{costPerson("new")})
+		}))
+
+	row("RemoveRelationships, 1 object from a list of 100",
+		costCall(t, libRec, libList("remove", list100), func(run int) error {
+			return wantOne(db.RemoveRelationships(ctx, subject("remove", run), follows, []ryno.Key{list100[50]}))
+		}),
+		costCall(t, rawRec, rawList("remove", list100), func(run int) error {
+			return raw.Remove(ctx, subject("remove", run), follows, []ryno.Key{list100[50]})
+		}))
+
+	libReplace := costCall(t, libRec, libList("replace", list100), func(run int) error {
+		return db.ReplaceRelationships(ctx, subject("replace", run), follows, changed)
+	})
+	row("ReplaceRelationships of 100, changing 10", libReplace,
+		costCall(t, rawRec, rawList("replace", list100), func(run int) error {
+			return raw.ReplaceDiff(ctx, subject("replace", run), follows, changed)
+		}))
+	row("ReplaceRelationships of 100, changing 10; raw as the seed words it (delete all, put all)", libReplace,
+		costCall(t, rawRec, rawList("replaceAll", list100), func(run int) error {
+			return raw.Replace(ctx, subject("replaceAll", run), follows, changed)
+		}))
+
+	row("Set of a new entity with a 10-object list (ReplaceLists)",
+		costCall(t, libRec, nil, func(run int) error {
+			_, err := db.Set(ctx, &ryno.Entity{Key: subject("set", run), Attributes: personAttrs()},
+				ryno.ReplaceLists(map[string][]ryno.Key{follows: list10}))
+			return err
+		}),
+		costCall(t, rawRec, nil, func(run int) error {
+			return raw.Set(ctx, subject("set", run), personAttrs(), map[string][]ryno.Key{follows: list10})
+		}))
+
+	cites, hub := "cites", func(run int) ryno.Key { return costPost(fmt.Sprintf("hub%d", run)) }
+	citing, cited := costPosts("citing", 50), costPosts("cited", 50)
+	row("Delete with 50 in + 50 out edges, 3 index entries",
+		costCall(t, libRec, func(run int) error {
+			if _, err := seeder.Set(ctx, &ryno.Entity{Key: hub(run), Attributes: postAttrs("a", "b", "c")},
+				ryno.ReplaceLists(map[string][]ryno.Key{cites: cited})); err != nil {
+				return err
+			}
+			return costParallel(len(citing), func(i int) error {
+				_, err := seeder.Set(ctx, &ryno.Entity{Key: citing[i], Attributes: postAttrs()},
+					ryno.ReplaceLists(map[string][]ryno.Key{cites: {hub(run)}}))
+				return err
+			})
+		}, func(run int) error { return db.Delete(ctx, hub(run)) }),
+		costCall(t, rawRec, func(run int) error {
+			if err := rawSeeder.Create(ctx, hub(run), postAttrs("a", "b", "c"), "tag", []string{"a", "b", "c"}); err != nil {
+				return err
+			}
+			if err := rawSeeder.Replace(ctx, hub(run), cites, cited); err != nil {
+				return err
+			}
+			return costParallel(len(citing), func(i int) error {
+				return rawSeeder.Set(ctx, citing[i], postAttrs(), map[string][]ryno.Key{cites: {hub(run)}})
+			})
+		}, func(run int) error { return raw.Delete(ctx, hub(run)) }))
+
+	row("Create with 2 index entries",
+		costCall(t, libRec, nil, func(run int) error {
+			_, err := db.Create(ctx, &ryno.Entity{Key: costPost(fmt.Sprintf("new%d", run)), Attributes: postAttrs("a", "b")})
+			return err
+		}),
+		costCall(t, rawRec, nil, func(run int) error {
+			return raw.Create(ctx, costPost(fmt.Sprintf("new%d", run)), postAttrs("a", "b"), "tag", []string{"a", "b"})
+		}))
+
+	row("Set without its version of an existing entity",
+		costCall(t, libRec, func(run int) error {
+			_, err := seeder.Create(ctx, &ryno.Entity{Key: subject("blind", run), Attributes: personAttrs()})
+			return err
+		}, func(run int) error {
+			_, err := db.Set(ctx, &ryno.Entity{Key: subject("blind", run), Attributes: map[string]any{"name": "Ada", "born": 1816}})
+			return err
+		}),
+		costCall(t, rawRec, func(run int) error {
+			return rawSeeder.Put(ctx, subject("blind", run), personAttrs())
+		}, func(run int) error {
+			return raw.Put(ctx, subject("blind", run), map[string]any{"name": "Ada", "born": 1816})
+		}))
+	return rows
+}
+
+// ratio formats lib / raw (lib ÷ raw).
+func costRatio(lib, raw float64) string {
+	if raw == 0 {
+		if lib == 0 {
+			return "0 / 0"
+		}
+		return fmt.Sprintf("%g / 0", lib)
+	}
+	return fmt.Sprintf("%g / %g (%.2g×)", lib, raw, lib/raw)
+}
+
+func printCostRows(w io.Writer, rows []costRow) {
+	fmt.Fprintln(w, "| call | requests | rounds | WCU | RCU | WCU as DynamoDB Local reports it |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %g / %g |\n", r.name,
+			costRatio(r.lib.requests, r.raw.requests), costRatio(r.lib.rounds, r.raw.rounds),
+			costRatio(r.lib.wcu, r.raw.wcu), costRatio(r.lib.rcu, r.raw.rcu),
+			r.lib.reportedWCU, r.raw.reportedWCU)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| call | library sends | raw sends |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s | %s | %s |\n", r.name, r.lib.sent, r.raw.sent)
+	}
+}
+
+// costWorkload is a workload run on both sides: call runs one call of goroutine g,
+// the seq-th call of its side.
+type costWorkload struct {
+	name     string
+	lib, raw func(g int, seq int64) error
+	// after, when set, counts the positions held twice in the list the workload
+	// wrote, on each side.
+	after func() (lib, raw int, err error)
+}
+
+// costThroughput is what one side of a workload achieved.
+type costThroughput struct {
+	calls     int
+	conflicts int // calls that failed with ErrConflict
+	elapsed   time.Duration
+	latencies []time.Duration
+}
+
+func (c *costThroughput) perSecond() float64 { return float64(c.calls) / c.elapsed.Seconds() }
+
+func (c *costThroughput) quantile(q float64) time.Duration {
+	if len(c.latencies) == 0 {
+		return 0
+	}
+	sort.Slice(c.latencies, func(i, j int) bool { return c.latencies[i] < c.latencies[j] })
+	return c.latencies[min(len(c.latencies)-1, int(q*float64(len(c.latencies))))]
+}
+
+type costWorkloadResult struct {
+	name           string
+	lib, raw       costThroughput
+	dups           bool
+	libDup, rawDup int
+}
+
+// costWorkloads runs each workload for duration a side: in slices of about a
+// second, alternating which side goes first.
+func costWorkloads(t *testing.T, duration time.Duration, lib, seeder *ryno.Client, raw, libRaw *rawStore) []costWorkloadResult {
+	follows := "follows"
+	lists := costPeople("list", costWriters)
+	one := costPerson("one")
+	for _, k := range append(slices.Clone(lists), one) {
+		if _, err := seeder.Create(ctx, &ryno.Entity{Key: k, Attributes: personAttrs()}); err != nil {
+			t.Fatal(err)
+		}
+		if err := raw.Put(ctx, k, personAttrs()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := func(what string, seq int64) string { return fmt.Sprintf("%s%d", what, seq) }
+	workloads := []costWorkload{
+		{
+			name: "Create, no index",
+			lib: func(_ int, seq int64) error {
+				_, err := lib.Create(ctx, &ryno.Entity{Key: costPerson(id("wc", seq)), Attributes: personAttrs()})
+				return err
+			},
+			raw: func(_ int, seq int64) error {
+				return raw.Create(ctx, costPerson(id("wc", seq)), personAttrs(), "", nil)
+			},
+		},
+		{
+			name: "Create, 2 index entries",
+			lib: func(_ int, seq int64) error {
+				_, err := lib.Create(ctx, &ryno.Entity{Key: costPost(id("wi", seq)), Attributes: postAttrs("a", id("t", seq))})
+				return err
+			},
+			raw: func(_ int, seq int64) error {
+				return raw.Create(ctx, costPost(id("wi", seq)), postAttrs("a", id("t", seq)), "tag", []string{"a", id("t", seq)})
+			},
+		},
+		{
+			name: "AddRelationships, 8 writers on 8 lists",
+			lib: func(g int, seq int64) error {
+				_, err := lib.AddRelationships(ctx, lists[g], follows, []ryno.Key{costPerson(id("wa", seq))})
+				return err
+			},
+			raw: func(g int, seq int64) error {
+				return raw.Add(ctx, lists[g], follows, []ryno.Key{costPerson(id("wa", seq))})
+			},
+		},
+		{
+			name: "AddRelationships, 8 writers on one list",
+			lib: func(_ int, seq int64) error {
+				_, err := lib.AddRelationships(ctx, one, follows, []ryno.Key{costPerson(id("wo", seq))})
+				return err
+			},
+			raw: func(_ int, seq int64) error {
+				return raw.Add(ctx, one, follows, []ryno.Key{costPerson(id("wo", seq))})
+			},
+			after: func() (int, int, error) {
+				l, err := libRaw.duplicatePositions(ctx, one, follows)
+				if err != nil {
+					return 0, 0, err
+				}
+				r, err := raw.duplicatePositions(ctx, one, follows)
+				return l, r, err
+			},
+		},
+	}
+	turns := max(1, int(duration/time.Second))
+	turn := duration / time.Duration(turns)
+	var results []costWorkloadResult
+	for _, wl := range workloads {
+		res := costWorkloadResult{name: wl.name}
+		var libSeq, rawSeq atomic.Int64
+		for s := range turns {
+			sides := []func(){
+				func() { runSide(t, turn, wl.lib, &libSeq, &res.lib) },
+				func() { runSide(t, turn, wl.raw, &rawSeq, &res.raw) },
+			}
+			if s%2 == 1 {
+				sides[0], sides[1] = sides[1], sides[0]
+			}
+			sides[0]()
+			sides[1]()
+		}
+		if wl.after != nil {
+			var err error
+			res.dups = true
+			if res.libDup, res.rawDup, err = wl.after(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		results = append(results, res)
+	}
+	return results
+}
+
+// runSide runs call in costWriters goroutines for d and adds what they did to res.
+func runSide(t *testing.T, d time.Duration, call func(g int, seq int64) error, seq *atomic.Int64, res *costThroughput) {
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		firstErr error
+	)
+	start := time.Now()
+	deadline := start.Add(d)
+	for g := range costWriters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var lat []time.Duration
+			calls, conflicts := 0, 0
+			for time.Now().Before(deadline) {
+				t0 := time.Now()
+				err := call(g, seq.Add(1))
+				lat = append(lat, time.Since(t0))
+				calls++
+				if errors.Is(err, ryno.ErrConflict) {
+					conflicts++
+				} else if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			res.calls += calls
+			res.conflicts += conflicts
+			res.latencies = append(res.latencies, lat...)
+		}()
+	}
+	wg.Wait()
+	res.elapsed += time.Since(start)
+	if firstErr != nil {
+		t.Fatal(firstErr)
+	}
+}
+
+func costMs(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
+
+func printWorkloads(w io.Writer, results []costWorkloadResult) {
+	fmt.Fprintln(w, "| workload | calls/s | p50 ms | p99 ms | calls failed with ErrConflict | positions held twice after the run |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, r := range results {
+		dups := "—"
+		if r.dups {
+			dups = fmt.Sprintf("%d / %d", r.libDup, r.rawDup)
+		}
+		fmt.Fprintf(w, "| %s | %.0f / %.0f (%.2g×) | %s / %s | %s / %s | %d of %d / — | %s |\n", r.name,
+			r.lib.perSecond(), r.raw.perSecond(), r.lib.perSecond()/r.raw.perSecond(),
+			costMs(r.lib.quantile(0.5)), costMs(r.raw.quantile(0.5)), costMs(r.lib.quantile(0.99)), costMs(r.raw.quantile(0.99)),
+			r.lib.conflicts, r.lib.calls, dups)
+	}
+}

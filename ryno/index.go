@@ -171,12 +171,7 @@ var indexKey = []string{schema.AttrSubjectKey, schema.AttrUniqueKey}
 // writes are diffed against, so a write retried after a half-failed one still removes
 // stale entries.
 func (c *Client) readIndexEntries(ctx context.Context, k Key) ([]map[string]types.AttributeValue, error) {
-	var items []map[string]types.AttributeValue
-	err := c.queryPages(ctx, c.indexEntriesQuery(k), func(page []map[string]types.AttributeValue) error {
-		items = append(items, page...)
-		return nil
-	})
-	return items, err
+	return c.queryAll(ctx, c.indexEntriesQuery(k))
 }
 
 // indexOps returns the writes that turn the stored entries into the emitted ones.

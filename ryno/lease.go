@@ -291,12 +291,7 @@ func (c *Client) readIntents(ctx context.Context, subject Key, predicate, prefix
 	in := withSortPrefix(keyCondition(c.names.Relationships, "", schema.AttrSubjectKey, subject.String()),
 		schema.AttrPredicateKey, prefix)
 	in.ConsistentRead = aws.Bool(true)
-	var items []map[string]types.AttributeValue
-	err := c.queryPages(ctx, in, func(page []map[string]types.AttributeValue) error {
-		items = append(items, page...)
-		return nil
-	})
-	return items, err
+	return c.queryAll(ctx, in)
 }
 
 // intentKeys returns the primary keys of intent parts.
@@ -336,18 +331,27 @@ func (c *Client) recordIntent(ctx context.Context, l *listLease, ch relationship
 		Set(expression.Name(schema.AttrIntentParts), expression.Value(number(int64(len(parts))))).
 		Set(expression.Name(schema.AttrCheckObjects), expression.Value(&types.AttributeValueMemberBOOL{Value: checkObjects})).
 		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
+	if err := c.updateLeasedHead(ctx, l, u, last); err != nil {
+		return nil, err
+	}
+	return keys, nil
+}
+
+// updateLeasedHead updates the head of l's list by u while l holds it and its
+// subject exists, in one transaction with ops.
+func (c *Client) updateLeasedHead(ctx context.Context, l *listLease, u expression.UpdateBuilder, ops []writeOp) error {
 	t := &listTransaction{}
 	t.add(c.headUpdate(l.subject, l.predicate, leaseIs(l.token), u), actionRole{kind: roleHead}, 0)
 	c.checkEntity(t, l.subject, actionRole{kind: roleEntity})
-	t.actions = append(t.actions, transactItems(last)...)
+	t.actions = append(t.actions, transactItems(ops)...)
 	a := c.transact(ctx, t.actions, newToken())
 	switch {
 	case a.outcome == committed:
-		return keys, nil
-	case a.outcome == conditionFailed && a.action < 2:
-		return nil, c.leaseLost(ctx, l)
+		return nil
+	case a.outcome == conditionFailed && a.action < len(t.roles):
+		return c.leaseLost(ctx, l)
 	}
-	return nil, a.err
+	return a.err
 }
 
 // leaseCheckBytes bounds what the lease and subject checks add to a transaction.
@@ -498,18 +502,7 @@ func (c *Client) releaseLease(ctx context.Context, l *listLease, next int, after
 		Set(expression.Name(schema.AttrCount), expression.Value(number(int64(len(after))))).
 		Set(expression.Name(schema.AttrDigest), expression.Value(digestValue(relationships.DigestOf(after)))).
 		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
-	t := &listTransaction{}
-	t.add(c.headUpdate(l.subject, l.predicate, leaseIs(l.token), u), actionRole{kind: roleHead}, 0)
-	c.checkEntity(t, l.subject, actionRole{kind: roleEntity})
-	t.actions = append(t.actions, transactItems(deletes)...)
-	a := c.transact(ctx, t.actions, newToken())
-	switch {
-	case a.outcome == committed:
-		return nil
-	case a.outcome == conditionFailed:
-		return c.leaseLost(ctx, l)
-	}
-	return a.err
+	return c.updateLeasedHead(ctx, l, u, deletes)
 }
 
 // rebuildLeased reads l's list again and releases the lease with markers and head

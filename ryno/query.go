@@ -49,6 +49,16 @@ func eachPage(
 }
 
 // keyCondition returns a Query of table (and index, if not empty) for the items whose
+// queryAll returns the items of every page of in.
+func (c *Client) queryAll(ctx context.Context, in *dynamodb.QueryInput) ([]map[string]types.AttributeValue, error) {
+	var items []map[string]types.AttributeValue
+	err := c.queryPages(ctx, in, func(page []map[string]types.AttributeValue) error {
+		items = append(items, page...)
+		return nil
+	})
+	return items, err
+}
+
 // partition key attribute pk equals value.
 func keyCondition(table, index, pk, value string) *dynamodb.QueryInput {
 	in := &dynamodb.QueryInput{

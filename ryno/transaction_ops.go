@@ -262,10 +262,5 @@ func (c *Client) addEntityDelete(t *listTransaction, op *txOp, s stored) {
 func (c *Client) partitionItems(ctx context.Context, k Key) ([]map[string]types.AttributeValue, error) {
 	in := keysOnly(keyCondition(c.names.Relationships, "", schema.AttrSubjectKey, k.String()), schema.AttrSubjectKey, schema.AttrPredicateKey)
 	in.ConsistentRead = aws.Bool(true)
-	var items []map[string]types.AttributeValue
-	err := c.queryPages(ctx, in, func(page []map[string]types.AttributeValue) error {
-		items = append(items, page...)
-		return nil
-	})
-	return items, err
+	return c.queryAll(ctx, in)
 }

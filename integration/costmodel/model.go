@@ -196,18 +196,25 @@ func conditionFailed(err error) (Item, bool) {
 	return nil, false
 }
 
-func (b *bill) putItem(s Schema, r Request, in *dynamodb.PutItemInput) error {
-	t, err := table(s, in.TableName)
+// single bills a single-item write of key in the table name that failed its
+// condition (on the item it found), and reports whether the write landed.
+func (b *bill) single(s Schema, r Request, name *string, key Item) (Table, Ref, bool, error) {
+	t, err := table(s, name)
 	if err != nil {
-		return err
+		return t, Ref{}, false, err
 	}
-	ref := t.Ref(in.Item)
+	ref := t.Ref(key)
 	if item, failed := conditionFailed(r.Err); failed {
 		b.write(t.Name, "", WCU(Size(r.before(ref, item))))
-		return nil
+		return t, ref, false, nil
 	}
-	if r.Err != nil {
-		return nil
+	return t, ref, r.Err == nil, nil
+}
+
+func (b *bill) putItem(s Schema, r Request, in *dynamodb.PutItemInput) error {
+	t, ref, landed, err := b.single(s, r, in.TableName, in.Item)
+	if !landed {
+		return err
 	}
 	var old Item
 	if out, ok := r.Output.(*dynamodb.PutItemOutput); ok && out != nil && in.ReturnValues == types.ReturnValueAllOld {
@@ -218,17 +225,9 @@ func (b *bill) putItem(s Schema, r Request, in *dynamodb.PutItemInput) error {
 }
 
 func (b *bill) updateItem(s Schema, r Request, in *dynamodb.UpdateItemInput) error {
-	t, err := table(s, in.TableName)
-	if err != nil {
+	t, ref, landed, err := b.single(s, r, in.TableName, in.Key)
+	if !landed {
 		return err
-	}
-	ref := t.Ref(in.Key)
-	if item, failed := conditionFailed(r.Err); failed {
-		b.write(t.Name, "", WCU(Size(r.before(ref, item))))
-		return nil
-	}
-	if r.Err != nil {
-		return nil
 	}
 	var old, returned Item
 	if out, ok := r.Output.(*dynamodb.UpdateItemOutput); ok && out != nil {
@@ -249,17 +248,9 @@ func (b *bill) updateItem(s Schema, r Request, in *dynamodb.UpdateItemInput) err
 }
 
 func (b *bill) deleteItem(s Schema, r Request, in *dynamodb.DeleteItemInput) error {
-	t, err := table(s, in.TableName)
-	if err != nil {
+	t, ref, landed, err := b.single(s, r, in.TableName, in.Key)
+	if !landed {
 		return err
-	}
-	ref := t.Ref(in.Key)
-	if item, failed := conditionFailed(r.Err); failed {
-		b.write(t.Name, "", WCU(Size(r.before(ref, item))))
-		return nil
-	}
-	if r.Err != nil {
-		return nil
 	}
 	var old Item
 	if out, ok := r.Output.(*dynamodb.DeleteItemOutput); ok && out != nil && in.ReturnValues == types.ReturnValueAllOld {

@@ -30,6 +30,27 @@ func balanceOf(t *testing.T, db *ryno.Client, k ryno.Key) int64 {
 	return n
 }
 
+// openAccounts creates n accounts holding start each.
+func openAccounts(t *testing.T, db *ryno.Client, n int, start int64) []ryno.Key {
+	t.Helper()
+	keys := make([]ryno.Key, n)
+	for i := range keys {
+		keys[i] = account(fmt.Sprint("a", i))
+		_, err := db.Create(ctx, &ryno.Entity{Key: keys[i], Attributes: map[string]any{"balance": start}})
+		require.NoError(t, err)
+	}
+	return keys
+}
+
+// twoAccounts picks two distinct accounts of keys.
+func twoAccounts(r *rand.Rand, keys []ryno.Key) (from, to ryno.Key) {
+	from, to = keys[r.IntN(len(keys))], keys[r.IntN(len(keys))]
+	for to == from {
+		to = keys[r.IntN(len(keys))]
+	}
+	return from, to
+}
+
 // transfer moves amount from one account to another in one transaction, on the
 // condition that the source holds at least amount.
 func transfer(db *ryno.Client, from, to ryno.Key, amount int64) error {
@@ -43,22 +64,14 @@ func transfer(db *ryno.Client, from, to ryno.Key, amount int64) error {
 func TestConcurrentTransfersKeepTheTotal(t *testing.T) {
 	const accounts, goroutines, rounds, start = 5, 16, 20, 100
 	s := newStoreWith(t, nil)
-	keys := make([]ryno.Key, accounts)
-	for i := range keys {
-		keys[i] = account(fmt.Sprint("a", i))
-		_, err := s.Create(ctx, &ryno.Entity{Key: keys[i], Attributes: map[string]any{"balance": start}})
-		require.NoError(t, err)
-	}
+	keys := openAccounts(t, s.Client, accounts, start)
 	var mu sync.Mutex
 	moved := map[ryno.Key]int64{} // the net change each committed transfer made
 	var committed, insufficient, conflicts int
 	for round := range rounds {
 		race(goroutines, func(g int) {
 			r := rand.New(rand.NewPCG(uint64(round), uint64(g)))
-			from, to := keys[r.IntN(accounts)], keys[r.IntN(accounts)]
-			for to == from {
-				to = keys[r.IntN(accounts)]
-			}
+			from, to := twoAccounts(r, keys)
 			amount := int64(1 + r.IntN(60))
 			err := transfer(s.Client, from, to, amount)
 			var condition *ryno.ConditionError
@@ -125,21 +138,13 @@ func TestConcurrentBlindTxPatchTransfersAllCommit(t *testing.T) {
 					}
 				}
 			}})
-			keys := make([]ryno.Key, accounts)
-			for i := range keys {
-				keys[i] = account(fmt.Sprint("a", i))
-				_, err := s.Create(ctx, &ryno.Entity{Key: keys[i], Attributes: map[string]any{"balance": start}})
-				require.NoError(t, err)
-			}
+			keys := openAccounts(t, s.Client, accounts, start)
 			var mu sync.Mutex
 			moved := map[ryno.Key]int64{}
 			for round := range rounds {
 				race(goroutines, func(g int) {
 					r := rand.New(rand.NewPCG(uint64(round), uint64(g)))
-					from, to := keys[r.IntN(accounts)], keys[r.IntN(accounts)]
-					for to == from {
-						to = keys[r.IntN(accounts)]
-					}
+					from, to := twoAccounts(r, keys)
 					amount := int64(1 + r.IntN(9))
 					_, err := s.Transact(ctx,
 						ryno.TxPatch(from, ryno.Patch{Add: map[string]any{"balance": -amount}}),

@@ -23,8 +23,9 @@ type Orphan struct {
 	Role    string
 	Missing Key // the missing entity, or the claim's owner; zero when the entry names none
 
-	claim indexentries.Claim // the claim, for role "claim"
-	item  bool               // the entry is a claim item of the index entries table
+	claim  indexentries.Claim              // the claim, for role "claim"
+	item   bool                            // the entry is a claim item of the index entries table
+	stored map[string]types.AttributeValue // the missing entity as Check read it: none, or being deleted
 }
 
 func (o Orphan) String() string {
@@ -292,7 +293,7 @@ func (c *Client) relationshipsTable() checkedTable {
 	return checkedTable{
 		table: c.names.Relationships,
 		key:   []string{schema.AttrSubjectKey, schema.AttrPredicateKey},
-		extra: []string{schema.AttrPredicate, schema.AttrIndex},
+		extra: []string{schema.AttrPredicate},
 		refs: []entityRef{
 			{"subject", schema.AttrSubjectScope, schema.AttrSubjectType, schema.AttrSubjectID},
 			{"object", schema.AttrObjectScope, schema.AttrObjectType, schema.AttrObjectID},
@@ -377,7 +378,7 @@ func (c *Client) findOrphans(ctx context.Context, batch *batcher, t checkedTable
 				break
 			}
 			if e, ok := existing[itemID(c.names.Entities, k.item())]; !ok || deleted(e) {
-				orphans = append(orphans, Orphan{Entry: entry, Role: r.role, Missing: k, item: claim})
+				orphans = append(orphans, Orphan{Entry: entry, Role: r.role, Missing: k, item: claim, stored: e})
 				orphan = true
 				break
 			}

@@ -13,15 +13,13 @@ import (
 )
 
 // marksScan returns a consistent scan of one of segments of the entities table that
-// returns only entities a write left marked: being deleted, or being written.
+// returns only entities a write left marked: being deleted, or being written. It
+// returns them whole, as repairs need them: a scan is billed for whole items anyway.
 func (c *Client) marksScan(segment, segments int) *dynamodb.ScanInput {
-	expr, attrs := projection([]string{schema.AttrDeleting, schema.AttrPending, schema.AttrID, schema.AttrScopeTypeKey,
-		schema.AttrScope, schema.AttrType, schema.AttrUpdated, schema.AttrIndexes, schema.AttrVersion})
 	in := &dynamodb.ScanInput{
 		TableName:                aws.String(c.names.Entities),
-		ProjectionExpression:     expr,
-		ExpressionAttributeNames: attrs,
-		FilterExpression:         aws.String("attribute_exists(#a0) OR attribute_exists(#a1)"),
+		FilterExpression:         aws.String("attribute_exists(#d) OR attribute_exists(#p)"),
+		ExpressionAttributeNames: map[string]string{"#d": schema.AttrDeleting, "#p": schema.AttrPending},
 		ConsistentRead:           aws.Bool(true),
 	}
 	if segments > 1 {
@@ -36,6 +34,7 @@ func (c *Client) marksScan(segment, segments int) *dynamodb.ScanInput {
 func (c *Client) checkMarks(ctx context.Context, run *checkRun, items []map[string]types.AttributeValue) error {
 	now := c.opts.Now()
 	var traces []Trace
+	var marked []stored
 	for _, item := range items {
 		k, err := itemKey(item)
 		if err != nil {
@@ -53,7 +52,10 @@ func (c *Client) checkMarks(ctx context.Context, run *checkRun, items []map[stri
 			traces = append(traces, Trace{Kind: TraceWrite, Key: k,
 				Detail: fmt.Sprintf("written at %s (version %d) by a writer that did not finish its index entries",
 					schema.FormatTime(updated), s.version)})
+		default:
+			continue
 		}
+		marked = append(marked, s)
 	}
 	if len(traces) == 0 {
 		return nil
@@ -61,36 +63,31 @@ func (c *Client) checkMarks(ctx context.Context, run *checkRun, items []map[stri
 	var counts CheckProgress
 	var err error
 	if run.opts.Repair {
-		counts.Finished, err = c.finishMarks(ctx, traces)
+		counts.Finished, err = c.finishMarks(ctx, traces, marked)
 	}
 	run.report(nil, traces, nil, 0, counts)
 	return err
 }
 
-// finishMarks finishes the writes cut off that traces name, in parallel, and returns
-// how many it finished: a Delete is completed; a write has the index entries its
-// entity's record calls for written, when this client registers the indexes the
-// entity was written with (otherwise it is left for a client that does). A mark
-// another writer removed meanwhile counts as finished.
-func (c *Client) finishMarks(ctx context.Context, traces []Trace) (int, error) {
+// finishMarks finishes the writes cut off that traces name, with the entities as
+// scanned (marked), in parallel, and returns how many it finished: a Delete is
+// completed; a write has the index entries its entity's record calls for written,
+// when this client registers the indexes the entity was written with (otherwise it
+// is left for a client that does). Both are conditional on the entity as scanned:
+// one another writer changed meanwhile is read again, or its mark is gone.
+func (c *Client) finishMarks(ctx context.Context, traces []Trace, marked []stored) (int, error) {
 	var mu sync.Mutex
 	finished := 0
 	err := parallel(ctx, len(traces), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		k := traces[i].Key
-		item, err := c.getItem(ctx, k, true)
-		if err != nil {
-			return err
-		}
-		s, err := readStored(k, item)
+		k, s := traces[i].Key, marked[i]
+		var err error
 		switch {
-		case err != nil:
-			return err
 		case s.deleting != "":
 			err = c.completeDelete(ctx, k, s)
-		case s.pending != "" && s.indexes != c.indexes.set(k.Type):
+		case s.indexes != c.indexes.set(k.Type):
 			return nil
-		case s.pending != "":
-			_, err = c.reindexEntity(ctx, item)
+		default:
+			_, err = c.reindexEntity(ctx, s.item)
 		}
 		if err != nil {
 			return wrap(err, "finish the %s of %s", traces[i].Kind, k)

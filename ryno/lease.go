@@ -58,11 +58,11 @@ func (c *Client) writeListLeased(ctx context.Context, op *listOp, seen relations
 	if err != nil {
 		return relationships.Change{}, err
 	}
-	if err := c.finishIntent(ctx, l); err != nil {
-		return relationships.Change{}, err
-	}
 	s, err := c.readUnderLease(ctx, l)
 	if err != nil {
+		return relationships.Change{}, err
+	}
+	if err := c.finishIntent(ctx, l, &s); err != nil {
 		return relationships.Change{}, err
 	}
 	next := l.prior.Next
@@ -226,24 +226,29 @@ func (c *Client) leaseChecks(l *listLease) *listTransaction {
 	return t
 }
 
-// finishIntent writes what the writer before l recorded as its intent and may not
-// have finished: its entry puts and deletes, each idempotent.
-func (c *Client) finishIntent(ctx context.Context, l *listLease) error {
+// finishIntent writes what the writer before l recorded as its intent (among the
+// parts s read) and may not have finished: its entry puts and deletes, each
+// idempotent. s's entries become the list after them.
+func (c *Client) finishIntent(ctx context.Context, l *listLease, s *leasedState) error {
 	h := l.prior
 	if h.Intent == "" {
 		return nil
 	}
-	items, err := c.readIntents(ctx, l.subject, l.predicate, schema.ListIntentPrefixOf(l.predicate, h.Intent))
-	if err != nil {
-		return err
-	}
-	in, err := relationships.IntentFromItems(relationships.Key(l.subject), l.predicate, h.Intent, items)
+	in, err := relationships.IntentFromItems(relationships.Key(l.subject), l.predicate, h.Intent, s.intents)
 	if err != nil {
 		return wrap(err, "the intent left on %s -%s->", l.subject, l.predicate)
 	}
 	ops := relationshipOps(c.names.Relationships, relationships.Plan{Puts: in.Puts, Deletes: in.Deletes})
-	_, err = c.applyLeased(ctx, l, ops, h.CheckObjects)
-	return err
+	dropped, err := c.applyLeased(ctx, l, ops, h.CheckObjects)
+	switch {
+	case err != nil:
+		return err
+	case len(dropped) > 0: // edges to objects deleted meanwhile were not written
+		s.entries, err = c.readList(ctx, l.subject, l.predicate, true)
+		return err
+	}
+	s.entries = relationships.Apply(s.entries, relationships.Change{Puts: in.Puts, Deletes: in.Deletes})
+	return nil
 }
 
 // readUnderLease reads the entries of l's list, its markers and the intent parts in
@@ -258,7 +263,7 @@ func (c *Client) readUnderLease(ctx context.Context, l *listLease) (leasedState,
 		case 1:
 			s.markers, err = c.readMarkers(ctx, l.subject, l.predicate)
 		default:
-			s.intents, err = c.readIntents(ctx, l.subject, l.predicate, schema.ListIntentsPrefix(l.predicate))
+			s.intents, err = c.readIntents(ctx, l.subject, l.predicate)
 		}
 		return err
 	})
@@ -285,11 +290,11 @@ func (c *Client) readMarkers(ctx context.Context, subject Key, predicate string)
 	return markers, err
 }
 
-// readIntents reads the intent parts of subject's partition whose _predicate_key
-// starts with prefix, consistently.
-func (c *Client) readIntents(ctx context.Context, subject Key, predicate, prefix string) ([]map[string]types.AttributeValue, error) {
+// readIntents reads the intent parts of subject's list for predicate, whatever
+// their writer, consistently.
+func (c *Client) readIntents(ctx context.Context, subject Key, predicate string) ([]map[string]types.AttributeValue, error) {
 	in := withSortPrefix(keyCondition(c.names.Relationships, "", schema.AttrSubjectKey, subject.String()),
-		schema.AttrPredicateKey, prefix)
+		schema.AttrPredicateKey, schema.ListIntentsPrefix(predicate))
 	in.ConsistentRead = aws.Bool(true)
 	return c.queryAll(ctx, in)
 }

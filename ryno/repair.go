@@ -96,7 +96,7 @@ func planRepairs(orphans []Orphan) []repair {
 func (c *Client) repairOrphans(ctx context.Context, run *checkRun, orphans []Orphan) (deleted, kept int, err error) {
 	var malformed, unheld, claims []Orphan
 	byEntity := map[Key]int{}
-	var missing []Key
+	var missing []Orphan // one per missing entity
 	for _, o := range orphans {
 		switch {
 		case o.Missing == (Key{}):
@@ -107,7 +107,7 @@ func (c *Client) repairOrphans(ctx context.Context, run *checkRun, orphans []Orp
 			claims = append(claims, o)
 		default:
 			if byEntity[o.Missing] == 0 {
-				missing = append(missing, o.Missing)
+				missing = append(missing, o)
 			}
 			byEntity[o.Missing]++
 		}
@@ -124,8 +124,8 @@ func (c *Client) repairOrphans(ctx context.Context, run *checkRun, orphans []Orp
 	}
 	var mu sync.Mutex
 	err = parallel(ctx, len(missing), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		k := missing[i]
-		gone, err := c.sweepMissing(ctx, k)
+		k := missing[i].Missing
+		gone, err := c.sweepMissing(ctx, k, missing[i].stored)
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
@@ -145,21 +145,17 @@ func (c *Client) repairOrphans(ctx context.Context, run *checkRun, orphans []Orp
 	return deleted + d, kept + k, err
 }
 
-// sweepMissing deletes what refers to the entity k, which Check found missing or
-// being deleted, and reports whether it is gone: false when it exists by now.
-func (c *Client) sweepMissing(ctx context.Context, k Key) (bool, error) {
-	item, err := c.getItem(ctx, k, true)
-	if err != nil {
-		return false, err
-	}
+// sweepMissing deletes what refers to the entity k, which Check read as item
+// (missing, or being deleted), and reports whether it is gone: false when it exists
+// by now. Both sweeps are conditional on what Check read: the Delete's tombstone,
+// or the entity's absence.
+func (c *Client) sweepMissing(ctx context.Context, k Key, item map[string]types.AttributeValue) (bool, error) {
 	s, err := readStored(k, item)
 	switch {
 	case err != nil:
 		return false, err
 	case s.deleting != "":
 		return true, c.completeDelete(ctx, k, s)
-	case s.exists():
-		return false, nil
 	}
 	return c.sweepHolding(ctx, k, guard{key: k, absent: true}, nil)
 }

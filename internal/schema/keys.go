@@ -177,12 +177,6 @@ func ListIntentKey(predicate, token string, part int) string {
 // one predicate's list, whatever their writer.
 func ListIntentsPrefix(predicate string) string { return ListIntentPrefix + PredicatePrefix(predicate) }
 
-// ListIntentPrefixOf returns the begins_with prefix that selects the parts of the
-// intent of the writer token.
-func ListIntentPrefixOf(predicate, token string) string {
-	return ListIntentsPrefix(predicate) + Escape(token) + string(Delimiter)
-}
-
 // A unique index's values are claimed by the entities holding them, one claim item
 // per (scope, index, value) in the index entries table. Its _subject_key starts
 // with ClaimPrefix, a byte below any an entity key starts with, and it carries no

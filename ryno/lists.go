@@ -179,9 +179,6 @@ type listTransaction struct {
 	roles   []actionRole
 	bytes   int
 	checked map[Key]bool // entities already checked or written
-	// shared maps an action checking for two operations (a list's subject and a
-	// TxCheck of it) to the part of the second.
-	shared map[int]int
 }
 
 func (t *listTransaction) add(act types.TransactWriteItem, role actionRole, bytes int) {
@@ -197,6 +194,12 @@ func (t *listTransaction) fits() bool {
 // checkEntity adds the check that k exists and is not being deleted, once per
 // entity.
 func (c *Client) checkEntity(t *listTransaction, k Key, role actionRole) {
+	c.checkEntityAlso(t, k, role, nil)
+}
+
+// checkEntityAlso is checkEntity with the condition also, when not nil, in the same
+// check.
+func (c *Client) checkEntityAlso(t *listTransaction, k Key, role actionRole, also *Condition) {
 	if t.checked == nil {
 		t.checked = map[Key]bool{}
 	}
@@ -206,14 +209,14 @@ func (c *Client) checkEntity(t *listTransaction, k Key, role actionRole) {
 	t.checked[k] = true
 	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
+	check := &types.ConditionCheck{TableName: aws.String(c.names.Entities), Key: k.item()}
+	if also != nil {
+		cond = cond.And(also.build())
+		check.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
 	b := build(cond, nil)
-	t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName:                 aws.String(c.names.Entities),
-		Key:                       k.item(),
-		ConditionExpression:       b.condition,
-		ExpressionAttributeNames:  b.names,
-		ExpressionAttributeValues: b.values,
-	}}, role, schema.ItemSize(k.item()))
+	check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues = b.condition, b.names, b.values
+	t.add(types.TransactWriteItem{ConditionCheck: check}, role, schema.ItemSize(k.item()))
 }
 
 // addChange adds the actions of a list change: its head, markers and entries, and

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -222,6 +220,9 @@ type tx struct {
 	// written are the entities written by an operation: a list operation of the
 	// same subject checks it through that write.
 	written map[Key]opKind
+	// joined are the TxChecks of the subjects of list operations: each list's check
+	// of its subject requires the TxCheck's condition too, one action for both.
+	joined map[Key]*txOp
 }
 
 // prepareTx checks ops before any request.
@@ -234,6 +235,7 @@ func (c *Client) prepareTx(ops []Op) (*tx, error) {
 	}
 	t := &tx{c: c, written: map[Key]opKind{}}
 	lists := map[string]bool{}
+	checks := map[Key]*txOp{}
 	bytes := 0
 	for i, op := range ops {
 		p := &txOp{Op: op, index: i}
@@ -252,6 +254,9 @@ func (c *Client) prepareTx(ops []Op) (*tx, error) {
 				return nil, &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("%s is in two operations", k)}
 			}
 			t.written[k] = op.kind
+			if op.kind == opCheck {
+				checks[k] = p
+			}
 		}
 		switch {
 		case p.write != nil:
@@ -260,6 +265,14 @@ func (c *Client) prepareTx(ops []Op) (*tx, error) {
 			bytes += schema.ItemSize(op.key.item()) + p.ep.size()
 		}
 		t.ops = append(t.ops, p)
+	}
+	t.joined = map[Key]*txOp{}
+	for _, p := range t.ops {
+		if p.kind == opAdd || p.kind == opRemove {
+			if chk, ok := checks[p.key]; ok {
+				t.joined[p.key] = chk
+			}
+		}
 	}
 	if bytes > maxTransactBytes {
 		return nil, &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the entities and patches alone are %d bytes; a transaction holds at most %d", bytes, maxTransactBytes)}
@@ -316,6 +329,9 @@ type txPart struct {
 	t       listTransaction
 	result  OpResult
 	refused func(ctx context.Context, role actionRole, item map[string]types.AttributeValue) (retry bool, err error)
+	// joined is the TxCheck whose condition this list operation's check of its
+	// subject holds too: a refusal of that check while the subject exists is its.
+	joined *txOp
 }
 
 // read reads what every operation needs, in parallel, and plans its actions. The
@@ -381,9 +397,12 @@ func (t *tx) plan(ctx context.Context, op *txOp) (*txPart, error) {
 	case opDelete:
 		return t.c.txDelete(ctx, op)
 	case opCheck:
+		if t.joined[op.key] == op {
+			return &txPart{op: op}, nil // checked by the list operation of its subject
+		}
 		return t.c.txCheck(op), nil
 	}
-	return t.c.txList(ctx, op, t.written)
+	return t.c.txList(ctx, op, t.written, t.joined[op.key])
 }
 
 // assemble joins the parts into one transaction and checks DynamoDB's limits. owners
@@ -410,15 +429,6 @@ func (t *tx) assemble(parts []*txPart) (*listTransaction, []int, error) {
 					refused = append(refused, p.op.refusal(uniqueTaken(role.claim, all.roles[k].claim.Item())))
 				}
 				continue
-			case checksSubject(parts[owners[k]], all.roles[k], all.actions[k]) && act.ConditionCheck != nil ||
-				checksSubject(p, role, act) && all.actions[k].ConditionCheck != nil:
-				// A list's check of its subject and a TxCheck of it: one check of both.
-				all.actions[k] = types.TransactWriteItem{ConditionCheck: andChecks(all.actions[k].ConditionCheck, act.ConditionCheck)}
-				if all.shared == nil {
-					all.shared = map[int]int{}
-				}
-				all.shared[k] = i
-				continue
 			}
 			merged, ok := t.c.handOver(all.roles[k], role)
 			if !ok {
@@ -438,43 +448,6 @@ func (t *tx) assemble(parts []*txPart) (*listTransaction, []int, error) {
 	}
 	return all, owners, nil
 }
-
-// checksSubject reports whether act, of role, is the list operation of p checking
-// that its subject exists.
-func checksSubject(p *txPart, role actionRole, act types.TransactWriteItem) bool {
-	return (p.op.kind == opAdd || p.op.kind == opRemove) && role.kind == roleEntity && act.ConditionCheck != nil
-}
-
-// andChecks returns one check of the item a and b check, requiring both conditions,
-// and returning the item when they fail. The placeholders of b are renamed apart.
-func andChecks(a, b *types.ConditionCheck) *types.ConditionCheck {
-	names := maps.Clone(a.ExpressionAttributeNames)
-	if names == nil {
-		names = map[string]string{}
-	}
-	for k, v := range b.ExpressionAttributeNames {
-		names["#and"+k[1:]] = v
-	}
-	values := maps.Clone(a.ExpressionAttributeValues)
-	if values == nil && len(b.ExpressionAttributeValues) > 0 {
-		values = map[string]types.AttributeValue{}
-	}
-	for k, v := range b.ExpressionAttributeValues {
-		values[":and"+k[1:]] = v
-	}
-	cond := placeholders.ReplaceAllString(aws.ToString(b.ConditionExpression), "${1}and${2}")
-	return &types.ConditionCheck{
-		TableName:                           a.TableName,
-		Key:                                 a.Key,
-		ConditionExpression:                 aws.String("(" + aws.ToString(a.ConditionExpression) + ") AND (" + cond + ")"),
-		ExpressionAttributeNames:            names,
-		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
-}
-
-// placeholders matches the name (#) and value (:) placeholders of an expression.
-var placeholders = regexp.MustCompile(`([#:])([A-Za-z0-9_]+)`)
 
 // claiming reports whether the action of role claims a value of a unique index.
 func claiming(role actionRole) bool { return role.kind == roleClaim && !role.release }
@@ -537,10 +510,10 @@ func (t *tx) refusals(ctx context.Context, parts []*txPart, all *listTransaction
 			continue
 		}
 		p := parts[owners[i]]
-		if j, ok := all.shared[i]; ok && !subjectGone(reason.Item) == checksSubject(p, all.roles[i], all.actions[i]) {
-			// The check of a list's subject and a TxCheck, in one: the subject
-			// exists, so the TxCheck's condition failed; otherwise the list's.
-			p = parts[j]
+		if chk := p.joined; chk != nil && all.roles[i].kind == roleEntity && !subjectGone(reason.Item) {
+			// The subject exists: the TxCheck joined to its list's check refused.
+			errs, retry = append(errs, chk.refusal(chk.conditionError())), false
+			continue
 		}
 		again, err := p.refused(ctx, all.roles[i], reason.Item)
 		retry = retry && again
@@ -573,21 +546,27 @@ func (c *Client) txCheck(op *txOp) *txPart {
 		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
 	}}, actionRole{kind: roleEntity}, schema.ItemSize(op.key.item()))
 	p.refused = func(context.Context, actionRole, map[string]types.AttributeValue) (bool, error) {
-		return false, &ConditionError{Key: op.key, Condition: op.cond.String()}
+		return false, op.conditionError()
 	}
 	return p
 }
 
-// txList plans an Add or Remove of a list. The subject's existence is checked, or
-// written by another operation of the transaction.
-func (c *Client) txList(ctx context.Context, op *txOp, written map[Key]opKind) (*txPart, error) {
+// conditionError is the refusal of a TxCheck.
+func (op *txOp) conditionError() error {
+	return &ConditionError{Key: op.key, Condition: op.cond.String()}
+}
+
+// txList plans an Add or Remove of a list. The subject's existence is checked, with
+// the condition of joined (the TxCheck of the subject) when not nil, or written by
+// another operation of the transaction.
+func (c *Client) txList(ctx context.Context, op *txOp, written map[Key]opKind, joined *txOp) (*txPart, error) {
 	lop := listOp{kind: [...]listKind{opAdd: listAdd, opRemove: listRemove}[op.kind], subject: op.key,
 		predicate: op.predicate, objects: op.objects, checkObjects: c.opts.CheckObjects}
 	s, err := c.readListReady(ctx, lop)
 	if err != nil {
 		return nil, err
 	}
-	p := &txPart{op: op}
+	p := &txPart{op: op, joined: joined}
 	switch kind, ok := written[op.key]; {
 	case ok && kind == opDelete:
 		return nil, invalid("Transact", op.key.String(), "deletes the subject of a list it writes")
@@ -595,7 +574,11 @@ func (c *Client) txList(ctx context.Context, op *txOp, written map[Key]opKind) (
 		p.t.checked = map[Key]bool{op.key: true}
 	}
 	ch := lop.plan(s)
-	c.checkEntity(&p.t, op.key, actionRole{kind: roleEntity})
+	var also *Condition
+	if joined != nil {
+		also = &joined.cond
+	}
+	c.checkEntityAlso(&p.t, op.key, actionRole{kind: roleEntity}, also)
 	c.addChange(&p.t, ch, lop.checkObjects)
 	p.result.Changed = fromRelKeys(append(ch.Added, ch.Removed...))
 	p.refused = func(_ context.Context, role actionRole, _ map[string]types.AttributeValue) (bool, error) {
@@ -603,7 +586,7 @@ func (c *Client) txList(ctx context.Context, op *txOp, written map[Key]opKind) (
 		case roleEntity:
 			return false, notFound(op.key)
 		case roleObject:
-			return false, fmt.Errorf("%w: %s, the object of an edge", ErrNotFound, role.object)
+			return false, &objectMissingError{object: role.object}
 		}
 		return true, listConflict(lop, errors.New("another writer changed it"))
 	}

@@ -188,11 +188,10 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 		case role.kind == roleClaim: // another entity holds the value by now
 			p.releases = slices.DeleteFunc(p.releases, func(cl indexentries.Claim) bool { return cl == role.claim })
 			continue
-		case role.kind == roleMarker:
+		case role.kind == roleMarker: // paced below: another writer may keep changing it
 			if err := c.refreshPart(ctx, p, maxTransactItems-len(t.actions)+p.actions()); err != nil {
 				return err
 			}
-			continue
 		case role.kind == roleHead && a.item == nil: // no head: delete the entries alone
 			p.deletes, p.list = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.list.Deletes}), nil
 			continue
@@ -211,11 +210,10 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 						return err
 					}
 				}
-				continue
 			}
 		}
 		if err := pace.wait(ctx); err != nil {
-			return wrap(err, "a list pointing at the entity stays held by another writer")
+			return wrap(err, "lists pointing at the entity kept changing, or stayed held by another writer")
 		}
 	}
 }

@@ -247,13 +247,18 @@ func (c *Client) repairPage(ctx context.Context, run *checkRun, orphans []Orphan
 	if err != nil {
 		return counts, err
 	}
-	for _, l := range lists {
+	var mu sync.Mutex
+	err = parallel(ctx, len(lists), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+		l := lists[i]
 		if _, err := c.writeListLeased(ctx, nil, l.head); err != nil && !errors.Is(err, ErrNotFound) {
-			return counts, wrap(err, "repair the list %s -%s->", l.trace.Key, l.trace.Predicate)
+			return wrap(err, "repair the list %s -%s->", l.trace.Key, l.trace.Predicate)
 		}
+		mu.Lock()
+		defer mu.Unlock()
 		counts.Finished++
-	}
-	return counts, nil
+		return nil
+	})
+	return counts, err
 }
 
 // bookkeeping reports whether item of the relationship entries table is a list's

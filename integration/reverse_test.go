@@ -1,11 +1,13 @@
 package integration_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"iter"
 	"maps"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -13,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -299,4 +302,125 @@ func TestIteratorsYieldWhatPagingYields(t *testing.T) {
 			require.Equal(t, entries, collect(t, s.AllIndexEntries(ctx, ryno.ScopedIndex{Scope: "acme", Index: "age"}, cond, p)), "QueryIndexEntries")
 		})
 	}
+}
+
+// TestDeleteMeetingEdgesGoneSinceItsReverseReadRefusesOncePerTransaction deletes an
+// entity that 150 lists point at, after most of those lists dropped it between the
+// Delete's read of the reverse index and its first transaction: what a reverse
+// index behind the table, or a cut-off Delete's requests landing late, looks like.
+// The Delete succeeds, each of its transactions refused at most once, and the lists
+// left are exact.
+func TestDeleteMeetingEdgesGoneSinceItsReverseReadRefusesOncePerTransaction(t *testing.T) {
+	var (
+		mu               sync.Mutex
+		queries, refused int
+		dropped          bool
+		drop             func()
+		dropErr          error
+	)
+	s := newStoreWith(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+		return dynamotest.Wrap(api, func(ctx context.Context, op string, send func(context.Context) error) error {
+			mu.Lock()
+			if op == "TransactWriteItems" && queries >= 3 && !dropped && drop != nil {
+				dropped = true
+				drop()
+			}
+			mu.Unlock()
+			err := send(ctx)
+			mu.Lock()
+			defer mu.Unlock()
+			var canceled *types.TransactionCanceledException
+			switch {
+			case op == "Query":
+				queries++
+			case errors.As(err, &canceled):
+				refused++
+			}
+			return err
+		})
+	})
+	gone := pk("gone")
+	fans := pks("fan", 150)
+	createSubjects(t, s.Client, slices.Concat([]ryno.Key{gone, pk("x")}, fans)...)
+	for _, f := range fans {
+		require.NoError(t, s.ReplaceRelationships(ctx, f, "follows", []ryno.Key{pk("x"), gone}))
+	}
+	other := mustNew(t, s.raw, s.Names().Prefix, nil)
+	drop = func() {
+		for i, f := range fans {
+			if i%5 != 0 {
+				_, err := other.RemoveRelationships(ctx, f, "follows", []ryno.Key{gone})
+				dropErr = errors.Join(dropErr, err)
+			}
+		}
+	}
+	mu.Lock()
+	queries = 0
+	mu.Unlock()
+
+	require.NoError(t, s.Delete(ctx, gone))
+	require.True(t, dropped, "the lists dropped the entity mid-Delete")
+	require.NoError(t, dropErr)
+	require.LessOrEqual(t, refused, 5, "transactions refused: one per transaction of the sweep at most")
+	for _, f := range fans {
+		require.Equal(t, []ryno.Key{pk("x")}, objectsOf(t, s.Client, f, "follows", 10), "the list of %s", f)
+		requireListExact(t, s, f, "follows")
+	}
+	requireNothingOf(t, s, gone, true)
+}
+
+// TestDeleteOfAnEntityHeldManyTimesByOneListMeetingItShrink deletes an entity one
+// list holds 250 times, in parts of several transactions, while that list drops
+// some of its entries between the Delete's read and its first transaction. Each
+// part takes out of the marker only positions still there, so the head's count
+// stays exact.
+func TestDeleteOfAnEntityHeldManyTimesByOneListMeetingItShrink(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		queries int
+		drop    func() error
+		dropErr error
+	)
+	s := newStoreWith(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+		return dynamotest.Wrap(api, func(ctx context.Context, op string, send func(context.Context) error) error {
+			mu.Lock()
+			if op == "TransactWriteItems" && queries >= 3 && drop != nil {
+				dropErr, drop = drop(), nil
+			}
+			mu.Unlock()
+			err := send(ctx)
+			if op == "Query" {
+				mu.Lock()
+				queries++
+				mu.Unlock()
+			}
+			return err
+		})
+	})
+	gone, fan := pk("gone"), pk("fan")
+	createSubjects(t, s.Client, gone, fan, pk("x"))
+	var list []ryno.Key
+	for i := range 250 {
+		list = append(list, gone)
+		if i%50 == 0 {
+			list = append(list, pk("x"))
+		}
+	}
+	require.NoError(t, s.ReplaceRelationships(ctx, fan, "follows", list))
+	other := mustNew(t, s.raw, s.Names().Prefix, nil)
+	mu.Lock()
+	queries = 0
+	drop = func() error { // what remains of the list: x, five times, and gone, 30 times
+		kept := slices.Repeat([]ryno.Key{pk("x")}, 5)
+		kept = append(kept, slices.Repeat([]ryno.Key{gone}, 30)...)
+		return other.ReplaceRelationships(ctx, fan, "follows", kept)
+	}
+	mu.Unlock()
+
+	require.NoError(t, s.Delete(ctx, gone))
+	require.NoError(t, dropErr)
+	require.Nil(t, drop, "the list shrank mid-Delete")
+	require.Equal(t, slices.Repeat([]ryno.Key{pk("x")}, 5), objectsOf(t, s.Client, fan, "follows", 100))
+	requireListExact(t, s, fan, "follows")
+	requireNothingOf(t, s, gone, true)
 }

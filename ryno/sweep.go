@@ -192,6 +192,16 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 			if err := c.refreshPart(ctx, p, maxTransactItems-len(t.actions)+p.actions()); err != nil {
 				return err
 			}
+			if p.list == nil && len(p.deletes) == 0 {
+				// The list dropped the entity after the reverse index was read: the
+				// index was behind, or a cut-off Delete's requests landed late, and
+				// the other lists read with it may be stale too. Reading them all
+				// again costs reads where a refusal each would cost the transaction.
+				if err := c.refreshParts(ctx, parts); err != nil {
+					return err
+				}
+				continue
+			}
 		case role.kind == roleHead && a.item == nil: // no head: delete the entries alone
 			p.deletes, p.list = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.list.Deletes}), nil
 			continue
@@ -223,8 +233,8 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 // that object's marker, and makes p delete every one of them, within room actions.
 // A list whose marker disagrees with its entries (written before markers, or left
 // damaged) is rebuilt under a lease first. No entries means the list no longer holds
-// the object. More entries than room allows keep p to the entries it has, taken out
-// of the marker one by one.
+// the object. Of more entries than room allows, p deletes the first that fit and
+// takes them out of the marker.
 func (c *Client) refreshPart(ctx context.Context, p *sweepPart, room int) error {
 	for rebuilt := false; ; rebuilt = true {
 		ch := p.list
@@ -250,13 +260,25 @@ func (c *Client) refreshPart(ctx context.Context, p *sweepPart, room int) error 
 		case len(entries) == 0:
 			p.list, p.deletes, p.partial = nil, nil, false
 		case len(entries)+2 > room:
-			p.partial = true
+			fresh := incomingChange(entries[:max(room-2, 1)])
+			p.list, p.partial = &fresh, true
 		default:
 			fresh := incomingChange(entries)
 			p.list, p.partial = &fresh, false
 		}
 		return nil
 	}
+}
+
+// refreshParts refreshes every list part of parts in parallel, each within the
+// actions it takes now, so that the transaction holding them stays within bounds.
+func (c *Client) refreshParts(ctx context.Context, parts []sweepPart) error {
+	return parallel(ctx, len(parts), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+		if parts[i].list == nil {
+			return nil
+		}
+		return c.refreshPart(ctx, &parts[i], parts[i].actions())
+	})
 }
 
 // finishList finishes and rebuilds the other subject's list whose entries p deletes,
@@ -352,9 +374,13 @@ func (c *Client) partActions(p sweepPart) []types.TransactWriteItem {
 	set := expression.Value(relationships.PositionSet(positions))
 	var marker types.TransactWriteItem
 	if p.partial {
-		b := buildUpdate(expression.Delete(expression.Name(schema.AttrPositions), set))
+		// Each position must still be there: another part of the same list, or a
+		// writer since the read, may have taken it out already.
+		u := expression.Delete(expression.Name(schema.AttrPositions), set)
+		b := build(holdsPositions(positions), &u)
 		marker.Update = &types.Update{TableName: aws.String(c.names.Relationships), Key: key,
-			UpdateExpression: b.update, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}
+			UpdateExpression: b.update, ConditionExpression: b.condition,
+			ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}
 	} else {
 		b := build(expression.Name(schema.AttrPositions).Equal(set), nil)
 		marker.Delete = &types.Delete{TableName: aws.String(c.names.Relationships), Key: key,
@@ -362,6 +388,18 @@ func (c *Client) partActions(p sweepPart) []types.TransactWriteItem {
 	}
 	acts := []types.TransactWriteItem{head, marker}
 	return append(acts, transactItems(relationshipOps(c.names.Relationships, relationships.Plan{Deletes: ch.Deletes}))...)
+}
+
+// holdsPositions is the condition that a marker holds every one of positions.
+func holdsPositions(positions []int) expression.ConditionBuilder {
+	holds := func(p int) expression.ConditionBuilder {
+		return expression.Contains(expression.Name(schema.AttrPositions), number(int64(p)))
+	}
+	cond := holds(positions[0])
+	for _, p := range positions[1:] {
+		cond = cond.And(holds(p))
+	}
+	return cond
 }
 
 // packParts packs parts into transactions of at most capacity actions, no list

@@ -298,7 +298,7 @@ func (c *Client) relationshipsTable() checkedTable {
 	return checkedTable{
 		table: c.names.Relationships,
 		key:   []string{schema.AttrSubjectKey, schema.AttrPredicateKey},
-		extra: []string{schema.AttrPredicate},
+		extra: []string{schema.AttrPredicate, schema.AttrPredicateObjectKey},
 		refs: []entityRef{
 			{"subject", schema.AttrSubjectScope, schema.AttrSubjectType, schema.AttrSubjectID},
 			{"object", schema.AttrObjectScope, schema.AttrObjectType, schema.AttrObjectID},

@@ -40,7 +40,7 @@ func (c *Client) findListTraces(ctx context.Context, batch *batcher, items []map
 	var others []listID
 	for _, item := range items {
 		id := listID{subject: subjectRef.key(item), predicate: optionalString(item, schema.AttrPredicate)}
-		if missing[id.subject] || id.subject.Validate() != nil || id.predicate == "" {
+		if missing[id.subject] || id.subject.Validate() != nil || id.predicate == "" || inSet(item) {
 			continue
 		}
 		if strings.HasPrefix(optionalString(item, schema.AttrPredicateKey), schema.ListHeadPrefix) {
@@ -130,4 +130,10 @@ func (c *Client) readListWhole(ctx context.Context, id listID) (relationships.He
 		return err
 	})
 	return h, s, err
+}
+
+// inSet reports whether item is an entry of a set, which keeps no head or marker.
+func inSet(item map[string]types.AttributeValue) bool {
+	k := optionalString(item, schema.AttrPredicateKey)
+	return k != "" && k == optionalString(item, schema.AttrPredicateObjectKey)
 }

@@ -17,7 +17,8 @@ type Client struct {
 	names   schema.Names
 	batch   *batcher
 	indexes indexRegistry
-	obs     *observer // nil when nobody observes the calls
+	sets    map[string]bool // Options.Sets
+	obs     *observer       // nil when nobody observes the calls
 }
 
 // New returns a Client using api, typically a *dynamodb.Client. The tables must exist
@@ -55,6 +56,7 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		names:   names,
 		batch:   newBatcher(api, opts.MaxConcurrency, opts.Retry),
 		indexes: indexes,
+		sets:    setOf(opts.Sets),
 		obs:     obs,
 	}, nil
 }

@@ -292,11 +292,11 @@ func byTypePosition(scope, typ string) position {
 
 // outgoingPosition locates the relationship entries of subject, of predicate or of
 // every predicate when it is empty, in the relationship entries table.
-func outgoingPosition(subject Key, predicate string) position {
+func outgoingPosition(subject Key, predicate string, sets map[string]bool) position {
 	return position{attrs: []keyAttr{
 		{name: schema.AttrSubjectKey, fixed: subject.String()},
 		{name: schema.AttrPredicateKey, max: schema.MaxSortKeyBytes, valid: func(k string) bool {
-			e, ok := parsePredicateKey(k)
+			e, ok := parsePredicateKey(k, sets)
 			return ok && (predicate == "" || e.predicate == predicate)
 		}},
 	}}
@@ -304,7 +304,7 @@ func outgoingPosition(subject Key, predicate string) position {
 
 // incomingPosition locates the relationship entries pointing at object, of predicate
 // or of every predicate when it is empty, in the reverse index.
-func incomingPosition(object Key, predicate string) position {
+func incomingPosition(object Key, predicate string, sets map[string]bool) position {
 	return position{
 		attrs: []keyAttr{
 			{name: schema.AttrSubjectKey, max: schema.MaxPartitionKeyBytes, valid: func(k string) bool {
@@ -312,8 +312,9 @@ func incomingPosition(object Key, predicate string) position {
 				return ok
 			}},
 			{name: schema.AttrPredicateKey, max: schema.MaxSortKeyBytes, valid: func(k string) bool {
-				e, ok := parsePredicateKey(k)
+				e, ok := parsePredicateKey(k, sets)
 				return ok && e.objectType == object.Type && e.objectID == object.ID &&
+					(e.objectScope == "" || e.objectScope == object.Scope) &&
 					(predicate == "" || e.predicate == predicate)
 			}},
 			{name: schema.AttrObjectKey, fixed: object.String()},
@@ -323,7 +324,7 @@ func incomingPosition(object Key, predicate string) position {
 			}},
 		},
 		related: func(key map[string]string) bool {
-			e, _ := parsePredicateKey(key[schema.AttrPredicateKey])
+			e, _ := parsePredicateKey(key[schema.AttrPredicateKey], sets)
 			return strconv.Itoa(e.index) == key[schema.AttrIndex]
 		},
 	}
@@ -366,13 +367,21 @@ func parseEntityKey(s string) (Key, bool) {
 type predicateKey struct {
 	predicate            string
 	index                int
+	objectScope          string // of a set's entry only
 	objectType, objectID string
 }
 
-// parsePredicateKey reads a _predicate_key as schema.PredicateKey writes it.
-func parsePredicateKey(s string) (predicateKey, bool) {
+// parsePredicateKey reads a _predicate_key as schema.PredicateKey writes it, or,
+// for a predicate of sets, as a set's entry has it.
+func parsePredicateKey(s string, sets map[string]bool) (predicateKey, bool) {
 	parts, ok := splitKey(s, 4)
-	if !ok || len(parts[1]) != schema.IndexWidth {
+	if !ok {
+		return predicateKey{}, false
+	}
+	if sets[parts[0]] {
+		return parseSetKey(s, parts)
+	}
+	if len(parts[1]) != schema.IndexWidth {
 		return predicateKey{}, false
 	}
 	index, err := strconv.Atoi(parts[1])
@@ -386,6 +395,18 @@ func parsePredicateKey(s string) (predicateKey, bool) {
 	}
 	e := predicateKey{predicate: parts[0], index: index, objectType: parts[2], objectID: parts[3]}
 	return e, schema.PredicateKey(e.predicate, e.index, e.objectType, e.objectID) == s
+}
+
+// parseSetKey reads the components of a set entry's _predicate_key:
+// predicate:object_scope:object_type:object_id.
+func parseSetKey(s string, parts []string) (predicateKey, bool) {
+	for _, c := range parts {
+		if schema.ValidateComponent("", c) != nil {
+			return predicateKey{}, false
+		}
+	}
+	e := predicateKey{predicate: parts[0], objectScope: parts[1], objectType: parts[2], objectID: parts[3]}
+	return e, schema.PredicateObjectKey(parts[0], parts[1], parts[2], parts[3]) == s
 }
 
 // splitKey returns the n unescaped components of a compound key.

@@ -34,7 +34,7 @@ func (c *Client) Modify(ctx context.Context, k Key, fn func(e *Entity) error, op
 	if err != nil {
 		return nil, err
 	}
-	if err := validateLists(k, o.lists); err != nil {
+	if err := c.validateLists(k, o.lists); err != nil {
 		return nil, err
 	}
 	return c.modify(ctx, k, o, fn)

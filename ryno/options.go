@@ -2,11 +2,14 @@ package ryno
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/rynodb/rynodb/internal/relationships"
 )
 
 // Options configures a Client. Only TablePrefix is required.
@@ -43,6 +46,15 @@ type Options struct {
 	// refused with ErrNotFound naming it. Default false: a list may name entities
 	// created later. CheckObjects(bool) sets it for one call.
 	CheckObjects bool
+
+	// Sets names the predicates whose lists are sets: unordered, each object at most
+	// once. A set keeps one item per object and no head or marker, so adding or
+	// removing one object is one write of one item, and writers of one set never
+	// conflict; its relationships list in object key order, with Index 0. Every
+	// client of the same tables must declare the same sets, before any is written:
+	// entries a predicate got as a list are not part of its set. See "Sets" in the
+	// README for what each call promises.
+	Sets []string
 
 	// ListLease is how long a writer holds a relationship list for a change too
 	// large for one transaction. A writer that is cut off holds it until it
@@ -176,6 +188,12 @@ func (o Options) validate() error {
 		return invalid("Options.Conflicts", "", "delays must not be negative")
 	case len(o.CursorKey) != 0 && len(o.CursorKey) != CursorKeySize:
 		return invalid("Options.CursorKey", "", fmt.Sprintf("must be %d bytes (AES-256), not %d", CursorKeySize, len(o.CursorKey)))
+	}
+	for _, p := range o.Sets {
+		var v *ValidationError
+		if err := relationships.ValidatePredicate(p); errors.As(err, &v) {
+			return invalid("Options.Sets", p, v.Reason)
+		}
 	}
 	return nil
 }

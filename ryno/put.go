@@ -120,7 +120,7 @@ func (c *Client) newWrite(e *Entity, mode putMode, o writeOptions) (*write, erro
 	if e, err = o.onEntity(e, mode); err != nil {
 		return nil, err
 	}
-	if err := validateLists(e.Key, o.lists); err != nil {
+	if err := c.validateLists(e.Key, o.lists); err != nil {
 		return nil, err
 	}
 	w := &write{

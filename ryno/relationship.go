@@ -76,7 +76,7 @@ func (c *Client) relationshipsQuery(subject Key, predicate string) (pageQuery, e
 	}
 	return pageQuery{
 		in:       c.outgoingQuery(subject, predicate),
-		position: outgoingPosition(subject, predicate),
+		position: outgoingPosition(subject, predicate, c.sets),
 		identity: c.names.Relationships + "\x00" + subject.String() + "\x00" + schema.Escape(predicate),
 	}, nil
 }
@@ -179,7 +179,7 @@ func (c *Client) reverseQuery(object Key, predicate string) (pageQuery, error) {
 	}
 	q := pageQuery{
 		in:       c.incomingQuery(object),
-		position: incomingPosition(object, predicate),
+		position: incomingPosition(object, predicate, c.sets),
 		identity: c.names.ReverseRelationships + "\x00" + object.String(),
 	}
 	if predicate != "" {
@@ -256,6 +256,10 @@ func (c *Client) CountRelationships(ctx context.Context, subject Key, predicate 
 	}
 	if err := validateSubject(subject, predicate, false); err != nil {
 		return 0, err
+	}
+	if c.sets[predicate] {
+		n, err := c.countSet(ctx, subject, predicate)
+		return n, wrap(err, "count relationships %s -%s->", subject, predicate)
 	}
 	in := getInput(c.names.Relationships, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
 	in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)

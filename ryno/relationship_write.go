@@ -85,7 +85,11 @@ func (c *Client) listCall(ctx context.Context, kind listKind, subject Key, predi
 	for _, opt := range opts {
 		opt(&op)
 	}
-	ch, err := c.writeList(ctx, op)
+	write := c.writeList
+	if c.sets[predicate] {
+		write = c.writeSet
+	}
+	ch, err := write(ctx, op)
 	if err != nil {
 		return relationships.Change{}, wrap(err, "%s %s -%s->", kind, subject, predicate)
 	}

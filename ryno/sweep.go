@@ -524,14 +524,16 @@ func (c *Client) indexParts(items []map[string]types.AttributeValue) []sweepPart
 }
 
 // incomingParts groups entries pointing at the entity by the list holding them.
+// Entries of sets, which keep no head or marker, and malformed entries are deleted
+// alone.
 func (c *Client) incomingParts(items []map[string]types.AttributeValue) []sweepPart {
 	byList := map[string][]relationships.Entry{}
 	var order []string
-	var malformed []writeOp
+	var alone []writeOp
 	for _, item := range items {
 		e, err := relationships.FromItem(item)
-		if err != nil {
-			malformed = append(malformed, deleteOp(c.names.Relationships, project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})))
+		if err != nil || e.InSet {
+			alone = append(alone, deleteOp(c.names.Relationships, project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})))
 			continue
 		}
 		id := e.Subject.String() + "\x00" + e.Predicate
@@ -541,8 +543,8 @@ func (c *Client) incomingParts(items []map[string]types.AttributeValue) []sweepP
 		byList[id] = append(byList[id], e)
 	}
 	var parts []sweepPart
-	if len(malformed) > 0 {
-		parts = append(parts, sweepPart{deletes: malformed})
+	if len(alone) > 0 {
+		parts = append(parts, sweepPart{deletes: alone})
 	}
 	for _, id := range order {
 		ch := incomingChange(byList[id])

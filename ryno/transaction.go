@@ -318,6 +318,9 @@ func (op *txOp) check(c *Client) error {
 		}
 		return op.cond.err
 	case opAdd, opRemove:
+		if err := c.listsOnly("Transact", op.predicate); err != nil {
+			return err
+		}
 		return validateList(op.key, op.predicate, op.objects)
 	}
 	return op.key.Validate()

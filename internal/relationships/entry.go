@@ -24,6 +24,15 @@ type Entry struct {
 	// Attributes are optional attributes of the edge, stored at the top level of the
 	// item. Their names must not start with '_'.
 	Attributes map[string]types.AttributeValue
+	// InSet says the entry belongs to a set, a predicate declared unordered: it is
+	// the one entry of its object, its sort key is its _predicate_object_key, and its
+	// Index is 0.
+	InSet bool
+}
+
+// SetEntry returns the entry of object in subject's set under predicate.
+func SetEntry(subject Key, predicate string, object Key) Entry {
+	return Entry{Subject: subject, Predicate: predicate, Object: object, InSet: true}
 }
 
 // entryAttrs is the number of attributes the store writes in every entry item.
@@ -47,8 +56,7 @@ func (e Entry) Item() map[string]types.AttributeValue {
 	item[schema.AttrSubjectKey] = str(e.Subject.String())
 	item[schema.AttrObjectKey] = str(e.Object.String())
 	item[schema.AttrPredicateKey] = str(e.predicateKey())
-	item[schema.AttrPredicateObjectKey] = str(schema.PredicateObjectKey(
-		e.Predicate, e.Object.Scope, e.Object.Type, e.Object.ID))
+	item[schema.AttrPredicateObjectKey] = str(e.predicateObjectKey())
 	return item
 }
 
@@ -61,7 +69,14 @@ func (e Entry) PrimaryKey() map[string]types.AttributeValue {
 }
 
 func (e Entry) predicateKey() string {
+	if e.InSet {
+		return e.predicateObjectKey()
+	}
 	return schema.PredicateKey(e.Predicate, e.Index, e.Object.Type, e.Object.ID)
+}
+
+func (e Entry) predicateObjectKey() string {
+	return schema.PredicateObjectKey(e.Predicate, e.Object.Scope, e.Object.Type, e.Object.ID)
 }
 
 // FromItem reads an entry from a full item of the relationship entries table, as
@@ -86,9 +101,11 @@ func FromItem(item map[string]types.AttributeValue) (Entry, error) {
 		},
 		Attributes: edgeAttributes(item),
 	}
+	sortKey, byObject := r.str(schema.AttrPredicateKey), r.str(schema.AttrPredicateObjectKey)
 	if r.err != nil {
 		return Entry{}, r.err
 	}
+	e.InSet = sortKey == byObject
 	return e, nil
 }
 

@@ -1,0 +1,255 @@
+package integration_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/ryno"
+)
+
+// setPredicate is the predicate the tests of this file declare a set.
+const setPredicate = "likes"
+
+func setStore(t *testing.T, opts ryno.Options) *store {
+	t.Helper()
+	opts.Sets = []string{setPredicate}
+	return newStoreOpts(t, nil, opts)
+}
+
+func TestASetHoldsEachObjectOnceInKeyOrder(t *testing.T) {
+	s := setStore(t, ryno.Options{ConsistentRead: true})
+	fan := pk("fan")
+	createSubjects(t, s.Client, fan)
+
+	added, err := s.AddRelationships(ctx, fan, setPredicate, []ryno.Key{pk("c"), pk("a"), pk("c")})
+	require.NoError(t, err)
+	require.Equal(t, []ryno.Key{pk("c"), pk("a")}, added, "each object once, in the order given")
+	added, err = s.AddRelationships(ctx, fan, setPredicate, []ryno.Key{pk("a"), pk("b")})
+	require.NoError(t, err)
+	require.Equal(t, []ryno.Key{pk("b")}, added, "a was there")
+	require.Equal(t, []ryno.Key{pk("a"), pk("b"), pk("c")}, objectsOf(t, s.Client, fan, setPredicate, 2), "in object key order")
+
+	n, err := s.CountRelationships(ctx, fan, setPredicate)
+	require.NoError(t, err)
+	require.Equal(t, 3, n)
+	has, err := s.HasRelationship(ctx, fan, setPredicate, pk("b"))
+	require.NoError(t, err)
+	require.True(t, has)
+	require.Equal(t, []ryno.Key{fan}, subjectsPointingAt(t, s.Client, pk("b")))
+	page, err := s.Relationships(ctx, fan, setPredicate, ryno.PageOptions{})
+	require.NoError(t, err)
+	for _, r := range page.Items {
+		require.Zero(t, r.Index, "a set has no positions")
+	}
+
+	removed, err := s.RemoveRelationships(ctx, fan, setPredicate, []ryno.Key{pk("b"), pk("z")})
+	require.NoError(t, err)
+	require.Equal(t, []ryno.Key{pk("b")}, removed, "z was not there")
+	require.NoError(t, s.ReplaceRelationships(ctx, fan, setPredicate, []ryno.Key{pk("d"), pk("a"), pk("d")}))
+	require.Equal(t, []ryno.Key{pk("a"), pk("d")}, objectsOf(t, s.Client, fan, setPredicate, 10))
+	head, markers, entries := listItems(t, s, fan, setPredicate)
+	require.Nil(t, head, "a set keeps no head")
+	require.Empty(t, markers, "nor markers")
+	require.Len(t, entries, 2)
+	require.NoError(t, s.ReplaceRelationships(ctx, fan, setPredicate, nil))
+	require.Empty(t, objectsOf(t, s.Client, fan, setPredicate, 10))
+
+	progress, err := s.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.Zero(t, progress.Orphans)
+	require.Zero(t, progress.Traces)
+}
+
+func TestASetWriteOfOneObjectWritesOneItem(t *testing.T) {
+	s := setStore(t, ryno.Options{})
+	fan := pk("fan")
+	createSubjects(t, s.Client, fan)
+	s.counter.Reset()
+
+	_, err := s.AddRelationships(ctx, fan, setPredicate, []ryno.Key{pk("a")})
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{"PutItem": 1, "GetItem": 1}, requests(s.counter),
+		"the entry, then the subject read consistently")
+	_, err = s.RemoveRelationships(ctx, fan, setPredicate, []ryno.Key{pk("a")})
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{"DeleteItem": 1, "GetItem": 1}, requests(s.counter),
+		"the entry deleted beside the subject read")
+	require.NoError(t, s.ReplaceRelationships(ctx, fan, setPredicate, pks("o", 30)))
+	require.Equal(t, map[string]int{"Query": 1, "BatchWriteItem": 2, "GetItem": 1}, requests(s.counter),
+		"the set read, 30 puts in batches of 25, the subject read")
+}
+
+func TestASetWriteRefusesAMissingSubjectAndLeavesNothing(t *testing.T) {
+	s := setStore(t, ryno.Options{})
+	ghost := pk("ghost")
+	_, err := s.AddRelationships(ctx, ghost, setPredicate, pks("o", 3))
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	_, err = s.RemoveRelationships(ctx, ghost, setPredicate, pks("o", 1))
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	require.ErrorIs(t, s.ReplaceRelationships(ctx, ghost, setPredicate, pks("o", 2)), ryno.ErrNotFound)
+	requireNothingOf(t, s, ghost, false)
+	require.Zero(t, entryCount(t, s.raw, s.Names().Relationships), "no entry written, or each taken back")
+}
+
+func TestASetWriteMeetingADeleteCutOffCompletesIt(t *testing.T) {
+	s := setStore(t, ryno.Options{})
+	gone := pk("gone")
+	createSubjects(t, s.Client, gone)
+	_, err := s.AddRelationships(ctx, gone, setPredicate, pks("o", 3))
+	require.NoError(t, err)
+	// The tombstone of a Delete cut off right after it.
+	_, err = s.raw.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.Names().Entities), Key: rawKey(gone),
+		UpdateExpression:          aws.String("SET #d = :t"),
+		ExpressionAttributeNames:  map[string]string{"#d": schema.AttrDeleting},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": str("cut")},
+	})
+	require.NoError(t, err)
+
+	_, err = s.AddRelationships(ctx, gone, setPredicate, []ryno.Key{pk("late")})
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	requireNothingOf(t, s, gone, true)
+}
+
+func TestASetWithCheckObjectsRefusesAMissingObjectAndTakesItsWritesBack(t *testing.T) {
+	s := setStore(t, ryno.Options{CheckObjects: true})
+	fan := pk("fan")
+	createSubjects(t, s.Client, fan, pk("a"), pk("b"))
+	_, err := s.AddRelationships(ctx, fan, setPredicate, []ryno.Key{pk("a")})
+	require.NoError(t, err)
+
+	_, err = s.AddRelationships(ctx, fan, setPredicate, []ryno.Key{pk("a"), pk("b"), pk("nobody")})
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	require.ErrorContains(t, err, pk("nobody").String())
+	require.Equal(t, []ryno.Key{pk("a")}, objectsOf(t, s.Client, fan, setPredicate, 10),
+		"b and nobody taken back; a, there before, stays")
+}
+
+func TestSetsAreRefusedWhereOnlyListsAreWritten(t *testing.T) {
+	s := setStore(t, ryno.Options{})
+	fan := pk("fan")
+	createSubjects(t, s.Client, fan)
+	s.counter.Reset()
+
+	_, err := s.Transact(ctx, ryno.TxAddRelationships(fan, setPredicate, []ryno.Key{pk("a")}))
+	require.ErrorIs(t, err, ryno.ErrInvalid)
+	_, err = s.Set(ctx, &ryno.Entity{Key: fan}, ryno.ReplaceLists(map[string][]ryno.Key{setPredicate: {pk("a")}}))
+	require.ErrorIs(t, err, ryno.ErrInvalid)
+	require.Empty(t, requests(s.counter), "refused before any request")
+
+	_, err = ryno.New(s.raw, ryno.Options{TablePrefix: s.Names().Prefix, Sets: []string{""}})
+	require.ErrorIs(t, err, ryno.ErrInvalid)
+}
+
+func TestDeleteSweepsTheSetsPointingAtTheEntity(t *testing.T) {
+	s := setStore(t, ryno.Options{})
+	gone := pk("gone")
+	fans := pks("fan", 120)
+	createSubjects(t, s.Client, slices.Concat([]ryno.Key{gone, pk("x")}, fans)...)
+	for _, f := range fans {
+		_, err := s.AddRelationships(ctx, f, setPredicate, []ryno.Key{pk("x"), gone})
+		require.NoError(t, err)
+	}
+	_, err := s.AddRelationships(ctx, gone, setPredicate, fans)
+	require.NoError(t, err)
+
+	require.NoError(t, s.Delete(ctx, gone))
+	requireNothingOf(t, s, gone, true)
+	for _, f := range fans[:10] {
+		require.Equal(t, []ryno.Key{pk("x")}, objectsOf(t, s.Client, f, setPredicate, 10))
+	}
+	require.Equal(t, 120, entryCount(t, s.raw, s.Names().Relationships), "each fan keeps x")
+}
+
+// TestAddsToOneSetNeverConflict has 8 writers add to one set at once, each its own
+// objects and some shared ones, over many rounds: every call succeeds at once, and
+// the set holds each object once.
+func TestAddsToOneSetNeverConflict(t *testing.T) {
+	const writers, rounds = 8, 15
+	s := setStore(t, ryno.Options{Conflicts: ryno.RetryOptions{MaxAttempts: 1}})
+	fan := pk("fan")
+	createSubjects(t, s.Client, fan)
+	var want []ryno.Key
+	for round := range rounds {
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		errs := make([]error, writers)
+		for w := range writers {
+			objects := []ryno.Key{pk(fmt.Sprintf("r%02d-w%d", round, w)), pk(fmt.Sprintf("r%02d-shared", round))}
+			wg.Go(func() {
+				<-start
+				_, errs[w] = s.AddRelationships(ctx, fan, setPredicate, objects)
+			})
+			want = append(want, objects[0])
+		}
+		want = append(want, pk(fmt.Sprintf("r%02d-shared", round)))
+		close(start)
+		wg.Wait()
+		require.NoError(t, errors.Join(errs...), "round %d", round)
+	}
+	slices.SortFunc(want, func(a, b ryno.Key) int { return strings.Compare(a.String(), b.String()) })
+	require.Equal(t, want, objectsOf(t, s.Client, fan, setPredicate, 100))
+}
+
+// TestAddsRacingADeleteLeaveNothingOfTheSubject races writers adding to a set
+// against the Delete of its subject, over many rounds: each Add either succeeded
+// before the Delete (and was swept) or fails with ErrNotFound, and nothing of the
+// subject is left.
+func TestAddsRacingADeleteLeaveNothingOfTheSubject(t *testing.T) {
+	const writers, rounds = 6, 12
+	s := setStore(t, ryno.Options{})
+	for round := range rounds {
+		subject := pk(fmt.Sprintf("doomed%02d", round))
+		createSubjects(t, s.Client, subject)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		errs := make([]error, writers+1)
+		for w := range writers {
+			wg.Go(func() {
+				<-start
+				for i := range 4 {
+					_, err := s.AddRelationships(ctx, subject, setPredicate, []ryno.Key{pk(fmt.Sprintf("w%d-%d", w, i))})
+					if err != nil && !errors.Is(err, ryno.ErrNotFound) {
+						errs[w] = err
+					}
+				}
+			})
+		}
+		wg.Go(func() {
+			<-start
+			errs[writers] = s.Delete(ctx, subject)
+		})
+		close(start)
+		wg.Wait()
+		require.NoError(t, errors.Join(errs...), "round %d", round)
+		requireNothingOf(t, s, subject, false)
+		_, _, entries := listItems(t, s, subject, setPredicate)
+		require.Empty(t, entries, "round %d: nothing of the deleted subject", round)
+	}
+}
+
+func TestCheckRepairsTheSetOfAMissingSubject(t *testing.T) {
+	s := setStore(t, ryno.Options{})
+	ghost := pk("ghost")
+	e := relationships.SetEntry(relationships.Key(ghost), setPredicate, relationships.Key(pk("a")))
+	_, err := s.raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.Names().Relationships), Item: e.Item()})
+	require.NoError(t, err)
+
+	progress, err := s.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.Equal(t, 1, progress.Orphans, "the entry of a missing subject")
+	_, err = s.Check(ctx, ryno.CheckOptions{Repair: true})
+	require.NoError(t, err)
+	require.Zero(t, entryCount(t, s.raw, s.Names().Relationships))
+}

@@ -33,8 +33,9 @@ const (
 )
 
 const (
-	costRuns        = 3 // runs of each call measured; the report takes the medians
-	costWriters     = 8 // goroutines of a workload
+	costRuns        = 3       // runs of each call measured; the report takes the medians
+	costWriters     = 8       // goroutines of a workload
+	costSet         = "likes" // the predicate the report declares a set
 	costDefaultTime = 10 * time.Second
 )
 
@@ -212,7 +213,7 @@ func TestCostReport(t *testing.T) {
 	api := dynamotest.API(t)
 	recOpts := dynamotest.RecorderOptions{Images: true, Capacity: true}
 
-	libOpts := ryno.Options{TablePrefix: dynamotest.Tables(t, api), Indexes: costIndexes}
+	libOpts := ryno.Options{TablePrefix: dynamotest.Tables(t, api), Indexes: costIndexes, Sets: []string{costSet}}
 	libRec := dynamotest.NewRecorder(api, recOpts)
 	db, err := ryno.New(libRec, libOpts)
 	if err != nil {
@@ -306,6 +307,37 @@ func costCalls(t *testing.T, db, seeder *ryno.Client, libRec *dynamotest.Recorde
 		}),
 		costCall(t, rawRec, rawList("remove", list100), func(run int) error {
 			return raw.Remove(ctx, subject("remove", run), follows, []ryno.Key{list100[50]})
+		}))
+
+	// Sets: the raw side is the seed's list write, which sets replace.
+	libSet := func(what string, list []ryno.Key) func(int) error {
+		return func(run int) error {
+			if _, err := seeder.Set(ctx, &ryno.Entity{Key: subject(what, run), Attributes: personAttrs()}); err != nil {
+				return err
+			}
+			return seeder.ReplaceRelationships(ctx, subject(what, run), costSet, list)
+		}
+	}
+	row("AddRelationships, 1 object to a set of 100",
+		costCall(t, libRec, libSet("sadd", list100), func(run int) error {
+			return wantOne(db.AddRelationships(ctx, subject("sadd", run), costSet, []ryno.Key{costPerson("new")}))
+		}),
+		costCall(t, rawRec, rawList("sadd", list100), func(run int) error {
+			return raw.Add(ctx, subject("sadd", run), follows, []ryno.Key{costPerson("new")})
+		}))
+	row("RemoveRelationships, 1 object from a set of 100",
+		costCall(t, libRec, libSet("sremove", list100), func(run int) error {
+			return wantOne(db.RemoveRelationships(ctx, subject("sremove", run), costSet, []ryno.Key{list100[50]}))
+		}),
+		costCall(t, rawRec, rawList("sremove", list100), func(run int) error {
+			return raw.Remove(ctx, subject("sremove", run), follows, []ryno.Key{list100[50]})
+		}))
+	row("ReplaceRelationships of a set of 100, changing 10",
+		costCall(t, libRec, libSet("sreplace", list100), func(run int) error {
+			return db.ReplaceRelationships(ctx, subject("sreplace", run), costSet, changed)
+		}),
+		costCall(t, rawRec, rawList("sreplace", list100), func(run int) error {
+			return raw.ReplaceDiff(ctx, subject("sreplace", run), follows, changed)
 		}))
 
 	libReplace := costCall(t, libRec, libList("replace", list100), func(run int) error {
@@ -488,6 +520,16 @@ func costWorkloads(t *testing.T, duration time.Duration, lib, seeder *ryno.Clien
 			},
 			raw: func(g int, seq int64) error {
 				return raw.Add(ctx, lists[g], follows, []ryno.Key{costPerson(id("wa", seq))})
+			},
+		},
+		{
+			name: "AddRelationships, 8 writers on one set",
+			lib: func(_ int, seq int64) error {
+				_, err := lib.AddRelationships(ctx, one, costSet, []ryno.Key{costPerson(id("ws", seq))})
+				return err
+			},
+			raw: func(_ int, seq int64) error {
+				return raw.Add(ctx, one, costSet, []ryno.Key{costPerson(id("ws", seq))})
 			},
 		},
 		{

@@ -132,8 +132,9 @@ func (c *Client) readListWhole(ctx context.Context, id listID) (relationships.He
 	return h, s, err
 }
 
-// inSet reports whether item is an entry of a set, which keeps no head or marker.
+// inSet reports whether item is an entry of a set, which keeps no head or marker:
+// an entry without a _predicate_object_key.
 func inSet(item map[string]types.AttributeValue) bool {
-	k := optionalString(item, schema.AttrPredicateKey)
-	return k != "" && k == optionalString(item, schema.AttrPredicateObjectKey)
+	_, byObject := item[schema.AttrPredicateObjectKey]
+	return !byObject && !bookkeeping(item)
 }

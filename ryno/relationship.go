@@ -215,7 +215,8 @@ func withPredicateFilter(in *dynamodb.QueryInput, predicate string) *dynamodb.Qu
 }
 
 // HasRelationship reports whether subject has a relationship under predicate to
-// object. One Query request on the by-object index, whatever the length of the list.
+// object. One Query request on the by-object index, whatever the length of the list;
+// one GetItem for a set.
 func (c *Client) HasRelationship(ctx context.Context, subject Key, predicate string, object Key) (_ bool, err error) {
 	ctx, call, err := c.begin(ctx, "HasRelationship")
 	defer call.end(&err)
@@ -224,6 +225,16 @@ func (c *Client) HasRelationship(ctx context.Context, subject Key, predicate str
 	}
 	if err := relationships.Validate(relationships.Key(subject), predicate, []relationships.Key{relationships.Key(object)}); err != nil {
 		return false, err
+	}
+	if c.sets[predicate] {
+		e := relationships.SetEntry(relationships.Key(subject), predicate, relationships.Key(object))
+		in := getInput(c.names.Relationships, e.PrimaryKey())
+		in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
+		out, err := c.api.GetItem(ctx, in)
+		if err != nil {
+			return false, wrap(err, "relationship %s -%s-> %s", subject, predicate, object)
+		}
+		return out.Item != nil, nil
 	}
 	in := c.edgeQuery(subject, predicate, object)
 	in.Limit = aws.Int32(1)

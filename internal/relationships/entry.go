@@ -25,8 +25,9 @@ type Entry struct {
 	// item. Their names must not start with '_'.
 	Attributes map[string]types.AttributeValue
 	// InSet says the entry belongs to a set, a predicate declared unordered: it is
-	// the one entry of its object, its sort key is its _predicate_object_key, and its
-	// Index is 0.
+	// the one entry of its object, its sort key is predicate:object_scope:
+	// object_type:object_id, and its Index is 0. It has no _predicate_object_key: its
+	// own key finds it by object, so the by-object index, and its write, are spared.
 	InSet bool
 }
 
@@ -56,7 +57,9 @@ func (e Entry) Item() map[string]types.AttributeValue {
 	item[schema.AttrSubjectKey] = str(e.Subject.String())
 	item[schema.AttrObjectKey] = str(e.Object.String())
 	item[schema.AttrPredicateKey] = str(e.predicateKey())
-	item[schema.AttrPredicateObjectKey] = str(e.predicateObjectKey())
+	if !e.InSet {
+		item[schema.AttrPredicateObjectKey] = str(e.predicateObjectKey())
+	}
 	return item
 }
 
@@ -101,11 +104,11 @@ func FromItem(item map[string]types.AttributeValue) (Entry, error) {
 		},
 		Attributes: edgeAttributes(item),
 	}
-	sortKey, byObject := r.str(schema.AttrPredicateKey), r.str(schema.AttrPredicateObjectKey)
 	if r.err != nil {
 		return Entry{}, r.err
 	}
-	e.InSet = sortKey == byObject
+	_, byObject := item[schema.AttrPredicateObjectKey]
+	e.InSet = !byObject
 	return e, nil
 }
 

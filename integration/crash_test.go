@@ -24,7 +24,7 @@ import (
 
 // Environment variables of the crash test.
 const (
-	crashRoundsEnv = "RYNO_CRASH_ROUNDS" // how many processes to kill; default 5 (one per kind of write)
+	crashRoundsEnv = "RYNO_CRASH_ROUNDS" // how many processes to kill; default one per kind of write
 	crashSeedEnv   = "RYNO_CRASH_SEED"   // the seed choosing the writes, the kills and the next writers
 )
 
@@ -40,7 +40,12 @@ const (
 // emit, every claim held by its owner, nothing left of a deleted entity, and Check
 // finds nothing more.
 //
-// make test kills 5 processes; make crash kills 75 (RYNO_CRASH_ROUNDS).
+// A set's large Replace is killed too: a set promises each object's entry on its
+// own, so after the kill and after the next writer it holds what the calls wrote of
+// each object, and nothing of a deleted subject.
+//
+// make test kills 6 processes (one per kind of write); make crash kills 75
+// (RYNO_CRASH_ROUNDS).
 func TestProcessesKilledMidWriteLeaveNothingHalfDone(t *testing.T) {
 	rounds, seed := crashSettings(t)
 	t.Logf("%d rounds, seed %d (%s=%d reproduces them)", rounds, seed, crashSeedEnv, seed)
@@ -102,9 +107,15 @@ var crashScenarios = []crashScenario{
 	{"remove", setupCrashRemove},
 	{"set", setupCrashSet},
 	{"delete", setupCrashDelete},
+	{"setreplace", setupCrashSetReplace},
 }
 
 const crashPredicate = "follows"
+
+// crashSet is the predicate the crash test declares a set (Options.Sets).
+const crashSet = "likes"
+
+var crashSets = []string{crashSet}
 
 // listState is the crash state of a large write of subject's list from before to
 // after: readers see no entry of neither right after the kill, and afterwards the
@@ -294,6 +305,62 @@ func setupCrashDelete(t *testing.T, s *store, _ *rand.Rand) *crashState {
 	}
 }
 
+// setupCrashSetReplace replaces 150 of a set's 150 objects with 75 kept and 75 new.
+// Right after the kill, the set holds objects of the old set or the new one only.
+// After a next writer, it holds each object the next writer's call settles as that
+// call left it, every object of both sets, and any object of one of them.
+func setupCrashSetReplace(t *testing.T, s *store, rng *rand.Rand) *crashState {
+	subject := pk("hub")
+	old := pks("o", 150)
+	createObjects(t, s, slices.Concat([]ryno.Key{subject}, old, pks("n", 75))...)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, crashSet, old))
+	kept := slices.Clone(old[:75])
+	next := slices.Concat(kept, pks("n", 75))
+	rng.Shuffle(len(next), func(i, j int) { next[i], next[j] = next[j], next[i] })
+	call := crashCall{Op: "replace", Subject: subject, Predicate: crashSet, Objects: next}
+	return &crashState{
+		call: call,
+		nexts: []crashCall{
+			call,
+			{Op: "add", Subject: subject, Predicate: crashSet, Objects: []ryno.Key{pk("late")}},
+			{Op: "remove", Subject: subject, Predicate: crashSet, Objects: []ryno.Key{kept[0]}},
+			{Op: "delete", Subject: subject},
+		},
+		killed: func(t *testing.T, s *store) {
+			got := objectsOf(t, s.Client, subject, crashSet, 500)
+			requireSetBetween(t, got, kept, slices.Concat(old, next), "after the kill")
+		},
+		exact: func(t *testing.T, s *store, nextCall crashCall, when string) {
+			got := objectsOf(t, s.Client, subject, crashSet, 500)
+			switch nextCall.Op {
+			case "delete":
+				requireNothingOf(t, s, subject, true)
+			case "replace":
+				require.ElementsMatch(t, next, got, "%s: the set submitted", when)
+			case "add":
+				requireSetBetween(t, got, append(slices.Clone(kept), pk("late")), slices.Concat(old, next, []ryno.Key{pk("late")}), when)
+			case "remove":
+				requireSetBetween(t, got, kept[1:], slices.DeleteFunc(slices.Concat(old, next), func(k ryno.Key) bool { return k == kept[0] }), when)
+			}
+		},
+	}
+}
+
+// requireSetBetween checks that set holds every object of least, none outside
+// most, and each object once.
+func requireSetBetween(t *testing.T, set, least, most []ryno.Key, when string) {
+	t.Helper()
+	seen := map[ryno.Key]bool{}
+	for _, k := range set {
+		require.False(t, seen[k], "%s: the set holds %s twice", when, k)
+		seen[k] = true
+		require.Contains(t, most, k, "%s: the set holds %s, of neither set", when, k)
+	}
+	for _, k := range least {
+		require.True(t, seen[k], "%s: the set lost %s, which every call kept", when, k)
+	}
+}
+
 // requireOnlyEntriesOf checks what readers may see of subject's list after a kill:
 // no entry of an object of neither the list before nor the one submitted.
 func requireOnlyEntriesOf(t *testing.T, s *store, subject ryno.Key, before, after []ryno.Key) {
@@ -314,7 +381,7 @@ func crashRound(t *testing.T, sc crashScenario, seed uint64, sent map[string]int
 	if sent[sc.name] == 0 { // how many requests the write sends when nothing kills it
 		sent[sc.name] = crashCount(t, sc, seed)
 	}
-	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes, Sets: crashSets})
 	st := sc.setup(t, s, rng)
 	killAt := 1 + rng.IntN(sent[sc.name])
 	mode := []string{"before", "after", "inflight"}[rng.IntN(3)]
@@ -325,7 +392,7 @@ func crashRound(t *testing.T, sc crashScenario, seed uint64, sent map[string]int
 
 	// The next writer comes once the killed writer's lease expired.
 	later := func() time.Time { return time.Now().Add(testLease + time.Second) }
-	next := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, ListLease: testLease, Now: later})
+	next := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, Sets: crashSets, ListLease: testLease, Now: later})
 	call := st.nexts[rng.IntN(len(st.nexts))]
 	t.Logf("next writer: %s", call.Op)
 	err := call.run(ctx, next)
@@ -337,7 +404,7 @@ func crashRound(t *testing.T, sc crashScenario, seed uint64, sent map[string]int
 	requireIndexExact(t, s)
 	requireClaimsExact(t, s)
 
-	checker := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, ListLease: testLease, Now: later})
+	checker := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, Sets: crashSets, ListLease: testLease, Now: later})
 	_, err = checker.Check(ctx, ryno.CheckOptions{Repair: true})
 	require.NoError(t, err)
 	st.exact(t, s, call, "after check --repair")
@@ -357,7 +424,7 @@ func crashRound(t *testing.T, sc crashScenario, seed uint64, sent map[string]int
 // requests it sent.
 func crashCount(t *testing.T, sc crashScenario, seed uint64) int {
 	t.Helper()
-	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes, Sets: crashSets})
 	st := sc.setup(t, s, rand.New(rand.NewPCG(seed, 1)))
 	out := workerOutput(t, crashSpec{Endpoint: dynamotest.Endpoint(), Prefix: s.Names().Prefix, Call: st.call})
 	var n int

@@ -202,8 +202,14 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 				}
 				continue
 			}
-		case role.kind == roleHead && a.item == nil: // no head: delete the entries alone
+		case role.kind == roleHead && a.item == nil:
+			// A list written before heads existed: its entries are deleted alone. The
+			// other lists of the transaction are likely as old: their heads are read
+			// at once rather than found missing one refusal at a time.
 			p.deletes, p.list = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.list.Deletes}), nil
+			if err := c.dropHeadless(ctx, parts); err != nil {
+				return err
+			}
 			continue
 		case role.kind == roleHead:
 			h, err := relationships.HeadFromItem(p.list.Subject, p.list.Predicate, a.item)
@@ -268,6 +274,33 @@ func (c *Client) refreshPart(ctx context.Context, p *sweepPart, room int) error 
 		}
 		return nil
 	}
+}
+
+// dropHeadless makes every list part of parts whose list has no head delete its
+// entries alone, reading the heads in one BatchGetItem.
+func (c *Client) dropHeadless(ctx context.Context, parts []sweepPart) error {
+	var ops []getOp
+	var owners []int
+	for i, p := range parts {
+		if p.list != nil {
+			ops = append(ops, newGetOp(c.names.Relationships, relationships.HeadPrimaryKey(p.list.Subject, p.list.Predicate)))
+			owners = append(owners, i)
+		}
+	}
+	if len(ops) == 0 {
+		return nil
+	}
+	found, err := c.batch.get(ctx, ops, readOptions{consistent: true})
+	if err != nil {
+		return err
+	}
+	for j, op := range ops {
+		if _, ok := found[op.id]; !ok {
+			p := &parts[owners[j]]
+			p.deletes, p.list = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.list.Deletes}), nil
+		}
+	}
+	return nil
 }
 
 // refreshParts refreshes every list part of parts in parallel, each within the

@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/integration/dynamotest"
@@ -459,4 +461,112 @@ func TestAWriterMeetingADeleteCutOffCompletesIt(t *testing.T) {
 			requireIndexExact(t, s)
 		})
 	}
+}
+
+// TestWritersOfOneListInOneClientNeverGiveUp has 8 goroutines of one client mix
+// single Adds and Removes on one list, with the default Conflicts, over many
+// rounds: no call gives up, an object all of them add in a round is reported added
+// by exactly one, the list ends as the calls' own objects say, and the calls shared
+// transactions.
+func TestWritersOfOneListInOneClientNeverGiveUp(t *testing.T) {
+	const writers, rounds = 8, 12
+	s, subject := listStore(t, ryno.Options{})
+	var calls int
+	var want []ryno.Key
+	s.counter.Reset()
+	for round := range rounds {
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		errs := make([]error, writers)
+		sharedAdds := make([]int, writers)
+		shared := pk(fmt.Sprintf("r%02d-shared", round))
+		for w := range writers {
+			own := pk(fmt.Sprintf("r%02d-w%d", round, w))
+			gone := pk(fmt.Sprintf("r%02d-w%d-gone", round, w))
+			wg.Go(func() {
+				<-start
+				for _, step := range []struct {
+					add     bool
+					objects []ryno.Key
+				}{{true, []ryno.Key{gone}}, {true, []ryno.Key{own, shared}}, {false, []ryno.Key{gone}}} {
+					var changed []ryno.Key
+					var err error
+					if step.add {
+						changed, err = s.AddRelationships(ctx, subject, "follows", step.objects)
+					} else {
+						changed, err = s.RemoveRelationships(ctx, subject, "follows", step.objects)
+					}
+					switch {
+					case err != nil:
+						errs[w] = errors.Join(errs[w], err)
+					case step.add && slices.Contains(changed, shared):
+						sharedAdds[w]++
+					case !slices.Equal(changed, step.objects[:1]):
+						errs[w] = errors.Join(errs[w], fmt.Errorf("%v changed %v", step.objects, changed))
+					}
+				}
+			})
+			want = append(want, own)
+		}
+		want = append(want, shared)
+		close(start)
+		wg.Wait()
+		calls += 3 * writers
+		require.NoError(t, errors.Join(errs...), "round %d", round)
+		total := 0
+		for _, n := range sharedAdds {
+			total += n
+		}
+		require.Equal(t, 1, total, "round %d: one call added the shared object", round)
+	}
+	got := objectsOf(t, s.Client, subject, "follows", 500)
+	require.ElementsMatch(t, want, got)
+	requireListExact(t, s, subject, "follows")
+	require.Less(t, s.counter.Count("TransactWriteItems"), calls, "calls waiting for the list were written together")
+}
+
+// TestACallQueuedForABusyListMayGiveUpWhileItWaits holds the first writer of a list
+// in its transaction while two more calls queue for the list: the one whose context
+// ends returns at once and writes nothing, the other is written after the first.
+func TestACallQueuedForABusyListMayGiveUpWhileItWaits(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	s := newStoreWith(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+		return dynamotest.Wrap(api, func(ctx context.Context, op string, send func(context.Context) error) error {
+			if op == "TransactWriteItems" {
+				once.Do(func() { close(entered); <-release })
+			}
+			return send(ctx)
+		})
+	})
+	subject := pk("hub")
+	createSubjects(t, s.Client, subject)
+	once = sync.Once{} // the gate is for the list writes
+
+	first := make(chan error, 1)
+	go func() {
+		_, err := s.AddRelationships(ctx, subject, "follows", []ryno.Key{pk("a")})
+		first <- err
+	}()
+	<-entered
+	waiting, cancel := context.WithCancel(ctx)
+	gaveUp := make(chan error, 1)
+	go func() {
+		_, err := s.AddRelationships(waiting, subject, "follows", []ryno.Key{pk("b")})
+		gaveUp <- err
+	}()
+	later := make(chan []ryno.Key, 1)
+	go func() {
+		added, err := s.AddRelationships(ctx, subject, "follows", []ryno.Key{pk("c")})
+		assert.NoError(t, err)
+		later <- added
+	}()
+	time.Sleep(50 * time.Millisecond) // both calls queue behind the first
+	cancel()
+	require.ErrorIs(t, <-gaveUp, context.Canceled, "the call whose context ended returns while the list is busy")
+	close(release)
+	require.NoError(t, <-first)
+	require.Equal(t, []ryno.Key{pk("c")}, <-later)
+	require.Equal(t, []ryno.Key{pk("a"), pk("c")}, objectsOf(t, s.Client, subject, "follows", 10))
+	requireListExact(t, s, subject, "follows")
 }

@@ -19,6 +19,7 @@ type Client struct {
 	indexes indexRegistry
 	sets    map[string]bool // Options.Sets
 	obs     *observer       // nil when nobody observes the calls
+	queues  listQueues      // list calls waiting to be written together
 }
 
 // New returns a Client using api, typically a *dynamodb.Client. The tables must exist

@@ -56,6 +56,15 @@ type Options struct {
 	// README for what each call promises.
 	Sets []string
 
+	// SeparateListWrites makes every AddRelationships and RemoveRelationships its
+	// own read and transaction. By default, calls of one Client that wait for the
+	// same list while another writes it are written together when the list is free:
+	// the Adds queued in a row in one transaction, the Removes in another. Each call
+	// still returns what its own objects changed, as if the calls had run one after
+	// another at that commit, so writers of one list in one process stop racing for
+	// it. Calls with CheckObjects are always written alone.
+	SeparateListWrites bool
+
 	// ListLease is how long a writer holds a relationship list for a change too
 	// large for one transaction. A writer that is cut off holds it until it
 	// expires; then the next writer of the list takes it over, finishes the writes

@@ -85,7 +85,7 @@ func (c *Client) listCall(ctx context.Context, kind listKind, subject Key, predi
 	for _, opt := range opts {
 		opt(&op)
 	}
-	write := c.writeList
+	write := c.writeListCombined
 	if c.sets[predicate] {
 		write = c.writeSet
 	}

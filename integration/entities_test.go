@@ -105,7 +105,7 @@ func TestUpdateOfAMissingEntityIsNotFound(t *testing.T) {
 		version  int64
 		requests map[string]int
 	}{
-		{"without a version: read first", time.Time{}, 0, map[string]int{"GetItem": 1}},
+		{"without a version: the update's condition fails", time.Time{}, 0, map[string]int{"UpdateItem": 1}},
 		{"with Created but no version: read first", time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), 0, map[string]int{"GetItem": 1}},
 		{"with a version: the put's condition fails", time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), 3, map[string]int{"PutItem": 1}},
 	}
@@ -146,27 +146,88 @@ func TestUpdateKeepsCreatedAndReplacesAttributes(t *testing.T) {
 	require.Equal(t, updated.Updated, got.Updated)
 }
 
-func TestUpdateWithoutCreatedReadsItFirst(t *testing.T) {
+func TestUpdateWithoutAVersionIsOneRequest(t *testing.T) {
 	db, counter, _ := newStore(t)
-	created, err := db.Create(ctx, person("ada", nil))
+	created, err := db.Create(ctx, person("ada", map[string]any{"v": "a"}))
 	require.NoError(t, err)
 	counter.Reset()
 
 	updated, err := db.Update(ctx, person("ada", map[string]any{"v": "x"}))
 	require.NoError(t, err)
-	require.Equal(t, map[string]int{"GetItem": 1, "PutItem": 1}, requests(counter))
+	require.Equal(t, map[string]int{"UpdateItem": 1}, requests(counter), "the same attribute names: updated in place")
 	require.Equal(t, created.Created, updated.Created)
+	require.Equal(t, created.Version+1, updated.Version)
+}
+
+// TestAWriteWithoutAVersionLeavesNothingOfTheStoredAttributes writes entities
+// without their versions over stored ones whose attribute names differ, or that a
+// patch changed: nothing of the stored attributes survives, at the cost of one
+// refused update.
+func TestAWriteWithoutAVersionLeavesNothingOfTheStoredAttributes(t *testing.T) {
+	tests := []struct {
+		name   string
+		stored map[string]any
+		meta   map[string]any
+		patch  *ryno.Patch
+		write  map[string]any
+		calls  map[string]int
+	}{
+		{"the same names", map[string]any{"a": "1", "b": "2"}, nil, nil, map[string]any{"a": "3", "b": "4"},
+			map[string]int{"UpdateItem": 1}},
+		{"a name dropped", map[string]any{"a": "1", "b": "2"}, nil, nil, map[string]any{"a": "3"},
+			map[string]int{"UpdateItem": 1, "PutItem": 1}},
+		{"a name added", map[string]any{"a": "1"}, nil, nil, map[string]any{"a": "3", "c": "5"},
+			map[string]int{"UpdateItem": 1, "PutItem": 1}},
+		{"metadata dropped", map[string]any{"a": "1"}, map[string]any{"m": "x"}, nil, map[string]any{"a": "3"},
+			map[string]int{"UpdateItem": 1, "PutItem": 1}},
+		{"a name a patch added", map[string]any{"a": "1"}, nil, &ryno.Patch{Set: map[string]any{"p": "1"}}, map[string]any{"a": "3"},
+			map[string]int{"UpdateItem": 1, "PutItem": 1}},
+		{"a patch changing no name", map[string]any{"a": "1"}, nil, &ryno.Patch{Set: map[string]any{"a": "2"}}, map[string]any{"a": "3"},
+			map[string]int{"UpdateItem": 1, "PutItem": 1}},
+	}
+	for _, tt := range tests {
+		for _, op := range []string{"Set", "Update"} {
+			t.Run(tt.name+", "+op, func(t *testing.T) {
+				db, counter, _ := newStore(t)
+				stored := person("ada", tt.stored)
+				stored.Meta = tt.meta
+				created, err := db.Create(ctx, stored)
+				require.NoError(t, err)
+				if tt.patch != nil {
+					_, err := db.Patch(ctx, stored.Key, *tt.patch)
+					require.NoError(t, err)
+				}
+				counter.Reset()
+
+				write := db.Set
+				if op == "Update" {
+					write = db.Update
+				}
+				got, err := write(ctx, person("ada", tt.write))
+				require.NoError(t, err)
+				require.Equal(t, tt.calls, requests(counter))
+				read, err := db.Get(ctx, stored.Key)
+				require.NoError(t, err)
+				require.Equal(t, person("ada", tt.write).Attributes, read.Attributes, "only the attributes written")
+				require.Empty(t, read.Meta)
+				require.Equal(t, created.Created, read.Created)
+				require.Equal(t, got.Version, read.Version)
+				require.Equal(t, got.Attributes, read.Attributes)
+			})
+		}
+	}
 }
 
 func TestSetTwiceKeepsCreatedAndMovesUpdated(t *testing.T) {
 	db, counter, _ := newStore(t)
 	first, err := db.Set(ctx, person("ada", map[string]any{"v": 1}))
 	require.NoError(t, err)
-	require.Equal(t, map[string]int{"PutItem": 1}, requests(counter), "a new entity costs one request")
+	require.Equal(t, map[string]int{"UpdateItem": 1}, requests(counter), "a new entity costs one request")
 
 	second, err := db.Set(ctx, person("ada", map[string]any{"v": 2}))
 	require.NoError(t, err)
-	require.Equal(t, map[string]int{"PutItem": 2}, requests(counter), "without Created: the conditional create fails and returns it")
+	require.Equal(t, map[string]int{"UpdateItem": 1}, requests(counter), "without its version, of the same attribute names: one update in place")
+	require.Equal(t, first.Version+1, second.Version)
 	require.Equal(t, first.Created, second.Created)
 	require.True(t, second.Updated.After(first.Updated))
 

@@ -57,6 +57,28 @@ func TestAWriteWhoseResponseIsLostRecognisesItself(t *testing.T) {
 	}
 }
 
+func TestASetWithoutAVersionWhoseResponseIsLostAppliesOnce(t *testing.T) {
+	for _, existing := range []bool{false, true} {
+		t.Run(map[bool]string{false: "a new entity", true: "an existing one"}[existing], func(t *testing.T) {
+			s, faults := lostStore(t, ryno.Options{})
+			want := int64(1)
+			if existing {
+				_, err := s.Create(ctx, person("ada", map[string]any{"email": "ada@example.com"}))
+				require.NoError(t, err)
+				want = 2
+			}
+			faults.LoseResponses("UpdateItem", 1, lose)
+			set, err := s.Set(ctx, person("ada", map[string]any{"email": "countess@example.com"}))
+			require.NoError(t, err, "the update landed: sent again, it finds its own write")
+			require.Equal(t, want, set.Version, "applied once")
+			got, err := s.Get(ctx, set.Key, ryno.Consistent())
+			require.NoError(t, err)
+			require.Equal(t, want, got.Version)
+			require.Equal(t, "countess@example.com", got.Attributes["email"])
+		})
+	}
+}
+
 func TestAPatchWhoseResponseIsLostAddsOnce(t *testing.T) {
 	s, faults := lostStore(t, ryno.Options{})
 	k := person("counter", nil).Key

@@ -180,6 +180,8 @@ func (c *Client) patchInput(k Key, ep encodedPatch, o writeOptions, token string
 	for _, n := range ep.remove {
 		u = u.Remove(a.name(n))
 	}
+	// The patch may add or remove names: the item's shape is no longer known.
+	u = u.Remove(expression.Name(schema.AttrShape))
 	for _, n := range slices.Sorted(maps.Keys(ep.add)) {
 		u = u.Add(a.name(n), expression.Value(&types.AttributeValueMemberN{Value: ep.add[n]}))
 	}

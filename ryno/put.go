@@ -33,7 +33,8 @@ func (c *Client) Create(ctx context.Context, e *Entity, opts ...WriteOption) (_ 
 // the store), the stored entity must still have it: otherwise the call fails with a
 // *ConflictError matching ErrConflict and writes nothing. Without a Version it
 // replaces whatever is stored, and fails with ErrNotFound when the entity does not
-// exist. IfVersion and If add conditions; see Set for lists and indexes.
+// exist: one UpdateItem when the stored entity has the same attribute names (see
+// Set). IfVersion and If add conditions; see Set for lists and indexes.
 func (c *Client) Update(ctx context.Context, e *Entity, opts ...WriteOption) (_ *Entity, err error) {
 	ctx, call, err := c.begin(ctx, "Update")
 	defer call.end(&err)
@@ -46,6 +47,12 @@ func (c *Client) Update(ctx context.Context, e *Entity, opts ...WriteOption) (_ 
 // Set stores the entity whether or not it exists (an upsert), keeping the Created
 // time of an existing one, and returns it as stored. When e carries a Version, the
 // stored entity must still have it, as for Update.
+//
+// Without a Version, an entity of a type without indexes, written with no lists and
+// no condition, is one UpdateItem when it is new or the stored one has the same
+// attribute names (and metadata or not): nothing of the stored item can survive it.
+// Otherwise the refused update returns the stored item, and the entity is put under
+// its version.
 //
 // Lists are written only when asked for with ReplaceLists: e.Relationships, filled
 // by Get, is never written back. The entity, the changes to its index entries and
@@ -163,6 +170,16 @@ func (w *write) first() (x expectation, read bool) {
 func (w *write) run(ctx context.Context) (*Entity, error) {
 	x, read := w.first()
 	pace := w.c.conflictPacer()
+	if in := w.upsertInput(); in != nil {
+		done, next, err := w.upsert(ctx, in)
+		if done != nil || err != nil {
+			return done, err
+		}
+		x, read = next, false
+		if err := pace.wait(ctx); err != nil {
+			return nil, &ConflictError{Key: w.e.Key, Reason: "concurrent writers kept changing it: " + err.Error()}
+		}
+	}
 	for {
 		snap, done, err := w.read(ctx, x, read)
 		if done != nil || err != nil {
@@ -384,6 +401,7 @@ func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeVa
 	item[schema.AttrUpdated] = str(schema.FormatTime(w.now))
 	item[schema.AttrVersion] = number(x.next())
 	item[schema.AttrToken] = str(w.token)
+	item[schema.AttrShape] = str(shapeOf(w.base))
 	if w.mine != "" {
 		item[schema.AttrIndexes] = str(w.mine)
 	}

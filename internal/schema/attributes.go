@@ -14,6 +14,10 @@ const (
 	AttrUpdated      = "_updated" // FormatTime; GSI sort key
 	AttrMeta         = "_meta"
 	AttrIndexEntries = "_index_entries" // index name -> index keys emitted at the last write
+	// AttrShape is a digest of the names of the item's attributes and metadata, as
+	// its last whole write stored them; a patch removes it. A write without a
+	// version updates the item in place when the shapes match.
+	AttrShape = "_shape"
 
 	// Concurrency control; see package ryno.
 	AttrVersion  = "_version"  // N: 1 on create, +1 on every write

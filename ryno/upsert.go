@@ -1,0 +1,102 @@
+package ryno
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// A Set or Update without a version need not know what is stored to replace it,
+// only that nothing of the stored item would survive the write: every item records
+// its shape, a digest of the names of its attributes and metadata. The write is then
+// one UpdateItem that sets every attribute, keeps Created, bumps the version, and is
+// conditioned on a stored item of the same shape (or none, for a Set) that no other
+// write marks. Otherwise its condition returns the stored item, and the write goes
+// on from it as after any refusal. Entities of indexed types, and writes with lists
+// or a condition, read what they replace first.
+
+// maxUpsertExpression bounds the update expression of an upsert, below DynamoDB's
+// 4 KB: an entity with more attribute names is put after a read instead.
+const maxUpsertExpression = 3500
+
+// shapeOf is the digest of the names of base's attributes and metadata: 16 bytes of
+// SHA-256 over the sorted names, each prefixed with its length, base64-encoded.
+func shapeOf(base map[string]types.AttributeValue) string {
+	var names []string
+	for name := range base {
+		if name == schema.AttrMeta || !strings.HasPrefix(name, schema.ReservedPrefix) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	h := sha256.New()
+	for _, name := range names { // length-prefixed: no two lists of names write alike
+		fmt.Fprintf(h, "%d:%s", len(name), name)
+	}
+	return base64.RawStdEncoding.EncodeToString(h.Sum(nil)[:16])
+}
+
+// upsertInput returns the UpdateItem of a write that needs no read, or nil.
+func (w *write) upsertInput() *dynamodb.UpdateItemInput {
+	if w.mode == modeCreate || w.e.Version > 0 || !w.e.Created.IsZero() || w.indexed() || len(w.predicates) > 0 || w.cond != nil {
+		return nil
+	}
+	now := str(schema.FormatTime(w.now))
+	created := expression.Name(schema.AttrCreated)
+	version := expression.Name(schema.AttrVersion)
+	u := expression.Set(created, expression.IfNotExists(created, expression.Value(now))).
+		Set(expression.Name(schema.AttrUpdated), expression.Value(now)).
+		Set(version, expression.Plus(expression.IfNotExists(version, expression.Value(number(0))), expression.Value(number(1)))).
+		Set(expression.Name(schema.AttrToken), expression.Value(str(w.token))).
+		Set(expression.Name(schema.AttrShape), expression.Value(str(shapeOf(w.base)))).
+		Remove(expression.Name(schema.AttrIndexEntries))
+	var a aliases
+	key := w.e.Key.item()
+	for _, name := range slices.Sorted(maps.Keys(w.base)) {
+		if _, isKey := key[name]; !isKey {
+			u = u.Set(a.name(name), expression.Value(w.base[name]))
+		}
+	}
+	same := expression.Name(schema.AttrShape).Equal(expression.Value(str(shapeOf(w.base)))).
+		And(expression.AttributeNotExists(expression.Name(schema.AttrPending)),
+			expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
+			expression.AttributeNotExists(expression.Name(schema.AttrIndexes)),
+			// Sent again after a lost response, it finds its own write and stops.
+			expression.Name(schema.AttrToken).NotEqual(expression.Value(str(w.token))))
+	cond := expression.AttributeNotExists(expression.Name(schema.AttrID)).Or(same)
+	if w.mode == modeUpdate {
+		cond = expression.AttributeExists(expression.Name(schema.AttrID)).And(same)
+	}
+	b := build(cond, &u)
+	if len(*b.update)+len(*b.condition) > maxUpsertExpression {
+		return nil
+	}
+	a.resolve(b.names)
+	return w.c.entityUpdate(w.e.Key, b)
+}
+
+// upsert sends in. It returns the entity as stored, or the expectation a put must
+// meet next, decided from the item that refused it.
+func (w *write) upsert(ctx context.Context, in *dynamodb.UpdateItemInput) (*Entity, expectation, error) {
+	send := w.c.updateSend(in)
+	a := w.c.settle(ctx, send, send)
+	switch a.outcome {
+	case committed:
+		e, err := decodeEntity(a.item)
+		return e, expectation{}, err
+	case conditionFailed:
+		x, done, err := w.decideFromItem(ctx, a.item)
+		return done, x, err
+	}
+	return nil, expectation{}, wrap(a.err, "%s %s", w.mode, w.e.Key)
+}

@@ -173,8 +173,10 @@ func expected(err error) bool {
 	return errors.Is(err, ErrNotFound) || errors.Is(err, ErrConflict) || errors.Is(err, ErrInvalid)
 }
 
-// logCall logs the end of a call: failures that may leave work undone at Error,
-// conflicts with other writers at Info, the rest at Debug.
+// logCall logs the end of a call: failures that may leave work undone at Error, the
+// rest at Debug. A conflict (a stale version, an entity that exists, a list another
+// writer holds) is an answer the caller handles, as an HTTP service answers 409 or
+// 412: it is no news to the operator.
 func logCall(ctx context.Context, log *slog.Logger, r CallReport) {
 	level, msg := slog.LevelDebug, "ryno: call"
 	var partial *PartialWriteError
@@ -182,7 +184,7 @@ func logCall(ctx context.Context, log *slog.Logger, r CallReport) {
 	case errors.Is(r.Err, ErrUnprocessed), errors.Is(r.Err, ErrOutcomeUnknown), errors.As(r.Err, &partial):
 		level, msg = slog.LevelError, "ryno: call failed part-way"
 	case errors.Is(r.Err, ErrConflict):
-		level, msg = slog.LevelInfo, "ryno: call met a conflicting write"
+		msg = "ryno: call met a conflicting write"
 	}
 	if !log.Enabled(ctx, level) {
 		return

@@ -267,3 +267,31 @@ func TestOnCallReceivesTheCallersContext(t *testing.T) {
 		t.Errorf("OnCall saw request IDs %v, want [r-1]", seen)
 	}
 }
+
+func TestLogCallLevels(t *testing.T) {
+	tests := []struct {
+		name       string
+		err        error
+		level, msg string
+	}{
+		{"done", nil, "DEBUG", "ryno: call"},
+		{"not found", ErrNotFound, "DEBUG", "ryno: call"},
+		{"a stale version", &ConflictError{Expected: 2, Stored: 3}, "DEBUG", "ryno: call met a conflicting write"},
+		{"an entity that exists", ErrExists, "DEBUG", "ryno: call met a conflicting write"},
+		{"an unknown outcome", ErrOutcomeUnknown, "ERROR", "ryno: call failed part-way"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			logCall(context.Background(), log, CallReport{Op: "Update", Err: tt.err})
+			var line map[string]any
+			if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+				t.Fatalf("log line %q: %v", buf.String(), err)
+			}
+			if line["level"] != tt.level || line["msg"] != tt.msg {
+				t.Errorf("got %v %q, want %s %q", line["level"], line["msg"], tt.level, tt.msg)
+			}
+		})
+	}
+}

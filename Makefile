@@ -93,7 +93,7 @@ fuzz:
 	@GO="$(GO)" FUZZTIME="$(FUZZTIME)" scripts/fuzz.sh $(FUZZ_PACKAGES)
 
 api:
-	@$(GO) run ./internal/tools/apicount ryno tables relationships indexing migrations cli
+	@$(GO) run ./internal/tools/apicount ryno tables relationships indexing migrations cli rynotest
 
 clean:
 	rm -rf $(BUILD)

@@ -422,6 +422,25 @@ func ExampleClient_Transact() {
 	}
 }
 
+func ExampleClient_TransactNext() {
+	ctx := context.Background()
+	db := connect()
+	project := ryno.Key{Scope: "acme", Type: "project", ID: "rocket"}
+
+	// Issue numbers per project, drawn with the create: 1, 2, 3, ... with no gap and
+	// no repeat, however many requests create issues at once.
+	n, _, err := db.TransactNext(ctx, project, "issues", func(n int64) ([]ryno.Op, error) {
+		return []ryno.Op{ryno.TxCreate(&ryno.Entity{
+			Key:        ryno.Key{Scope: "acme", Type: "issue", ID: fmt.Sprintf("rocket-%d", n)},
+			Attributes: map[string]any{"project": "rocket", "number": n, "title": "Fuel leak"},
+		})}, nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("created issue", n)
+}
+
 func ExampleIndex_unique() {
 	ctx := context.Background()
 	cfg, err := config.LoadDefaultConfig(ctx)

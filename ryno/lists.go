@@ -170,6 +170,7 @@ const (
 	roleObject                 // an object's existence check
 	roleIndex                  // an index entry
 	roleClaim                  // a claim of a unique index value
+	roleSequence               // a draw from a sequence
 )
 
 // listTransaction accumulates the actions of one transaction writing lists, with the

@@ -25,8 +25,9 @@ type Op struct {
 	patch     Patch
 	opts      []WriteOption
 	cond      Condition
-	predicate string
+	predicate string // of a list; the name of a sequence
 	objects   []Key
+	from      int64 // the number a draw from a sequence last read
 }
 
 type opKind int
@@ -40,10 +41,11 @@ const (
 	opCheck
 	opAdd
 	opRemove
+	opSequence
 )
 
 func (k opKind) String() string {
-	return [...]string{"create", "update", "set", "patch", "delete", "check", "add relationships", "remove relationships"}[k]
+	return [...]string{"create", "update", "set", "patch", "delete", "check", "add relationships", "remove relationships", "draw from sequence"}[k]
 }
 
 // TxCreate creates e, as Create does, in a transaction.
@@ -243,10 +245,10 @@ func (c *Client) prepareTx(ops []Op) (*tx, error) {
 			return nil, wrap(err, "transaction operation %d (%s)", i, op.kind)
 		}
 		switch k := p.subject(); op.kind {
-		case opAdd, opRemove:
-			id := k.String() + "\x00" + op.predicate
+		case opAdd, opRemove, opSequence:
+			id := fmt.Sprint(op.kind == opSequence, "\x00", k.String(), "\x00", op.predicate)
 			if lists[id] {
-				return nil, &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("the list %s -%s-> is in two operations", k, op.predicate)}
+				return nil, &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("the list or sequence %s %s is in two operations", k, op.predicate)}
 			}
 			lists[id] = true
 		default:
@@ -268,7 +270,7 @@ func (c *Client) prepareTx(ops []Op) (*tx, error) {
 	}
 	t.joined = map[Key]*txOp{}
 	for _, p := range t.ops {
-		if p.kind == opAdd || p.kind == opRemove {
+		if p.kind == opAdd || p.kind == opRemove || p.kind == opSequence {
 			if chk, ok := checks[p.key]; ok {
 				t.joined[p.key] = chk
 			}
@@ -404,6 +406,8 @@ func (t *tx) plan(ctx context.Context, op *txOp) (*txPart, error) {
 			return &txPart{op: op}, nil // checked by the list operation of its subject
 		}
 		return t.c.txCheck(op), nil
+	case opSequence:
+		return t.c.txSequence(op, t.written, t.joined[op.key])
 	}
 	return t.c.txList(ctx, op, t.written, t.joined[op.key])
 }

@@ -41,6 +41,10 @@ const (
 	AttrObjectKey          = "_object_key"           // SubjectKey of the object; reverse GSI partition key
 	AttrPredicateKey       = "_predicate_key"        // PredicateKey; sort key
 	AttrPredicateObjectKey = "_predicate_object_key" // PredicateObjectKey; LSI sort key
+
+	// A sequence item (SequenceKey) holds the last number drawn, and its name.
+	AttrValue    = "_value"    // N
+	AttrSequence = "_sequence" // S
 )
 
 // Attributes of the bookkeeping items of a relationship list (see ListHeadKey and

@@ -147,8 +147,13 @@ const (
 	ListHeadPrefix   = "\x01"
 	ListMarkerPrefix = "\x02"
 	ListIntentPrefix = "\x03"
+	SequencePrefix   = "\x04"
 	EntriesStart     = "\x1f" // every entry's _predicate_key sorts after it
 )
+
+// SequenceKey returns the _predicate_key of the item holding the last number drawn
+// from an entity's sequence name, in the entity's partition.
+func SequenceKey(name string) string { return SequencePrefix + Escape(name) }
 
 // ListHeadKey returns the _predicate_key of the head of a subject's list for
 // predicate.

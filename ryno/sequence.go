@@ -1,0 +1,180 @@
+package ryno
+
+import (
+	"context"
+	"errors"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// A sequence is a named counter of an entity, its owner: TransactNext draws its next
+// number and commits it with the operations that use it, in one transaction, so a
+// number is used exactly when it is drawn. The last number drawn is one item in the
+// owner's partition of the relationship entries table (schema.SequenceKey), which
+// the owner's Delete deletes with its lists.
+
+// drawAttempts multiplies Options.Conflicts.MaxAttempts for the draws of one call.
+const drawAttempts = 4
+
+// errSequenceMoved is the refusal of a draw another call made first.
+var errSequenceMoved = errors.New("ryno: the sequence was drawn from meanwhile")
+
+// TransactNext draws the next number of owner's sequence name (1 first, then 2, and
+// so on), and commits the draw with the operations build returns for that number
+// in one TransactWriteItems: the number goes into an entity created, a unique
+// index value, whatever the operations write. The owner must exist (ErrNotFound).
+// It returns the number and the operations' results.
+//
+// A draw another call committed first refuses the transaction; TransactNext then
+// reads the sequence and calls build again with the next number. As each such
+// refusal means another draw committed, it makes four times the attempts of
+// Options.Conflicts (40 by default), with its backoff: n calls drawing at once all
+// succeed while n stays below that. Any other refusal fails the call with the
+// *TransactionError of Transact, and nothing is drawn: numbers are never repeated,
+// and a number is skipped only by a call that failed after its commit was sent
+// (ErrOutcomeUnknown). Two rounds when nobody else draws and the operations read
+// nothing: the sequence's GetItem, then the transaction.
+func (c *Client) TransactNext(ctx context.Context, owner Key, name string, build func(n int64) ([]Op, error)) (_ int64, _ []OpResult, err error) {
+	ctx, call, err := c.begin(ctx, "TransactNext")
+	defer call.end(&err)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := validateSequence(owner, name); err != nil {
+		return 0, nil, err
+	}
+	if build == nil {
+		return 0, nil, invalid("TransactNext", name, "needs a function building the operations")
+	}
+	pace := c.conflictPacer()
+	pace.opts.MaxAttempts *= drawAttempts
+	for {
+		last, err := c.readSequence(ctx, owner, name, true)
+		if err != nil {
+			return 0, nil, wrap(err, "sequence %s of %s", name, owner)
+		}
+		ops, err := build(last + 1)
+		if err != nil {
+			return 0, nil, err
+		}
+		draw := Op{kind: opSequence, key: owner, predicate: name, from: last}
+		results, err := c.Transact(ctx, append(ops, draw)...)
+		if err == nil {
+			return last + 1, results[:len(ops)], nil
+		}
+		if moved, rerr := c.sequenceMoved(ctx, owner, name, last, err); rerr != nil || !moved {
+			return 0, nil, errors.Join(err, rerr)
+		}
+		if err := pace.wait(ctx); err != nil {
+			return 0, nil, &ConflictError{Key: owner, Reason: "other calls kept drawing from sequence " + name + ": " + err.Error()}
+		}
+	}
+}
+
+// sequenceMoved reports whether a transaction refused with err drew from a
+// sequence another call drew from since it read last: then every operation built
+// for the number after last may be refused for that alone (an entity of that number
+// exists, a unique value is taken), whether at the commit or while planning, and
+// the draw is made again.
+func (c *Client) sequenceMoved(ctx context.Context, owner Key, name string, last int64, err error) (bool, error) {
+	var refused *TransactionError
+	switch {
+	case errors.Is(err, errSequenceMoved):
+		return true, nil
+	case !errors.As(err, &refused):
+		return false, nil
+	}
+	now, rerr := c.readSequence(ctx, owner, name, true)
+	return now != last, rerr
+}
+
+// Sequence returns the last number drawn from owner's sequence name: 0 when none
+// was. One GetItem, strongly consistent with Options.ConsistentRead.
+func (c *Client) Sequence(ctx context.Context, owner Key, name string) (_ int64, err error) {
+	ctx, call, err := c.begin(ctx, "Sequence")
+	defer call.end(&err)
+	if err != nil {
+		return 0, err
+	}
+	if err := validateSequence(owner, name); err != nil {
+		return 0, err
+	}
+	n, err := c.readSequence(ctx, owner, name, c.opts.ConsistentRead)
+	return n, wrap(err, "sequence %s of %s", name, owner)
+}
+
+func validateSequence(owner Key, name string) error {
+	if err := owner.Validate(); err != nil {
+		return err
+	}
+	if err := schema.ValidateComponent("sequence", name); err != nil {
+		return err
+	}
+	return schema.ValidateKeyLength("sequence", schema.SequenceKey(name), schema.MaxSortKeyBytes)
+}
+
+// sequenceKey is the primary key of the item of owner's sequence name.
+func sequenceKey(owner Key, name string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		schema.AttrSubjectKey:   str(owner.String()),
+		schema.AttrPredicateKey: str(schema.SequenceKey(name)),
+	}
+}
+
+// readSequence reads the last number drawn from owner's sequence name.
+func (c *Client) readSequence(ctx context.Context, owner Key, name string, consistent bool) (int64, error) {
+	in := getInput(c.names.Relationships, sequenceKey(owner, name))
+	in.ConsistentRead = aws.Bool(consistent)
+	out, err := c.api.GetItem(ctx, in)
+	if err != nil || out.Item == nil {
+		return 0, err
+	}
+	return versionValue(out.Item[schema.AttrValue])
+}
+
+// txSequence plans a draw from a sequence in a transaction: its item set from the
+// number last read to the next, on the condition that it still holds the number
+// read, and the owner's existence checked (by its write, when the transaction
+// writes it).
+func (c *Client) txSequence(op *txOp, written map[Key]opKind, joined *txOp) (*txPart, error) {
+	p := &txPart{op: op, joined: joined}
+	switch kind, ok := written[op.key]; {
+	case ok && kind == opDelete:
+		return nil, invalid("Transact", op.key.String(), "deletes the owner of a sequence it draws from")
+	case ok && kind != opCheck:
+		p.t.checked = map[Key]bool{op.key: true}
+	}
+	var also *Condition
+	if joined != nil {
+		also = &joined.cond
+	}
+	c.checkEntityAlso(&p.t, op.key, actionRole{kind: roleEntity}, also)
+	value := expression.Name(schema.AttrValue)
+	cond := value.Equal(expression.Value(number(op.from)))
+	if op.from == 0 {
+		cond = expression.AttributeNotExists(value)
+	}
+	u := expression.Set(value, expression.Value(number(op.from+1))).
+		Set(expression.Name(schema.AttrSequence), expression.Value(str(op.predicate))).
+		Set(expression.Name(schema.AttrSubjectScope), expression.Value(str(op.key.Scope))).
+		Set(expression.Name(schema.AttrSubjectType), expression.Value(str(op.key.Type))).
+		Set(expression.Name(schema.AttrSubjectID), expression.Value(str(op.key.ID)))
+	b := build(cond, &u)
+	key := sequenceKey(op.key, op.predicate)
+	p.t.add(types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(c.names.Relationships), Key: key,
+		UpdateExpression: b.update, ConditionExpression: b.condition,
+		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+	}}, actionRole{kind: roleSequence}, schema.ItemSize(key))
+	p.refused = func(_ context.Context, role actionRole, _ map[string]types.AttributeValue) (bool, error) {
+		if role.kind == roleEntity {
+			return false, notFound(op.key)
+		}
+		return false, errSequenceMoved
+	}
+	return p, nil
+}

@@ -163,14 +163,14 @@ type actionRole struct {
 type roleKind int
 
 const (
-	roleEntity roleKind = iota // the entity put of a Set, or the subject's check
-	roleHead                   // a list's head
-	roleMarker                 // a marker
-	roleEntry                  // an entry put or delete
-	roleObject                 // an object's existence check
-	roleIndex                  // an index entry
-	roleClaim                  // a claim of a unique index value
-	roleSequence               // a draw from a sequence
+	roleEntity   roleKind = iota // the entity put of a Set, or the subject's check
+	roleHead                     // a list's head
+	roleMarker                   // a marker
+	roleEntry                    // an entry put or delete
+	roleObject                   // an object's existence check
+	roleIndex                    // an index entry
+	roleClaim                    // a claim of a unique index value
+	roleSequence                 // a draw from a sequence
 )
 
 // listTransaction accumulates the actions of one transaction writing lists, with the

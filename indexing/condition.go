@@ -41,8 +41,10 @@ func All() Condition { return Condition{} }
 func Equal(v Value) Condition { return Condition{op: opEqual, a: v} }
 
 // BeginsWith matches the string values that start with prefix, itself a string
-// Value: BeginsWith(String("ad")) matches String("ada"). Other kinds are rejected; use
-// Between for their ranges.
+// Value: BeginsWith(String("ad")) matches String("ada"). Given a tuple, it matches
+// the tuples whose first parts are prefix's parts: BeginsWith(Tuple(String("acme")))
+// matches Tuple(String("acme"), Int(1)) but not Tuple(String("acmeX")). Other kinds
+// are rejected; use Between for their ranges.
 func BeginsWith(prefix Value) Condition { return Condition{op: opBeginsWith, a: prefix} }
 
 // Between matches the values from lo to hi, both included. lo and hi must be of the
@@ -72,9 +74,9 @@ func (c Condition) Validate() error {
 	}
 	switch c.op {
 	case opBeginsWith:
-		if c.a.kind != KindString {
+		if c.a.kind != KindString && c.a.kind != KindTuple {
 			return invalid("Condition", c.String(), fmt.Sprintf(
-				"begins_with needs a string value, not a %s; use Between for a range", c.a.kind))
+				"begins_with needs a string or a tuple value, not a %s; use Between for a range", c.a.kind))
 		}
 	case opBetween:
 		return c.validateBetween()

@@ -89,7 +89,7 @@ func TestConditionExpressionRejects(t *testing.T) {
 		{"zero value", indexing.Equal(indexing.Value{}), "acme", "idx", "zero Value"},
 		{"NaN", indexing.Less(indexing.Float(math.NaN())), "acme", "idx", "lt condition: invalid float value: NaN"},
 		{"empty string", indexing.Greater(indexing.String("")), "acme", "idx", "must not be empty"},
-		{"begins with int", indexing.BeginsWith(indexing.Int(1)), "acme", "idx", "begins_with needs a string value, not a int"},
+		{"begins with int", indexing.BeginsWith(indexing.Int(1)), "acme", "idx", "begins_with needs a string or a tuple value, not a int"},
 		{"between kinds", indexing.Between(indexing.Int(1), indexing.Float(2)), "acme", "idx", "not a int and a float"},
 		{"between reversed", indexing.Between(indexing.Int(2), indexing.Int(1)), "acme", "idx", "lower bound first"},
 		{"between invalid upper", indexing.Between(indexing.Int(2), indexing.Value{}), "acme", "idx", "upper bound"},
@@ -201,6 +201,10 @@ func valueCorpus() []indexing.Value {
 		indexing.Float(0), indexing.Float(math.SmallestNonzeroFloat64), indexing.Float(5), indexing.Float(math.Inf(1)),
 		indexing.Time(time.Time{}), indexing.Time(base.Add(-1)), indexing.Time(base), indexing.Time(base.Add(1)),
 		indexing.Time(time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)),
+		indexing.Tuple(indexing.String("a")), indexing.Tuple(indexing.String("a"), indexing.Int(5)),
+		indexing.Tuple(indexing.String("a"), indexing.Int(16)), indexing.Tuple(indexing.String("a "), indexing.Int(0)),
+		indexing.Tuple(indexing.String("ab")), indexing.Tuple(indexing.String("a"), indexing.String("open"), indexing.Time(base)),
+		indexing.Tuple(indexing.Int(-1), indexing.Bool(true)), indexing.Tuple(indexing.Bool(false), indexing.String("~")),
 	}
 }
 

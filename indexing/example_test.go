@@ -53,3 +53,19 @@ func ExampleCondition_Expression() {
 	// _scope_index_name _index_key
 	// 3 values
 }
+
+func ExampleTuple() {
+	opened := time.Date(2026, 3, 9, 10, 0, 0, 0, time.UTC)
+	v := indexing.Tuple(indexing.String("acme|web"), indexing.String("open"), indexing.Time(opened))
+	fmt.Println(v)
+	fmt.Println(v.Parts()[1])
+
+	open := indexing.BeginsWith(indexing.Tuple(indexing.String("acme|web"), indexing.String("open")))
+	fmt.Println(open.Match(v))
+	fmt.Println(open.Match(indexing.Tuple(indexing.String("acme|web"), indexing.String("open|stale"))))
+	// Output:
+	// ("acme|web", "open", 2026-03-09T10:00:00Z)
+	// "open"
+	// true
+	// false
+}

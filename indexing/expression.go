@@ -122,7 +122,8 @@ func kindStart(k Kind) string { return string(rune(k.tag())) }
 func kindEnd(k Kind) string   { return string(rune(k.tag() + 1)) }
 
 // decrementLast returns enc with its last byte decremented. The fixed-width
-// encodings end in an ASCII letter or digit, so the result is still ASCII.
+// encodings end in an ASCII letter or digit, a tuple's in partEnd (0x02), so the
+// result is still ASCII, and no encoding lies between it and enc.
 func decrementLast(enc string) string {
 	return enc[:len(enc)-1] + string(rune(enc[len(enc)-1]-1))
 }

@@ -3,6 +3,7 @@ package indexing_test
 import (
 	"cmp"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -125,13 +126,34 @@ func rebuild(t *testing.T, v indexing.Value) indexing.Value {
 		return indexing.Float(x)
 	case time.Time:
 		return indexing.Time(x)
+	case []any:
+		parts := v.Parts()
+		require.Len(t, x, len(parts))
+		for i, p := range parts {
+			require.Equal(t, p, rebuild(t, p), "part %d", i)
+		}
+		return indexing.Tuple(parts...)
 	}
 	require.Failf(t, "unexpected Interface", "%T", v.Interface())
 	return indexing.Value{}
 }
 
-// fuzzValue builds a value of one of the kinds from fuzzer input.
+// fuzzValue builds a value of one of the kinds from fuzzer input: a tuple of up to
+// three parts built the same way from the bytes of kind, n and s.
 func fuzzValue(kind uint8, n int64, s string) indexing.Value {
+	if kind%6 == 5 {
+		var parts []indexing.Value
+		for i := range 1 + int(kind/6)%3 {
+			cut := min(len(s), i+1)
+			parts = append(parts, fuzzPart(kind>>uint(i), n>>uint(8*i), s[:cut]))
+		}
+		return indexing.Tuple(parts...)
+	}
+	return fuzzPart(kind, n, s)
+}
+
+// fuzzPart builds a value of one of the kinds but tuples from fuzzer input.
+func fuzzPart(kind uint8, n int64, s string) indexing.Value {
 	switch kind % 5 {
 	case 0:
 		return indexing.String(s)
@@ -188,5 +210,79 @@ func FuzzExpressionAgreesWithMatch(f *testing.F) {
 		requireWellFormed(t, x)
 		require.Equal(t, cond.Match(v), evalKeyCondition(t, x, "scope:index", v.Encoding()),
 			"condition %s on %q: %s", cond, v, x.KeyCondition)
+	})
+}
+
+// compareTuples orders tuples as Tuple promises: part by part, a tuple before its
+// extensions; parts of different kinds by kind, of one kind by value.
+func compareTuples(a, b []indexing.Value) int {
+	for i := range min(len(a), len(b)) {
+		if c := comparePart(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+var kindOrder = map[indexing.Kind]int{indexing.KindString: 0, indexing.KindBool: 1, indexing.KindFloat: 2, indexing.KindInt: 3, indexing.KindTime: 4}
+
+func comparePart(a, b indexing.Value) int {
+	if a.Kind() != b.Kind() {
+		return cmp.Compare(kindOrder[a.Kind()], kindOrder[b.Kind()])
+	}
+	switch x := a.Interface().(type) {
+	case string:
+		return cmp.Compare(x, b.Interface().(string))
+	case bool:
+		return cmp.Compare(boolInt(x), boolInt(b.Interface().(bool)))
+	case int64:
+		return cmp.Compare(x, b.Interface().(int64))
+	case float64:
+		y := b.Interface().(float64)
+		if x == y { // -0 and 0 are one value
+			return 0
+		}
+		return cmp.Compare(x, y)
+	case time.Time:
+		return x.Compare(b.Interface().(time.Time))
+	}
+	panic("unexpected kind")
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func FuzzTupleOrder(f *testing.F) {
+	f.Add(uint8(0), int64(0), "ab", uint8(0), int64(0), "abc")
+	f.Add(uint8(11), int64(5), "acme", uint8(17), int64(-5), "acme")
+	f.Add(uint8(23), int64(1), "a b", uint8(23), int64(1), "a")
+	f.Add(uint8(5), int64(0), "x", uint8(11), int64(0), "x")
+	f.Fuzz(func(t *testing.T, ka uint8, na int64, sa string, kb uint8, nb int64, sb string) {
+		// Tuples of one to three parts, each part of any kind; the second tuple's
+		// parts partly taken from the first's input, so that they share prefixes.
+		asTuple := func(k uint8) uint8 { k %= 246; return k - k%6 + 5 }
+		ta, tb := fuzzValue(asTuple(ka), na, sa), fuzzValue(asTuple(kb), nb, sb)
+		if kb%2 == 0 && ta.Validate() == nil && tb.Validate() == nil {
+			tb = indexing.Tuple(append(slices.Clone(ta.Parts()[:1]), tb.Parts()...)...)
+		}
+		if ta.Validate() != nil || tb.Validate() != nil {
+			return
+		}
+		requireSameOrder(t, compareTuples(ta.Parts(), tb.Parts()), ta, tb)
+		for _, v := range []indexing.Value{ta, tb} {
+			parsed, err := indexing.ParseValue(v.Encoding())
+			require.NoError(t, err)
+			require.Equal(t, v, parsed)
+		}
+		// BeginsWith of a tuple's first parts is exactly "has those first parts".
+		for k := 1; k <= len(ta.Parts()); k++ {
+			prefix := ta.Parts()[:k]
+			want := len(tb.Parts()) >= k && compareTuples(tb.Parts()[:k], prefix) == 0
+			require.Equal(t, want, indexing.BeginsWith(indexing.Tuple(prefix...)).Match(tb), "%s begins with %s", tb, indexing.Tuple(prefix...))
+		}
 	})
 }

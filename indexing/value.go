@@ -20,9 +20,10 @@ const (
 	KindFloat
 	KindInt
 	KindTime
+	KindTuple
 )
 
-var kindNames = [...]string{"invalid", "string", "bool", "float", "int", "time"}
+var kindNames = [...]string{"invalid", "string", "bool", "float", "int", "time", "tuple"}
 
 // String returns the kind's name, such as "int".
 func (k Kind) String() string {
@@ -34,7 +35,8 @@ func (k Kind) String() string {
 
 // The tag of each kind is the first byte of its encodings. Strings must keep the
 // lowest tag: Less and LessOrEqual on strings rely on no other kind sorting below
-// them (see Condition.Expression). Every other kind has a fixed-width encoding.
+// them (see Condition.Expression). Every other kind but tuples has a fixed-width
+// encoding; a tuple's ends in a byte Less can decrement (see Tuple).
 const (
 	tagString = '\''
 	tagBool   = 'b'
@@ -43,14 +45,14 @@ const (
 	tagTime   = 't'
 )
 
-var kindTags = [...]byte{KindString: tagString, KindBool: tagBool, KindFloat: tagFloat, KindInt: tagInt, KindTime: tagTime}
+var kindTags = [...]byte{KindString: tagString, KindBool: tagBool, KindFloat: tagFloat, KindInt: tagInt, KindTime: tagTime, KindTuple: tagTuple}
 
 // tag returns the first byte of the encodings of kind k (a valid kind).
 func (k Kind) tag() byte { return kindTags[k] }
 
 // kindOfTag returns the kind whose encodings start with b, or KindInvalid.
 func kindOfTag(b byte) Kind {
-	for k := KindString; k <= KindTime; k++ {
+	for k := KindString; k <= KindTuple; k++ {
 		if k.tag() == b {
 			return k
 		}
@@ -95,6 +97,8 @@ func (v Value) String() string {
 	switch x := v.Interface().(type) {
 	case string:
 		return strconv.Quote(x)
+	case []any:
+		return tupleString(v.Parts())
 	case time.Time:
 		return x.Format(time.RFC3339Nano)
 	case float64:
@@ -116,6 +120,8 @@ func (v Value) Validate() error {
 		return invalid(v.kind.String()+" value", "", v.invalid)
 	case v.kind == KindString:
 		return validateString(v.enc)
+	case v.kind == KindTuple:
+		return validateTuple(v.enc)
 	}
 	return nil
 }
@@ -127,8 +133,13 @@ func validateString(enc string) error {
 	if err := schema.ValidateComponent("string value", enc[1:]); err != nil {
 		return err
 	}
+	return validateLength("string value", enc)
+}
+
+// validateLength checks that an encoding fits a key once escaped.
+func validateLength(field, enc string) error {
 	if n := len(schema.Escape(enc)); n > maxEncodedBytes {
-		return invalid("string value", enc[1:], fmt.Sprintf(
+		return invalid(field, enc[1:], fmt.Sprintf(
 			"is %d bytes encoded and escaped; an index value can have at most %d", n, maxEncodedBytes))
 	}
 	return nil
@@ -153,6 +164,8 @@ func ParseValue(s string) (Value, error) {
 		v = parseFloat(s[1:])
 	case KindTime:
 		v = parseTime(s[1:])
+	case KindTuple:
+		v = parseTuple(s[1:])
 	default:
 		return Value{}, invalid("encoded value", s, fmt.Sprintf("starts with %q, which is not the tag of a kind", s[0]))
 	}
@@ -188,6 +201,13 @@ func (v Value) Interface() any {
 	case KindTime:
 		t, _ := decodeTime(payload)
 		return t
+	case KindTuple:
+		parts := v.Parts()
+		out := make([]any, len(parts))
+		for i, p := range parts {
+			out[i] = p.Interface()
+		}
+		return out
 	}
 	return nil
 }

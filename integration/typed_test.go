@@ -3,10 +3,13 @@ package integration_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/ryno"
 )
 
@@ -85,3 +88,69 @@ func TestGetResultEncodesNumbersAsJSONNumbers(t *testing.T) {
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+// TestModifyAsChangesOnlyWhatTheStructNames modifies, through a struct that knows
+// part of an entity, an entity that has more: the attributes and metadata the
+// struct does not name stay as stored, those it names are written, a named field
+// left empty under omitempty removes its attribute, and concurrent ModifyAs calls
+// lose no update.
+func TestModifyAsChangesOnlyWhatTheStructNames(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+	k := ryno.Key{Scope: "acme", Type: "book", ID: "b1"}
+	_, err := s.Create(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{
+		"title": "Go", "pages": 300, "tags": []string{"lang"}, "isbn": "978-0", "shelf": map[string]any{"row": 3},
+	}, Meta: map[string]any{"source": "import"}})
+	require.NoError(t, err)
+
+	const writers = 8
+	var wg sync.WaitGroup
+	errs := make([]error, writers)
+	for g := range writers {
+		wg.Go(func() {
+			_, errs[g] = ryno.ModifyAs(ctx, s.Client, k, func(b *book) error {
+				b.Pages++
+				b.Tags = nil // omitempty: the attribute goes
+				return nil
+			})
+		})
+	}
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+
+	got, err := s.Get(ctx, k)
+	require.NoError(t, err)
+	require.Equal(t, "978-0", got.Attributes["isbn"], "not named by book: kept")
+	require.NotNil(t, got.Attributes["shelf"], "kept")
+	require.Equal(t, map[string]any{"source": "import"}, got.Meta, "metadata kept")
+	require.NotContains(t, got.Attributes, "tags", "named and empty: removed")
+	typed, err := ryno.GetAs[book](ctx, s.Client, k)
+	require.NoError(t, err)
+	require.Equal(t, 300+writers, typed.Pages, "no update lost")
+
+	_, err = ryno.ModifyAs(ctx, s.Client, k, func(*book) error { return errInjected })
+	require.ErrorIs(t, err, errInjected)
+	_, err = ryno.ModifyAs(ctx, s.Client, ryno.Key{Scope: "acme", Type: "book", ID: "none"}, func(*book) error { return nil })
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+}
+
+type slugDoc struct {
+	ryno.Record
+	Slug string `dynamodbav:"slug"`
+}
+
+func TestTypedUniqueReadsAndTransactionResults(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+	results, err := s.Transact(ctx, ryno.TxCreate(doc("d1", "hello", 1)))
+	require.NoError(t, err)
+	created, err := ryno.ResultAs[slugDoc](results[0])
+	require.NoError(t, err)
+	require.Equal(t, "hello", created.Slug)
+	require.Equal(t, int64(1), created.Version)
+
+	got, err := ryno.GetByUniqueAs[slugDoc](ctx, s.Client, ryno.ScopedIndex{Scope: "acme", Index: "slug"}, indexing.String("hello"))
+	require.NoError(t, err)
+	require.Equal(t, created, got)
+	none, err := ryno.ResultAs[slugDoc](ryno.OpResult{})
+	require.NoError(t, err)
+	require.Nil(t, none, "an operation that returns no entity")
+}

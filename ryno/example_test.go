@@ -592,3 +592,24 @@ func ExampleOptions_observability() {
 		log.Fatal(err)
 	}
 }
+
+func ExampleModifyAs() {
+	ctx := context.Background()
+	db := connect()
+	type Book struct {
+		ryno.Record
+		Title string `dynamodbav:"title"`
+		Pages int    `dynamodbav:"pages"`
+	}
+	key := ryno.Key{Scope: "acme", Type: "book", ID: "go"}
+
+	// Only the pages change: attributes Book does not name stay as stored.
+	b, err := ryno.ModifyAs(ctx, db, key, func(b *Book) error {
+		b.Pages++
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(b.Title, b.Pages, b.Version)
+}

@@ -3,7 +3,11 @@ package ryno
 import (
 	"context"
 	"iter"
+	"reflect"
+	"strings"
 	"time"
+
+	"github.com/rynodb/rynodb/indexing"
 )
 
 // Record, embedded in a struct, lets the struct stand for an entity: GetAs and
@@ -72,13 +76,15 @@ func CreateAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) 
 
 // UpdateAs updates the entity v stands for, as Update does: when v's Record holds
 // a Version, the stored entity must still have it. It updates v's Record from the
-// stored entity. T must embed a Record.
+// stored entity. T must embed a Record. As Update, it replaces the whole entity:
+// attributes T does not name are removed; ModifyAs keeps them.
 func UpdateAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) error {
 	return writeAs(v, func(e *Entity) (*Entity, error) { return c.Update(ctx, e, opts...) })
 }
 
 // SetAs stores the entity v stands for, as Set does, and updates v's Record from
-// the stored entity. T must embed a Record.
+// the stored entity. T must embed a Record. As Set, it replaces the whole entity:
+// attributes T does not name are removed; ModifyAs keeps them.
 func SetAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) error {
 	return writeAs(v, func(e *Entity) (*Entity, error) { return c.Set(ctx, e, opts...) })
 }
@@ -96,6 +102,89 @@ func writeAs[T any](v *T, write func(*Entity) (*Entity, error)) error {
 		r.setRecord(Record{Key: stored.Key, Created: stored.Created, Updated: stored.Updated, Version: stored.Version})
 	}
 	return nil
+}
+
+// ModifyAs is Modify for a T: it reads the entity k into a new T, calls fn to change
+// it, and writes it back under the condition that it is still the version read,
+// reading and calling fn again when another writer got there first. Attributes of
+// the stored entity that T does not name (no field of T encodes to them) are kept
+// as read, and so is the metadata: a struct that knows part of an entity changes
+// that part only. It returns the entity as stored, as a T.
+func ModifyAs[T any](ctx context.Context, c *Client, k Key, fn func(v *T) error, opts ...WriteOption) (*T, error) {
+	named := namedAttributes(reflect.TypeOf((*T)(nil)).Elem())
+	stored, err := c.Modify(ctx, k, func(e *Entity) error {
+		v, err := decodeAs[T](e)
+		if err != nil {
+			return err
+		}
+		if err := fn(v); err != nil {
+			return err
+		}
+		next, err := NewEntity(k, v)
+		if err != nil {
+			return err
+		}
+		for name, value := range e.Attributes {
+			if !named[name] {
+				next.Attributes[name] = value
+			}
+		}
+		e.Attributes = next.Attributes
+		return nil
+	}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return decodeAs[T](stored)
+}
+
+// namedAttributes returns the attribute names the fields of struct type t encode
+// to, as attributevalue does: the dynamodbav tag's name or the field's, embedded
+// structs flattened, fields tagged "-" left out. A type that is no struct names none.
+func namedAttributes(t reflect.Type) map[string]bool {
+	names := map[string]bool{}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return names
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("dynamodbav"), ",")
+		switch {
+		case name == "-":
+		case f.Anonymous && name == "":
+			for n := range namedAttributes(f.Type) {
+				names[n] = true
+			}
+		case !f.IsExported():
+		case name == "":
+			names[f.Name] = true
+		default:
+			names[name] = true
+		}
+	}
+	return names
+}
+
+// GetByUniqueAs is GetByUnique into a new T.
+func GetByUniqueAs[T any](ctx context.Context, c *Client, in ScopedIndex, value indexing.Value, opts ...GetOption) (*T, error) {
+	e, err := c.GetByUnique(ctx, in, value, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return decodeAs[T](e)
+}
+
+// ResultAs decodes the entity an operation of Transact wrote into a new T: nil
+// (and no error) for an operation that returns none, such as a list operation, a
+// check, a delete or a patch of a type without indexes.
+func ResultAs[T any](r OpResult) (*T, error) {
+	if r.Entity == nil {
+		return nil, nil
+	}
+	return decodeAs[T](r.Entity)
 }
 
 // PageAs decodes the entities of a page into T values. It takes a listing's results

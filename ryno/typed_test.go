@@ -3,6 +3,9 @@ package ryno
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -88,4 +91,39 @@ func TestEntityPrints(t *testing.T) {
 	want := "acme:user:ada v3 created 2026-01-02T03:04:05.006Z map[age:36 name:Ada]"
 	require.Equal(t, want, fmt.Sprintf("%+v", e))
 	require.Equal(t, want, fmt.Sprint(&e))
+}
+
+func TestNamedAttributesAreThoseTheEncoderWrites(t *testing.T) {
+	type inner struct {
+		Color string `dynamodbav:"color"`
+	}
+	type withEmbeds struct {
+		Record
+		inner
+		*book
+		Plain   int
+		Renamed int `dynamodbav:"renamed,omitempty"`
+		Skipped int `dynamodbav:"-"`
+		hidden  int
+	}
+	tests := []struct {
+		name string
+		full any // a value whose every named field encodes
+		want []string
+	}{
+		{"tags, omitempty and the record", book{Title: "x", Tags: []string{"a"}}, []string{"title", "pages", "price", "tags"}},
+		{"embedded structs flattened, '-' and unexported left out",
+			withEmbeds{inner: inner{Color: "red"}, book: &book{Title: "x", Tags: []string{"a"}}, Renamed: 1, Skipped: 1, hidden: 1},
+			[]string{"color", "title", "pages", "price", "tags", "Plain", "renamed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := namedAttributes(reflect.TypeOf(tt.full))
+			require.ElementsMatch(t, tt.want, slices.Collect(maps.Keys(got)))
+			e, err := NewEntity(Key{Scope: "s", Type: "t", ID: "1"}, tt.full)
+			require.NoError(t, err)
+			require.ElementsMatch(t, tt.want, slices.Collect(maps.Keys(e.Attributes)), "what the encoder writes")
+		})
+	}
+	require.Empty(t, namedAttributes(reflect.TypeOf(map[string]any{})), "a map names none")
 }

@@ -26,7 +26,10 @@ func cleanSlate(ctx context.Context, db *ryno.Client) error {
 			return err
 		}
 	}
-	fmt.Println("   deleted people ada, grace and alan, ada's stats and posts p1, p2 and p3 if they existed")
+	if err := cleanIssues(ctx, db); err != nil {
+		return err
+	}
+	fmt.Println("   deleted people ada, grace and alan, ada's stats, posts p1, p2 and p3, the project rocket and its issues if they existed")
 	fmt.Println("   (Delete is idempotent, and takes the entity's relationships and index entries with it)")
 	return nil
 }

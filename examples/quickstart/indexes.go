@@ -24,6 +24,7 @@ var indexes = []ryno.Index{
 	{Type: "person", Name: byEmail, Map: emitEmail, Project: []string{"name"}, Unique: true},
 	{Type: "person", Name: byAge, Map: emitAge},
 	{Type: "post", Name: byPublished, Map: emitPublished},
+	{Type: "issue", Name: byStatus, Map: emitStatus},
 }
 
 func emitEmail(e *ryno.Entity, emit func(indexing.Value)) {

@@ -2,7 +2,9 @@
 // what each step did. First entities: it writes a few people, updates one, shows a
 // version conflict, counts from concurrent goroutines and pages through them. Then relationships: people follow people and write posts, and the
 // program reads, changes and deletes those edges. Then indexes: people by email and
-// by age, posts by publication time, queried by equality, prefix and range.
+// by age, posts by publication time, queried by equality, prefix and range. Last, an
+// issue tracker: issues numbered from a sequence, found by a tuple index, starred
+// through a set.
 //
 //	go run ./examples/quickstart -endpoint http://localhost:8000 -prefix quickstart
 //
@@ -69,6 +71,9 @@ var steps = []step{
 	{"Delete Alan", deleteAlan},
 	{"No edge to or from Alan, and no index entry of his, is left", nothingOfAlanIsLeft},
 	{"Read everyone back in one batch", batchGet},
+	{"File five issues at once, numbered by the project's sequence: TransactNext", fileIssues},
+	{"Open issues of the project, newest first: a tuple index (project, status, opened)", openIssuesNewestFirst},
+	{"Star an issue from several requests at once: a set", starIssue},
 }
 
 func main() {
@@ -105,7 +110,7 @@ func run(ctx context.Context, endpoint, prefix string) error {
 	}
 	// OnCall receives what each call cost; every step ends with its total.
 	var spent costs
-	db, err := ryno.New(api, ryno.Options{TablePrefix: prefix, Indexes: indexes, OnCall: spent.add})
+	db, err := ryno.New(api, ryno.Options{TablePrefix: prefix, Indexes: indexes, Sets: []string{stars}, OnCall: spent.add})
 	if err != nil {
 		return err
 	}

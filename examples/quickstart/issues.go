@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/ryno"
+)
+
+// An issue tracker in a few lines: issues numbered per project from a sequence,
+// found by a tuple index (project, status, opened), and starred through a set.
+
+var rocket = ryno.Key{Scope: "acme", Type: "project", ID: "rocket"}
+
+// Index and set names of the issue tracker.
+const (
+	byStatus = "issues-by-status"
+	stars    = "stars" // a set: declared in Options.Sets
+)
+
+// emitStatus indexes an issue under (project, status, opened): one tuple, ordered
+// part by part, with no separator or padding to choose.
+func emitStatus(e *ryno.Entity, emit func(indexing.Value)) {
+	project, _ := e.Attributes["project"].(string)
+	status, _ := e.Attributes["status"].(string)
+	opened, err := time.Parse(time.RFC3339, fmt.Sprint(e.Attributes["opened"]))
+	if project != "" && status != "" && err == nil {
+		emit(indexing.Tuple(indexing.String(project), indexing.String(status), indexing.Time(opened)))
+	}
+}
+
+// issueKey is the key of issue n of a project.
+func issueKey(project ryno.Key, n int64) ryno.Key {
+	return ryno.Key{Scope: project.Scope, Type: "issue", ID: fmt.Sprintf("%s-%d", project.ID, n)}
+}
+
+// cleanIssues deletes the project (its sequence goes with it) and its issues.
+func cleanIssues(ctx context.Context, db *ryno.Client) error {
+	for e, err := range db.AllByType(ctx, ryno.Type{Scope: "acme", Name: "issue"}, ryno.PageOptions{}) {
+		if err != nil {
+			return err
+		}
+		if err := db.Delete(ctx, e.Key); err != nil {
+			return err
+		}
+	}
+	return db.Delete(ctx, rocket)
+}
+
+func fileIssues(ctx context.Context, db *ryno.Client) error {
+	if _, err := db.Create(ctx, &ryno.Entity{Key: rocket, Attributes: map[string]any{"name": "Rocket"}}); err != nil {
+		return err
+	}
+	titles := []string{"Fuel leak", "Wobbly fin", "Paint peels", "Countdown skips 7", "Hatch sticks"}
+	base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	numbers := make([]int64, len(titles))
+	errs := make([]error, len(titles))
+	var wg sync.WaitGroup
+	for i := range titles { // filed at once, by five requests
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			numbers[i], _, errs[i] = db.TransactNext(ctx, rocket, "issues", func(n int64) ([]ryno.Op, error) {
+				return []ryno.Op{ryno.TxCreate(&ryno.Entity{Key: issueKey(rocket, n), Attributes: map[string]any{
+					"project": rocket.ID, "number": n, "title": titles[(n-1)%int64(len(titles))], "status": "open",
+					"opened": base.Add(time.Duration(n) * 24 * time.Hour).Format(time.RFC3339),
+				}})}, nil
+			})
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	slices.Sort(numbers)
+	last, err := db.Sequence(ctx, rocket, "issues")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   five issues filed at once got the numbers %v; the sequence's last is %d\n", numbers, last)
+	fmt.Println("   (each number is drawn in the same transaction as its issue: no gap, no repeat)")
+	return nil
+}
+
+func openIssuesNewestFirst(ctx context.Context, db *ryno.Client) error {
+	// Close issue 2, through a struct that knows only the status.
+	type statusOnly struct {
+		ryno.Record
+		Status string `dynamodbav:"status"`
+	}
+	if _, err := ryno.ModifyAs(ctx, db, issueKey(rocket, 2), func(s *statusOnly) error {
+		s.Status = "closed"
+		return nil
+	}); err != nil {
+		return err
+	}
+	fmt.Println("   closed issue 2 with ModifyAs: its title, number and dates stay as they were")
+	open := indexing.BeginsWith(indexing.Tuple(indexing.String(rocket.ID), indexing.String("open")))
+	page, err := db.QueryIndex(ctx, ryno.ScopedIndex{Scope: "acme", Index: byStatus}, open, ryno.PageOptions{Descending: true})
+	if err != nil {
+		return err
+	}
+	for _, e := range page.Items {
+		fmt.Printf("   #%v %-18s opened %v\n", e.Attributes["number"], e.Attributes["title"], e.Attributes["opened"])
+	}
+	return nil
+}
+
+func starIssue(ctx context.Context, db *ryno.Client) error {
+	issue := issueKey(rocket, 1)
+	people := []ryno.Key{ada, grace, ada, grace, ada}
+	var wg sync.WaitGroup
+	errs := make([]error, len(people))
+	for i, p := range people { // concurrent writers of one set never conflict
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = db.AddRelationships(ctx, issue, stars, []ryno.Key{p})
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	n, err := db.CountRelationships(ctx, issue, stars)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   five stars from Ada and Grace, given at once: issue 1 has %d, one per person\n", n)
+	return nil
+}

@@ -580,3 +580,16 @@ func createSubjects(t *testing.T, db *ryno.Client, keys ...ryno.Key) {
 		require.NoError(t, err)
 	}
 }
+
+func TestDeleteOfAnEntityInItsOwnList(t *testing.T) {
+	s := newStoreWith(t, nil)
+	narcissus := pk("narcissus")
+	createSubjects(t, s.Client, narcissus, pk("echo"))
+	require.NoError(t, s.ReplaceRelationships(ctx, narcissus, "follows", []ryno.Key{narcissus, pk("echo"), narcissus}))
+	require.NoError(t, s.ReplaceRelationships(ctx, pk("echo"), "follows", []ryno.Key{narcissus}))
+
+	require.NoError(t, s.Delete(ctx, narcissus), "its own entries are swept once, with its partition")
+	requireNothingOf(t, s, narcissus, true)
+	require.Empty(t, objectsOf(t, s.Client, pk("echo"), "follows", 10))
+	requireListExact(t, s, pk("echo"), "follows")
+}

@@ -18,6 +18,7 @@ type Client struct {
 	batch   *batcher
 	indexes indexRegistry
 	sets    map[string]bool // Options.Sets
+	owns    ownership       // Options.Owns
 	obs     *observer       // nil when nobody observes the calls
 	queues  listQueues      // list calls waiting to be written together
 }
@@ -45,6 +46,10 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	owns, err := newOwnership(opts.Owns)
+	if err != nil {
+		return nil, err
+	}
 	opts = opts.withDefaults()
 	obs := newObserver(opts)
 	if obs != nil {
@@ -58,6 +63,7 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		batch:   newBatcher(api, opts.MaxConcurrency, opts.Retry),
 		indexes: indexes,
 		sets:    setOf(opts.Sets),
+		owns:    owns,
 		obs:     obs,
 	}, nil
 }

@@ -46,6 +46,11 @@ func (c *Client) Delete(ctx context.Context, k Key, opts ...WriteOption) (err er
 	if err != nil {
 		return err
 	}
+	return c.deleteEntity(ctx, k, o)
+}
+
+// deleteEntity marks k as being deleted and completes the Delete.
+func (c *Client) deleteEntity(ctx context.Context, k Key, o writeOptions) error {
 	s, err := c.markDeleting(ctx, k, o)
 	if err != nil {
 		return err
@@ -184,12 +189,16 @@ func (c *Client) afterMarkFailed(k Key, token string, o writeOptions, item map[s
 	return s, nil // deleting "" when there is no entity
 }
 
-// completeDelete completes the Delete whose tombstone s holds: it sweeps what refers
-// to k and deletes the item while the tombstone is there. A writer that meets the
+// completeDelete completes the Delete whose tombstone s holds: it deletes what k
+// owns (Options.Owns), then sweeps what refers to k and deletes the item while the
+// tombstone is there. A writer that meets the
 // tombstone calls it too; every step is idempotent. The values of unique indexes
 // the item records are released too: a large write cut off may have claimed them
 // before writing their entries.
 func (c *Client) completeDelete(ctx context.Context, k Key, s stored) error {
+	if err := c.cascade(ctx, k); err != nil {
+		return err
+	}
 	g := guard{key: k, attr: schema.AttrDeleting, token: s.deleting}
 	return c.sweep(ctx, k, g, c.indexes.recordClaims(k, s.item))
 }

@@ -56,6 +56,13 @@ type Options struct {
 	// README for what each call promises.
 	Sets []string
 
+	// Owns declares what the entities of a type own: the objects of one of their
+	// lists. Deleting an owner deletes what it owns first, recursively, each with
+	// everything that refers to it; a Delete cut off half-way is completed, what it
+	// owns included, by whoever completes it. Every client deleting entities of the
+	// type must declare the same.
+	Owns []Owns
+
 	// SeparateListWrites makes every AddRelationships and RemoveRelationships its
 	// own read and transaction. By default, calls of one Client that wait for the
 	// same list while another writes it are written together when the list is free:

@@ -533,7 +533,7 @@ func (c *Client) references(k Key) []reference {
 	return []reference{
 		{keysOnly(c.indexEntriesQuery(k), append(slices.Clone(indexKey), entryNames...)...), c.indexParts},
 		{keysOnly(partition, relKey...), plain(c.names.Relationships, relKey)},
-		{c.incomingQuery(k), c.incomingParts},
+		{c.incomingQuery(k), func(items []map[string]types.AttributeValue) []sweepPart { return c.incomingParts(k, items) }},
 	}
 }
 
@@ -556,15 +556,19 @@ func (c *Client) indexParts(items []map[string]types.AttributeValue) []sweepPart
 	return []sweepPart{p}
 }
 
-// incomingParts groups entries pointing at the entity by the list holding them.
+// incomingParts groups entries pointing at the entity k by the list holding them.
 // Entries of sets, which keep no head or marker, and malformed entries are deleted
-// alone.
-func (c *Client) incomingParts(items []map[string]types.AttributeValue) []sweepPart {
+// alone. Entries of k's own lists (an entity pointing at itself) are left to the
+// sweep of its partition: one transaction may not delete an item twice.
+func (c *Client) incomingParts(k Key, items []map[string]types.AttributeValue) []sweepPart {
 	byList := map[string][]relationships.Entry{}
 	var order []string
 	var alone []writeOp
 	for _, item := range items {
 		e, err := relationships.FromItem(item)
+		if err == nil && Key(e.Subject) == k {
+			continue
+		}
 		if err != nil || e.InSet {
 			alone = append(alone, deleteOp(c.names.Relationships, project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})))
 			continue

@@ -1,0 +1,157 @@
+package integration_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/ryno"
+)
+
+// ownsTree declares that projects own their issues and issues their comments.
+var ownsTree = []ryno.Owns{{Type: "project", Predicate: "issues"}, {Type: "issue", Predicate: "comments"}}
+
+func treeKey(typ, id string) ryno.Key { return ryno.Key{Scope: "acme", Type: typ, ID: id} }
+
+// seedTree creates a project with issues of comments, each listed by its owner,
+// and a person who follows the project and stars an issue; it returns every key of
+// the tree, the project first.
+func seedTree(t *testing.T, s *store, project string, issues, comments int) []ryno.Key {
+	t.Helper()
+	root := treeKey("project", project)
+	keys := []ryno.Key{root}
+	createSubjects(t, s.Client, root)
+	var issueKeys []ryno.Key
+	var mu sync.Mutex
+	errs := make([]error, issues)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i := range issues {
+		issue := treeKey("issue", fmt.Sprintf("%s-%d", project, i))
+		issueKeys = append(issueKeys, issue)
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			var cs []ryno.Key
+			if _, err := s.Create(ctx, &ryno.Entity{Key: issue}); err != nil {
+				errs[i] = err
+				return
+			}
+			for j := range comments {
+				c := treeKey("comment", fmt.Sprintf("%s-%d", issue.ID, j))
+				if _, err := s.Create(ctx, &ryno.Entity{Key: c}); err != nil {
+					errs[i] = err
+					return
+				}
+				cs = append(cs, c)
+			}
+			_, errs[i] = s.AddRelationships(ctx, issue, "comments", cs)
+			mu.Lock()
+			keys = append(keys, issue)
+			keys = append(keys, cs...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+	require.NoError(t, s.ReplaceRelationships(ctx, root, "issues", issueKeys))
+	fan := pk("fan-" + project)
+	createSubjects(t, s.Client, fan)
+	require.NoError(t, s.ReplaceRelationships(ctx, fan, "follows", []ryno.Key{root, issueKeys[0]}))
+	return keys
+}
+
+// requireTreeGone checks that nothing is left of the tree's entities, and that Check
+// finds nothing.
+func requireTreeGone(t *testing.T, s *store, keys []ryno.Key) {
+	t.Helper()
+	got, err := s.BatchGet(ctx, keys)
+	require.NoError(t, err)
+	for i, e := range got {
+		require.Nil(t, e, "%s is deleted", keys[i])
+	}
+	for _, k := range keys[:min(len(keys), 20)] {
+		requireNothingOf(t, s, k, true)
+	}
+	progress, err := s.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.Zero(t, progress.Orphans+progress.Traces, "no orphan, nothing left half-done")
+}
+
+func TestDeletingAnOwnerDeletesWhatItOwnsRecursively(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Owns: ownsTree})
+	keys := seedTree(t, s, "rocket", 120, 3)
+	other := seedTree(t, s, "boat", 3, 1) // another project's tree stays
+
+	require.NoError(t, s.Delete(ctx, keys[0]))
+	requireTreeGone(t, s, keys)
+	require.Empty(t, objectsOf(t, s.Client, pk("fan-rocket"), "follows", 10), "what pointed into the tree is gone too")
+	got, err := s.BatchGet(ctx, other)
+	require.NoError(t, err)
+	for i, e := range got {
+		require.NotNil(t, e, "%s of another project stays", other[i])
+	}
+}
+
+// TestADeleteOfAnOwnerCutOffIsCompletedWithWhatItOwns cuts a Delete of a project
+// off after a few of its transactions, then completes it in each way a user may:
+// Delete again, a write of the project, check --repair.
+func TestADeleteOfAnOwnerCutOffIsCompletedWithWhatItOwns(t *testing.T) {
+	completers := []struct {
+		name     string
+		complete func(s *store, root ryno.Key) error
+	}{
+		{"Delete again", func(s *store, root ryno.Key) error { return s.Delete(ctx, root) }},
+		{"a Set of the project", func(s *store, root ryno.Key) error {
+			_, err := s.Set(ctx, &ryno.Entity{Key: root})
+			return err
+		}},
+		{"check --repair", func(s *store, _ ryno.Key) error {
+			_, err := s.Check(ctx, ryno.CheckOptions{Repair: true})
+			return err
+		}},
+	}
+	for _, tt := range completers {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStoreOpts(t, nil, ryno.Options{Owns: ownsTree})
+			keys := seedTree(t, s, "rocket", 30, 2)
+			cut := newFaultyClient(t, s, ryno.Options{Owns: ownsTree, MaxConcurrency: 1, Retry: ryno.RetryOptions{MaxAttempts: 1}})
+			cut.faults.FailAfter("TransactWriteItems", 7, func() error { return errInjected })
+			require.ErrorIs(t, cut.db.Delete(ctx, keys[0]), errInjected)
+			_, err := s.Get(ctx, keys[0])
+			require.ErrorIs(t, err, ryno.ErrNotFound, "the project reads as deleted at once")
+
+			// A child added under the owner being deleted is refused, with its create.
+			late := treeKey("issue", "late")
+			_, err = s.Transact(ctx, ryno.TxCreate(&ryno.Entity{Key: late}), ryno.TxAddRelationships(keys[0], "issues", []ryno.Key{late}))
+			require.ErrorIs(t, err, ryno.ErrNotFound)
+			_, err = s.Get(ctx, late)
+			require.ErrorIs(t, err, ryno.ErrNotFound)
+
+			require.NoError(t, tt.complete(s, keys[0]))
+			if tt.name == "a Set of the project" {
+				keys = keys[1:] // created anew, with no issue
+				issues, err := s.CountRelationships(ctx, treeKey("project", "rocket"), "issues")
+				require.NoError(t, err)
+				require.Zero(t, issues)
+			}
+			requireTreeGone(t, s, keys)
+		})
+	}
+}
+
+func TestOwnershipThatLoopsEnds(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Owns: []ryno.Owns{{Type: "node", Predicate: "children"}}})
+	a, b := treeKey("node", "a"), treeKey("node", "b")
+	createSubjects(t, s.Client, a, b)
+	require.NoError(t, s.ReplaceRelationships(ctx, a, "children", []ryno.Key{b, a}))
+	require.NoError(t, s.ReplaceRelationships(ctx, b, "children", []ryno.Key{a}))
+	require.NoError(t, s.Delete(ctx, a))
+	requireTreeGone(t, s, []ryno.Key{a, b})
+
+	_, err := ryno.New(s.raw, ryno.Options{TablePrefix: s.Names().Prefix, Owns: []ryno.Owns{{Type: "", Predicate: "x"}}})
+	require.ErrorIs(t, err, ryno.ErrInvalid)
+}

@@ -44,7 +44,10 @@ const (
 // own, so after the kill and after the next writer it holds what the calls wrote of
 // each object, and nothing of a deleted subject.
 //
-// make test kills 6 processes (one per kind of write); make crash kills 75
+// A Delete of a project owning issues and their comments (Options.Owns) is
+// killed too: whoever completes it deletes the whole tree.
+//
+// make test kills 7 processes (one per kind of write); make crash kills 75
 // (RYNO_CRASH_ROUNDS).
 func TestProcessesKilledMidWriteLeaveNothingHalfDone(t *testing.T) {
 	rounds, seed := crashSettings(t)
@@ -108,6 +111,7 @@ var crashScenarios = []crashScenario{
 	{"set", setupCrashSet},
 	{"delete", setupCrashDelete},
 	{"setreplace", setupCrashSetReplace},
+	{"owner", setupCrashOwner},
 }
 
 const crashPredicate = "follows"
@@ -346,6 +350,43 @@ func setupCrashSetReplace(t *testing.T, s *store, rng *rand.Rand) *crashState {
 	}
 }
 
+// setupCrashOwner deletes a project that owns 25 issues of 2 comments each
+// (Options.Owns). After a next writer (a Delete again, or a Set that creates the
+// project anew) and after the repair, nothing of the tree is left but a project
+// created anew, and Check finds nothing.
+func setupCrashOwner(t *testing.T, s *store, _ *rand.Rand) *crashState {
+	keys := seedTree(t, s, "rocket", 25, 2)
+	root := keys[0]
+	call := crashCall{Op: "delete", Subject: root}
+	return &crashState{
+		call:  call,
+		nexts: []crashCall{call, {Op: "setlists", Subject: root, Predicate: "issues", Objects: nil}},
+		killed: func(t *testing.T, s *store) {
+			e, err := s.Get(ctx, root)
+			if err == nil {
+				require.Equal(t, root, e.Key, "the project, if its tombstone had not landed")
+			} else {
+				require.ErrorIs(t, err, ryno.ErrNotFound)
+			}
+		},
+		exact: func(t *testing.T, s *store, next crashCall, when string) {
+			gone := keys
+			if next.Op == "setlists" {
+				_, err := s.Get(ctx, root)
+				require.NoError(t, err, "%s: created anew", when)
+				require.Empty(t, objectsOf(t, s.Client, root, "issues", 10), "%s: with no issue", when)
+				gone = keys[1:]
+			}
+			got, err := s.BatchGet(ctx, gone)
+			require.NoError(t, err)
+			for i, e := range got {
+				require.Nil(t, e, "%s: %s is deleted", when, gone[i])
+			}
+			require.Empty(t, objectsOf(t, s.Client, pk("fan-rocket"), "follows", 10), "%s: nothing points into the tree", when)
+		},
+	}
+}
+
 // requireSetBetween checks that set holds every object of least, none outside
 // most, and each object once.
 func requireSetBetween(t *testing.T, set, least, most []ryno.Key, when string) {
@@ -381,7 +422,7 @@ func crashRound(t *testing.T, sc crashScenario, seed uint64, sent map[string]int
 	if sent[sc.name] == 0 { // how many requests the write sends when nothing kills it
 		sent[sc.name] = crashCount(t, sc, seed)
 	}
-	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes, Sets: crashSets})
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes, Sets: crashSets, Owns: ownsTree})
 	st := sc.setup(t, s, rng)
 	killAt := 1 + rng.IntN(sent[sc.name])
 	mode := []string{"before", "after", "inflight"}[rng.IntN(3)]
@@ -392,7 +433,7 @@ func crashRound(t *testing.T, sc crashScenario, seed uint64, sent map[string]int
 
 	// The next writer comes once the killed writer's lease expired.
 	later := func() time.Time { return time.Now().Add(testLease + time.Second) }
-	next := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, Sets: crashSets, ListLease: testLease, Now: later})
+	next := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, Sets: crashSets, Owns: ownsTree, ListLease: testLease, Now: later})
 	call := st.nexts[rng.IntN(len(st.nexts))]
 	t.Logf("next writer: %s", call.Op)
 	err := call.run(ctx, next)
@@ -404,7 +445,7 @@ func crashRound(t *testing.T, sc crashScenario, seed uint64, sent map[string]int
 	requireIndexExact(t, s)
 	requireClaimsExact(t, s)
 
-	checker := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, Sets: crashSets, ListLease: testLease, Now: later})
+	checker := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, Sets: crashSets, Owns: ownsTree, ListLease: testLease, Now: later})
 	_, err = checker.Check(ctx, ryno.CheckOptions{Repair: true})
 	require.NoError(t, err)
 	st.exact(t, s, call, "after check --repair")
@@ -424,7 +465,7 @@ func crashRound(t *testing.T, sc crashScenario, seed uint64, sent map[string]int
 // requests it sent.
 func crashCount(t *testing.T, sc crashScenario, seed uint64) int {
 	t.Helper()
-	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes, Sets: crashSets})
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes, Sets: crashSets, Owns: ownsTree})
 	st := sc.setup(t, s, rand.New(rand.NewPCG(seed, 1)))
 	out := workerOutput(t, crashSpec{Endpoint: dynamotest.Endpoint(), Prefix: s.Names().Prefix, Call: st.call})
 	var n int

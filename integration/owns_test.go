@@ -1,13 +1,16 @@
 package integration_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/ryno"
 )
 
@@ -154,4 +157,36 @@ func TestOwnershipThatLoopsEnds(t *testing.T) {
 
 	_, err := ryno.New(s.raw, ryno.Options{TablePrefix: s.Names().Prefix, Owns: []ryno.Owns{{Type: "", Predicate: "x"}}})
 	require.ErrorIs(t, err, ryno.ErrInvalid)
+}
+
+// TestADeleteInTheBackgroundReturnsOnceTheOwnerReadsAsDeleted deletes a project
+// owning 100 issues of 3 comments with InBackground, while every request after
+// the tombstone is held: the call returns all the same, the project reads as
+// missing at once, and Wait returns when the whole tree is gone.
+func TestADeleteInTheBackgroundReturnsOnceTheOwnerReadsAsDeleted(t *testing.T) {
+	var held atomic.Pointer[chan struct{}]
+	var tombstone atomic.Bool
+	s := newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+		return dynamotest.Wrap(api, func(ctx context.Context, op string, send func(context.Context) error) error {
+			if gate := held.Load(); gate != nil && !(op == "UpdateItem" && tombstone.CompareAndSwap(false, true)) {
+				<-*gate
+			}
+			return send(ctx)
+		})
+	}, ryno.Options{Owns: ownsTree})
+	keys := seedTree(t, s, "rocket", 100, 3)
+	gate := make(chan struct{})
+	held.Store(&gate)
+
+	require.NoError(t, s.Delete(ctx, keys[0], ryno.InBackground()), "returns with the rest held")
+	reader := newClientOn(t, s, ryno.Options{})
+	_, err := reader.Get(ctx, keys[0])
+	require.ErrorIs(t, err, ryno.ErrNotFound, "the project reads as deleted at once")
+	close(gate)
+
+	require.NoError(t, s.Wait(ctx))
+	requireTreeGone(t, s, keys)
+
+	_, err = s.Set(ctx, &ryno.Entity{Key: keys[0]}, ryno.InBackground())
+	require.ErrorIs(t, err, ryno.ErrInvalid, "a Delete option")
 }

@@ -21,6 +21,7 @@ type Client struct {
 	owns    ownership       // Options.Owns
 	obs     *observer       // nil when nobody observes the calls
 	queues  listQueues      // list calls waiting to be written together
+	bg      background      // work left running by calls that returned
 }
 
 // New returns a Client using api, typically a *dynamodb.Client. The tables must exist

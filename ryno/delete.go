@@ -39,12 +39,15 @@ func (c *Client) Delete(ctx context.Context, k Key, opts ...WriteOption) (err er
 	if err := k.Validate(); err != nil {
 		return err
 	}
-	o, err := writeOptionsOf(opts)
+	o, err := writeOptionsOf("Delete", opts)
 	if err == nil {
 		err = o.withoutLists("Delete")
 	}
 	if err != nil {
 		return err
+	}
+	if o.background {
+		return c.deleteInBackground(ctx, k, o)
 	}
 	return c.deleteEntity(ctx, k, o)
 }
@@ -70,9 +73,10 @@ func (c *Client) deleteEntity(ctx context.Context, k Key, o writeOptions) error 
 type WriteOption func(*writeOptions)
 
 type writeOptions struct {
-	version int64
-	cond    *Condition
-	lists   map[string][]Key // ReplaceLists; nil when not given
+	version    int64
+	cond       *Condition
+	lists      map[string][]Key // ReplaceLists; nil when not given
+	background bool             // InBackground
 }
 
 // ReplaceLists makes Create, Update, Set or Modify (and TxCreate, TxUpdate, TxSet)
@@ -122,10 +126,14 @@ func (o writeOptions) withoutLists(op string) error {
 	return nil
 }
 
-func writeOptionsOf(opts []WriteOption) (writeOptions, error) {
+// writeOptionsOf returns the options of call.
+func writeOptionsOf(call string, opts []WriteOption) (writeOptions, error) {
 	var o writeOptions
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.background && call != "Delete" {
+		return o, invalid("InBackground", "", "applies to Delete, not to "+call)
 	}
 	if o.version < 0 {
 		return o, invalid("IfVersion", fmt.Sprint(o.version), "must not be negative")

@@ -613,3 +613,19 @@ func ExampleModifyAs() {
 	}
 	fmt.Println(b.Title, b.Pages, b.Version)
 }
+
+func ExampleInBackground() {
+	ctx := context.Background()
+	db := connect() // with Options.Owns: projects own their issues
+	project := ryno.Key{Scope: "acme", Type: "project", ID: "rocket"}
+
+	// Answer the request as soon as the project reads as deleted; its issues and
+	// their comments are deleted meanwhile.
+	if err := db.Delete(ctx, project, ryno.InBackground()); err != nil {
+		log.Fatal(err)
+	}
+	// At shutdown, wait for what is still running.
+	if err := db.Wait(ctx); err != nil {
+		log.Print(err) // the tombstone stays: the next Delete or check --repair completes it
+	}
+}

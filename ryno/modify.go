@@ -30,7 +30,7 @@ func (c *Client) Modify(ctx context.Context, k Key, fn func(e *Entity) error, op
 	if fn == nil {
 		return nil, invalid("Modify", k.String(), "needs a function")
 	}
-	o, err := writeOptionsOf(opts)
+	o, err := writeOptionsOf("Modify", opts)
 	if err != nil {
 		return nil, err
 	}

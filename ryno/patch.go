@@ -50,7 +50,7 @@ func (c *Client) Patch(ctx context.Context, k Key, p Patch, opts ...WriteOption)
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
-	o, err := writeOptionsOf(opts)
+	o, err := writeOptionsOf("Patch", opts)
 	if err == nil {
 		err = o.withoutLists("Patch")
 	}

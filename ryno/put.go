@@ -81,6 +81,9 @@ func (m putMode) String() string {
 	return [...]string{"create", "update", "set"}[m]
 }
 
+// call is the name of the call of mode.
+func (m putMode) call() string { return [...]string{"Create", "Update", "Set"}[m] }
+
 // write is one Create, Update or Set in progress.
 type write struct {
 	c          *Client
@@ -105,7 +108,7 @@ type write struct {
 }
 
 func (c *Client) put(ctx context.Context, e *Entity, mode putMode, opts []WriteOption) (*Entity, error) {
-	o, err := writeOptionsOf(opts)
+	o, err := writeOptionsOf(mode.call(), opts)
 	if err != nil {
 		return nil, err
 	}

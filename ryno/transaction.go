@@ -293,7 +293,7 @@ func (op *txOp) subject() Key {
 // check validates the operation and prepares its write.
 func (op *txOp) check(c *Client) error {
 	var err error
-	if op.o, err = writeOptionsOf(op.opts); err != nil {
+	if op.o, err = writeOptionsOf("Transact", op.opts); err != nil {
 		return err
 	}
 	switch op.kind {

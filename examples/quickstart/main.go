@@ -97,7 +97,7 @@ func main() {
 func rynoCommand(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return cli.Run(ctx, cli.Config{Indexes: indexes}, args, os.Stdout, os.Stderr)
+	return cli.Run(ctx, cli.Config{Indexes: indexes, Sets: []string{stars}}, args, os.Stdout, os.Stderr)
 }
 
 func run(ctx context.Context, endpoint, prefix string) error {

@@ -1,9 +1,12 @@
 package integration_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -207,4 +210,85 @@ func BenchmarkDeleteCascade50In50Out(b *testing.B) {
 		b.StartTimer()
 		return db.Delete(ctx, hub.Key)
 	})
+}
+
+// BenchmarkDeleteOwnerOf1000IssuesOf3Comments deletes a project that owns 1000
+// issues of 3 comments each (Options.Owns): 4001 entities and their edges. Each
+// iteration seeds a tree of its own first, untimed.
+func BenchmarkDeleteOwnerOf1000IssuesOf3Comments(b *testing.B) {
+	const issues, comments = 1000, 3
+	api := dynamotest.API(b)
+	counter := dynamotest.NewCounter(api)
+	opts := ryno.Options{TablePrefix: dynamotest.Tables(b, api), Owns: []ryno.Owns{{Type: "project", Predicate: "issues"}, {Type: "issue", Predicate: "comments"}}}
+	seeder, err := ryno.New(api, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	db, err := ryno.New(counter, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	seed := func(n int) ryno.Key {
+		root := ryno.Key{Scope: "bench", Type: "project", ID: fmt.Sprintf("p%d", n)}
+		if _, err := seeder.Create(ctx, &ryno.Entity{Key: root}); err != nil {
+			b.Fatal(err)
+		}
+		owned := make([]ryno.Key, issues)
+		err := parallelBench(issues, 16, func(i int) error {
+			issue := ryno.Key{Scope: "bench", Type: "issue", ID: fmt.Sprintf("p%d-%d", n, i)}
+			owned[i] = issue
+			if _, err := seeder.Create(ctx, &ryno.Entity{Key: issue}); err != nil {
+				return err
+			}
+			cs := make([]ryno.Key, comments)
+			for j := range cs {
+				cs[j] = ryno.Key{Scope: "bench", Type: "comment", ID: fmt.Sprintf("%s-%d", issue.ID, j)}
+				if _, err := seeder.Create(ctx, &ryno.Entity{Key: cs[j]}); err != nil {
+					return err
+				}
+			}
+			_, err := seeder.AddRelationships(ctx, issue, "comments", cs)
+			return err
+		})
+		if err == nil {
+			err = seeder.ReplaceRelationships(ctx, root, "issues", owned)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		return root
+	}
+	var elapsed time.Duration
+	b.ResetTimer()
+	for n := range b.N {
+		b.StopTimer()
+		root := seed(n)
+		counter.Reset()
+		b.StartTimer()
+		start := time.Now()
+		if err := db.Delete(ctx, root); err != nil {
+			b.Fatal(err)
+		}
+		elapsed += time.Since(start)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(counter.Total())/float64(b.N), "requests/op")
+	b.ReportMetric(float64(counter.Rounds())/float64(b.N), "rounds/op")
+	b.ReportMetric(elapsed.Seconds()/float64(b.N), "s/delete")
+}
+
+// parallelBench runs f for 0..n-1, limit at a time, and returns the first error.
+func parallelBench(n, limit int, f func(i int) error) error {
+	sem := make(chan struct{}, limit)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			errs[i] = f(i)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

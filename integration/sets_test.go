@@ -145,9 +145,7 @@ func TestSetsAreRefusedWhereOnlyListsAreWritten(t *testing.T) {
 	createSubjects(t, s.Client, fan)
 	s.counter.Reset()
 
-	_, err := s.Transact(ctx, ryno.TxAddRelationships(fan, setPredicate, []ryno.Key{pk("a")}))
-	require.ErrorIs(t, err, ryno.ErrInvalid)
-	_, err = s.Set(ctx, &ryno.Entity{Key: fan}, ryno.ReplaceLists(map[string][]ryno.Key{setPredicate: {pk("a")}}))
+	_, err := s.Set(ctx, &ryno.Entity{Key: fan}, ryno.ReplaceLists(map[string][]ryno.Key{setPredicate: {pk("a")}}))
 	require.ErrorIs(t, err, ryno.ErrInvalid)
 	require.Empty(t, requests(s.counter), "refused before any request")
 
@@ -255,4 +253,61 @@ func TestCheckRepairsTheSetOfAMissingSubject(t *testing.T) {
 	_, err = s.Check(ctx, ryno.CheckOptions{Repair: true})
 	require.NoError(t, err)
 	require.Zero(t, entryCount(t, s.raw, s.Names().Relationships))
+}
+
+// TestASetInATransactionReportsWhatChangedAtTheCommit writes a set in transactions
+// beside other operations: each reports the objects it changed, a missing object is
+// refused with CheckObjects, and a racing writer of the same object makes the
+// transaction read again rather than report a change it did not make.
+func TestASetInATransactionReportsWhatChangedAtTheCommit(t *testing.T) {
+	s := setStore(t, ryno.Options{CheckObjects: true})
+	fan, post := pk("fan"), pk("post")
+	createSubjects(t, s.Client, fan)
+
+	results, err := s.Transact(ctx, ryno.TxCreate(&ryno.Entity{Key: post}), ryno.TxAddRelationships(fan, setPredicate, []ryno.Key{post}))
+	require.NoError(t, err, "an object created in the same transaction is checked by its create")
+	require.Equal(t, []ryno.Key{post}, results[1].Changed)
+	createSubjects(t, s.Client, pk("other"))
+
+	results, err = s.Transact(ctx, ryno.TxAddRelationships(fan, setPredicate, []ryno.Key{post, pk("other"), post}))
+	require.NoError(t, err)
+	require.Equal(t, []ryno.Key{pk("other")}, results[0].Changed, "post was there")
+	results, err = s.Transact(ctx, ryno.TxAddRelationships(fan, setPredicate, []ryno.Key{post}))
+	require.NoError(t, err)
+	require.Empty(t, results[0].Changed, "there already")
+	results, err = s.Transact(ctx, ryno.TxRemoveRelationships(fan, setPredicate, []ryno.Key{post, pk("nobody")}))
+	require.NoError(t, err)
+	require.Equal(t, []ryno.Key{post}, results[0].Changed)
+	require.Equal(t, []ryno.Key{pk("other")}, objectsOf(t, s.Client, fan, setPredicate, 10))
+
+	_, err = s.Transact(ctx, ryno.TxAddRelationships(fan, setPredicate, []ryno.Key{pk("nobody")}))
+	require.ErrorIs(t, err, ryno.ErrNotFound, "CheckObjects")
+	_, err = s.Transact(ctx, ryno.TxAddRelationships(pk("ghost"), setPredicate, []ryno.Key{post}))
+	require.ErrorIs(t, err, ryno.ErrNotFound, "no subject")
+	require.Equal(t, []ryno.Key{pk("other")}, objectsOf(t, s.Client, fan, setPredicate, 10))
+
+	// Eight transactions add one object at once: exactly one reports it.
+	const writers = 8
+	var wg sync.WaitGroup
+	changed := make([][]ryno.Key, writers)
+	errs := make([]error, writers)
+	start := make(chan struct{})
+	for w := range writers {
+		wg.Go(func() {
+			<-start
+			r, err := s.Transact(ctx, ryno.TxAddRelationships(fan, setPredicate, []ryno.Key{post}))
+			errs[w] = err
+			if err == nil {
+				changed[w] = r[0].Changed
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+	n := 0
+	for _, c := range changed {
+		n += len(c)
+	}
+	require.Equal(t, 1, n, "one transaction added it")
 }

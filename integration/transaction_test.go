@@ -511,3 +511,15 @@ func TestATxCheckOfTheSubjectOfAListChangeIsOneCheckOfBoth(t *testing.T) {
 		})
 	}
 }
+
+func TestATransactionCreatesAnObjectAndItsEdgeWithObjectChecks(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{CheckObjects: true})
+	hub, post := pk("hub"), pk("post")
+	createSubjects(t, s.Client, hub)
+	results, err := s.Transact(ctx, ryno.TxCreate(&ryno.Entity{Key: post}), ryno.TxAddRelationships(hub, "follows", []ryno.Key{post}))
+	require.NoError(t, err, "the create checks the object: no second action on its item")
+	require.Equal(t, []ryno.Key{post}, results[1].Changed)
+	requireListExact(t, s, hub, "follows")
+	_, err = s.Transact(ctx, ryno.TxAddRelationships(hub, "follows", []ryno.Key{pk("nobody")}))
+	require.ErrorIs(t, err, ryno.ErrNotFound, "an object no operation writes is still checked")
+}

@@ -32,12 +32,12 @@ func setOf(predicates []string) map[string]bool {
 	return sets
 }
 
-// listsOnly refuses a set where only lists are written: in a transaction, and as
-// the lists of an entity write.
+// listsOnly refuses a set where only lists are written: as the lists of an entity
+// write (ReplaceLists).
 func (c *Client) listsOnly(call string, predicates ...string) error {
 	for _, p := range predicates {
 		if c.sets[p] {
-			return invalid(call, p, "is a set (Options.Sets): write it with AddRelationships, RemoveRelationships or ReplaceRelationships")
+			return invalid(call, p, "is a set (Options.Sets): write it with AddRelationships, RemoveRelationships, ReplaceRelationships or their Tx forms")
 		}
 	}
 	return nil

@@ -320,9 +320,6 @@ func (op *txOp) check(c *Client) error {
 		}
 		return op.cond.err
 	case opAdd, opRemove:
-		if err := c.listsOnly("Transact", op.predicate); err != nil {
-			return err
-		}
 		return validateList(op.key, op.predicate, op.objects)
 	}
 	return op.key.Validate()
@@ -408,6 +405,9 @@ func (t *tx) plan(ctx context.Context, op *txOp) (*txPart, error) {
 		return t.c.txCheck(op), nil
 	case opSequence:
 		return t.c.txSequence(op, t.written, t.joined[op.key])
+	}
+	if t.c.sets[op.predicate] {
+		return t.c.txSet(ctx, op, t.written, t.joined[op.key])
 	}
 	return t.c.txList(ctx, op, t.written, t.joined[op.key])
 }
@@ -574,12 +574,10 @@ func (c *Client) txList(ctx context.Context, op *txOp, written map[Key]opKind, j
 		return nil, err
 	}
 	p := &txPart{op: op, joined: joined}
-	switch kind, ok := written[op.key]; {
-	case ok && kind == opDelete:
+	if kind, ok := written[op.key]; ok && kind == opDelete {
 		return nil, invalid("Transact", op.key.String(), "deletes the subject of a list it writes")
-	case ok && kind != opCheck: // the subject's write checks it exists
-		p.t.checked = map[Key]bool{op.key: true}
 	}
+	p.t.checked = writtenLive(written) // their writes check they exist
 	ch := lop.plan(s)
 	var also *Condition
 	if joined != nil {

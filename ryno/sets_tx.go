@@ -1,0 +1,114 @@
+package ryno
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// txSet plans TxAddRelationships or TxRemoveRelationships on a set: it reads the
+// entries of the objects, then writes those that change (a put of each object not
+// there, a delete of each object there) and checks those that do not, so that
+// what the operation reports changed is exact at the commit: an entry another
+// writer added or removed since the read refuses the transaction, which reads
+// again. The subject's existence is checked as for a list, and with CheckObjects
+// each object added.
+func (c *Client) txSet(ctx context.Context, op *txOp, written map[Key]opKind, joined *txOp) (*txPart, error) {
+	objects := distinctKeys(op.objects)
+	lop := listOp{subject: op.key, predicate: op.predicate}
+	gets := make([]getOp, len(objects))
+	for i, k := range objects {
+		gets[i] = newGetOp(c.names.Relationships, relationships.SetEntry(lop.relSubject(), op.predicate, relationships.Key(k)).PrimaryKey())
+	}
+	found, err := c.batch.get(ctx, gets, readOptions{consistent: true})
+	if err != nil {
+		return nil, err
+	}
+	p := &txPart{op: op, joined: joined}
+	if kind, ok := written[op.key]; ok && kind == opDelete {
+		return nil, invalid("Transact", op.key.String(), "deletes the subject of a set it writes")
+	}
+	p.t.checked = writtenLive(written)
+	var also *Condition
+	if joined != nil {
+		also = &joined.cond
+	}
+	c.checkEntityAlso(&p.t, op.key, actionRole{kind: roleEntity}, also)
+	token := newToken()
+	for i, k := range objects {
+		_, there := found[gets[i].id]
+		add := op.kind == opAdd
+		switch {
+		case add && !there:
+			p.t.add(c.setPut(lop, k, token), actionRole{kind: roleEntry}, 0)
+			p.result.Changed = append(p.result.Changed, k)
+		case !add && there:
+			p.t.add(c.setEntryAction(gets[i].key, true, true), actionRole{kind: roleEntry}, 0)
+			p.result.Changed = append(p.result.Changed, k)
+		default: // unchanged: it must still be as read
+			p.t.add(c.setEntryAction(gets[i].key, there, false), actionRole{kind: roleEntry}, 0)
+		}
+		if add && c.opts.CheckObjects {
+			c.checkEntity(&p.t, k, actionRole{kind: roleObject, object: k})
+		}
+	}
+	p.refused = func(_ context.Context, role actionRole, _ map[string]types.AttributeValue) (bool, error) {
+		switch role.kind {
+		case roleEntity:
+			return false, notFound(op.key)
+		case roleObject:
+			return false, &objectMissingError{object: role.object}
+		}
+		return true, &ConflictError{Key: op.key, Predicate: op.predicate, Reason: "its set changed meanwhile"}
+	}
+	return p, nil
+}
+
+// setPut is the put of object's entry in op's set, on the condition that it is not
+// there.
+func (c *Client) setPut(op listOp, object Key, token string) types.TransactWriteItem {
+	b := build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)), nil)
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(c.names.Relationships), Item: setItem(op, object, token),
+		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+	}}
+}
+
+// setEntryAction deletes (when del) or checks the set entry with key, on the
+// condition that it is there (there) or not.
+func (c *Client) setEntryAction(key map[string]types.AttributeValue, there, del bool) types.TransactWriteItem {
+	cond := expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey))
+	if there {
+		cond = expression.AttributeExists(expression.Name(schema.AttrSubjectKey))
+	}
+	b := build(cond, nil)
+	if del {
+		return types.TransactWriteItem{Delete: &types.Delete{
+			TableName: aws.String(c.names.Relationships), Key: key,
+			ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		}}
+	}
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: aws.String(c.names.Relationships), Key: key,
+		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+	}}
+}
+
+// writtenLive returns the entities other operations of a transaction write and
+// leave existing: their writes check them, so a list or set operation's check of
+// its subject or objects would only name their item twice.
+func writtenLive(written map[Key]opKind) map[Key]bool {
+	live := map[Key]bool{}
+	for k, kind := range written {
+		switch kind {
+		case opCreate, opUpdate, opSet, opPatch:
+			live[k] = true
+		}
+	}
+	return live
+}

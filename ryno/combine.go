@@ -21,8 +21,8 @@ type listQueues struct {
 	queues map[listID]*listQueue
 }
 
-// listQueue is the calls waiting for one list, in arrival order; running says a
-// batch of them is being written.
+// listQueue is the calls waiting for one list, in arrival order, while one of its
+// calls writes a batch: the queue exists exactly as long as the list is busy.
 type listQueue struct {
 	waiting []*queuedWrite
 }

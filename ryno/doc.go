@@ -75,7 +75,16 @@
 // Remove return the objects they changed. The subject must exist; with
 // Options.CheckObjects or CheckObjects(true), the objects too. Changes too large for
 // one transaction take a lease on the list and record their intent before writing
-// entries; other writers wait (then fail with a *LeaseError).
+// entries; other writers wait (then fail with a *LeaseError). Calls of one Client
+// waiting for the same list are written together (Options.SeparateListWrites).
+//
+// A predicate in Options.Sets is a set instead: unordered, each object once, one
+// item per object with no head or marker, so adding or removing an object is one
+// write and writers of a set never conflict.
+//
+// Options.Owns declares what an entity owns, the objects of one of its lists:
+// Delete deletes what an owner owns first, recursively, and InBackground lets it
+// return once the owner reads as deleted (Wait waits for the rest).
 //
 // # Writers cut off
 //
@@ -91,7 +100,9 @@
 // none: TxCreate, TxUpdate, TxSet, TxPatch, TxDelete, TxCheck, TxAddRelationships and
 // TxRemoveRelationships, with conditions on attributes (If, Attr). It reads what the
 // operations need in one round, then sends the transaction; a refusal is a
-// *TransactionError saying, for each operation refused, why.
+// *TransactionError saying, for each operation refused, why. TransactNext draws the
+// next number of an entity's sequence and commits it with the operations built for
+// it.
 //
 // # Indexes
 //

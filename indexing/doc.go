@@ -16,6 +16,11 @@
 //	Int(-1)                        i7fffffffffffffff
 //	Int(5)                         i8000000000000005
 //	Time(2024-05-01 12:00:00 UTC)  t2024-05-01T12:00:00.000000000Z
+//	Tuple(String("a"), Int(5))     c'a␂i8000000000000005␂
+//
+// A Tuple is a value of several parts, ordered part by part, a tuple before its
+// extensions: each part's encoding is followed by the byte 0x02 (␂ above), which no
+// part holds.
 //
 // Every encoding starts with a tag for its kind, so values of different kinds never
 // interleave, and equal encodings mean equal values of the same kind. An index should
@@ -25,7 +30,8 @@
 //
 // # Conditions
 //
-// A Condition selects entries of one index by value: Equal, BeginsWith (strings),
+// A Condition selects entries of one index by value: Equal, BeginsWith (strings, and
+// tuples by whole leading parts),
 // Between, Less, LessOrEqual, Greater, GreaterOrEqual, or All. Condition.Expression
 // turns it into the key condition of a Query on the index lookup GSI. A key condition
 // allows one comparison on the sort key, so the ranges are bounded to the operand's

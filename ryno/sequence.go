@@ -141,18 +141,10 @@ func (c *Client) readSequence(ctx context.Context, owner Key, name string, consi
 // read, and the owner's existence checked (by its write, when the transaction
 // writes it).
 func (c *Client) txSequence(op *txOp, written map[Key]opKind, joined *txOp) (*txPart, error) {
-	p := &txPart{op: op, joined: joined}
-	switch kind, ok := written[op.key]; {
-	case ok && kind == opDelete:
-		return nil, invalid("Transact", op.key.String(), "deletes the owner of a sequence it draws from")
-	case ok && kind != opCheck:
-		p.t.checked = map[Key]bool{op.key: true}
+	p, err := c.subjectPart(op, written, joined, "sequence")
+	if err != nil {
+		return nil, err
 	}
-	var also *Condition
-	if joined != nil {
-		also = &joined.cond
-	}
-	c.checkEntityAlso(&p.t, op.key, actionRole{kind: roleEntity}, also)
 	value := expression.Name(schema.AttrValue)
 	cond := value.Equal(expression.Value(number(op.from)))
 	if op.from == 0 {

@@ -91,9 +91,14 @@ func (c *Client) addToSet(ctx context.Context, op listOp) ([]Key, error) {
 	return added, nil
 }
 
+// setEntry is the entry of object in op's set.
+func (op listOp) setEntry(object Key) relationships.Entry {
+	return relationships.SetEntry(op.relSubject(), op.predicate, relationships.Key(object))
+}
+
 // setItem is the item of object's entry in op's set, written by the call token.
 func setItem(op listOp, object Key, token string) map[string]types.AttributeValue {
-	item := relationships.SetEntry(op.relSubject(), op.predicate, relationships.Key(object)).Item()
+	item := op.setEntry(object).Item()
 	item[schema.AttrToken] = str(token)
 	return item
 }
@@ -111,7 +116,7 @@ func (c *Client) removeFromSet(ctx context.Context, op listOp) ([]Key, error) {
 			subject, err = c.getItem(ctx, op.subject, true)
 			return err
 		}
-		e := relationships.SetEntry(op.relSubject(), op.predicate, relationships.Key(objects[i]))
+		e := op.setEntry(objects[i])
 		out, err := c.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 			TableName:    aws.String(c.names.Relationships),
 			Key:          e.PrimaryKey(),
@@ -170,7 +175,7 @@ func (c *Client) replaceSet(ctx context.Context, op listOp) error {
 	add.objects = nil
 	for _, k := range want {
 		if !held[k] {
-			e := relationships.SetEntry(op.relSubject(), op.predicate, relationships.Key(k))
+			e := op.setEntry(k)
 			add.objects = append(add.objects, k)
 			ops = append(ops, putOp(c.names.Relationships, e.PrimaryKey(), setItem(op, k, token)))
 		}
@@ -241,7 +246,7 @@ func (c *Client) confirmObjects(ctx context.Context, op listOp, objects, created
 func (c *Client) takeBack(ctx context.Context, op listOp, objects []Key, token string) error {
 	b := build(expression.Name(schema.AttrToken).Equal(expression.Value(str(token))), nil)
 	return parallel(ctx, len(objects), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		e := relationships.SetEntry(op.relSubject(), op.predicate, relationships.Key(objects[i]))
+		e := op.setEntry(objects[i])
 		_, err := c.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 			TableName: aws.String(c.names.Relationships), Key: e.PrimaryKey(),
 			ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
@@ -257,7 +262,7 @@ func (c *Client) takeBack(ctx context.Context, op listOp, objects []Key, token s
 func (c *Client) setDeletes(op listOp, objects []Key) []writeOp {
 	ops := make([]writeOp, len(objects))
 	for i, k := range objects {
-		ops[i] = deleteOp(c.names.Relationships, relationships.SetEntry(op.relSubject(), op.predicate, relationships.Key(k)).PrimaryKey())
+		ops[i] = deleteOp(c.names.Relationships, op.setEntry(k).PrimaryKey())
 	}
 	return ops
 }

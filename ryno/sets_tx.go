@@ -7,7 +7,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -23,22 +22,16 @@ func (c *Client) txSet(ctx context.Context, op *txOp, written map[Key]opKind, jo
 	lop := listOp{subject: op.key, predicate: op.predicate}
 	gets := make([]getOp, len(objects))
 	for i, k := range objects {
-		gets[i] = newGetOp(c.names.Relationships, relationships.SetEntry(lop.relSubject(), op.predicate, relationships.Key(k)).PrimaryKey())
+		gets[i] = newGetOp(c.names.Relationships, lop.setEntry(k).PrimaryKey())
 	}
 	found, err := c.batch.get(ctx, gets, readOptions{consistent: true})
 	if err != nil {
 		return nil, err
 	}
-	p := &txPart{op: op, joined: joined}
-	if kind, ok := written[op.key]; ok && kind == opDelete {
-		return nil, invalid("Transact", op.key.String(), "deletes the subject of a set it writes")
+	p, err := c.subjectPart(op, written, joined, "set")
+	if err != nil {
+		return nil, err
 	}
-	p.t.checked = writtenLive(written)
-	var also *Condition
-	if joined != nil {
-		also = &joined.cond
-	}
-	c.checkEntityAlso(&p.t, op.key, actionRole{kind: roleEntity}, also)
 	token := newToken()
 	for i, k := range objects {
 		_, there := found[gets[i].id]
@@ -57,15 +50,7 @@ func (c *Client) txSet(ctx context.Context, op *txOp, written map[Key]opKind, jo
 			c.checkEntity(&p.t, k, actionRole{kind: roleObject, object: k})
 		}
 	}
-	p.refused = func(_ context.Context, role actionRole, _ map[string]types.AttributeValue) (bool, error) {
-		switch role.kind {
-		case roleEntity:
-			return false, notFound(op.key)
-		case roleObject:
-			return false, &objectMissingError{object: role.object}
-		}
-		return true, &ConflictError{Key: op.key, Predicate: op.predicate, Reason: "its set changed meanwhile"}
-	}
+	p.refused = subjectRefusal(op, &ConflictError{Key: op.key, Predicate: op.predicate, Reason: "its set changed meanwhile"})
 	return p, nil
 }
 
@@ -111,4 +96,37 @@ func writtenLive(written map[Key]opKind) map[Key]bool {
 		}
 	}
 	return live
+}
+
+// subjectPart starts the part of an operation on a list, set or sequence of
+// op.key: the subject's existence checked, with the condition of joined (the
+// TxCheck of the subject) when not nil, unless another operation of the
+// transaction writes it (which checks it); a transaction deleting it is refused.
+// what names what the operation writes.
+func (c *Client) subjectPart(op *txOp, written map[Key]opKind, joined *txOp, what string) (*txPart, error) {
+	if kind, ok := written[op.key]; ok && kind == opDelete {
+		return nil, invalid("Transact", op.key.String(), "deletes the subject of a "+what+" it writes")
+	}
+	p := &txPart{op: op, joined: joined}
+	p.t.checked = writtenLive(written)
+	var also *Condition
+	if joined != nil {
+		also = &joined.cond
+	}
+	c.checkEntityAlso(&p.t, op.key, actionRole{kind: roleEntity}, also)
+	return p, nil
+}
+
+// subjectRefusal explains a refused action of an operation on a list or set of
+// op.key: the subject, an object, or else the entries it relied on (conflict).
+func subjectRefusal(op *txOp, conflict error) func(context.Context, actionRole, map[string]types.AttributeValue) (bool, error) {
+	return func(_ context.Context, role actionRole, _ map[string]types.AttributeValue) (bool, error) {
+		switch role.kind {
+		case roleEntity:
+			return false, notFound(op.key)
+		case roleObject:
+			return false, &objectMissingError{object: role.object}
+		}
+		return true, conflict
+	}
 }

@@ -573,27 +573,13 @@ func (c *Client) txList(ctx context.Context, op *txOp, written map[Key]opKind, j
 	if err != nil {
 		return nil, err
 	}
-	p := &txPart{op: op, joined: joined}
-	if kind, ok := written[op.key]; ok && kind == opDelete {
-		return nil, invalid("Transact", op.key.String(), "deletes the subject of a list it writes")
+	p, err := c.subjectPart(op, written, joined, "list")
+	if err != nil {
+		return nil, err
 	}
-	p.t.checked = writtenLive(written) // their writes check they exist
 	ch := lop.plan(s)
-	var also *Condition
-	if joined != nil {
-		also = &joined.cond
-	}
-	c.checkEntityAlso(&p.t, op.key, actionRole{kind: roleEntity}, also)
 	c.addChange(&p.t, ch, lop.checkObjects)
 	p.result.Changed = fromRelKeys(append(ch.Added, ch.Removed...))
-	p.refused = func(_ context.Context, role actionRole, _ map[string]types.AttributeValue) (bool, error) {
-		switch role.kind {
-		case roleEntity:
-			return false, notFound(op.key)
-		case roleObject:
-			return false, &objectMissingError{object: role.object}
-		}
-		return true, listConflict(lop, errors.New("another writer changed it"))
-	}
+	p.refused = subjectRefusal(op, listConflict(lop, errors.New("another writer changed it")))
 	return p, nil
 }

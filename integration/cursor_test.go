@@ -149,14 +149,15 @@ func (c *cursorTamperer) alter(i int) (string, bool) {
 	}
 }
 
-// flipBits flips one to three bits of the bytes of s.
+// flipBits flips one to three distinct bits of the bytes of s: flipping one bit
+// twice would give s back.
 func (c *cursorTamperer) flipBits(s string) string {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		panic(err)
 	}
-	for range c.r.IntN(3) + 1 {
-		b[c.r.IntN(len(b))] ^= 1 << c.r.IntN(8)
+	for _, bit := range c.r.Perm(8 * len(b))[:c.r.IntN(3)+1] {
+		b[bit/8] ^= 1 << (bit % 8)
 	}
 	return base64.RawURLEncoding.EncodeToString(b)
 }

@@ -17,9 +17,11 @@ function timed out) and for orphans.
 
 Traces: entities left marked as being deleted, or as being written for longer than
 the list lease (30 s); relationship lists left leased or holding an intent, and lists
-whose head or markers disagree with their entries. --repair finishes each as the
-next writer would: it completes the Delete, takes the list over, finishes what its
-writer recorded and rebuilds the list's bookkeeping from its entries. Finishing an
+whose head or markers disagree with their entries; relationship entries missing
+from the reverse index (written by a release before schema version 3 after the
+store was migrated). --repair finishes each as the next writer would: it completes
+the Delete, takes the list over, finishes what its writer recorded, rebuilds the
+list's bookkeeping from its entries and writes the entry's reverse key. Finishing an
 entity's index entries needs the indexes of its type, which this command does not
 have: it reports those, and your application's own ryno (see the README) or its
 next write of the entity finishes them.

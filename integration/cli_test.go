@@ -66,12 +66,13 @@ func TestCLIMigrate(t *testing.T) {
 	t.Run("plan on nothing", func(t *testing.T) {
 		out, errOut, code := migrate(t, "plan", prefix)
 		require.Equal(t, 0, code, errOut)
-		require.Equal(t, "up would run (schema version none -> 2):\n"+
+		require.Equal(t, "up would run (schema version none -> 3):\n"+
 			"  create table "+n.Entities+" (GSI "+n.EntitiesByType+")\n"+
 			"  create table "+n.Relationships+" (GSI "+n.ReverseRelationships+", LSI "+n.RelationshipsByObject+")\n"+
 			"  create table "+n.IndexEntries+" (GSI "+n.IndexLookup+")\n"+
 			"  run migration 2: build the heads and markers of relationship lists written before them\n"+
-			"  record schema version 2\n", out)
+			"  run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships\n"+
+			"  record schema version 3\n", out)
 		require.Empty(t, tablesWithPrefix(t, prefix), "plan must not create anything")
 	})
 
@@ -80,7 +81,7 @@ func TestCLIMigrate(t *testing.T) {
 		require.Equal(t, 0, code, errOut)
 		require.Regexp(t, n.Entities+` +table +MISSING`, out)
 		require.Regexp(t, n.IndexLookup+` +GSI +MISSING`, out)
-		require.Contains(t, out, "schema version: none recorded, 2 current")
+		require.Contains(t, out, "schema version: none recorded, 3 current")
 		require.Contains(t, out, `not up to date: run "ryno migrate up"`)
 	})
 
@@ -94,22 +95,23 @@ func TestCLIMigrate(t *testing.T) {
 			"create table " + n.Relationships + " (GSI " + n.ReverseRelationships + ", LSI " + n.RelationshipsByObject + ")",
 			"create table " + n.IndexEntries + " (GSI " + n.IndexLookup + ")",
 			"run migration 2: build the heads and markers of relationship lists written before them",
-			"record schema version 2",
+			"run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships",
+			"record schema version 3",
 		}, withoutWaits(lines[:len(lines)-1]))
-		require.Regexp(t, `^schema version 2 is up to date: 5 actions in \S+$`, lines[len(lines)-1])
+		require.Regexp(t, `^schema version 3 is up to date: 6 actions in \S+$`, lines[len(lines)-1])
 		require.Len(t, tablesWithPrefix(t, prefix), 3)
 	})
 
 	t.Run("up again", func(t *testing.T) {
 		out, errOut, code := migrate(t, "up", prefix)
 		require.Equal(t, 0, code, errOut)
-		require.Equal(t, "schema version 2 is up to date; nothing to do\n", out)
+		require.Equal(t, "schema version 3 is up to date; nothing to do\n", out)
 	})
 
 	t.Run("plan when up to date", func(t *testing.T) {
 		out, errOut, code := migrate(t, "plan", prefix)
 		require.Equal(t, 0, code, errOut)
-		require.Equal(t, "schema version 2 is up to date; nothing to do\n", out)
+		require.Equal(t, "schema version 3 is up to date; nothing to do\n", out)
 	})
 
 	t.Run("status when up to date", func(t *testing.T) {
@@ -120,7 +122,7 @@ func TestCLIMigrate(t *testing.T) {
 		}
 		require.Regexp(t, n.EntitiesByType+` +GSI +ACTIVE`, out)
 		require.Regexp(t, n.RelationshipsByObject+` +LSI +ACTIVE`, out)
-		require.Contains(t, out, "schema version: 2 recorded, 2 current\ndrift: none\nup to date\n")
+		require.Contains(t, out, "schema version: 3 recorded, 3 current\ndrift: none\nup to date\n")
 	})
 
 	t.Run("down without confirmation", func(t *testing.T) {

@@ -37,7 +37,7 @@ func edgeItem(subject string, i int, object string, byObject bool) costmodel.Ite
 		schema.AttrSubjectKey:   str(subject),
 		schema.AttrPredicateKey: str(schema.PredicateKey("follows", i, "person", object)),
 		schema.AttrObjectKey:    str("acme:person:" + object),
-		schema.AttrIndex:        avNum(fmt.Sprint(i)),
+		schema.AttrReverseKey:   str(schema.ReverseKey("follows", "acme", "person", subject, i)),
 	}
 	if byObject {
 		item[schema.AttrPredicateObjectKey] = str(schema.PredicateObjectKey("follows", "acme", "person", object))

@@ -66,7 +66,7 @@ func TestExportCloudFormationRoundTrip(t *testing.T) {
 			for _, a := range st.Pending {
 				pending = append(pending, a.Kind)
 			}
-			require.Equal(t, []migrations.ActionKind{migrations.ActionRunMigration, migrations.ActionRecordVersion}, pending,
+			require.Equal(t, []migrations.ActionKind{migrations.ActionRunMigration, migrations.ActionRunMigration, migrations.ActionRecordVersion}, pending,
 				"nothing to create: only the version to record")
 
 			out, errOut, code = migrate(t, "up", prefix, tt.flags...)

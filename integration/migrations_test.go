@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -143,7 +144,7 @@ func TestMigrationsUp(t *testing.T) {
 	require.True(t, res.Changed())
 	require.Equal(t, []migrations.ActionKind{
 		migrations.ActionCreateTable, migrations.ActionCreateTable, migrations.ActionCreateTable,
-		migrations.ActionRunMigration, migrations.ActionRecordVersion,
+		migrations.ActionRunMigration, migrations.ActionRunMigration, migrations.ActionRecordVersion,
 	}, actionKinds(res.Actions))
 	require.Equal(t, 0, res.RecordedVersion)
 	require.Equal(t, migrations.CurrentVersion, res.Version)
@@ -168,7 +169,7 @@ func TestMigrationsUp(t *testing.T) {
 		},
 		{
 			table: prefix + "_relationship_entries", key: wantKey{"_subject_key", "S", "_predicate_key", "S"},
-			gsi: prefix + "_reverse_relationships", gsiKey: wantKey{"_object_key", "S", "_index", "N"},
+			gsi: prefix + "_incoming_relationships", gsiKey: wantKey{"_object_key", "S", "_reverse_key", "S"},
 			lsi: prefix + "_relationships_by_object", lsiKey: wantKey{"_subject_key", "S", "_predicate_object_key", "S"},
 		},
 		{
@@ -214,7 +215,7 @@ func TestMigrationsUp(t *testing.T) {
 			ConsistentRead: aws.Bool(true),
 		})
 		require.NoError(t, err)
-		require.Equal(t, &types.AttributeValueMemberN{Value: "2"}, out.Item[schema.AttrSchemaVersion])
+		require.Equal(t, &types.AttributeValueMemberN{Value: strconv.Itoa(migrations.CurrentVersion)}, out.Item[schema.AttrSchemaVersion])
 		applied, ok := out.Item[schema.AttrSchemaApplied].(*types.AttributeValueMemberS)
 		require.True(t, ok)
 		_, err = schema.ParseTime(applied.Value)
@@ -233,8 +234,8 @@ func TestMigrationsUp(t *testing.T) {
 		require.NoError(t, err)
 		require.False(t, again.Changed())
 		require.Empty(t, again.Actions)
-		require.Equal(t, 2, again.RecordedVersion)
-		require.Equal(t, 2, again.Version)
+		require.Equal(t, migrations.CurrentVersion, again.RecordedVersion)
+		require.Equal(t, migrations.CurrentVersion, again.Version)
 		require.Zero(t, counter.writes.Load(), "a second up must not write")
 	})
 
@@ -244,7 +245,7 @@ func TestMigrationsUp(t *testing.T) {
 		require.True(t, st.UpToDate(), "%+v", st)
 		require.Empty(t, st.Drift)
 		require.Empty(t, st.Pending)
-		require.Equal(t, 2, st.RecordedVersion)
+		require.Equal(t, migrations.CurrentVersion, st.RecordedVersion)
 		require.Len(t, st.Tables, 3)
 		for _, ts := range st.Tables {
 			require.Equal(t, migrations.StateActive, ts.State, ts.Name)
@@ -259,7 +260,7 @@ func TestMigrationsUp(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, plan.Empty())
 		require.Empty(t, plan.Drift)
-		require.Equal(t, 2, plan.RecordedVersion)
+		require.Equal(t, migrations.CurrentVersion, plan.RecordedVersion)
 	})
 }
 
@@ -279,7 +280,8 @@ func TestMigrationsUpAddsMissingGSI(t *testing.T) {
 		"create GSI " + n.ReverseRelationships + " on table " + n.Relationships,
 		"create table " + n.IndexEntries + " (GSI " + n.IndexLookup + ")",
 		"run migration 2: build the heads and markers of relationship lists written before them",
-		"record schema version 2",
+		"run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships",
+		"record schema version 3",
 	}, actionStrings(plan.Actions))
 
 	res, err := p.Up(ctx)
@@ -295,7 +297,7 @@ func TestMigrationsUpAddsMissingGSI(t *testing.T) {
 		require.Equal(t, types.ProjectionTypeAll, g.Projection.ProjectionType)
 	}
 	d := describeTable(t, n.Relationships)
-	requireKeys(t, wantKey{"_object_key", "S", "_index", "N"}, d.GlobalSecondaryIndexes[0].KeySchema, d.AttributeDefinitions)
+	requireKeys(t, wantKey{"_object_key", "S", "_reverse_key", "S"}, d.GlobalSecondaryIndexes[0].KeySchema, d.AttributeDefinitions)
 
 	st, err := p.Status(ctx)
 	require.NoError(t, err)
@@ -473,7 +475,7 @@ func TestMigrationsDown(t *testing.T) {
 		st, err := p.Status(ctx)
 		require.NoError(t, err)
 		require.Zero(t, st.RecordedVersion)
-		require.Len(t, st.Pending, 5)
+		require.Len(t, st.Pending, 6)
 		for _, ts := range st.Tables {
 			require.Equal(t, migrations.StateMissing, ts.State)
 		}
@@ -538,8 +540,8 @@ func TestMigrationsUpBuildsListHeads(t *testing.T) {
 	counter := &countingAPI{API: s.raw}
 	res, err := newProviderFor(t, counter, s.Names().Prefix, schema.Billing{}).Up(ctx)
 	require.NoError(t, err)
-	require.Equal(t, []migrations.ActionKind{migrations.ActionRunMigration, migrations.ActionRecordVersion}, actionKinds(res.Actions))
-	require.Equal(t, 2, res.Version)
+	require.Equal(t, []migrations.ActionKind{migrations.ActionRunMigration, migrations.ActionRunMigration, migrations.ActionRecordVersion}, actionKinds(res.Actions))
+	require.Equal(t, migrations.CurrentVersion, res.Version)
 	require.Greater(t, counter.scans.Load(), int64(1), "alice's items span several Scan pages")
 	for _, l := range lists {
 		requireListExact(t, s, l.subject, l.predicate)
@@ -661,7 +663,142 @@ func (c *countingAPI) Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...
 	return c.API.Scan(ctx, in, opts...)
 }
 
+func (c *countingAPI) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	c.write()
+	return c.API.UpdateItem(ctx, in, opts...)
+}
+
 func (c *countingAPI) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	c.read()
 	return c.API.GetItem(ctx, in, opts...)
+}
+
+// createVersion2Tables creates the tables of names as schema version 2 defined them
+// (the reverse index keyed by _object_key and _index) and records version 2.
+func createVersion2Tables(t *testing.T, raw *dynamodb.Client, names schema.Names) {
+	t.Helper()
+	defs := schema.Definitions(names, schema.Billing{})
+	for _, def := range defs {
+		in := *def
+		if aws.ToString(def.TableName) == names.Relationships {
+			old := in.GlobalSecondaryIndexes[0]
+			old.IndexName = aws.String(names.RetiredIndexes()[names.Relationships][0])
+			old.KeySchema = []types.KeySchemaElement{
+				{AttributeName: aws.String(schema.AttrObjectKey), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(schema.AttrIndex), KeyType: types.KeyTypeRange},
+			}
+			in.GlobalSecondaryIndexes = []types.GlobalSecondaryIndex{old}
+			in.AttributeDefinitions = append(keyAttributes(def.AttributeDefinitions, append(lsiKeys(def), def.KeySchema)...),
+				types.AttributeDefinition{AttributeName: aws.String(schema.AttrObjectKey), AttributeType: types.ScalarAttributeTypeS},
+				types.AttributeDefinition{AttributeName: aws.String(schema.AttrIndex), AttributeType: types.ScalarAttributeTypeN})
+		}
+		_, err := raw.CreateTable(context.Background(), &in)
+		require.NoError(t, err)
+	}
+	for _, name := range names.Tables() {
+		require.NoError(t, dynamodb.NewTableExistsWaiter(raw).Wait(context.Background(),
+			&dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute))
+	}
+	recordVersion(t, raw, names, 2)
+}
+
+// stripReverseKeys removes the _reverse_key of the entries of subjects (of every
+// entry when there are none): the entries become those a writer of schema version 2
+// wrote.
+func stripReverseKeys(t *testing.T, raw *dynamodb.Client, names schema.Names, subjects ...ryno.Key) {
+	t.Helper()
+	out, err := raw.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(names.Relationships), ConsistentRead: aws.Bool(true)})
+	require.NoError(t, err)
+	require.Empty(t, out.LastEvaluatedKey)
+	for _, item := range out.Items {
+		if _, ok := item[schema.AttrReverseKey]; !ok {
+			continue
+		}
+		if len(subjects) > 0 && !slices.ContainsFunc(subjects, func(k ryno.Key) bool {
+			return item[schema.AttrSubjectKey].(*types.AttributeValueMemberS).Value == k.String()
+		}) {
+			continue
+		}
+		_, err := raw.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
+			TableName:                aws.String(names.Relationships),
+			Key:                      map[string]types.AttributeValue{schema.AttrSubjectKey: item[schema.AttrSubjectKey], schema.AttrPredicateKey: item[schema.AttrPredicateKey]},
+			UpdateExpression:         aws.String("REMOVE #rk"),
+			ExpressionAttributeNames: map[string]string{"#rk": schema.AttrReverseKey},
+		})
+		require.NoError(t, err)
+	}
+}
+
+func TestMigrationsUpFromVersion2ReplacesTheReverseIndex(t *testing.T) {
+	ctx := context.Background()
+	raw := dynamotest.API(t)
+	p := newMigrationsProvider(t, raw, schema.Billing{})
+	n := p.Names()
+	createVersion2Tables(t, raw, n)
+	db, err := ryno.New(raw, ryno.Options{TablePrefix: n.Prefix})
+	require.NoError(t, err)
+	star, late := pk("star"), pk("late")
+	subjects := pks("s", 30)
+	createSubjects(t, db, append(slices.Clone(subjects), star, late, pk("other"))...)
+	for i, subject := range slices.Backward(subjects) {
+		for _, predicate := range []string{"likes", "follows"} {
+			objects := []ryno.Key{star}
+			if i%3 > 0 {
+				objects = []ryno.Key{pk("other"), star} // star at position 1
+			}
+			_, err := db.AddRelationships(ctx, subject, predicate, objects)
+			require.NoError(t, err)
+		}
+	}
+	stripReverseKeys(t, raw, n)
+
+	res, err := p.Up(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []string{
+		"create GSI " + n.ReverseRelationships + " on table " + n.Relationships,
+		"run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships",
+		"record schema version 3",
+		"delete GSI " + n.RetiredIndexes()[n.Relationships][0] + " of table " + n.Relationships + ", replaced",
+	}, actionStrings(res.Actions))
+	d := describeTable(t, n.Relationships)
+	require.Len(t, d.GlobalSecondaryIndexes, 1)
+	require.Equal(t, n.ReverseRelationships, aws.ToString(d.GlobalSecondaryIndexes[0].IndexName))
+	st, err := p.Status(ctx)
+	require.NoError(t, err)
+	require.True(t, st.UpToDate(), "%+v", st)
+
+	reverse := func(t *testing.T) []ryno.Relationship {
+		return collect(t, db.AllReverseRelationships(ctx, star, "", ryno.PageOptions{Limit: 7}))
+	}
+	got := reverse(t)
+	require.Len(t, got, 2*len(subjects))
+	require.True(t, slices.IsSortedFunc(got, func(a, b ryno.Relationship) int {
+		return cmp.Or(strings.Compare(a.Predicate, b.Predicate), strings.Compare(a.Subject.ID, b.Subject.ID))
+	}), "by predicate, then subject")
+	done, err := db.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.Zero(t, done.Traces+done.Orphans, "%+v", done)
+
+	t.Run("an entry written after by a writer of version 2 is found and repaired by check", func(t *testing.T) {
+		_, err := db.AddRelationships(ctx, late, "follows", []ryno.Key{star})
+		require.NoError(t, err)
+		stripReverseKeys(t, raw, n, late)
+		require.Len(t, reverse(t), 2*len(subjects), "the reverse index does not hold it")
+
+		var traces []ryno.Trace
+		_, err = db.Check(ctx, ryno.CheckOptions{OnTrace: func(tr ryno.Trace) { traces = append(traces, tr) }})
+		require.NoError(t, err)
+		require.Len(t, traces, 1)
+		require.Equal(t, ryno.TraceUnindexed, traces[0].Kind)
+		require.Equal(t, late, traces[0].Key)
+		require.Equal(t, "follows", traces[0].Predicate)
+
+		done, err := db.Check(ctx, ryno.CheckOptions{Repair: true})
+		require.NoError(t, err)
+		require.Equal(t, 1, done.Finished)
+		require.Len(t, reverse(t), 2*len(subjects)+1)
+		done, err = db.Check(ctx, ryno.CheckOptions{})
+		require.NoError(t, err)
+		require.Zero(t, done.Traces)
+	})
 }

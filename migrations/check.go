@@ -68,3 +68,7 @@ func (readOnly) Scan(context.Context, *dynamodb.ScanInput, ...func(*dynamodb.Opt
 func (readOnly) BatchWriteItem(context.Context, *dynamodb.BatchWriteItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
 	return nil, errReadOnly
 }
+
+func (readOnly) UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	return nil, errReadOnly
+}

@@ -15,6 +15,7 @@ type target struct {
 	tables         []*dynamodb.CreateTableInput // in creation order; the first holds the version record
 	recovery       bool                         // point-in-time recovery wanted
 	updateExisting bool                         // apply the settings to existing tables
+	retired        map[string][]string          // GSIs of earlier versions to delete, by table
 }
 
 // diff compares the wanted tables with the live ones in s and plans what Up must do.
@@ -22,6 +23,7 @@ type target struct {
 func diff(t target, s *snapshot, migs []migration) *Plan {
 	p := &Plan{RecordedVersion: s.version, TargetVersion: latest(migs)}
 	var settings []Action // after every table and index exists: Up waits for them first
+	var retire []Action   // after the data steps, which fill the indexes replacing them
 	for _, w := range t.tables {
 		name := aws.ToString(w.TableName)
 		l := s.live[name]
@@ -37,11 +39,13 @@ func diff(t target, s *snapshot, migs []migration) *Plan {
 		p.Actions = append(p.Actions, td.actions...)
 		p.Drift = append(p.Drift, td.drift...)
 		settings = append(settings, td.settings...)
+		retire = append(retire, td.retire...)
 	}
 	p.Actions = append(p.Actions, settings...)
 	if len(t.tables) > 0 {
 		p.planVersion(aws.ToString(t.tables[0].TableName), migs)
 	}
+	p.Actions = append(p.Actions, retire...)
 	return p
 }
 
@@ -73,6 +77,7 @@ type tableDiff struct {
 
 	actions  []Action // creations of indexes
 	settings []Action // settings applied to the table
+	retire   []Action // deletions of retired indexes
 	drift    []Drift
 }
 
@@ -193,8 +198,12 @@ func (t *tableDiff) compareIndex(name string, wantKeys, liveKeys []types.KeySche
 func (t *tableDiff) findExtraIndexes() {
 	for _, l := range t.live.GlobalSecondaryIndexes {
 		name := aws.ToString(l.IndexName)
-		if !slices.ContainsFunc(t.want.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndex) bool { return aws.ToString(g.IndexName) == name }) &&
-			!slices.ContainsFunc(t.want.LocalSecondaryIndexes, func(g types.LocalSecondaryIndex) bool { return aws.ToString(g.IndexName) == name }) {
+		switch {
+		case slices.ContainsFunc(t.want.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndex) bool { return aws.ToString(g.IndexName) == name }),
+			slices.ContainsFunc(t.want.LocalSecondaryIndexes, func(g types.LocalSecondaryIndex) bool { return aws.ToString(g.IndexName) == name }):
+		case slices.Contains(t.target.retired[t.name()], name) && l.IndexStatus != types.IndexStatusDeleting:
+			t.retire = append(t.retire, deleteGSI(t.name(), name))
+		case l.IndexStatus != types.IndexStatusDeleting:
 			t.add(DriftExtraIndex, SeverityWarning, name, "global secondary index is not in the schema")
 		}
 	}
@@ -205,6 +214,16 @@ func (t *tableDiff) findExtraIndexes() {
 			t.add(DriftExtraIndex, SeverityWarning, name, "local secondary index is not in the schema")
 		}
 	}
+}
+
+// deleteGSI returns the UpdateTable action deleting the GSI index of table.
+func deleteGSI(table, index string) Action {
+	return Action{Kind: ActionDeleteIndex, Table: table, Index: index, UpdateTable: &dynamodb.UpdateTableInput{
+		TableName: aws.String(table),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{
+			Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(index)},
+		}},
+	}}
 }
 
 // createGSI returns the UpdateTable action adding g. The billing of the live table

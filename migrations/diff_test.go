@@ -61,8 +61,9 @@ func driftStrings(ds []Drift) []string {
 func TestDiff(t *testing.T) {
 	n := testNames(t)
 	const (
-		buildHeads = "run-migration app_entities_master  2"
-		record     = "record-version app_entities_master  2"
+		buildHeads  = "run-migration app_entities_master  2"
+		reverseKeys = "run-migration app_entities_master  3"
+		record      = "record-version app_entities_master  3"
 	)
 
 	tests := []struct {
@@ -81,31 +82,32 @@ func TestDiff(t *testing.T) {
 				"create-table app_relationship_entries  0",
 				"create-table app_index_entries  0",
 				buildHeads,
+				reverseKeys,
 				record,
 			},
 		},
 		{
 			name:     "up to date",
-			recorded: 2,
+			recorded: 3,
 		},
 		{
 			name:    "tables exist, no version recorded",
-			actions: []string{buildHeads, record},
+			actions: []string{buildHeads, reverseKeys, record},
 		},
 		{
 			name:     "version 1 recorded",
 			recorded: 1,
-			actions:  []string{buildHeads, record},
+			actions:  []string{buildHeads, reverseKeys, record},
 		},
 		{
 			name:     "one table missing",
-			recorded: 2,
+			recorded: 3,
 			live:     func(live map[string]*types.TableDescription) { delete(live, n.Relationships) },
 			actions:  []string{"create-table app_relationship_entries  0"},
 		},
 		{
 			name:     "GSI missing",
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.IndexEntries].GlobalSecondaryIndexes = nil
 			},
@@ -120,15 +122,16 @@ func TestDiff(t *testing.T) {
 			},
 			actions: []string{
 				"create-index app_entities_master app_entities_by_type 0",
-				"create-index app_relationship_entries app_reverse_relationships 0",
+				"create-index app_relationship_entries app_incoming_relationships 0",
 				"create-index app_index_entries app_index_lookup 0",
 				buildHeads,
+				reverseKeys,
 				record,
 			},
 		},
 		{
 			name:     "table key schema differs",
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].KeySchema = keys(schema.AttrID, schema.AttrUpdated)
 			},
@@ -136,7 +139,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "table without sort key",
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.IndexEntries].KeySchema = keys(schema.AttrSubjectKey, schema.AttrUniqueKey)[:1]
 			},
@@ -144,7 +147,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "key attribute type differs",
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Relationships].AttributeDefinitions[0].AttributeType = types.ScalarAttributeTypeB
 			},
@@ -152,7 +155,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "GSI key schema differs",
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].GlobalSecondaryIndexes[0].KeySchema = keys(schema.AttrScopeTypeKey, schema.AttrCreated)
 			},
@@ -160,15 +163,15 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "GSI projection differs",
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Relationships].GlobalSecondaryIndexes[0].Projection = &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}
 			},
-			drift: []string{"error projection app_relationship_entries app_reverse_relationships"},
+			drift: []string{"error projection app_relationship_entries app_incoming_relationships"},
 		},
 		{
 			name:     "LSI projection differs",
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Relationships].LocalSecondaryIndexes[0].Projection = &types.Projection{
 					ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"_index"}}
@@ -177,7 +180,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "LSI key schema differs",
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Relationships].LocalSecondaryIndexes[0].KeySchema = keys(schema.AttrSubjectKey, schema.AttrObjectKey)
 			},
@@ -185,7 +188,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "LSI missing",
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Relationships].LocalSecondaryIndexes = nil
 			},
@@ -193,7 +196,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "GSI exists as an LSI",
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				l := live[n.Entities]
 				l.LocalSecondaryIndexes = []types.LocalSecondaryIndexDescription{{IndexName: aws.String(n.EntitiesByType),
@@ -204,7 +207,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "LSI exists as a GSI",
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				l := live[n.Relationships]
 				l.GlobalSecondaryIndexes = append(l.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
@@ -216,13 +219,13 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "recorded version newer",
-			recorded: 3,
+			recorded: 4,
 			drift:    []string{"error version app_entities_master "},
 		},
 		{
 			name:     "billing mode differs",
 			billing:  provisioned,
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].BillingModeSummary.BillingMode = types.BillingModePayPerRequest
 			},
@@ -231,7 +234,7 @@ func TestDiff(t *testing.T) {
 		{
 			name:     "provisioned capacity differs",
 			billing:  provisioned,
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].ProvisionedThroughput.ReadCapacityUnits = aws.Int64(1)
 				live[n.IndexEntries].GlobalSecondaryIndexes[0].ProvisionedThroughput.WriteCapacityUnits = aws.Int64(1)
@@ -244,14 +247,14 @@ func TestDiff(t *testing.T) {
 		{
 			name:     "provisioned table without billing summary",
 			billing:  provisioned,
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].BillingModeSummary = nil
 			},
 		},
 		{
 			name:     "extra GSI and LSI",
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				l := live[n.Entities]
 				l.GlobalSecondaryIndexes = append(l.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
@@ -266,7 +269,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "table and GSI being created",
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].TableStatus = types.TableStatusCreating
 				live[n.IndexEntries].GlobalSecondaryIndexes[0].IndexStatus = types.IndexStatusCreating
@@ -278,7 +281,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "table being deleted",
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.IndexEntries].TableStatus = types.TableStatusDeleting
 			},
@@ -286,7 +289,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "GSI being deleted",
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.IndexEntries].GlobalSecondaryIndexes[0].IndexStatus = types.IndexStatusDeleting
 			},
@@ -294,7 +297,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "missing GSI whose key attribute has another type",
-			recorded: 2,
+			recorded: 3,
 			live: func(live map[string]*types.TableDescription) {
 				l := live[n.Entities]
 				l.GlobalSecondaryIndexes = nil
@@ -331,15 +334,16 @@ func TestDiffCreateTableSendsTheDefinition(t *testing.T) {
 	n := testNames(t)
 	want := schema.Definitions(n, onDemand)
 	p := diff(target{tables: want}, &snapshot{}, allMigrations())
-	require.Len(t, p.Actions, 5)
+	require.Len(t, p.Actions, 6)
 	for i, def := range want {
 		require.Same(t, def, p.Actions[i].CreateTable)
 		require.Nil(t, p.Actions[i].UpdateTable)
 	}
-	require.Equal(t, "create table app_relationship_entries (GSI app_reverse_relationships, LSI app_relationships_by_object)",
+	require.Equal(t, "create table app_relationship_entries (GSI app_incoming_relationships, LSI app_relationships_by_object)",
 		p.Actions[1].String())
 	require.Equal(t, "run migration 2: build the heads and markers of relationship lists written before them", p.Actions[3].String())
-	require.Equal(t, "record schema version 2", p.Actions[4].String())
+	require.Equal(t, "run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships", p.Actions[4].String())
+	require.Equal(t, "record schema version 3", p.Actions[5].String())
 }
 
 func TestDiffCreateIndexRequest(t *testing.T) {

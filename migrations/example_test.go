@@ -61,6 +61,10 @@ func (emptyStore) BatchWriteItem(context.Context, *dynamodb.BatchWriteItemInput,
 	return nil, errReadOnly
 }
 
+func (emptyStore) UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	return nil, errReadOnly
+}
+
 func ExampleProvider_Plan() {
 	p, err := migrations.NewProvider(emptyStore{}, migrations.Options{TablePrefix: "myapp"})
 	if err != nil {
@@ -75,12 +79,13 @@ func ExampleProvider_Plan() {
 		fmt.Println(a)
 	}
 	// Output:
-	// schema version 0 -> 2
+	// schema version 0 -> 3
 	// create table myapp_entities_master (GSI myapp_entities_by_type)
-	// create table myapp_relationship_entries (GSI myapp_reverse_relationships, LSI myapp_relationships_by_object)
+	// create table myapp_relationship_entries (GSI myapp_incoming_relationships, LSI myapp_relationships_by_object)
 	// create table myapp_index_entries (GSI myapp_index_lookup)
 	// run migration 2: build the heads and markers of relationship lists written before them
-	// record schema version 2
+	// run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships
+	// record schema version 3
 }
 
 func ExampleProvider_Up() {

@@ -142,7 +142,7 @@ func (f *fakeAPI) total() int {
 }
 
 func (f *fakeAPI) writes() int {
-	return f.count("CreateTable") + f.count("UpdateTable") + f.count("DeleteTable") + f.count("PutItem") + f.count("BatchWriteItem") +
+	return f.count("CreateTable") + f.count("UpdateTable") + f.count("DeleteTable") + f.count("PutItem") + f.count("BatchWriteItem") + f.count("UpdateItem") +
 		f.count("UpdateContinuousBackups")
 }
 
@@ -223,8 +223,11 @@ func (f *fakeAPI) UpdateTable(_ context.Context, in *dynamodb.UpdateTableInput, 
 	if in.DeletionProtectionEnabled != nil || in.SSESpecification != nil {
 		return f.updateSettings(t, in)
 	}
+	if len(in.GlobalSecondaryIndexUpdates) == 1 && in.GlobalSecondaryIndexUpdates[0].Delete != nil {
+		return f.deleteGSI(t, aws.ToString(in.GlobalSecondaryIndexUpdates[0].Delete.IndexName))
+	}
 	if len(in.GlobalSecondaryIndexUpdates) != 1 || in.GlobalSecondaryIndexUpdates[0].Create == nil {
-		return nil, fmt.Errorf("fake: want exactly one GSI creation per UpdateTable, got %d updates", len(in.GlobalSecondaryIndexUpdates))
+		return nil, fmt.Errorf("fake: want exactly one GSI creation or deletion per UpdateTable, got %d updates", len(in.GlobalSecondaryIndexUpdates))
 	}
 	c := in.GlobalSecondaryIndexUpdates[0].Create
 	for _, k := range c.KeySchema {
@@ -252,6 +255,19 @@ func (f *fakeAPI) UpdateTable(_ context.Context, in *dynamodb.UpdateTableInput, 
 		Projection:            c.Projection,
 		ProvisionedThroughput: throughputDescription(c.ProvisionedThroughput),
 	})
+	return &dynamodb.UpdateTableOutput{TableDescription: t.desc}, nil
+}
+
+// deleteGSI removes the GSI name of t, at once: DynamoDB keeps it DELETING for a
+// while, which Up does not wait for.
+func (f *fakeAPI) deleteGSI(t *fakeTable, name string) (*dynamodb.UpdateTableOutput, error) {
+	i := slices.IndexFunc(t.desc.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndexDescription) bool {
+		return aws.ToString(g.IndexName) == name
+	})
+	if i < 0 {
+		return nil, fmt.Errorf("fake: ResourceNotFoundException: GSI %s not found", name)
+	}
+	t.desc.GlobalSecondaryIndexes = slices.Delete(t.desc.GlobalSecondaryIndexes, i, i+1)
 	return &dynamodb.UpdateTableOutput{TableDescription: t.desc}, nil
 }
 
@@ -593,6 +609,39 @@ func (f *fakeAPI) setFailure(op string, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.fail[op] = err
+}
+
+// UpdateItem applies "SET #a = :a" to an item that exists, as the data steps send
+// it with the condition attribute_exists; it fails the condition on a missing item.
+func (f *fakeAPI) UpdateItem(_ context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	f.begin("UpdateItem")
+	defer f.mu.Unlock()
+	if err := f.fail["UpdateItem"]; err != nil {
+		return nil, err
+	}
+	name := aws.ToString(in.TableName)
+	t := f.tables[name]
+	if t == nil {
+		return nil, notFound(name)
+	}
+	var attr, value string
+	if _, err := fmt.Sscanf(aws.ToString(in.UpdateExpression), "SET %s = %s", &attr, &value); err != nil {
+		return nil, fmt.Errorf("fake: UpdateItem %q: %w", aws.ToString(in.UpdateExpression), err)
+	}
+	if !strings.HasPrefix(aws.ToString(in.ConditionExpression), "attribute_exists(") {
+		return nil, fmt.Errorf("fake: UpdateItem without attribute_exists could create an item")
+	}
+	k, err := t.itemKey(in.Key)
+	if err != nil {
+		return nil, err
+	}
+	item, ok := t.items[k]
+	if !ok {
+		return nil, &types.ConditionalCheckFailedException{Message: aws.String("The conditional request failed")}
+	}
+	item[in.ExpressionAttributeNames[attr]] = in.ExpressionAttributeValues[value]
+	f.log = append(f.log, k)
+	return &dynamodb.UpdateItemOutput{}, nil
 }
 
 var _ API = (*fakeAPI)(nil)

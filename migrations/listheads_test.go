@@ -298,14 +298,14 @@ func TestUpBuildsListHeads(t *testing.T) {
 
 	plan, err := p.Plan(ctx)
 	require.NoError(t, err)
-	require.Equal(t, []string{"run-migration app_entities_master  2", "record-version app_entities_master  2"},
+	require.Equal(t, []string{"run-migration app_entities_master  2", "run-migration app_entities_master  3", "record-version app_entities_master  3"},
 		actionStrings(plan.Actions))
 
 	res, err := p.Up(ctx)
 	require.NoError(t, err)
 	require.Equal(t, actionStrings(plan.Actions), actionStrings(res.Actions))
 	require.Equal(t, 1, res.RecordedVersion)
-	require.Equal(t, 2, res.Version)
+	require.Equal(t, CurrentVersion, res.Version)
 	require.Equal(t, byKey(t, api, n, lt.want), api.itemsOf(n.Relationships))
 
 	writes := api.writes()

@@ -40,6 +40,7 @@ const (
 	ActionEnableRecovery           // UpdateContinuousBackups turning on point-in-time recovery
 	ActionEnableDeletionProtection // UpdateTable turning on deletion protection
 	ActionSetEncryption            // UpdateTable setting the server-side encryption
+	ActionDeleteIndex              // UpdateTable deleting a GSI of an earlier schema version
 )
 
 var actionKindNames = map[ActionKind]string{
@@ -52,6 +53,7 @@ var actionKindNames = map[ActionKind]string{
 	ActionEnableRecovery:           "enable-point-in-time-recovery",
 	ActionEnableDeletionProtection: "enable-deletion-protection",
 	ActionSetEncryption:            "set-encryption",
+	ActionDeleteIndex:              "delete-index",
 }
 
 func (k ActionKind) String() string {
@@ -65,14 +67,15 @@ func (k ActionKind) String() string {
 type Action struct {
 	Kind    ActionKind
 	Table   string // the table concerned; for ActionRecordVersion, the table holding the record
-	Index   string // ActionCreateIndex: the GSI created
+	Index   string // ActionCreateIndex and ActionDeleteIndex: the GSI created or deleted
 	Version int    // ActionRunMigration and ActionRecordVersion: the schema version
 
 	// Description is the migration's description for ActionRunMigration.
 	Description string
 
 	// The request sent: CreateTable for ActionCreateTable; UpdateTable for
-	// ActionCreateIndex, ActionEnableDeletionProtection and ActionSetEncryption;
+	// ActionCreateIndex, ActionDeleteIndex, ActionEnableDeletionProtection and
+	// ActionSetEncryption;
 	// UpdateContinuousBackups for ActionEnableRecovery; nil otherwise.
 	CreateTable             *dynamodb.CreateTableInput
 	UpdateTable             *dynamodb.UpdateTableInput
@@ -92,6 +95,8 @@ func (a Action) String() string {
 		return "create table " + a.Table + indexList(a.CreateTable)
 	case ActionCreateIndex:
 		return fmt.Sprintf("create GSI %s on table %s", a.Index, a.Table)
+	case ActionDeleteIndex:
+		return fmt.Sprintf("delete GSI %s of table %s, replaced", a.Index, a.Table)
 	case ActionRunMigration:
 		return fmt.Sprintf("run migration %d: %s", a.Version, a.Description)
 	case ActionRecordVersion:

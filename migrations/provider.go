@@ -124,7 +124,8 @@ func (p *Provider) inspect(ctx context.Context) (*snapshot, error) {
 }
 
 func (p *Provider) diff(s *snapshot) *Plan {
-	t := target{tables: p.definitions(), recovery: p.opts.PointInTimeRecovery, updateExisting: p.opts.UpdateExisting}
+	t := target{tables: p.definitions(), recovery: p.opts.PointInTimeRecovery, updateExisting: p.opts.UpdateExisting,
+		retired: p.names.RetiredIndexes()}
 	return diff(t, s, p.migrations)
 }
 

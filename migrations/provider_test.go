@@ -91,13 +91,14 @@ func TestUp(t *testing.T) {
 				"create-table app_relationship_entries  0",
 				"create-table app_index_entries  0",
 				"run-migration app_entities_master  2",
-				"record-version app_entities_master  2",
+				"run-migration app_entities_master  3",
+				"record-version app_entities_master  3",
 			}, actionStrings(res.Actions))
 			require.Equal(t, 0, res.RecordedVersion)
-			require.Equal(t, 2, res.Version)
+			require.Equal(t, 3, res.Version)
 			require.Empty(t, res.Warnings)
 			require.Equal(t, 3, api.count("CreateTable"))
-			require.Equal(t, 1, api.count("Scan"), "the data step scans the empty relationship entries table")
+			require.Equal(t, 2, api.count("Scan"), "each data step scans the empty relationship entries table")
 			require.Zero(t, api.count("BatchWriteItem"), "and finds no list to build")
 			require.Equal(t, 1, api.count("PutItem"), "the version record only")
 			if busy > 0 {
@@ -110,15 +111,15 @@ func TestUp(t *testing.T) {
 			st, err := p.Status(ctx)
 			require.NoError(t, err)
 			require.True(t, st.UpToDate(), "status after up: %+v", st)
-			require.Equal(t, 2, st.RecordedVersion)
+			require.Equal(t, CurrentVersion, st.RecordedVersion)
 
 			writes := api.writes()
 			again, err := p.Up(ctx)
 			require.NoError(t, err)
 			require.False(t, again.Changed())
-			require.Equal(t, 2, again.RecordedVersion)
-			require.Equal(t, 2, again.Version)
-			require.Equal(t, 1, api.count("Scan"), "a second up runs no data step")
+			require.Equal(t, 3, again.RecordedVersion)
+			require.Equal(t, 3, again.Version)
+			require.Equal(t, 2, api.count("Scan"), "a second up runs no data step")
 			require.Equal(t, writes, api.writes(), "a second up must not write")
 		})
 	}
@@ -135,14 +136,15 @@ func TestUpReportsTheActionsItLeftUndone(t *testing.T) {
 		"create-table app_relationship_entries  0",
 		"create-table app_index_entries  0",
 		"run-migration app_entities_master  2",
+		"run-migration app_entities_master  3",
 	}, actionStrings(res.Actions), "done")
-	require.Equal(t, []string{"record-version app_entities_master  2"}, actionStrings(res.Pending), "not done")
+	require.Equal(t, []string{"record-version app_entities_master  3"}, actionStrings(res.Pending), "not done")
 
 	api.setFailure("PutItem", nil)
 	res, err = p.Up(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, []string{"run-migration app_entities_master  2", "record-version app_entities_master  2"},
-		actionStrings(res.Actions), "the data step runs again until the version is recorded")
+	require.Equal(t, []string{"run-migration app_entities_master  2", "run-migration app_entities_master  3", "record-version app_entities_master  3"},
+		actionStrings(res.Actions), "the data steps run again until the version is recorded")
 	require.Empty(t, res.Pending)
 }
 
@@ -155,13 +157,13 @@ func TestUpAddsMissingIndexes(t *testing.T) {
 		d.GlobalSecondaryIndexes = nil
 		api.put(d)
 	}
-	api.setVersion(p.Names().Entities, &types.AttributeValueMemberN{Value: "2"})
+	api.setVersion(p.Names().Entities, &types.AttributeValueMemberN{Value: "3"})
 
 	res, err := p.Up(ctx)
 	require.NoError(t, err)
 	require.Equal(t, []string{
 		"create-index app_entities_master app_entities_by_type 0",
-		"create-index app_relationship_entries app_reverse_relationships 0",
+		"create-index app_relationship_entries app_incoming_relationships 0",
 		"create-index app_index_entries app_index_lookup 0",
 	}, actionStrings(res.Actions))
 	require.Equal(t, 3, api.count("UpdateTable"))
@@ -169,8 +171,8 @@ func TestUpAddsMissingIndexes(t *testing.T) {
 	require.Equal(t, []string{
 		"create GSI app_entities_by_type on table app_entities_master",
 		"waiting for table app_entities_master to become ACTIVE (GSI app_entities_by_type CREATING)",
-		"create GSI app_reverse_relationships on table app_relationship_entries",
-		"waiting for table app_relationship_entries to become ACTIVE (GSI app_reverse_relationships CREATING)",
+		"create GSI app_incoming_relationships on table app_relationship_entries",
+		"waiting for table app_relationship_entries to become ACTIVE (GSI app_incoming_relationships CREATING)",
 		"create GSI app_index_lookup on table app_index_entries",
 		"waiting for table app_index_entries to become ACTIVE (GSI app_index_lookup CREATING)",
 	}, log.all, "each GSI is ACTIVE before the next action starts")
@@ -286,7 +288,7 @@ func TestStatusAndPlanOnEmptyStore(t *testing.T) {
 	require.False(t, st.UpToDate())
 	require.Zero(t, st.RecordedVersion)
 	require.Equal(t, CurrentVersion, st.TargetVersion)
-	require.Len(t, st.Pending, 5)
+	require.Len(t, st.Pending, 6)
 	require.Empty(t, st.Drift)
 	for _, ts := range st.Tables {
 		require.Equal(t, StateMissing, ts.State)

@@ -5,11 +5,12 @@
 // A subject has, for each predicate, an ordered list of objects. Each entry
 // subject -predicate-> object is one item of the relationship entries table:
 //
-//	_subject_key           subject scope:type:id     partition key
-//	_predicate_key         predicate:index:type:id   sort key
-//	_object_key            object scope:type:id      reverse index partition key
-//	_index                 the position, as a number reverse index sort key
-//	_predicate_object_key  predicate:scope:type:id   by-object index sort key
+//	_subject_key           subject scope:type:id                     partition key
+//	_predicate_key         predicate:index:type:id                   sort key
+//	_object_key            object scope:type:id                      reverse index partition key
+//	_reverse_key           predicate:subject scope:type:id:index     reverse index sort key
+//	_predicate_object_key  predicate:scope:type:id                   by-object index sort key
+//	_index                 the position, as a number
 //
 // beside the raw components (_subject_scope, _predicate, _object_id, ...), so
 // nothing needs parsing back from a key. Key components are escaped: '%' becomes

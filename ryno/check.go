@@ -64,11 +64,16 @@ const (
 	// or its intent or intent parts are left), or whose head or markers disagree
 	// with its entries.
 	TraceList TraceKind = "list"
+	// TraceUnindexed is a relationship entry that the reverse index does not hold:
+	// written without its reverse key by a writer of an earlier version after the
+	// store was migrated. Neither ReverseRelationships nor a Delete of its object
+	// finds it until Repair writes its key.
+	TraceUnindexed TraceKind = "unindexed"
 )
 
 func (t Trace) String() string {
-	if t.Kind == TraceList {
-		return fmt.Sprintf("list %s -%s->: %s", t.Key, t.Predicate, t.Detail)
+	if t.Kind == TraceList || t.Kind == TraceUnindexed {
+		return fmt.Sprintf("%s %s -%s->: %s", t.Kind, t.Key, t.Predicate, t.Detail)
 	}
 	return fmt.Sprintf("%s %s: %s", t.Kind, t.Key, t.Detail)
 }
@@ -216,18 +221,28 @@ func (c *Client) checkPage(ctx context.Context, run *checkRun, t checkedTable, i
 		return err
 	}
 	var lists []listCheck
+	var unindexed []unindexedEntry
 	if t.table == c.names.Relationships {
 		if lists, err = c.findListTraces(ctx, run.batch, items, orphans); err != nil {
 			return err
 		}
+		unindexed = c.findUnindexed(items, orphans)
 	}
-	traces := make([]Trace, len(lists))
-	for i, l := range lists {
-		traces[i] = l.trace
+	traces := make([]Trace, 0, len(lists)+len(unindexed))
+	for _, l := range lists {
+		traces = append(traces, l.trace)
+	}
+	for _, u := range unindexed {
+		traces = append(traces, u.trace)
 	}
 	var counts CheckProgress
 	if run.opts.Repair {
 		counts, err = c.repairPage(ctx, run, orphans, lists)
+		if err == nil {
+			var n int
+			n, err = c.repairUnindexed(ctx, unindexed)
+			counts.Finished += n
+		}
 	}
 	entries := 0
 	for _, item := range items {
@@ -298,7 +313,7 @@ func (c *Client) relationshipsTable() checkedTable {
 	return checkedTable{
 		table: c.names.Relationships,
 		key:   []string{schema.AttrSubjectKey, schema.AttrPredicateKey},
-		extra: []string{schema.AttrPredicate, schema.AttrPredicateObjectKey},
+		extra: []string{schema.AttrPredicate, schema.AttrPredicateObjectKey, schema.AttrIndex, schema.AttrReverseKey},
 		refs: []entityRef{
 			{"subject", schema.AttrSubjectScope, schema.AttrSubjectType, schema.AttrSubjectID},
 			{"object", schema.AttrObjectScope, schema.AttrObjectType, schema.AttrObjectID},

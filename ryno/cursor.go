@@ -318,14 +318,14 @@ func incomingPosition(object Key, predicate string, sets map[string]bool) positi
 					(predicate == "" || e.predicate == predicate)
 			}},
 			{name: schema.AttrObjectKey, fixed: object.String()},
-			{name: schema.AttrIndex, number: true, valid: func(index string) bool {
-				n, err := strconv.Atoi(index)
-				return err == nil && schema.ValidateIndex(n) == nil
-			}},
+			{name: schema.AttrReverseKey, max: schema.MaxSortKeyBytes},
 		},
+		// The reverse key is made of the other two: the subject, the predicate and
+		// the position.
 		related: func(key map[string]string) bool {
+			subject, _ := parseEntityKey(key[schema.AttrSubjectKey])
 			e, _ := parsePredicateKey(key[schema.AttrPredicateKey], sets)
-			return strconv.Itoa(e.index) == key[schema.AttrIndex]
+			return schema.ReverseKey(e.predicate, subject.Scope, subject.Type, subject.ID, e.index) == key[schema.AttrReverseKey]
 		},
 	}
 }

@@ -90,13 +90,25 @@ func setAttr(name, value string) func(map[string]string) {
 }
 
 // predicateKeyEdit returns an edit setting the _predicate_key of an entry, and for an
-// entry of the reverse index its _index to match.
+// entry of the reverse index its _reverse_key to match.
 func predicateKeyEdit(predicate string, index int, object Key, reverse bool) func(map[string]string) {
-	return func(key map[string]string) {
+	edit := func(key map[string]string) {
 		key[schema.AttrPredicateKey] = schema.PredicateKey(predicate, index, object.Type, object.ID)
-		if reverse {
-			key[schema.AttrIndex] = strconv.Itoa(index)
-		}
+	}
+	if reverse {
+		return withReverseKey(edit)
+	}
+	return edit
+}
+
+// withReverseKey returns edit followed by setting the _reverse_key that the
+// subject and predicate keys call for.
+func withReverseKey(edit func(map[string]string)) func(map[string]string) {
+	return func(key map[string]string) {
+		edit(key)
+		subject, _ := parseEntityKey(key[schema.AttrSubjectKey])
+		e, _ := parsePredicateKey(key[schema.AttrPredicateKey], nil)
+		key[schema.AttrReverseKey] = schema.ReverseKey(e.predicate, subject.Scope, subject.Type, subject.ID, e.index)
 	}
 }
 
@@ -140,9 +152,11 @@ func cursorListings() []cursorListing {
 		return func(c *Client) (pageQuery, error) { return c.relationshipsQuery(keyAda, predicate) }
 	}
 	reverseEdits := []keyEdit{
-		{"another subject of another scope", setAttr(schema.AttrSubjectKey, keyRobot.String()), true},
+		{"another subject of another scope", withReverseKey(setAttr(schema.AttrSubjectKey, keyRobot.String())), true},
+		{"another subject the reverse key does not hold", setAttr(schema.AttrSubjectKey, keyRobot.String()), false},
 		{"another position", predicateKeyEdit("follows", 7, keyBob, true), true},
-		{"a position the key does not hold", setAttr(schema.AttrIndex, "7"), false},
+		{"a position the reverse key does not hold", setAttr(schema.AttrReverseKey, schema.ReverseKey("follows", "acme", "person", "ada", 7)), false},
+		{"a reverse key of another predicate", setAttr(schema.AttrReverseKey, schema.ReverseKey("likes", "acme", "person", "ada", 3)), false},
 		{"an entry pointing at another object", predicateKeyEdit("follows", 3, keyCarl, true), false},
 		{"a subject that is not an entity key", setAttr(schema.AttrSubjectKey, "acme:person"), false},
 		{"a subject with a raw colon", setAttr(schema.AttrSubjectKey, "acme:person:a:b"), false},

@@ -17,8 +17,7 @@ const defaultPageLimit = 100
 type PageOptions struct {
 	// Limit is the most items a page holds; default 100. A page can
 	// hold fewer when DynamoDB's 1 MB response limit ends it early; its Cursor then
-	// continues the listing. ReverseRelationships of one predicate reads on until its
-	// page is full, so its pages are short only at the end.
+	// continues the listing.
 	Limit int
 	// Cursor continues a listing from the page that returned it; empty for the first
 	// page. A cursor is only valid for the query and direction that issued it, as
@@ -119,70 +118,6 @@ func (c *Client) consistentPage(q pageQuery, p PageOptions) *bool {
 
 // maxQueryLimit keeps Limit+1 within int32.
 const maxQueryLimit = 1<<31 - 1
-
-// filteredQueryPage runs one page of q, whose Query has a FilterExpression. DynamoDB
-// applies Limit to the items it reads, before the filter, so a response can hold
-// fewer matches than it read, or none, while more follow. filteredQueryPage keeps
-// reading until it holds one match beyond the page or the query is exhausted: a page
-// is short only at the end, and an empty Cursor means that no match follows. The
-// Cursor is the position of the page's last item, never a LastEvaluatedKey, which can
-// lie past matches that were read but not returned.
-func (c *Client) filteredQueryPage(ctx context.Context, q pageQuery, p PageOptions) ([]map[string]types.AttributeValue, string, error) {
-	limit, cursors, start, err := q.begin(p, c.opts.CursorKey)
-	if err != nil {
-		return nil, "", err
-	}
-	in := *q.in
-	in.ConsistentRead = c.consistentPage(q, p)
-	in.ScanIndexForward = aws.Bool(!p.Descending)
-	var items []map[string]types.AttributeValue
-	read := 0 // items DynamoDB read for this page, matching or not
-	for {
-		in.Limit = aws.Int32(filteredReadSize(limit-len(items), read, len(items)))
-		in.ExclusiveStartKey = start
-		out, err := c.api.Query(ctx, &in)
-		if err != nil {
-			return nil, "", err
-		}
-		items = append(items, out.Items...)
-		read += max(int(out.ScannedCount), len(out.Items))
-		if len(items) > limit {
-			items = items[:limit]
-			cursor, err := cursors.encode(project(items[limit-1], q.position.names()))
-			return items, cursor, err
-		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return items, "", nil
-		}
-		start = out.LastEvaluatedKey
-	}
-}
-
-// Bounds of the items one Query of a filtered page is asked to read, unless the page
-// itself needs more. DynamoDB charges a Query for the size of the items it read
-// rounded up to 4 KB, which holds about ten relationship entries, so reading fewer
-// saves nothing. The upper bound keeps a guess from a few sparse matches from
-// reading far past the page, within about half of a 1 MB response.
-const (
-	minFilteredRead = 10
-	maxFilteredRead = 1000
-)
-
-// filteredReadSize returns the Limit of the next Query of a filtered page with room
-// for remaining more matches, after read items of which matched matched. It asks for
-// one match beyond the room, as queryPage does. The first Query reads just that (or
-// minFilteredRead): all it needs when every item matches. A later one scales it by the
-// share of items that matched so far, and reads at least as many items as all the
-// Queries before it, so that a long run of items that do not match takes a number
-// of requests logarithmic in its length rather than one per read of the page's size.
-func filteredReadSize(remaining, read, matched int) int32 {
-	want := int64(min(remaining, maxQueryLimit-1)) + 1
-	n := want
-	if read > 0 && want < maxFilteredRead {
-		n = max(want*int64(read+1)/int64(matched+1), int64(read))
-	}
-	return int32(min(max(n, want, minFilteredRead), max(want, maxFilteredRead)))
-}
 
 // all iterates over every item of a listing, fetching pages as it goes. It stops at
 // the first error, which it yields.

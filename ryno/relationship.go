@@ -3,10 +3,8 @@ package ryno
 import (
 	"context"
 	"iter"
-	"maps"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/relationships"
@@ -137,15 +135,14 @@ func (c *Client) entitiesPage(ctx context.Context, keys []Key, cursor string, co
 	return page, nil
 }
 
-// ReverseRelationships returns one page of the relationships pointing at object, in
-// the order of the reverse index: who points at it, and under which predicate. With a
-// predicate it returns only those of that predicate ("who follows me"); AllPredicates
-// means every predicate, as for Relationships. The reverse index is a GSI, which
-// DynamoDB keeps eventually consistent, keyed by object alone. A page of every
-// predicate is one Query. With a predicate, DynamoDB reads past the entries of other
-// predicates, and charges for them, so the page reads on until it is full: it is
-// short only at the end, and takes more than one Query when other predicates
-// outnumber it.
+// ReverseRelationships returns one page of the relationships pointing at object: who
+// points at it, and under which predicate. With a predicate it returns only those of
+// that predicate ("who follows me"); AllPredicates means every predicate, as for
+// Relationships. Each page is one Query of the reverse index, a GSI that DynamoDB
+// keeps eventually consistent. Its order is that of the entries' _reverse_key: by
+// predicate, then subject (scope, type, id, as their escaped forms compare), then
+// position in the subject's list. It depends on the entries alone, so every listing
+// of the same entries gives the same order.
 func (c *Client) ReverseRelationships(ctx context.Context, object Key, predicate string, p PageOptions) (_ *Page[Relationship], err error) {
 	ctx, call, err := c.begin(ctx, "ReverseRelationships")
 	defer call.end(&err)
@@ -156,11 +153,7 @@ func (c *Client) ReverseRelationships(ctx context.Context, object Key, predicate
 	if err != nil {
 		return nil, err
 	}
-	read := c.queryPage
-	if predicate != "" {
-		read = c.filteredQueryPage
-	}
-	items, cursor, err := read(ctx, q, p)
+	items, cursor, err := c.queryPage(ctx, q, p)
 	if err != nil {
 		return nil, wrap(err, "relationships to %s", object)
 	}
@@ -171,8 +164,8 @@ func (c *Client) ReverseRelationships(ctx context.Context, object Key, predicate
 	return page, nil
 }
 
-// reverseQuery is the query of ReverseRelationships: with a predicate, its Query has
-// a filter.
+// reverseQuery is the query of ReverseRelationships: with a predicate, its key
+// condition keeps the _reverse_key values that start with it.
 func (c *Client) reverseQuery(object Key, predicate string) (pageQuery, error) {
 	if err := object.Validate(); err != nil {
 		return pageQuery{}, err
@@ -186,7 +179,7 @@ func (c *Client) reverseQuery(object Key, predicate string) (pageQuery, error) {
 		if err := relationships.ValidatePredicate(predicate); err != nil {
 			return pageQuery{}, err
 		}
-		q.in = withPredicateFilter(q.in, predicate)
+		q.in = withSortPrefix(q.in, schema.AttrReverseKey, schema.PredicatePrefix(predicate))
 		// A predicate makes another query, with cursors of its own.
 		q.identity += "\x00" + schema.Escape(predicate)
 	}
@@ -199,19 +192,6 @@ func (c *Client) AllReverseRelationships(ctx context.Context, object Key, predic
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[Relationship], error) {
 		return c.ReverseRelationships(ctx, object, predicate, p)
 	})
-}
-
-// withPredicateFilter returns a copy of in, an incoming query, that keeps only the
-// entries of predicate. The reverse index has no key for the predicate, so it can
-// only be a filter.
-func withPredicateFilter(in *dynamodb.QueryInput, predicate string) *dynamodb.QueryInput {
-	out := *in
-	out.FilterExpression = aws.String("#predicate = :predicate")
-	out.ExpressionAttributeNames = maps.Clone(in.ExpressionAttributeNames)
-	out.ExpressionAttributeNames["#predicate"] = schema.AttrPredicate
-	out.ExpressionAttributeValues = maps.Clone(in.ExpressionAttributeValues)
-	out.ExpressionAttributeValues[":predicate"] = str(predicate)
-	return &out
 }
 
 // HasRelationship reports whether subject has a relationship under predicate to

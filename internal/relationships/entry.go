@@ -37,7 +37,7 @@ func SetEntry(subject Key, predicate string, object Key) Entry {
 }
 
 // entryAttrs is the number of attributes the store writes in every entry item.
-const entryAttrs = 12
+const entryAttrs = 13
 
 // Item returns the entry's item in the relationship entries table: the raw
 // components, the compound keys built from them, and the edge attributes.
@@ -57,6 +57,7 @@ func (e Entry) Item() map[string]types.AttributeValue {
 	item[schema.AttrSubjectKey] = str(e.Subject.String())
 	item[schema.AttrObjectKey] = str(e.Object.String())
 	item[schema.AttrPredicateKey] = str(e.predicateKey())
+	item[schema.AttrReverseKey] = str(e.ReverseKey())
 	if !e.InSet {
 		item[schema.AttrPredicateObjectKey] = str(e.predicateObjectKey())
 	}
@@ -69,6 +70,11 @@ func (e Entry) PrimaryKey() map[string]types.AttributeValue {
 		schema.AttrSubjectKey:   str(e.Subject.String()),
 		schema.AttrPredicateKey: str(e.predicateKey()),
 	}
+}
+
+// ReverseKey returns the entry's _reverse_key, its sort key in the reverse index.
+func (e Entry) ReverseKey() string {
+	return schema.ReverseKey(e.Predicate, e.Subject.Scope, e.Subject.Type, e.Subject.ID, e.Index)
 }
 
 func (e Entry) predicateKey() string {

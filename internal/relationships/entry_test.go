@@ -35,6 +35,7 @@ func TestItem(t *testing.T) {
 		"_object_key":           s("o%3As:o%25t:o%3Ai%253A"),
 		"_predicate_key":        s("p%3Aq%25:0000000007:o%25t:o%3Ai%253A"),
 		"_predicate_object_key": s("p%3Aq%25:o%3As:o%25t:o%3Ai%253A"),
+		"_reverse_key":          s("p%3Aq%25:a%3Ab:c%25d:e%3Af%25:0000000007"),
 		"since":                 n("2017"),
 	}
 	require.Equal(t, want, e.Item())

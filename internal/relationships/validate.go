@@ -53,6 +53,11 @@ func ValidatePredicate(predicate string) error {
 			Reason: fmt.Sprintf("is too long: the shortest %s would be %d bytes; DynamoDB allows at most %d",
 				schema.AttrPredicateKey, n, schema.MaxSortKeyBytes)}
 	}
+	if n := len(schema.PredicatePrefix(predicate)) + schema.ReverseKeyRoom; n > schema.MaxSortKeyBytes {
+		return &schema.ValidationError{Field: "predicate", Value: predicate,
+			Reason: fmt.Sprintf("is too long: a %s must keep it whole and %d bytes more, %d in all; DynamoDB allows at most %d",
+				schema.AttrReverseKey, schema.ReverseKeyRoom, n, schema.MaxSortKeyBytes)}
+	}
 	return nil
 }
 

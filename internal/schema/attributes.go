@@ -33,7 +33,7 @@ const (
 	AttrSubjectType        = "_subject_type"
 	AttrSubjectID          = "_subject_id"
 	AttrPredicate          = "_predicate"
-	AttrIndex              = "_index" // position in the subject's list (N); reverse GSI sort key
+	AttrIndex              = "_index" // position in the subject's list (N)
 	AttrObjectScope        = "_object_scope"
 	AttrObjectType         = "_object_type"
 	AttrObjectID           = "_object_id"
@@ -41,6 +41,7 @@ const (
 	AttrObjectKey          = "_object_key"           // SubjectKey of the object; reverse GSI partition key
 	AttrPredicateKey       = "_predicate_key"        // PredicateKey; sort key
 	AttrPredicateObjectKey = "_predicate_object_key" // PredicateObjectKey; LSI sort key
+	AttrReverseKey         = "_reverse_key"          // ReverseKey; reverse GSI sort key
 
 	// A sequence item (SequenceKey) holds the last number drawn, and its name.
 	AttrValue    = "_value"    // N

@@ -7,7 +7,7 @@
 //	app_entities_master         _id / _scope_type_key
 //	  app_entities_by_type      GSI _scope_type_key / _updated
 //	app_relationship_entries    _subject_key / _predicate_key
-//	  app_reverse_relationships GSI _object_key / _index
+//	  app_incoming_relationships GSI _object_key / _reverse_key
 //	  app_relationships_by_object LSI _subject_key / _predicate_object_key
 //	app_index_entries           _subject_key / _unique_key
 //	  app_index_lookup          GSI _scope_index_name / _index_key

@@ -1,9 +1,12 @@
 package schema
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Delimiter separates the escaped components of a compound key.
@@ -128,6 +131,39 @@ func PredicatePrefix(predicate string) string { return Escape(predicate) + strin
 func PredicateObjectKey(predicate, objectScope, objectType, objectID string) string {
 	return Join(predicate, objectScope, objectType, objectID)
 }
+
+// ReverseKey returns the _reverse_key of a relationship entry, the sort key of the
+// reverse index: predicate:subject_scope:subject_type:subject_id:index. The entries
+// pointing at one object are thus ordered by predicate, then subject, then position,
+// a total order that depends on nothing but the entries; and PredicatePrefix
+// selects those of one predicate by key, with no filter.
+//
+// A key that would exceed MaxSortKeyBytes (a subject id of about a kilobyte) keeps
+// its predicate and as much of the subject as fits, then a hash of the whole
+// subject key and the index: still one key per entry, in an order that depends on
+// the entries alone.
+func ReverseKey(predicate, subjectScope, subjectType, subjectID string, index int) string {
+	k := Join(predicate, subjectScope, subjectType, subjectID, FormatIndex(index))
+	if len(k) <= MaxSortKeyBytes {
+		return k
+	}
+	sum := sha256.Sum256([]byte(SubjectKey(subjectScope, subjectType, subjectID)))
+	tail := string(Delimiter) + hex.EncodeToString(sum[:reverseHashBytes]) + string(Delimiter) + FormatIndex(index)
+	head := k[:MaxSortKeyBytes-len(tail)]
+	for !utf8.ValidString(head) { // never cut a character in two
+		head = head[:len(head)-1]
+	}
+	return head + tail
+}
+
+// reverseHashBytes is how much of the subject key's SHA-256 a shortened ReverseKey
+// keeps: 128 bits, beyond any collision.
+const reverseHashBytes = 16
+
+// ReverseKeyRoom is what ReverseKey needs after the prefix of a predicate: the
+// hash and index of a shortened key. A predicate whose PredicatePrefix leaves less
+// room than this is too long.
+const ReverseKeyRoom = 2*reverseHashBytes + 2 + IndexWidth
 
 // PredicateObjectPrefix returns the begins_with prefix that selects the
 // _predicate_object_key values of one predicate in the local secondary index. It

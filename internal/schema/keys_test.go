@@ -3,9 +3,11 @@ package schema_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -237,4 +239,55 @@ func requireInvalid(t *testing.T, err error, field string) *schema.ValidationErr
 	require.Equal(t, field, verr.Field)
 	require.NotEmpty(t, verr.Reason)
 	return verr
+}
+
+func TestReverseKey(t *testing.T) {
+	long := func(n int, r string) string { return strings.Repeat(r, n) }
+	tests := []struct {
+		name                      string
+		predicate, scope, typ, id string
+		index                     int
+		want                      string // "" when only the properties below are checked
+	}{
+		{"plain", "follows", "acme", "user", "ada", 3, "follows:acme:user:ada:0000000003"},
+		{"escaped", "p:q%", "a:b", "c%d", "e:f%", 7, "p%3Aq%25:a%3Ab:c%25d:e%3Af%25:0000000007"},
+		{"empty scope", "follows", "", "user", "ada", 0, "follows::user:ada:0000000000"},
+		{"long id", "follows", "acme", "user", long(1500, "x"), 12, ""},
+		{"long id of multibyte characters", "follows", "acme", "user", long(600, "é"), 12, ""},
+		{"long id of colons", "follows", "acme", "user", long(700, ":"), 12, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := schema.ReverseKey(tt.predicate, tt.scope, tt.typ, tt.id, tt.index)
+			if tt.want != "" {
+				require.Equal(t, tt.want, k)
+			}
+			require.LessOrEqual(t, len(k), schema.MaxSortKeyBytes)
+			require.True(t, utf8.ValidString(k), "a DynamoDB string must be UTF-8")
+			require.True(t, strings.HasPrefix(k, schema.PredicatePrefix(tt.predicate)))
+			require.True(t, strings.HasSuffix(k, schema.FormatIndex(tt.index)))
+		})
+	}
+}
+
+func TestReverseKeyOrdersByPredicateSubjectAndPosition(t *testing.T) {
+	ordered := []string{
+		schema.ReverseKey("follows", "acme", "user", "ada", 9),
+		schema.ReverseKey("follows", "acme", "user", "bob", 0),
+		schema.ReverseKey("follows", "acme", "user", "bob", 1),
+		schema.ReverseKey("follows", "acme", "user", "bob", 10),
+		schema.ReverseKey("likes", "acme", "user", "ada", 0),
+	}
+	require.True(t, slices.IsSorted(ordered), "%q", ordered)
+	require.Len(t, slices.Compact(slices.Clone(ordered)), len(ordered))
+}
+
+func TestShortenedReverseKeysStayDistinct(t *testing.T) {
+	// Two ids sharing their first kilobyte differ in the hash of the subject key.
+	a := schema.ReverseKey("follows", "acme", "user", strings.Repeat("x", 1100)+"a", 5)
+	b := schema.ReverseKey("follows", "acme", "user", strings.Repeat("x", 1100)+"b", 5)
+	require.NotEqual(t, a, b)
+	c := schema.ReverseKey("follows", "acme", "user", strings.Repeat("x", 1100)+"a", 6)
+	require.NotEqual(t, a, c)
+	require.Equal(t, a, schema.ReverseKey("follows", "acme", "user", strings.Repeat("x", 1100)+"a", 5))
 }

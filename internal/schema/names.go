@@ -7,10 +7,15 @@ const (
 	EntitiesSuffix              = "entities_master"
 	EntitiesByTypeSuffix        = "entities_by_type"
 	RelationshipsSuffix         = "relationship_entries"
-	ReverseRelationshipsSuffix  = "reverse_relationships"
+	ReverseRelationshipsSuffix  = "incoming_relationships"
 	RelationshipsByObjectSuffix = "relationships_by_object"
 	IndexEntriesSuffix          = "index_entries"
 	IndexLookupSuffix           = "index_lookup"
+
+	// RetiredReverseRelationshipsSuffix names the reverse index of schema versions 1
+	// and 2, keyed by _object_key and _index: it left the order of entries at one
+	// position to chance. Version 3 replaces it and deletes it.
+	RetiredReverseRelationshipsSuffix = "reverse_relationships"
 )
 
 // DynamoDB's limits on table and index names.
@@ -31,7 +36,7 @@ type Names struct {
 	EntitiesByType string // GSI of Entities: page entities of a type by update time
 
 	Relationships         string // table: one item per relationship entry
-	ReverseRelationships  string // GSI of Relationships: entries pointing at an object
+	ReverseRelationships  string // GSI of Relationships: entries pointing at an object, by _reverse_key
 	RelationshipsByObject string // LSI of Relationships: a subject's entries by predicate and object
 
 	IndexEntries string // table: one item per emitted index value
@@ -54,6 +59,12 @@ func NewNames(prefix string) (Names, error) {
 		IndexEntries:          name(IndexEntriesSuffix),
 		IndexLookup:           name(IndexLookupSuffix),
 	}, nil
+}
+
+// RetiredIndexes returns the GSIs of earlier schema versions that the current one
+// replaced, by table: migrations delete them once their replacements hold every item.
+func (n Names) RetiredIndexes() map[string][]string {
+	return map[string][]string{n.Relationships: {n.Prefix + "_" + RetiredReverseRelationshipsSuffix}}
 }
 
 // Tables returns the three table names in creation order.

@@ -15,7 +15,7 @@ func TestNewNames(t *testing.T) {
 		Entities:              "app_entities_master",
 		EntitiesByType:        "app_entities_by_type",
 		Relationships:         "app_relationship_entries",
-		ReverseRelationships:  "app_reverse_relationships",
+		ReverseRelationships:  "app_incoming_relationships",
 		RelationshipsByObject: "app_relationships_by_object",
 		IndexEntries:          "app_index_entries",
 		IndexLookup:           "app_index_lookup",

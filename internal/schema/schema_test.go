@@ -40,7 +40,7 @@ func TestDefinitionsMatchTheDesign(t *testing.T) {
 		require.Nil(t, def.ProvisionedThroughput)
 		got = append(got, shapeOf(def))
 	}
-	S, N := types.ScalarAttributeTypeS, types.ScalarAttributeTypeN
+	S := types.ScalarAttributeTypeS
 	require.Equal(t, []shape{
 		{
 			table: "p_entities_master", partition: "_id", sort: "_scope_type_key",
@@ -50,10 +50,10 @@ func TestDefinitionsMatchTheDesign(t *testing.T) {
 		{
 			table: "p_relationship_entries", partition: "_subject_key", sort: "_predicate_key",
 			indexes: map[string][3]string{
-				"GSI p_reverse_relationships":   {"_object_key", "_index", "ALL"},
+				"GSI p_incoming_relationships":  {"_object_key", "_reverse_key", "ALL"},
 				"LSI p_relationships_by_object": {"_subject_key", "_predicate_object_key", "KEYS_ONLY"},
 			},
-			attrs: map[string]types.ScalarAttributeType{"_subject_key": S, "_predicate_key": S, "_object_key": S, "_index": N, "_predicate_object_key": S},
+			attrs: map[string]types.ScalarAttributeType{"_subject_key": S, "_predicate_key": S, "_object_key": S, "_reverse_key": S, "_predicate_object_key": S},
 		},
 		{
 			table: "p_index_entries", partition: "_subject_key", sort: "_unique_key",

@@ -1,0 +1,81 @@
+package ryno
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// unindexedEntry is a relationship entry without its _reverse_key, or with a wrong
+// one: the reverse index does not hold it where it belongs, so neither
+// ReverseRelationships nor the sweep of a Delete of its object finds it. Writers of
+// schema version 2 and earlier wrote such entries; the migration to version 3 gives
+// them their key, and Check finds those written after it by a writer not yet
+// upgraded.
+type unindexedEntry struct {
+	entry relationships.Entry
+	trace Trace
+}
+
+// findUnindexed returns the entries of a page of the relationship entries table whose
+// _reverse_key is missing or wrong. An orphan is left to its repair.
+func (c *Client) findUnindexed(items []map[string]types.AttributeValue, orphans []Orphan) []unindexedEntry {
+	orphaned := map[string]bool{}
+	for _, o := range orphans {
+		orphaned[o.Entry.String()] = true
+	}
+	var found []unindexedEntry
+	for _, item := range items {
+		if bookkeeping(item) {
+			continue
+		}
+		e, err := relationships.FromItem(item)
+		if err != nil || optionalString(item, schema.AttrReverseKey) == e.ReverseKey() {
+			continue
+		}
+		if orphaned[ItemKey{Table: c.names.Relationships, Key: e.PrimaryKey()}.String()] {
+			continue
+		}
+		found = append(found, unindexedEntry{entry: e, trace: Trace{Kind: TraceUnindexed, Key: Key(e.Subject), Predicate: e.Predicate,
+			Detail: fmt.Sprintf("the entry to %s at %d is missing from the reverse index", Key(e.Object), e.Index)}})
+	}
+	return found
+}
+
+// repairUnindexed writes the _reverse_key of each entry, if the entry still exists,
+// and returns how many it wrote.
+func (c *Client) repairUnindexed(ctx context.Context, entries []unindexedEntry) (int, error) {
+	var mu sync.Mutex
+	done := 0
+	err := parallel(ctx, len(entries), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+		e := entries[i].entry
+		_, err := c.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                 aws.String(c.names.Relationships),
+			Key:                       e.PrimaryKey(),
+			UpdateExpression:          aws.String("SET #rk = :rk"),
+			ConditionExpression:       aws.String("attribute_exists(#pk)"),
+			ExpressionAttributeNames:  map[string]string{"#rk": schema.AttrReverseKey, "#pk": schema.AttrSubjectKey},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":rk": str(e.ReverseKey())},
+		})
+		var gone *types.ConditionalCheckFailedException
+		if errors.As(err, &gone) {
+			return nil // deleted meanwhile: nothing to index
+		}
+		if err != nil {
+			return wrap(err, "repair %s", entries[i].trace)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		return nil
+	})
+	return done, err
+}

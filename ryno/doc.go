@@ -28,8 +28,10 @@
 //
 // A struct that embeds Record stands for an entity: GetAs reads one, CreateAs,
 // UpdateAs and SetAs write one back and refresh its Record (key, Created, Updated,
-// Version), so that a write checks the version read. PageAs and ValuesAs decode
-// listings; EntityOf and Entity.Decode convert between the two forms.
+// Version), so that a write checks the version read. UpdateAs, SetAs and ModifyAs
+// change only the attributes the struct names and keep the others. PageAs and
+// ValuesAs decode listings; EntityOf and Entity.Decode convert between the two
+// forms.
 //
 // # Writes, versions and conflicts
 //

@@ -164,6 +164,38 @@ func (c *Client) ReverseRelationships(ctx context.Context, object Key, predicate
 	return page, nil
 }
 
+// ReverseRelatedEntities returns one page of the subjects of the relationships
+// pointing at object under predicate (AllPredicates for every one), in the order of
+// ReverseRelationships: "who follows me" as entities. Subjects that no longer exist
+// are skipped, so a page can hold fewer entities than its limit; a subject pointing
+// at object twice appears twice. One Query of the reverse index, then the subjects
+// in parallel BatchGetItem requests: two rounds per page. PageAs and ValuesAs type
+// them.
+func (c *Client) ReverseRelatedEntities(ctx context.Context, object Key, predicate string, p PageOptions) (_ *Page[*Entity], err error) {
+	ctx, call, err := c.begin(ctx, "ReverseRelatedEntities")
+	defer call.end(&err)
+	if err != nil {
+		return nil, err
+	}
+	rels, err := c.ReverseRelationships(ctx, object, predicate, p)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]Key, len(rels.Items))
+	for i, r := range rels.Items {
+		keys[i] = r.Subject
+	}
+	return c.entitiesPage(ctx, keys, rels.Cursor, p.Consistent)
+}
+
+// AllReverseRelatedEntities iterates over every entity ReverseRelatedEntities would
+// page through.
+func (c *Client) AllReverseRelatedEntities(ctx context.Context, object Key, predicate string, p PageOptions) iter.Seq2[*Entity, error] {
+	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[*Entity], error) {
+		return c.ReverseRelatedEntities(ctx, object, predicate, p)
+	})
+}
+
 // reverseQuery is the query of ReverseRelationships: with a predicate, its key
 // condition keeps the _reverse_key values that start with it.
 func (c *Client) reverseQuery(object Key, predicate string) (pageQuery, error) {

@@ -2,8 +2,11 @@ package ryno
 
 import (
 	"context"
+	"errors"
 	"iter"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,19 +77,53 @@ func CreateAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) 
 	return writeAs(v, func(e *Entity) (*Entity, error) { return c.Create(ctx, e, opts...) })
 }
 
-// UpdateAs updates the entity v stands for, as Update does: when v's Record holds
-// a Version, the stored entity must still have it. It updates v's Record from the
-// stored entity. T must embed a Record. As Update, it replaces the whole entity:
-// attributes T does not name are removed; ModifyAs keeps them.
+// UpdateAs writes v back onto the entity it stands for. It sets the attributes T
+// names that v holds and removes those v leaves out (an omitempty field at its zero
+// value); attributes T does not name, and the metadata, are kept as stored, as
+// ModifyAs keeps them, so a struct that knows part of an entity never erases the
+// rest. The entity must exist (ErrNotFound); when v's Record holds a Version, the
+// stored entity must still have it (*ConflictError). It is one Patch (one UpdateItem
+// on a type without indexes) and updates v's Record from the stored entity. T must
+// embed a Record.
 func UpdateAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) error {
-	return writeAs(v, func(e *Entity) (*Entity, error) { return c.Update(ctx, e, opts...) })
+	named := namedAttributes(reflect.TypeFor[T]())
+	return writeAs(v, func(e *Entity) (*Entity, error) { return c.patchNamed(ctx, e, named, opts) })
 }
 
-// SetAs stores the entity v stands for, as Set does, and updates v's Record from
-// the stored entity. T must embed a Record. As Set, it replaces the whole entity:
-// attributes T does not name are removed; ModifyAs keeps them.
+// SetAs stores v: as UpdateAs when the entity exists, keeping the attributes T does
+// not name; as CreateAs when it does not. With a Version in v's Record, the entity
+// must exist with that version. Without one, it patches, creates when the entity is
+// missing, and patches again when another writer created it meanwhile. It updates
+// v's Record from the stored entity. T must embed a Record.
 func SetAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) error {
-	return writeAs(v, func(e *Entity) (*Entity, error) { return c.Set(ctx, e, opts...) })
+	named := namedAttributes(reflect.TypeFor[T]())
+	return writeAs(v, func(e *Entity) (*Entity, error) {
+		stored, err := c.patchNamed(ctx, e, named, opts)
+		if e.Version > 0 || !errors.Is(err, ErrNotFound) {
+			return stored, err
+		}
+		stored, err = c.Create(ctx, e, opts...)
+		if !errors.Is(err, ErrExists) {
+			return stored, err
+		}
+		return c.patchNamed(ctx, e, named, opts)
+	})
+}
+
+// patchNamed writes e, a struct encoded, as a Patch: every attribute it holds set,
+// every attribute its type names that it does not hold removed, under e's version
+// when it has one.
+func (c *Client) patchNamed(ctx context.Context, e *Entity, named map[string]bool, opts []WriteOption) (*Entity, error) {
+	p := Patch{Set: e.Attributes}
+	for _, name := range slices.Sorted(maps.Keys(named)) {
+		if _, ok := e.Attributes[name]; !ok {
+			p.Remove = append(p.Remove, name)
+		}
+	}
+	if e.Version > 0 {
+		opts = append(slices.Clip(opts), IfVersion(e.Version))
+	}
+	return c.Patch(ctx, e.Key, p, opts...)
 }
 
 func writeAs[T any](v *T, write func(*Entity) (*Entity, error)) error {

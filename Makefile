@@ -85,7 +85,7 @@ bench-cost:
 		cd integration && RYNO_COST_DURATION=$(COST_DURATION) \
 		$(GO) test -tags costreport -count=1 -run '^TestCostReport$$' -timeout 30m
 
-FUZZ_PACKAGES := ./internal/schema ./internal/relationships ./indexing ./ryno
+FUZZ_PACKAGES := ./internal/schema ./internal/relationships ./internal/numbers ./indexing ./ryno
 
 # Every target runs, whatever fails; the script reports each and tells a crasher from
 # the fuzzing coordinator's "context deadline exceeded" race.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 
+	"github.com/rynodb/rynodb/internal/numbers"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -54,7 +55,7 @@ type Entity struct {
 // (a big.Int in a struct field, a struct whose fields are all unexported) fails
 // with a *ValidationError. Big numbers in a map are stored exactly (see Entity).
 func NewEntity(k Key, v any) (*Entity, error) {
-	exact, err := exactValue("Attributes", v)
+	exact, err := numbers.Exact("Attributes", v)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +67,7 @@ func NewEntity(k Key, v any) (*Entity, error) {
 		if err := schema.ValidateAttributeName(name); err != nil {
 			return nil, err
 		}
-		if err := validateNumbers("Attributes."+name, av); err != nil {
+		if err := numbers.ValidateAll("Attributes."+name, av); err != nil {
 			return nil, err
 		}
 	}
@@ -74,7 +75,7 @@ func NewEntity(k Key, v any) (*Entity, error) {
 	if err := decoder.Decode(mapValue(item), &attrs); err != nil {
 		return nil, invalid("Attributes", "", err.Error())
 	}
-	e := &Entity{Key: k, Attributes: jsonNumbers(attrs).(map[string]any)}
+	e := &Entity{Key: k, Attributes: numbers.JSON(attrs).(map[string]any)}
 	if r, ok := recordOf(v); ok {
 		e.Version, e.Created = r.Version, r.Created
 	}
@@ -85,7 +86,7 @@ func NewEntity(k Key, v any) (*Entity, error) {
 // attributevalue.UnmarshalMap does. Numbers decode exactly into integer fields. When
 // out embeds a Record, Decode fills it with the entity's key, timestamps and version.
 func (e *Entity) Decode(out any) error {
-	attrs, err := exactValue("Attributes", e.Attributes)
+	attrs, err := numbers.Exact("Attributes", e.Attributes)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/numbers"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -121,7 +122,7 @@ func decodeIndexEntry(item map[string]types.AttributeValue) (IndexEntry, error) 
 	if err := decoder.Decode(mapValue(e.Attributes), &attrs); err != nil {
 		return IndexEntry{}, wrap(err, "decode index entry")
 	}
-	jsonNumbers(attrs)
+	numbers.JSON(attrs)
 	return IndexEntry{
 		Key:        Key{Scope: e.Scope, Type: e.Type, ID: e.ID},
 		Index:      e.IndexName,

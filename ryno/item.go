@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/numbers"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -59,7 +60,7 @@ func encodeEntity(e *Entity) (map[string]types.AttributeValue, error) {
 // would refuse and what the encoder would lose. Big numbers are stored exactly (see
 // exactValue).
 func encodeValue(field string, v any) (types.AttributeValue, error) {
-	v, err := exactValue(field, v)
+	v, err := numbers.Exact(field, v)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +71,7 @@ func encodeValue(field string, v any) (types.AttributeValue, error) {
 	case av == nil: // the encoder skips what it cannot store, such as funcs
 		return nil, invalid(field, "", fmt.Sprintf("a %T cannot be stored", v))
 	}
-	if err := validateNumbers(field, av); err != nil {
+	if err := numbers.ValidateAll(field, av); err != nil {
 		return nil, err
 	}
 	return av, nil
@@ -110,7 +111,7 @@ func decodeEntity(item map[string]types.AttributeValue) (*Entity, error) {
 			e.Updated, err = timeValue(name, av)
 		case schema.AttrMeta:
 			if err = decoder.Decode(av, &e.Meta); err == nil {
-				jsonNumbers(e.Meta)
+				numbers.JSON(e.Meta)
 			}
 		case schema.AttrVersion:
 			e.Version, err = versionValue(av)
@@ -118,7 +119,7 @@ func decodeEntity(item map[string]types.AttributeValue) (*Entity, error) {
 			if strings.HasPrefix(name, schema.ReservedPrefix) {
 				continue
 			}
-			e.Attributes[name], err = decodeAny(av)
+			e.Attributes[name], err = numbers.Decode(av)
 		}
 		if err != nil {
 			return nil, wrap(err, "decode entity attribute %s", name)

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/rynodb/rynodb/internal/numbers"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -257,7 +258,7 @@ func (c *Client) patchIndexed(ctx context.Context, k Key, ep encodedPatch, o wri
 // apply changes e as DynamoDB would apply the patch.
 func (ep encodedPatch) apply(e *Entity) error {
 	for n, av := range ep.set {
-		v, err := decodeAny(av)
+		v, err := numbers.Decode(av)
 		if err != nil {
 			return err
 		}
@@ -278,7 +279,7 @@ func (ep encodedPatch) apply(e *Entity) error {
 		default:
 			return invalid("Patch.Add."+n, e.Key.String(), fmt.Sprintf("the stored value is a %T, not a number", v))
 		}
-		sum, err := addDecimal(current, delta)
+		sum, err := numbers.Add(current, delta)
 		if err != nil {
 			return invalid("Patch.Add."+n, e.Key.String(), err.Error())
 		}

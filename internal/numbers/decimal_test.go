@@ -1,4 +1,4 @@
-package ryno
+package numbers
 
 import (
 	"math/big"
@@ -27,7 +27,7 @@ func TestAddDecimal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.a+"+"+tt.b, func(t *testing.T) {
-			got, err := addDecimal(tt.a, tt.b)
+			got, err := Add(tt.a, tt.b)
 			require.NoError(t, err)
 			if tt.want != "" {
 				require.Equal(t, tt.want, got)
@@ -44,9 +44,9 @@ func TestAddDecimal(t *testing.T) {
 
 func TestAddDecimalRejectsWhatIsNotANumber(t *testing.T) {
 	for _, bad := range []string{"", "abc", "1e", "--1", "NaN", "1.2.3"} {
-		_, err := addDecimal(bad, "1")
+		_, err := Add(bad, "1")
 		require.Error(t, err, bad)
-		_, err = addDecimal("1", bad)
+		_, err = Add("1", bad)
 		require.Error(t, err, bad)
 	}
 }
@@ -55,7 +55,7 @@ func FuzzAddDecimal(f *testing.F) {
 	f.Add("1.5", "-2.25")
 	f.Add("1e10", "3E-5")
 	f.Fuzz(func(t *testing.T, a, b string) {
-		got, err := addDecimal(a, b)
+		got, err := Add(a, b)
 		if err != nil {
 			return
 		}

@@ -1,9 +1,11 @@
-package ryno
+package numbers
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func TestValidateNumber(t *testing.T) {
@@ -23,11 +25,11 @@ func TestValidateNumber(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.n, func(t *testing.T) {
-			err := validateNumber("n", tt.n)
+			err := Validate("n", tt.n)
 			if tt.ok {
 				require.NoError(t, err)
 			} else {
-				require.ErrorIs(t, err, ErrInvalid)
+				require.ErrorIs(t, err, schema.ErrInvalid)
 			}
 		})
 	}

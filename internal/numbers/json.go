@@ -1,4 +1,4 @@
-package ryno
+package numbers
 
 import (
 	"encoding/json"
@@ -7,19 +7,23 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// decodeAny decodes av as a map[string]any result holds it: numbers become
+// decoder keeps numbers as attributevalue.Number so that no digit is lost; Decode
+// turns them into json.Number.
+var decoder = attributevalue.NewDecoder(func(o *attributevalue.DecoderOptions) { o.UseNumber = true })
+
+// Decode decodes av as a map[string]any result holds it: numbers become
 // json.Number, which keeps every digit and which encoding/json writes as a number.
-func decodeAny(av types.AttributeValue) (any, error) {
+func Decode(av types.AttributeValue) (any, error) {
 	var v any
 	if err := decoder.Decode(av, &v); err != nil {
 		return nil, err
 	}
-	return jsonNumbers(v), nil
+	return JSON(v), nil
 }
 
-// jsonNumbers replaces, in place and at any depth, the attributevalue.Number values
+// JSON replaces, in place and at any depth, the attributevalue.Number values
 // of v with json.Number ones, and returns v.
-func jsonNumbers(v any) any {
+func JSON(v any) any {
 	switch x := v.(type) {
 	case attributevalue.Number:
 		return json.Number(x)
@@ -31,11 +35,11 @@ func jsonNumbers(v any) any {
 		return out
 	case map[string]any:
 		for k, e := range x {
-			x[k] = jsonNumbers(e)
+			x[k] = JSON(e)
 		}
 	case []any:
 		for i, e := range x {
-			x[i] = jsonNumbers(e)
+			x[i] = JSON(e)
 		}
 	}
 	return v

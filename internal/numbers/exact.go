@@ -1,4 +1,4 @@
-package ryno
+package numbers
 
 import (
 	"fmt"
@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // attributevalue marshals a struct as a map of its exported fields, so a value
 // whose fields are all unexported, such as a *big.Int, becomes an empty map: its
-// data is lost without an error. exactValue stands between the values a caller
+// data is lost without an error. Exact stands between the values a caller
 // gives and the encoder: it turns Go's arbitrary-precision numbers into numbers
 // DynamoDB stores exactly, and refuses the values that would be lost.
 
@@ -29,15 +31,15 @@ var (
 // a value that refers to itself would never end.
 const maxValueDepth = 64
 
-// exactValue returns v, for the encoder, with every big.Int, big.Float and big.Rat
+// Exact returns v, for the encoder, with every big.Int, big.Float and big.Rat
 // in it (by value or pointer, at any depth of maps, slices and interfaces) replaced
 // by its decimal attributevalue.Number, as bigDecimal writes it. It refuses, with a
-// *ValidationError naming field, a big number DynamoDB cannot hold, a big number in
+// *schema.ValidationError naming field, a big number DynamoDB cannot hold, a big number in
 // a struct field (the encoder writes those itself), and a value that the encoder
 // would write as an empty map although it holds data (a struct whose fields are
 // all unexported, such as a netip.Addr). v is never modified: what changes is
 // copied.
-func exactValue(field string, v any) (any, error) {
+func Exact(field string, v any) (any, error) {
 	out, changed, err := exactOf(reflect.ValueOf(v), 0, false)
 	if err != nil {
 		return nil, within(field, err)
@@ -48,12 +50,12 @@ func exactValue(field string, v any) (any, error) {
 	return out.Interface(), nil
 }
 
-// within returns err, a *ValidationError whose Field is a path inside a value
+// within returns err, a *schema.ValidationError whose Field is a path inside a value
 // (".a[2]", or "" for the value itself), with the path put after field. The walk
 // names the fields only when it fails, so that it allocates nothing for the names
 // of the values it accepts.
 func within(field string, err error) error {
-	if ve, ok := err.(*ValidationError); ok {
+	if ve, ok := err.(*schema.ValidationError); ok {
 		ve.Field = field + ve.Field
 	}
 	return err
@@ -290,7 +292,7 @@ func bigDecimal(field string, rv reflect.Value) (string, error) {
 			return "", err
 		}
 	}
-	if err := validateNumber(field, n); err != nil {
+	if err := Validate(field, n); err != nil {
 		return "", err
 	}
 	return n, nil
@@ -305,9 +307,9 @@ func ratDecimal(field string, x *big.Rat) (string, error) {
 	// A number DynamoDB holds has its last significant digit at 10^-167 or above
 	// (38 digits from 1e-130), so x times 10^167 is an integer: no more than 167
 	// factors 2 or 5 divide its denominator.
-	const maxFactors = maxNumberDigits - 1 - minNumberExp
+	const maxFactors = MaxDigits - 1 - minExp
 	tooFine := func() error {
-		return invalid(field, x.RatString(), fmt.Sprintf("needs more than %d significant digits, or is below 1e-130", maxNumberDigits))
+		return invalid(field, x.RatString(), fmt.Sprintf("needs more than %d significant digits, or is below 1e-130", MaxDigits))
 	}
 	den := new(big.Int).Set(x.Denom())
 	twos := int(den.TrailingZeroBits())

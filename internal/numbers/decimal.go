@@ -1,4 +1,4 @@
-package ryno
+package numbers
 
 import (
 	"fmt"
@@ -7,10 +7,10 @@ import (
 	"strings"
 )
 
-// addDecimal returns a+b for two numbers in DynamoDB's decimal notation, exactly,
+// Add returns a+b for two numbers in DynamoDB's decimal notation, exactly,
 // as DynamoDB's ADD computes it. It lets a Patch of an indexed type show the map
 // functions the sum before it is stored.
-func addDecimal(a, b string) (string, error) {
+func Add(a, b string) (string, error) {
 	x, xe, err := parseDecimal(a)
 	if err != nil {
 		return "", err
@@ -27,7 +27,7 @@ func addDecimal(a, b string) (string, error) {
 
 // parseDecimal returns the integer m and exponent e with s = m * 10^e.
 func parseDecimal(s string) (*big.Int, int, error) {
-	m := numberSyntax.FindStringSubmatch(s)
+	m := syntax.FindStringSubmatch(s)
 	if m == nil {
 		return nil, 0, fmt.Errorf("%q is not a number", s)
 	}

@@ -153,7 +153,7 @@ func TestHelp(t *testing.T) {
 		{"reindex -h", []string{"reindex", "-h"}, []string{"Usage: ryno reindex [flags]"}},
 		{"help lists the new commands", []string{"help"}, []string{"  export ", "  iam-policy ", "ryno migrate export --format", "ryno iam-policy [--account"}},
 		{"help migrate export", []string{"help", "migrate", "export"}, []string{
-			"Usage: ryno migrate export [flags]", "--format format", "--pitr ", "--deletion-protection ", "--sse string", "--kms-key ARN",
+			"Usage: ryno migrate export [flags]", "--format format", "--pitr ", "--deletion-protection ", "--streams ", "--sse string", "--kms-key ARN",
 			"--billing-mode string", "Exit status: 0 on success; 2 on"}},
 		{"migrate export -h", []string{"migrate", "export", "-h"}, []string{"Usage: ryno migrate export [flags]"}},
 		{"help migrate up has the settings", []string{"help", "migrate", "up"}, []string{"--pitr ", "--update-existing ", "--sse string"}},

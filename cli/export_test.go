@@ -25,8 +25,8 @@ func TestExport(t *testing.T) {
 	}{
 		{"terraform", []string{"--format", "terraform"}, migrations.Options{TablePrefix: "app"}, migrations.FormatTerraform},
 		{"cloudformation with every setting",
-			[]string{"--format", "cloudformation", "--pitr", "--deletion-protection", "--sse", "kms", "--kms-key", testKey},
-			migrations.Options{TablePrefix: "app", PointInTimeRecovery: true, DeletionProtection: true,
+			[]string{"--format", "cloudformation", "--pitr", "--deletion-protection", "--streams", "--sse", "kms", "--kms-key", testKey},
+			migrations.Options{TablePrefix: "app", PointInTimeRecovery: true, DeletionProtection: true, Streams: true,
 				Encryption: migrations.Encryption{Type: migrations.EncryptionKMS, KMSKey: testKey}},
 			migrations.FormatCloudFormation},
 		{"json provisioned with the AWS managed key",

@@ -53,6 +53,7 @@ type settings struct {
 
 	pitr               bool
 	deletionProtection bool
+	streams            bool
 	sse                string
 	kmsKey             string
 	updateExisting     bool
@@ -154,10 +155,11 @@ func (r *runner) parse(cmd *command, args []string) (*settings, error) {
 func (s *settings) settingsFlags(fs *flag.FlagSet, existing bool) {
 	fs.BoolVar(&s.pitr, "pitr", false, "turn on point-in-time recovery (not supported by DynamoDB Local)")
 	fs.BoolVar(&s.deletionProtection, "deletion-protection", false, "turn on deletion protection")
+	fs.BoolVar(&s.streams, "streams", false, "turn on a stream of new and old images on each table, for change consumers")
 	fs.StringVar(&s.sse, "sse", "aws-owned", "server-side encryption: aws-owned, or kms for a KMS key")
 	fs.StringVar(&s.kmsKey, "kms-key", "", "`ARN` of the customer managed KMS key, with --sse kms (default: the AWS managed key aws/dynamodb)")
 	if existing {
-		fs.BoolVar(&s.updateExisting, "update-existing", false, "also apply --pitr, --deletion-protection and --sse to existing tables")
+		fs.BoolVar(&s.updateExisting, "update-existing", false, "also apply --pitr, --deletion-protection, --streams and --sse to existing tables")
 	}
 }
 
@@ -190,6 +192,7 @@ func (s *settings) options() migrations.Options {
 		Billing:             billing,
 		PointInTimeRecovery: s.pitr,
 		DeletionProtection:  s.deletionProtection,
+		Streams:             s.streams,
 		Encryption:          enc,
 		UpdateExisting:      s.updateExisting,
 	}

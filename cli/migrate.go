@@ -43,11 +43,14 @@ var commands = []*command{
 every table and index is ACTIVE, runs the data steps of the schema versions not yet
 recorded, and records the schema version. Version 2's step builds the heads and
 markers of relationship lists written by earlier versions, in one scan of the
-relationship entries table. Tables and indexes are only added: when a table differs
+relationship entries table; version 3's gives every relationship entry its reverse
+key, in another, and then deletes the reverse index it replaces. Tables and indexes are only added: when a table differs
 in a way up cannot repair (another key schema, a missing local index), it changes
 nothing and exits with status 1. Running it again does nothing.
 
---pitr, --deletion-protection and --sse apply to the tables up creates. Existing
+--pitr, --deletion-protection, --streams and --sse apply to the tables up creates
+(--streams: a stream of new and old images per table, which package changes
+decodes). Existing
 tables that lack them are reported as warnings and left alone, unless
 --update-existing is given: up then turns them on. Up never turns them off. With
 --pitr, up first checks that the endpoint supports point-in-time recovery

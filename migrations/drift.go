@@ -45,6 +45,7 @@ const (
 	DriftRecovery
 	DriftDeletionProtection
 	DriftEncryption
+	DriftStream // the table lacks the stream Options.Streams asks for, or has another kind (warning)
 )
 
 var driftKindNames = map[DriftKind]string{
@@ -61,6 +62,7 @@ var driftKindNames = map[DriftKind]string{
 	DriftRecovery:           "point-in-time-recovery",
 	DriftDeletionProtection: "deletion-protection",
 	DriftEncryption:         "encryption",
+	DriftStream:             "stream",
 }
 
 func (k DriftKind) String() string {

@@ -19,7 +19,7 @@ func TestExportJSONIsWhatUpSends(t *testing.T) {
 	}{
 		{"defaults", Options{TablePrefix: "app"}},
 		{"provisioned", Options{TablePrefix: "app", Billing: provisioned}},
-		{"every setting", Options{TablePrefix: "app", PointInTimeRecovery: true, DeletionProtection: true,
+		{"every setting", Options{TablePrefix: "app", PointInTimeRecovery: true, DeletionProtection: true, Streams: true,
 			Encryption: Encryption{Type: EncryptionKMS, KMSKey: testKey}}},
 	}
 	for _, tt := range tests {

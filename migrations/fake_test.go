@@ -31,6 +31,7 @@ func describeInput(in *dynamodb.CreateTableInput) *types.TableDescription {
 
 		DeletionProtectionEnabled: aws.Bool(aws.ToBool(in.DeletionProtectionEnabled)),
 		SSEDescription:            sseDescription(in.SSESpecification),
+		StreamSpecification:       in.StreamSpecification,
 	}
 	for _, g := range in.GlobalSecondaryIndexes {
 		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
@@ -220,7 +221,7 @@ func (f *fakeAPI) UpdateTable(_ context.Context, in *dynamodb.UpdateTableInput, 
 	if notActive(t.desc) != "" {
 		return nil, inUse(name)
 	}
-	if in.DeletionProtectionEnabled != nil || in.SSESpecification != nil {
+	if in.DeletionProtectionEnabled != nil || in.SSESpecification != nil || in.StreamSpecification != nil {
 		return f.updateSettings(t, in)
 	}
 	if len(in.GlobalSecondaryIndexUpdates) == 1 && in.GlobalSecondaryIndexUpdates[0].Delete != nil {
@@ -274,8 +275,18 @@ func (f *fakeAPI) deleteGSI(t *fakeTable, name string) (*dynamodb.UpdateTableOut
 // updateSettings applies an UpdateTable that changes deletion protection or
 // encryption. DynamoDB takes one kind of change per call; the fake insists on it.
 func (f *fakeAPI) updateSettings(t *fakeTable, in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableOutput, error) {
-	if len(in.GlobalSecondaryIndexUpdates) > 0 || (in.DeletionProtectionEnabled != nil && in.SSESpecification != nil) {
+	changes := 0
+	for _, set := range []bool{in.DeletionProtectionEnabled != nil, in.SSESpecification != nil, in.StreamSpecification != nil} {
+		if set {
+			changes++
+		}
+	}
+	if len(in.GlobalSecondaryIndexUpdates) > 0 || changes > 1 {
 		return nil, fmt.Errorf("fake: one change per UpdateTable")
+	}
+	if in.StreamSpecification != nil {
+		t.desc.StreamSpecification = in.StreamSpecification
+		return &dynamodb.UpdateTableOutput{TableDescription: t.desc}, nil
 	}
 	if in.DeletionProtectionEnabled != nil {
 		t.desc.DeletionProtectionEnabled = in.DeletionProtectionEnabled

@@ -34,12 +34,17 @@ type Options struct {
 	// then refuses to delete them, and so does Down, until it is turned off.
 	DeletionProtection bool
 
+	// Streams creates the tables with a DynamoDB stream of new and old images
+	// (NEW_AND_OLD_IMAGES), which package changes reads as typed changes. Each table
+	// gets its own stream; a stream costs nothing to have, its reads are billed.
+	Streams bool
+
 	// Encryption chooses how the tables Up creates are encrypted at rest. The zero
 	// value is DynamoDB's default, a key that AWS owns.
 	Encryption Encryption
 
-	// UpdateExisting makes Up also turn on PointInTimeRecovery and DeletionProtection,
-	// and apply Encryption, on existing tables that lack them. Without it, Plan and
+	// UpdateExisting makes Up also turn on PointInTimeRecovery, DeletionProtection
+	// and Streams, and apply Encryption, on existing tables that lack them. Without it, Plan and
 	// Status report such a table as drift of SeverityWarning, as they report billing
 	// differences, and Up leaves it alone. Up never turns these settings off: a table
 	// with more than the options ask for is not drift.

@@ -41,6 +41,7 @@ const (
 	ActionEnableDeletionProtection // UpdateTable turning on deletion protection
 	ActionSetEncryption            // UpdateTable setting the server-side encryption
 	ActionDeleteIndex              // UpdateTable deleting a GSI of an earlier schema version
+	ActionEnableStream             // UpdateTable turning on a stream of new and old images
 )
 
 var actionKindNames = map[ActionKind]string{
@@ -54,6 +55,7 @@ var actionKindNames = map[ActionKind]string{
 	ActionEnableDeletionProtection: "enable-deletion-protection",
 	ActionSetEncryption:            "set-encryption",
 	ActionDeleteIndex:              "delete-index",
+	ActionEnableStream:             "enable-stream",
 }
 
 func (k ActionKind) String() string {
@@ -74,8 +76,8 @@ type Action struct {
 	Description string
 
 	// The request sent: CreateTable for ActionCreateTable; UpdateTable for
-	// ActionCreateIndex, ActionDeleteIndex, ActionEnableDeletionProtection and
-	// ActionSetEncryption;
+	// ActionCreateIndex, ActionDeleteIndex, ActionEnableDeletionProtection,
+	// ActionEnableStream and ActionSetEncryption;
 	// UpdateContinuousBackups for ActionEnableRecovery; nil otherwise.
 	CreateTable             *dynamodb.CreateTableInput
 	UpdateTable             *dynamodb.UpdateTableInput
@@ -105,6 +107,8 @@ func (a Action) String() string {
 		return "delete table " + a.Table
 	case ActionEnableRecovery:
 		return "enable point-in-time recovery on table " + a.Table
+	case ActionEnableStream:
+		return "enable a stream of new and old images on table " + a.Table
 	case ActionEnableDeletionProtection:
 		return "enable deletion protection on table " + a.Table
 	case ActionSetEncryption:

@@ -79,9 +79,18 @@ func (o Options) definitions(n schema.Names) []*dynamodb.CreateTableInput {
 		if o.DeletionProtection {
 			d.DeletionProtectionEnabled = aws.Bool(true)
 		}
+		if o.Streams {
+			d.StreamSpecification = streamSpecification()
+		}
 		d.SSESpecification = o.Encryption.specification()
 	}
 	return defs
+}
+
+// streamSpecification is the stream package changes reads: every change with the
+// item before and after it.
+func streamSpecification() *types.StreamSpecification {
+	return &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages}
 }
 
 // recoveryInput returns the request that turns on point-in-time recovery for table.

@@ -55,14 +55,17 @@ func TestEncryptionValidation(t *testing.T) {
 
 func TestDefinitionsCarryTheSettings(t *testing.T) {
 	n := testNames(t)
-	for _, def := range (Options{DeletionProtection: true, Encryption: Encryption{Type: EncryptionKMS, KMSKey: testKey}}).definitions(n) {
+	for _, def := range (Options{DeletionProtection: true, Streams: true, Encryption: Encryption{Type: EncryptionKMS, KMSKey: testKey}}).definitions(n) {
 		require.True(t, aws.ToBool(def.DeletionProtectionEnabled))
+		require.True(t, aws.ToBool(def.StreamSpecification.StreamEnabled))
+		require.Equal(t, types.StreamViewTypeNewAndOldImages, def.StreamSpecification.StreamViewType)
 		require.Equal(t, types.SSETypeKms, def.SSESpecification.SSEType)
 		require.Equal(t, testKey, aws.ToString(def.SSESpecification.KMSMasterKeyId))
 	}
 	for _, def := range (Options{}).definitions(n) {
 		require.Nil(t, def.DeletionProtectionEnabled, "the defaults leave CreateTable as DynamoDB defaults it")
 		require.Nil(t, def.SSESpecification)
+		require.Nil(t, def.StreamSpecification)
 	}
 }
 
@@ -106,6 +109,19 @@ func TestDiffSettings(t *testing.T) {
 		{name: "another customer managed key", opts: Options{Encryption: Encryption{Type: EncryptionKMS, KMSKey: testKey}},
 			live:  func(d *types.TableDescription) { d.SSEDescription = sseDescription(kms.specification()) },
 			drift: []string{"warning encryption " + entities + " "}},
+		{name: "stream missing", opts: Options{Streams: true},
+			live:  func(d *types.TableDescription) { d.StreamSpecification = nil },
+			drift: []string{"warning stream " + entities + " "}},
+		{name: "stream off, update existing", opts: Options{Streams: true, UpdateExisting: true},
+			live:    func(d *types.TableDescription) { d.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(false)} },
+			actions: []string{"enable-stream " + entities + "  0"}},
+		{name: "stream of another kind is reported, never changed", opts: Options{Streams: true, UpdateExisting: true},
+			live: func(d *types.TableDescription) {
+				d.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly}
+			},
+			drift: []string{"warning stream " + entities + " "}},
+		{name: "a stream nobody asked for is no drift", opts: Options{},
+			live: func(d *types.TableDescription) { d.StreamSpecification = streamSpecification() }},
 		{name: "recovery off", opts: Options{PointInTimeRecovery: true},
 			live: func(d *types.TableDescription) {}, recovery: aws.Bool(false),
 			drift: []string{"warning point-in-time-recovery " + entities + " "}},
@@ -150,7 +166,7 @@ func TestDiffSettings(t *testing.T) {
 func TestSettingsActionStrings(t *testing.T) {
 	n := testNames(t)
 	opts := Options{DeletionProtection: true, Encryption: Encryption{Type: EncryptionKMS, KMSKey: testKey},
-		PointInTimeRecovery: true, UpdateExisting: true}
+		PointInTimeRecovery: true, Streams: true, UpdateExisting: true}
 	s := &snapshot{live: liveAll(Options{}.definitions(n)), version: CurrentVersion,
 		recovery: map[string]bool{n.Entities: false}}
 	p := diff(target{tables: opts.definitions(n)[:1], recovery: true, updateExisting: true}, s, allMigrations())
@@ -161,6 +177,7 @@ func TestSettingsActionStrings(t *testing.T) {
 	require.Equal(t, []string{
 		"enable deletion protection on table app_entities_master",
 		"encrypt table app_entities_master with KMS key " + testKey,
+		"enable a stream of new and old images on table app_entities_master",
 		"enable point-in-time recovery on table app_entities_master",
 	}, got)
 	p.Actions[1].UpdateTable.SSESpecification = kms.specification()
@@ -174,7 +191,7 @@ func TestUpCreatesTablesWithTheSettings(t *testing.T) {
 			api := newFakeAPI(busy)
 			api.backupsUnavailable = 2 // as DynamoDB does just after CreateTable
 			opts := Options{TablePrefix: "app", PollInterval: time.Millisecond,
-				DeletionProtection: true, Encryption: Encryption{Type: EncryptionKMS, KMSKey: testKey}, PointInTimeRecovery: true}
+				DeletionProtection: true, Encryption: Encryption{Type: EncryptionKMS, KMSKey: testKey}, PointInTimeRecovery: true, Streams: true}
 			p, err := NewProvider(api, opts)
 			require.NoError(t, err)
 
@@ -197,6 +214,7 @@ func TestUpCreatesTablesWithTheSettings(t *testing.T) {
 				require.True(t, tbl.recovery, name)
 				require.True(t, aws.ToBool(tbl.desc.DeletionProtectionEnabled), name)
 				require.Equal(t, testKey, aws.ToString(tbl.desc.SSEDescription.KMSMasterKeyArn), name)
+				require.Equal(t, types.StreamViewTypeNewAndOldImages, tbl.desc.StreamSpecification.StreamViewType, name)
 			}
 
 			st, err := p.Status(ctx)
@@ -223,14 +241,14 @@ func TestUpUpdatesExistingTablesOnlyWhenAsked(t *testing.T) {
 	require.NoError(t, err)
 
 	opts := Options{TablePrefix: "app", PollInterval: time.Millisecond,
-		DeletionProtection: true, Encryption: kms, PointInTimeRecovery: true}
+		DeletionProtection: true, Encryption: kms, PointInTimeRecovery: true, Streams: true}
 	p, err := NewProvider(api, opts)
 	require.NoError(t, err)
 	writes := api.writes()
 	res, err := p.Up(ctx)
 	require.NoError(t, err)
 	require.False(t, res.Changed())
-	require.Len(t, res.Warnings, 9, "three settings missing on three tables: %v", res.Warnings)
+	require.Len(t, res.Warnings, 12, "four settings missing on three tables: %v", res.Warnings)
 	require.Contains(t, res.Warnings[0].String(), "app_entities_master: deletion protection is off, want on; up changes existing tables only when asked")
 	require.Equal(t, writes, api.writes(), "without UpdateExisting, up leaves existing tables alone")
 
@@ -240,11 +258,11 @@ func TestUpUpdatesExistingTablesOnlyWhenAsked(t *testing.T) {
 	plan, err := p.Plan(ctx)
 	require.NoError(t, err)
 	require.Empty(t, plan.Drift)
-	require.Len(t, plan.Actions, 9)
+	require.Len(t, plan.Actions, 12)
 	res, err = p.Up(ctx)
 	require.NoError(t, err)
-	require.Len(t, res.Actions, 9)
-	require.Equal(t, 6, api.count("UpdateTable"), "one UpdateTable per setting and table")
+	require.Len(t, res.Actions, 12)
+	require.Equal(t, 9, api.count("UpdateTable"), "one UpdateTable per setting and table")
 
 	st, err := p.Status(ctx)
 	require.NoError(t, err)

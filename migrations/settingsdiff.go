@@ -23,11 +23,33 @@ func (t *tableDiff) compareSettings() {
 			UpdateTable: &dynamodb.UpdateTableInput{TableName: t.want.TableName, SSESpecification: t.want.SSESpecification},
 		})
 	}
+	t.compareStream()
 	if t.target.recovery && t.recovery != nil && !*t.recovery {
 		t.lacks(DriftRecovery, "point-in-time recovery is off, want on", Action{
 			Kind:                    ActionEnableRecovery,
 			UpdateContinuousBackups: recoveryInput(t.name()),
 		})
+	}
+}
+
+// compareStream finds a stream asked for that the live table lacks. A stream of
+// another view type is reported, never changed: DynamoDB changes one only by turning
+// it off, which would lose the records its consumers have not read.
+func (t *tableDiff) compareStream() {
+	want := t.want.StreamSpecification
+	if want == nil || !aws.ToBool(want.StreamEnabled) {
+		return
+	}
+	live := t.live.StreamSpecification
+	switch {
+	case live == nil || !aws.ToBool(live.StreamEnabled):
+		t.lacks(DriftStream, "has no stream, want one of NEW_AND_OLD_IMAGES", Action{
+			Kind:        ActionEnableStream,
+			UpdateTable: &dynamodb.UpdateTableInput{TableName: t.want.TableName, StreamSpecification: want},
+		})
+	case live.StreamViewType != want.StreamViewType:
+		t.add(DriftStream, SeverityWarning, "", "has a stream of %s, want NEW_AND_OLD_IMAGES; up does not change it: turn it off, then run up again",
+			live.StreamViewType)
 	}
 }
 

@@ -92,7 +92,7 @@ func (p *Provider) apply(ctx context.Context, a Action) error {
 		}
 		_, err = p.waitActive(ctx, a.Table)
 		return err
-	case ActionCreateIndex, ActionDeleteIndex, ActionEnableDeletionProtection, ActionSetEncryption:
+	case ActionCreateIndex, ActionDeleteIndex, ActionEnableDeletionProtection, ActionEnableStream, ActionSetEncryption:
 		return p.updateTable(ctx, a)
 	case ActionEnableRecovery:
 		return p.enableRecovery(ctx, a)

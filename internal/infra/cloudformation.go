@@ -32,6 +32,7 @@ type cfnTable struct {
 	PointInTimeRecoverySpecification *cfnRecovery `json:"PointInTimeRecoverySpecification,omitempty"`
 	DeletionProtectionEnabled        *bool        `json:"DeletionProtectionEnabled,omitempty"`
 	SSESpecification                 *cfnSSE      `json:"SSESpecification,omitempty"`
+	StreamSpecification              *cfnStream   `json:"StreamSpecification,omitempty"`
 	TimeToLiveSpecification          *cfnTTL      `json:"TimeToLiveSpecification,omitempty"`
 }
 
@@ -43,6 +44,10 @@ type cfnSSE struct {
 	SSEEnabled     bool   `json:"SSEEnabled"`
 	SSEType        string `json:"SSEType,omitempty"`
 	KMSMasterKeyID string `json:"KMSMasterKeyId,omitempty"`
+}
+
+type cfnStream struct {
+	StreamViewType string `json:"StreamViewType"`
 }
 
 type cfnTTL struct {
@@ -101,6 +106,9 @@ func cfnTableOf(t Table) cfnTable {
 	}
 	if key, ok := kmsEncryption(t.Create.SSESpecification); ok {
 		p.SSESpecification = &cfnSSE{SSEEnabled: true, SSEType: "KMS", KMSMasterKeyID: key}
+	}
+	if view, ok := stream(t.Create.StreamSpecification); ok {
+		p.StreamSpecification = &cfnStream{StreamViewType: view}
 	}
 	if t.TTLAttribute != "" {
 		p.TimeToLiveSpecification = &cfnTTL{AttributeName: t.TTLAttribute, Enabled: true}

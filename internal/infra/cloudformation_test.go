@@ -61,6 +61,7 @@ func TestCloudFormation(t *testing.T) {
 				"PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": true},
 				"DeletionProtectionEnabled": true,
 				"SSESpecification": {"SSEEnabled": true, "SSEType": "KMS", "KMSMasterKeyId": "` + testKey + `"},
+				"StreamSpecification": {"StreamViewType": "NEW_AND_OLD_IMAGES"},
 				"TimeToLiveSpecification": {"AttributeName": "expires", "Enabled": true}
 			}`,
 		},

@@ -51,6 +51,7 @@ func fullTable() Table {
 				Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
 			}},
 			DeletionProtectionEnabled: aws.Bool(true),
+			StreamSpecification:       &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
 			SSESpecification:          &types.SSESpecification{Enabled: aws.Bool(true), SSEType: types.SSETypeKms, KMSMasterKeyId: aws.String(testKey)},
 		},
 	}

@@ -17,8 +17,14 @@ type requests struct {
 
 type createTable struct {
 	tableShape
-	DeletionProtectionEnabled *bool   `json:"DeletionProtectionEnabled,omitempty"`
-	SSESpecification          *apiSSE `json:"SSESpecification,omitempty"`
+	DeletionProtectionEnabled *bool      `json:"DeletionProtectionEnabled,omitempty"`
+	SSESpecification          *apiSSE    `json:"SSESpecification,omitempty"`
+	StreamSpecification       *apiStream `json:"StreamSpecification,omitempty"`
+}
+
+type apiStream struct {
+	StreamEnabled  bool   `json:"StreamEnabled"`
+	StreamViewType string `json:"StreamViewType"`
 }
 
 type apiSSE struct {
@@ -51,6 +57,9 @@ func JSON(s Stack) ([]byte, error) {
 		c := createTable{tableShape: shapeOf(t.Create), DeletionProtectionEnabled: t.Create.DeletionProtectionEnabled}
 		if key, ok := kmsEncryption(t.Create.SSESpecification); ok {
 			c.SSESpecification = &apiSSE{Enabled: true, SSEType: "KMS", KMSMasterKeyID: key}
+		}
+		if view, ok := stream(t.Create.StreamSpecification); ok {
+			c.StreamSpecification = &apiStream{StreamEnabled: true, StreamViewType: view}
 		}
 		r.CreateTable = append(r.CreateTable, c)
 		if t.PointInTimeRecovery {

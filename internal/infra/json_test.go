@@ -57,7 +57,8 @@ func TestJSON(t *testing.T) {
 						"Projection": {"ProjectionType": "KEYS_ONLY"}
 					}],
 					"DeletionProtectionEnabled": true,
-					"SSESpecification": {"Enabled": true, "SSEType": "KMS", "KMSMasterKeyId": "` + testKey + `"}
+					"SSESpecification": {"Enabled": true, "SSEType": "KMS", "KMSMasterKeyId": "` + testKey + `"},
+					"StreamSpecification": {"StreamEnabled": true, "StreamViewType": "NEW_AND_OLD_IMAGES"}
 				}],
 				"UpdateContinuousBackups": [{
 					"TableName": "app_index_entries",

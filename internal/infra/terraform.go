@@ -49,6 +49,10 @@ func tfTable(b *hclBody, t Table) {
 	if aws.ToBool(c.DeletionProtectionEnabled) {
 		b.attr("deletion_protection_enabled", hclBool(true))
 	}
+	if view, ok := stream(c.StreamSpecification); ok {
+		b.attr("stream_enabled", hclBool(true))
+		b.attr("stream_view_type", hclString(view))
+	}
 	for _, a := range c.AttributeDefinitions {
 		attr := b.block("attribute")
 		attr.attr("name", hclString(aws.ToString(a.AttributeName)))

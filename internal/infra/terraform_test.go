@@ -54,6 +54,8 @@ resource "aws_dynamodb_table" "index_entries" {
   hash_key                    = "pk"
   range_key                   = "sk"
   deletion_protection_enabled = true
+  stream_enabled              = true
+  stream_view_type            = "NEW_AND_OLD_IMAGES"
 
   attribute {
     name = "pk"

@@ -112,3 +112,11 @@ func kmsEncryption(spec *types.SSESpecification) (key string, ok bool) {
 	}
 	return aws.ToString(spec.KMSMasterKeyId), true
 }
+
+// stream reports whether spec turns a stream on, and its view type.
+func stream(spec *types.StreamSpecification) (view string, ok bool) {
+	if spec == nil || !aws.ToBool(spec.StreamEnabled) {
+		return "", false
+	}
+	return string(spec.StreamViewType), true
+}

@@ -85,7 +85,7 @@ bench-cost:
 		cd integration && RYNO_COST_DURATION=$(COST_DURATION) \
 		$(GO) test -tags costreport -count=1 -run '^TestCostReport$$' -timeout 30m
 
-FUZZ_PACKAGES := ./internal/schema ./internal/relationships ./internal/numbers ./indexing ./ryno
+FUZZ_PACKAGES := ./internal/schema ./internal/relationships ./internal/numbers ./indexing ./ryno ./changes
 
 # Every target runs, whatever fails; the script reports each and tells a crasher from
 # the fuzzing coordinator's "context deadline exceeded" race.
@@ -93,7 +93,7 @@ fuzz:
 	@GO="$(GO)" FUZZTIME="$(FUZZTIME)" scripts/fuzz.sh $(FUZZ_PACKAGES)
 
 api:
-	@$(GO) run ./internal/tools/apicount ryno tables relationships indexing migrations cli rynotest
+	@$(GO) run ./internal/tools/apicount ryno tables relationships indexing migrations changes cli rynotest
 
 clean:
 	rm -rf $(BUILD)

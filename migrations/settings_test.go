@@ -113,7 +113,9 @@ func TestDiffSettings(t *testing.T) {
 			live:  func(d *types.TableDescription) { d.StreamSpecification = nil },
 			drift: []string{"warning stream " + entities + " "}},
 		{name: "stream off, update existing", opts: Options{Streams: true, UpdateExisting: true},
-			live:    func(d *types.TableDescription) { d.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(false)} },
+			live: func(d *types.TableDescription) {
+				d.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(false)}
+			},
 			actions: []string{"enable-stream " + entities + "  0"}},
 		{name: "stream of another kind is reported, never changed", opts: Options{Streams: true, UpdateExisting: true},
 			live: func(d *types.TableDescription) {

@@ -93,6 +93,22 @@ func deleted(item map[string]types.AttributeValue) bool {
 	return ok
 }
 
+// EntityFromItem decodes an item of the entities table, as a DynamoDB stream record,
+// an export or a backup holds it: the key, timestamps, version, metadata and
+// attributes, with numbers as json.Number. The store's own attributes (those
+// starting with '_') are left out. It reports ErrInvalid when the item is not an
+// entity's. Package changes decodes stream records with it.
+func EntityFromItem(item map[string]types.AttributeValue) (*Entity, error) {
+	e, err := decodeEntity(item)
+	if err != nil {
+		return nil, invalid("item", "", err.Error())
+	}
+	if err := e.Key.Validate(); err != nil {
+		return nil, invalid("item", "", "holds no entity key: "+err.Error())
+	}
+	return e, nil
+}
+
 // decodeEntity builds an entity from an item of the entities table.
 func decodeEntity(item map[string]types.AttributeValue) (*Entity, error) {
 	e := &Entity{Attributes: make(map[string]any, len(item)), Meta: map[string]any{}}

@@ -1,0 +1,218 @@
+package changes
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	streams "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+
+	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/ryno"
+	"github.com/rynodb/rynodb/tables"
+)
+
+// A Decoder turns the stream records of one store's tables into Changes.
+type Decoder struct {
+	names tables.Names
+}
+
+// NewDecoder returns the Decoder of the store whose tables start with prefix.
+func NewDecoder(prefix string) (*Decoder, error) {
+	names, err := tables.NewNames(prefix)
+	if err != nil {
+		return nil, err
+	}
+	return &Decoder{names: names}, nil
+}
+
+// Lambda decodes one record of the event a Lambda function receives from the stream
+// of one of the store's tables.
+func (d *Decoder) Lambda(r events.DynamoDBEventRecord) ([]Change, error) {
+	rec, err := FromLambda(r)
+	if err != nil {
+		return nil, err
+	}
+	return d.Decode(rec)
+}
+
+// Stream decodes one record read from the stream of table with the DynamoDB
+// Streams API.
+func (d *Decoder) Stream(table string, r streams.Record) ([]Change, error) {
+	rec, err := FromStream(table, r)
+	if err != nil {
+		return nil, err
+	}
+	return d.Decode(rec)
+}
+
+// Decode returns the changes rec records: none for the store's own bookkeeping
+// (list heads and markers, intents, sequences, index entries, pending marks,
+// tombstones, the schema version), one for most records, two for a unique value
+// that changed hands. A record it cannot read, or of a table that is not the
+// store's, is an error naming the record.
+func (d *Decoder) Decode(rec Record) ([]Change, error) {
+	var (
+		out []Change
+		err error
+	)
+	switch rec.Table {
+	case d.names.Entities:
+		out, err = entityChanges(rec)
+	case d.names.Relationships:
+		out, err = relationshipChanges(rec)
+	case d.names.IndexEntries:
+		out, err = claimChanges(rec)
+	default:
+		return nil, fmt.Errorf("changes: record %s is of table %q, not one of store %s", rec.EventID, rec.Table, d.names.Prefix)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("changes: record %s (%s of %s): %w", rec.EventID, rec.EventName, rec.Table, err)
+	}
+	for i := range out {
+		out[i].SequenceNumber, out[i].EventID, out[i].Time = rec.SequenceNumber, rec.EventID, rec.Time
+	}
+	return out, nil
+}
+
+// entityChanges decodes a record of the entities table. A write that changes the
+// version is an entity change; one that does not (a pending mark cleared, say) is
+// bookkeeping. A tombstone marks a Delete under way: the entity is deleted when
+// its item goes.
+func entityChanges(rec Record) ([]Change, error) {
+	if versionRecord(rec.Old) || versionRecord(rec.New) {
+		return nil, nil
+	}
+	old, err := entityOf(rec.Old)
+	if err != nil {
+		return nil, fmt.Errorf("old image: %w", err)
+	}
+	cur, err := entityOf(rec.New)
+	if err != nil {
+		return nil, fmt.Errorf("new image: %w", err)
+	}
+	switch {
+	case cur == nil && old == nil:
+		return nil, fmt.Errorf("%s without an image of the entity", rec.EventName)
+	case cur == nil: // the item is gone
+		return []Change{{Kind: EntityDeleted, Key: old.Key, Old: old.Entity, Version: old.Version, Expired: rec.ByService}}, nil
+	case cur.deleting:
+		return nil, nil
+	case old == nil || old.deleting:
+		return []Change{{Kind: EntityCreated, Key: cur.Key, New: cur.Entity, Version: cur.Version}}, nil
+	case old.Version != cur.Version:
+		return []Change{{Kind: EntityUpdated, Key: cur.Key, Old: old.Entity, New: cur.Entity, Version: cur.Version}}, nil
+	}
+	return nil, nil
+}
+
+// versionRecord reports whether item is the record of the schema version.
+func versionRecord(item map[string]types.AttributeValue) bool {
+	id, ok := item[schema.AttrID].(*types.AttributeValueMemberS)
+	return ok && id.Value == schema.VersionItemID
+}
+
+// entityImage is an image of an entity item.
+type entityImage struct {
+	*ryno.Entity
+	deleting bool // a tombstone: a Delete is under way
+}
+
+func entityOf(item map[string]types.AttributeValue) (*entityImage, error) {
+	if item == nil {
+		return nil, nil
+	}
+	e, err := ryno.EntityFromItem(item)
+	if err != nil {
+		return nil, err
+	}
+	_, deleting := item[schema.AttrDeleting]
+	return &entityImage{Entity: e, deleting: deleting}, nil
+}
+
+// relationshipChanges decodes a record of the relationship entries table: an
+// entry added or removed. Heads, markers, intents and sequences are bookkeeping,
+// and so is a write that leaves an entry as it was (a new attribute of the store).
+func relationshipChanges(rec Record) ([]Change, error) {
+	old, err := entryOf(rec.Old)
+	if err != nil {
+		return nil, fmt.Errorf("old image: %w", err)
+	}
+	cur, err := entryOf(rec.New)
+	if err != nil {
+		return nil, fmt.Errorf("new image: %w", err)
+	}
+	var out []Change
+	if old != nil && (cur == nil || *old != *cur) {
+		out = append(out, Change{Kind: RelationshipRemoved, Key: old.Subject, Relationship: *old})
+	}
+	if cur != nil && (old == nil || *old != *cur) {
+		out = append(out, Change{Kind: RelationshipAdded, Key: cur.Subject, Relationship: *cur})
+	}
+	return out, nil
+}
+
+// entryOf reads the entry an item holds, or nil for bookkeeping.
+func entryOf(item map[string]types.AttributeValue) (*ryno.Relationship, error) {
+	if item == nil || bookkeeping(item) {
+		return nil, nil
+	}
+	e, err := relationships.FromItem(item)
+	if err != nil {
+		return nil, err
+	}
+	return &ryno.Relationship{Subject: ryno.Key(e.Subject), Predicate: e.Predicate, Index: e.Index, Object: ryno.Key(e.Object)}, nil
+}
+
+// bookkeeping reports whether an item of the relationship entries table is a
+// list's head, marker or intent part, or a sequence: its sort key sorts before
+// every entry's.
+func bookkeeping(item map[string]types.AttributeValue) bool {
+	k, ok := item[schema.AttrPredicateKey].(*types.AttributeValueMemberS)
+	return ok && k.Value <= schema.EntriesStart
+}
+
+// claimChanges decodes a record of the index entries table: a unique value claimed
+// or released. Index entries are bookkeeping: the entity change that made them is
+// the change.
+func claimChanges(rec Record) ([]Change, error) {
+	old, err := claimOf(rec.Old)
+	if err != nil {
+		return nil, fmt.Errorf("old image: %w", err)
+	}
+	cur, err := claimOf(rec.New)
+	if err != nil {
+		return nil, fmt.Errorf("new image: %w", err)
+	}
+	var out []Change
+	if old != nil && (cur == nil || !sameClaim(*old, *cur)) {
+		out = append(out, claimChange(UniqueReleased, *old))
+	}
+	if cur != nil && (old == nil || !sameClaim(*old, *cur)) {
+		out = append(out, claimChange(UniqueClaimed, *cur))
+	}
+	return out, nil
+}
+
+func claimOf(item map[string]types.AttributeValue) (*indexentries.Claim, error) {
+	if item == nil || !indexentries.IsClaim(item) {
+		return nil, nil
+	}
+	c, err := indexentries.ClaimFromItem(item)
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func sameClaim(a, b indexentries.Claim) bool {
+	return a.Scope == b.Scope && a.IndexName == b.IndexName && a.Value.Encoding() == b.Value.Encoding() &&
+		a.Type == b.Type && a.ID == b.ID
+}
+
+func claimChange(kind Kind, c indexentries.Claim) Change {
+	return Change{Kind: kind, Key: ryno.Key{Scope: c.Scope, Type: c.Type, ID: c.ID},
+		Unique: Unique{Scope: c.Scope, Index: c.IndexName, Value: c.Value}}
+}

@@ -1,0 +1,266 @@
+package changes
+
+import (
+	"encoding/json"
+	"maps"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/ryno"
+)
+
+type item = map[string]types.AttributeValue
+
+func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+
+var (
+	ada  = ryno.Key{Scope: "acme", Type: "person", ID: "ada"}
+	bob  = ryno.Key{Scope: "acme", Type: "person", ID: "bob"}
+	when = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+)
+
+// entityItem is the item of ada at version v with a name, as the store writes it.
+func entityItem(v, name string) item {
+	return item{
+		schema.AttrID: s(ada.ID), schema.AttrScopeTypeKey: s(schema.ScopeTypeKey(ada.Scope, ada.Type)),
+		schema.AttrScope: s(ada.Scope), schema.AttrType: s(ada.Type), schema.AttrVersion: n(v),
+		schema.AttrCreated: s(schema.FormatTime(when)), schema.AttrUpdated: s(schema.FormatTime(when)),
+		schema.AttrShape: s("x"), "name": s(name),
+	}
+}
+
+func with(it item, name string, v types.AttributeValue) item {
+	out := maps.Clone(it)
+	out[name] = v
+	return out
+}
+
+func without(it item, name string) item {
+	out := maps.Clone(it)
+	delete(out, name)
+	return out
+}
+
+func follows(index int) relationships.Entry {
+	return relationships.Entry{Subject: relationships.Key(ada), Predicate: "follows", Index: index, Object: relationships.Key(bob)}
+}
+
+func claim(owner ryno.Key) item {
+	return indexentries.Claim{Scope: "acme", IndexName: "email", Value: indexing.String("a@example.com"), Type: owner.Type, ID: owner.ID}.Item()
+}
+
+func TestDecode(t *testing.T) {
+	d, err := NewDecoder("app")
+	require.NoError(t, err)
+	names := d.names
+	entry := follows(3).Item()
+	set := relationships.SetEntry(relationships.Key(ada), "likes", relationships.Key(bob)).Item()
+	indexEntry, err := indexentries.Entry{Scope: "acme", Type: "person", ID: "ada", IndexName: "age", Value: indexing.Int(36)}.Item()
+	require.NoError(t, err)
+	version := item{schema.AttrID: s(schema.VersionItemID), schema.AttrScopeTypeKey: s(schema.VersionItemSortKey), schema.AttrSchemaVersion: n("3")}
+
+	tests := []struct {
+		name     string
+		table    string
+		event    string
+		old, new item
+		byTTL    bool
+		want     []string
+	}{
+		{"created", names.Entities, "INSERT", nil, entityItem("1", "Ada"), false, []string{"entity-created acme:person:ada v1"}},
+		{"updated", names.Entities, "MODIFY", entityItem("1", "Ada"), entityItem("2", "Ada L."), false, []string{"entity-updated acme:person:ada v2"}},
+		{"a pending mark cleared: same version", names.Entities, "MODIFY",
+			with(entityItem("2", "Ada"), schema.AttrPending, s("tok")), entityItem("2", "Ada"), false, nil},
+		{"a tombstone laid", names.Entities, "MODIFY", entityItem("2", "Ada"), with(entityItem("3", "Ada"), schema.AttrDeleting, s("tok")), false, nil},
+		{"the tombstoned item deleted", names.Entities, "REMOVE", with(entityItem("3", "Ada"), schema.AttrDeleting, s("tok")), nil, false,
+			[]string{"entity-deleted acme:person:ada v3"}},
+		{"expired by time to live", names.Entities, "REMOVE", entityItem("2", "Ada"), nil, true, []string{"entity-deleted acme:person:ada v2"}},
+		{"an upsert that created it", names.Entities, "INSERT", nil, without(entityItem("1", "Ada"), schema.AttrShape), false,
+			[]string{"entity-created acme:person:ada v1"}},
+		{"the schema version", names.Entities, "MODIFY", version, with(version, schema.AttrSchemaVersion, n("4")), false, nil},
+		{"an entry added", names.Relationships, "INSERT", nil, entry, false, []string{"relationship-added acme:person:ada -follows-> acme:person:bob at 3"}},
+		{"an entry removed", names.Relationships, "REMOVE", entry, nil, false, []string{"relationship-removed acme:person:ada -follows-> acme:person:bob at 3"}},
+		{"an entry given its reverse key", names.Relationships, "MODIFY", without(entry, schema.AttrReverseKey), entry, false, nil},
+		{"a set entry added", names.Relationships, "INSERT", nil, set, false, []string{"relationship-added acme:person:ada -likes-> acme:person:bob at 0"}},
+		{"a marker", names.Relationships, "INSERT", nil, relationships.MarkerItem(relationships.Key(ada), "follows", relationships.Key(bob), []int{3}), false, nil},
+		{"a head", names.Relationships, "MODIFY", headItem("1"), headItem("2"), false, nil},
+		{"a sequence", names.Relationships, "MODIFY", nil, item{schema.AttrSubjectKey: s(ada.String()), schema.AttrPredicateKey: s(schema.SequenceKey("issues")), schema.AttrValue: n("7")}, false, nil},
+		{"a value claimed", names.IndexEntries, "INSERT", nil, claim(ada), false, []string{`unique-claimed acme/email "a@example.com" by acme:person:ada`}},
+		{"a value released", names.IndexEntries, "REMOVE", claim(ada), nil, false, []string{`unique-released acme/email "a@example.com" by acme:person:ada`}},
+		{"a value that changed hands", names.IndexEntries, "MODIFY", claim(ada), claim(bob), false, []string{
+			`unique-released acme/email "a@example.com" by acme:person:ada`, `unique-claimed acme/email "a@example.com" by acme:person:bob`}},
+		{"an index entry", names.IndexEntries, "INSERT", nil, indexEntry, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := d.Decode(Record{Table: tt.table, EventID: "e1", EventName: tt.event, SequenceNumber: "100", Time: when,
+				Old: tt.old, New: tt.new, ByService: tt.byTTL})
+			require.NoError(t, err)
+			var strs []string
+			for _, c := range got {
+				strs = append(strs, c.String())
+				require.Equal(t, "100", c.SequenceNumber)
+				require.Equal(t, "e1", c.EventID)
+				require.Equal(t, when, c.Time)
+				require.Equal(t, tt.byTTL, c.Expired)
+			}
+			require.Equal(t, tt.want, strs)
+		})
+	}
+}
+
+func headItem(version string) item {
+	h := relationships.RawAttributes(relationships.Key(ada), "follows")
+	maps.Copy(h, relationships.HeadPrimaryKey(relationships.Key(ada), "follows"))
+	h[schema.AttrVersion] = n(version)
+	return h
+}
+
+func TestDecodeCarriesTheEntities(t *testing.T) {
+	d, err := NewDecoder("app")
+	require.NoError(t, err)
+	got, err := d.Decode(Record{Table: d.names.Entities, EventName: "MODIFY", Old: entityItem("1", "Ada"), New: entityItem("2", "Ada L.")})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	c := got[0]
+	require.Equal(t, ada, c.Key)
+	require.Equal(t, int64(2), c.Version)
+	require.Equal(t, "Ada", c.Old.Attributes["name"])
+	require.Equal(t, "Ada L.", c.New.Attributes["name"])
+	require.NotContains(t, c.New.Attributes, schema.AttrShape, "the store's attributes stay out")
+
+	type person struct {
+		ryno.Record
+		Name string `dynamodbav:"name"`
+	}
+	old, cur, err := As[person](c)
+	require.NoError(t, err)
+	require.Equal(t, "Ada", old.Name)
+	require.Equal(t, "Ada L.", cur.Name)
+	require.Equal(t, int64(2), cur.Version)
+	require.Equal(t, ada, cur.Key)
+}
+
+func TestDecodeRefusesWhatItCannotRead(t *testing.T) {
+	d, err := NewDecoder("app")
+	require.NoError(t, err)
+	tests := []struct {
+		name string
+		rec  Record
+		want string
+	}{
+		{"another store's table", Record{Table: "other_entities_master", EventID: "e7"}, `record e7 is of table "other_entities_master"`},
+		{"an entity without a key", Record{Table: d.names.Entities, EventID: "e8", EventName: "INSERT", New: item{"name": s("x")}}, "record e8"},
+		{"an entity version of the wrong type", Record{Table: d.names.Entities, EventID: "e9", EventName: "INSERT",
+			New: with(entityItem("1", "Ada"), schema.AttrVersion, s("one"))}, "record e9"},
+		{"an entry missing its object", Record{Table: d.names.Relationships, EventID: "e10", EventName: "INSERT",
+			New: without(follows(1).Item(), schema.AttrObjectID)}, "record e10"},
+		{"a claim missing its value", Record{Table: d.names.IndexEntries, EventID: "e11", EventName: "INSERT",
+			New: without(claim(ada), schema.AttrIndexKey)}, "record e11"},
+		{"no image at all", Record{Table: d.names.Entities, EventID: "e12", EventName: "REMOVE"}, "record e12"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := d.Decode(tt.rec)
+			require.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+// lambdaEvent is a record as a Lambda function receives it, in DynamoDB's JSON.
+const lambdaEvent = `{"Records": [{
+	"eventID": "c4ca4238a0b923820dcc509a6f75849b",
+	"eventName": "INSERT",
+	"eventSource": "aws:dynamodb",
+	"eventSourceARN": "arn:aws:dynamodb:us-east-1:123456789012:table/app_relationship_entries/stream/2026-01-02T03:04:05.006",
+	"dynamodb": {
+		"ApproximateCreationDateTime": 1767323045,
+		"SequenceNumber": "111",
+		"StreamViewType": "NEW_AND_OLD_IMAGES",
+		"NewImage": {
+			"_subject_scope": {"S": "acme"}, "_subject_type": {"S": "person"}, "_subject_id": {"S": "ada"},
+			"_predicate": {"S": "follows"}, "_index": {"N": "4"},
+			"_object_scope": {"S": "acme"}, "_object_type": {"S": "person"}, "_object_id": {"S": "bob"},
+			"_subject_key": {"S": "acme:person:ada"}, "_object_key": {"S": "acme:person:bob"},
+			"_predicate_key": {"S": "follows:0000000004:person:bob"},
+			"since": {"M": {"year": {"N": "2017"}, "tags": {"SS": ["a", "b"]}, "ok": {"BOOL": true}, "none": {"NULL": true}, "l": {"L": [{"B": "AQI="}]}}}
+		}
+	}
+}]}`
+
+func TestLambdaRecords(t *testing.T) {
+	var ev events.DynamoDBEvent
+	require.NoError(t, json.Unmarshal([]byte(lambdaEvent), &ev))
+	d, err := NewDecoder("app")
+	require.NoError(t, err)
+	got, err := d.Lambda(ev.Records[0])
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, RelationshipAdded, got[0].Kind)
+	require.Equal(t, ryno.Relationship{Subject: ada, Predicate: "follows", Index: 4, Object: bob}, got[0].Relationship)
+	require.Equal(t, "111", got[0].SequenceNumber)
+	require.Equal(t, time.Unix(1767323045, 0).UTC(), got[0].Time)
+
+	ev.Records[0].EventSourceArn = "arn:aws:sqs:us-east-1:123456789012:queue"
+	_, err = d.Lambda(ev.Records[0])
+	require.ErrorContains(t, err, "is not the ARN of a table's stream")
+
+	rec, err := FromLambda(events.DynamoDBEventRecord{EventID: "zero", EventSourceArn: ev.Records[0].EventSourceArn,
+		Change: events.DynamoDBStreamRecord{NewImage: map[string]events.DynamoDBAttributeValue{"a": {}}}})
+	_ = rec
+	require.Error(t, err, "a value built by hand that holds nothing")
+}
+
+func TestTimeToLiveDeletionsAreExpired(t *testing.T) {
+	r := events.DynamoDBEventRecord{
+		EventID: "e", EventName: "REMOVE",
+		EventSourceArn: "arn:aws:dynamodb:us-east-1:123456789012:table/app_entities_master/stream/x",
+		UserIdentity:   &events.DynamoDBUserIdentity{Type: "Service", PrincipalID: "dynamodb.amazonaws.com"},
+		Change: events.DynamoDBStreamRecord{OldImage: map[string]events.DynamoDBAttributeValue{
+			"_id": events.NewStringAttribute("ada"), "_scope_type_key": events.NewStringAttribute("acme:person"),
+			"_scope": events.NewStringAttribute("acme"), "_type": events.NewStringAttribute("person"),
+			"_version": events.NewNumberAttribute("4"),
+		}},
+	}
+	d, err := NewDecoder("app")
+	require.NoError(t, err)
+	got, err := d.Lambda(r)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, EntityDeleted, got[0].Kind)
+	require.True(t, got[0].Expired)
+	r.UserIdentity = nil
+	got, err = d.Lambda(r)
+	require.NoError(t, err)
+	require.False(t, got[0].Expired, "a Delete of the store")
+}
+
+// FuzzLambdaRecord decodes arbitrary Lambda records: it returns changes or an error,
+// and never panics.
+func FuzzLambdaRecord(f *testing.F) {
+	f.Add([]byte(lambdaEvent))
+	f.Add([]byte(`{"Records":[{"eventName":"REMOVE","eventSourceARN":"arn:aws:dynamodb:r:1:table/app_entities_master/stream/x","dynamodb":{"OldImage":{"_id":{"S":"a"}}}}]}`))
+	f.Add([]byte(`{"Records":[{"eventSourceARN":"arn:aws:dynamodb:r:1:table/app_index_entries/stream/x","dynamodb":{"NewImage":{"_unique_key":{"S":"\u0001claim"}}}}]}`))
+	d, err := NewDecoder("app")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var ev events.DynamoDBEvent
+		if json.Unmarshal(data, &ev) != nil {
+			return
+		}
+		for _, r := range ev.Records {
+			_, _ = d.Lambda(r)
+		}
+	})
+}

@@ -1,0 +1,221 @@
+package integration_test
+
+import (
+	"fmt"
+	"math/big"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/changes"
+	"github.com/rynodb/rynodb/integration/dynamotest"
+	"github.com/rynodb/rynodb/ryno"
+)
+
+// enableStreams turns on a stream of new and old images on the store's tables, as
+// `ryno migrate up --streams --update-existing` does.
+func enableStreams(t *testing.T, s *store) {
+	t.Helper()
+	for _, table := range s.Names().Tables() {
+		_, err := s.raw.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(table),
+			StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages}})
+		require.NoError(t, err)
+	}
+}
+
+// streamChanges reads every record of the streams of the store's tables and decodes
+// them, table by table, in each shard's order.
+func streamChanges(t *testing.T, s *store) []changes.Change {
+	t.Helper()
+	api := dynamodbstreams.New(dynamodbstreams.Options{
+		Region:       dynamotest.Region,
+		BaseEndpoint: aws.String(dynamotest.Endpoint()),
+		Credentials:  credentials.NewStaticCredentialsProvider(dynamotest.AccessKey, dynamotest.SecretKey, ""),
+	})
+	d, err := changes.NewDecoder(s.Names().Prefix)
+	require.NoError(t, err)
+	var out []changes.Change
+	for _, table := range s.Names().Tables() {
+		desc, err := s.raw.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		require.NoError(t, err)
+		arn := aws.ToString(desc.Table.LatestStreamArn)
+		require.NotEmpty(t, arn, "table %s has a stream", table)
+		for _, rec := range streamRecords(t, api, arn) {
+			cs, err := d.Stream(table, rec)
+			require.NoError(t, err)
+			out = append(out, cs...)
+		}
+	}
+	return out
+}
+
+// streamRecords returns the records of every shard of the stream, parents first.
+func streamRecords(t *testing.T, api *dynamodbstreams.Client, arn string) []streamtypes.Record {
+	t.Helper()
+	var records []streamtypes.Record
+	stream, err := api.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
+	require.NoError(t, err)
+	for _, shard := range stream.StreamDescription.Shards {
+		it, err := api.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn),
+			ShardId: shard.ShardId, ShardIteratorType: streamtypes.ShardIteratorTypeTrimHorizon})
+		require.NoError(t, err)
+		iter := it.ShardIterator
+		for empty := 0; iter != nil && empty < 2; {
+			out, err := api.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter})
+			require.NoError(t, err)
+			if len(out.Records) == 0 {
+				empty++
+			}
+			records = append(records, out.Records...)
+			iter = out.NextShardIterator
+		}
+	}
+	return records
+}
+
+// byKind returns the strings of the changes of kinds, in their order.
+func byKind(cs []changes.Change, kinds ...changes.Kind) []string {
+	var out []string
+	for _, c := range cs {
+		if slices.Contains(kinds, c.Kind) {
+			out = append(out, c.String())
+		}
+	}
+	return out
+}
+
+func TestStreamRecordsDecodeToTheCallsChanges(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes, Sets: []string{"likes"}})
+	enableStreams(t, s)
+	ada, bob, carl := pk("ada"), pk("bob"), pk("carl")
+	entity := func(k ryno.Key, attrs map[string]any) *ryno.Entity { return &ryno.Entity{Key: k, Attributes: attrs} }
+
+	// Entities: each kind of write, then a Delete.
+	created, err := s.Create(ctx, entity(ada, map[string]any{"name": "Ada"}))
+	require.NoError(t, err)
+	updated, err := s.Update(ctx, &ryno.Entity{Key: ada, Version: created.Version, Attributes: map[string]any{"name": "Ada L."}})
+	require.NoError(t, err)
+	_, err = s.Set(ctx, entity(ada, map[string]any{"name": "Ada Lovelace"}))
+	require.NoError(t, err)
+	_, err = s.Patch(ctx, ada, ryno.Patch{Add: map[string]any{"visits": 2}})
+	require.NoError(t, err)
+	_ = updated
+	createSubjects(t, s.Client, bob, carl)
+
+	// Lists, a set, a transaction, and a large write under a lease.
+	_, err = s.AddRelationships(ctx, ada, "follows", []ryno.Key{bob, carl})
+	require.NoError(t, err)
+	_, err = s.RemoveRelationships(ctx, ada, "follows", []ryno.Key{bob})
+	require.NoError(t, err)
+	_, err = s.AddRelationships(ctx, ada, "likes", []ryno.Key{bob})
+	require.NoError(t, err)
+	_, err = s.Transact(ctx, ryno.TxCreate(doc("d1", "hello", 0)), ryno.TxAddRelationships(carl, "wrote", []ryno.Key{{Scope: "acme", Type: "doc", ID: "d1"}}))
+	require.NoError(t, err)
+	many := pks("m", 60)
+	require.NoError(t, s.ReplaceRelationships(ctx, bob, "follows", many))
+
+	// A unique value that changes, then the Deletes.
+	_, err = s.Set(ctx, doc("d1", "hello-world", 0))
+	require.NoError(t, err)
+	require.NoError(t, s.Delete(ctx, ada))
+	require.NoError(t, s.Delete(ctx, ryno.Key{Scope: "acme", Type: "doc", ID: "d1"}))
+
+	got := streamChanges(t, s)
+	require.Equal(t, []string{
+		"entity-created acme:person:ada v1",
+		"entity-updated acme:person:ada v2",
+		"entity-updated acme:person:ada v3",
+		"entity-updated acme:person:ada v4",
+		fmt.Sprintf("entity-deleted acme:person:ada v%d", 5),
+	}, byKind(keyed(got, ada), changes.EntityCreated, changes.EntityUpdated, changes.EntityDeleted), "ada's entity changes, in order")
+	adaChanges := keyed(got, ada)
+	require.Equal(t, "Ada", adaChanges[1].Old.Attributes["name"])
+	require.Equal(t, "Ada L.", adaChanges[1].New.Attributes["name"])
+
+	require.Equal(t, map[string][]changes.Kind{
+		"ada -follows-> bob at 0":  {changes.RelationshipAdded, changes.RelationshipRemoved},
+		"ada -follows-> carl at 1": {changes.RelationshipAdded, changes.RelationshipRemoved},
+		"ada -likes-> bob at 0":    {changes.RelationshipAdded, changes.RelationshipRemoved},
+	}, entryHistories(keyed(got, ada)), "each of ada's entries, in order; the Delete removes what is left")
+
+	bobAdds := byKind(keyed(got, bob), changes.RelationshipAdded)
+	require.Len(t, bobAdds, 60, "the large Replace, once each, and nothing of its intent or lease")
+
+	claims := map[string][]changes.Kind{}
+	for _, c := range got {
+		if c.Kind == changes.UniqueClaimed || c.Kind == changes.UniqueReleased {
+			require.Equal(t, ryno.Key{Scope: "acme", Type: "doc", ID: "d1"}, c.Key)
+			claims[c.Unique.Value.String()] = append(claims[c.Unique.Value.String()], c.Kind)
+		}
+	}
+	require.Equal(t, map[string][]changes.Kind{
+		`"hello"`:       {changes.UniqueClaimed, changes.UniqueReleased},
+		`"hello-world"`: {changes.UniqueClaimed, changes.UniqueReleased},
+	}, claims, "each claim in order, and nothing of the index entries")
+	require.Equal(t, []string{"relationship-added acme:person:carl -wrote-> acme:doc:d1 at 0", "relationship-removed acme:person:carl -wrote-> acme:doc:d1 at 0"},
+		byKind(keyed(got, carl), changes.RelationshipAdded, changes.RelationshipRemoved), "the transaction's entry, removed by the Delete of d1")
+
+	d1 := ryno.Key{Scope: "acme", Type: "doc", ID: "d1"}
+	require.Equal(t, []string{"entity-created acme:doc:d1 v1", "entity-updated acme:doc:d1 v2", "entity-deleted acme:doc:d1 v3"},
+		byKind(keyed(got, d1), changes.EntityCreated, changes.EntityUpdated, changes.EntityDeleted), "the transaction's create, then a Set, then the Delete")
+
+	// One item's records come in the order of their sequence numbers.
+	history := byKindChanges(keyed(got, ada), changes.EntityCreated, changes.EntityUpdated, changes.EntityDeleted)
+	for i := 1; i < len(history); i++ {
+		prev, okPrev := new(big.Int).SetString(history[i-1].SequenceNumber, 10)
+		next, ok := new(big.Int).SetString(history[i].SequenceNumber, 10)
+		require.True(t, ok && okPrev, "sequence numbers are numbers: %q, %q", history[i-1].SequenceNumber, history[i].SequenceNumber)
+		require.Negative(t, prev.Cmp(next), "sequence numbers grow along one item's records")
+	}
+	for _, c := range got {
+		require.NotEmpty(t, c.SequenceNumber)
+		require.NotEmpty(t, c.EventID)
+		require.WithinDuration(t, time.Now(), c.Time, 10*time.Minute)
+	}
+}
+
+// keyed returns the changes about k, in order.
+func keyed(cs []changes.Change, k ryno.Key) []changes.Change {
+	var out []changes.Change
+	for _, c := range cs {
+		if c.Key == k {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// entryHistories returns, for each entry the relationship changes of cs name, the
+// kinds of its changes in order: DynamoDB keeps the order of one item's records,
+// not of different items'.
+func entryHistories(cs []changes.Change) map[string][]changes.Kind {
+	out := map[string][]changes.Kind{}
+	for _, c := range cs {
+		if c.Kind != changes.RelationshipAdded && c.Kind != changes.RelationshipRemoved {
+			continue
+		}
+		r := c.Relationship
+		k := fmt.Sprintf("%s -%s-> %s at %d", r.Subject.ID, r.Predicate, r.Object.ID, r.Index)
+		out[k] = append(out[k], c.Kind)
+	}
+	return out
+}
+
+// byKindChanges returns the changes of kinds, in their order.
+func byKindChanges(cs []changes.Change, kinds ...changes.Kind) []changes.Change {
+	var out []changes.Change
+	for _, c := range cs {
+		if slices.Contains(kinds, c.Kind) {
+			out = append(out, c)
+		}
+	}
+	return out
+}

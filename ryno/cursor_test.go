@@ -19,6 +19,7 @@ import (
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/paging"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -280,39 +281,34 @@ func (l cursorListing) pageQuery(t testing.TB, c *Client) pageQuery {
 }
 
 // codecOf returns the codec of q's cursors on c, ascending.
-func codecOf(c *Client, q pageQuery) cursorCodec {
-	return cursorCodec{identity: q.identity, seal: c.opts.CursorKey}
+func codecOf(c *Client, q pageQuery) paging.Codec {
+	return paging.Codec{Identity: q.identity, Seal: c.opts.CursorKey}
 }
 
 // keyOf returns the key of the item l returns: what a page ending at it continues
 // from.
 func (l cursorListing) keyOf(q pageQuery) map[string]types.AttributeValue {
-	return project(l.item, q.position.names())
+	return project(l.item, q.position.Names())
 }
 
 // forge returns a cursor of cc holding key with its checksum right, sealed when cc
 // seals: what a client knowing how cursors are made, and the key, would send.
-func forge(t testing.TB, cc cursorCodec, key map[string]cursorValue) string {
+func forge(t testing.TB, cc paging.Codec, key map[string]paging.Value) string {
 	t.Helper()
-	b, err := cc.marshal(cursor{Key: key})
+	s, err := cc.Forge(key)
 	require.NoError(t, err)
-	if len(cc.seal) > 0 {
-		aead, err := cursorAEAD(cc.seal)
-		require.NoError(t, err)
-		b = aead.Seal(nil, nil, b, cc.scope())
-	}
-	return cursorEncoding.EncodeToString(b)
+	return s
 }
 
 // valuesOf returns key as a cursor holds it.
-func valuesOf(key map[string]types.AttributeValue) map[string]cursorValue {
-	values := make(map[string]cursorValue, len(key))
+func valuesOf(key map[string]types.AttributeValue) map[string]paging.Value {
+	values := make(map[string]paging.Value, len(key))
 	for name, v := range key {
 		switch v := v.(type) {
 		case *types.AttributeValueMemberS:
-			values[name] = cursorValue{S: aws.String(v.Value)}
+			values[name] = paging.Value{S: aws.String(v.Value)}
 		case *types.AttributeValueMemberN:
-			values[name] = cursorValue{N: aws.String(v.Value)}
+			values[name] = paging.Value{N: aws.String(v.Value)}
 		}
 	}
 	return values
@@ -471,43 +467,43 @@ func keyConditionHolds(t testing.TB, in *dynamodb.QueryInput, key map[string]str
 // brokenKeys returns edits of key that no query returns, each named after what it
 // breaks: a partition value of another scope, a missing, extra, mistyped, empty,
 // oversized or malformed attribute.
-func brokenKeys(pos position, key map[string]cursorValue) map[string]map[string]cursorValue {
-	out := map[string]map[string]cursorValue{}
-	edit := func(name string, f func(map[string]cursorValue)) {
+func brokenKeys(pos paging.Position, key map[string]paging.Value) map[string]map[string]paging.Value {
+	out := map[string]map[string]paging.Value{}
+	edit := func(name string, f func(map[string]paging.Value)) {
 		k := maps.Clone(key)
 		f(k)
 		out[name] = k
 	}
-	edit("an extra attribute", func(k map[string]cursorValue) { k["_extra"] = cursorValue{S: aws.String("x")} })
-	edit("no attributes", func(k map[string]cursorValue) { clear(k) })
-	for _, a := range pos.attrs {
-		v := key[a.name]
+	edit("an extra attribute", func(k map[string]paging.Value) { k["_extra"] = paging.Value{S: aws.String("x")} })
+	edit("no attributes", func(k map[string]paging.Value) { clear(k) })
+	for _, a := range pos.Attrs {
+		v := key[a.Name]
 		s := aws.ToString(v.S) + aws.ToString(v.N)
-		with := func(value string) func(map[string]cursorValue) {
-			return func(k map[string]cursorValue) {
-				if a.number {
-					k[a.name] = cursorValue{N: aws.String(value)}
+		with := func(value string) func(map[string]paging.Value) {
+			return func(k map[string]paging.Value) {
+				if a.Number {
+					k[a.Name] = paging.Value{N: aws.String(value)}
 				} else {
-					k[a.name] = cursorValue{S: aws.String(value)}
+					k[a.Name] = paging.Value{S: aws.String(value)}
 				}
 			}
 		}
-		edit(a.name+" missing", func(k map[string]cursorValue) { delete(k, a.name) })
-		edit(a.name+" renamed", func(k map[string]cursorValue) { delete(k, a.name); k[a.name+"x"] = v })
-		edit(a.name+" of the other type", func(k map[string]cursorValue) { k[a.name] = cursorValue{S: v.N, N: v.S} })
-		edit(a.name+" of both types", func(k map[string]cursorValue) { k[a.name] = cursorValue{S: aws.String(s), N: aws.String(s)} })
-		edit(a.name+" with no value", func(k map[string]cursorValue) { k[a.name] = cursorValue{} })
-		edit(a.name+" empty", with(""))
-		edit(a.name+" with a control character", with(s+"\x00"))
-		edit(a.name+" with invalid UTF-8", with(s+"\xff"))
-		edit(a.name+" beyond a key's size", with(s+strings.Repeat("a", schema.MaxPartitionKeyBytes)))
-		if a.fixed != "" {
-			edit(a.name+" of another scope", with(strings.Replace(s, "acme", "other", 1)))
-			edit(a.name+" extended", with(s+"x"))
+		edit(a.Name+" missing", func(k map[string]paging.Value) { delete(k, a.Name) })
+		edit(a.Name+" renamed", func(k map[string]paging.Value) { delete(k, a.Name); k[a.Name+"x"] = v })
+		edit(a.Name+" of the other type", func(k map[string]paging.Value) { k[a.Name] = paging.Value{S: v.N, N: v.S} })
+		edit(a.Name+" of both types", func(k map[string]paging.Value) { k[a.Name] = paging.Value{S: aws.String(s), N: aws.String(s)} })
+		edit(a.Name+" with no value", func(k map[string]paging.Value) { k[a.Name] = paging.Value{} })
+		edit(a.Name+" empty", with(""))
+		edit(a.Name+" with a control character", with(s+"\x00"))
+		edit(a.Name+" with invalid UTF-8", with(s+"\xff"))
+		edit(a.Name+" beyond a key's size", with(s+strings.Repeat("a", schema.MaxPartitionKeyBytes)))
+		if a.Fixed != "" {
+			edit(a.Name+" of another scope", with(strings.Replace(s, "acme", "other", 1)))
+			edit(a.Name+" extended", with(s+"x"))
 		}
-		if a.number {
+		if a.Number {
 			for _, n := range []string{"-3", "03", "+3", "3.0", "3e0", " 3", "0x3", "three", "99999999999999999999"} {
-				edit(a.name+" "+strconv.Quote(n), with(n))
+				edit(a.Name+" "+strconv.Quote(n), with(n))
 			}
 		}
 	}
@@ -523,14 +519,14 @@ func TestCursorRoundTripsTheKeyOfEveryListing(t *testing.T) {
 				key := l.keyOf(q)
 				requireQueryable(t, c, l, q, key)
 				for _, descending := range []bool{false, true} {
-					cc := cursorCodec{identity: q.identity, descending: descending, seal: seal}
-					s, err := cc.encode(key)
+					cc := paging.Codec{Identity: q.identity, Descending: descending, Seal: seal}
+					s, err := cc.Encode(key)
 					require.NoError(t, err)
-					got, err := cc.decode(s, q.position)
+					got, err := cc.Decode(s, q.position)
 					require.NoError(t, err)
 					require.Equal(t, key, got)
 				}
-				empty, err := codecOf(c, q).decode("", q.position)
+				empty, err := codecOf(c, q).Decode("", q.position)
 				require.NoError(t, err)
 				require.Nil(t, empty, "the empty cursor starts at the beginning")
 			})
@@ -558,7 +554,7 @@ func TestCursorKeysAreCheckedAgainstTheQuery(t *testing.T) {
 						raw := stringsOf(t, key)
 						e.edit(raw)
 						edited := withStrings(key, raw)
-						got, err := cc.decode(forge(t, cc, valuesOf(edited)), q.position)
+						got, err := cc.Decode(forge(t, cc, valuesOf(edited)), q.position)
 						if !e.valid {
 							require.ErrorIs(t, err, ErrInvalidCursor)
 							return
@@ -570,7 +566,7 @@ func TestCursorKeysAreCheckedAgainstTheQuery(t *testing.T) {
 				}
 				for name, broken := range brokenKeys(q.position, valuesOf(key)) {
 					t.Run(name, func(t *testing.T) {
-						_, err := cc.decode(forge(t, cc, broken), q.position)
+						_, err := cc.Decode(forge(t, cc, broken), q.position)
 						require.ErrorIs(t, err, ErrInvalidCursor)
 					})
 				}
@@ -581,11 +577,11 @@ func TestCursorKeysAreCheckedAgainstTheQuery(t *testing.T) {
 
 // alteredCursors returns alterations of the cursor s of cc that no client was given,
 // each named after what it alters, with the checksum left as it was.
-func alteredCursors(t testing.TB, cc cursorCodec, s string) map[string]string {
+func alteredCursors(t testing.TB, cc paging.Codec, s string) map[string]string {
 	t.Helper()
-	b, err := cursorEncoding.DecodeString(s)
+	b, err := paging.Encoding.DecodeString(s)
 	require.NoError(t, err)
-	b64 := func(b []byte) string { return cursorEncoding.EncodeToString(b) }
+	b64 := func(b []byte) string { return paging.Encoding.EncodeToString(b) }
 	out := map[string]string{
 		"not base64":        "!" + s[1:],
 		"padded":            s + "=",
@@ -594,7 +590,7 @@ func alteredCursors(t testing.TB, cc cursorCodec, s string) map[string]string {
 		"JSON null":         b64([]byte(`null`)),
 		"a trailing byte":   b64(append(slices.Clone(b), ' ')),
 		"a leading byte":    b64(append([]byte{' '}, b...)),
-		"too long":          strings.Repeat("A", maxCursorLen+4),
+		"too long":          strings.Repeat("A", paging.MaxLen+4),
 		// Go's base64 decoder skips line breaks: the same bytes, another cursor.
 		"a leading newline":         "\n" + s,
 		"a trailing newline":        s + "\n",
@@ -619,7 +615,7 @@ func alteredCursors(t testing.TB, cc cursorCodec, s string) map[string]string {
 			out["byte "+strconv.Itoa(i)+" ^ "+strconv.Itoa(int(bit))] = b64(flipped)
 		}
 	}
-	if len(cc.seal) == 0 {
+	if len(cc.Seal) == 0 {
 		// JSON that says the same in other words, and a value edited.
 		out["another checksum"] = b64(bytes.Replace(b, []byte(`"q":"`), []byte(`"q":"A`), 1))
 		out["spaced"] = b64(bytes.ReplaceAll(b, []byte(`":`), []byte(`": `)))
@@ -638,23 +634,23 @@ func TestAlteredCursorsAreRefused(t *testing.T) {
 		for i, l := range listings {
 			q := l.pageQuery(t, c)
 			cc := codecOf(c, q)
-			s, err := cc.encode(l.keyOf(q))
+			s, err := cc.Encode(l.keyOf(q))
 			require.NoError(t, err)
 			t.Run(l.name+sealedName(seal), func(t *testing.T) {
 				for name, altered := range alteredCursors(t, cc, s) {
-					_, err := cc.decode(altered, q.position)
+					_, err := cc.Decode(altered, q.position)
 					require.ErrorIs(t, err, ErrInvalidCursor, name)
 				}
 				backwards := cc
-				backwards.descending = true
-				_, err := backwards.decode(s, q.position)
+				backwards.Descending = true
+				_, err := backwards.Decode(s, q.position)
 				require.ErrorIs(t, err, ErrInvalidCursor, "the other direction")
 				for j, other := range listings {
 					if j == i {
 						continue
 					}
 					oq := other.pageQuery(t, c)
-					_, err := codecOf(c, oq).decode(s, oq.position)
+					_, err := codecOf(c, oq).Decode(s, oq.position)
 					require.ErrorIs(t, err, ErrInvalidCursor, "a cursor of %s", l.name)
 				}
 			})
@@ -670,22 +666,22 @@ func TestSealedCursors(t *testing.T) {
 		t.Run(l.name, func(t *testing.T) {
 			q := l.pageQuery(t, sealing)
 			key := l.keyOf(q)
-			sealed, err := codecOf(sealing, q).encode(key)
+			sealed, err := codecOf(sealing, q).Encode(key)
 			require.NoError(t, err)
-			unsealed, err := codecOf(plain, q).encode(key)
+			unsealed, err := codecOf(plain, q).Encode(key)
 			require.NoError(t, err)
 
-			b, err := cursorEncoding.DecodeString(sealed)
+			b, err := paging.Encoding.DecodeString(sealed)
 			require.NoError(t, err)
 			for _, v := range stringsOf(t, key) {
 				if len(v) > 3 { // a shorter one may turn up by chance
 					require.NotContains(t, string(b), v, "a sealed cursor hides the key")
 				}
 			}
-			again, err := codecOf(sealing, q).encode(key)
+			again, err := codecOf(sealing, q).Encode(key)
 			require.NoError(t, err)
 			require.NotEqual(t, sealed, again, "each cursor has its own nonce")
-			got, err := codecOf(sealing, q).decode(again, q.position)
+			got, err := codecOf(sealing, q).Decode(again, q.position)
 			require.NoError(t, err)
 			require.Equal(t, key, got)
 
@@ -703,10 +699,10 @@ func TestSealedCursors(t *testing.T) {
 				refused["byte "+strconv.Itoa(i)+" flipped"] = struct {
 					c      *Client
 					cursor string
-				}{sealing, cursorEncoding.EncodeToString(tampered)}
+				}{sealing, paging.Encoding.EncodeToString(tampered)}
 			}
 			for name, r := range refused {
-				_, err := codecOf(r.c, q).decode(r.cursor, q.position)
+				_, err := codecOf(r.c, q).Decode(r.cursor, q.position)
 				require.ErrorIs(t, err, ErrInvalidCursor, name)
 			}
 		})
@@ -785,8 +781,8 @@ func TestListingsRefuseInvalidCursorsWithoutARequest(t *testing.T) {
 				c, r := newCursorClient(t, seal)
 				q, err := l.query(c)
 				require.NoError(t, err)
-				key := project(l.item, q.position.names())
-				valid, err := codecOf(c, q).encode(key)
+				key := project(l.item, q.position.Names())
+				valid, err := codecOf(c, q).Encode(key)
 				require.NoError(t, err)
 
 				require.NoError(t, l.call(c, PageOptions{Cursor: valid}))
@@ -796,7 +792,7 @@ func TestListingsRefuseInvalidCursorsWithoutARequest(t *testing.T) {
 				edited := valuesOf(key)
 				for name, v := range edited {
 					if s := aws.ToString(v.S); strings.HasPrefix(s, "acme:") {
-						edited[name] = cursorValue{S: aws.String("other:" + strings.TrimPrefix(s, "acme:"))}
+						edited[name] = paging.Value{S: aws.String("other:" + strings.TrimPrefix(s, "acme:"))}
 					}
 				}
 				for name, cursor := range map[string]string{
@@ -866,11 +862,11 @@ func FuzzDecodeCursor(f *testing.F) {
 				}
 				continue
 			}
-			s, err := cc.encode(key)
+			s, err := cc.Encode(key)
 			require.NoError(f, err)
 			f.Add(uint8(i), uint8(mode), s)
 			f.Add(uint8(i), uint8(mode), s[:len(s)/2])
-			f.Add(uint8(i), uint8(mode), forge(f, cc, brokenKeys(q.position, valuesOf(key))[q.position.attrs[0].name+" empty"]))
+			f.Add(uint8(i), uint8(mode), forge(f, cc, brokenKeys(q.position, valuesOf(key))[q.position.Attrs[0].Name+" empty"]))
 		}
 	}
 	f.Fuzz(func(t *testing.T, listing, mode uint8, s string) {
@@ -878,13 +874,13 @@ func FuzzDecodeCursor(f *testing.F) {
 		l, c, q := listings[i], clients[m], queries[i][m]
 		cc := codecOf(c, q)
 		if m == fuzzKey {
-			var key map[string]cursorValue
+			var key map[string]paging.Value
 			if json.Unmarshal([]byte(s), &key) != nil {
 				return
 			}
 			s = forge(t, cc, key)
 		}
-		key, err := cc.decode(s, q.position)
+		key, err := cc.Decode(s, q.position)
 		switch {
 		case err != nil:
 			require.ErrorIs(t, err, ErrInvalidCursor)
@@ -892,16 +888,16 @@ func FuzzDecodeCursor(f *testing.F) {
 			require.Nil(t, key)
 		default:
 			requireQueryable(t, c, l, q, key)
-			again, err := cc.encode(key)
+			again, err := cc.Encode(key)
 			require.NoError(t, err)
-			if len(cc.seal) == 0 {
+			if len(cc.Seal) == 0 {
 				require.Equal(t, again, s, "a cursor is accepted only as issued")
 			} else {
 				require.Equal(t, -1, strings.IndexFunc(s, func(r rune) bool {
 					return !strings.ContainsRune("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", r)
 				}), "a sealed cursor is accepted only in its alphabet")
 			}
-			got, err := cc.decode(again, q.position)
+			got, err := cc.Decode(again, q.position)
 			require.NoError(t, err)
 			require.Equal(t, key, got)
 		}

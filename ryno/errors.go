@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/paging"
 	"github.com/rynodb/rynodb/tables"
 )
 
@@ -36,7 +37,7 @@ var (
 	// ErrInvalidCursor is returned (wrapped), before any request, for a cursor that
 	// was altered, is malformed, or was issued for another query, direction or
 	// key (Options.CursorKey).
-	ErrInvalidCursor = errors.New("ryno: invalid cursor")
+	ErrInvalidCursor = paging.ErrInvalid
 	// ErrUnprocessed is the cause in a *BatchError when DynamoDB kept leaving items
 	// unprocessed until the retry budget ran out.
 	ErrUnprocessed = errors.New("ryno: items left unprocessed after retries")

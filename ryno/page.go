@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/paging"
 )
 
 // defaultPageLimit is the page size when PageOptions.Limit is zero.
@@ -59,7 +61,7 @@ type pageQuery struct {
 	// position describes the keys of the items the query returns: the attributes
 	// that locate an item (the table's key plus, for an index, the index's key) and
 	// what the query requires of them. A cursor holding any other key is refused.
-	position position
+	position paging.Position
 	// identity names the query; a cursor is bound to it and refused by others.
 	identity string
 }
@@ -67,15 +69,15 @@ type pageQuery struct {
 // begin checks the page options of q, with seal the client's Options.CursorKey: the
 // page's limit, the cursors of its query and direction, and the position to start
 // after (nil for the first page).
-func (q pageQuery) begin(p PageOptions, seal []byte) (limit int, cursors cursorCodec, start map[string]types.AttributeValue, err error) {
+func (q pageQuery) begin(p PageOptions, seal []byte) (limit int, cursors paging.Codec, start map[string]types.AttributeValue, err error) {
 	if limit, err = p.limit(); err != nil {
-		return 0, cursorCodec{}, nil, err
+		return 0, paging.Codec{}, nil, err
 	}
 	if p.Consistent && q.in.IndexName != nil {
-		return 0, cursorCodec{}, nil, invalid("PageOptions.Consistent", "", "this listing reads a global secondary index, which DynamoDB keeps eventually consistent")
+		return 0, paging.Codec{}, nil, invalid("PageOptions.Consistent", "", "this listing reads a global secondary index, which DynamoDB keeps eventually consistent")
 	}
-	cursors = cursorCodec{identity: q.identity, descending: p.Descending, seal: seal}
-	start, err = cursors.decode(p.Cursor, q.position)
+	cursors = paging.Codec{Identity: q.identity, Descending: p.Descending, Seal: seal}
+	start, err = cursors.Decode(p.Cursor, q.position)
 	return limit, cursors, start, err
 }
 
@@ -98,12 +100,12 @@ func (c *Client) queryPage(ctx context.Context, q pageQuery, p PageOptions) ([]m
 	items, next := out.Items, out.LastEvaluatedKey
 	if len(items) > limit {
 		items = items[:limit]
-		next = project(items[limit-1], q.position.names())
+		next = project(items[limit-1], q.position.Names())
 	}
 	if len(next) == 0 {
 		return items, "", nil
 	}
-	cursor, err := cursors.encode(next)
+	cursor, err := cursors.Encode(next)
 	return items, cursor, err
 }
 

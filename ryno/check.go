@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -145,7 +146,7 @@ func (c *Client) Check(ctx context.Context, opts CheckOptions) (_ CheckProgress,
 	if segments < 0 || segments > MaxCheckSegments {
 		return CheckProgress{}, invalid("CheckOptions.Segments", fmt.Sprint(opts.Segments), fmt.Sprintf("must be between 1 and %d", MaxCheckSegments))
 	}
-	run := &checkRun{opts: opts, batch: c.batch.shared()}
+	run := &checkRun{opts: opts, batch: c.batch.Shared()}
 	scans := []struct {
 		table string
 		scan  func(segment int) *dynamodb.ScanInput
@@ -165,7 +166,7 @@ func (c *Client) Check(ctx context.Context, opts CheckOptions) (_ CheckProgress,
 			}},
 	}
 	for _, s := range scans {
-		err := parallel(ctx, segments, segments, func(ctx context.Context, segment int) error {
+		err := batching.Parallel(ctx, segments, segments, func(ctx context.Context, segment int) error {
 			return c.scanPages(ctx, s.scan(segment), func(items []map[string]types.AttributeValue) error {
 				return s.page(ctx, items)
 			})
@@ -180,7 +181,7 @@ func (c *Client) Check(ctx context.Context, opts CheckOptions) (_ CheckProgress,
 // checkRun is one Check in progress, shared by the segments of its scans.
 type checkRun struct {
 	opts  CheckOptions
-	batch *batcher // bounds the batch requests of all segments together
+	batch *batching.Engine // bounds the batch requests of all segments together
 
 	mu   sync.Mutex // guards done and serializes the callbacks
 	done CheckProgress
@@ -263,7 +264,7 @@ func (c *Client) repairPage(ctx context.Context, run *checkRun, orphans []Orphan
 		return counts, err
 	}
 	var mu sync.Mutex
-	err = parallel(ctx, len(lists), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	err = batching.Parallel(ctx, len(lists), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		l := lists[i]
 		if _, err := c.writeListLeased(ctx, nil, l.head); err != nil && !errors.Is(err, ErrNotFound) {
 			return wrap(err, "repair the list %s -%s->", l.trace.Key, l.trace.Predicate)
@@ -348,7 +349,7 @@ func (t checkedTable) scan(segment, segments int) *dynamodb.ScanInput {
 	for _, r := range t.refs {
 		names = append(names, r.scope, r.typ, r.id)
 	}
-	expr, attrs := projection(names)
+	expr, attrs := batching.Projection(names)
 	in := &dynamodb.ScanInput{
 		TableName:                aws.String(t.table),
 		ProjectionExpression:     expr,
@@ -371,23 +372,23 @@ var existenceAttrs = []string{schema.AttrID, schema.AttrScopeTypeKey, schema.Att
 
 // findOrphans returns the items that refer to an entity that does not exist (or is
 // being deleted), and the claims whose entity holds the value no more.
-func (c *Client) findOrphans(ctx context.Context, batch *batcher, t checkedTable, items []map[string]types.AttributeValue) ([]Orphan, error) {
-	var ops []getOp
+func (c *Client) findOrphans(ctx context.Context, batch *batching.Engine, t checkedTable, items []map[string]types.AttributeValue) ([]Orphan, error) {
+	var ops []batching.GetOp
 	for _, item := range items {
 		for _, r := range t.refsOf(item) {
 			if k := r.key(item); k.Validate() == nil {
-				ops = append(ops, newGetOp(c.names.Entities, k.item()))
+				ops = append(ops, batching.NewGetOp(c.names.Entities, k.item()))
 			}
 		}
 	}
-	existing, err := batch.get(ctx, ops, readOptions{consistent: true, projection: existenceAttrs})
+	existing, err := batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: existenceAttrs})
 	if err != nil {
 		return nil, err
 	}
 	var orphans []Orphan
 	var claims []indexentries.Claim
 	for _, item := range items {
-		entry := ItemKey{Table: t.table, Key: project(item, t.key)}
+		entry := ItemKey{Table: t.table, Key: batching.Project(item, t.key)}
 		claim := indexentries.IsClaim(item)
 		orphan := false
 		for _, r := range t.refsOf(item) {
@@ -397,7 +398,7 @@ func (c *Client) findOrphans(ctx context.Context, batch *batcher, t checkedTable
 				orphan = true
 				break
 			}
-			if e, ok := existing[itemID(c.names.Entities, k.item())]; !ok || deleted(e) {
+			if e, ok := existing[batching.ItemID(c.names.Entities, k.item())]; !ok || deleted(e) {
 				orphans = append(orphans, Orphan{Entry: entry, Role: r.role, Missing: k, item: claim, stored: e})
 				orphan = true
 				break
@@ -414,24 +415,24 @@ func (c *Client) findOrphans(ctx context.Context, batch *batcher, t checkedTable
 // unheldClaims returns the claims whose entity holds no entry of their value and
 // does not record it (a write cut off records what it claimed before writing the
 // entries: that is its trace, not an orphan).
-func (c *Client) unheldClaims(ctx context.Context, batch *batcher, claims []indexentries.Claim, owners map[string]map[string]types.AttributeValue) ([]Orphan, error) {
+func (c *Client) unheldClaims(ctx context.Context, batch *batching.Engine, claims []indexentries.Claim, owners map[string]map[string]types.AttributeValue) ([]Orphan, error) {
 	if len(claims) == 0 {
 		return nil, nil
 	}
-	ops := make([]getOp, len(claims))
+	ops := make([]batching.GetOp, len(claims))
 	for i, cl := range claims {
-		ops[i] = newGetOp(c.names.IndexEntries, cl.Entry().PrimaryKey())
+		ops[i] = batching.NewGetOp(c.names.IndexEntries, cl.Entry().PrimaryKey())
 	}
-	held, err := batch.get(ctx, ops, readOptions{consistent: true, projection: indexKey})
+	held, err := batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: indexKey})
 	if err != nil {
 		return nil, err
 	}
 	var orphans []Orphan
 	for i, cl := range claims {
 		owner := Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}
-		recorded := slices.ContainsFunc(recordEntries(owner, owners[itemID(c.names.Entities, owner.item())]),
+		recorded := slices.ContainsFunc(recordEntries(owner, owners[batching.ItemID(c.names.Entities, owner.item())]),
 			func(e indexentries.Entry) bool { return indexentries.ClaimOf(e) == cl })
-		if _, ok := held[ops[i].id]; !ok && !recorded {
+		if _, ok := held[ops[i].ID]; !ok && !recorded {
 			orphans = append(orphans, Orphan{
 				Entry: ItemKey{Table: c.names.IndexEntries, Key: cl.PrimaryKey()},
 				Role:  roleClaimed, Missing: owner, claim: cl, item: true,

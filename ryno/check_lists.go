@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -27,7 +28,7 @@ type listID struct {
 // whose subject exists: each head found against its list (entries, markers, intent
 // parts), and that every list with entries, markers or intent parts on the page has
 // a head.
-func (c *Client) findListTraces(ctx context.Context, batch *batcher, items []map[string]types.AttributeValue, orphans []Orphan) ([]listCheck, error) {
+func (c *Client) findListTraces(ctx context.Context, batch *batching.Engine, items []map[string]types.AttributeValue, orphans []Orphan) ([]listCheck, error) {
 	missing := map[Key]bool{}
 	for _, o := range orphans {
 		if o.Role == "subject" {
@@ -57,7 +58,7 @@ func (c *Client) findListTraces(ctx context.Context, batch *batcher, items []map
 	lists := append(heads, headless...)
 	var mu sync.Mutex
 	var found []listCheck
-	err = parallel(ctx, len(lists), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	err = batching.Parallel(ctx, len(lists), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		l, err := c.verifyList(ctx, lists[i])
 		if l != nil {
 			mu.Lock()
@@ -70,24 +71,24 @@ func (c *Client) findListTraces(ctx context.Context, batch *batcher, items []map
 }
 
 // headless returns the lists of ids, but those in headed, that have no head.
-func (c *Client) headless(ctx context.Context, batch *batcher, ids []listID, headed map[listID]bool) ([]listID, error) {
+func (c *Client) headless(ctx context.Context, batch *batching.Engine, ids []listID, headed map[listID]bool) ([]listID, error) {
 	var lists []listID
-	var ops []getOp
+	var ops []batching.GetOp
 	for _, id := range ids {
 		if headed[id] {
 			continue
 		}
 		headed[id] = true
 		lists = append(lists, id)
-		ops = append(ops, newGetOp(c.names.Relationships, relationships.HeadPrimaryKey(relationships.Key(id.subject), id.predicate)))
+		ops = append(ops, batching.NewGetOp(c.names.Relationships, relationships.HeadPrimaryKey(relationships.Key(id.subject), id.predicate)))
 	}
-	found, err := batch.get(ctx, ops, readOptions{consistent: true, projection: []string{schema.AttrSubjectKey, schema.AttrPredicateKey}})
+	found, err := batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: []string{schema.AttrSubjectKey, schema.AttrPredicateKey}})
 	if err != nil {
 		return nil, err
 	}
 	var none []listID
 	for i, id := range lists {
-		if _, ok := found[ops[i].id]; !ok {
+		if _, ok := found[ops[i].ID]; !ok {
 			none = append(none, id)
 		}
 	}
@@ -120,7 +121,7 @@ func (c *Client) verifyList(ctx context.Context, id listID) (*listCheck, error) 
 func (c *Client) readListWhole(ctx context.Context, id listID) (relationships.Head, leasedState, error) {
 	var h relationships.Head
 	var s leasedState
-	err := parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
 			h, err = c.readHead(ctx, id.subject, id.predicate)

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -78,7 +79,7 @@ func (c *Client) checkMarks(ctx context.Context, run *checkRun, items []map[stri
 func (c *Client) finishMarks(ctx context.Context, traces []Trace, marked []stored) (int, error) {
 	var mu sync.Mutex
 	finished := 0
-	err := parallel(ctx, len(traces), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(traces), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		k, s := traces[i].Key, marked[i]
 		var err error
 		switch {

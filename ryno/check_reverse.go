@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -55,7 +56,7 @@ func (c *Client) findUnindexed(items []map[string]types.AttributeValue, orphans 
 func (c *Client) repairUnindexed(ctx context.Context, entries []unindexedEntry) (int, error) {
 	var mu sync.Mutex
 	done := 0
-	err := parallel(ctx, len(entries), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(entries), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		e := entries[i].entry
 		_, err := c.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                 aws.String(c.names.Relationships),

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/tables"
 )
@@ -15,7 +16,7 @@ type Client struct {
 	api     DynamoDBAPI
 	opts    Options
 	names   schema.Names
-	batch   *batcher
+	batch   *batching.Engine
 	indexes indexRegistry
 	sets    map[string]bool // Options.Sets
 	owns    ownership       // Options.Owns
@@ -56,12 +57,14 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 	if obs != nil {
 		api = observed{api}
 	}
-	api = throttledReads{DynamoDBAPI: missingTables{api}, retry: opts.Retry, sleep: sleepContext}
+	api = throttledReads{DynamoDBAPI: missingTables{api}, retry: opts.Retry, sleep: batching.SleepContext}
+	batch := batching.NewEngine(api, opts.MaxConcurrency, batching.Policy(opts.Retry))
+	batch.Retrying = retrying
 	return &Client{
 		api:     api,
 		opts:    opts,
 		names:   names,
-		batch:   newBatcher(api, opts.MaxConcurrency, opts.Retry),
+		batch:   batch,
 		indexes: indexes,
 		sets:    setOf(opts.Sets),
 		owns:    owns,

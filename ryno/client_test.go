@@ -13,7 +13,7 @@ import (
 
 func TestNewRefusesANilClient(t *testing.T) {
 	var client *dynamodb.Client
-	var fake *fakeDB
+	var fake *nilAPI
 	tests := []struct {
 		name string
 		api  DynamoDBAPI

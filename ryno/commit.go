@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/rynodb/rynodb/internal/batching"
 )
 
 // outcome is how one attempt at a conditional write ended.
@@ -56,7 +58,7 @@ func classify(err error) attempt {
 		return attempt{outcome: conditionFailed, item: ccf.Item, err: err}
 	case errors.As(err, &canceled):
 		return cancellation(canceled, err)
-	case isThrottle(err), errors.As(err, &inFlight):
+	case batching.IsThrottle(err), errors.As(err, &inFlight):
 		return attempt{outcome: retryable, err: err}
 	case rejected(err):
 		return attempt{outcome: failed, err: err}
@@ -85,7 +87,7 @@ func cancellation(canceled *types.TransactionCanceledException, err error) attem
 		case code == "" || code == "None":
 		case code == "ConditionalCheckFailed":
 			return attempt{outcome: conditionFailed, item: reason.Item, action: i, reasons: canceled.CancellationReasons, err: err}
-		case retryableCancellation(code):
+		case batching.RetryableCancellation(code):
 			result.outcome = retryable
 		default:
 			return attempt{outcome: failed, err: err}
@@ -99,7 +101,7 @@ func (a attempt) reason() retryReason {
 	switch {
 	case a.outcome == ambiguous:
 		return reasonUnknown
-	case isThrottle(a.err):
+	case batching.IsThrottle(a.err):
 		return reasonThrottled
 	}
 	return reasonConflict
@@ -111,14 +113,14 @@ func (a attempt) reason() retryReason {
 // is safe). Both count against Options.Retry. A write whose outcome stays unknown
 // fails with ErrOutcomeUnknown.
 func (c *Client) settle(ctx context.Context, send, resolve func(context.Context) attempt) attempt {
-	state := retryState{opts: c.opts.Retry}
+	state := batching.RetryState{Opts: batching.Policy(c.opts.Retry)}
 	a := send(ctx)
 	for a.outcome == retryable || a.outcome == ambiguous {
-		wait, again := state.next(1, 1)
+		wait, again := state.Next(1, 1)
 		cause := a.err
 		if again {
 			retrying(ctx, a.reason(), wait, a.err)
-			if err := c.batch.sleep(ctx, wait); err != nil {
+			if err := c.batch.Sleep(ctx, wait); err != nil {
 				again, cause = false, fmt.Errorf("%w, after %w", err, a.err)
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -124,7 +125,7 @@ func noSleep(context.Context, time.Duration) error { return nil }
 func settleClient(maxAttempts int, sleep func(context.Context, time.Duration) error) *Client {
 	return &Client{
 		opts:  Options{Retry: RetryOptions{MaxAttempts: maxAttempts}},
-		batch: &batcher{sleep: sleep},
+		batch: &batching.Engine{Sleep: sleep},
 	}
 }
 
@@ -310,7 +311,7 @@ func TestPutItemResolvesALostResponse(t *testing.T) {
 			stub := &itemStub{puts: tt.puts, get: tt.get}
 			c, err := New(stub, Options{TablePrefix: "t", Retry: RetryOptions{MaxAttempts: 3}})
 			require.NoError(t, err)
-			c.batch.sleep = noSleep
+			c.batch.Sleep = noSleep
 			x := expectation{version: 3}
 			a := c.putItem(context.Background(), stateKey, mine, x, token)
 			require.Equal(t, tt.outcome, a.outcome)

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/paging"
 	"github.com/rynodb/rynodb/internal/relationships"
@@ -288,7 +289,7 @@ func codecOf(c *Client, q pageQuery) paging.Codec {
 // keyOf returns the key of the item l returns: what a page ending at it continues
 // from.
 func (l cursorListing) keyOf(q pageQuery) map[string]types.AttributeValue {
-	return project(l.item, q.position.Names())
+	return batching.Project(l.item, q.position.Names())
 }
 
 // forge returns a cursor of cc holding key with its checksum right, sealed when cc
@@ -781,7 +782,7 @@ func TestListingsRefuseInvalidCursorsWithoutARequest(t *testing.T) {
 				c, r := newCursorClient(t, seal)
 				q, err := l.query(c)
 				require.NoError(t, err)
-				key := project(l.item, q.position.Names())
+				key := batching.Project(l.item, q.position.Names())
 				valid, err := codecOf(c, q).Encode(key)
 				require.NoError(t, err)
 

@@ -3,12 +3,10 @@ package ryno
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/paging"
 	"github.com/rynodb/rynodb/tables"
@@ -40,7 +38,7 @@ var (
 	ErrInvalidCursor = paging.ErrInvalid
 	// ErrUnprocessed is the cause in a *BatchError when DynamoDB kept leaving items
 	// unprocessed until the retry budget ran out.
-	ErrUnprocessed = errors.New("ryno: items left unprocessed after retries")
+	ErrUnprocessed = batching.ErrUnprocessed
 
 	// ErrTableNotFound matches a *TableNotFoundError, and a *SchemaError that finds
 	// a table missing: the tables were not created (see package migrations) or
@@ -60,69 +58,15 @@ type ValidationError = tables.ValidationError
 
 // BatchError reports the items a batch read or write could not finish. Every key in
 // Keys was not read (BatchGetItem) or possibly not written (BatchWriteItem); every
-// other item of the batch was. Err says why: ErrUnprocessed, the context's error, or
-// the error of a request.
-type BatchError struct {
-	Op   string    // "BatchGetItem" or "BatchWriteItem"
-	Keys []ItemKey // the unfinished items, sorted
-	Err  error
-}
+// other item of the batch was. Op is "BatchGetItem" or "BatchWriteItem"; Keys are
+// the unfinished items, sorted; Err says why: ErrUnprocessed, the context's error,
+// or the error of a request.
+type BatchError = batching.Error
 
-func (e *BatchError) Error() string {
-	const shown = 5
-	names := make([]string, 0, shown)
-	for _, k := range e.Keys[:min(shown, len(e.Keys))] {
-		names = append(names, k.String())
-	}
-	more := ""
-	if len(e.Keys) > shown {
-		more = fmt.Sprintf(" and %d more", len(e.Keys)-shown)
-	}
-	return fmt.Sprintf("ryno: %s left %d item(s) unfinished (%s%s): %v",
-		e.Op, len(e.Keys), strings.Join(names, ", "), more, errs.Message(e.Err))
-}
-
-func (e *BatchError) Unwrap() error { return e.Err }
-
-// ItemKey is the primary key of one item of one table.
-type ItemKey struct {
-	Table string
-	Key   map[string]types.AttributeValue
-}
-
-// String formats the key as table{attr=value, ...} with the attributes sorted.
-func (k ItemKey) String() string {
-	names := make([]string, 0, len(k.Key))
-	for name := range k.Key {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	var b strings.Builder
-	b.WriteString(k.Table)
-	b.WriteByte('{')
-	for i, name := range names {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s=%s", name, scalarString(k.Key[name]))
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-// scalarString formats a key attribute value: S and N as their text, B as hex.
-func scalarString(v types.AttributeValue) string {
-	switch v := v.(type) {
-	case *types.AttributeValueMemberS:
-		return fmt.Sprintf("%q", v.Value)
-	case *types.AttributeValueMemberN:
-		return v.Value
-	case *types.AttributeValueMemberB:
-		return fmt.Sprintf("%x", v.Value)
-	default:
-		return fmt.Sprintf("%T", v)
-	}
-}
+// ItemKey is the primary key of one item of one table: Table, and Key, its key
+// attributes. Its String method formats it as table{attr=value, ...}, the attributes
+// sorted.
+type ItemKey = batching.ItemKey
 
 // aliasError is a sentinel that also matches another one with errors.Is.
 type aliasError struct {

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/relationships"
 )
 
@@ -105,7 +106,7 @@ func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []s
 	}
 	lists := make([][]relationships.Entry, len(reads))
 	var e *Entity
-	err := parallel(ctx, len(reads)+1, c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(reads)+1, c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
 			e, err = c.getEntity(ctx, k, consistent)
@@ -157,23 +158,23 @@ func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_
 	if o.relationships {
 		return nil, invalid("BatchGet", "WithRelationships", "reads no relationships; use Get")
 	}
-	ops := make([]getOp, len(keys))
+	ops := make([]batching.GetOp, len(keys))
 	for i, k := range keys {
 		if err := k.Validate(); err != nil {
 			return nil, wrap(err, "keys[%d]", i)
 		}
-		ops[i] = newGetOp(c.names.Entities, k.item())
+		ops[i] = batching.NewGetOp(c.names.Entities, k.item())
 	}
 	if len(ops) == 0 {
 		return []*Entity{}, nil
 	}
-	items, err := c.batch.get(ctx, ops, readOptions{consistent: o.consistent(c)})
+	items, err := c.batch.Get(ctx, ops, batching.ReadOptions{Consistent: o.consistent(c)})
 	if err != nil {
 		return nil, err
 	}
 	entities := make([]*Entity, len(keys))
 	for i, op := range ops {
-		item, ok := items[op.id]
+		item, ok := items[op.ID]
 		if !ok || deleted(item) {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -134,7 +135,7 @@ func (reg indexRegistry) emitEntries(item map[string]types.AttributeValue, creat
 		if err != nil {
 			return nil, err
 		}
-		projected := project(item, ix.Project)
+		projected := batching.Project(item, ix.Project)
 		for name, v := range projected {
 			if v == nil {
 				delete(projected, name)
@@ -176,27 +177,27 @@ func (c *Client) readIndexEntries(ctx context.Context, k Key) ([]map[string]type
 
 // indexOps returns the writes that turn the stored entries into the emitted ones.
 // A stored item this store did not write is deleted.
-func indexOps(table string, stored []map[string]types.AttributeValue, emitted []indexentries.Entry) ([]writeOp, error) {
-	var ops []writeOp
+func indexOps(table string, stored []map[string]types.AttributeValue, emitted []indexentries.Entry) ([]batching.WriteOp, error) {
+	var ops []batching.WriteOp
 	existing := make([]indexentries.Entry, 0, len(stored))
 	for _, item := range stored {
 		e, err := indexentries.FromItem(item)
 		if err != nil {
-			ops = append(ops, deleteOp(table, project(item, indexKey)))
+			ops = append(ops, batching.DeleteOp(table, batching.Project(item, indexKey)))
 			continue
 		}
 		existing = append(existing, e)
 	}
 	puts, deletes := indexentries.Diff(existing, emitted)
 	for _, e := range deletes {
-		ops = append(ops, deleteOp(table, e.PrimaryKey()))
+		ops = append(ops, batching.DeleteOp(table, e.PrimaryKey()))
 	}
 	for _, e := range puts {
 		item, err := e.Item()
 		if err != nil {
 			return nil, err
 		}
-		ops = append(ops, putOp(table, e.PrimaryKey(), item))
+		ops = append(ops, batching.PutOp(table, e.PrimaryKey(), item))
 	}
 	return ops, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -40,9 +41,9 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 			return commitResult{}, &PartialWriteError{Entity: written, Err: err}
 		}
 	}
-	batch := w.c.batch.shared()
+	batch := w.c.batch.Shared()
 	g := guard{key: w.e.Key, attr: schema.AttrPending, token: w.token}
-	err = parallel(ctx, len(p.lists)+1, len(p.lists)+1, func(ctx context.Context, i int) error {
+	err = batching.Parallel(ctx, len(p.lists)+1, len(p.lists)+1, func(ctx context.Context, i int) error {
 		if i == 0 {
 			return w.c.transactGuarded(ctx, batch, g, entryOps)
 		}

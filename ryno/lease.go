@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -255,7 +256,7 @@ func (c *Client) finishIntent(ctx context.Context, l *listLease, s *leasedState)
 // its partition, in parallel and consistently.
 func (c *Client) readUnderLease(ctx context.Context, l *listLease) (leasedState, error) {
 	var s leasedState
-	err := parallel(ctx, 3, 3, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, 3, 3, func(ctx context.Context, i int) error {
 		var err error
 		switch i {
 		case 0:
@@ -303,7 +304,7 @@ func (c *Client) readIntents(ctx context.Context, subject Key, predicate string)
 func intentKeys(items []map[string]types.AttributeValue) []map[string]types.AttributeValue {
 	keys := make([]map[string]types.AttributeValue, len(items))
 	for i, item := range items {
-		keys[i] = project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})
+		keys[i] = batching.Project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})
 	}
 	return keys
 }
@@ -315,16 +316,16 @@ func intentKeys(items []map[string]types.AttributeValue) []map[string]types.Attr
 func (c *Client) recordIntent(ctx context.Context, l *listLease, ch relationships.Change, checkObjects bool) ([]map[string]types.AttributeValue, error) {
 	parts := relationships.IntentItems(relationships.Key(l.subject), l.predicate,
 		relationships.Intent{Token: l.token, Puts: ch.Puts, Deletes: ch.Deletes})
-	ops := make([]writeOp, len(parts))
+	ops := make([]batching.WriteOp, len(parts))
 	keys := make([]map[string]types.AttributeValue, len(parts))
 	for i, p := range parts {
-		keys[i] = project(p, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})
-		ops[i] = putOp(c.names.Relationships, keys[i], p)
+		keys[i] = batching.Project(p, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})
+		ops[i] = batching.PutOp(c.names.Relationships, keys[i], p)
 	}
-	chunks := chunk(ops, maxTransactItems-2, maxTransactBytes-leaseCheckBytes, writeOp.size)
+	chunks := batching.Chunk(ops, maxTransactItems-2, maxTransactBytes-leaseCheckBytes, batching.WriteOp.Size)
 	last := chunks[len(chunks)-1]
 	if len(chunks) > 1 {
-		var earlier []writeOp
+		var earlier []batching.WriteOp
 		for _, ch := range chunks[:len(chunks)-1] {
 			earlier = append(earlier, ch...)
 		}
@@ -344,7 +345,7 @@ func (c *Client) recordIntent(ctx context.Context, l *listLease, ch relationship
 
 // updateLeasedHead updates the head of l's list by u while l holds it and its
 // subject exists, in one transaction with ops.
-func (c *Client) updateLeasedHead(ctx context.Context, l *listLease, u expression.UpdateBuilder, ops []writeOp) error {
+func (c *Client) updateLeasedHead(ctx context.Context, l *listLease, u expression.UpdateBuilder, ops []batching.WriteOp) error {
 	t := &listTransaction{}
 	t.add(c.headUpdate(l.subject, l.predicate, leaseIs(l.token), u), actionRole{kind: roleHead}, 0)
 	c.checkEntity(t, l.subject, actionRole{kind: roleEntity})
@@ -363,15 +364,15 @@ func (c *Client) updateLeasedHead(ctx context.Context, l *listLease, u expressio
 const leaseCheckBytes = 4 << 10
 
 // markerOps returns the puts and deletes of the marker changes of l's list.
-func (c *Client) markerOps(l *listLease, changes []relationships.MarkerChange) []writeOp {
+func (c *Client) markerOps(l *listLease, changes []relationships.MarkerChange) []batching.WriteOp {
 	subject := relationships.Key(l.subject)
-	ops := make([]writeOp, 0, len(changes))
+	ops := make([]batching.WriteOp, 0, len(changes))
 	for _, mc := range changes {
 		key := relationships.MarkerPrimaryKey(subject, l.predicate, mc.Object)
 		if len(mc.Positions) == 0 {
-			ops = append(ops, deleteOp(c.names.Relationships, key))
+			ops = append(ops, batching.DeleteOp(c.names.Relationships, key))
 		} else {
-			ops = append(ops, putOp(c.names.Relationships, key, relationships.MarkerItem(subject, l.predicate, mc.Object, mc.Positions)))
+			ops = append(ops, batching.PutOp(c.names.Relationships, key, relationships.MarkerItem(subject, l.predicate, mc.Object, mc.Positions)))
 		}
 	}
 	return ops
@@ -381,8 +382,8 @@ func (c *Client) markerOps(l *listLease, changes []relationships.MarkerChange) [
 // in parallel. With checkObjects each also checks the objects of the edges it puts;
 // the edges to an object found missing are dropped (it was deleted while the list
 // was held: its Delete counts as coming after) and it returns those objects.
-func (c *Client) applyLeased(ctx context.Context, l *listLease, ops []writeOp, checkObjects bool) (map[Key]bool, error) {
-	batch := c.batch.shared()
+func (c *Client) applyLeased(ctx context.Context, l *listLease, ops []batching.WriteOp, checkObjects bool) (map[Key]bool, error) {
+	batch := c.batch.Shared()
 	dropped := map[Key]bool{}
 	for {
 		t := c.leaseChecks(l)
@@ -406,10 +407,10 @@ func (c *Client) applyLeased(ctx context.Context, l *listLease, ops []writeOp, c
 }
 
 // withoutEdgesTo returns ops without the puts of entries pointing at object.
-func withoutEdgesTo(ops []writeOp, object Key) []writeOp {
+func withoutEdgesTo(ops []batching.WriteOp, object Key) []batching.WriteOp {
 	target := object.String()
-	return slices.DeleteFunc(slices.Clone(ops), func(op writeOp) bool {
-		k, ok := op.item[schema.AttrObjectKey].(*types.AttributeValueMemberS)
+	return slices.DeleteFunc(slices.Clone(ops), func(op batching.WriteOp) bool {
+		k, ok := op.Item[schema.AttrObjectKey].(*types.AttributeValueMemberS)
 		return ok && k.Value == target
 	})
 }
@@ -417,14 +418,14 @@ func withoutEdgesTo(ops []writeOp, object Key) []writeOp {
 // writeCheckingObjects writes ops in transactions of at most half the actions, each
 // with the checks of t and of the objects its entry puts point at. A refused object
 // check fails with an *objectMissingError.
-func (c *Client) writeCheckingObjects(ctx context.Context, batch *batcher, t *listTransaction, ops []writeOp) error {
+func (c *Client) writeCheckingObjects(ctx context.Context, batch *batching.Engine, t *listTransaction, ops []batching.WriteOp) error {
 	per := (maxTransactItems - len(t.actions)) / 2
-	chunks := chunk(lastWriteWins(ops), per, maxTransactBytes/2, writeOp.size)
-	return parallel(ctx, len(chunks), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	chunks := batching.Chunk(batching.LastWriteWins(ops), per, maxTransactBytes/2, batching.WriteOp.Size)
+	return batching.Parallel(ctx, len(chunks), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		ct := &listTransaction{actions: slices.Clone(t.actions), roles: slices.Clone(t.roles), bytes: t.bytes}
 		for _, op := range chunks[i] {
-			if op.item != nil && op.item[schema.AttrObjectKey] != nil {
-				e, err := relationships.FromItem(op.item)
+			if op.Item != nil && op.Item[schema.AttrObjectKey] != nil {
+				e, err := relationships.FromItem(op.Item)
 				if err != nil {
 					return err
 				}
@@ -433,7 +434,7 @@ func (c *Client) writeCheckingObjects(ctx context.Context, batch *batcher, t *li
 		}
 		checks := len(ct.actions)
 		ct.actions = append(ct.actions, transactItems(chunks[i])...)
-		release, err := batch.acquire(ctx)
+		release, err := batch.Acquire(ctx)
 		if err != nil {
 			return err
 		}
@@ -459,16 +460,16 @@ func (c *Client) requireObjects(ctx context.Context, puts []relationships.Entry)
 		objects = append(objects, Key(e.Object))
 	}
 	objects = distinctKeys(objects)
-	ops := make([]getOp, len(objects))
+	ops := make([]batching.GetOp, len(objects))
 	for i, o := range objects {
-		ops[i] = newGetOp(c.names.Entities, o.item())
+		ops[i] = batching.NewGetOp(c.names.Entities, o.item())
 	}
-	items, err := c.batch.get(ctx, ops, readOptions{consistent: true, projection: []string{schema.AttrID, schema.AttrDeleting}})
+	items, err := c.batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: []string{schema.AttrID, schema.AttrDeleting}})
 	if err != nil {
 		return err
 	}
 	for i, o := range objects {
-		if item, ok := items[ops[i].id]; !ok || deleted(item) {
+		if item, ok := items[ops[i].ID]; !ok || deleted(item) {
 			return &objectMissingError{object: o}
 		}
 	}
@@ -523,13 +524,13 @@ func (c *Client) rebuildLeased(ctx context.Context, l *listLease, next int, inte
 	return c.releaseLease(ctx, l, next, s.entries, append(intents, intentKeys(s.intents)...))
 }
 
-func deleteOps(table string, keys []map[string]types.AttributeValue) []writeOp {
+func deleteOps(table string, keys []map[string]types.AttributeValue) []batching.WriteOp {
 	seen := map[string]bool{}
-	ops := make([]writeOp, 0, len(keys))
+	ops := make([]batching.WriteOp, 0, len(keys))
 	for _, k := range keys {
-		op := deleteOp(table, k)
-		if !seen[op.id] {
-			seen[op.id] = true
+		op := batching.DeleteOp(table, k)
+		if !seen[op.ID] {
+			seen[op.ID] = true
 			ops = append(ops, op)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -60,22 +61,22 @@ func (c *Client) readListState(ctx context.Context, op listOp) (listState, error
 		return c.readWholeList(ctx, op.subject, op.predicate)
 	}
 	objects := distinctKeys(op.objects)
-	ops := make([]getOp, 0, len(objects)+1)
-	ops = append(ops, newGetOp(c.names.Relationships, relationships.HeadPrimaryKey(op.relSubject(), op.predicate)))
+	ops := make([]batching.GetOp, 0, len(objects)+1)
+	ops = append(ops, batching.NewGetOp(c.names.Relationships, relationships.HeadPrimaryKey(op.relSubject(), op.predicate)))
 	for _, o := range objects {
-		ops = append(ops, newGetOp(c.names.Relationships, relationships.MarkerPrimaryKey(op.relSubject(), op.predicate, relationships.Key(o))))
+		ops = append(ops, batching.NewGetOp(c.names.Relationships, relationships.MarkerPrimaryKey(op.relSubject(), op.predicate, relationships.Key(o))))
 	}
-	items, err := c.batch.get(ctx, ops, readOptions{consistent: true})
+	items, err := c.batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
 	if err != nil {
 		return listState{}, err
 	}
 	var s listState
-	if s.head, err = relationships.HeadFromItem(op.relSubject(), op.predicate, items[ops[0].id]); err != nil {
+	if s.head, err = relationships.HeadFromItem(op.relSubject(), op.predicate, items[ops[0].ID]); err != nil {
 		return s, err
 	}
 	s.markers = make(map[relationships.Key]relationships.Marker, len(objects))
 	for i, o := range objects {
-		m, err := relationships.MarkerFromItem(relationships.Key(o), items[ops[i+1].id])
+		m, err := relationships.MarkerFromItem(relationships.Key(o), items[ops[i+1].ID])
 		if err != nil {
 			return s, err
 		}
@@ -88,7 +89,7 @@ func (c *Client) readListState(ctx context.Context, op listOp) (listState, error
 func (c *Client) readWholeList(ctx context.Context, subject Key, predicate string) (listState, error) {
 	var s listState
 	var head map[string]types.AttributeValue
-	err := parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
 			head, err = c.getRelationshipItem(ctx, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
@@ -107,17 +108,17 @@ func (c *Client) readWholeList(ctx context.Context, subject Key, predicate strin
 // readHeads reads the heads of subject's lists for predicates in one consistent
 // BatchGetItem.
 func (c *Client) readHeads(ctx context.Context, subject Key, predicates []string) ([]relationships.Head, error) {
-	ops := make([]getOp, len(predicates))
+	ops := make([]batching.GetOp, len(predicates))
 	for i, p := range predicates {
-		ops[i] = newGetOp(c.names.Relationships, relationships.HeadPrimaryKey(relationships.Key(subject), p))
+		ops[i] = batching.NewGetOp(c.names.Relationships, relationships.HeadPrimaryKey(relationships.Key(subject), p))
 	}
-	items, err := c.batch.get(ctx, ops, readOptions{consistent: true})
+	items, err := c.batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
 	if err != nil {
 		return nil, err
 	}
 	heads := make([]relationships.Head, len(predicates))
 	for i, p := range predicates {
-		if heads[i], err = relationships.HeadFromItem(relationships.Key(subject), p, items[ops[i].id]); err != nil {
+		if heads[i], err = relationships.HeadFromItem(relationships.Key(subject), p, items[ops[i].ID]); err != nil {
 			return nil, err
 		}
 	}
@@ -243,7 +244,7 @@ func (c *Client) addChange(t *listTransaction, ch relationships.Change, checkObj
 		t.add(act, actionRole{kind: roleMarker, object: Key(mc.Object), list: list}, bytes)
 	}
 	for _, op := range relationshipOps(c.names.Relationships, relationships.Plan{Puts: ch.Puts, Deletes: ch.Deletes}) {
-		t.add(transactItems([]writeOp{op})[0], actionRole{kind: roleEntry, list: list}, op.size())
+		t.add(transactItems([]batching.WriteOp{op})[0], actionRole{kind: roleEntry, list: list}, op.Size())
 	}
 	if checkObjects {
 		for _, e := range ch.Puts {

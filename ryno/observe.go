@@ -9,6 +9,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/rynodb/rynodb/internal/batching"
 )
 
 // instrumentationName names the tracer of the store's spans.
@@ -93,13 +95,13 @@ func (k *call) end(errp *error) {
 }
 
 // retryReason says why a request or a write is sent again.
-type retryReason string
+type retryReason = batching.Reason
 
 const (
-	reasonThrottled   retryReason = "throttled"   // DynamoDB refused it for capacity
-	reasonUnprocessed retryReason = "unprocessed" // a batch left items unprocessed
-	reasonConflict    retryReason = "conflict"    // another writer won a race
-	reasonUnknown     retryReason = "unknown"     // the response was lost
+	reasonThrottled   = batching.ReasonThrottled
+	reasonUnprocessed = batching.ReasonUnprocessed
+	reasonConflict    = batching.ReasonConflict
+	reasonUnknown     = batching.ReasonUnknown
 )
 
 // retrying records, in the call ctx belongs to, that something is sent again

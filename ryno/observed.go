@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/rynodb/rynodb/internal/batching"
 )
 
 // observed is the innermost client of an observed Client: it sees every request
@@ -42,7 +44,7 @@ func (r *request) done(err error, unprocessed int, consumed []types.ConsumedCapa
 		return
 	}
 	throttles, retries := r.throttled, r.attempts-1
-	if r.attempts == 0 && isThrottle(err) { // a client without the SDK's middleware
+	if r.attempts == 0 && batching.IsThrottle(err) { // a client without the SDK's middleware
 		throttles = 1
 	}
 	r.k.stats.answered(throttles, max(retries, 0), unprocessed, consumed, writeAPIs[r.api])
@@ -64,7 +66,7 @@ func (r *request) countAttempts(o *dynamodb.Options) {
 func (r *request) attempt(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
 	out, md, err := next.HandleFinalize(ctx, in)
 	r.attempts++
-	if isThrottle(err) {
+	if batching.IsThrottle(err) {
 		r.throttled++
 		if log := r.k.obs.log; log != nil {
 			log.LogAttrs(ctx, slog.LevelWarn, "ryno: throttled", slog.String("op", r.k.stats.op),

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/relationships"
 )
 
@@ -85,7 +86,7 @@ func (c *Client) deleteOwned(ctx context.Context, owner Key, predicate string, s
 				objects = append(objects, Key(e.Object))
 			}
 		}
-		return parallel(ctx, len(objects), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+		return batching.Parallel(ctx, len(objects), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 			return c.deleteEntity(ctx, objects[i], writeOptions{})
 		})
 	})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/rynodb/rynodb/internal/batching"
 )
 
 // pacer spaces the attempts of a write that loses races: the second attempt goes at
@@ -16,7 +18,7 @@ type pacer struct {
 }
 
 func (c *Client) conflictPacer() *pacer {
-	return &pacer{opts: c.opts.Conflicts, sleep: c.batch.sleep, attempt: 1}
+	return &pacer{opts: c.opts.Conflicts, sleep: c.batch.Sleep, attempt: 1}
 }
 
 // hold returns when the next attempt at a list another writer holds until until may
@@ -28,7 +30,7 @@ func (p *pacer) hold(ctx context.Context, until time.Time, now time.Time) error 
 		return fmt.Errorf("gave up after %d attempts", p.attempt)
 	}
 	p.attempt++
-	wait := min(p.opts.ceiling(p.attempt-1), until.Sub(now)+time.Millisecond)
+	wait := min(batching.Policy(p.opts).Ceiling(p.attempt-1), until.Sub(now)+time.Millisecond)
 	retrying(ctx, reasonConflict, wait, nil)
 	return p.sleep(ctx, max(wait, 0))
 }
@@ -44,7 +46,7 @@ func (p *pacer) wait(ctx context.Context) error {
 		retrying(ctx, reasonConflict, 0, nil)
 		return ctx.Err()
 	}
-	wait := p.opts.backoff(p.attempt - 2)
+	wait := batching.Policy(p.opts).Backoff(p.attempt - 2)
 	retrying(ctx, reasonConflict, wait, nil)
 	return p.sleep(ctx, wait)
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/internal/batching"
 )
 
 // pacedSleeps makes attempts until p gives up and returns how long it slept before
@@ -86,7 +88,7 @@ func TestPacerStopsWhenTheContextEnds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			p := &pacer{opts: RetryOptions{MaxAttempts: 10, BaseDelay: time.Hour, MaxDelay: time.Hour}, sleep: sleepContext, attempt: tt.attempt}
+			p := &pacer{opts: RetryOptions{MaxAttempts: 10, BaseDelay: time.Hour, MaxDelay: time.Hour}, sleep: batching.SleepContext, attempt: tt.attempt}
 			start := time.Now()
 			require.ErrorIs(t, p.wait(ctx), context.Canceled)
 			require.Less(t, time.Since(start), time.Minute)

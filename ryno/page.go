@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/paging"
 )
 
@@ -100,7 +101,7 @@ func (c *Client) queryPage(ctx context.Context, q pageQuery, p PageOptions) ([]m
 	items, next := out.Items, out.LastEvaluatedKey
 	if len(items) > limit {
 		items = items[:limit]
-		next = project(items[limit-1], q.position.Names())
+		next = batching.Project(items[limit-1], q.position.Names())
 	}
 	if len(next) == 0 {
 		return items, "", nil

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -278,7 +279,7 @@ func (w *write) read(ctx context.Context, x expectation, getItem bool) (snapshot
 	var item map[string]types.AttributeValue
 	var heads []relationships.Head
 	reads := len(w.predicates) + 3
-	err := parallel(ctx, reads, w.c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, reads, w.c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
 		var err error
 		switch {
 		case i == 0 && getItem:
@@ -385,7 +386,7 @@ type putPlan struct {
 	x        expectation
 	item     map[string]types.AttributeValue // the entity item to put
 	entries  []indexentries.Entry            // the index entries it emits
-	entryOps []writeOp                       // index entries to put and delete
+	entryOps []batching.WriteOp              // index entries to put and delete
 	lists    []relationships.Change          // the lists it replaces
 	claims   []indexentries.Claim            // values of unique indexes it claims
 	releases []indexentries.Claim            // and those it gives up
@@ -451,8 +452,8 @@ func (w *write) transaction(p *putPlan) *listTransaction {
 	t := &listTransaction{}
 	t.add(w.c.putAction(p.item, p.x), actionRole{kind: roleEntity}, schema.ItemSize(p.item))
 	t.checked = map[Key]bool{w.e.Key: true} // the put checks the entity
-	for _, op := range lastWriteWins(p.entryOps) {
-		t.add(transactItems([]writeOp{op})[0], actionRole{kind: roleIndex}, op.size())
+	for _, op := range batching.LastWriteWins(p.entryOps) {
+		t.add(transactItems([]batching.WriteOp{op})[0], actionRole{kind: roleIndex}, op.Size())
 	}
 	w.c.addClaims(t, p.claims, p.releases)
 	for _, ch := range p.lists {
@@ -545,14 +546,14 @@ func recordMatches(item map[string]types.AttributeValue, entries []map[string]ty
 }
 
 // projectedPuts returns the puts of the entries that project attributes.
-func projectedPuts(table string, entries []indexentries.Entry) []writeOp {
-	var ops []writeOp
+func projectedPuts(table string, entries []indexentries.Entry) []batching.WriteOp {
+	var ops []batching.WriteOp
 	for _, e := range entries {
 		if len(e.Attributes) == 0 {
 			continue
 		}
 		if item, err := e.Item(); err == nil {
-			ops = append(ops, putOp(table, e.PrimaryKey(), item))
+			ops = append(ops, batching.PutOp(table, e.PrimaryKey(), item))
 		}
 	}
 	return ops

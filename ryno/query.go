@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -83,7 +84,7 @@ func withSortPrefix(in *dynamodb.QueryInput, sk, prefix string) *dynamodb.QueryI
 
 // keysOnly makes in return only the named attributes.
 func keysOnly(in *dynamodb.QueryInput, names ...string) *dynamodb.QueryInput {
-	expr, attrs := projection(names)
+	expr, attrs := batching.Projection(names)
 	in.ProjectionExpression = expr
 	maps.Copy(in.ExpressionAttributeNames, attrs)
 	return in

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/rynodb/rynodb/internal/batching"
 )
 
 // throttledReads is the client the store sends its requests through: it retries the
@@ -33,13 +35,13 @@ func (r throttledReads) Scan(ctx context.Context, in *dynamodb.ScanInput, opts .
 // retryRead sends a read until it is not throttled, or the retry budget or the
 // context ends.
 func retryRead[Out any](ctx context.Context, r throttledReads, read func() (Out, error)) (Out, error) {
-	state := retryState{opts: r.retry}
+	state := batching.RetryState{Opts: batching.Policy(r.retry)}
 	for {
 		out, err := read()
-		if err == nil || !isThrottle(err) {
+		if err == nil || !batching.IsThrottle(err) {
 			return out, err
 		}
-		wait, again := state.next(1, 1)
+		wait, again := state.Next(1, 1)
 		if !again {
 			return out, err
 		}

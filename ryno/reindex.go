@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -83,7 +84,7 @@ func (c *Client) Reindex(ctx context.Context, t Type, progress func(ReindexProgr
 // reindexPage repairs the entries of the entities stored as items, in parallel.
 func (c *Client) reindexPage(ctx context.Context, items []map[string]types.AttributeValue) (puts, deletes int, dups []Duplicate, err error) {
 	done := make([]*reindexing, len(items))
-	err = parallel(ctx, len(items), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	err = batching.Parallel(ctx, len(items), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		var err error
 		done[i], err = c.reindexEntity(ctx, items[i])
 		return err
@@ -146,7 +147,7 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 	}
 	var stored []map[string]types.AttributeValue
 	var claims []indexentries.Claim
-	err = parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+	err = batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
 			stored, err = r.c.readIndexEntries(ctx, r.k)
@@ -200,16 +201,16 @@ func (r *reindexing) heldByOther(cl indexentries.Claim) bool {
 // returns the entries without those another entity holds (recorded as duplicates)
 // and the claims the entity lacks.
 func (r *reindexing) claimUnique(ctx context.Context, emitted []indexentries.Entry) ([]indexentries.Entry, []indexentries.Claim, error) {
-	var ops []getOp
+	var ops []batching.GetOp
 	for _, e := range emitted {
 		if r.c.indexes.unique(e.Type, e.IndexName) {
-			ops = append(ops, newGetOp(r.c.names.IndexEntries, indexentries.ClaimOf(e).PrimaryKey()))
+			ops = append(ops, batching.NewGetOp(r.c.names.IndexEntries, indexentries.ClaimOf(e).PrimaryKey()))
 		}
 	}
 	if len(ops) == 0 {
 		return emitted, nil, nil
 	}
-	held, err := r.c.batch.get(ctx, ops, readOptions{consistent: true})
+	held, err := r.c.batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -221,7 +222,7 @@ func (r *reindexing) claimUnique(ctx context.Context, emitted []indexentries.Ent
 			continue
 		}
 		cl := indexentries.ClaimOf(e)
-		item, ok := held[itemID(r.c.names.IndexEntries, cl.PrimaryKey())]
+		item, ok := held[batching.ItemID(r.c.names.IndexEntries, cl.PrimaryKey())]
 		owner, err := indexentries.ClaimFromItem(item)
 		switch {
 		case !ok:
@@ -269,7 +270,7 @@ func (r *reindexing) runLarge(ctx context.Context, first []types.TransactWriteIt
 		return true, err
 	}
 	g := guard{key: r.k, attr: schema.AttrPending, token: r.token}
-	err = r.c.transactGuarded(ctx, r.c.batch.shared(), g, ops)
+	err = r.c.transactGuarded(ctx, r.c.batch.Shared(), g, ops)
 	if errors.Is(err, errGuardFailed) {
 		return true, nil // a writer took over, and reconciles
 	}
@@ -285,7 +286,7 @@ func (r *reindexing) runLarge(ctx context.Context, first []types.TransactWriteIt
 
 // counted counts ops when a committed; it reports false when a condition failed:
 // the entity changed, or one of its values was claimed meanwhile.
-func (r *reindexing) counted(a attempt, ops []writeOp) (bool, error) {
+func (r *reindexing) counted(a attempt, ops []batching.WriteOp) (bool, error) {
 	switch {
 	case a.outcome == committed:
 		r.count(ops)
@@ -296,9 +297,9 @@ func (r *reindexing) counted(a attempt, ops []writeOp) (bool, error) {
 	return true, a.err
 }
 
-func (r *reindexing) count(ops []writeOp) {
+func (r *reindexing) count(ops []batching.WriteOp) {
 	for _, op := range ops {
-		if op.item != nil {
+		if op.Item != nil {
 			r.puts++
 		} else {
 			r.deletes++

@@ -6,6 +6,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/relationships"
 )
 
@@ -203,7 +204,7 @@ func (c *Client) readList(ctx context.Context, subject Key, predicate string, co
 }
 
 // relationshipOps returns the writes of plans to table.
-func relationshipOps(table string, plans ...relationships.Plan) []writeOp {
+func relationshipOps(table string, plans ...relationships.Plan) []batching.WriteOp {
 	var puts []relationships.Entry
 	var deletes []map[string]types.AttributeValue
 	for _, p := range plans {
@@ -217,13 +218,13 @@ func relationshipOps(table string, plans ...relationships.Plan) []writeOp {
 
 // entryOps returns the puts of entries and the deletes of keys in table. Deletes come
 // first: should a key be in both, the put wins.
-func entryOps(table string, puts []relationships.Entry, deletes []map[string]types.AttributeValue) []writeOp {
-	ops := make([]writeOp, 0, len(puts)+len(deletes))
+func entryOps(table string, puts []relationships.Entry, deletes []map[string]types.AttributeValue) []batching.WriteOp {
+	ops := make([]batching.WriteOp, 0, len(puts)+len(deletes))
 	for _, k := range deletes {
-		ops = append(ops, deleteOp(table, k))
+		ops = append(ops, batching.DeleteOp(table, k))
 	}
 	for _, e := range puts {
-		ops = append(ops, putOp(table, e.PrimaryKey(), e.Item()))
+		ops = append(ops, batching.PutOp(table, e.PrimaryKey(), e.Item()))
 	}
 	return ops
 }

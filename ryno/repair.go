@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -113,7 +114,7 @@ func (c *Client) repairOrphans(ctx context.Context, run *checkRun, orphans []Orp
 		}
 	}
 	batch := run.batch
-	if err := batch.write(ctx, orphanDeletes(malformed)); err != nil {
+	if err := batch.Write(ctx, orphanDeletes(malformed)); err != nil {
 		return 0, 0, err
 	}
 	deleted = len(malformed)
@@ -123,7 +124,7 @@ func (c *Client) repairOrphans(ctx context.Context, run *checkRun, orphans []Orp
 		return deleted, kept, err
 	}
 	var mu sync.Mutex
-	err = parallel(ctx, len(missing), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	err = batching.Parallel(ctx, len(missing), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		k := missing[i].Missing
 		gone, err := c.sweepMissing(ctx, k, missing[i].stored)
 		mu.Lock()
@@ -161,31 +162,31 @@ func (c *Client) sweepMissing(ctx context.Context, k Key, item map[string]types.
 }
 
 // repairClaims deletes claims whose owner is missing, each only while it still is.
-func (c *Client) repairClaims(ctx context.Context, batch *batcher, orphans []Orphan) (deleted, kept int, err error) {
+func (c *Client) repairClaims(ctx context.Context, batch *batching.Engine, orphans []Orphan) (deleted, kept int, err error) {
 	plans := planRepairs(orphans)
 	var mu sync.Mutex
-	var failed failures
-	inParallel(ctx, len(plans), c.opts.MaxConcurrency, false, func(ctx context.Context, i int) error {
+	var failed batching.Failures
+	batching.InParallel(ctx, len(plans), c.opts.MaxConcurrency, false, func(ctx context.Context, i int) error {
 		left, err := c.runRepair(ctx, batch, plans[i])
 		mu.Lock()
 		defer mu.Unlock()
 		kept += len(plans[i].orphans) - len(left.orphans)
 		if err != nil {
-			failed.add(orphanEntries(left.orphans), err)
+			failed.Add(orphanEntries(left.orphans), err)
 			return err
 		}
 		deleted += len(left.orphans)
 		return nil
 	})
-	return deleted, kept, failed.err("TransactWriteItems")
+	return deleted, kept, failed.Err("TransactWriteItems")
 }
 
 // runRepair sends the transaction of r through the batch engine's retry loop until
 // it succeeds, dropping the orphans whose entity a cancellation shows to exist, and
 // returns what it sent last: the orphans it deleted, or on failure those it could not
 // delete. Cancellations for conflicts or throttling are retried with backoff.
-func (c *Client) runRepair(ctx context.Context, batch *batcher, r repair) (repair, error) {
-	_, err := untilDone(ctx, batch, r.orphans, func(ctx context.Context, _ []Orphan) ([]Orphan, error) {
+func (c *Client) runRepair(ctx context.Context, batch *batching.Engine, r repair) (repair, error) {
+	_, err := batching.UntilDone(ctx, batch, r.orphans, func(ctx context.Context, _ []Orphan) ([]Orphan, error) {
 		_, err := c.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: r.actions(c.names)})
 		var canceled *types.TransactionCanceledException
 		if err == nil || !errors.As(err, &canceled) {
@@ -197,7 +198,7 @@ func (c *Client) runRepair(ctx context.Context, batch *batcher, r repair) (repai
 			r = r.without(alive)
 			return r.orphans, nil
 		case retryable:
-			return r.orphans, &retryLater{err}
+			return r.orphans, &batching.RetryLater{Err: err}
 		}
 		return nil, err
 	})
@@ -217,7 +218,7 @@ func cancellationCauses(r repair, reasons []types.CancellationReason) (alive map
 			if i < len(r.missing) {
 				alive[r.missing[i]] = true
 			}
-		case !retryableCancellation(code):
+		case !batching.RetryableCancellation(code):
 			retryable = false
 		}
 	}
@@ -232,10 +233,10 @@ func orphanEntries(orphans []Orphan) []ItemKey {
 	return keys
 }
 
-func orphanDeletes(orphans []Orphan) []writeOp {
-	ops := make([]writeOp, len(orphans))
+func orphanDeletes(orphans []Orphan) []batching.WriteOp {
+	ops := make([]batching.WriteOp, len(orphans))
 	for i, o := range orphans {
-		ops[i] = deleteOp(o.Entry.Table, o.Entry.Key)
+		ops[i] = batching.DeleteOp(o.Entry.Table, o.Entry.Key)
 	}
 	return ops
 }
@@ -245,11 +246,11 @@ func orphanDeletes(orphans []Orphan) []writeOp {
 // record the value, and that the claim is still the entity's: an entity that took
 // the value back meanwhile keeps its claim. It returns
 // how many it deleted.
-func (c *Client) releaseUnheld(ctx context.Context, batch *batcher, orphans []Orphan) (int, error) {
+func (c *Client) releaseUnheld(ctx context.Context, batch *batching.Engine, orphans []Orphan) (int, error) {
 	var mu sync.Mutex
 	released := 0
-	err := parallel(ctx, len(orphans), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		release, err := batch.acquire(ctx)
+	err := batching.Parallel(ctx, len(orphans), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+		release, err := batch.Acquire(ctx)
 		if err != nil {
 			return err
 		}

@@ -155,7 +155,7 @@ func TestRepairClaims(t *testing.T) {
 			stub := &transactStub{reply: tt.reply}
 			c, err := New(stub, Options{TablePrefix: "t", Retry: RetryOptions{MaxAttempts: 3, BaseDelay: time.Microsecond}})
 			require.NoError(t, err)
-			deleted, kept, err := c.repairClaims(context.Background(), c.batch.shared(), three)
+			deleted, kept, err := c.repairClaims(context.Background(), c.batch.Shared(), three)
 			require.Equal(t, tt.deleted, deleted)
 			require.Equal(t, tt.kept, kept)
 			var sizes []int

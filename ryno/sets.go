@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -63,7 +64,7 @@ func (c *Client) addToSet(ctx context.Context, op listOp) ([]Key, error) {
 	objects := distinctKeys(op.objects)
 	token := newToken()
 	created := make([]bool, len(objects))
-	err := parallel(ctx, len(objects), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(objects), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		out, err := c.api.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName:    aws.String(c.names.Relationships),
 			Item:         setItem(op, objects[i], token),
@@ -110,7 +111,7 @@ func (c *Client) removeFromSet(ctx context.Context, op listOp) ([]Key, error) {
 	objects := distinctKeys(op.objects)
 	removed := make([]bool, len(objects))
 	var subject map[string]types.AttributeValue
-	err := parallel(ctx, len(objects)+1, c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(objects)+1, c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
 		if i == len(objects) {
 			var err error
 			subject, err = c.getItem(ctx, op.subject, true)
@@ -161,14 +162,14 @@ func (c *Client) replaceSet(ctx context.Context, op listOp) error {
 	}
 	held := make(map[Key]bool, len(current))
 	token := newToken()
-	var ops []writeOp
+	var ops []batching.WriteOp
 	for _, e := range current {
 		if !e.InSet {
 			continue
 		}
 		held[Key(e.Object)] = true
 		if !wanted[Key(e.Object)] {
-			ops = append(ops, deleteOp(c.names.Relationships, e.PrimaryKey()))
+			ops = append(ops, batching.DeleteOp(c.names.Relationships, e.PrimaryKey()))
 		}
 	}
 	add := op
@@ -177,10 +178,10 @@ func (c *Client) replaceSet(ctx context.Context, op listOp) error {
 		if !held[k] {
 			e := op.setEntry(k)
 			add.objects = append(add.objects, k)
-			ops = append(ops, putOp(c.names.Relationships, e.PrimaryKey(), setItem(op, k, token)))
+			ops = append(ops, batching.PutOp(c.names.Relationships, e.PrimaryKey(), setItem(op, k, token)))
 		}
 	}
-	if err := c.batch.write(ctx, ops); err != nil {
+	if err := c.batch.Write(ctx, ops); err != nil {
 		return err
 	}
 	return c.confirmSet(ctx, add, add.objects, add.objects, token)
@@ -218,7 +219,7 @@ func (c *Client) confirmSet(ctx context.Context, op listOp, objects, created []K
 			}
 			continue
 		}
-		err = c.transactGuarded(ctx, c.batch.shared(), guard{key: op.subject, absent: true}, c.setDeletes(op, objects))
+		err = c.transactGuarded(ctx, c.batch.Shared(), guard{key: op.subject, absent: true}, c.setDeletes(op, objects))
 		if !errors.Is(err, errGuardFailed) {
 			return errors.Join(err, notFound(op.subject))
 		}
@@ -245,7 +246,7 @@ func (c *Client) confirmObjects(ctx context.Context, op listOp, objects, created
 // wrote again since.
 func (c *Client) takeBack(ctx context.Context, op listOp, objects []Key, token string) error {
 	b := build(expression.Name(schema.AttrToken).Equal(expression.Value(str(token))), nil)
-	return parallel(ctx, len(objects), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	return batching.Parallel(ctx, len(objects), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		e := op.setEntry(objects[i])
 		_, err := c.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 			TableName: aws.String(c.names.Relationships), Key: e.PrimaryKey(),
@@ -259,10 +260,10 @@ func (c *Client) takeBack(ctx context.Context, op listOp, objects []Key, token s
 }
 
 // setDeletes are the deletes of the entries of objects in op's set.
-func (c *Client) setDeletes(op listOp, objects []Key) []writeOp {
-	ops := make([]writeOp, len(objects))
+func (c *Client) setDeletes(op listOp, objects []Key) []batching.WriteOp {
+	ops := make([]batching.WriteOp, len(objects))
 	for i, k := range objects {
-		ops[i] = deleteOp(c.names.Relationships, op.setEntry(k).PrimaryKey())
+		ops[i] = batching.DeleteOp(c.names.Relationships, op.setEntry(k).PrimaryKey())
 	}
 	return ops
 }
@@ -285,17 +286,17 @@ func (c *Client) readEntities(ctx context.Context, keys []Key) ([]map[string]typ
 		item, err := c.getItem(ctx, keys[0], true)
 		return []map[string]types.AttributeValue{item}, err
 	}
-	ops := make([]getOp, len(keys))
+	ops := make([]batching.GetOp, len(keys))
 	for i, k := range keys {
-		ops[i] = newGetOp(c.names.Entities, k.item())
+		ops[i] = batching.NewGetOp(c.names.Entities, k.item())
 	}
-	found, err := c.batch.get(ctx, ops, readOptions{consistent: true})
+	found, err := c.batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
 	if err != nil {
 		return nil, err
 	}
 	items := make([]map[string]types.AttributeValue, len(keys))
 	for i, op := range ops {
-		items[i] = found[op.id]
+		items[i] = found[op.ID]
 	}
 	return items, nil
 }

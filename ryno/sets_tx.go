@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -20,11 +21,11 @@ import (
 func (c *Client) txSet(ctx context.Context, op *txOp, written map[Key]opKind, joined *txOp) (*txPart, error) {
 	objects := distinctKeys(op.objects)
 	lop := listOp{subject: op.key, predicate: op.predicate}
-	gets := make([]getOp, len(objects))
+	gets := make([]batching.GetOp, len(objects))
 	for i, k := range objects {
-		gets[i] = newGetOp(c.names.Relationships, lop.setEntry(k).PrimaryKey())
+		gets[i] = batching.NewGetOp(c.names.Relationships, lop.setEntry(k).PrimaryKey())
 	}
-	found, err := c.batch.get(ctx, gets, readOptions{consistent: true})
+	found, err := c.batch.Get(ctx, gets, batching.ReadOptions{Consistent: true})
 	if err != nil {
 		return nil, err
 	}
@@ -34,17 +35,17 @@ func (c *Client) txSet(ctx context.Context, op *txOp, written map[Key]opKind, jo
 	}
 	token := newToken()
 	for i, k := range objects {
-		_, there := found[gets[i].id]
+		_, there := found[gets[i].ID]
 		add := op.kind == opAdd
 		switch {
 		case add && !there:
 			p.t.add(c.setPut(lop, k, token), actionRole{kind: roleEntry}, 0)
 			p.result.Changed = append(p.result.Changed, k)
 		case !add && there:
-			p.t.add(c.setEntryAction(gets[i].key, true, true), actionRole{kind: roleEntry}, 0)
+			p.t.add(c.setEntryAction(gets[i].Key, true, true), actionRole{kind: roleEntry}, 0)
 			p.result.Changed = append(p.result.Changed, k)
 		default: // unchanged: it must still be as read
-			p.t.add(c.setEntryAction(gets[i].key, there, false), actionRole{kind: roleEntry}, 0)
+			p.t.add(c.setEntryAction(gets[i].Key, there, false), actionRole{kind: roleEntry}, 0)
 		}
 		if add && c.opts.CheckObjects {
 			c.checkEntity(&p.t, k, actionRole{kind: roleObject, object: k})

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -27,7 +28,7 @@ import (
 // or the deletes of entries of one other subject's list with the updates of its head
 // and of the deleted entity's marker in it.
 type sweepPart struct {
-	deletes []writeOp
+	deletes []batching.WriteOp
 	// releases are the claims of unique values the entity held, deleted unless
 	// another entity owns them by now.
 	releases []indexentries.Claim
@@ -80,8 +81,8 @@ func (c *Client) sweepHolding(ctx context.Context, k Key, g guard, claims []inde
 		}
 		return c.sweepOnce(ctx, g, final, hasFinal, only)
 	}
-	batch := c.batch.shared()
-	err = parallel(ctx, len(refs)+1, len(refs)+1, func(ctx context.Context, i int) error {
+	batch := c.batch.Shared()
+	err = batching.Parallel(ctx, len(refs)+1, len(refs)+1, func(ctx context.Context, i int) error {
 		if i == len(refs) {
 			if len(extra) == 0 {
 				return nil
@@ -135,11 +136,11 @@ func (c *Client) sweepOnce(ctx context.Context, g guard, final types.TransactWri
 
 // sweepParts runs parts in parallel transactions, each checking g, within batch's
 // bound.
-func (c *Client) sweepParts(ctx context.Context, batch *batcher, g guard, parts []sweepPart) error {
+func (c *Client) sweepParts(ctx context.Context, batch *batching.Engine, g guard, parts []sweepPart) error {
 	txs := packParts(parts, maxTransactItems-1)
 	check := g.action(c.names.Entities)
-	return parallel(ctx, len(txs), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		release, err := batch.acquire(ctx)
+	return batching.Parallel(ctx, len(txs), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+		release, err := batch.Acquire(ctx)
 		if err != nil {
 			return err
 		}
@@ -279,23 +280,23 @@ func (c *Client) refreshPart(ctx context.Context, p *sweepPart, room int) error 
 // dropHeadless makes every list part of parts whose list has no head delete its
 // entries alone, reading the heads in one BatchGetItem.
 func (c *Client) dropHeadless(ctx context.Context, parts []sweepPart) error {
-	var ops []getOp
+	var ops []batching.GetOp
 	var owners []int
 	for i, p := range parts {
 		if p.list != nil {
-			ops = append(ops, newGetOp(c.names.Relationships, relationships.HeadPrimaryKey(p.list.Subject, p.list.Predicate)))
+			ops = append(ops, batching.NewGetOp(c.names.Relationships, relationships.HeadPrimaryKey(p.list.Subject, p.list.Predicate)))
 			owners = append(owners, i)
 		}
 	}
 	if len(ops) == 0 {
 		return nil
 	}
-	found, err := c.batch.get(ctx, ops, readOptions{consistent: true})
+	found, err := c.batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
 	if err != nil {
 		return err
 	}
 	for j, op := range ops {
-		if _, ok := found[op.id]; !ok {
+		if _, ok := found[op.ID]; !ok {
 			p := &parts[owners[j]]
 			p.deletes, p.list = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.list.Deletes}), nil
 		}
@@ -306,7 +307,7 @@ func (c *Client) dropHeadless(ctx context.Context, parts []sweepPart) error {
 // refreshParts refreshes every list part of parts in parallel, each within the
 // actions it takes now, so that the transaction holding them stays within bounds.
 func (c *Client) refreshParts(ctx context.Context, parts []sweepPart) error {
-	return parallel(ctx, len(parts), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	return batching.Parallel(ctx, len(parts), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		if parts[i].list == nil {
 			return nil
 		}
@@ -332,9 +333,9 @@ func (c *Client) finishList(ctx context.Context, p *sweepPart, h relationships.H
 // readEdges reads the entries of subject's list under predicate that point at
 // object, in position order, and object's marker, consistently.
 func (c *Client) readEdges(ctx context.Context, subject Key, predicate string, object Key) ([]relationships.Entry, relationships.Marker, error) {
-	var keys []getOp
+	var keys []batching.GetOp
 	var marker map[string]types.AttributeValue
-	err := parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		if i == 1 {
 			var err error
 			marker, err = c.getRelationshipItem(ctx, relationships.MarkerPrimaryKey(relationships.Key(subject), predicate, relationships.Key(object)))
@@ -344,7 +345,7 @@ func (c *Client) readEdges(ctx context.Context, subject Key, predicate string, o
 		in.ConsistentRead = aws.Bool(true)
 		return c.queryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 			for _, item := range items {
-				keys = append(keys, newGetOp(c.names.Relationships, project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})))
+				keys = append(keys, batching.NewGetOp(c.names.Relationships, batching.Project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})))
 			}
 			return nil
 		})
@@ -356,13 +357,13 @@ func (c *Client) readEdges(ctx context.Context, subject Key, predicate string, o
 	if err != nil {
 		return nil, m, err
 	}
-	items, err := c.batch.get(ctx, keys, readOptions{consistent: true})
+	items, err := c.batch.Get(ctx, keys, batching.ReadOptions{Consistent: true})
 	if err != nil {
 		return nil, m, err
 	}
 	var entries []relationships.Entry
 	for _, k := range keys {
-		if item, ok := items[k.id]; ok {
+		if item, ok := items[k.ID]; ok {
 			e, err := relationships.FromItem(item)
 			if err != nil {
 				return nil, m, err
@@ -523,9 +524,9 @@ func (c *Client) references(k Key) []reference {
 			if len(items) == 0 {
 				return nil
 			}
-			ops := make([]writeOp, len(items))
+			ops := make([]batching.WriteOp, len(items))
 			for i, item := range items {
-				ops[i] = deleteOp(table, project(item, key))
+				ops[i] = batching.DeleteOp(table, batching.Project(item, key))
 			}
 			return []sweepPart{{deletes: ops}}
 		}
@@ -548,7 +549,7 @@ func (c *Client) indexParts(items []map[string]types.AttributeValue) []sweepPart
 	}
 	var p sweepPart
 	for _, item := range items {
-		p.deletes = append(p.deletes, deleteOp(c.names.IndexEntries, project(item, indexKey)))
+		p.deletes = append(p.deletes, batching.DeleteOp(c.names.IndexEntries, batching.Project(item, indexKey)))
 		if e, err := indexentries.FromItem(item); err == nil && c.indexes.unique(e.Type, e.IndexName) {
 			p.releases = append(p.releases, indexentries.ClaimOf(e))
 		}
@@ -563,14 +564,14 @@ func (c *Client) indexParts(items []map[string]types.AttributeValue) []sweepPart
 func (c *Client) incomingParts(k Key, items []map[string]types.AttributeValue) []sweepPart {
 	byList := map[string][]relationships.Entry{}
 	var order []string
-	var alone []writeOp
+	var alone []batching.WriteOp
 	for _, item := range items {
 		e, err := relationships.FromItem(item)
 		if err == nil && Key(e.Subject) == k {
 			continue
 		}
 		if err != nil || e.InSet {
-			alone = append(alone, deleteOp(c.names.Relationships, project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})))
+			alone = append(alone, batching.DeleteOp(c.names.Relationships, batching.Project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})))
 			continue
 		}
 		id := e.Subject.String() + "\x00" + e.Predicate
@@ -593,7 +594,7 @@ func (c *Client) incomingParts(k Key, items []map[string]types.AttributeValue) [
 // firstPages reads the first page of each reference in parallel.
 func (c *Client) firstPages(ctx context.Context, refs []reference) ([]*dynamodb.QueryOutput, error) {
 	out := make([]*dynamodb.QueryOutput, len(refs))
-	err := parallel(ctx, len(refs), len(refs), func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(refs), len(refs), func(ctx context.Context, i int) error {
 		var err error
 		out[i], err = c.api.Query(ctx, refs[i].query)
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -21,25 +22,25 @@ const (
 
 // fitsTransaction reports whether ops fit in one transaction beside reserved
 // actions of reservedBytes in all.
-func fitsTransaction(reserved, reservedBytes int, ops []writeOp) bool {
+func fitsTransaction(reserved, reservedBytes int, ops []batching.WriteOp) bool {
 	if reserved+len(ops) > maxTransactItems {
 		return false
 	}
 	bytes := reservedBytes
 	for _, op := range ops {
-		bytes += op.size()
+		bytes += op.Size()
 	}
 	return bytes <= maxTransactBytes
 }
 
 // transactItems returns ops as transaction actions. No two may name one item.
-func transactItems(ops []writeOp) []types.TransactWriteItem {
+func transactItems(ops []batching.WriteOp) []types.TransactWriteItem {
 	acts := make([]types.TransactWriteItem, len(ops))
 	for i, op := range ops {
-		if op.item != nil {
-			acts[i] = types.TransactWriteItem{Put: &types.Put{TableName: aws.String(op.table), Item: op.item}}
+		if op.Item != nil {
+			acts[i] = types.TransactWriteItem{Put: &types.Put{TableName: aws.String(op.Table), Item: op.Item}}
 		} else {
-			acts[i] = types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(op.table), Key: op.key}}
+			acts[i] = types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(op.Table), Key: op.Key}}
 		}
 	}
 	return acts
@@ -120,18 +121,18 @@ var errGuardFailed = errors.New("ryno: guard no longer holds")
 // transactGuarded applies ops in transactions of up to 99 ops and the guard's check,
 // in parallel within batch's bound. It returns errGuardFailed when a chunk found the
 // guard gone: the entity changed hands, and its new owner reconciles.
-func (c *Client) transactGuarded(ctx context.Context, batch *batcher, g guard, ops []writeOp) error {
+func (c *Client) transactGuarded(ctx context.Context, batch *batching.Engine, g guard, ops []batching.WriteOp) error {
 	return c.transactChecked(ctx, batch, []types.TransactWriteItem{g.action(c.names.Entities)}, schema.ItemSize(g.key.item()), ops)
 }
 
 // transactChecked applies ops in transactions that each hold checks first (of
 // checkBytes in all), in parallel within batch's bound. It returns errGuardFailed
 // when a chunk found one of the checks failing.
-func (c *Client) transactChecked(ctx context.Context, batch *batcher, checks []types.TransactWriteItem, checkBytes int, ops []writeOp) error {
-	ops = lastWriteWins(ops)
-	chunks := chunk(ops, maxTransactItems-len(checks), maxTransactBytes-checkBytes, writeOp.size)
-	return parallel(ctx, len(chunks), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		release, err := batch.acquire(ctx)
+func (c *Client) transactChecked(ctx context.Context, batch *batching.Engine, checks []types.TransactWriteItem, checkBytes int, ops []batching.WriteOp) error {
+	ops = batching.LastWriteWins(ops)
+	chunks := batching.Chunk(ops, maxTransactItems-len(checks), maxTransactBytes-checkBytes, batching.WriteOp.Size)
+	return batching.Parallel(ctx, len(chunks), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+		release, err := batch.Acquire(ctx)
 		if err != nil {
 			return err
 		}

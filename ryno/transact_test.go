@@ -14,24 +14,25 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
 const opsTable = "t_index_entries"
 
 // paddedOps returns n puts of entries, each with a value of pad bytes.
-func paddedOps(n, pad int) []writeOp {
-	ops := make([]writeOp, n)
+func paddedOps(n, pad int) []batching.WriteOp {
+	ops := make([]batching.WriteOp, n)
 	for i := range ops {
-		ops[i] = putOp(opsTable, testKey(i), testItem(i, strings.Repeat("x", pad)))
+		ops[i] = batching.PutOp(opsTable, testKey(i), testItem(i, strings.Repeat("x", pad)))
 	}
 	return ops
 }
 
-func opsSize(ops []writeOp) int {
+func opsSize(ops []batching.WriteOp) int {
 	n := 0
 	for _, op := range ops {
-		n += op.size()
+		n += op.Size()
 	}
 	return n
 }
@@ -42,7 +43,7 @@ func TestFitsTransaction(t *testing.T) {
 	tests := []struct {
 		name                    string
 		reserved, reservedBytes int
-		ops                     []writeOp
+		ops                     []batching.WriteOp
 		want                    bool
 	}{
 		{"nothing", 0, 0, nil, true},
@@ -64,9 +65,9 @@ func TestFitsTransaction(t *testing.T) {
 }
 
 func TestTransactItems(t *testing.T) {
-	put := putOp(opsTable, testKey(1), testItem(1, "v"))
-	del := deleteOp("t_relationships", testKey(2))
-	got := transactItems([]writeOp{put, del})
+	put := batching.PutOp(opsTable, testKey(1), testItem(1, "v"))
+	del := batching.DeleteOp("t_relationships", testKey(2))
+	got := transactItems([]batching.WriteOp{put, del})
 	require.Equal(t, []types.TransactWriteItem{
 		{Put: &types.Put{TableName: aws.String(opsTable), Item: testItem(1, "v")}},
 		{Delete: &types.Delete{TableName: aws.String("t_relationships"), Key: testKey(2)}},
@@ -144,16 +145,16 @@ func (r *transactRecorder) TransactWriteItems(ctx context.Context, in *dynamodb.
 func actionIDs(acts []types.TransactWriteItem) []string {
 	ids := make([]string, len(acts))
 	entryKey := func(item map[string]types.AttributeValue) map[string]types.AttributeValue {
-		return project(item, []string{"pk", "sk"})
+		return batching.Project(item, []string{"pk", "sk"})
 	}
 	for i, a := range acts {
 		switch {
 		case a.ConditionCheck != nil:
-			ids[i] = itemID(aws.ToString(a.ConditionCheck.TableName), a.ConditionCheck.Key)
+			ids[i] = batching.ItemID(aws.ToString(a.ConditionCheck.TableName), a.ConditionCheck.Key)
 		case a.Put != nil:
-			ids[i] = itemID(aws.ToString(a.Put.TableName), entryKey(a.Put.Item))
+			ids[i] = batching.ItemID(aws.ToString(a.Put.TableName), entryKey(a.Put.Item))
 		case a.Delete != nil:
-			ids[i] = itemID(aws.ToString(a.Delete.TableName), a.Delete.Key)
+			ids[i] = batching.ItemID(aws.ToString(a.Delete.TableName), a.Delete.Key)
 		}
 	}
 	return ids
@@ -163,26 +164,26 @@ func guardedClient(t *testing.T, api DynamoDBAPI, concurrency int) *Client {
 	t.Helper()
 	c, err := New(api, Options{TablePrefix: "t", MaxConcurrency: concurrency, Retry: RetryOptions{MaxAttempts: 3}})
 	require.NoError(t, err)
-	c.batch.sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+	c.batch.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 	return c
 }
 
 // opsOfSize returns n puts of total bytes in all.
-func opsOfSize(n, total int) []writeOp {
+func opsOfSize(n, total int) []batching.WriteOp {
 	ops := paddedOps(n, (total-opsSize(paddedOps(n, 0)))/n)
 	last := n - 1
 	pad := total - opsSize(ops[:last]) - schema.ItemSize(testItem(last, ""))
-	ops[last] = putOp(opsTable, testKey(last), testItem(last, strings.Repeat("x", pad)))
+	ops[last] = batching.PutOp(opsTable, testKey(last), testItem(last, strings.Repeat("x", pad)))
 	return ops
 }
 
 func TestTransactGuardedChunks(t *testing.T) {
 	g := guard{key: stateKey, attr: schema.AttrPending, token: "tok"}
 	checkBytes := schema.ItemSize(stateKey.item())
-	withRepeats := append(paddedOps(250, 10), deleteOp(opsTable, testKey(7)), putOp(opsTable, testKey(8), testItem(8, "last")))
+	withRepeats := append(paddedOps(250, 10), batching.DeleteOp(opsTable, testKey(7)), batching.PutOp(opsTable, testKey(8), testItem(8, "last")))
 	tests := []struct {
 		name  string
-		ops   []writeOp
+		ops   []batching.WriteOp
 		sizes []int // actions of each request, sorted
 	}{
 		{"none", nil, nil},
@@ -199,10 +200,10 @@ func TestTransactGuardedChunks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			api := &transactRecorder{t: t}
 			c := guardedClient(t, api, 4)
-			require.NoError(t, c.transactGuarded(context.Background(), c.batch.shared(), g, tt.ops))
+			require.NoError(t, c.transactGuarded(context.Background(), c.batch.Shared(), g, tt.ops))
 
 			check := g.action(c.names.Entities)
-			want := transactItems(lastWriteWins(tt.ops))
+			want := transactItems(batching.LastWriteWins(tt.ops))
 			var sizes []int
 			var sent []types.TransactWriteItem
 			for _, in := range api.requests {
@@ -233,11 +234,11 @@ func actionsSize(acts []types.TransactWriteItem) int {
 }
 
 func TestTransactGuardedLastOpOnAnItemWins(t *testing.T) {
-	ops := []writeOp{
-		putOp(opsTable, testKey(1), testItem(1, "first")),
-		deleteOp(opsTable, testKey(2)),
-		deleteOp(opsTable, testKey(1)),
-		putOp(opsTable, testKey(2), testItem(2, "second")),
+	ops := []batching.WriteOp{
+		batching.PutOp(opsTable, testKey(1), testItem(1, "first")),
+		batching.DeleteOp(opsTable, testKey(2)),
+		batching.DeleteOp(opsTable, testKey(1)),
+		batching.PutOp(opsTable, testKey(2), testItem(2, "second")),
 	}
 	api := &transactRecorder{t: t}
 	c := guardedClient(t, api, 1)
@@ -285,7 +286,7 @@ func TestTransactGuardedOutcomes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			api := &transactRecorder{t: t, reply: tt.reply}
 			c := guardedClient(t, api, 1) // one chunk at a time: later chunks are not sent after a failure
-			err := c.transactGuarded(context.Background(), c.batch.shared(), g, paddedOps(250, 10))
+			err := c.transactGuarded(context.Background(), c.batch.Shared(), g, paddedOps(250, 10))
 			require.Len(t, api.requests, tt.requests)
 			switch {
 			case tt.guardFailed:

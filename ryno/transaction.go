@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -346,7 +347,7 @@ func (t *tx) read(ctx context.Context) ([]*txPart, error) {
 		refused []OpError
 		retry   error
 	)
-	err := parallel(ctx, len(t.ops), t.c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(t.ops), t.c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		op := t.ops[i]
 		part, err := t.plan(ctx, op)
 		mu.Lock()
@@ -483,13 +484,13 @@ func (c *Client) handOver(a, b actionRole) (types.TransactWriteItem, bool) {
 func actionItem(act types.TransactWriteItem) string {
 	switch {
 	case act.Put != nil:
-		return itemID(aws.ToString(act.Put.TableName), keyOf(aws.ToString(act.Put.TableName), act.Put.Item))
+		return batching.ItemID(aws.ToString(act.Put.TableName), keyOf(aws.ToString(act.Put.TableName), act.Put.Item))
 	case act.Update != nil:
-		return itemID(aws.ToString(act.Update.TableName), act.Update.Key)
+		return batching.ItemID(aws.ToString(act.Update.TableName), act.Update.Key)
 	case act.Delete != nil:
-		return itemID(aws.ToString(act.Delete.TableName), act.Delete.Key)
+		return batching.ItemID(aws.ToString(act.Delete.TableName), act.Delete.Key)
 	}
-	return itemID(aws.ToString(act.ConditionCheck.TableName), act.ConditionCheck.Key)
+	return batching.ItemID(aws.ToString(act.ConditionCheck.TableName), act.ConditionCheck.Key)
 }
 
 // keyOf returns the key of an item of one of the store's tables.
@@ -500,7 +501,7 @@ func keyOf(table string, item map[string]types.AttributeValue) map[string]types.
 		{schema.AttrSubjectKey, schema.AttrUniqueKey},
 	} {
 		if _, ok := item[names[1]]; ok {
-			return project(item, names)
+			return batching.Project(item, names)
 		}
 	}
 	return item

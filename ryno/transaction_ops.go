@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -156,7 +157,7 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 // the item records the entries read, they are those of the version read (byRecord);
 // otherwise they are read again, after the item.
 func (c *Client) readWithEntries(ctx context.Context, k Key) (item map[string]types.AttributeValue, entries []map[string]types.AttributeValue, byRecord bool, err error) {
-	err = parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+	err = batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
 			item, err = c.getItem(ctx, k, true)
@@ -180,7 +181,7 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	var partition, incoming []map[string]types.AttributeValue
 	var item map[string]types.AttributeValue
 	var entries []map[string]types.AttributeValue
-	err := parallel(ctx, 3, 3, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, 3, 3, func(ctx context.Context, i int) error {
 		var err error
 		switch i {
 		case 0:
@@ -218,13 +219,13 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	}
 	c.addEntityDelete(&p.t, op, s)
 	for _, e := range parseEntries(entries) {
-		p.t.add(transactItems([]writeOp{deleteOp(c.names.IndexEntries, e.PrimaryKey())})[0], actionRole{kind: roleIndex}, 0)
+		p.t.add(transactItems([]batching.WriteOp{batching.DeleteOp(c.names.IndexEntries, e.PrimaryKey())})[0], actionRole{kind: roleIndex}, 0)
 		if c.indexes.unique(e.Type, e.IndexName) {
 			p.t.add(c.releaseAction(indexentries.ClaimOf(e)), actionRole{kind: roleClaim, claim: indexentries.ClaimOf(e), release: true}, 0)
 		}
 	}
 	for _, b := range partition {
-		p.t.add(transactItems([]writeOp{deleteOp(c.names.Relationships, project(b, []string{schema.AttrSubjectKey, schema.AttrPredicateKey}))})[0], actionRole{kind: roleHead}, 0)
+		p.t.add(transactItems([]batching.WriteOp{batching.DeleteOp(c.names.Relationships, batching.Project(b, []string{schema.AttrSubjectKey, schema.AttrPredicateKey}))})[0], actionRole{kind: roleHead}, 0)
 	}
 	p.refused = func(_ context.Context, role actionRole, item map[string]types.AttributeValue) (bool, error) {
 		now, _ := readStored(op.key, item)

@@ -1,4 +1,4 @@
-package ryno
+package batching
 
 import (
 	"errors"
@@ -26,17 +26,17 @@ var throttledCancellations = map[string]bool{
 	"RequestLimitExceeded":          true,
 }
 
-// retryableCancellation reports whether a transaction cancelled with reason code
+// RetryableCancellation reports whether a transaction cancelled with reason code
 // may pass when sent again: it lost a race with another transaction, or was
 // throttled.
-func retryableCancellation(code string) bool {
+func RetryableCancellation(code string) bool {
 	return code == "TransactionConflict" || throttledCancellations[code]
 }
 
-// isThrottle reports whether err, however wrapped (in a *smithy.OperationError, say,
+// IsThrottle reports whether err, however wrapped (in a *smithy.OperationError, say,
 // as the SDK returns it once its retryer has given up), is DynamoDB throttling: a
 // throttled request, or a transaction cancelled because an item was throttled.
-func isThrottle(err error) bool {
+func IsThrottle(err error) bool {
 	var apiErr smithy.APIError
 	if errors.As(err, &apiErr) && throttleCodes[apiErr.ErrorCode()] {
 		return true
@@ -58,12 +58,12 @@ func isThrottle(err error) bool {
 	return errors.As(err, &provisioned) || errors.As(err, &throttling) || errors.As(err, &limit)
 }
 
-// retryThrottled returns err as a *retryLater when it is throttling, so that
-// untilDone retries the request's items with backoff, within the retry budget, as
+// retryThrottled returns err as a *RetryLater when it is throttling, so that
+// UntilDone retries the request's items with backoff, within the retry budget, as
 // if DynamoDB had left them all unprocessed. Other errors are returned as they are.
 func retryThrottled(err error) error {
-	if isThrottle(err) {
-		return &retryLater{err}
+	if IsThrottle(err) {
+		return &RetryLater{err}
 	}
 	return err
 }

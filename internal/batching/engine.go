@@ -1,4 +1,4 @@
-package ryno
+package batching
 
 import (
 	"context"
@@ -18,38 +18,44 @@ const (
 	maxRequestBytes    = 16 << 20
 )
 
-// batcher sends any number of reads or writes as BatchGetItem and BatchWriteItem
+// Engine sends any number of reads or writes as BatchGetItem and BatchWriteItem
 // requests: within DynamoDB's limits, without a duplicate key in a request, chunks in
 // parallel up to a bound, and unprocessed items (all those of a throttled request
 // too) retried with backoff until they are done or the retry budget or the context
-// ends. It never drops an item: what it could not finish is named in a *BatchError.
-type batcher struct {
-	api         DynamoDBAPI
+// ends. It never drops an item: what it could not finish is named in a *Error.
+type Engine struct {
+	api         API
 	concurrency int
-	retry       RetryOptions
-	sleep       func(context.Context, time.Duration) error // replaced by tests
+	retry       Policy
+	Sleep       func(context.Context, time.Duration) error // replaced by tests
+
+	// Retrying, when set, is told of each retry: why, after how long, and the
+	// error that caused it, if any. Package ryno records it in the call's report.
+	Retrying func(ctx context.Context, why Reason, wait time.Duration, cause error)
 
 	// slots, when set, bounds the requests in flight across every batch sent
-	// through this batcher, from any number of goroutines; see shared.
+	// through this engine, from any number of goroutines; see Shared.
 	slots chan struct{}
 }
 
-func newBatcher(api DynamoDBAPI, concurrency int, retry RetryOptions) *batcher {
-	return &batcher{api: api, concurrency: concurrency, retry: retry, sleep: sleepContext}
+// NewEngine returns an engine sending to api at most concurrency requests at once
+// per call, and retrying unprocessed items within retry.
+func NewEngine(api API, concurrency int, retry Policy) *Engine {
+	return &Engine{api: api, concurrency: concurrency, retry: retry, Sleep: SleepContext}
 }
 
-// shared returns a batcher for one call that sends several batches at once: together
-// they have at most b.concurrency requests in flight, as Options.MaxConcurrency
+// Shared returns an engine for one call that sends several batches at once: together
+// they have at most b.concurrency requests in flight, as ryno.Options.MaxConcurrency
 // promises per call.
-func (b *batcher) shared() *batcher {
+func (b *Engine) Shared() *Engine {
 	s := *b
 	s.slots = make(chan struct{}, b.concurrency)
 	return &s
 }
 
-// acquire waits for a request slot of a shared batcher; release gives it back.
+// Acquire waits for a request slot of a shared engine; release gives it back.
 // Backoff waits hold no slot.
-func (b *batcher) acquire(ctx context.Context) (release func(), err error) {
+func (b *Engine) Acquire(ctx context.Context) (release func(), err error) {
 	if b.slots == nil {
 		return func() {}, nil
 	}
@@ -61,9 +67,9 @@ func (b *batcher) acquire(ctx context.Context) (release func(), err error) {
 	}
 }
 
-// itemID identifies an item across tables: the table name and the key's attribute
+// ItemID identifies an item across tables: the table name and the key's attribute
 // names and values, in name order.
-func itemID(table string, key map[string]types.AttributeValue) string {
+func ItemID(table string, key map[string]types.AttributeValue) string {
 	names := keyNames(key)
 	var b strings.Builder
 	b.WriteString(table)
@@ -86,8 +92,8 @@ func keyNames(key map[string]types.AttributeValue) []string {
 	return names
 }
 
-// project returns the attributes of item named in names: the key of a full item.
-func project(item map[string]types.AttributeValue, names []string) map[string]types.AttributeValue {
+// Project returns the attributes of item named in names: the key of a full item.
+func Project(item map[string]types.AttributeValue, names []string) map[string]types.AttributeValue {
 	key := make(map[string]types.AttributeValue, len(names))
 	for _, name := range names {
 		key[name] = item[name]
@@ -95,9 +101,9 @@ func project(item map[string]types.AttributeValue, names []string) map[string]ty
 	return key
 }
 
-// chunk splits items into runs of at most maxCount items and maxBytes bytes, keeping
-// their order. An item larger than maxBytes gets a chunk of its own.
-func chunk[T any](items []T, maxCount, maxBytes int, size func(T) int) [][]T {
+// Chunk splits items into runs of at most maxCount items and maxBytes bytes, keeping
+// their order. An item larger than maxBytes gets a Chunk of its own.
+func Chunk[T any](items []T, maxCount, maxBytes int, size func(T) int) [][]T {
 	var chunks [][]T
 	start, bytes := 0, 0
 	for i, it := range items {
@@ -114,9 +120,9 @@ func chunk[T any](items []T, maxCount, maxBytes int, size func(T) int) [][]T {
 	return chunks
 }
 
-// inParallel calls f for 0..n-1 with at most limit calls at once and waits for all.
+// InParallel calls f for 0..n-1 with at most limit calls at once and waits for all.
 // With failFast, the context passed to f is cancelled when a call fails.
-func inParallel(ctx context.Context, n, limit int, failFast bool, f func(context.Context, int) error) {
+func InParallel(ctx context.Context, n, limit int, failFast bool, f func(context.Context, int) error) {
 	g := new(errgroup.Group)
 	if failFast {
 		g, ctx = errgroup.WithContext(ctx)
@@ -128,9 +134,9 @@ func inParallel(ctx context.Context, n, limit int, failFast bool, f func(context
 	_ = g.Wait() // f records its own failures
 }
 
-// parallel calls f for 0..n-1 with at most limit calls at once and returns the first
+// Parallel calls f for 0..n-1 with at most limit calls at once and returns the first
 // error; the context passed to f is cancelled when a call fails.
-func parallel(ctx context.Context, n, limit int, f func(context.Context, int) error) error {
+func Parallel(ctx context.Context, n, limit int, f func(context.Context, int) error) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(limit)
 	for i := range n {
@@ -139,27 +145,29 @@ func parallel(ctx context.Context, n, limit int, f func(context.Context, int) er
 	return g.Wait()
 }
 
-// failures collects the items a batch could not finish, from parallel chunks.
-type failures struct {
+// Failures collects the items a batch could not finish, from parallel chunks.
+type Failures struct {
 	mu    sync.Mutex
 	keys  []ItemKey
 	cause error
 }
 
-func (f *failures) add(keys []ItemKey, err error) {
+// Add records keys as unfinished, for err.
+func (f *Failures) Add(keys []ItemKey, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.keys = append(f.keys, keys...)
 	// The first cause that is not a cancellation caused by another failure explains best.
-	if f.cause == nil || isContextErr(f.cause) && !isContextErr(err) {
+	if f.cause == nil || IsContextErr(f.cause) && !IsContextErr(err) {
 		f.cause = err
 	}
 }
 
-func (f *failures) err(op string) error {
+// Err returns the *Error of op naming every key recorded, or nil when there is none.
+func (f *Failures) Err(op string) error {
 	if len(f.keys) == 0 {
 		return nil
 	}
 	slices.SortFunc(f.keys, func(a, b ItemKey) int { return strings.Compare(a.String(), b.String()) })
-	return &BatchError{Op: op, Keys: f.keys, Err: f.cause}
+	return &Error{Op: op, Keys: f.keys, Err: f.cause}
 }

@@ -1,4 +1,4 @@
-package ryno
+package batching
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // DynamoDB's request limits, and hooks let a test leave items unprocessed or fail
 // requests, which DynamoDB Local never does.
 type fakeDB struct {
-	DynamoDBAPI // nil: calling any other operation panics
+	API // nil: calling any other operation panics
 
 	t        *testing.T
 	keyNames []string // key attributes of every table
@@ -73,7 +73,7 @@ func (f *fakeDB) exit() {
 }
 
 func (f *fakeDB) itemKeyID(table string, item map[string]types.AttributeValue) string {
-	return itemID(table, project(item, f.keyNames))
+	return ItemID(table, Project(item, f.keyNames))
 }
 
 func (f *fakeDB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
@@ -211,3 +211,8 @@ func testItem(i int, value string) map[string]types.AttributeValue {
 }
 
 var errInjected = errors.New("injected failure")
+
+// testPolicy is the retry policy of the tests: ryno's defaults.
+var testPolicy = Policy{MaxAttempts: 10, BaseDelay: 25 * time.Millisecond, MaxDelay: 2 * time.Second}
+
+func str(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }

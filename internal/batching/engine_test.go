@@ -1,4 +1,4 @@
-package ryno
+package batching
 
 import (
 	"context"
@@ -18,10 +18,10 @@ import (
 
 // testBatcher returns a batcher on f that records its backoff waits instead of
 // sleeping.
-func testBatcher(f *fakeDB, concurrency int, waits *[]time.Duration) *batcher {
-	b := newBatcher(f, concurrency, Options{}.withDefaults().Retry)
+func testBatcher(f *fakeDB, concurrency int, waits *[]time.Duration) *Engine {
+	b := NewEngine(f, concurrency, testPolicy)
 	var mu sync.Mutex
-	b.sleep = func(ctx context.Context, d time.Duration) error {
+	b.Sleep = func(ctx context.Context, d time.Duration) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if waits != nil {
@@ -32,10 +32,10 @@ func testBatcher(f *fakeDB, concurrency int, waits *[]time.Duration) *batcher {
 	return b
 }
 
-func puts(table string, from, to int, value string) []writeOp {
-	var ops []writeOp
+func puts(table string, from, to int, value string) []WriteOp {
+	var ops []WriteOp
 	for i := from; i < to; i++ {
-		ops = append(ops, putOp(table, testKey(i), testItem(i, value)))
+		ops = append(ops, PutOp(table, testKey(i), testItem(i, value)))
 	}
 	return ops
 }
@@ -43,7 +43,7 @@ func puts(table string, from, to int, value string) []writeOp {
 func TestBatchWriteChunksWithinLimits(t *testing.T) {
 	tests := []struct {
 		name     string
-		ops      []writeOp
+		ops      []WriteOp
 		requests int
 		stored   int
 	}{
@@ -56,7 +56,7 @@ func TestBatchWriteChunksWithinLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeDB(t)
-			require.NoError(t, testBatcher(f, 4, nil).write(context.Background(), tt.ops))
+			require.NoError(t, testBatcher(f, 4, nil).Write(context.Background(), tt.ops))
 			require.Equal(t, tt.requests, f.writeCalls)
 			require.Len(t, f.items, tt.stored)
 			for _, n := range f.requestLens {
@@ -69,14 +69,14 @@ func TestBatchWriteChunksWithinLimits(t *testing.T) {
 func TestBatchWriteLastOpOnAnItemWins(t *testing.T) {
 	f := newFakeDB(t)
 	ops := append(puts("t", 0, 40, "first"), puts("t", 0, 40, "second")...)
-	ops = append(ops, deleteOp("t", testKey(7)), putOp("t", testKey(7), testItem(7, "third")))
-	ops = append(ops, deleteOp("t", testKey(8)))
-	require.NoError(t, testBatcher(f, 4, nil).write(context.Background(), ops))
+	ops = append(ops, DeleteOp("t", testKey(7)), PutOp("t", testKey(7), testItem(7, "third")))
+	ops = append(ops, DeleteOp("t", testKey(8)))
+	require.NoError(t, testBatcher(f, 4, nil).Write(context.Background(), ops))
 
 	require.Len(t, f.items, 39)
-	require.Equal(t, str("third"), f.items[itemID("t", testKey(7))]["v"])
-	require.NotContains(t, f.items, itemID("t", testKey(8)))
-	require.Equal(t, str("second"), f.items[itemID("t", testKey(9))]["v"])
+	require.Equal(t, str("third"), f.items[ItemID("t", testKey(7))]["v"])
+	require.NotContains(t, f.items, ItemID("t", testKey(8)))
+	require.Equal(t, str("second"), f.items[ItemID("t", testKey(9))]["v"])
 }
 
 // leaveEveryOther leaves every other request of each call unprocessed until the given
@@ -102,20 +102,20 @@ func TestBatchWriteRetriesUnprocessedItemsUntilDone(t *testing.T) {
 	f := newFakeDB(t)
 	f.writeHook = leaveEveryOther(8)
 	var waits []time.Duration
-	require.NoError(t, testBatcher(f, 1, &waits).write(context.Background(), puts("t", 0, 25, "a")))
+	require.NoError(t, testBatcher(f, 1, &waits).Write(context.Background(), puts("t", 0, 25, "a")))
 
 	require.Len(t, f.items, 25, "every item is written")
 	require.Greater(t, f.writeCalls, 1)
 	require.Len(t, waits, f.writeCalls-1, "each retry waits first")
 	for i, w := range waits {
-		ceiling := min(defaultBaseDelay<<i, defaultMaxDelay)
+		ceiling := min(testPolicy.BaseDelay<<i, testPolicy.MaxDelay)
 		require.LessOrEqual(t, w, ceiling, "retry %d waits at most the capped exponential ceiling", i+1)
 	}
 }
 
 func TestBatchWriteGivesUpAndNamesTheUnwrittenKeys(t *testing.T) {
 	f := newFakeDB(t)
-	stuck := map[string]bool{itemID("t", testKey(3)): true, itemID("t", testKey(40)): true}
+	stuck := map[string]bool{ItemID("t", testKey(3)): true, ItemID("t", testKey(40)): true}
 	f.writeHook = func(_ int, reqs map[string][]types.WriteRequest) (map[string][]types.WriteRequest, error) {
 		left := map[string][]types.WriteRequest{}
 		for table, rs := range reqs {
@@ -127,9 +127,9 @@ func TestBatchWriteGivesUpAndNamesTheUnwrittenKeys(t *testing.T) {
 		}
 		return left, nil
 	}
-	err := testBatcher(f, 2, nil).write(context.Background(), puts("t", 0, 50, "a"))
+	err := testBatcher(f, 2, nil).Write(context.Background(), puts("t", 0, 50, "a"))
 
-	var be *BatchError
+	var be *Error
 	require.ErrorAs(t, err, &be)
 	require.ErrorIs(t, err, ErrUnprocessed)
 	require.Equal(t, "BatchWriteItem", be.Op)
@@ -137,7 +137,7 @@ func TestBatchWriteGivesUpAndNamesTheUnwrittenKeys(t *testing.T) {
 	require.Len(t, f.items, 48, "every other item is written")
 	// 2 chunks, each: a first request that writes 24 items, then MaxAttempts
 	// requests in a row that write nothing.
-	require.Equal(t, 2*(1+defaultMaxAttempts), f.writeCalls)
+	require.Equal(t, 2*(1+testPolicy.MaxAttempts), f.writeCalls)
 	require.Contains(t, err.Error(), `pk="k0003"`)
 }
 
@@ -146,16 +146,16 @@ func TestBatchWriteRequestErrorNamesThatChunksKeys(t *testing.T) {
 	f.writeHook = func(_ int, reqs map[string][]types.WriteRequest) (map[string][]types.WriteRequest, error) {
 		for table, rs := range reqs {
 			for _, r := range rs {
-				if f.itemKeyID(table, r.PutRequest.Item) == itemID("t", testKey(30)) {
+				if f.itemKeyID(table, r.PutRequest.Item) == ItemID("t", testKey(30)) {
 					return nil, errInjected
 				}
 			}
 		}
 		return nil, nil
 	}
-	err := testBatcher(f, 2, nil).write(context.Background(), puts("t", 0, 60, "a"))
+	err := testBatcher(f, 2, nil).Write(context.Background(), puts("t", 0, 60, "a"))
 
-	var be *BatchError
+	var be *Error
 	require.ErrorAs(t, err, &be)
 	require.ErrorIs(t, err, errInjected)
 	require.Len(t, be.Keys, 25, "the failed chunk holds items 25..49")
@@ -176,10 +176,10 @@ func TestBatchWriteStopsRetryingWhenTheContextEnds(t *testing.T) {
 	}
 	b := testBatcher(f, 1, nil)
 	b.retry.MaxAttempts = 1000
-	err := b.write(ctx, puts("t", 0, 5, "a"))
+	err := b.Write(ctx, puts("t", 0, 5, "a"))
 
 	require.ErrorIs(t, err, context.Canceled)
-	var be *BatchError
+	var be *Error
 	require.ErrorAs(t, err, &be)
 	require.Len(t, be.Keys, 5)
 	require.Equal(t, 3, f.writeCalls, "no request after the context ended")
@@ -190,7 +190,7 @@ func TestBatchWriteParallelismIsBounded(t *testing.T) {
 		t.Run("", func(t *testing.T) {
 			f := newFakeDB(t)
 			f.parallel = limit
-			require.NoError(t, testBatcher(f, limit, nil).write(context.Background(), puts("t", 0, 25*10, "a")))
+			require.NoError(t, testBatcher(f, limit, nil).Write(context.Background(), puts("t", 0, 25*10, "a")))
 			require.Equal(t, limit, f.maxInFlight)
 			require.Equal(t, 10, f.writeCalls)
 		})
@@ -205,13 +205,13 @@ func TestSharedBatcherBoundsRequestsAcrossBatches(t *testing.T) {
 		time.Sleep(10 * time.Millisecond) // lets requests beyond the bound pile up, were they sent
 		return nil, nil
 	}
-	b := testBatcher(f, limit, nil).shared()
+	b := testBatcher(f, limit, nil).Shared()
 	var wg sync.WaitGroup
 	for i := range batches {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			assert.NoError(t, b.write(context.Background(), puts("t", i*100, i*100+25*limit, "a")))
+			assert.NoError(t, b.Write(context.Background(), puts("t", i*100, i*100+25*limit, "a")))
 		}()
 	}
 	wg.Wait()
@@ -220,28 +220,28 @@ func TestSharedBatcherBoundsRequestsAcrossBatches(t *testing.T) {
 }
 
 func TestSharedBatcherStopsWaitingForASlotWhenTheContextEnds(t *testing.T) {
-	b := testBatcher(newFakeDB(t), 1, nil).shared()
+	b := testBatcher(newFakeDB(t), 1, nil).Shared()
 	b.slots <- struct{}{} // the only slot is taken
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := b.write(ctx, puts("t", 0, 1, "a"))
-	var be *BatchError
+	err := b.Write(ctx, puts("t", 0, 1, "a"))
+	var be *Error
 	require.ErrorAs(t, err, &be)
 	require.ErrorIs(t, err, context.Canceled)
 	require.Len(t, be.Keys, 1, "the op not written is named")
 }
 
-func gets(table string, ids ...int) []getOp {
-	ops := make([]getOp, len(ids))
+func gets(table string, ids ...int) []GetOp {
+	ops := make([]GetOp, len(ids))
 	for i, id := range ids {
-		ops[i] = newGetOp(table, testKey(id))
+		ops[i] = NewGetOp(table, testKey(id))
 	}
 	return ops
 }
 
 func seed(f *fakeDB, table string, from, to int) {
 	for i := from; i < to; i++ {
-		f.items[itemID(table, testKey(i))] = testItem(i, "x")
+		f.items[ItemID(table, testKey(i))] = testItem(i, "x")
 	}
 }
 
@@ -253,13 +253,13 @@ func TestBatchGetReadsEachKeyOnceInParallelChunks(t *testing.T) {
 	for i := range 250 {
 		ids = append(ids, i, i%10) // missing ones (200..249) and duplicates
 	}
-	found, err := testBatcher(f, 8, nil).get(context.Background(), gets("t", ids...), readOptions{})
+	found, err := testBatcher(f, 8, nil).Get(context.Background(), gets("t", ids...), ReadOptions{})
 
 	require.NoError(t, err)
 	require.Len(t, found, 200)
 	require.Equal(t, 3, f.getCalls, "250 distinct keys: ceil(250/100) requests")
 	require.Equal(t, 3, f.maxInFlight, "all three in flight at once")
-	require.Equal(t, str("x"), found[itemID("t", testKey(199))]["v"])
+	require.Equal(t, str("x"), found[ItemID("t", testKey(199))]["v"])
 }
 
 func TestBatchGetKeepsItemsReturnedWithUnprocessedKeys(t *testing.T) {
@@ -272,7 +272,7 @@ func TestBatchGetKeepsItemsReturnedWithUnprocessedKeys(t *testing.T) {
 		ka := reqs["t"]
 		return map[string]types.KeysAndAttributes{"t": {Keys: ka.Keys[len(ka.Keys)/2:]}}, nil
 	}
-	found, err := testBatcher(f, 1, nil).get(context.Background(), gets("t", seq(100)...), readOptions{consistent: true})
+	found, err := testBatcher(f, 1, nil).Get(context.Background(), gets("t", seq(100)...), ReadOptions{Consistent: true})
 
 	require.NoError(t, err)
 	require.Len(t, found, 100, "items of partial responses are kept")
@@ -291,9 +291,9 @@ func TestBatchGetFailureNamesTheKeysNotRead(t *testing.T) {
 		}
 		return nil, nil
 	}
-	_, err := testBatcher(f, 1, nil).get(context.Background(), gets("t", seq(150)...), readOptions{})
+	_, err := testBatcher(f, 1, nil).Get(context.Background(), gets("t", seq(150)...), ReadOptions{})
 
-	var be *BatchError
+	var be *Error
 	require.ErrorAs(t, err, &be)
 	require.ErrorIs(t, err, errInjected)
 	require.Equal(t, "BatchGetItem", be.Op)
@@ -325,17 +325,17 @@ func TestChunk(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, chunk(tt.items, tt.maxCount, tt.maxBytes, size))
+			require.Equal(t, tt.want, Chunk(tt.items, tt.maxCount, tt.maxBytes, size))
 		})
 	}
 }
 
 func TestBackoffStaysUnderTheCappedCeiling(t *testing.T) {
-	r := RetryOptions{MaxAttempts: 5, BaseDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}
+	r := Policy{MaxAttempts: 5, BaseDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}
 	for n := 1; n <= 40; n++ {
 		ceiling := min(r.BaseDelay<<min(n-1, 30), r.MaxDelay)
 		for range 50 {
-			d := r.backoff(n)
+			d := r.Backoff(n)
 			require.GreaterOrEqual(t, d, time.Duration(0))
 			require.LessOrEqual(t, d, ceiling)
 		}
@@ -343,14 +343,14 @@ func TestBackoffStaysUnderTheCappedCeiling(t *testing.T) {
 }
 
 func TestRetryStateCountsOnlyRequestsWithoutProgress(t *testing.T) {
-	s := retryState{opts: RetryOptions{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Second}}
-	_, retry := s.next(10, 10) // no progress: 1
+	s := RetryState{Opts: Policy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Second}}
+	_, retry := s.Next(10, 10) // no progress: 1
 	require.True(t, retry)
-	_, retry = s.next(10, 9) // progress resets
+	_, retry = s.Next(10, 9) // progress resets
 	require.True(t, retry)
-	_, retry = s.next(9, 9) // 1
+	_, retry = s.Next(9, 9) // 1
 	require.True(t, retry)
-	_, retry = s.next(9, 9) // 2: budget spent
+	_, retry = s.Next(9, 9) // 2: budget spent
 	require.False(t, retry)
 }
 
@@ -372,13 +372,13 @@ func throttleFirst[R any](op string, n int) func(int, map[string]R) (map[string]
 }
 
 func TestBatchRetriesAThrottledChunkUntilDone(t *testing.T) {
-	for _, n := range []int{1, 3, defaultMaxAttempts - 1} {
+	for _, n := range []int{1, 3, testPolicy.MaxAttempts - 1} {
 		t.Run(fmt.Sprintf("read throttled %d times", n), func(t *testing.T) {
 			f := newFakeDB(t)
 			seed(f, "t", 0, 100)
 			f.getHook = throttleFirst[types.KeysAndAttributes]("BatchGetItem", n)
 			var waits []time.Duration
-			found, err := testBatcher(f, 1, &waits).get(context.Background(), gets("t", seq(100)...), readOptions{})
+			found, err := testBatcher(f, 1, &waits).Get(context.Background(), gets("t", seq(100)...), ReadOptions{})
 
 			require.NoError(t, err)
 			require.Len(t, found, 100)
@@ -389,7 +389,7 @@ func TestBatchRetriesAThrottledChunkUntilDone(t *testing.T) {
 			f := newFakeDB(t)
 			f.writeHook = throttleFirst[[]types.WriteRequest]("BatchWriteItem", n)
 			var waits []time.Duration
-			require.NoError(t, testBatcher(f, 1, &waits).write(context.Background(), puts("t", 0, 25, "a")))
+			require.NoError(t, testBatcher(f, 1, &waits).Write(context.Background(), puts("t", 0, 25, "a")))
 
 			require.Len(t, f.items, 25)
 			require.Equal(t, n+1, f.writeCalls)
@@ -402,12 +402,12 @@ func TestBatchRetriesAThrottledChunkUntilDone(t *testing.T) {
 // giving both ErrUnprocessed and the throttling as its cause.
 func requireThrottledBatchError(t *testing.T, err error, op string, keys []ItemKey) {
 	t.Helper()
-	var be *BatchError
+	var be *Error
 	require.ErrorAs(t, err, &be)
 	require.Equal(t, op, be.Op)
 	require.Equal(t, keys, be.Keys)
 	require.ErrorIs(t, err, ErrUnprocessed)
-	require.True(t, isThrottle(err), "the cause is throttling: %v", err)
+	require.True(t, IsThrottle(err), "the cause is throttling: %v", err)
 	var apiErr smithy.APIError
 	require.ErrorAs(t, err, &apiErr)
 	require.Equal(t, "ProvisionedThroughputExceededException", apiErr.ErrorCode())
@@ -425,25 +425,25 @@ func TestBatchGetOfAnAlwaysThrottledChunkNamesItsKeys(t *testing.T) {
 	f := newFakeDB(t)
 	seed(f, "t", 0, 100)
 	f.getHook = throttleFirst[types.KeysAndAttributes]("BatchGetItem", math.MaxInt)
-	_, err := testBatcher(f, 1, nil).get(context.Background(), gets("t", seq(100)...), readOptions{})
+	_, err := testBatcher(f, 1, nil).Get(context.Background(), gets("t", seq(100)...), ReadOptions{})
 
 	requireThrottledBatchError(t, err, "BatchGetItem", itemKeys("t", 0, 100))
-	require.Equal(t, defaultMaxAttempts, f.getCalls, "every request is throttled: none makes progress")
+	require.Equal(t, testPolicy.MaxAttempts, f.getCalls, "every request is throttled: none makes progress")
 }
 
 func TestBatchWriteOfAnAlwaysThrottledChunkNamesItsKeysOnly(t *testing.T) {
 	f := newFakeDB(t)
 	f.writeHook = func(_ int, reqs map[string][]types.WriteRequest) (map[string][]types.WriteRequest, error) {
-		if f.itemKeyID("t", reqs["t"][0].PutRequest.Item) == itemID("t", testKey(25)) {
+		if f.itemKeyID("t", reqs["t"][0].PutRequest.Item) == ItemID("t", testKey(25)) {
 			return nil, throttled("BatchWriteItem")
 		}
 		return nil, nil
 	}
-	err := testBatcher(f, 2, nil).write(context.Background(), puts("t", 0, 50, "a"))
+	err := testBatcher(f, 2, nil).Write(context.Background(), puts("t", 0, 50, "a"))
 
 	requireThrottledBatchError(t, err, "BatchWriteItem", itemKeys("t", 25, 50))
 	require.Len(t, f.items, 25, "the chunk that is not throttled is written")
-	require.Equal(t, 1+defaultMaxAttempts, f.writeCalls)
+	require.Equal(t, 1+testPolicy.MaxAttempts, f.writeCalls)
 }
 
 // throttleOrLeaveHalf is a fakeDB hook that throttles every third request and leaves
@@ -467,7 +467,7 @@ func TestBatchThrottlingMixedWithUnprocessedItemsLosesAndRepeatsNothing(t *testi
 	const n = 250 // 3 reads, 10 writes
 	// Parallel chunks share the throttled calls in no set order; a large budget keeps
 	// the outcome independent of it.
-	batcher := func(f *fakeDB) *batcher {
+	batcher := func(f *fakeDB) *Engine {
 		b := testBatcher(f, 4, nil)
 		b.retry.MaxAttempts = 100
 		return b
@@ -476,7 +476,7 @@ func TestBatchThrottlingMixedWithUnprocessedItemsLosesAndRepeatsNothing(t *testi
 		t.Helper()
 		require.Len(t, f.processed, n)
 		for i := range n {
-			require.Equal(t, 1, f.processed[itemID("t", testKey(i))], "item %d", i)
+			require.Equal(t, 1, f.processed[ItemID("t", testKey(i))], "item %d", i)
 		}
 	}
 
@@ -488,12 +488,12 @@ func TestBatchThrottlingMixedWithUnprocessedItemsLosesAndRepeatsNothing(t *testi
 			func(ka types.KeysAndAttributes, k int) types.KeysAndAttributes {
 				return types.KeysAndAttributes{Keys: ka.Keys[:k]}
 			})
-		found, err := batcher(f).get(context.Background(), gets("t", seq(n)...), readOptions{})
+		found, err := batcher(f).Get(context.Background(), gets("t", seq(n)...), ReadOptions{})
 
 		require.NoError(t, err)
 		require.Len(t, found, n)
 		for i := range n {
-			require.Equal(t, testItem(i, "x"), found[itemID("t", testKey(i))])
+			require.Equal(t, testItem(i, "x"), found[ItemID("t", testKey(i))])
 		}
 		requireEachProcessedOnce(t, f)
 	})
@@ -502,7 +502,7 @@ func TestBatchThrottlingMixedWithUnprocessedItemsLosesAndRepeatsNothing(t *testi
 		f.writeHook = throttleOrLeaveHalf("BatchWriteItem",
 			func(rs []types.WriteRequest) int { return len(rs) },
 			func(rs []types.WriteRequest, k int) []types.WriteRequest { return rs[:k] })
-		require.NoError(t, batcher(f).write(context.Background(), puts("t", 0, n, "a")))
+		require.NoError(t, batcher(f).Write(context.Background(), puts("t", 0, n, "a")))
 
 		require.Len(t, f.items, n)
 		requireEachProcessedOnce(t, f)

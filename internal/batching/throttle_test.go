@@ -1,4 +1,4 @@
-package ryno
+package batching
 
 import (
 	"context"
@@ -46,16 +46,16 @@ func TestIsThrottle(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, isThrottle(tt.err))
+			require.Equal(t, tt.want, IsThrottle(tt.err))
 		})
 	}
 }
 
 func TestRetryThrottledMarksOnlyThrottlingForRetry(t *testing.T) {
 	throttle := sdkError("BatchGetItem", &types.ProvisionedThroughputExceededException{})
-	var later *retryLater
+	var later *RetryLater
 	require.ErrorAs(t, retryThrottled(throttle), &later)
-	require.Same(t, throttle, later.err)
+	require.Same(t, throttle, later.Err)
 
 	require.Same(t, errInjected, retryThrottled(errInjected))
 }

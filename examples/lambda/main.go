@@ -8,6 +8,7 @@
 //	RYNO_TABLE_PREFIX          the tables' prefix, as given to ryno migrate up (required)
 //	AWS_ENDPOINT_URL_DYNAMODB  another DynamoDB endpoint, such as DynamoDB Local
 //	RYNO_CURSOR_KEY            32 random bytes, base64, to seal listing cursors
+//	RYNO_HANDLER               "stream" for the stream consumer (StreamHandler); the API otherwise
 //
 // Build it for the provided.al2023 runtime on arm64:
 //
@@ -29,6 +30,15 @@ func main() {
 	if err != nil {
 		log.Error("start", "error", err)
 		os.Exit(1)
+	}
+	if os.Getenv("RYNO_HANDLER") == "stream" {
+		s, err := NewStreamHandler(h.db, log)
+		if err != nil {
+			log.Error("start", "error", err)
+			os.Exit(1)
+		}
+		lambda.Start(s.Handle)
+		return
 	}
 	lambda.Start(h.Handle)
 }

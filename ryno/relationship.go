@@ -101,11 +101,16 @@ func (c *Client) RelatedEntities(ctx context.Context, subject Key, predicate str
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]Key, len(rels.Items))
-	for i, r := range rels.Items {
-		keys[i] = r.Object
+	return c.entitiesPage(ctx, keysOf(rels.Items, func(r Relationship) Key { return r.Object }), rels.Cursor, p.Consistent)
+}
+
+// keysOf returns the key pick takes from each relationship.
+func keysOf(rels []Relationship, pick func(Relationship) Key) []Key {
+	keys := make([]Key, len(rels))
+	for i, r := range rels {
+		keys[i] = pick(r)
 	}
-	return c.entitiesPage(ctx, keys, rels.Cursor, p.Consistent)
+	return keys
 }
 
 // AllRelatedEntities iterates over every entity RelatedEntities would page through.
@@ -181,11 +186,7 @@ func (c *Client) ReverseRelatedEntities(ctx context.Context, object Key, predica
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]Key, len(rels.Items))
-	for i, r := range rels.Items {
-		keys[i] = r.Subject
-	}
-	return c.entitiesPage(ctx, keys, rels.Cursor, p.Consistent)
+	return c.entitiesPage(ctx, keysOf(rels.Items, func(r Relationship) Key { return r.Subject }), rels.Cursor, p.Consistent)
 }
 
 // AllReverseRelatedEntities iterates over every entity ReverseRelatedEntities would

@@ -7,12 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
-	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/changes"
@@ -20,14 +14,11 @@ import (
 	"github.com/rynodb/rynodb/ryno"
 )
 
-// enableStreams turns on a stream of new and old images on the store's tables, as
-// `ryno migrate up --streams --update-existing` does.
+// enableStreams turns on a stream of new and old images on the store's tables.
 func enableStreams(t *testing.T, s *store) {
 	t.Helper()
 	for _, table := range s.Names().Tables() {
-		_, err := s.raw.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(table),
-			StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages}})
-		require.NoError(t, err)
+		dynamotest.EnableStream(t, s.raw, table)
 	}
 }
 
@@ -35,50 +26,18 @@ func enableStreams(t *testing.T, s *store) {
 // them, table by table, in each shard's order.
 func streamChanges(t *testing.T, s *store) []changes.Change {
 	t.Helper()
-	api := dynamodbstreams.New(dynamodbstreams.Options{
-		Region:       dynamotest.Region,
-		BaseEndpoint: aws.String(dynamotest.Endpoint()),
-		Credentials:  credentials.NewStaticCredentialsProvider(dynamotest.AccessKey, dynamotest.SecretKey, ""),
-	})
 	d, err := changes.NewDecoder(s.Names().Prefix)
 	require.NoError(t, err)
 	var out []changes.Change
 	for _, table := range s.Names().Tables() {
-		desc, err := s.raw.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
-		require.NoError(t, err)
-		arn := aws.ToString(desc.Table.LatestStreamArn)
-		require.NotEmpty(t, arn, "table %s has a stream", table)
-		for _, rec := range streamRecords(t, api, arn) {
+		_, records := dynamotest.StreamRecords(t, s.raw, table)
+		for _, rec := range records {
 			cs, err := d.Stream(table, rec)
 			require.NoError(t, err)
 			out = append(out, cs...)
 		}
 	}
 	return out
-}
-
-// streamRecords returns the records of every shard of the stream, parents first.
-func streamRecords(t *testing.T, api *dynamodbstreams.Client, arn string) []streamtypes.Record {
-	t.Helper()
-	var records []streamtypes.Record
-	stream, err := api.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
-	require.NoError(t, err)
-	for _, shard := range stream.StreamDescription.Shards {
-		it, err := api.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn),
-			ShardId: shard.ShardId, ShardIteratorType: streamtypes.ShardIteratorTypeTrimHorizon})
-		require.NoError(t, err)
-		iter := it.ShardIterator
-		for empty := 0; iter != nil && empty < 2; {
-			out, err := api.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter})
-			require.NoError(t, err)
-			if len(out.Records) == 0 {
-				empty++
-			}
-			records = append(records, out.Records...)
-			iter = out.NextShardIterator
-		}
-	}
-	return records
 }
 
 // byKind returns the strings of the changes of kinds, in their order.

@@ -9,10 +9,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
 	"github.com/rynodb/rynodb/integration/dynamotest"
@@ -24,10 +20,9 @@ func TestStreamConsumerCountsEachAuthorsArticlesOnce(t *testing.T) {
 	prefix := dynamotest.Tables(t, dynamotest.API(t))
 	db := newTestCatalog(t, prefix)
 	table := db.Names().Relationships
-	_, err := dynamotest.API(t).UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(table),
-		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages}})
-	must(t, err)
+	dynamotest.EnableStream(t, dynamotest.API(t), table)
 
+	var err error
 	ada, bob := authors.key("ada"), authors.key("bob")
 	a1, a2 := articles.key("a1"), articles.key("a2")
 	for _, k := range []ryno.Key{ada, bob, a1, a2} {
@@ -88,31 +83,10 @@ func TestStreamConsumerCountsEachAuthorsArticlesOnce(t *testing.T) {
 // them in one batch.
 func lambdaEvent(t *testing.T, table string) events.DynamoDBEvent {
 	t.Helper()
-	ctx := context.Background()
-	desc, err := dynamotest.API(t).DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
-	must(t, err)
-	arn := aws.ToString(desc.Table.LatestStreamArn)
-	api := dynamodbstreams.New(dynamodbstreams.Options{Region: dynamotest.Region, BaseEndpoint: aws.String(dynamotest.Endpoint()),
-		Credentials: credentials.NewStaticCredentialsProvider(dynamotest.AccessKey, dynamotest.SecretKey, "")})
-	stream, err := api.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
-	must(t, err)
+	arn, records := dynamotest.StreamRecords(t, dynamotest.API(t), table)
 	var ev events.DynamoDBEvent
-	for _, shard := range stream.StreamDescription.Shards {
-		it, err := api.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn),
-			ShardId: shard.ShardId, ShardIteratorType: streamtypes.ShardIteratorTypeTrimHorizon})
-		must(t, err)
-		iter := it.ShardIterator
-		for empty := 0; iter != nil && empty < 2; {
-			out, err := api.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter})
-			must(t, err)
-			if len(out.Records) == 0 {
-				empty++
-			}
-			for _, r := range out.Records {
-				ev.Records = append(ev.Records, lambdaRecord(t, arn, r))
-			}
-			iter = out.NextShardIterator
-		}
+	for _, r := range records {
+		ev.Records = append(ev.Records, lambdaRecord(t, arn, r))
 	}
 	if len(ev.Records) == 0 {
 		t.Fatal("the stream holds no record")

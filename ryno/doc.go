@@ -63,11 +63,12 @@
 // and Modify replaces the lists it names, with the entity; Get with
 // WithRelationships fills Entity.Relationships, which no write sends.
 // AddRelationships, RemoveRelationships and ReplaceRelationships change one list, writing only the difference. Relationships,
-// RelatedEntities, ReverseRelationships and HasRelationship read them;
-// ReverseRelationships answers who points at an entity, under one predicate or any.
-// Every listing has an iterator over all its pages (AllRelationships,
-// AllRelatedEntities, AllReverseRelationships). Delete removes every entry to or from
-// the entity before the entity itself.
+// RelatedEntities, ReverseRelationships, ReverseRelatedEntities and HasRelationship
+// read them; ReverseRelationships answers who points at an entity, under one
+// predicate or any, ordered by predicate, subject and position whatever the order of
+// the writes. Every listing has an iterator over all its pages (AllRelationships,
+// AllRelatedEntities, AllReverseRelationships, AllReverseRelatedEntities). Delete
+// removes every entry to or from the entity before the entity itself.
 //
 // Each list write is linearizable for its subject and predicate. A list has a head
 // (its version, next free position, count and a digest of its entries) and a marker
@@ -161,4 +162,11 @@
 // report as attributes. Options.Logger logs retries, throttling, conflicts and
 // partial failures through log/slog. A client given none of them adds no work to
 // its calls.
+//
+// # Change events
+//
+// With the tables' streams on (migrations.Options.Streams), package changes decodes
+// their records into what the calls did: entities created, updated and deleted,
+// entries added and removed, unique values claimed and released. EntityFromItem
+// decodes an entity item as a record, an export or a backup holds it.
 package ryno

@@ -161,10 +161,10 @@ func (c *Client) acquireList(ctx context.Context, subject Key, predicate string,
 		}
 		var err error
 		if now := c.opts.Now(); seen.Leased(now) {
-			if err = pace.hold(ctx, seen.LeaseUntil, now); err != nil {
+			if err = pace.Hold(ctx, seen.LeaseUntil, now); err != nil {
 				return nil, &LeaseError{Key: subject, Predicate: predicate, Until: seen.LeaseUntil, Err: err}
 			}
-		} else if err = pace.wait(ctx); err != nil {
+		} else if err = pace.Wait(ctx); err != nil {
 			return nil, &ConflictError{Key: subject, Predicate: predicate, Reason: "concurrent writers kept changing it: " + err.Error()}
 		}
 		h, err := c.readHead(ctx, subject, predicate)

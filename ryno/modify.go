@@ -52,7 +52,7 @@ func (c *Client) modify(ctx context.Context, k Key, o writeOptions, fn func(e *E
 		if !errors.As(err, &conflict) {
 			return stored, err
 		}
-		if err := pace.wait(ctx); err != nil {
+		if err := pace.Wait(ctx); err != nil {
 			return nil, &ConflictError{Key: k, Stored: conflict.Stored, Missing: conflict.Missing,
 				Reason: "concurrent writers kept changing it: " + err.Error()}
 		}

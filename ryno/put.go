@@ -180,7 +180,7 @@ func (w *write) run(ctx context.Context) (*Entity, error) {
 			return done, err
 		}
 		x, read = next, false
-		if err := pace.wait(ctx); err != nil {
+		if err := pace.Wait(ctx); err != nil {
 			return nil, &ConflictError{Key: w.e.Key, Reason: "concurrent writers kept changing it: " + err.Error()}
 		}
 	}
@@ -195,7 +195,7 @@ func (w *write) run(ctx context.Context) (*Entity, error) {
 		}
 		if again {
 			x, read = snap.x, false
-			if err := pace.wait(ctx); err != nil {
+			if err := pace.Wait(ctx); err != nil {
 				if held != nil {
 					return nil, held
 				}
@@ -222,7 +222,7 @@ func (w *write) run(ctx context.Context) (*Entity, error) {
 			}
 		}
 		read = false
-		if err := pace.wait(ctx); err != nil {
+		if err := pace.Wait(ctx); err != nil {
 			return nil, &ConflictError{Key: w.e.Key, Expected: w.e.Version, Reason: "concurrent writers kept changing it: " + err.Error()}
 		}
 	}

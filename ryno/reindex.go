@@ -119,7 +119,7 @@ func (c *Client) reindexEntity(ctx context.Context, item map[string]types.Attrib
 		if done || err != nil {
 			return r, err
 		}
-		if err := pace.wait(ctx); err != nil {
+		if err := pace.Wait(ctx); err != nil {
 			return nil, wrap(err, "reindex %s", k)
 		}
 		if item, err = c.getItem(ctx, k, true); err != nil {

@@ -120,10 +120,10 @@ func (c *Client) writeList(ctx context.Context, op listOp) (relationships.Change
 			}
 		}
 		if now := c.opts.Now(); s.head.Leased(now) {
-			if err := pace.hold(ctx, s.head.LeaseUntil, now); err != nil {
+			if err := pace.Hold(ctx, s.head.LeaseUntil, now); err != nil {
 				return relationships.Change{}, &LeaseError{Key: op.subject, Predicate: op.predicate, Until: s.head.LeaseUntil, Err: err}
 			}
-		} else if err := pace.wait(ctx); err != nil {
+		} else if err := pace.Wait(ctx); err != nil {
 			return relationships.Change{}, listConflict(op, err)
 		}
 	}
@@ -150,7 +150,7 @@ func (c *Client) readListReady(ctx context.Context, op listOp) (listState, error
 				return s, err
 			}
 		case relationships.Doubtful:
-			if err := pace.wait(ctx); err != nil {
+			if err := pace.Wait(ctx); err != nil {
 				return s, listConflict(op, err)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -50,8 +51,9 @@ func (c *Client) TransactNext(ctx context.Context, owner Key, name string, build
 	if build == nil {
 		return 0, nil, invalid("TransactNext", name, "needs a function building the operations")
 	}
-	pace := c.conflictPacer()
-	pace.opts.MaxAttempts *= drawAttempts
+	conflicts := batching.Policy(c.opts.Conflicts)
+	conflicts.MaxAttempts *= drawAttempts
+	pace := batching.NewPacer(conflicts, c.batch.Sleep, retrying)
 	for {
 		last, err := c.readSequence(ctx, owner, name, true)
 		if err != nil {
@@ -69,7 +71,7 @@ func (c *Client) TransactNext(ctx context.Context, owner Key, name string, build
 		if moved, rerr := c.sequenceMoved(ctx, owner, name, last, err); rerr != nil || !moved {
 			return 0, nil, errors.Join(err, rerr)
 		}
-		if err := pace.wait(ctx); err != nil {
+		if err := pace.Wait(ctx); err != nil {
 			return 0, nil, &ConflictError{Key: owner, Reason: "other calls kept drawing from sequence " + name + ": " + err.Error()}
 		}
 	}

@@ -229,7 +229,7 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 				}
 			}
 		}
-		if err := pace.wait(ctx); err != nil {
+		if err := pace.Wait(ctx); err != nil {
 			return wrap(err, "lists pointing at the entity kept changing, or stayed held by another writer")
 		}
 	}

@@ -176,7 +176,7 @@ func (c *Client) Transact(ctx context.Context, ops ...Op) (_ []OpResult, err err
 		var early *TransactionError
 		switch {
 		case errors.Is(err, errRetryTx):
-			if err := pace.wait(ctx); err != nil {
+			if err := pace.Wait(ctx); err != nil {
 				return nil, wrap(errRetryTx, "transaction")
 			}
 			continue
@@ -201,7 +201,7 @@ func (c *Client) Transact(ctx context.Context, ops ...Op) (_ []OpResult, err err
 		if !retry {
 			return nil, &TransactionError{Ops: refused}
 		}
-		if err := pace.wait(ctx); err != nil {
+		if err := pace.Wait(ctx); err != nil {
 			return nil, &TransactionError{Ops: refused}
 		}
 	}

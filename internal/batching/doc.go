@@ -8,8 +8,9 @@
 //
 // It also holds what the store's other requests share with it: the retry Policy
 // (ryno.RetryOptions), the classification of throttling (IsThrottle,
-// RetryableCancellation), UntilDone, the retry loop any request can use, and
-// Parallel, the bounded fan-out of the calls.
+// RetryableCancellation), UntilDone, the retry loop any request can use, Pacer,
+// which spaces the attempts of a write that loses races, and Parallel, the bounded
+// fan-out of the calls.
 //
 // It needs only the SDK: it imports nothing of the store but packages schema and
 // errs, and package ryno reports its retries through Engine.Retrying.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/tables"
 )
@@ -55,9 +56,9 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 	opts = opts.withDefaults()
 	obs := newObserver(opts)
 	if obs != nil {
-		api = observed{api}
+		api = requests.Observed{API: api}
 	}
-	api = throttledReads{DynamoDBAPI: missingTables{api}, retry: opts.Retry, sleep: batching.SleepContext}
+	api = requests.Reads{API: requests.Missing{API: api}, Retry: batching.Policy(opts.Retry), Sleep: batching.SleepContext, Retrying: retrying}
 	batch := batching.NewEngine(api, opts.MaxConcurrency, batching.Policy(opts.Retry))
 	batch.Retrying = retrying
 	return &Client{

@@ -9,6 +9,7 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/paging"
+	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/tables"
 )
 
@@ -43,7 +44,7 @@ var (
 	// ErrTableNotFound matches a *TableNotFoundError, and a *SchemaError that finds
 	// a table missing: the tables were not created (see package migrations) or
 	// Options.TablePrefix names another store.
-	ErrTableNotFound = errors.New("ryno: table not found")
+	ErrTableNotFound = requests.ErrTableNotFound
 
 	// ErrSchemaMismatch matches a *SchemaError that finds the tables or their indexes
 	// other than this version of the store needs.
@@ -167,17 +168,7 @@ func invalid(field, value, reason string) error {
 func wrap(err error, format string, args ...any) error { return errs.Wrap(err, format, args...) }
 
 // TableNotFoundError reports a request refused because a table of the store does
-// not exist. It matches ErrTableNotFound, and unwraps to DynamoDB's error.
-type TableNotFoundError struct {
-	Table string // the missing table; several joined with "or" when DynamoDB did not say which
-	Err   error  // DynamoDB's ResourceNotFoundException
-}
-
-func (e *TableNotFoundError) Error() string {
-	return "ryno: table " + e.Table + " not found; create the tables with `ryno migrate up` or check Options.TablePrefix"
-}
-
-// Is reports whether target is ErrTableNotFound.
-func (e *TableNotFoundError) Is(target error) bool { return target == ErrTableNotFound }
-
-func (e *TableNotFoundError) Unwrap() error { return e.Err }
+// not exist: Table names it (several joined with "or" when DynamoDB did not say
+// which), and Err is DynamoDB's ResourceNotFoundException, which it unwraps to. It
+// matches ErrTableNotFound.
+type TableNotFoundError = requests.TableNotFoundError

@@ -10,7 +10,10 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/requests"
 )
 
 // instrumentationName names the tracer of the store's spans.
@@ -48,12 +51,27 @@ type call struct {
 	ctx   context.Context // the caller's, with the span: what OnCall receives
 }
 
-type callKey struct{}
-
 // callOf returns the call ctx belongs to, or nil.
 func callOf(ctx context.Context) *call {
-	k, _ := ctx.Value(callKey{}).(*call)
+	k, _ := requests.RecorderOf(ctx).(*call)
 	return k
+}
+
+// Sent, Answered, WantsCapacity and Throttled make a call the requests.Recorder of
+// its requests.
+func (k *call) Sent(api string) { k.stats.sent(api) }
+
+func (k *call) Answered(throttles, retries, unprocessed int, consumed []types.ConsumedCapacity, write bool) {
+	k.stats.answered(throttles, retries, unprocessed, consumed, write)
+}
+
+func (k *call) WantsCapacity() bool { return k.obs.wantsCapacity() }
+
+func (k *call) Throttled(ctx context.Context, api string, attempt int) {
+	if log := k.obs.log; log != nil {
+		log.LogAttrs(ctx, slog.LevelWarn, "ryno: throttled", slog.String("op", k.stats.op),
+			slog.String("api", api), slog.Int("attempt", attempt))
+	}
 }
 
 // begin starts a call of method op: every public call goes through it first. It
@@ -74,7 +92,7 @@ func (c *Client) begin(ctx context.Context, op string) (context.Context, *call, 
 			trace.WithAttributes(attribute.String("ryno.table_prefix", c.obs.prefix)))
 	}
 	k.ctx = ctx // without the call: calls OnCall makes are calls of their own
-	return context.WithValue(ctx, callKey{}, k), k, nil
+	return requests.WithRecorder(ctx, k), k, nil
 }
 
 // end reports the call, ended with *errp.

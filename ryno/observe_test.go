@@ -18,6 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/rynodb/rynodb/internal/requests"
 )
 
 // scripted is a DynamoDB endpoint on loopback that answers each request with what
@@ -213,7 +215,7 @@ func TestUnobservedClientPaysNothing(t *testing.T) {
 	if c.obs != nil {
 		t.Fatal("a client without OnCall, TracerProvider or Logger has an observer")
 	}
-	if _, ok := c.api.(throttledReads).DynamoDBAPI.(missingTables).DynamoDBAPI.(observed); ok {
+	if _, ok := c.api.(requests.Reads).API.(requests.Missing).API.(requests.Observed); ok {
 		t.Fatal("an unobserved client sends its requests through the observer")
 	}
 	ctx := context.Background()

@@ -1,4 +1,4 @@
-package ryno
+package requests
 
 import (
 	"testing"
@@ -6,6 +6,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/internal/errs"
 )
 
 func TestJoinOr(t *testing.T) {
@@ -39,7 +41,7 @@ func TestTransactTablesAreDistinctInOrder(t *testing.T) {
 
 func TestTableNotFoundErrorMatches(t *testing.T) {
 	rnf := &types.ResourceNotFoundException{Message: aws.String("Requested resource not found")}
-	err := wrap(&TableNotFoundError{Table: "p_entities_master", Err: rnf}, "get %s", "acme:user:ada")
+	err := errs.Wrap(&TableNotFoundError{Table: "p_entities_master", Err: rnf}, "get %s", "acme:user:ada")
 	require.ErrorIs(t, err, ErrTableNotFound)
 	var got *types.ResourceNotFoundException
 	require.ErrorAs(t, err, &got)

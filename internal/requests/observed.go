@@ -1,8 +1,7 @@
-package ryno
+package requests
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -11,16 +10,43 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 )
 
-// observed is the innermost client of an observed Client: it sees every request
-// the store sends, retries included, and records it in the call its context
-// belongs to. Requests outside a call pass through untouched.
-type observed struct {
-	api DynamoDBAPI
+// Recorder records the requests of one call of the store: package ryno's call
+// implements it, and puts it in the context of the call's requests.
+type Recorder interface {
+	// Sent records that a request of API api is sent.
+	Sent(api string)
+	// Answered records its answer: attempts DynamoDB throttled, SDK retries, items
+	// left unprocessed, the capacity consumed, and whether the API writes.
+	Answered(throttles, retries, unprocessed int, consumed []types.ConsumedCapacity, write bool)
+	// WantsCapacity reports whether requests should ask for the capacity they use.
+	WantsCapacity() bool
+	// Throttled is told of each attempt DynamoDB throttled.
+	Throttled(ctx context.Context, api string, attempt int)
+}
+
+type recorderKey struct{}
+
+// WithRecorder returns ctx carrying r: the requests sent with it are recorded.
+func WithRecorder(ctx context.Context, r Recorder) context.Context {
+	return context.WithValue(ctx, recorderKey{}, r)
+}
+
+// RecorderOf returns the Recorder ctx carries, or nil.
+func RecorderOf(ctx context.Context) Recorder {
+	r, _ := ctx.Value(recorderKey{}).(Recorder)
+	return r
+}
+
+// Observed is the innermost client of an observed store: it sees every request
+// the store sends, retries included, and records it with the Recorder its context
+// carries. Requests outside a call pass through untouched.
+type Observed struct {
+	API API
 }
 
 // request is one request being recorded.
 type request struct {
-	k         *call
+	k         Recorder
 	api       string
 	attempts  int // HTTP attempts, counted by the SDK middleware when there is one
 	throttled int // attempts DynamoDB throttled
@@ -29,11 +55,11 @@ type request struct {
 // startRequest records that a request of API op is sent, and returns the options that
 // count its attempts.
 func startRequest(ctx context.Context, op string, opts []func(*dynamodb.Options)) (*request, []func(*dynamodb.Options)) {
-	k := callOf(ctx)
+	k := RecorderOf(ctx)
 	if k == nil {
 		return nil, opts
 	}
-	k.stats.sent(op)
+	k.Sent(op)
 	r := &request{k: k, api: op}
 	return r, append(opts[:len(opts):len(opts)], r.countAttempts)
 }
@@ -47,7 +73,7 @@ func (r *request) done(err error, unprocessed int, consumed []types.ConsumedCapa
 	if r.attempts == 0 && batching.IsThrottle(err) { // a client without the SDK's middleware
 		throttles = 1
 	}
-	r.k.stats.answered(throttles, max(retries, 0), unprocessed, consumed, writeAPIs[r.api])
+	r.k.Answered(throttles, max(retries, 0), unprocessed, consumed, writeAPIs[r.api])
 }
 
 // countAttempts adds a middleware after the SDK's retryer, so that it runs once
@@ -68,10 +94,7 @@ func (r *request) attempt(ctx context.Context, in middleware.FinalizeInput, next
 	r.attempts++
 	if batching.IsThrottle(err) {
 		r.throttled++
-		if log := r.k.obs.log; log != nil {
-			log.LogAttrs(ctx, slog.LevelWarn, "ryno: throttled", slog.String("op", r.k.stats.op),
-				slog.String("api", r.api), slog.Int("attempt", r.attempts))
-		}
+		r.k.Throttled(ctx, r.api, r.attempts)
 	}
 	return out, md, err
 }
@@ -87,7 +110,7 @@ func send[In, Out any](ctx context.Context, api string, in *In, opts []func(*dyn
 	if r == nil {
 		return call(ctx, in, opts...)
 	}
-	if rcc != nil && r.k.obs.wantsCapacity() && *rcc(in) == "" {
+	if rcc != nil && r.k.WantsCapacity() && *rcc(in) == "" {
 		cp := *in
 		*rcc(&cp) = types.ReturnConsumedCapacityIndexes
 		in = &cp
@@ -108,48 +131,48 @@ func send[In, Out any](ctx context.Context, api string, in *In, opts []func(*dyn
 // write capacity.
 var writeAPIs = map[string]bool{"PutItem": true, "UpdateItem": true, "DeleteItem": true, "BatchWriteItem": true, "TransactWriteItems": true}
 
-func (o observed) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	return send(ctx, "GetItem", in, opts, o.api.GetItem,
+func (o Observed) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return send(ctx, "GetItem", in, opts, o.API.GetItem,
 		func(in *dynamodb.GetItemInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity },
 		func(out *dynamodb.GetItemOutput) ([]types.ConsumedCapacity, int) { return one(out.ConsumedCapacity), 0 })
 }
 
-func (o observed) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	return send(ctx, "PutItem", in, opts, o.api.PutItem,
+func (o Observed) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	return send(ctx, "PutItem", in, opts, o.API.PutItem,
 		func(in *dynamodb.PutItemInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity },
 		func(out *dynamodb.PutItemOutput) ([]types.ConsumedCapacity, int) { return one(out.ConsumedCapacity), 0 })
 }
 
-func (o observed) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	return send(ctx, "UpdateItem", in, opts, o.api.UpdateItem,
+func (o Observed) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	return send(ctx, "UpdateItem", in, opts, o.API.UpdateItem,
 		func(in *dynamodb.UpdateItemInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity },
 		func(out *dynamodb.UpdateItemOutput) ([]types.ConsumedCapacity, int) {
 			return one(out.ConsumedCapacity), 0
 		})
 }
 
-func (o observed) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	return send(ctx, "DeleteItem", in, opts, o.api.DeleteItem,
+func (o Observed) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	return send(ctx, "DeleteItem", in, opts, o.API.DeleteItem,
 		func(in *dynamodb.DeleteItemInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity },
 		func(out *dynamodb.DeleteItemOutput) ([]types.ConsumedCapacity, int) {
 			return one(out.ConsumedCapacity), 0
 		})
 }
 
-func (o observed) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return send(ctx, "Query", in, opts, o.api.Query,
+func (o Observed) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	return send(ctx, "Query", in, opts, o.API.Query,
 		func(in *dynamodb.QueryInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity },
 		func(out *dynamodb.QueryOutput) ([]types.ConsumedCapacity, int) { return one(out.ConsumedCapacity), 0 })
 }
 
-func (o observed) Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	return send(ctx, "Scan", in, opts, o.api.Scan,
+func (o Observed) Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	return send(ctx, "Scan", in, opts, o.API.Scan,
 		func(in *dynamodb.ScanInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity },
 		func(out *dynamodb.ScanOutput) ([]types.ConsumedCapacity, int) { return one(out.ConsumedCapacity), 0 })
 }
 
-func (o observed) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	return send(ctx, "BatchGetItem", in, opts, o.api.BatchGetItem,
+func (o Observed) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	return send(ctx, "BatchGetItem", in, opts, o.API.BatchGetItem,
 		func(in *dynamodb.BatchGetItemInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity },
 		func(out *dynamodb.BatchGetItemOutput) ([]types.ConsumedCapacity, int) {
 			left := 0
@@ -160,8 +183,8 @@ func (o observed) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInp
 		})
 }
 
-func (o observed) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	return send(ctx, "BatchWriteItem", in, opts, o.api.BatchWriteItem,
+func (o Observed) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	return send(ctx, "BatchWriteItem", in, opts, o.API.BatchWriteItem,
 		func(in *dynamodb.BatchWriteItemInput) *types.ReturnConsumedCapacity {
 			return &in.ReturnConsumedCapacity
 		},
@@ -174,8 +197,8 @@ func (o observed) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteIte
 		})
 }
 
-func (o observed) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return send(ctx, "TransactWriteItems", in, opts, o.api.TransactWriteItems,
+func (o Observed) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	return send(ctx, "TransactWriteItems", in, opts, o.API.TransactWriteItems,
 		func(in *dynamodb.TransactWriteItemsInput) *types.ReturnConsumedCapacity {
 			return &in.ReturnConsumedCapacity
 		},
@@ -184,8 +207,8 @@ func (o observed) TransactWriteItems(ctx context.Context, in *dynamodb.TransactW
 		})
 }
 
-func (o observed) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	return send(ctx, "DescribeTable", in, opts, o.api.DescribeTable, nil,
+func (o Observed) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	return send(ctx, "DescribeTable", in, opts, o.API.DescribeTable, nil,
 		func(*dynamodb.DescribeTableOutput) ([]types.ConsumedCapacity, int) { return nil, 0 })
 }
 

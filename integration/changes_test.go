@@ -7,10 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/changes"
 	"github.com/rynodb/rynodb/integration/dynamotest"
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/ryno"
 )
 
@@ -177,4 +181,59 @@ func byKindChanges(cs []changes.Change, kinds ...changes.Kind) []changes.Change 
 		}
 	}
 	return out
+}
+
+func TestAStreamConsumerCleansUpAfterTimeToLive(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+	fan, x := pk("fan"), pk("x")
+	createSubjects(t, s.Client, fan, x)
+	d1 := ryno.Key{Scope: "acme", Type: "doc", ID: "d1"}
+	_, err := s.Create(ctx, doc("d1", "hello", 2))
+	require.NoError(t, err)
+	_, err = s.AddRelationships(ctx, d1, "cites", []ryno.Key{x})
+	require.NoError(t, err)
+	_, err = s.AddRelationships(ctx, fan, "reads", []ryno.Key{d1, x})
+	require.NoError(t, err)
+
+	// DynamoDB's time to live removes the entity item alone, as a service.
+	key := map[string]types.AttributeValue{schema.AttrID: str(d1.ID), schema.AttrScopeTypeKey: str(schema.ScopeTypeKey(d1.Scope, d1.Type))}
+	out, err := s.raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.Names().Entities), Key: key,
+		ReturnValues: types.ReturnValueAllOld})
+	require.NoError(t, err)
+	d, err := changes.NewDecoder(s.Names().Prefix)
+	require.NoError(t, err)
+	cs, err := d.Decode(changes.Record{Table: s.Names().Entities, EventID: "ttl", EventName: "REMOVE", Old: out.Attributes, ByService: true})
+	require.NoError(t, err)
+	require.Len(t, cs, 1)
+	require.True(t, cs[0].Expired)
+
+	consume := func() {
+		for _, c := range cs {
+			if c.Kind == changes.EntityDeleted && c.Expired {
+				require.NoError(t, s.Cleanup(ctx, c.Key))
+			}
+		}
+	}
+	consume()
+	require.Equal(t, []ryno.Key{x}, objectsOf(t, s.Client, fan, "reads", 10), "the entry to it is gone")
+	requireListExact(t, s, fan, "reads")
+	require.Empty(t, objectsOf(t, s.Client, d1, "cites", 10), "its own list is gone")
+	done, err := s.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.Zero(t, done.Orphans+done.Traces, "nothing refers to it: %+v", done)
+	_, err = s.Create(ctx, doc("d2", "hello", 0))
+	require.NoError(t, err, "its unique value is free")
+
+	consume() // a record delivered again
+	requireListExact(t, s, fan, "reads")
+
+	// Late: the entity was created anew before the record came again.
+	_, err = s.Create(ctx, doc("d1", "again", 1))
+	require.NoError(t, err)
+	_, err = s.AddRelationships(ctx, fan, "reads", []ryno.Key{d1})
+	require.NoError(t, err)
+	consume()
+	_, err = s.Get(ctx, d1)
+	require.NoError(t, err, "the new entity stays")
+	require.Equal(t, []ryno.Key{x, d1}, objectsOf(t, s.Client, fan, "reads", 10), "and what refers to it")
 }

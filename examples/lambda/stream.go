@@ -20,7 +20,9 @@ const appliedType = "applied-record"
 
 // StreamHandler keeps each author's article count from the stream of the
 // relationship entries table (`ryno migrate up --streams`): each entry added to or
-// removed from an article's authors changes its author's count by one.
+// removed from an article's authors changes its author's count by one. Given the
+// stream of the entities table too, it completes the deletion of each entity that
+// DynamoDB's time to live removed (Client.Cleanup).
 //
 // Each record is applied exactly once. A record's count change commits in one
 // transaction with an entity named after the record's event ID, whose creation
@@ -65,13 +67,16 @@ func (h *StreamHandler) apply(ctx context.Context, r events.DynamoDBEventRecord)
 		return err
 	}
 	for _, c := range cs {
-		if c.Relationship.Predicate != predicateAuthors {
-			continue
-		}
-		switch c.Kind {
-		case changes.RelationshipAdded:
+		switch {
+		case c.Kind == changes.EntityDeleted && c.Expired:
+			// DynamoDB's time to live removed the entity alone: what referred to
+			// it goes too, and its bylines with it (each a RelationshipRemoved
+			// record of its own, counted when it comes).
+			err = h.db.Cleanup(ctx, c.Key)
+		case c.Relationship.Predicate != predicateAuthors:
+		case c.Kind == changes.RelationshipAdded:
 			err = h.count(ctx, c, 1)
-		case changes.RelationshipRemoved:
+		case c.Kind == changes.RelationshipRemoved:
 			err = h.count(ctx, c, -1)
 		}
 		if err != nil {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
 	"github.com/rynodb/rynodb/integration/dynamotest"
@@ -156,4 +158,48 @@ func equalJSON(a, b map[string]any) bool {
 	x, err1 := json.Marshal(a)
 	y, err2 := json.Marshal(b)
 	return errors.Join(err1, err2) == nil && string(x) == string(y)
+}
+
+func TestStreamConsumerCompletesExpiries(t *testing.T) {
+	ctx := context.Background()
+	prefix := dynamotest.Tables(t, dynamotest.API(t))
+	db := newTestCatalog(t, prefix)
+	ada, a1 := authors.key("ada"), articles.key("a1")
+	for _, k := range []ryno.Key{ada, a1} {
+		_, err := db.Create(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"title": k.ID, "name": k.ID}})
+		must(t, err)
+	}
+	_, err := db.AddRelationships(ctx, a1, predicateAuthors, []ryno.Key{ada})
+	must(t, err)
+
+	// DynamoDB's time to live removes the article's item alone; the stream of the
+	// entities table says so, naming the service as the user.
+	old := events.NewMapAttribute(map[string]events.DynamoDBAttributeValue{
+		"_id": events.NewStringAttribute(a1.ID), "_scope_type_key": events.NewStringAttribute(a1.Scope + ":" + a1.Type),
+		"_scope": events.NewStringAttribute(a1.Scope), "_type": events.NewStringAttribute(a1.Type),
+		"_version": events.NewNumberAttribute("1"),
+	})
+	_, err = dynamotest.API(t).DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(db.Names().Entities),
+		Key: map[string]types.AttributeValue{"_id": &types.AttributeValueMemberS{Value: a1.ID}, "_scope_type_key": &types.AttributeValueMemberS{Value: a1.Scope + ":" + a1.Type}}})
+	must(t, err)
+	ev := events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{{
+		EventID: "ttl", EventName: "REMOVE",
+		EventSourceArn: "arn:aws:dynamodb:us-east-1:123456789012:table/" + db.Names().Entities + "/stream/x",
+		UserIdentity:   &events.DynamoDBUserIdentity{Type: "Service", PrincipalID: "dynamodb.amazonaws.com"},
+		Change:         events.DynamoDBStreamRecord{SequenceNumber: "1", OldImage: old.Map()},
+	}}}
+	h, err := NewStreamHandler(db, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	must(t, err)
+	for range 2 { // once, and again as a retried batch would
+		res, err := h.Handle(ctx, ev)
+		must(t, err)
+		if len(res.BatchItemFailures) > 0 {
+			t.Fatalf("failures: %v", res.BatchItemFailures)
+		}
+	}
+	page, err := db.ReverseRelationships(ctx, ada, predicateAuthors, ryno.PageOptions{})
+	must(t, err)
+	if len(page.Items) != 0 {
+		t.Fatalf("the expired article still lists ada: %v", page.Items)
+	}
 }

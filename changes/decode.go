@@ -136,20 +136,35 @@ func entityOf(item map[string]types.AttributeValue) (*entityImage, error) {
 // entry added or removed. Heads, markers, intents and sequences are bookkeeping,
 // and so is a write that leaves an entry as it was (a new attribute of the store).
 func relationshipChanges(rec Record) ([]Change, error) {
-	old, err := entryOf(rec.Old)
+	return imageChanges(rec, entryOf, func(a, b ryno.Relationship) bool { return a == b },
+		func(r ryno.Relationship) Change {
+			return Change{Kind: RelationshipRemoved, Key: r.Subject, Relationship: r}
+		},
+		func(r ryno.Relationship) Change {
+			return Change{Kind: RelationshipAdded, Key: r.Subject, Relationship: r}
+		})
+}
+
+// imageChanges reads the old and new images of rec with read (nil for what is not
+// one) and returns what the record changed: the old one removed and the new one
+// added, unless they are the same.
+func imageChanges[T any](rec Record, read func(map[string]types.AttributeValue) (*T, error), same func(T, T) bool,
+	removed, added func(T) Change) ([]Change, error) {
+	old, err := read(rec.Old)
 	if err != nil {
 		return nil, fmt.Errorf("old image: %w", err)
 	}
-	cur, err := entryOf(rec.New)
+	cur, err := read(rec.New)
 	if err != nil {
 		return nil, fmt.Errorf("new image: %w", err)
 	}
+	changed := old == nil || cur == nil || !same(*old, *cur)
 	var out []Change
-	if old != nil && (cur == nil || *old != *cur) {
-		out = append(out, Change{Kind: RelationshipRemoved, Key: old.Subject, Relationship: *old})
+	if old != nil && changed {
+		out = append(out, removed(*old))
 	}
-	if cur != nil && (old == nil || *old != *cur) {
-		out = append(out, Change{Kind: RelationshipAdded, Key: cur.Subject, Relationship: *cur})
+	if cur != nil && changed {
+		out = append(out, added(*cur))
 	}
 	return out, nil
 }
@@ -178,22 +193,9 @@ func bookkeeping(item map[string]types.AttributeValue) bool {
 // or released. Index entries are bookkeeping: the entity change that made them is
 // the change.
 func claimChanges(rec Record) ([]Change, error) {
-	old, err := claimOf(rec.Old)
-	if err != nil {
-		return nil, fmt.Errorf("old image: %w", err)
-	}
-	cur, err := claimOf(rec.New)
-	if err != nil {
-		return nil, fmt.Errorf("new image: %w", err)
-	}
-	var out []Change
-	if old != nil && (cur == nil || !sameClaim(*old, *cur)) {
-		out = append(out, claimChange(UniqueReleased, *old))
-	}
-	if cur != nil && (old == nil || !sameClaim(*old, *cur)) {
-		out = append(out, claimChange(UniqueClaimed, *cur))
-	}
-	return out, nil
+	return imageChanges(rec, claimOf, sameClaim,
+		func(c indexentries.Claim) Change { return claimChange(UniqueReleased, c) },
+		func(c indexentries.Claim) Change { return claimChange(UniqueClaimed, c) })
 }
 
 func claimOf(item map[string]types.AttributeValue) (*indexentries.Claim, error) {

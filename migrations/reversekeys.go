@@ -43,8 +43,8 @@ func addReverseKeys(ctx context.Context, api API, names schema.Names) error {
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(reverseKeyWriters)
 		for _, item := range out.Items {
-			if key, ok := missingReverseKey(item); ok {
-				g.Go(func() error { return setReverseKey(gctx, api, names.Relationships, item, key) })
+			if e, ok := relationships.Unindexed(item); ok {
+				g.Go(func() error { return setReverseKey(gctx, api, names.Relationships, e) })
 			}
 		}
 		if err := g.Wait(); err != nil {
@@ -54,51 +54,15 @@ func addReverseKeys(ctx context.Context, api API, names schema.Names) error {
 	return nil
 }
 
-// missingReverseKey returns the _reverse_key item should hold, and whether it lacks
-// it. Items that do not read as entries (heads, markers, intents, sequences) have
-// none, nor have items whose keys are not those of the entry they hold: the store
-// did not write them, and they are left as they are.
-func missingReverseKey(item map[string]types.AttributeValue) (string, bool) {
-	if _, ok := item[schema.AttrObjectKey]; !ok {
-		return "", false
-	}
-	e, err := relationships.FromItem(item)
-	if err != nil || !sameStrings(e.PrimaryKey(), item, schema.AttrSubjectKey, schema.AttrPredicateKey) {
-		return "", false
-	}
-	want := e.ReverseKey()
-	return want, stringAttr(item, schema.AttrReverseKey) != want
-}
-
-// setReverseKey writes key into the entry item, if the entry still exists.
-func setReverseKey(ctx context.Context, api API, table string, item map[string]types.AttributeValue, key string) error {
-	_, err := api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(table),
-		Key: map[string]types.AttributeValue{
-			schema.AttrSubjectKey:   item[schema.AttrSubjectKey],
-			schema.AttrPredicateKey: item[schema.AttrPredicateKey],
-		},
-		UpdateExpression:          aws.String("SET #rk = :rk"),
-		ConditionExpression:       aws.String("attribute_exists(#pk)"),
-		ExpressionAttributeNames:  map[string]string{"#rk": schema.AttrReverseKey, "#pk": schema.AttrSubjectKey},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":rk": &types.AttributeValueMemberS{Value: key}},
-	})
+// setReverseKey writes the entry's key into its item, if the entry still exists.
+func setReverseKey(ctx context.Context, api API, table string, e relationships.Entry) error {
+	_, err := api.UpdateItem(ctx, e.SetReverseKey(table))
 	var gone *types.ConditionalCheckFailedException
 	if errors.As(err, &gone) {
 		return nil
 	}
 	if err != nil {
-		return errs.Wrap(err, "set the reverse key of %s %s", stringAttr(item, schema.AttrSubjectKey), stringAttr(item, schema.AttrPredicateKey))
+		return errs.Wrap(err, "set the reverse key of %s -%s-> %s at %d", e.Subject, e.Predicate, e.Object, e.Index)
 	}
 	return nil
-}
-
-// sameStrings reports whether the string attributes names of a and b are equal.
-func sameStrings(a, b map[string]types.AttributeValue, names ...string) bool {
-	for _, n := range names {
-		if stringAttr(a, n) != stringAttr(b, n) {
-			return false
-		}
-	}
-	return true
 }

@@ -66,7 +66,7 @@ func TestAddReverseKeysLeavesAnEntryDeletedMeanwhileDeleted(t *testing.T) {
 	api, n := newListStore(t, 2, []item{withoutReverseKey(e)})
 	key := e.PrimaryKey()
 	// The entry is deleted between the Scan and the update.
-	err := setReverseKey(context.Background(), deleting{api, n, key}, n.Relationships, e.Item(), e.ReverseKey())
+	err := setReverseKey(context.Background(), deleting{api, n, key}, n.Relationships, e)
 	require.NoError(t, err)
 	require.Empty(t, api.itemsOf(n.Relationships))
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/rynodb/rynodb/internal/requests"
 )
 
 // DynamoDBAPI is the part of the DynamoDB client the store uses. *dynamodb.Client
@@ -26,3 +28,10 @@ type DynamoDBAPI interface {
 }
 
 var _ DynamoDBAPI = (*dynamodb.Client)(nil)
+
+// The clients every request passes through (package requests) declare the same
+// methods: each interface satisfies the other, so neither can gain one alone.
+var (
+	_ requests.API = DynamoDBAPI(nil)
+	_ DynamoDBAPI  = requests.API(nil)
+)

@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/relationships"
-	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // unindexedEntry is a relationship entry without its _reverse_key, or with a wrong
@@ -35,14 +32,8 @@ func (c *Client) findUnindexed(items []map[string]types.AttributeValue, orphans 
 	}
 	var found []unindexedEntry
 	for _, item := range items {
-		if bookkeeping(item) {
-			continue
-		}
-		e, err := relationships.FromItem(item)
-		if err != nil || optionalString(item, schema.AttrReverseKey) == e.ReverseKey() {
-			continue
-		}
-		if orphaned[ItemKey{Table: c.names.Relationships, Key: e.PrimaryKey()}.String()] {
+		e, ok := relationships.Unindexed(item)
+		if !ok || orphaned[ItemKey{Table: c.names.Relationships, Key: e.PrimaryKey()}.String()] {
 			continue
 		}
 		found = append(found, unindexedEntry{entry: e, trace: Trace{Kind: TraceUnindexed, Key: Key(e.Subject), Predicate: e.Predicate,
@@ -58,14 +49,7 @@ func (c *Client) repairUnindexed(ctx context.Context, entries []unindexedEntry) 
 	done := 0
 	err := batching.Parallel(ctx, len(entries), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		e := entries[i].entry
-		_, err := c.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                 aws.String(c.names.Relationships),
-			Key:                       e.PrimaryKey(),
-			UpdateExpression:          aws.String("SET #rk = :rk"),
-			ConditionExpression:       aws.String("attribute_exists(#pk)"),
-			ExpressionAttributeNames:  map[string]string{"#rk": schema.AttrReverseKey, "#pk": schema.AttrSubjectKey},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":rk": str(e.ReverseKey())},
-		})
+		_, err := c.api.UpdateItem(ctx, e.SetReverseKey(c.names.Relationships))
 		var gone *types.ConditionalCheckFailedException
 		if errors.As(err, &gone) {
 			return nil // deleted meanwhile: nothing to index

@@ -67,15 +67,6 @@ func build(cond expression.ConditionBuilder, update *expression.UpdateBuilder) b
 	return built{condition: expr.Condition(), update: expr.Update(), names: expr.Names(), values: expr.Values()}
 }
 
-// buildUpdate builds an update without a condition.
-func buildUpdate(update expression.UpdateBuilder) built {
-	expr, err := expression.NewBuilder().WithUpdate(update).Build()
-	if err != nil {
-		panic(fmt.Sprintf("ryno: building an expression: %v", err))
-	}
-	return built{update: expr.Update(), names: expr.Names(), values: expr.Values()}
-}
-
 // putAction is the transaction action putting the entity item under the condition
 // of x; a failed condition returns the stored item.
 func (c *Client) putAction(item map[string]types.AttributeValue, x expectation) types.TransactWriteItem {

@@ -314,7 +314,7 @@ func (c *Client) relationshipsTable() checkedTable {
 	return checkedTable{
 		table: c.names.Relationships,
 		key:   []string{schema.AttrSubjectKey, schema.AttrPredicateKey},
-		extra: []string{schema.AttrPredicate, schema.AttrPredicateObjectKey, schema.AttrIndex, schema.AttrReverseKey},
+		extra: []string{schema.AttrPredicate, schema.AttrPredicateObjectKey, schema.AttrObjectKey, schema.AttrIndex, schema.AttrReverseKey},
 		refs: []entityRef{
 			{"subject", schema.AttrSubjectScope, schema.AttrSubjectType, schema.AttrSubjectID},
 			{"object", schema.AttrObjectScope, schema.AttrObjectType, schema.AttrObjectID},

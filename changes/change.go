@@ -56,8 +56,9 @@ type Change struct {
 	// version it applied per key can skip a record delivered again.
 	Version int64
 
-	// Expired says that DynamoDB's time to live deleted the entity item (an
-	// EntityDeleted whose record names the DynamoDB service as its user).
+	// Expired says that the entity of an EntityDeleted had expired: DynamoDB's time
+	// to live deleted its item (the record names the DynamoDB service as its user),
+	// or the store deleted it once its Expires had passed (Entity.Expires).
 	Expired bool
 
 	// Relationship is the entry added or removed, with its position in the

@@ -97,7 +97,8 @@ func entityChanges(rec Record) ([]Change, error) {
 	case cur == nil && old == nil:
 		return nil, fmt.Errorf("%s without an image of the entity", rec.EventName)
 	case cur == nil: // the item is gone
-		return []Change{{Kind: EntityDeleted, Key: old.Key, Old: old.Entity, Version: old.Version, Expired: rec.ByService}}, nil
+		expired := rec.ByService || (!old.Expires.IsZero() && !rec.Time.Before(old.Expires))
+		return []Change{{Kind: EntityDeleted, Key: old.Key, Old: old.Entity, Version: old.Version, Expired: expired}}, nil
 	case cur.deleting:
 		return nil, nil
 	case old == nil || old.deleting:

@@ -70,6 +70,11 @@ const (
 	// store was migrated. Neither ReverseRelationships nor a Delete of its object
 	// finds it until Repair writes its key.
 	TraceUnindexed TraceKind = "unindexed"
+	// TraceExpired is an entity whose Expires has passed but that is still stored:
+	// no writer of its key, stream consumer or repair has deleted it and what
+	// refers to it yet. Readers already see it as missing; a repair deletes it as
+	// Delete does.
+	TraceExpired TraceKind = "expired"
 )
 
 func (t Trace) String() string {
@@ -111,10 +116,10 @@ type CheckProgress struct {
 
 // Check scans the store for what a write cut off left, and for orphans.
 //
-// Traces: entities marked as being deleted or written (TraceDelete, TraceWrite), and
-// relationship lists left leased, with intents, or whose heads and markers disagree
+// Traces: entities marked as being deleted or written (TraceDelete, TraceWrite),
+// entities expired but still stored (TraceExpired), and relationship lists left leased, with intents, or whose heads and markers disagree
 // with their entries (TraceList). With Repair it finishes each: it completes the
-// Delete, writes the index entries the entity's record calls for, or takes the list
+// Delete (of an expired entity too), writes the index entries the entity's record calls for, or takes the list
 // over, finishes the writes of its intent and rebuilds its head and markers from the
 // entries, the way the next writer would. A mark or lease that is still live belongs
 // to a writer at work and is left alone.
@@ -147,12 +152,13 @@ func (c *Client) Check(ctx context.Context, opts CheckOptions) (_ CheckProgress,
 		return CheckProgress{}, invalid("CheckOptions.Segments", fmt.Sprint(opts.Segments), fmt.Sprintf("must be between 1 and %d", MaxCheckSegments))
 	}
 	run := &checkRun{opts: opts, batch: c.batch.Shared()}
+	start := c.opts.Now() // one instant for every segment's scan of expired entities
 	scans := []struct {
 		table string
 		scan  func(segment int) *dynamodb.ScanInput
 		page  func(ctx context.Context, items []map[string]types.AttributeValue) error
 	}{
-		{c.names.Entities, func(i int) *dynamodb.ScanInput { return c.marksScan(i, segments) },
+		{c.names.Entities, func(i int) *dynamodb.ScanInput { return c.marksScan(i, segments, start) },
 			func(ctx context.Context, items []map[string]types.AttributeValue) error {
 				return c.checkMarks(ctx, run, items)
 			}},

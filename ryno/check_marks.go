@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -14,14 +15,16 @@ import (
 )
 
 // marksScan returns a consistent scan of one of segments of the entities table that
-// returns only entities a write left marked: being deleted, or being written. It
-// returns them whole, as repairs need them: a scan is billed for whole items anyway.
-func (c *Client) marksScan(segment, segments int) *dynamodb.ScanInput {
+// returns only entities a write left marked (being deleted, or being written) and
+// entities expired by now. It returns them whole, as repairs need them: a scan is
+// billed for whole items anyway.
+func (c *Client) marksScan(segment, segments int, now time.Time) *dynamodb.ScanInput {
 	in := &dynamodb.ScanInput{
-		TableName:                aws.String(c.names.Entities),
-		FilterExpression:         aws.String("attribute_exists(#d) OR attribute_exists(#p)"),
-		ExpressionAttributeNames: map[string]string{"#d": schema.AttrDeleting, "#p": schema.AttrPending},
-		ConsistentRead:           aws.Bool(true),
+		TableName:                 aws.String(c.names.Entities),
+		FilterExpression:          aws.String("attribute_exists(#d) OR attribute_exists(#p) OR #e <= :now"),
+		ExpressionAttributeNames:  map[string]string{"#d": schema.AttrDeleting, "#p": schema.AttrPending, "#e": schema.AttrExpires},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":now": number(now.Unix())},
+		ConsistentRead:            aws.Bool(true),
 	}
 	if segments > 1 {
 		in.Segment, in.TotalSegments = aws.Int32(int32(segment)), aws.Int32(int32(segments))
@@ -41,7 +44,7 @@ func (c *Client) checkMarks(ctx context.Context, run *checkRun, items []map[stri
 		if err != nil {
 			continue // not an entity: the store's own items carry no marks
 		}
-		s, err := readStored(k, item)
+		s, err := c.readStored(k, item)
 		if err != nil {
 			return err
 		}
@@ -49,6 +52,10 @@ func (c *Client) checkMarks(ctx context.Context, run *checkRun, items []map[stri
 		case s.deleting != "":
 			traces = append(traces, Trace{Kind: TraceDelete, Key: k,
 				Detail: fmt.Sprintf("being deleted (version %d); what refers to it may be left", s.version)})
+		case s.expired:
+			traces = append(traces, Trace{Kind: TraceExpired, Key: k,
+				Detail: fmt.Sprintf("expired at %s (version %d) and not yet deleted; what refers to it is left until it is",
+					expiryTime(s.expires).Format(time.RFC3339), s.version)})
 		case now.Sub(updated) >= c.opts.ListLease:
 			traces = append(traces, Trace{Kind: TraceWrite, Key: k,
 				Detail: fmt.Sprintf("written at %s (version %d) by a writer that did not finish its index entries",
@@ -83,7 +90,7 @@ func (c *Client) finishMarks(ctx context.Context, traces []Trace, marked []store
 		k, s := traces[i].Key, marked[i]
 		var err error
 		switch {
-		case s.deleting != "":
+		case s.ending():
 			err = c.completeDelete(ctx, k, s)
 		case s.indexes != c.indexes.set(k.Type):
 			return nil

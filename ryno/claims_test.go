@@ -2,6 +2,7 @@ package ryno
 
 import (
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -130,12 +131,12 @@ func TestConditionsBuildAndReportBadNames(t *testing.T) {
 		}
 		require.NoError(t, tt.c.err)
 		require.Equal(t, tt.text, tt.c.String())
-		expr, err := expression.NewBuilder().WithCondition(tt.c.build()).Build()
+		expr, err := expression.NewBuilder().WithCondition(tt.c.build(time.Now())).Build()
 		require.NoError(t, err, tt.text)
 		require.NotEmpty(t, *expr.Condition())
 	}
 	names := func(c Condition) []string {
-		expr, err := expression.NewBuilder().WithCondition(c.build()).Build()
+		expr, err := expression.NewBuilder().WithCondition(c.build(time.Now())).Build()
 		require.NoError(t, err)
 		var out []string
 		for _, n := range expr.Names() {

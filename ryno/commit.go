@@ -220,7 +220,7 @@ func (c *Client) resolve(ctx context.Context, k Key, token string, unapplied fun
 	if err != nil {
 		return attempt{outcome: ambiguous, err: err}
 	}
-	s, err := readStored(k, item)
+	s, err := c.readStored(k, item)
 	switch {
 	case err != nil:
 		return attempt{outcome: failed, err: err}

@@ -3,6 +3,7 @@ package ryno
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
@@ -14,7 +15,8 @@ import (
 // VersionIs). DynamoDB evaluates it when the write commits, so it holds at that
 // instant. Use it with If, or alone in a transaction with TxCheck.
 type Condition struct {
-	build func() expression.ConditionBuilder
+	// build builds the condition as a write sent at now checks it.
+	build func(now time.Time) expression.ConditionBuilder
 	text  string
 	err   error
 }
@@ -25,7 +27,7 @@ func (c Condition) String() string { return c.text }
 // And returns the condition that c and o both hold.
 func (c Condition) And(o Condition) Condition {
 	return Condition{
-		build: func() expression.ConditionBuilder { return c.build().And(o.build()) },
+		build: func(now time.Time) expression.ConditionBuilder { return c.build(now).And(o.build(now)) },
 		text:  c.text + " and " + o.text,
 		err:   firstErr(c.err, o.err),
 	}
@@ -40,27 +42,29 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-// Exists is the condition that the entity exists (and is not being deleted).
+// Exists is the condition that the entity exists (not being deleted, and not
+// expired).
 func Exists() Condition {
-	return Condition{text: "exists", build: func() expression.ConditionBuilder {
+	return Condition{text: "exists", build: func(now time.Time) expression.ConditionBuilder {
 		return expression.AttributeExists(expression.Name(schema.AttrID)).
-			And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
+			And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)), notExpired(now))
 	}}
 }
 
-// Absent is the condition that the entity does not exist.
+// Absent is the condition that the entity does not exist (or is being deleted, or
+// has expired).
 func Absent() Condition {
-	return Condition{text: "does not exist", build: func() expression.ConditionBuilder {
+	return Condition{text: "does not exist", build: func(now time.Time) expression.ConditionBuilder {
 		return expression.AttributeNotExists(expression.Name(schema.AttrID)).
-			Or(expression.AttributeExists(expression.Name(schema.AttrDeleting)))
+			Or(expression.AttributeExists(expression.Name(schema.AttrDeleting)), expired(now))
 	}}
 }
 
 // VersionIs is the condition that the entity exists with version v.
 func VersionIs(v int64) Condition {
-	return Condition{text: fmt.Sprintf("version %d", v), build: func() expression.ConditionBuilder {
+	return Condition{text: fmt.Sprintf("version %d", v), build: func(now time.Time) expression.ConditionBuilder {
 		return expression.Name(schema.AttrVersion).Equal(expression.Value(number(v))).
-			And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
+			And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)), notExpired(now))
 	}}
 }
 
@@ -117,7 +121,7 @@ func (a AttrRef) compare(op string, v any, cmp func(expression.NameBuilder, expr
 }
 
 func (a AttrRef) condition(text string, f func(expression.NameBuilder) expression.ConditionBuilder) Condition {
-	c := Condition{text: a.name + " " + text, build: func() expression.ConditionBuilder {
+	c := Condition{text: a.name + " " + text, build: func(time.Time) expression.ConditionBuilder {
 		return f(expression.NameNoDotSplit(a.name))
 	}}
 	switch {

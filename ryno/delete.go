@@ -155,7 +155,7 @@ func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (store
 		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(number(o.version))))
 	}
 	if o.cond != nil {
-		cond = cond.And(o.cond.build())
+		cond = cond.And(o.cond.build(c.opts.Now()))
 	}
 	// Removing a pending mark stops a large write still writing its index entries:
 	// its chunks check the mark, so none can commit after the sweep has read.
@@ -169,7 +169,7 @@ func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (store
 	a := c.settle(ctx, send, send)
 	switch a.outcome {
 	case committed:
-		return readStored(k, a.item)
+		return c.readStored(k, a.item)
 	case conditionFailed:
 		return c.afterMarkFailed(k, token, o, a.item)
 	}
@@ -181,7 +181,7 @@ func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (store
 // there is no entity, or it has another version.
 func (c *Client) afterMarkFailed(k Key, token string, o writeOptions, item map[string]types.AttributeValue) (stored, error) {
 	version := o.version
-	s, err := readStored(k, item)
+	s, err := c.readStored(k, item)
 	switch {
 	case err != nil:
 		return stored{}, err
@@ -197,13 +197,20 @@ func (c *Client) afterMarkFailed(k Key, token string, o writeOptions, item map[s
 	return s, nil // deleting "" when there is no entity
 }
 
-// completeDelete completes the Delete whose tombstone s holds: it deletes what k
+// completeDelete completes the Delete whose tombstone s holds, or the deletion of
+// the expired entity s is (putting the tombstone first): it deletes what k
 // owns (Options.Owns), then sweeps what refers to k and deletes the item while the
 // tombstone is there. A writer that meets the
 // tombstone calls it too; every step is idempotent. The values of unique indexes
 // the item records are released too: a large write cut off may have claimed them
 // before writing their entries.
 func (c *Client) completeDelete(ctx context.Context, k Key, s stored) error {
+	if s.deleting == "" && s.expired {
+		var err error
+		if s, err = c.expire(ctx, k); err != nil || s.deleting == "" {
+			return err
+		}
+	}
 	if err := c.cascade(ctx, k); err != nil {
 		return err
 	}

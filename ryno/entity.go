@@ -40,6 +40,15 @@ type Entity struct {
 	// an error matching ErrConflict otherwise (an HTTP service's If-Match).
 	Version int64
 
+	// Expires, when not zero, is when the entity expires: from that second on
+	// (stored as Unix seconds, rounded up) every read sees it as missing, its
+	// unique values are free for others, and the next writer of its key, a stream
+	// consumer calling Cleanup once DynamoDB's time to live has removed it, or
+	// `ryno check --repair` deletes what refers to it, as Delete would. Create,
+	// Update and Set write it as the entity holds it (zero for none); Patch keeps the
+	// stored one unless Patch.Expires gives another.
+	Expires time.Time
+
 	// Relationships holds the lists Get read with WithRelationships: a predicate maps
 	// to its ordered objects. It is a read result only: no write sends it, so an
 	// entity read and written back never undoes a list change made meanwhile. Write
@@ -77,7 +86,7 @@ func NewEntity(k Key, v any) (*Entity, error) {
 	}
 	e := &Entity{Key: k, Attributes: numbers.JSON(attrs).(map[string]any)}
 	if r, ok := recordOf(v); ok {
-		e.Version, e.Created = r.Version, r.Created
+		e.Version, e.Created, e.Expires = r.Version, r.Created, r.Expires
 	}
 	return e, nil
 }
@@ -98,7 +107,7 @@ func (e *Entity) Decode(out any) error {
 		return wrap(err, "decode %s into %T", e.Key, out)
 	}
 	if r, ok := out.(recordSetter); ok {
-		r.setRecord(Record{Key: e.Key, Created: e.Created, Updated: e.Updated, Version: e.Version})
+		r.setRecord(e.record())
 	}
 	return nil
 }
@@ -117,6 +126,9 @@ func (e Entity) String() string {
 	if !e.Updated.IsZero() {
 		b.WriteString(" updated " + schema.FormatTime(e.Updated))
 	}
+	if !e.Expires.IsZero() {
+		b.WriteString(" expires " + e.Expires.UTC().Format(time.RFC3339))
+	}
 	fmt.Fprintf(&b, " %v", e.Attributes)
 	if len(e.Meta) > 0 {
 		fmt.Fprintf(&b, " meta %v", e.Meta)
@@ -125,4 +137,9 @@ func (e Entity) String() string {
 		fmt.Fprintf(&b, " relationships %v", e.Relationships)
 	}
 	return b.String()
+}
+
+// record is the Record of e: what a typed entity learns of it.
+func (e *Entity) record() Record {
+	return Record{Key: e.Key, Created: e.Created, Updated: e.Updated, Version: e.Version, Expires: e.Expires}
 }

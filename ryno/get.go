@@ -92,7 +92,7 @@ func (c *Client) getEntity(ctx context.Context, k Key, consistent bool) (*Entity
 	if err != nil {
 		return nil, err
 	}
-	if item == nil || deleted(item) {
+	if item == nil || c.hidden(item) {
 		return nil, notFound(k)
 	}
 	return decodeEntity(item)
@@ -175,7 +175,7 @@ func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_
 	entities := make([]*Entity, len(keys))
 	for i, op := range ops {
 		item, ok := items[op.ID]
-		if !ok || deleted(item) {
+		if !ok || c.hidden(item) {
 			continue
 		}
 		// Decoded per position: duplicate keys must not share one mutable entity.

@@ -53,6 +53,12 @@ func encodeEntity(e *Entity) (map[string]types.AttributeValue, error) {
 	}
 	item[schema.AttrScope] = str(e.Scope)
 	item[schema.AttrType] = str(e.Type)
+	if err := validateExpiry("Expires", e.Expires); err != nil {
+		return nil, err
+	}
+	if !e.Expires.IsZero() {
+		item[schema.AttrExpires] = expiresAttr(e.Expires)
+	}
 	return item, nil
 }
 
@@ -131,6 +137,8 @@ func decodeEntity(item map[string]types.AttributeValue) (*Entity, error) {
 			}
 		case schema.AttrVersion:
 			e.Version, err = versionValue(av)
+		case schema.AttrExpires:
+			e.Expires = expiryTime(expiresOf(item))
 		default:
 			if strings.HasPrefix(name, schema.ReservedPrefix) {
 				continue

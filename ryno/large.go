@@ -82,7 +82,7 @@ func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types
 	w.c.addClaims(t, p.claims, p.releases)
 	a := w.c.transact(ctx, t.actions, newToken())
 	if a.outcome == conditionFailed && a.action > 0 {
-		return commitResult{}, wrap(uniqueTaken(t.roles[a.action].claim, a.item), "%s %s", w.mode, w.e.Key)
+		return w.claimRefused(ctx, t.roles[a.action].claim, a.item)
 	}
 	r, err := w.result(a, p)
 	if r.stored != nil {
@@ -105,7 +105,7 @@ func (c *Client) clearPending(ctx context.Context, k Key, token string) (map[str
 		if err != nil {
 			return attempt{outcome: ambiguous, err: err}
 		}
-		s, err := readStored(k, item)
+		s, err := c.readStored(k, item)
 		switch {
 		case err != nil:
 			return attempt{outcome: failed, err: err}

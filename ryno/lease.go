@@ -464,12 +464,12 @@ func (c *Client) requireObjects(ctx context.Context, puts []relationships.Entry)
 	for i, o := range objects {
 		ops[i] = batching.NewGetOp(c.names.Entities, o.item())
 	}
-	items, err := c.batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: []string{schema.AttrID, schema.AttrDeleting}})
+	items, err := c.batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: []string{schema.AttrID, schema.AttrDeleting, schema.AttrExpires}})
 	if err != nil {
 		return err
 	}
 	for i, o := range objects {
-		if item, ok := items[ops[i].ID]; !ok || deleted(item) {
+		if item, ok := items[ops[i].ID]; !ok || c.hidden(item) {
 			return &objectMissingError{object: o}
 		}
 	}
@@ -541,7 +541,7 @@ func deleteOps(table string, keys []map[string]types.AttributeValue) []batching.
 // the lease expired and another writer took the list over.
 func (c *Client) leaseLost(ctx context.Context, l *listLease) error {
 	item, err := c.getItem(ctx, l.subject, true)
-	if err == nil && (item == nil || deleted(item)) {
+	if err == nil && (item == nil || c.hidden(item)) {
 		return c.subjectMissing(ctx, l.subject)
 	}
 	return &ConflictError{Key: l.subject, Predicate: l.predicate,

@@ -31,8 +31,8 @@ func (c *Client) ListByType(ctx context.Context, t Type, p PageOptions) (_ *Page
 	}
 	page := &Page[*Entity]{Items: make([]*Entity, 0, len(items)), Cursor: cursor}
 	for _, item := range items {
-		if deleted(item) {
-			continue // being deleted: already gone for readers
+		if c.hidden(item) {
+			continue // being deleted or expired: already gone for readers
 		}
 		e, err := decodeEntity(item)
 		if err != nil {

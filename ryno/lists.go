@@ -193,8 +193,8 @@ func (t *listTransaction) fits() bool {
 	return len(t.actions) <= maxTransactItems && t.bytes <= maxTransactBytes
 }
 
-// checkEntity adds the check that k exists and is not being deleted, once per
-// entity.
+// checkEntity adds the check that k exists, is not being deleted and has not
+// expired, once per entity.
 func (c *Client) checkEntity(t *listTransaction, k Key, role actionRole) {
 	c.checkEntityAlso(t, k, role, nil)
 }
@@ -210,10 +210,10 @@ func (c *Client) checkEntityAlso(t *listTransaction, k Key, role actionRole, als
 	}
 	t.checked[k] = true
 	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
-		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
+		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)), notExpired(c.opts.Now()))
 	check := &types.ConditionCheck{TableName: aws.String(c.names.Entities), Key: k.item()}
 	if also != nil {
-		cond = cond.And(also.build())
+		cond = cond.And(also.build(c.opts.Now()))
 		check.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
 	b := build(cond, nil)

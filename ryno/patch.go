@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -30,6 +31,9 @@ type Patch struct {
 	// that does not exist counts as 0. Values are Go numbers or
 	// json.Number; adding to an attribute that is not a number fails.
 	Add map[string]any
+	// Expires, when not zero, sets the entity's expiry (see Entity.Expires); zero
+	// keeps the stored one.
+	Expires time.Time
 }
 
 // Patch applies p to the entity k and returns the entity as stored. The entity must
@@ -70,9 +74,10 @@ func (c *Client) Patch(ctx context.Context, k Key, p Patch, opts ...WriteOption)
 
 // encodedPatch is a Patch checked and encoded.
 type encodedPatch struct {
-	set    map[string]types.AttributeValue
-	remove []string
-	add    map[string]string // decimal numbers
+	set     map[string]types.AttributeValue
+	remove  []string
+	add     map[string]string // decimal numbers
+	expires time.Time         // zero: kept
 }
 
 // encodePatch checks p as a put checks an entity, before any request.
@@ -119,7 +124,11 @@ func encodePatch(p Patch) (encodedPatch, error) {
 		}
 		ep.add[n] = num.Value
 	}
-	if len(named) == 0 {
+	if err := validateExpiry("Patch.Expires", p.Expires); err != nil {
+		return ep, err
+	}
+	ep.expires = p.Expires
+	if len(named) == 0 && p.Expires.IsZero() {
 		return ep, invalid("Patch", "", "changes nothing")
 	}
 	if size := schema.ItemSize(ep.set); size > schema.MaxItemBytes {
@@ -138,6 +147,9 @@ func (ep encodedPatch) size() int {
 	adds := make(map[string]types.AttributeValue, len(ep.add))
 	for name, v := range ep.add {
 		adds[name] = &types.AttributeValueMemberN{Value: v}
+	}
+	if !ep.expires.IsZero() {
+		adds[schema.AttrExpires] = expiresAttr(ep.expires)
 	}
 	return n + schema.ItemSize(adds)
 }
@@ -169,7 +181,8 @@ func (c *Client) patchItem(ctx context.Context, k Key, ep encodedPatch, o writeO
 // deleted, is indexed by no client (its type has no index here), has the version
 // asked for, and does not already hold this write.
 func (c *Client) patchInput(k Key, ep encodedPatch, o writeOptions, token string) *dynamodb.UpdateItemInput {
-	u := expression.Set(expression.Name(schema.AttrUpdated), expression.Value(str(schema.FormatTime(c.now())))).
+	now := c.now()
+	u := expression.Set(expression.Name(schema.AttrUpdated), expression.Value(str(schema.FormatTime(now)))).
 		Set(expression.Name(schema.AttrToken), expression.Value(str(token))).
 		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
 	// The builder reads '.' and '[' in a name as a path into nested attributes; user
@@ -181,6 +194,9 @@ func (c *Client) patchInput(k Key, ep encodedPatch, o writeOptions, token string
 	for _, n := range ep.remove {
 		u = u.Remove(a.name(n))
 	}
+	if !ep.expires.IsZero() {
+		u = u.Set(expression.Name(schema.AttrExpires), expression.Value(expiresAttr(ep.expires)))
+	}
 	// The patch may add or remove names: the item's shape is no longer known.
 	u = u.Remove(expression.Name(schema.AttrShape))
 	for _, n := range slices.Sorted(maps.Keys(ep.add)) {
@@ -188,13 +204,14 @@ func (c *Client) patchInput(k Key, ep encodedPatch, o writeOptions, token string
 	}
 	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
+			notExpired(now),
 			expression.AttributeNotExists(expression.Name(schema.AttrIndexes)),
 			expression.Name(schema.AttrToken).NotEqual(expression.Value(str(token))))
 	if o.version > 0 {
 		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(number(o.version))))
 	}
 	if o.cond != nil {
-		cond = cond.And(o.cond.build())
+		cond = cond.And(o.cond.build(now))
 	}
 	b := build(cond, &u)
 	a.resolve(b.names)
@@ -226,15 +243,15 @@ func (a *aliases) resolve(built map[string]string) {
 // patchRefused explains a patch whose condition failed on the stored item.
 func (c *Client) patchRefused(ctx context.Context, k Key, o writeOptions, token string, item map[string]types.AttributeValue) (*Entity, error) {
 	version := o.version
-	s, err := readStored(k, item)
+	s, err := c.readStored(k, item)
 	switch {
 	case err != nil:
 		return nil, err
 	case s.exists() && s.token == token: // an earlier attempt landed
 		return decodeEntity(item)
-	case s.deleting != "":
+	case s.ending():
 		if err := c.completeDelete(ctx, k, s); err != nil {
-			return nil, wrap(err, "patch %s: completing a delete in progress", k)
+			return nil, wrap(err, "patch %s: completing a delete", k)
 		}
 		return nil, notFound(k)
 	case !s.exists() && version > 0:
@@ -266,6 +283,9 @@ func (ep encodedPatch) apply(e *Entity) error {
 	}
 	for _, n := range ep.remove {
 		delete(e.Attributes, n)
+	}
+	if !ep.expires.IsZero() {
+		e.Expires = ep.expires
 	}
 	for n, delta := range ep.add {
 		current := "0"

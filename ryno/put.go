@@ -323,7 +323,7 @@ func (w *write) conditionFailed(x expectation, item map[string]types.AttributeVa
 	if w.cond == nil {
 		return nil
 	}
-	s, err := readStored(w.e.Key, item)
+	s, err := w.c.readStored(w.e.Key, item)
 	if err != nil || !s.live() || s.token == w.token || !x.holds(s) {
 		return nil
 	}
@@ -333,7 +333,7 @@ func (w *write) conditionFailed(x expectation, item map[string]types.AttributeVa
 // decideFromItem decides the next expectation from the stored item (nil: none), or
 // that the call is done: its own earlier attempt landed, or the item refuses it.
 func (w *write) decideFromItem(ctx context.Context, item map[string]types.AttributeValue) (expectation, *Entity, error) {
-	s, err := readStored(w.e.Key, item)
+	s, err := w.c.readStored(w.e.Key, item)
 	if err != nil {
 		return expectation{}, nil, err
 	}
@@ -341,9 +341,9 @@ func (w *write) decideFromItem(ctx context.Context, item map[string]types.Attrib
 		done, err := w.storedEntity(item)
 		return expectation{}, done, err
 	}
-	if s.deleting != "" {
+	if s.ending() {
 		if err := w.c.completeDelete(ctx, w.e.Key, s); err != nil {
-			return expectation{}, nil, wrap(err, "%s %s: completing a delete in progress", w.mode, w.e.Key)
+			return expectation{}, nil, wrap(err, "%s %s: completing a delete", w.mode, w.e.Key)
 		}
 		s = stored{}
 	}
@@ -395,7 +395,7 @@ type putPlan struct {
 // plan builds the item a write meeting x puts, and the changes to the index entries
 // and lists read. It checks what DynamoDB would refuse.
 func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeValue, lists []listState) (*putPlan, error) {
-	x.cond = w.cond
+	x.cond, x.now = w.cond, w.now
 	created := w.now
 	if !x.absent && !x.created.IsZero() {
 		created = x.created
@@ -482,11 +482,25 @@ func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 			p.releases = slices.DeleteFunc(p.releases, func(cl indexentries.Claim) bool { return cl == r.role.claim })
 			return w.commit(ctx, p)
 		case r.role.kind == roleClaim:
-			return commitResult{}, wrap(uniqueTaken(r.role.claim, a.item), "%s %s", w.mode, w.e.Key)
+			return w.claimRefused(ctx, r.role.claim, a.item)
 		}
 		return commitResult{listsMoved: true}, nil
 	}
 	return w.result(a, p)
+}
+
+// claimRefused is the result of a commit refused by the claim of cl, held as item:
+// another try once the value's holder is found to have ended (see freeHeld), the
+// holder's *UniqueError otherwise.
+func (w *write) claimRefused(ctx context.Context, cl indexentries.Claim, item map[string]types.AttributeValue) (commitResult, error) {
+	freed, err := w.c.freeHeld(ctx, cl, item)
+	if err == nil && !freed {
+		err = uniqueTaken(cl, item)
+	}
+	if err != nil {
+		return commitResult{}, wrap(err, "%s %s", w.mode, w.e.Key)
+	}
+	return commitResult{listsMoved: true}, nil // same expectation, planned again
 }
 
 func (w *write) result(a attempt, p *putPlan) (commitResult, error) {

@@ -110,7 +110,7 @@ func (c *Client) reindexEntity(ctx context.Context, item map[string]types.Attrib
 	}
 	pace := c.conflictPacer()
 	for {
-		s, err := readStored(k, item)
+		s, err := c.readStored(k, item)
 		if err != nil || !s.live() {
 			return nil, err
 		}

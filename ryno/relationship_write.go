@@ -273,7 +273,7 @@ func (c *Client) subjectMissing(ctx context.Context, subject Key) error {
 	if err != nil {
 		return err
 	}
-	if s, err := readStored(subject, item); err == nil && s.deleting != "" {
+	if s, err := c.readStored(subject, item); err == nil && s.ending() {
 		if err := c.completeDelete(ctx, subject, s); err != nil {
 			return wrap(err, "completing a delete in progress")
 		}

@@ -151,11 +151,11 @@ func (c *Client) repairOrphans(ctx context.Context, run *checkRun, orphans []Orp
 // by now. Both sweeps are conditional on what Check read: the Delete's tombstone,
 // or the entity's absence.
 func (c *Client) sweepMissing(ctx context.Context, k Key, item map[string]types.AttributeValue) (bool, error) {
-	s, err := readStored(k, item)
+	s, err := c.readStored(k, item)
 	switch {
 	case err != nil:
 		return false, err
-	case s.deleting != "":
+	case s.ending():
 		return true, c.completeDelete(ctx, k, s)
 	}
 	return c.sweepHolding(ctx, k, guard{key: k, absent: true}, nil)

@@ -131,12 +131,12 @@ func (c *Client) removeFromSet(ctx context.Context, op listOp) ([]Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := readStored(op.subject, subject)
+	s, err := c.readStored(op.subject, subject)
 	switch {
 	case err != nil:
 		return nil, err
 	case !s.live():
-		return nil, c.subjectGone(ctx, op.subject, s)
+		return nil, c.subjectEnded(ctx, op.subject, s)
 	}
 	var out []Key
 	for i, k := range objects {
@@ -205,7 +205,7 @@ func (c *Client) confirmSet(ctx context.Context, op listOp, objects, created []K
 		if err != nil {
 			return err
 		}
-		s, err := readStored(op.subject, found[0])
+		s, err := c.readStored(op.subject, found[0])
 		switch {
 		case err != nil:
 			return err
@@ -235,7 +235,7 @@ const maxSetConfirmations = 4
 // was read of each), after deleting the entries of created.
 func (c *Client) confirmObjects(ctx context.Context, op listOp, objects, created []Key, items []map[string]types.AttributeValue, token string) error {
 	for i, item := range items {
-		if s, err := readStored(objects[i], item); err != nil || !s.live() {
+		if s, err := c.readStored(objects[i], item); err != nil || !s.live() {
 			return errors.Join(err, c.takeBack(ctx, op, created, token), fmt.Errorf("object %w", notFound(objects[i])))
 		}
 	}
@@ -268,10 +268,10 @@ func (c *Client) setDeletes(op listOp, objects []Key) []batching.WriteOp {
 	return ops
 }
 
-// subjectGone is the error of a set write whose subject s is not live: a Delete in
+// subjectEnded is the error of a set write whose subject s is not live: a Delete in
 // progress is completed first, as every writer meeting a tombstone does.
-func (c *Client) subjectGone(ctx context.Context, k Key, s stored) error {
-	if s.deleting != "" {
+func (c *Client) subjectEnded(ctx context.Context, k Key, s stored) error {
+	if s.ending() {
 		if err := c.completeDelete(ctx, k, s); err != nil {
 			return wrap(err, "completing a delete in progress")
 		}

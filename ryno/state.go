@@ -24,14 +24,23 @@ type stored struct {
 	token    string // the token of the write that stored it
 	pending  string // token of a writer still writing index entries
 	deleting string // token of a Delete in progress
+	expires  int64  // the expiry, in Unix seconds; 0 for none
+	expired  bool   // whether it had passed when the item was read
 }
 
-// readStored decodes the state of item, nil for no item.
-func readStored(k Key, item map[string]types.AttributeValue) (stored, error) {
+// readStored decodes the state of item, nil for no item, as of the client's clock.
+func (c *Client) readStored(k Key, item map[string]types.AttributeValue) (stored, error) {
+	return decodeStored(k, item, c.opts.Now())
+}
+
+// decodeStored decodes the state of item, nil for no item, as of now.
+func decodeStored(k Key, item map[string]types.AttributeValue, now time.Time) (stored, error) {
 	s := stored{item: item}
 	if item == nil {
 		return s, nil
 	}
+	s.expires = expiresOf(item)
+	s.expired = expiredAt(s.expires, now)
 	var err error
 	if s.version, err = versionValue(item[schema.AttrVersion]); err != nil {
 		return s, wrap(err, "stored entity %s", k)
@@ -50,9 +59,13 @@ func readStored(k Key, item map[string]types.AttributeValue) (stored, error) {
 
 func (s stored) exists() bool { return s.item != nil }
 
-// live reports whether the item is an entity that exists: there, and not being
-// deleted.
-func (s stored) live() bool { return s.exists() && s.deleting == "" }
+// live reports whether the item is an entity that exists: there, not being
+// deleted, and not expired.
+func (s stored) live() bool { return s.exists() && s.deleting == "" && !s.expired }
+
+// ending reports whether the item is an entity whose deletion a writer meeting it
+// completes: a Delete in progress, or an entity that has expired.
+func (s stored) ending() bool { return s.deleting != "" || (s.exists() && s.expired) }
 
 func versionValue(av types.AttributeValue) (int64, error) {
 	if av == nil {
@@ -135,6 +148,10 @@ type expectation struct {
 	// cond is the caller's condition on the stored entity (If), checked with the
 	// rest; holds does not evaluate it.
 	cond *Condition
+
+	// now, when set, adds that the stored entity has not expired by then: a write
+	// that expects a version it did not read must not bring an expired entity back.
+	now time.Time
 }
 
 // expect returns the expectation that the item still is s.
@@ -165,7 +182,10 @@ func (x expectation) condition() expression.ConditionBuilder {
 		c = c.And(expression.AttributeNotExists(expression.Name(schema.AttrPending)), indexSetIs(x.indexes))
 	}
 	if x.cond != nil {
-		c = c.And(x.cond.build())
+		c = c.And(x.cond.build(x.now))
+	}
+	if !x.now.IsZero() {
+		c = c.And(notExpired(x.now))
 	}
 	return c
 }

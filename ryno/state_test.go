@@ -101,7 +101,7 @@ func TestReadStored(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := readStored(stateKey, tt.item)
+			got, err := decodeStored(stateKey, tt.item, time.Now())
 			require.NoError(t, err)
 			tt.want.item = tt.item
 			require.Equal(t, tt.want, got)
@@ -124,7 +124,7 @@ func TestReadStoredRejectsMalformedMarks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := readStored(stateKey, storedItem(tt.attrs))
+			_, err := decodeStored(stateKey, storedItem(tt.attrs), time.Now())
 			require.Error(t, err)
 			require.ErrorContains(t, err, stateKey.String())
 			require.ErrorContains(t, err, tt.attr)

@@ -518,7 +518,7 @@ func (t *tx) refusals(ctx context.Context, parts []*txPart, all *listTransaction
 			continue
 		}
 		p := parts[owners[i]]
-		if chk := p.joined; chk != nil && all.roles[i].kind == roleEntity && !subjectGone(reason.Item) {
+		if chk := p.joined; chk != nil && all.roles[i].kind == roleEntity && !t.c.subjectGone(reason.Item) {
 			// The subject exists: the TxCheck joined to its list's check refused.
 			errs, retry = append(errs, chk.refusal(chk.conditionError())), false
 			continue
@@ -531,9 +531,9 @@ func (t *tx) refusals(ctx context.Context, parts []*txPart, all *listTransaction
 }
 
 // subjectGone reports whether the item a failed check returned is no entity a list
-// may be written for: none, or one being deleted.
-func subjectGone(item map[string]types.AttributeValue) bool {
-	return item == nil || item[schema.AttrDeleting] != nil
+// may be written for: none, one being deleted, or one expired.
+func (c *Client) subjectGone(item map[string]types.AttributeValue) bool {
+	return item == nil || c.hidden(item)
 }
 
 // results returns what each operation did.
@@ -547,7 +547,7 @@ func (t *tx) results(parts []*txPart) []OpResult {
 
 // txCheck is a condition check on an entity.
 func (c *Client) txCheck(op *txOp) *txPart {
-	b := build(op.cond.build(), nil)
+	b := build(op.cond.build(c.opts.Now()), nil)
 	p := &txPart{op: op}
 	p.t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName: aws.String(c.names.Entities), Key: op.key.item(),

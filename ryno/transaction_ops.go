@@ -61,11 +61,11 @@ func (w *write) refused(x expectation, op *txOp) func(context.Context, actionRol
 			if err := w.conditionFailed(x, item); err != nil {
 				return false, err
 			}
-			s, err := readStored(w.e.Key, item)
+			s, err := w.c.readStored(w.e.Key, item)
 			if err != nil {
 				return false, err
 			}
-			if s.deleting != "" {
+			if s.ending() {
 				return true, &ConflictError{Key: w.e.Key, Reason: "being deleted"}
 			}
 			if _, err := w.decide(s); err != nil {
@@ -75,6 +75,12 @@ func (w *write) refused(x expectation, op *txOp) func(context.Context, actionRol
 		case roleClaim:
 			if role.release {
 				return true, &ConflictError{Key: w.e.Key, Reason: "a value it held was claimed meanwhile"}
+			}
+			switch freed, err := w.c.freeHeld(ctx, role.claim, item); {
+			case err != nil:
+				return false, err
+			case freed:
+				return true, &ConflictError{Key: w.e.Key, Reason: "a value it claims was held by an entity that has ended"}
 			}
 			return false, uniqueTaken(role.claim, item)
 		case roleObject:
@@ -108,7 +114,7 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 	if err != nil {
 		return nil, err
 	}
-	if item == nil || deleted(item) {
+	if item == nil || c.hidden(item) {
 		return nil, notFound(op.key)
 	}
 	e, err := decodeEntity(item)
@@ -131,7 +137,7 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 		return nil, err
 	}
 	w.byRecord = byRecord
-	s, err := readStored(op.key, item)
+	s, err := c.readStored(op.key, item)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +208,7 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 		return nil, err
 	}
 	p := &txPart{op: op}
-	s, err := readStored(op.key, item)
+	s, err := c.readStored(op.key, item)
 	switch {
 	case err != nil:
 		return nil, err
@@ -228,7 +234,7 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 		p.t.add(transactItems([]batching.WriteOp{batching.DeleteOp(c.names.Relationships, batching.Project(b, []string{schema.AttrSubjectKey, schema.AttrPredicateKey}))})[0], actionRole{kind: roleHead}, 0)
 	}
 	p.refused = func(_ context.Context, role actionRole, item map[string]types.AttributeValue) (bool, error) {
-		now, _ := readStored(op.key, item)
+		now, _ := c.readStored(op.key, item)
 		switch {
 		case role.kind != roleEntity:
 			return true, &ConflictError{Key: op.key, Reason: "its entries changed meanwhile"}
@@ -248,7 +254,7 @@ func (c *Client) addEntityDelete(t *listTransaction, op *txOp, s stored) {
 	cond := expression.Name(schema.AttrVersion).Equal(expression.Value(number(s.version))).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
 	if op.o.cond != nil {
-		cond = cond.And(op.o.cond.build())
+		cond = cond.And(op.o.cond.build(c.opts.Now()))
 	}
 	b := build(cond, nil)
 	t.add(types.TransactWriteItem{Delete: &types.Delete{

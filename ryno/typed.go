@@ -28,6 +28,9 @@ type Record struct {
 	Created time.Time `dynamodbav:"-" json:"created"`
 	Updated time.Time `dynamodbav:"-" json:"updated"`
 	Version int64     `dynamodbav:"-" json:"version"`
+	// Expires is the entity's expiry (see Entity.Expires). Written back, a zero
+	// Expires keeps the stored one; a time sets it.
+	Expires time.Time `dynamodbav:"-" json:"expires,omitzero"`
 }
 
 func (r Record) record() Record { return r }
@@ -114,7 +117,7 @@ func SetAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) err
 // every attribute its type names that it does not hold removed, under e's version
 // when it has one.
 func (c *Client) patchNamed(ctx context.Context, e *Entity, named map[string]bool, opts []WriteOption) (*Entity, error) {
-	p := Patch{Set: e.Attributes}
+	p := Patch{Set: e.Attributes, Expires: e.Expires}
 	for _, name := range slices.Sorted(maps.Keys(named)) {
 		if _, ok := e.Attributes[name]; !ok {
 			p.Remove = append(p.Remove, name)
@@ -136,7 +139,7 @@ func writeAs[T any](v *T, write func(*Entity) (*Entity, error)) error {
 		return err
 	}
 	if r, ok := any(v).(recordSetter); ok {
-		r.setRecord(Record{Key: stored.Key, Created: stored.Created, Updated: stored.Updated, Version: stored.Version})
+		r.setRecord(stored.record())
 	}
 	return nil
 }

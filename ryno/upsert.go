@@ -34,7 +34,7 @@ const maxUpsertExpression = 3500
 func shapeOf(base map[string]types.AttributeValue) string {
 	var names []string
 	for name := range base {
-		if name == schema.AttrMeta || !strings.HasPrefix(name, schema.ReservedPrefix) {
+		if name == schema.AttrMeta || name == schema.AttrExpires || !strings.HasPrefix(name, schema.ReservedPrefix) {
 			names = append(names, name)
 		}
 	}
@@ -70,6 +70,7 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 	same := expression.Name(schema.AttrShape).Equal(expression.Value(str(shapeOf(w.base)))).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrPending)),
 			expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
+			notExpired(w.now),
 			expression.AttributeNotExists(expression.Name(schema.AttrIndexes)),
 			// Sent again after a lost response, it finds its own write and stops.
 			expression.Name(schema.AttrToken).NotEqual(expression.Value(str(w.token))))

@@ -68,11 +68,11 @@ func (h *StreamHandler) apply(ctx context.Context, r events.DynamoDBEventRecord)
 	}
 	for _, c := range cs {
 		switch {
-		case c.Kind == changes.EntityDeleted && c.Expired:
-			// DynamoDB's time to live removed the entity alone: what referred to
-			// it goes too, and its bylines with it (each a RelationshipRemoved
+		case c.Kind == changes.EntityDeleted:
+			// When DynamoDB's time to live removed the entity alone, what referred
+			// to it goes too, and its bylines with it (each a RelationshipRemoved
 			// record of its own, counted when it comes).
-			err = h.db.Cleanup(ctx, c.Key)
+			err = changes.CompleteExpiry(ctx, h.db, c)
 		case c.Relationship.Predicate != predicateAuthors:
 		case c.Kind == changes.RelationshipAdded:
 			err = h.count(ctx, c, 1)

@@ -18,6 +18,9 @@ const (
 	// its last whole write stored them; a patch removes it. A write without a
 	// version updates the item in place when the shapes match.
 	AttrShape = "_shape"
+	// AttrExpires is when the entity expires, in Unix seconds: from then on it reads
+	// as missing. It is the entities table's time-to-live attribute.
+	AttrExpires = "_expires"
 
 	// Concurrency control; see package ryno.
 	AttrVersion  = "_version"  // N: 1 on create, +1 on every write

@@ -1,0 +1,157 @@
+package ryno
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// An entity written with an Expires time reads as missing from that second on,
+// whether or not DynamoDB's time to live has removed its item yet. Readers hide it
+// (hidden); a writer that meets it completes its deletion first, as it completes a
+// Delete cut off half-way (stored.ending), so nothing that referred to it outlives
+// it; writes that do not read the item first carry notExpired in their condition.
+
+// expirySeconds is t as the entities table stores an expiry: Unix seconds, rounded
+// up, so that an entity never expires before the time it was given.
+func expirySeconds(t time.Time) int64 {
+	s := t.Unix()
+	if t.Nanosecond() > 0 {
+		s++
+	}
+	return s
+}
+
+// validateExpiry checks an Expires time before any request: zero (no expiry), or a
+// time DynamoDB's time to live can hold, after the Unix epoch and before year 10000.
+func validateExpiry(field string, t time.Time) error {
+	if t.IsZero() {
+		return nil
+	}
+	if t.Unix() < 1 || t.UTC().Year() > 9999 {
+		return invalid(field, t.UTC().Format(time.RFC3339), "must fall after 1970-01-01 and before year 10000")
+	}
+	return nil
+}
+
+// expiresAttr is the stored form of t, an entity's expiry.
+func expiresAttr(t time.Time) types.AttributeValue {
+	return number(expirySeconds(t))
+}
+
+// expiresOf returns the expiry item records, in Unix seconds; 0 for none, or for
+// a value that is not a number (which DynamoDB's time to live ignores too).
+func expiresOf(item map[string]types.AttributeValue) int64 {
+	n, ok := item[schema.AttrExpires].(*types.AttributeValueMemberN)
+	if !ok {
+		return 0
+	}
+	s, err := strconv.ParseInt(n.Value, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return s
+}
+
+// expiryTime is an expiry in Unix seconds as a time; zero for none.
+func expiryTime(seconds int64) time.Time {
+	if seconds <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(seconds, 0).UTC()
+}
+
+// expiredAt reports whether an expiry (Unix seconds, 0 for none) has passed at now.
+func expiredAt(expires int64, now time.Time) bool {
+	return expires > 0 && now.Unix() >= expires
+}
+
+// hidden reports whether a reader sees item as missing: a tombstone, or an entity
+// that has expired by the client's clock.
+func (c *Client) hidden(item map[string]types.AttributeValue) bool {
+	return deleted(item) || expiredAt(expiresOf(item), c.opts.Now())
+}
+
+// notExpired is the condition that the stored entity has not expired at now: what
+// a write that does not read the item first checks, so it cannot bring an expired
+// entity back. A zero now (a write that read the item, and checked it) adds nothing
+// DynamoDB must evaluate.
+func notExpired(now time.Time) expression.ConditionBuilder {
+	if now.IsZero() {
+		return expression.AttributeNotExists(expression.Name(schema.AttrDeleting)) // holds wherever it is joined
+	}
+	return expression.AttributeNotExists(expression.Name(schema.AttrExpires)).
+		Or(expression.Name(schema.AttrExpires).GreaterThan(expression.Value(number(now.Unix()))))
+}
+
+// expired is the condition that the stored entity has expired by now.
+func expired(now time.Time) expression.ConditionBuilder {
+	return expression.Name(schema.AttrExpires).LessThanEqual(expression.Value(number(now.Unix())))
+}
+
+// expire puts the tombstone of a Delete on k while it holds an expired entity, and
+// returns the item of the Delete to complete, as markDeleting does: none (deleting
+// "") when k holds no expired entity by now.
+func (c *Client) expire(ctx context.Context, k Key) (stored, error) {
+	now := c.opts.Now()
+	cond := &Condition{text: "expired", build: func(time.Time) expression.ConditionBuilder { return expired(now) }}
+	s, err := c.markDeleting(ctx, k, writeOptions{cond: cond})
+	var live *ConditionError
+	if errors.As(err, &live) {
+		return stored{}, nil // written anew meanwhile: the caller reads it again
+	}
+	return s, err
+}
+
+// freeHeld makes the value of claim cl, which a write found held (item is the claim
+// as stored), free when its holder has ended: expired, being deleted, or gone
+// without its claims (removed by DynamoDB's time to live before a consumer ran). It
+// completes the holder's deletion, or releases the claim while the holder is still
+// missing, and reports whether the write should try again. A live holder keeps it.
+func (c *Client) freeHeld(ctx context.Context, cl indexentries.Claim, item map[string]types.AttributeValue) (bool, error) {
+	held, err := indexentries.ClaimFromItem(item)
+	if err != nil {
+		return false, nil // not a claim the store wrote: the refusal stands
+	}
+	holder := Key{Scope: held.Scope, Type: held.Type, ID: held.ID}
+	if holder == (Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}) {
+		return false, nil
+	}
+	stored, err := c.getItem(ctx, holder, true)
+	if err != nil {
+		return false, err
+	}
+	s, err := c.readStored(holder, stored)
+	switch {
+	case err != nil:
+		return false, err
+	case s.live():
+		return false, nil
+	case s.ending():
+		if err := c.completeDelete(ctx, holder, s); err != nil {
+			return false, wrap(err, "completing the deletion of %s, which held %v in %s", holder, cl.Value.Interface(), cl.IndexName)
+		}
+		return true, nil
+	}
+	absent := build(expression.AttributeNotExists(expression.Name(schema.AttrID)), nil)
+	a := c.transact(ctx, []types.TransactWriteItem{
+		{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.names.Entities), Key: holder.item(),
+			ConditionExpression: absent.condition, ExpressionAttributeNames: absent.names}},
+		c.releaseAction(held),
+	}, newToken())
+	switch a.outcome {
+	case committed:
+		return true, nil
+	case conditionFailed: // the holder exists again, or the claim moved: read anew
+		return a.action == 1, nil
+	}
+	return false, a.err
+}

@@ -63,7 +63,7 @@ func (c *Client) modify(ctx context.Context, k Key, o writeOptions, fn func(e *E
 // version when not 0.
 func (c *Client) modifyOnce(ctx context.Context, k Key, o writeOptions, fn func(e *Entity) error) (*Entity, error) {
 	version := o.version
-	e, err := c.getEntity(ctx, k, true)
+	e, err := c.getToWrite(ctx, k)
 	if err != nil {
 		return nil, err
 	}
@@ -85,4 +85,27 @@ func (c *Client) modifyOnce(ctx context.Context, k Key, o writeOptions, fn func(
 		return nil, err
 	}
 	return w.run(ctx)
+}
+
+// getToWrite reads the entity k for a write that goes on from what it reads. An
+// entity being deleted, or expired, reads as missing once its deletion is
+// completed, as every writer meeting one completes it.
+func (c *Client) getToWrite(ctx context.Context, k Key) (*Entity, error) {
+	item, err := c.getItem(ctx, k, true)
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.readStored(k, item)
+	switch {
+	case err != nil:
+		return nil, err
+	case s.ending():
+		if err := c.completeDelete(ctx, k, s); err != nil {
+			return nil, wrap(err, "completing the delete of %s", k)
+		}
+		return nil, notFound(k)
+	case !s.exists():
+		return nil, notFound(k)
+	}
+	return decodeEntity(item)
 }

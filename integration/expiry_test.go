@@ -1,0 +1,394 @@
+package integration_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/changes"
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/ryno"
+)
+
+// expiring is a store with a doc d1 that expires in an hour by the manual clock of
+// db: d1 holds the slug "hello" and two tags, cites x, and fan reads d1 then x.
+type expiring struct {
+	s          *store
+	db         *ryno.Client
+	clk        *manualClock
+	d1, fan, x ryno.Key
+}
+
+func newExpiring(t *testing.T) *expiring {
+	t.Helper()
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+	clk := wholeSecondClock()
+	db := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, Now: clk.Now})
+	x := &expiring{s: s, db: db, clk: clk, d1: ryno.Key{Scope: "acme", Type: "doc", ID: "d1"}, fan: pk("fan"), x: pk("x")}
+	createSubjects(t, db, x.fan, x.x)
+	d := doc("d1", "hello", 2)
+	d.Expires = clk.Now().Add(time.Hour)
+	created, err := db.Create(ctx, d)
+	require.NoError(t, err)
+	require.Equal(t, clk.Now().Add(time.Hour), created.Expires, "the expiry is read back")
+	_, err = db.AddRelationships(ctx, x.d1, "cites", []ryno.Key{x.x})
+	require.NoError(t, err)
+	_, err = db.AddRelationships(ctx, x.fan, "reads", []ryno.Key{x.d1, x.x})
+	require.NoError(t, err)
+	return x
+}
+
+// wholeSecondClock is a manual clock at a whole second, where expiries (stored to
+// the second) fall exactly.
+func wholeSecondClock() *manualClock {
+	clk := newManualClock()
+	clk.Advance(clk.Now().Truncate(time.Second).Add(time.Second).Sub(clk.Now()))
+	return clk
+}
+
+// reads returns what each read of the store's calls sees of d1: whether it finds it.
+func (x *expiring) reads(t *testing.T) map[string]bool {
+	t.Helper()
+	db, seen := x.db, map[string]bool{}
+	found := func(name string, err error) {
+		switch {
+		case errors.Is(err, ryno.ErrNotFound):
+			seen[name] = false
+		default:
+			require.NoError(t, err, name)
+			seen[name] = true
+		}
+	}
+	_, err := db.Get(ctx, x.d1)
+	found("Get", err)
+	_, err = db.Get(ctx, x.d1, ryno.WithRelationships("cites"))
+	found("Get with relationships", err)
+	_, err = ryno.GetAs[map[string]any](ctx, db, x.d1)
+	found("GetAs", err)
+	_, err = db.GetByUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "slug"}, indexing.String("hello"))
+	found("GetByUnique", err)
+	got, err := db.BatchGet(ctx, []ryno.Key{x.d1, x.x})
+	require.NoError(t, err)
+	seen["BatchGet"] = got[0] != nil
+	require.NotNil(t, got[1])
+
+	contains := func(name string, page *ryno.Page[*ryno.Entity], err error) {
+		require.NoError(t, err, name)
+		seen[name] = false
+		for _, e := range page.Items {
+			seen[name] = seen[name] || e.Key == x.d1
+		}
+	}
+	page, err := db.ListByType(ctx, ryno.Type{Scope: "acme", Name: "doc"}, ryno.PageOptions{})
+	contains("ListByType", page, err)
+	page, err = db.RelatedEntities(ctx, x.fan, "reads", ryno.PageOptions{})
+	contains("RelatedEntities", page, err)
+	page, err = db.ReverseRelatedEntities(ctx, x.x, "cites", ryno.PageOptions{})
+	contains("ReverseRelatedEntities", page, err)
+	page, err = db.QueryIndex(ctx, ryno.ScopedIndex{Scope: "acme", Index: "doc-tag"}, indexing.BeginsWith(indexing.String("hello-tag")), ryno.PageOptions{})
+	contains("QueryIndex", page, err)
+	return seen
+}
+
+func TestAnExpiredEntityIsMissingToEveryReadAtOnce(t *testing.T) {
+	x := newExpiring(t)
+	for name, found := range x.reads(t) {
+		require.True(t, found, "%s finds d1 before it expires", name)
+	}
+	x.clk.Advance(time.Hour - time.Millisecond)
+	for name, found := range x.reads(t) {
+		require.True(t, found, "%s finds d1 a millisecond before it expires", name)
+	}
+	x.clk.Advance(time.Millisecond)
+	for name, found := range x.reads(t) {
+		require.False(t, found, "%s does not find d1 once it has expired", name)
+	}
+	_, err := x.s.Get(ctx, x.d1)
+	require.NoError(t, err, "nothing was written: a client whose clock is an hour behind still reads it")
+}
+
+func TestAWriterMeetingAnExpiredEntityDeletesItFirst(t *testing.T) {
+	tests := []struct {
+		name string
+		// write writes d1 once it has expired; it returns the error it meets.
+		write   func(x *expiring) error
+		missing bool // the write fails with ErrNotFound, d1 stays missing
+	}{
+		{"Create", func(x *expiring) error { _, err := x.db.Create(ctx, doc("d1", "hello", 1)); return err }, false},
+		{"Set", func(x *expiring) error { _, err := x.db.Set(ctx, doc("d1", "hello", 1)); return err }, false},
+		{"Set with the version read", func(x *expiring) error {
+			d := doc("d1", "hello", 1)
+			d.Version = 3
+			_, err := x.db.Set(ctx, d)
+			if errors.Is(err, ryno.ErrConflict) {
+				return ryno.ErrNotFound
+			}
+			return err
+		}, true},
+		{"Update", func(x *expiring) error { _, err := x.db.Update(ctx, doc("d1", "hello", 1)); return err }, true},
+		{"Modify", func(x *expiring) error {
+			_, err := x.db.Modify(ctx, x.d1, func(e *ryno.Entity) error { e.Attributes["n"] = 1; return nil })
+			return err
+		}, true},
+		{"Patch", func(x *expiring) error {
+			_, err := x.db.Patch(ctx, x.d1, ryno.Patch{Set: map[string]any{"n": 1}})
+			return err
+		}, true},
+		{"AddRelationships", func(x *expiring) error {
+			_, err := x.db.AddRelationships(ctx, x.d1, "cites", []ryno.Key{x.fan})
+			return err
+		}, true},
+		{"ReplaceRelationships", func(x *expiring) error {
+			return x.db.ReplaceRelationships(ctx, x.d1, "cites", []ryno.Key{x.fan})
+		}, true},
+		{"Delete", func(x *expiring) error { return errors.Join(x.db.Delete(ctx, x.d1), ryno.ErrNotFound) }, true},
+		{"another entity taking its unique value", func(x *expiring) error {
+			_, err := x.db.Create(ctx, doc("d2", "hello", 1))
+			require.NoError(t, err, "the value of an expired entity is free")
+			return ryno.ErrNotFound
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := newExpiring(t)
+			x.clk.Advance(time.Hour)
+			err := tt.write(x)
+			if tt.missing {
+				require.ErrorIs(t, err, ryno.ErrNotFound)
+				_, err := x.db.Get(ctx, x.d1)
+				require.ErrorIs(t, err, ryno.ErrNotFound)
+			} else {
+				require.NoError(t, err)
+				e, err := x.db.Get(ctx, x.d1)
+				require.NoError(t, err)
+				require.Equal(t, int64(1), e.Version, "a new entity, not the expired one written again")
+				require.Equal(t, x.clk.Now(), e.Created)
+				require.True(t, e.Expires.IsZero())
+			}
+			// Nothing of the expired entity is left, whichever write met it.
+			_, err = x.s.Get(ctx, x.d1)
+			if tt.missing {
+				require.ErrorIs(t, err, ryno.ErrNotFound, "its item is gone, for every clock")
+			}
+			require.Equal(t, []ryno.Key{x.x}, objectsOf(t, x.db, x.fan, "reads", 10), "the entry to it is gone")
+			requireListExact(t, x.s, x.fan, "reads")
+			require.Empty(t, objectsOf(t, x.db, x.d1, "cites", 10), "its own list is gone")
+			done, err := x.db.Check(ctx, ryno.CheckOptions{})
+			require.NoError(t, err)
+			require.Zero(t, done.Orphans+done.Traces, "nothing refers to it: %+v", done)
+		})
+	}
+}
+
+func TestAWriteDoesNotKeepAnEntityThatExpiresBeforeItLands(t *testing.T) {
+	// A write that read d1 live and expects its version, sent once it has expired,
+	// must not bring it back: its condition says the entity has not expired.
+	x := newExpiring(t)
+	e, err := x.db.Get(ctx, x.d1)
+	require.NoError(t, err)
+	x.clk.Advance(time.Hour)
+	e.Expires = x.clk.Now().Add(time.Hour) // a session extended too late
+	_, err = x.db.Update(ctx, e)
+	require.ErrorIs(t, err, ryno.ErrConflict)
+	_, err = x.db.Get(ctx, x.d1)
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	_, err = x.db.Patch(ctx, x.d1, ryno.Patch{Expires: x.clk.Now().Add(time.Hour)})
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+}
+
+func TestASetWithoutAReadDoesNotWriteOverAnExpiredEntity(t *testing.T) {
+	// A Set of a type without indexes, of the same attributes, updates the item in
+	// place without reading it: its condition refuses an expired entity, and the
+	// Set creates a new one after deleting it.
+	s := newStoreOpts(t, nil, ryno.Options{})
+	clk := wholeSecondClock()
+	db := newClientOn(t, s, ryno.Options{Now: clk.Now})
+	session, x := ryno.Key{Scope: "acme", Type: "session", ID: "s1"}, pk("x")
+	createSubjects(t, db, x)
+	_, err := db.Create(ctx, &ryno.Entity{Key: session, Attributes: map[string]any{"n": 1}, Expires: clk.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	_, err = db.AddRelationships(ctx, session, "reads", []ryno.Key{x})
+	require.NoError(t, err)
+	clk.Advance(time.Hour)
+	e, err := db.Set(ctx, &ryno.Entity{Key: session, Attributes: map[string]any{"n": 2}, Expires: clk.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	require.Equal(t, int64(1), e.Version, "a new entity")
+	require.Equal(t, clk.Now(), e.Created)
+	require.Empty(t, objectsOf(t, db, session, "reads", 10), "the expired entity's list went with it")
+}
+
+func TestExpiresIsWrittenAndKept(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{})
+	clk := wholeSecondClock()
+	db := newClientOn(t, s, ryno.Options{Now: clk.Now})
+	ada := pk("ada")
+	soon := clk.Now().Add(90*time.Minute + 400*time.Millisecond)
+	e, err := db.Create(ctx, &ryno.Entity{Key: ada, Attributes: map[string]any{"n": 1}, Expires: soon})
+	require.NoError(t, err)
+	require.Equal(t, soon.Truncate(time.Second).Add(time.Second), e.Expires, "stored to the second, rounded up")
+
+	_, err = db.Patch(ctx, ada, ryno.Patch{Set: map[string]any{"n": 2}})
+	require.NoError(t, err)
+	e, err = db.Modify(ctx, ada, func(e *ryno.Entity) error { e.Attributes["n"] = 3; return nil })
+	require.NoError(t, err)
+	require.Equal(t, soon.Truncate(time.Second).Add(time.Second), e.Expires, "Patch and Modify keep it")
+
+	later := clk.Now().Add(3 * time.Hour)
+	e, err = db.Patch(ctx, ada, ryno.Patch{Expires: later})
+	require.NoError(t, err)
+	require.Equal(t, later, e.Expires, "Patch.Expires sets it")
+	clk.Advance(2 * time.Hour)
+	_, err = db.Get(ctx, ada)
+	require.NoError(t, err, "extended before it expired, it lives on")
+
+	type person struct {
+		ryno.Record
+		N int `dynamodbav:"n"`
+	}
+	p, err := ryno.GetAs[person](ctx, db, ada)
+	require.NoError(t, err)
+	require.Equal(t, later, p.Expires, "typed entities read it")
+	p.N = 4
+	p.Expires = time.Time{}
+	require.NoError(t, ryno.UpdateAs(ctx, db, p))
+	require.Equal(t, later, p.Expires, "a zero Expires in a typed write keeps it")
+
+	e, err = db.Get(ctx, ada)
+	require.NoError(t, err)
+	e.Expires = time.Time{}
+	e, err = db.Update(ctx, e)
+	require.NoError(t, err)
+	require.True(t, e.Expires.IsZero(), "Update writes the entity as it is: without an expiry")
+	clk.Advance(24 * time.Hour)
+	_, err = db.Get(ctx, ada)
+	require.NoError(t, err)
+
+	_, err = db.Create(ctx, &ryno.Entity{Key: pk("old"), Expires: time.Unix(0, 0)})
+	require.ErrorIs(t, err, ryno.ErrInvalid, "an expiry DynamoDB's time to live cannot hold")
+}
+
+func TestCheckFindsAndRepairsExpiredEntities(t *testing.T) {
+	x := newExpiring(t)
+	x.clk.Advance(time.Hour)
+	var traces []ryno.Trace
+	found, err := x.db.Check(ctx, ryno.CheckOptions{OnTrace: func(tr ryno.Trace) { traces = append(traces, tr) }})
+	require.NoError(t, err)
+	require.Equal(t, 1, found.Traces, "%+v", traces)
+	require.Equal(t, ryno.TraceExpired, traces[0].Kind)
+	require.Equal(t, x.d1, traces[0].Key)
+
+	done, err := x.db.Check(ctx, ryno.CheckOptions{Repair: true})
+	require.NoError(t, err)
+	require.Equal(t, 1, done.Finished)
+	_, err = x.s.Get(ctx, x.d1)
+	require.ErrorIs(t, err, ryno.ErrNotFound, "its item is gone")
+	require.Equal(t, []ryno.Key{x.x}, objectsOf(t, x.db, x.fan, "reads", 10))
+	requireListExact(t, x.s, x.fan, "reads")
+	_, err = x.db.LookupUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "slug"}, indexing.String("hello"))
+	require.ErrorIs(t, err, ryno.ErrNotFound, "its value is released")
+	after, err := x.db.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.Zero(t, after.Orphans+after.Traces, "%+v", after)
+}
+
+func TestTheExpiryHandlerCompletesWhatTimeToLiveStarted(t *testing.T) {
+	x := newExpiring(t)
+	x.clk.Advance(time.Hour)
+	// DynamoDB's time to live removes the item alone, as a service; its stream
+	// record names the service as the user.
+	old, err := x.s.raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(x.db.Names().Entities),
+		Key:          map[string]types.AttributeValue{schema.AttrID: str(x.d1.ID), schema.AttrScopeTypeKey: str(schema.ScopeTypeKey(x.d1.Scope, x.d1.Type))},
+		ReturnValues: types.ReturnValueAllOld})
+	require.NoError(t, err)
+	require.NotNil(t, old.Attributes)
+	ev := events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{{
+		EventID: "ttl", EventName: "REMOVE",
+		EventSourceArn: "arn:aws:dynamodb:us-east-1:123456789012:table/" + x.db.Names().Entities + "/stream/x",
+		UserIdentity:   &events.DynamoDBUserIdentity{Type: "Service", PrincipalID: "dynamodb.amazonaws.com"},
+		Change:         events.DynamoDBStreamRecord{SequenceNumber: "1", OldImage: lambdaImage(t, old.Attributes)},
+	}}}
+	handle, err := changes.ExpiryHandler(x.db)
+	require.NoError(t, err)
+	consume := func() {
+		t.Helper()
+		res, err := handle(ctx, ev)
+		require.NoError(t, err)
+		require.Empty(t, res.BatchItemFailures)
+	}
+
+	consume()
+	require.Equal(t, []ryno.Key{x.x}, objectsOf(t, x.db, x.fan, "reads", 10), "the entry to it is gone")
+	requireListExact(t, x.s, x.fan, "reads")
+	require.Empty(t, objectsOf(t, x.db, x.d1, "cites", 10), "its own list is gone")
+	_, err = x.db.LookupUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "slug"}, indexing.String("hello"))
+	require.ErrorIs(t, err, ryno.ErrNotFound, "its value is released")
+	done, err := x.db.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.Zero(t, done.Orphans+done.Traces, "nothing refers to it: %+v", done)
+
+	consume() // the batch delivered again
+	requireListExact(t, x.s, x.fan, "reads")
+
+	// Late: the key holds a new entity by the time the record comes again.
+	_, err = x.db.Create(ctx, doc("d1", "hello", 1))
+	require.NoError(t, err)
+	_, err = x.db.AddRelationships(ctx, x.fan, "reads", []ryno.Key{x.d1})
+	require.NoError(t, err)
+	consume()
+	_, err = x.db.Get(ctx, x.d1)
+	require.NoError(t, err, "the new entity stays")
+	require.Equal(t, []ryno.Key{x.x, x.d1}, objectsOf(t, x.db, x.fan, "reads", 10), "and what refers to it")
+	_, err = x.db.LookupUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "slug"}, indexing.String("hello"))
+	require.NoError(t, err, "and its value")
+
+	// A record the handler cannot read fails the batch at that record.
+	ev.Records[0].Change.OldImage = map[string]events.DynamoDBAttributeValue{"_id": events.NewStringAttribute("x")}
+	res, err := handle(ctx, ev)
+	require.NoError(t, err)
+	require.Equal(t, []events.DynamoDBBatchItemFailure{{ItemIdentifier: "1"}}, res.BatchItemFailures)
+}
+
+// lambdaImage returns an item as Lambda delivers the image of a stream record.
+func lambdaImage(t *testing.T, item map[string]types.AttributeValue) map[string]events.DynamoDBAttributeValue {
+	t.Helper()
+	out := make(map[string]events.DynamoDBAttributeValue, len(item))
+	for name, v := range item {
+		out[name] = lambdaValue(t, v)
+	}
+	return out
+}
+
+func lambdaValue(t *testing.T, v types.AttributeValue) events.DynamoDBAttributeValue {
+	t.Helper()
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return events.NewStringAttribute(v.Value)
+	case *types.AttributeValueMemberN:
+		return events.NewNumberAttribute(v.Value)
+	case *types.AttributeValueMemberBOOL:
+		return events.NewBooleanAttribute(v.Value)
+	case *types.AttributeValueMemberNULL:
+		return events.NewNullAttribute()
+	case *types.AttributeValueMemberSS:
+		return events.NewStringSetAttribute(v.Value)
+	case *types.AttributeValueMemberNS:
+		return events.NewNumberSetAttribute(v.Value)
+	case *types.AttributeValueMemberL:
+		l := make([]events.DynamoDBAttributeValue, len(v.Value))
+		for i, e := range v.Value {
+			l[i] = lambdaValue(t, e)
+		}
+		return events.NewListAttribute(l)
+	case *types.AttributeValueMemberM:
+		return events.NewMapAttribute(lambdaImage(t, v.Value))
+	}
+	t.Fatalf("a value of type %T", v)
+	return events.DynamoDBAttributeValue{}
+}

@@ -2,6 +2,7 @@ package changes
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"testing"
 	"time"
@@ -263,4 +264,34 @@ func FuzzLambdaRecord(f *testing.F) {
 			_, _ = d.Lambda(r)
 		}
 	})
+}
+
+func TestDeletionsOfExpiredEntitiesAreExpired(t *testing.T) {
+	d, err := NewDecoder("app")
+	require.NoError(t, err)
+	tombstone := with(entityItem("5", "Ada"), schema.AttrDeleting, s("tok"))
+	tests := []struct {
+		name    string
+		expires time.Time // of the entity removed; zero for none
+		want    bool
+	}{
+		{"no expiry", time.Time{}, false},
+		{"expiring after its removal: a Delete", when.Add(time.Hour), false},
+		{"expired when removed", when.Add(-time.Second), true},
+		{"expiring at the second of its removal", when, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old := tombstone
+			if !tt.expires.IsZero() {
+				old = with(old, schema.AttrExpires, n(fmt.Sprint(tt.expires.Unix())))
+			}
+			got, err := d.Decode(Record{Table: "app_entities_master", EventName: "REMOVE", Time: when, Old: old})
+			require.NoError(t, err)
+			require.Len(t, got, 1)
+			require.Equal(t, EntityDeleted, got[0].Kind)
+			require.Equal(t, tt.want, got[0].Expired)
+			require.Equal(t, tt.expires.IsZero(), got[0].Old.Expires.IsZero(), "the entity carries its expiry")
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -18,6 +19,10 @@ const articleCount = "articles"
 // appliedType is the type of the entities that record a stream record applied.
 const appliedType = "applied-record"
 
+// appliedFor is how long a record stays marked as applied: longer than a stream
+// keeps its records (24 hours), so that none is applied twice.
+const appliedFor = 48 * time.Hour
+
 // StreamHandler keeps each author's article count from the stream of the
 // relationship entries table (`ryno migrate up --streams`): each entry added to or
 // removed from an article's authors changes its author's count by one. Given the
@@ -27,7 +32,8 @@ const appliedType = "applied-record"
 // Each record is applied exactly once. A record's count change commits in one
 // transaction with an entity named after the record's event ID, whose creation
 // fails when the record was applied already: a batch Lambda sends again, or a
-// record delivered twice, changes nothing.
+// record delivered twice, changes nothing. The marker expires two days later, once
+// the stream no longer holds the record.
 type StreamHandler struct {
 	db      *ryno.Client
 	decoder *changes.Decoder
@@ -88,7 +94,7 @@ func (h *StreamHandler) apply(ctx context.Context, r events.DynamoDBEventRecord)
 
 // count adds delta to the article count of the author of c, once.
 func (h *StreamHandler) count(ctx context.Context, c changes.Change, delta int) error {
-	applied := &ryno.Entity{Key: ryno.Key{Scope: scope, Type: appliedType, ID: c.EventID}}
+	applied := &ryno.Entity{Key: ryno.Key{Scope: scope, Type: appliedType, ID: c.EventID}, Expires: time.Now().Add(appliedFor)}
 	author := c.Relationship.Object
 	_, err := h.db.Transact(ctx,
 		ryno.TxCreate(applied),

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -47,7 +48,10 @@ const (
 // A Delete of a project owning issues and their comments (Options.Owns) is
 // killed too: whoever completes it deletes the whole tree.
 //
-// make test kills 7 processes (one per kind of write); make crash kills 75
+// A write that takes the unique value of an expired entity with 300 edges is killed
+// too: it deletes the expired entity first, and whoever comes next finishes that.
+//
+// make test kills 8 processes (one per kind of write); make crash kills 75
 // (RYNO_CRASH_ROUNDS).
 func TestProcessesKilledMidWriteLeaveNothingHalfDone(t *testing.T) {
 	rounds, seed := crashSettings(t)
@@ -112,6 +116,7 @@ var crashScenarios = []crashScenario{
 	{"delete", setupCrashDelete},
 	{"setreplace", setupCrashSetReplace},
 	{"owner", setupCrashOwner},
+	{"expire", setupCrashExpire},
 }
 
 const crashPredicate = "follows"
@@ -310,6 +315,62 @@ func setupCrashDelete(t *testing.T, s *store, _ *rand.Rand) *crashState {
 				}
 				require.Equal(t, want, objectsOf(t, s.Client, k, crashPredicate, 500), when)
 				requireListExact(t, s, k, crashPredicate)
+			}
+		},
+	}
+}
+
+// setupCrashExpire stores a doc that has expired by the real clock, though not by
+// the setup's, with 150 lists pointing at it and one of its own; the write killed
+// creates another doc taking its unique value, which deletes the expired doc first.
+// Readers never see the expired doc; after the next writer (the same write, a
+// Delete of the expired doc, or a Set of its key) nothing of it is left.
+func setupCrashExpire(t *testing.T, s *store, _ *rand.Rand) *crashState {
+	gone := crashDoc{ID: "gone", Slug: "g", Tags: 5}
+	e := gone.entity()
+	e.Expires = time.Now().Add(-time.Minute)
+	_, err := s.Set(ctx, e)
+	require.NoError(t, err)
+	k := e.Key
+	fans := pks("fan", 150)
+	createObjects(t, s, slices.Concat(fans, pks("x", 150))...)
+	require.NoError(t, s.ReplaceRelationships(ctx, k, crashPredicate, fans))
+	for i, f := range fans {
+		require.NoError(t, s.ReplaceRelationships(ctx, f, crashPredicate, []ryno.Key{pks("x", 150)[i], k}))
+	}
+	taker := crashDoc{ID: "taker", Slug: "g", Tags: 2}
+	call := crashCall{Op: "set", Entity: &taker}
+	reader := func(t *testing.T, s *store) *ryno.Client {
+		return newClientOn(t, s, ryno.Options{Indexes: slugIndexes})
+	}
+	return &crashState{
+		call:  call,
+		nexts: []crashCall{call, {Op: "delete", Subject: k}, {Op: "set", Entity: &crashDoc{ID: "gone", Slug: "g2", Tags: 1}}},
+		killed: func(t *testing.T, s *store) {
+			_, err := reader(t, s).Get(ctx, k)
+			require.ErrorIs(t, err, ryno.ErrNotFound, "an expired entity reads as missing at once")
+		},
+		exact: func(t *testing.T, s *store, next crashCall, when string) {
+			for i, f := range fans {
+				if i%10 == 0 {
+					require.Equal(t, []ryno.Key{pks("x", 150)[i]}, objectsOf(t, s.Client, f, crashPredicate, 10), "%s: the list of %s", when, f)
+					requireListExact(t, s, f, crashPredicate)
+				}
+			}
+			db := reader(t, s)
+			if next.Entity != nil && next.Entity.ID == "gone" {
+				got, err := db.Get(ctx, k)
+				require.NoError(t, err, "%s: created anew", when)
+				require.True(t, got.Expires.IsZero(), "%s: a new entity", when)
+				require.Empty(t, objectsOf(t, s.Client, k, crashPredicate, 10), "%s: with no list", when)
+				require.Empty(t, subjectsPointingAt(t, s.Client, k), "%s: nothing points at it", when)
+			} else {
+				requireNothingOf(t, s, k, true)
+			}
+			if next.Entity != nil && next.Entity.ID == "taker" {
+				got, err := db.GetByUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "slug"}, indexing.String("g"))
+				require.NoError(t, err, "%s: the value is taken", when)
+				require.Equal(t, "taker", got.ID)
 			}
 		},
 	}

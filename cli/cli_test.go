@@ -353,6 +353,7 @@ func TestUpSaysWhatItLeftUndone(t *testing.T) {
 		"not done:",
 		"  create table app_relationship_entries (GSI app_incoming_relationships, LSI app_relationships_by_object)",
 		"  create table app_index_entries (GSI app_index_lookup)",
+		"  turn on time to live (attribute _expires) on table app_entities_master",
 		"  run migration 2: build the heads and markers of relationship lists written before them",
 		"  run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships",
 		"  record schema version 3",

@@ -21,7 +21,8 @@ var exportCommand = &command{
 	summary: "print the tables as CloudFormation, Terraform or JSON; change nothing",
 	help: `Prints the store's tables as infrastructure code, from the definitions "ryno migrate
 up" uses: each table with its keys, attributes, global and local secondary indexes,
-billing, and the settings asked for. It connects to nothing.
+billing, the settings asked for, and the time to live of the entities table. It
+connects to nothing.
 
   cloudformation  a template with an AWS::DynamoDB::Table per table, and the tables'
                   names and ARNs as outputs
@@ -29,7 +30,8 @@ billing, and the settings asked for. It connects to nothing.
                   them out
   json            the CreateTable requests, as aws dynamodb create-table
                   --cli-input-json takes them, then the UpdateContinuousBackups
-                  requests of --pitr
+                  requests of --pitr and the UpdateTimeToLive request of the
+                  entities table
 
 Once the tables exist, run "ryno migrate up" with the same flags: it finds them in
 place, creates nothing and records the schema version, which the library's

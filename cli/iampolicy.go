@@ -38,7 +38,7 @@ dynamodb:PutItem, UpdateItem, DeleteItem and ConditionCheckItem.
 
 With --migrations, the policy is that of this command instead: migrate up, plan,
 status and down (which create, update and delete the tables, and read and turn on
-point-in-time recovery), check [--repair] and reindex.
+point-in-time recovery and time to live), check [--repair] and reindex.
 
 Without --account and --region, the ARNs hold "*" in their place. Access to a
 customer managed KMS key (--sse kms --kms-key) is granted by the key's policy and is

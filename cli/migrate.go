@@ -48,6 +48,11 @@ key, in another, and then deletes the reverse index it replaces. Tables and inde
 in a way up cannot repair (another key schema, a missing local index), it changes
 nothing and exits with status 1. Running it again does nothing.
 
+Up also turns on time to live on the entities table, on the attribute _expires, so
+that DynamoDB deletes expired entities (the library hides them until then); on an
+existing store too, without --update-existing. A time to live on another attribute
+is reported as a warning and left alone.
+
 --pitr, --deletion-protection, --streams and --sse apply to the tables up creates
 (--streams: a stream of new and old images per table, which package changes
 decodes). Existing

@@ -70,6 +70,7 @@ func TestCLIMigrate(t *testing.T) {
 			"  create table "+n.Entities+" (GSI "+n.EntitiesByType+")\n"+
 			"  create table "+n.Relationships+" (GSI "+n.ReverseRelationships+", LSI "+n.RelationshipsByObject+")\n"+
 			"  create table "+n.IndexEntries+" (GSI "+n.IndexLookup+")\n"+
+			"  turn on time to live (attribute _expires) on table "+n.Entities+"\n"+
 			"  run migration 2: build the heads and markers of relationship lists written before them\n"+
 			"  run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships\n"+
 			"  record schema version 3\n", out)
@@ -94,11 +95,12 @@ func TestCLIMigrate(t *testing.T) {
 			"create table " + n.Entities + " (GSI " + n.EntitiesByType + ")",
 			"create table " + n.Relationships + " (GSI " + n.ReverseRelationships + ", LSI " + n.RelationshipsByObject + ")",
 			"create table " + n.IndexEntries + " (GSI " + n.IndexLookup + ")",
+			"turn on time to live (attribute _expires) on table " + n.Entities,
 			"run migration 2: build the heads and markers of relationship lists written before them",
 			"run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships",
 			"record schema version 3",
 		}, withoutWaits(lines[:len(lines)-1]))
-		require.Regexp(t, `^schema version 3 is up to date: 6 actions in \S+$`, lines[len(lines)-1])
+		require.Regexp(t, `^schema version 3 is up to date: 7 actions in \S+$`, lines[len(lines)-1])
 		require.Len(t, tablesWithPrefix(t, prefix), 3)
 	})
 

@@ -29,7 +29,8 @@ const (
 
 // TestExportTerraform parses the Terraform export with HashiCorp's HCL parser and
 // checks that every table, key, attribute, GSI and LSI, and every setting asked for,
-// is that of tables.Definitions; then compares it with testdata/tables.tf.golden
+// is that of tables.Definitions, with time to live on the entities table only; then
+// compares it with testdata/tables.tf.golden
 // (go test -run TestExportTerraform -update rewrites it) and, when terraform is
 // installed, checks that terraform fmt leaves it as it is. What is not checked:
 // terraform validate and plan need the AWS provider, which cannot be downloaded
@@ -81,6 +82,7 @@ func TestExportTerraform(t *testing.T) {
 		sse := hclOnlyBlock(t, b.Body, "server_side_encryption").Body
 		require.True(t, hclBoolAttr(t, sse, "enabled"))
 		require.Equal(t, goldenKey, hclStringAttr(t, sse, "kms_key_arn"))
+		checkTerraformTimeToLive(t, b.Body, name == names.Entities)
 
 		id := b.Labels[1]
 		for _, attr := range []string{"name", "arn"} {
@@ -109,6 +111,19 @@ func checkTerraformTable(t *testing.T, body *hclsyntax.Body, keys []types.KeySch
 		})
 	}
 	require.Equal(t, attrs, got)
+}
+
+// checkTerraformTimeToLive checks that body has a ttl block on _expires when want,
+// and none otherwise.
+func checkTerraformTimeToLive(t *testing.T, body *hclsyntax.Body, want bool) {
+	t.Helper()
+	if !want {
+		require.Empty(t, hclBlocks(body, "ttl"))
+		return
+	}
+	ttl := hclOnlyBlock(t, body, "ttl").Body
+	require.Equal(t, "_expires", hclStringAttr(t, ttl, "attribute_name"))
+	require.True(t, hclBoolAttr(t, ttl, "enabled"))
 }
 
 func checkTerraformIndexes(t *testing.T, body *hclsyntax.Body, gsis []types.GlobalSecondaryIndex, lsis []types.LocalSecondaryIndex) {

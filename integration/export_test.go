@@ -19,9 +19,10 @@ import (
 )
 
 // TestExportCloudFormationRoundTrip creates the tables of an exported CloudFormation
-// template in DynamoDB Local, read back by a reader of its own, and checks that
-// ryno migrate finds them as it would have created them: no drift, nothing to create,
-// only the schema version to record. Point-in-time recovery and KMS encryption stay
+// template in DynamoDB Local, read back by a reader of its own, with the entities
+// table's time to live, and checks that ryno migrate finds them as it would have
+// created them: no drift, nothing to create or turn on, only the schema version to
+// record. Point-in-time recovery and KMS encryption stay
 // out: DynamoDB Local 3.3.1 does not support the first and ignores the second (the
 // migrations package tests them against its fake).
 func TestExportCloudFormationRoundTrip(t *testing.T) {
@@ -48,12 +49,15 @@ func TestExportCloudFormationRoundTrip(t *testing.T) {
 
 			out, errOut, code := runRyno(t, append([]string{"migrate", "export", "--prefix", prefix, "--format", "cloudformation"}, tt.flags...)...)
 			require.Equal(t, 0, code, errOut)
-			inputs := readCloudFormation(t, []byte(out))
-			require.Len(t, inputs, 3)
-			for _, in := range inputs {
-				_, err := api.CreateTable(ctx, in)
-				require.NoError(t, err, "create %s", aws.ToString(in.TableName))
+			tables := readCloudFormation(t, []byte(out))
+			require.Len(t, tables, 3)
+			for _, tbl := range tables {
+				tbl.create(t, api)
 			}
+			require.Equal(t, []*types.TimeToLiveSpecification{
+				{AttributeName: aws.String(schema.AttrExpires), Enabled: aws.Bool(true)}, nil, nil,
+			}, []*types.TimeToLiveSpecification{tables[0].timeToLive, tables[1].timeToLive, tables[2].timeToLive},
+				"time to live on the entities table (the first by name), on _expires, only")
 
 			opts := migrations.Options{TablePrefix: prefix, PollInterval: 20 * time.Millisecond}
 			tt.opts(&opts)
@@ -115,15 +119,38 @@ type cfnTemplate struct {
 	}
 }
 
-// readCloudFormation returns the CreateTable requests of the tables in a template,
-// in the order of their names. It fails on a property it does not know, so that a
-// new property of the exporter is not silently left out of the round trip.
-func readCloudFormation(t *testing.T, src []byte) []*dynamodb.CreateTableInput {
+// cfnTable is a table of a template as the requests that set it up: CreateTable
+// and, when it has a TimeToLiveSpecification, UpdateTimeToLive once it exists, as
+// CloudFormation sends them.
+type cfnTable struct {
+	in         *dynamodb.CreateTableInput
+	timeToLive *types.TimeToLiveSpecification // nil without time to live
+}
+
+// create sends the table's requests to api.
+func (c cfnTable) create(t *testing.T, api *dynamodb.Client) {
+	t.Helper()
+	name := aws.ToString(c.in.TableName)
+	_, err := api.CreateTable(context.Background(), c.in)
+	require.NoError(t, err, "create %s", name)
+	if c.timeToLive == nil {
+		return
+	}
+	require.NoError(t, dynamodb.NewTableExistsWaiter(api).Wait(context.Background(),
+		&dynamodb.DescribeTableInput{TableName: c.in.TableName}, time.Minute))
+	_, err = api.UpdateTimeToLive(context.Background(), &dynamodb.UpdateTimeToLiveInput{TableName: c.in.TableName, TimeToLiveSpecification: c.timeToLive})
+	require.NoError(t, err, "turn on time to live of %s", name)
+}
+
+// readCloudFormation returns the tables of a template, in the order of their names.
+// It fails on a property it does not know, so that a new property of the exporter is
+// not silently left out of the round trip.
+func readCloudFormation(t *testing.T, src []byte) []cfnTable {
 	t.Helper()
 	var tpl cfnTemplate
 	require.NoError(t, json.Unmarshal(src, &tpl))
 	require.Equal(t, "2010-09-09", tpl.AWSTemplateFormatVersion)
-	var out []*dynamodb.CreateTableInput
+	var out []cfnTable
 	for id, r := range tpl.Resources {
 		require.Equal(t, "AWS::DynamoDB::Table", r.Type, id)
 		out = append(out, readTable(t, id, r.Properties))
@@ -131,8 +158,8 @@ func readCloudFormation(t *testing.T, src []byte) []*dynamodb.CreateTableInput {
 		require.Equal(t, map[string]any{"Fn::GetAtt": []any{id, "Arn"}}, tpl.Outputs[id+"Arn"].Value, "output of the ARN of %s", id)
 	}
 	require.Len(t, tpl.Outputs, 2*len(tpl.Resources))
-	slices.SortFunc(out, func(a, b *dynamodb.CreateTableInput) int {
-		return strings.Compare(aws.ToString(a.TableName), aws.ToString(b.TableName))
+	slices.SortFunc(out, func(a, b cfnTable) int {
+		return strings.Compare(aws.ToString(a.in.TableName), aws.ToString(b.in.TableName))
 	})
 	return out
 }
@@ -153,9 +180,10 @@ type cfnIndex struct {
 	ProvisionedThroughput *cfnThroughput
 }
 
-func readTable(t *testing.T, id string, props map[string]json.RawMessage) *dynamodb.CreateTableInput {
+func readTable(t *testing.T, id string, props map[string]json.RawMessage) cfnTable {
 	t.Helper()
 	in := &dynamodb.CreateTableInput{}
+	var ttl *types.TimeToLiveSpecification
 	for name, raw := range props {
 		read := func(v any) { require.NoError(t, json.Unmarshal(raw, v), "%s.%s", id, name) }
 		switch name {
@@ -201,11 +229,18 @@ func readTable(t *testing.T, id string, props map[string]json.RawMessage) *dynam
 			var b bool
 			read(&b)
 			in.DeletionProtectionEnabled = aws.Bool(b)
+		case "TimeToLiveSpecification":
+			var spec struct {
+				AttributeName string
+				Enabled       bool
+			}
+			read(&spec)
+			ttl = &types.TimeToLiveSpecification{AttributeName: aws.String(spec.AttributeName), Enabled: aws.Bool(spec.Enabled)}
 		default:
 			t.Fatalf("%s: property %s is not read by this test", id, name)
 		}
 	}
-	return in
+	return cfnTable{in: in, timeToLive: ttl}
 }
 
 func sdkKeys(keys []cfnKey) []types.KeySchemaElement {

@@ -143,7 +143,7 @@ func TestMigrationsUp(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, res.Changed())
 	require.Equal(t, []migrations.ActionKind{
-		migrations.ActionCreateTable, migrations.ActionCreateTable, migrations.ActionCreateTable,
+		migrations.ActionCreateTable, migrations.ActionCreateTable, migrations.ActionCreateTable, migrations.ActionEnableTimeToLive,
 		migrations.ActionRunMigration, migrations.ActionRunMigration, migrations.ActionRecordVersion,
 	}, actionKinds(res.Actions))
 	require.Equal(t, 0, res.RecordedVersion)
@@ -279,6 +279,7 @@ func TestMigrationsUpAddsMissingGSI(t *testing.T) {
 		"create GSI " + n.EntitiesByType + " on table " + n.Entities,
 		"create GSI " + n.ReverseRelationships + " on table " + n.Relationships,
 		"create table " + n.IndexEntries + " (GSI " + n.IndexLookup + ")",
+		"turn on time to live (attribute _expires) on table " + n.Entities,
 		"run migration 2: build the heads and markers of relationship lists written before them",
 		"run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships",
 		"record schema version 3",
@@ -475,7 +476,7 @@ func TestMigrationsDown(t *testing.T) {
 		st, err := p.Status(ctx)
 		require.NoError(t, err)
 		require.Zero(t, st.RecordedVersion)
-		require.Len(t, st.Pending, 6)
+		require.Len(t, st.Pending, 7)
 		for _, ts := range st.Tables {
 			require.Equal(t, migrations.StateMissing, ts.State)
 		}
@@ -647,6 +648,16 @@ func (c *countingAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput, op
 	return c.API.PutItem(ctx, in, opts...)
 }
 
+func (c *countingAPI) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	c.write()
+	return c.API.UpdateTimeToLive(ctx, in, opts...)
+}
+
+func (c *countingAPI) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
+	c.read()
+	return c.API.DescribeTimeToLive(ctx, in, opts...)
+}
+
 func (c *countingAPI) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
 	c.read()
 	return c.API.DescribeTable(ctx, in, opts...)
@@ -756,6 +767,7 @@ func TestMigrationsUpFromVersion2ReplacesTheReverseIndex(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{
 		"create GSI " + n.ReverseRelationships + " on table " + n.Relationships,
+		"turn on time to live (attribute _expires) on table " + n.Entities,
 		"run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships",
 		"record schema version 3",
 		"delete GSI " + n.RetiredIndexes()[n.Relationships][0] + " of table " + n.Relationships + ", replaced",

@@ -18,8 +18,9 @@ type ReadAPI interface {
 // Check returns the Status of the store opts.TablePrefix names, as Provider.Status
 // does, with a client that can only read. It costs one DescribeTable per table, sent
 // in parallel, then one GetItem for the recorded version: cheap enough for a health
-// check or a cold start. It does not check opts.PointInTimeRecovery, which a ReadAPI
-// cannot read.
+// check or a cold start. It checks neither opts.PointInTimeRecovery nor the entities
+// table's time to live, which a ReadAPI cannot read: a store lacking them works, and
+// reads hide expired entities without time to live.
 func Check(ctx context.Context, api ReadAPI, opts Options) (*Status, error) {
 	if api == nil {
 		return nil, errs.New("nil API")
@@ -29,10 +30,12 @@ func Check(ctx context.Context, api ReadAPI, opts Options) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.timeToLive = false
 	return p.Status(ctx)
 }
 
-// readOnly makes a ReadAPI an API whose writes fail; Status never sends them.
+// readOnly makes a ReadAPI an API whose other requests fail: Status, for a Provider
+// that reads neither point-in-time recovery nor time to live, never sends them.
 type readOnly struct{ ReadAPI }
 
 var errReadOnly = errs.New("the client given to Check only reads")
@@ -54,6 +57,14 @@ func (readOnly) DescribeContinuousBackups(context.Context, *dynamodb.DescribeCon
 }
 
 func (readOnly) UpdateContinuousBackups(context.Context, *dynamodb.UpdateContinuousBackupsInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error) {
+	return nil, errReadOnly
+}
+
+func (readOnly) DescribeTimeToLive(context.Context, *dynamodb.DescribeTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
+	return nil, errReadOnly
+}
+
+func (readOnly) UpdateTimeToLive(context.Context, *dynamodb.UpdateTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
 	return nil, errReadOnly
 }
 

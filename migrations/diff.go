@@ -16,6 +16,7 @@ type target struct {
 	recovery       bool                         // point-in-time recovery wanted
 	updateExisting bool                         // apply the settings to existing tables
 	retired        map[string][]string          // GSIs of earlier versions to delete, by table
+	timeToLive     map[string]string            // the time-to-live attribute wanted, by table
 }
 
 // diff compares the wanted tables with the live ones in s and plans what Up must do.
@@ -32,9 +33,12 @@ func diff(t target, s *snapshot, migs []migration) *Plan {
 			if t.recovery {
 				settings = append(settings, Action{Kind: ActionEnableRecovery, Table: name, UpdateContinuousBackups: recoveryInput(name)})
 			}
+			if attr := t.timeToLive[name]; attr != "" {
+				settings = append(settings, timeToLiveAction(name, attr))
+			}
 			continue
 		}
-		td := tableDiff{want: w, live: l, target: t, recovery: s.recoveryOf(name)}
+		td := tableDiff{want: w, live: l, target: t, recovery: s.recoveryOf(name), timeToLive: s.timeToLive[name]}
 		td.compare()
 		p.Actions = append(p.Actions, td.actions...)
 		p.Drift = append(p.Drift, td.drift...)
@@ -70,10 +74,11 @@ func (p *Plan) planVersion(versionTable string, migs []migration) {
 
 // tableDiff compares one existing table with its definition.
 type tableDiff struct {
-	want     *dynamodb.CreateTableInput
-	live     *types.TableDescription
-	target   target
-	recovery *bool // whether the live table has point-in-time recovery; nil when not read
+	want       *dynamodb.CreateTableInput
+	live       *types.TableDescription
+	target     target
+	recovery   *bool                        // whether the live table has point-in-time recovery; nil when not read
+	timeToLive *types.TimeToLiveDescription // the live table's time to live; nil when not read
 
 	actions  []Action // creations of indexes
 	settings []Action // settings applied to the table
@@ -100,6 +105,7 @@ func (t *tableDiff) compare() {
 	t.compareLSIs()
 	t.findExtraIndexes()
 	t.compareSettings()
+	t.compareTimeToLive()
 }
 
 func (t *tableDiff) compareState() {

@@ -46,6 +46,11 @@ const (
 	DriftDeletionProtection
 	DriftEncryption
 	DriftStream // the table lacks the stream Options.Streams asks for, or has another kind (warning)
+
+	// The entities table's time to live is on another attribute than _expires, or
+	// being turned off, which Up cannot change (warning). Turned off, it is no drift:
+	// Up turns it on.
+	DriftTimeToLive
 )
 
 var driftKindNames = map[DriftKind]string{
@@ -63,6 +68,7 @@ var driftKindNames = map[DriftKind]string{
 	DriftDeletionProtection: "deletion-protection",
 	DriftEncryption:         "encryption",
 	DriftStream:             "stream",
+	DriftTimeToLive:         "time-to-live",
 }
 
 func (k DriftKind) String() string {

@@ -49,6 +49,14 @@ func (emptyStore) UpdateContinuousBackups(context.Context, *dynamodb.UpdateConti
 	return nil, errReadOnly
 }
 
+func (emptyStore) DescribeTimeToLive(context.Context, *dynamodb.DescribeTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
+	return nil, errReadOnly
+}
+
+func (emptyStore) UpdateTimeToLive(context.Context, *dynamodb.UpdateTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	return nil, errReadOnly
+}
+
 func (emptyStore) PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
 	return nil, errReadOnly
 }
@@ -83,6 +91,7 @@ func ExampleProvider_Plan() {
 	// create table myapp_entities_master (GSI myapp_entities_by_type)
 	// create table myapp_relationship_entries (GSI myapp_incoming_relationships, LSI myapp_relationships_by_object)
 	// create table myapp_index_entries (GSI myapp_index_lookup)
+	// turn on time to live (attribute _expires) on table myapp_entities_master
 	// run migration 2: build the heads and markers of relationship lists written before them
 	// run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships
 	// record schema version 3

@@ -3,6 +3,8 @@ package migrations
 import (
 	"fmt"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/rynodb/rynodb/internal/infra"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -22,7 +24,9 @@ const (
 	// FormatJSON is a JSON object whose "CreateTable" member lists the CreateTable
 	// requests of the tables in DynamoDB's JSON form (which aws dynamodb create-table
 	// --cli-input-json also takes), followed, when point-in-time recovery is asked
-	// for, by "UpdateContinuousBackups" with the requests that turn it on.
+	// for, by "UpdateContinuousBackups" with the requests that turn it on, and by
+	// "UpdateTimeToLive" with the request that turns on the entities table's time to
+	// live. Both follow once the tables are ACTIVE.
 	FormatJSON Format = "json"
 )
 
@@ -31,8 +35,9 @@ var tableIDs = []string{"entities", "relationships", "index_entries"}
 
 // Export returns the store's tables as infrastructure code in format: the tables,
 // keys, attributes and indexes Up creates for opts, with its billing, point-in-time
-// recovery, deletion protection and encryption. It sends no request: it needs only
-// the options, of which it ignores PollInterval, Logger and UpdateExisting.
+// recovery, deletion protection, streams and encryption, and the entities table's
+// time to live on _expires. It sends no request: it needs only the options, of
+// which it ignores PollInterval, Logger and UpdateExisting.
 //
 // Tables created this way have no schema version recorded yet: run Up (ryno
 // migrate up) once they exist. It finds every table and index in place, creates
@@ -53,8 +58,10 @@ func Export(opts Options, format Format) ([]byte, error) {
 			"Once they exist, run `ryno migrate up --prefix %s`, with the flags given to export,\n"+
 			"to record the schema version: it creates nothing.",
 		opts.TablePrefix, CurrentVersion, opts.TablePrefix)}
+	ttl := wantedTimeToLive(names)
 	for i, def := range opts.definitions(names) {
-		stack.Tables = append(stack.Tables, infra.Table{ID: tableIDs[i], Create: def, PointInTimeRecovery: opts.PointInTimeRecovery})
+		stack.Tables = append(stack.Tables, infra.Table{ID: tableIDs[i], Create: def, PointInTimeRecovery: opts.PointInTimeRecovery,
+			TTLAttribute: ttl[aws.ToString(def.TableName)]})
 	}
 	switch format {
 	case FormatCloudFormation:

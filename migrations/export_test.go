@@ -30,6 +30,7 @@ func TestExportJSONIsWhatUpSends(t *testing.T) {
 			var got struct {
 				CreateTable             []*dynamodb.CreateTableInput
 				UpdateContinuousBackups []*dynamodb.UpdateContinuousBackupsInput
+				UpdateTimeToLive        []*dynamodb.UpdateTimeToLiveInput
 			}
 			require.NoError(t, json.Unmarshal(out, &got))
 			n := testNames(t)
@@ -41,6 +42,8 @@ func TestExportJSONIsWhatUpSends(t *testing.T) {
 				}
 			}
 			require.Equal(t, recovery, got.UpdateContinuousBackups)
+			require.Equal(t, []*dynamodb.UpdateTimeToLiveInput{timeToLiveAction(n.Entities, schema.AttrExpires).UpdateTimeToLive},
+				got.UpdateTimeToLive)
 		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -84,8 +85,8 @@ func throughputDescription(t *types.ProvisionedThroughput) *types.ProvisionedThr
 // It also stores the items that data steps scan and write, and can return them a few
 // at a time, leave batch writes unprocessed and fail operations.
 //
-// It keeps point-in-time recovery, deletion protection and encryption as DynamoDB
-// does. DynamoDB Local 3.3.1 cannot stand in for it there: it answers
+// It keeps point-in-time recovery, time to live, deletion protection and encryption
+// as DynamoDB does. DynamoDB Local 3.3.1 cannot stand in for it there: it answers
 // DescribeContinuousBackups and UpdateContinuousBackups with
 // UnknownOperationException, and accepts an SSESpecification but ignores it (its
 // tables have no SSEDescription, and UpdateTable of one fails with "Nothing to
@@ -108,9 +109,10 @@ type fakeAPI struct {
 
 type fakeTable struct {
 	desc         *types.TableDescription
-	recovery     bool // point-in-time recovery
-	pending      int  // DescribeTable calls left before the table's transition ends
-	indexPending int  // DescribeTable calls left before the GSIs' transitions end
+	recovery     bool                         // point-in-time recovery
+	ttl          *types.TimeToLiveDescription // time to live; DISABLED when nil
+	pending      int                          // DescribeTable calls left before the table's transition ends
+	indexPending int                          // DescribeTable calls left before the GSIs' transitions end
 	version      map[string]types.AttributeValue
 	items        map[string]map[string]types.AttributeValue // by itemKey; the version record aside
 }
@@ -144,7 +146,7 @@ func (f *fakeAPI) total() int {
 
 func (f *fakeAPI) writes() int {
 	return f.count("CreateTable") + f.count("UpdateTable") + f.count("DeleteTable") + f.count("PutItem") + f.count("BatchWriteItem") + f.count("UpdateItem") +
-		f.count("UpdateContinuousBackups")
+		f.count("UpdateContinuousBackups") + f.count("UpdateTimeToLive")
 }
 
 func notFound(name string) error {
@@ -330,6 +332,76 @@ func (f *fakeAPI) UpdateContinuousBackups(_ context.Context, in *dynamodb.Update
 	}
 	t.recovery = aws.ToBool(in.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled)
 	return &dynamodb.UpdateContinuousBackupsOutput{}, nil
+}
+
+func (f *fakeAPI) DescribeTimeToLive(_ context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
+	f.begin("DescribeTimeToLive")
+	defer f.mu.Unlock()
+	name := aws.ToString(in.TableName)
+	t := f.tables[name]
+	if t == nil {
+		return nil, notFound(name)
+	}
+	d := types.TimeToLiveDescription{TimeToLiveStatus: types.TimeToLiveStatusDisabled}
+	if t.ttl != nil {
+		d = *t.ttl
+	}
+	return &dynamodb.DescribeTimeToLiveOutput{TimeToLiveDescription: &d}, nil
+}
+
+// UpdateTimeToLive turns time to live on or off at once, refusing what DynamoDB
+// refuses: a table in transition, a change while it is being turned off, and turning
+// it on when it is on, with messages that tell an attribute on from another.
+func (f *fakeAPI) UpdateTimeToLive(_ context.Context, in *dynamodb.UpdateTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	f.begin("UpdateTimeToLive")
+	defer f.mu.Unlock()
+	name := aws.ToString(in.TableName)
+	t := f.tables[name]
+	if t == nil {
+		return nil, notFound(name)
+	}
+	if notActive(t.desc) != "" {
+		return nil, inUse(name)
+	}
+	spec := in.TimeToLiveSpecification
+	if err := ttlRefusal(t.ttl, spec); err != nil {
+		return nil, err
+	}
+	t.ttl = &types.TimeToLiveDescription{TimeToLiveStatus: types.TimeToLiveStatusDisabled}
+	if aws.ToBool(spec.Enabled) {
+		t.ttl = &types.TimeToLiveDescription{TimeToLiveStatus: types.TimeToLiveStatusEnabled, AttributeName: spec.AttributeName}
+	}
+	return &dynamodb.UpdateTimeToLiveOutput{TimeToLiveSpecification: spec}, nil
+}
+
+// ttlRefusal returns the ValidationException DynamoDB answers an update of time to
+// live live with, or nil when it accepts it.
+func ttlRefusal(live *types.TimeToLiveDescription, spec *types.TimeToLiveSpecification) error {
+	refuse := func(msg string) error { return &smithy.GenericAPIError{Code: "ValidationException", Message: msg} }
+	if live == nil {
+		return nil
+	}
+	switch live.TimeToLiveStatus {
+	case types.TimeToLiveStatusDisabling:
+		return refuse("Time to live has been modified multiple times within a fixed interval")
+	case types.TimeToLiveStatusEnabled, types.TimeToLiveStatusEnabling:
+		switch {
+		case !aws.ToBool(spec.Enabled):
+			return nil
+		case aws.ToString(live.AttributeName) == aws.ToString(spec.AttributeName):
+			return refuse("TimeToLive is already enabled")
+		default:
+			return refuse("TimeToLive is active on a different AttributeName")
+		}
+	}
+	return nil
+}
+
+// setTimeToLive sets the time to live of table name, without a request.
+func (f *fakeAPI) setTimeToLive(name string, status types.TimeToLiveStatus, attr string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tables[name].ttl = &types.TimeToLiveDescription{TimeToLiveStatus: status, AttributeName: aws.String(attr)}
 }
 
 func (f *fakeAPI) DeleteTable(_ context.Context, in *dynamodb.DeleteTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {

@@ -298,8 +298,8 @@ func TestUpBuildsListHeads(t *testing.T) {
 
 	plan, err := p.Plan(ctx)
 	require.NoError(t, err)
-	require.Equal(t, []string{"run-migration app_entities_master  2", "run-migration app_entities_master  3", "record-version app_entities_master  3"},
-		actionStrings(plan.Actions))
+	require.Equal(t, []string{"enable-time-to-live app_entities_master  0", "run-migration app_entities_master  2", "run-migration app_entities_master  3",
+		"record-version app_entities_master  3"}, actionStrings(plan.Actions), "a store of an earlier release gets time to live too")
 
 	res, err := p.Up(ctx)
 	require.NoError(t, err)

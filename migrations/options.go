@@ -47,7 +47,9 @@ type Options struct {
 	// and Streams, and apply Encryption, on existing tables that lack them. Without it, Plan and
 	// Status report such a table as drift of SeverityWarning, as they report billing
 	// differences, and Up leaves it alone. Up never turns these settings off: a table
-	// with more than the options ask for is not drift.
+	// with more than the options ask for is not drift. The entities table's time to
+	// live is not one of these settings: Up turns it on either way (see the package
+	// documentation).
 	UpdateExisting bool
 
 	// PollInterval is the pause between DescribeTable calls while Up waits for tables

@@ -42,6 +42,7 @@ const (
 	ActionSetEncryption            // UpdateTable setting the server-side encryption
 	ActionDeleteIndex              // UpdateTable deleting a GSI of an earlier schema version
 	ActionEnableStream             // UpdateTable turning on a stream of new and old images
+	ActionEnableTimeToLive         // UpdateTimeToLive turning on the entities table's time to live
 )
 
 var actionKindNames = map[ActionKind]string{
@@ -56,6 +57,7 @@ var actionKindNames = map[ActionKind]string{
 	ActionSetEncryption:            "set-encryption",
 	ActionDeleteIndex:              "delete-index",
 	ActionEnableStream:             "enable-stream",
+	ActionEnableTimeToLive:         "enable-time-to-live",
 }
 
 func (k ActionKind) String() string {
@@ -78,10 +80,12 @@ type Action struct {
 	// The request sent: CreateTable for ActionCreateTable; UpdateTable for
 	// ActionCreateIndex, ActionDeleteIndex, ActionEnableDeletionProtection,
 	// ActionEnableStream and ActionSetEncryption;
-	// UpdateContinuousBackups for ActionEnableRecovery; nil otherwise.
+	// UpdateContinuousBackups for ActionEnableRecovery; UpdateTimeToLive for
+	// ActionEnableTimeToLive; nil otherwise.
 	CreateTable             *dynamodb.CreateTableInput
 	UpdateTable             *dynamodb.UpdateTableInput
 	UpdateContinuousBackups *dynamodb.UpdateContinuousBackupsInput
+	UpdateTimeToLive        *dynamodb.UpdateTimeToLiveInput
 }
 
 // isSchema reports whether a changes tables rather than data.
@@ -113,6 +117,8 @@ func (a Action) String() string {
 		return "enable deletion protection on table " + a.Table
 	case ActionSetEncryption:
 		return "encrypt table " + a.Table + " with " + keyName(a.UpdateTable)
+	case ActionEnableTimeToLive:
+		return fmt.Sprintf("turn on time to live (attribute %s) on table %s", timeToLiveAttribute(a.UpdateTimeToLive), a.Table)
 	}
 	return fmt.Sprintf("%s %s", a.Kind, a.Table)
 }
@@ -123,6 +129,14 @@ func keyName(in *dynamodb.UpdateTableInput) string {
 		return "the AWS managed KMS key"
 	}
 	return "KMS key " + aws.ToString(in.SSESpecification.KMSMasterKeyId)
+}
+
+// timeToLiveAttribute names the attribute a time-to-live update turns on.
+func timeToLiveAttribute(in *dynamodb.UpdateTimeToLiveInput) string {
+	if in == nil || in.TimeToLiveSpecification == nil {
+		return "none"
+	}
+	return aws.ToString(in.TimeToLiveSpecification.AttributeName)
 }
 
 // indexList returns " (GSI a, LSI b)" for the indexes in in, or "" when it has none.

@@ -21,6 +21,10 @@ type Provider struct {
 	opts       Options
 	names      schema.Names
 	migrations []migration
+
+	// timeToLive makes the provider read and turn on the entities table's time to
+	// live. Check turns it off: its client cannot read it.
+	timeToLive bool
 }
 
 // NewProvider returns a Provider for the store opts.TablePrefix names. It sends no
@@ -36,7 +40,7 @@ func NewProvider(api API, opts Options) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Provider{api: api, opts: opts.withDefaults(), names: names, migrations: allMigrations()}, nil
+	return &Provider{api: api, opts: opts.withDefaults(), names: names, migrations: allMigrations(), timeToLive: true}, nil
 }
 
 // Names returns the names of the store's tables and indexes.
@@ -70,9 +74,10 @@ func (p *Provider) Status(ctx context.Context) (*Status, error) {
 
 // snapshot is what inspect finds in the store.
 type snapshot struct {
-	live     map[string]*types.TableDescription // by table name; missing tables are absent
-	version  int                                // recorded schema version; 0 when none
-	recovery map[string]bool                    // point-in-time recovery by table; nil when not read
+	live       map[string]*types.TableDescription      // by table name; missing tables are absent
+	version    int                                     // recorded schema version; 0 when none
+	recovery   map[string]bool                         // point-in-time recovery by table; nil when not read
+	timeToLive map[string]*types.TimeToLiveDescription // by table; absent when not read
 }
 
 // recoveryOf returns whether table name has point-in-time recovery, or nil when
@@ -85,7 +90,8 @@ func (s *snapshot) recoveryOf(name string) *bool {
 	return &on
 }
 
-// inspect describes the tables, in parallel, and reads the recorded version.
+// inspect describes the tables, in parallel, and reads the recorded version and, when
+// the provider handles it, the entities table's time to live.
 func (p *Provider) inspect(ctx context.Context) (*snapshot, error) {
 	s := &snapshot{live: map[string]*types.TableDescription{}}
 	names := p.names.Tables()
@@ -120,12 +126,22 @@ func (p *Provider) inspect(ctx context.Context) (*snapshot, error) {
 		}
 		s.recovery = recovery
 	}
+	if p.timeToLive && s.live[p.names.Entities] != nil {
+		ttl, err := p.readTimeToLive(ctx, p.names.Entities)
+		if err != nil {
+			return nil, err
+		}
+		s.timeToLive = map[string]*types.TimeToLiveDescription{p.names.Entities: ttl}
+	}
 	return s, nil
 }
 
 func (p *Provider) diff(s *snapshot) *Plan {
 	t := target{tables: p.definitions(), recovery: p.opts.PointInTimeRecovery, updateExisting: p.opts.UpdateExisting,
 		retired: p.names.RetiredIndexes()}
+	if p.timeToLive {
+		t.timeToLive = wantedTimeToLive(p.names)
+	}
 	return diff(t, s, p.migrations)
 }
 

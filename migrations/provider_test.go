@@ -90,6 +90,7 @@ func TestUp(t *testing.T) {
 				"create-table app_entities_master  0",
 				"create-table app_relationship_entries  0",
 				"create-table app_index_entries  0",
+				"enable-time-to-live app_entities_master  0",
 				"run-migration app_entities_master  2",
 				"run-migration app_entities_master  3",
 				"record-version app_entities_master  3",
@@ -135,6 +136,7 @@ func TestUpReportsTheActionsItLeftUndone(t *testing.T) {
 		"create-table app_entities_master  0",
 		"create-table app_relationship_entries  0",
 		"create-table app_index_entries  0",
+		"enable-time-to-live app_entities_master  0",
 		"run-migration app_entities_master  2",
 		"run-migration app_entities_master  3",
 	}, actionStrings(res.Actions), "done")
@@ -165,6 +167,7 @@ func TestUpAddsMissingIndexes(t *testing.T) {
 		"create-index app_entities_master app_entities_by_type 0",
 		"create-index app_relationship_entries app_incoming_relationships 0",
 		"create-index app_index_entries app_index_lookup 0",
+		"enable-time-to-live app_entities_master  0",
 	}, actionStrings(res.Actions))
 	require.Equal(t, 3, api.count("UpdateTable"))
 	require.Zero(t, api.count("PutItem"), "the version was already recorded")
@@ -175,6 +178,7 @@ func TestUpAddsMissingIndexes(t *testing.T) {
 		"waiting for table app_relationship_entries to become ACTIVE (GSI app_incoming_relationships CREATING)",
 		"create GSI app_index_lookup on table app_index_entries",
 		"waiting for table app_index_entries to become ACTIVE (GSI app_index_lookup CREATING)",
+		"turn on time to live (attribute _expires) on table app_entities_master",
 	}, log.all, "each GSI is ACTIVE before the next action starts")
 
 	st, err := p.Status(ctx)
@@ -288,7 +292,7 @@ func TestStatusAndPlanOnEmptyStore(t *testing.T) {
 	require.False(t, st.UpToDate())
 	require.Zero(t, st.RecordedVersion)
 	require.Equal(t, CurrentVersion, st.TargetVersion)
-	require.Len(t, st.Pending, 6)
+	require.Len(t, st.Pending, 7)
 	require.Empty(t, st.Drift)
 	for _, ts := range st.Tables {
 		require.Equal(t, StateMissing, ts.State)

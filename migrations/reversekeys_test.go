@@ -157,6 +157,7 @@ func TestUpFromVersion2(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{
 		"create-index app_relationship_entries app_incoming_relationships 0",
+		"enable-time-to-live app_entities_master  0",
 		"run-migration app_entities_master  3",
 		"record-version app_entities_master  3",
 		"delete-index app_relationship_entries app_reverse_relationships 0",

@@ -204,6 +204,7 @@ func TestUpCreatesTablesWithTheSettings(t *testing.T) {
 				"create-table app_relationship_entries  0",
 				"create-table app_index_entries  0",
 				"enable-point-in-time-recovery app_entities_master  0",
+				"enable-time-to-live app_entities_master  0",
 				"enable-point-in-time-recovery app_relationship_entries  0",
 				"enable-point-in-time-recovery app_index_entries  0",
 				"run-migration app_entities_master  2",

@@ -27,9 +27,10 @@ type Result struct {
 func (r *Result) Changed() bool { return len(r.Actions) > 0 }
 
 // Up brings the store to CurrentVersion: it creates the missing tables and GSIs,
-// waits until every table and GSI is ACTIVE, runs pending data steps and records the
-// version. When the plan has drift of SeverityError, Up sends no write and returns a
-// *DriftError. On any other error the Result lists the actions completed before it
+// waits until every table and GSI is ACTIVE, turns on the entities table's time to
+// live when it is off, runs pending data steps and records the version. When the
+// plan has drift of SeverityError, Up sends no write and returns a *DriftError. On
+// any other error the Result lists the actions completed before it
 // (Actions) and those of the plan it left undone (Pending); running Up again
 // continues from there. With PointInTimeRecovery, Up first checks that the
 // endpoint supports it (DynamoDB Local does not), and fails before any write when
@@ -96,6 +97,8 @@ func (p *Provider) apply(ctx context.Context, a Action) error {
 		return p.updateTable(ctx, a)
 	case ActionEnableRecovery:
 		return p.enableRecovery(ctx, a)
+	case ActionEnableTimeToLive:
+		return p.enableTimeToLive(ctx, a)
 	case ActionRunMigration:
 		for _, m := range p.migrations {
 			if m.Version == a.Version && m.run != nil {

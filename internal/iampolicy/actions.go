@@ -23,6 +23,7 @@ var operationActions = map[string][]string{
 	"Scan":                      {"dynamodb:Scan"},
 	"DescribeTable":             {"dynamodb:DescribeTable"},
 	"DescribeContinuousBackups": {"dynamodb:DescribeContinuousBackups"},
+	"DescribeTimeToLive":        {"dynamodb:DescribeTimeToLive"},
 
 	"PutItem":        {"dynamodb:PutItem"},
 	"UpdateItem":     {"dynamodb:UpdateItem"},
@@ -36,6 +37,7 @@ var operationActions = map[string][]string{
 	"UpdateTable":             {"dynamodb:UpdateTable"},
 	"DeleteTable":             {"dynamodb:DeleteTable"},
 	"UpdateContinuousBackups": {"dynamodb:UpdateContinuousBackups"},
+	"UpdateTimeToLive":        {"dynamodb:UpdateTimeToLive"},
 }
 
 // actionAccess classifies every action of operationActions.
@@ -46,6 +48,7 @@ var actionAccess = map[string]access{
 	"dynamodb:Scan":                      read,
 	"dynamodb:DescribeTable":             read,
 	"dynamodb:DescribeContinuousBackups": read,
+	"dynamodb:DescribeTimeToLive":        read,
 
 	"dynamodb:PutItem":            write,
 	"dynamodb:UpdateItem":         write,
@@ -57,6 +60,7 @@ var actionAccess = map[string]access{
 	"dynamodb:UpdateTable":             manage,
 	"dynamodb:DeleteTable":             manage,
 	"dynamodb:UpdateContinuousBackups": manage,
+	"dynamodb:UpdateTimeToLive":        manage,
 }
 
 // indexActions are the actions granted on index ARNs too: the module reads its

@@ -20,6 +20,7 @@ func TestActions(t *testing.T) {
 		{"Scan", []string{"dynamodb:Scan"}},
 		{"DescribeTable", []string{"dynamodb:DescribeTable"}},
 		{"DescribeContinuousBackups", []string{"dynamodb:DescribeContinuousBackups"}},
+		{"DescribeTimeToLive", []string{"dynamodb:DescribeTimeToLive"}},
 		{"PutItem", []string{"dynamodb:PutItem"}},
 		{"UpdateItem", []string{"dynamodb:UpdateItem"}},
 		{"DeleteItem", []string{"dynamodb:DeleteItem"}},
@@ -29,6 +30,7 @@ func TestActions(t *testing.T) {
 		{"UpdateTable", []string{"dynamodb:UpdateTable"}},
 		{"DeleteTable", []string{"dynamodb:DeleteTable"}},
 		{"UpdateContinuousBackups", []string{"dynamodb:UpdateContinuousBackups"}},
+		{"UpdateTimeToLive", []string{"dynamodb:UpdateTimeToLive"}},
 	}
 	for _, tt := range tests {
 		got, ok := Actions(tt.op)

@@ -16,10 +16,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/integration/dynamotest"
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/ryno"
 )
 
@@ -326,10 +330,16 @@ func setupCrashDelete(t *testing.T, s *store, _ *rand.Rand) *crashState {
 // Readers never see the expired doc; after the next writer (the same write, a
 // Delete of the expired doc, or a Set of its key) nothing of it is left.
 func setupCrashExpire(t *testing.T, s *store, _ *rand.Rand) *crashState {
+	// DynamoDB's time to live can take days to remove an expired item: this is the
+	// writer that meets it first. DynamoDB Local removes one within seconds, so its
+	// time to live is off here.
+	_, err := s.raw.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(s.Names().Entities),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(schema.AttrExpires), Enabled: aws.Bool(false)}})
+	require.NoError(t, err)
 	gone := crashDoc{ID: "gone", Slug: "g", Tags: 5}
 	e := gone.entity()
 	e.Expires = time.Now().Add(-time.Minute)
-	_, err := s.Set(ctx, e)
+	_, err = s.Set(ctx, e)
 	require.NoError(t, err)
 	k := e.Key
 	fans := pks("fan", 150)

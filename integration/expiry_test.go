@@ -45,12 +45,14 @@ func newExpiring(t *testing.T) *expiring {
 	return x
 }
 
-// wholeSecondClock is a manual clock at a whole second, where expiries (stored to
-// the second) fall exactly.
+// wholeSecondClock is a manual clock at the next whole second of the real time,
+// where expiries (stored to the second) fall exactly. The test tables have time to
+// live on, as the store's migrations leave them, and DynamoDB Local deletes expired
+// items within seconds: the entities the tests expire by this clock stay stored,
+// as DynamoDB's lag (up to days) would keep them, because by the real clock they
+// expire an hour or more later.
 func wholeSecondClock() *manualClock {
-	clk := newManualClock()
-	clk.Advance(clk.Now().Truncate(time.Second).Add(time.Second).Sub(clk.Now()))
-	return clk
+	return &manualClock{t: time.Now().UTC().Truncate(time.Second).Add(time.Second)}
 }
 
 // reads returns what each read of the store's calls sees of d1: whether it finds it.
@@ -353,6 +355,46 @@ func TestTheExpiryHandlerCompletesWhatTimeToLiveStarted(t *testing.T) {
 	res, err := handle(ctx, ev)
 	require.NoError(t, err)
 	require.Equal(t, []events.DynamoDBBatchItemFailure{{ItemIdentifier: "1"}}, res.BatchItemFailures)
+}
+
+func TestTimeToLiveRemovesAnExpiredEntityAndCleanupCompletesIt(t *testing.T) {
+	// DynamoDB Local runs time to live: the item goes within seconds (about ten
+	// here), alone, as on AWS.
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+	db := newClientOn(t, s, ryno.Options{Indexes: slugIndexes})
+	d1, fan, x := ryno.Key{Scope: "acme", Type: "doc", ID: "d1"}, pk("fan"), pk("x")
+	createSubjects(t, db, fan, x)
+	_, err := db.Create(ctx, doc("d1", "hello", 2))
+	require.NoError(t, err)
+	_, err = db.AddRelationships(ctx, d1, "cites", []ryno.Key{x})
+	require.NoError(t, err)
+	_, err = db.AddRelationships(ctx, fan, "reads", []ryno.Key{d1, x})
+	require.NoError(t, err)
+	e, err := db.Patch(ctx, d1, ryno.Patch{Expires: time.Now().Add(time.Second)})
+	require.NoError(t, err)
+
+	deadline := time.Now().Add(2 * time.Minute) // a wide margin on a loaded machine
+	for entityItems(t, s.raw, s.Names())[schema.SubjectKey(d1.Scope, d1.Type, d1.ID)] != nil {
+		require.True(t, time.Now().Before(deadline), "time to live did not remove the item")
+		if !time.Now().Before(e.Expires) {
+			_, err := db.Get(ctx, d1)
+			require.ErrorIs(t, err, ryno.ErrNotFound, "expired, and still stored: it reads as missing")
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	left, err := db.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.NotZero(t, left.Orphans, "time to live removed the item alone")
+
+	require.NoError(t, changes.CompleteExpiry(ctx, db, changes.Change{Kind: changes.EntityDeleted, Key: d1, Expired: true}))
+	require.Equal(t, []ryno.Key{x}, objectsOf(t, db, fan, "reads", 10))
+	requireListExact(t, s, fan, "reads")
+	requireNothingOf(t, s, d1, true)
+	_, err = db.LookupUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "slug"}, indexing.String("hello"))
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	done, err := db.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.Zero(t, done.Orphans+done.Traces, "%+v", done)
 }
 
 // lambdaImage returns an item as Lambda delivers the image of a stream record.

@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -433,4 +434,58 @@ func lambdaValue(t *testing.T, v types.AttributeValue) events.DynamoDBAttributeV
 	}
 	t.Fatalf("a value of type %T", v)
 	return events.DynamoDBAttributeValue{}
+}
+
+func TestWritersRacingOverAnExpiredEntityLeaveOneHolderAndNothingOfIt(t *testing.T) {
+	// Each round expires d1 (slug "hello", edges both ways), then 8 writers meet it at
+	// once: 4 create other docs claiming its slug, 2 set d1 anew (slug "fresh"), 2
+	// add d1 to fan's list. Exactly one of the 4 holds the slug; d1 is either gone
+	// or new, never the expired one written again; nothing of the expired d1 is left.
+	const rounds, writers = 10, 8
+	for round := range rounds {
+		x := newExpiring(t)
+		x.clk.Advance(time.Hour)
+		errs := make([]error, writers)
+		race(writers, func(g int) {
+			switch {
+			case g < 4:
+				_, errs[g] = x.db.Create(ctx, doc(fmt.Sprint("taker", g), "hello", 1))
+			case g < 6:
+				_, errs[g] = x.db.Set(ctx, doc("d1", "fresh", 1))
+			default:
+				_, errs[g] = x.db.AddRelationships(ctx, x.fan, "reads", []ryno.Key{x.d1})
+			}
+		})
+		won := 0
+		for g, err := range errs[:4] {
+			var taken *ryno.UniqueError
+			switch {
+			case err == nil:
+				won++
+			case errors.As(err, &taken):
+			default:
+				require.NoError(t, err, "round %d, taker %d", round, g)
+			}
+		}
+		require.Equal(t, 1, won, "round %d: one taker holds the slug: %v", round, errs[:4])
+		for g, err := range errs[4:] {
+			if !errors.Is(err, ryno.ErrNotFound) { // an Add before the Set's create finds no d1
+				require.NoError(t, err, "round %d, writer %d", round, g+4)
+			}
+		}
+		e, err := x.db.Get(ctx, x.d1)
+		require.NoError(t, err, "round %d: d1 set anew", round)
+		require.True(t, e.Expires.IsZero(), "round %d: the new d1, not the expired one", round)
+		require.Equal(t, "fresh", e.Attributes["slug"])
+		require.Empty(t, objectsOf(t, x.db, x.d1, "cites", 10), "round %d: the expired d1's list is gone", round)
+		for _, k := range objectsOf(t, x.db, x.fan, "reads", 10) {
+			require.Contains(t, []ryno.Key{x.x, x.d1}, k)
+		}
+		requireListExact(t, x.s, x.fan, "reads")
+		requireIndexExact(t, x.s)
+		requireClaimsExact(t, x.s)
+		done, err := x.db.Check(ctx, ryno.CheckOptions{})
+		require.NoError(t, err)
+		require.Zero(t, done.Orphans+done.Traces, "round %d: %+v", round, done)
+	}
 }

@@ -489,3 +489,47 @@ func TestWritersRacingOverAnExpiredEntityLeaveOneHolderAndNothingOfIt(t *testing
 		require.Zero(t, done.Orphans+done.Traces, "round %d: %+v", round, done)
 	}
 }
+
+func TestAValueIsFreedFromAHolderThatHasEnded(t *testing.T) {
+	tests := []struct {
+		name string
+		end  func(x *expiring) // ends d1 without deleting what refers to it
+	}{
+		{"expired", func(x *expiring) { x.clk.Advance(time.Hour) }},
+		{"its Delete cut off after the tombstone", func(x *expiring) {
+			_, err := x.s.raw.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(x.db.Names().Entities), Key: entityKeyItem(x.d1),
+				UpdateExpression:          aws.String("SET #d = :t"),
+				ExpressionAttributeNames:  map[string]string{"#d": schema.AttrDeleting},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":t": str("cut")}})
+			require.NoError(t, err)
+		}},
+		{"removed by time to live, with no consumer", func(x *expiring) {
+			_, err := x.s.raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(x.db.Names().Entities), Key: entityKeyItem(x.d1)})
+			require.NoError(t, err)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := newExpiring(t)
+			tt.end(x)
+			_, err := x.db.Create(ctx, doc("d2", "hello", 1))
+			require.NoError(t, err, "the value of a holder that has ended is free")
+			got, err := x.db.GetByUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "slug"}, indexing.String("hello"))
+			require.NoError(t, err)
+			require.Equal(t, "d2", got.ID)
+			requireClaimsExact(t, x.s)
+		})
+	}
+	t.Run("a live holder keeps it", func(t *testing.T) {
+		x := newExpiring(t)
+		_, err := x.db.Create(ctx, doc("d2", "hello", 1))
+		var taken *ryno.UniqueError
+		require.ErrorAs(t, err, &taken)
+		require.Equal(t, x.d1, taken.Owner)
+	})
+}
+
+// entityKeyItem is the primary key of the entity item of k.
+func entityKeyItem(k ryno.Key) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{schema.AttrID: str(k.ID), schema.AttrScopeTypeKey: str(schema.ScopeTypeKey(k.Scope, k.Type))}
+}

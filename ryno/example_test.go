@@ -8,6 +8,7 @@ import (
 	"log"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -627,5 +628,31 @@ func ExampleInBackground() {
 	// At shutdown, wait for what is still running.
 	if err := db.Wait(ctx); err != nil {
 		log.Print(err) // the tombstone stays: the next Delete or check --repair completes it
+	}
+}
+
+func ExampleEntity_expires() {
+	ctx := context.Background()
+	db := connect()
+	k := ryno.Key{Scope: "acme", Type: "session", ID: "s-81f2"}
+
+	// The session reads as missing from the second it expires; the first writer
+	// that meets it, a time-to-live consumer (changes.ExpiryHandler) or
+	// `ryno check --repair` deletes what refers to it.
+	_, err := db.Create(ctx, &ryno.Entity{
+		Key:        k,
+		Attributes: map[string]any{"user": "ada"},
+		Expires:    time.Now().Add(30 * time.Minute),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Each request extends it; a session expired meanwhile is not brought back.
+	_, err = db.Patch(ctx, k, ryno.Patch{Expires: time.Now().Add(30 * time.Minute)})
+	if errors.Is(err, ryno.ErrNotFound) {
+		fmt.Println("expired: sign in again")
+	} else if err != nil {
+		log.Fatal(err)
 	}
 }

@@ -57,8 +57,10 @@ type Change struct {
 	Version int64
 
 	// Expired says that the entity of an EntityDeleted had expired: DynamoDB's time
-	// to live deleted its item (the record names the DynamoDB service as its user),
-	// or the store deleted it once its Expires had passed (Entity.Expires).
+	// to live deleted its item (the record names the DynamoDB service as its user,
+	// or, as DynamoDB Local writes it, the item went alone in the minute of its
+	// Expires or later), or the store deleted it once its Expires had passed
+	// (Entity.Expires).
 	Expired bool
 
 	// Relationship is the entry added or removed, with its position in the

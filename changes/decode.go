@@ -2,6 +2,7 @@ package changes
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -97,8 +98,7 @@ func entityChanges(rec Record) ([]Change, error) {
 	case cur == nil && old == nil:
 		return nil, fmt.Errorf("%s without an image of the entity", rec.EventName)
 	case cur == nil: // the item is gone
-		expired := rec.ByService || (!old.Expires.IsZero() && !rec.Time.Before(old.Expires))
-		return []Change{{Kind: EntityDeleted, Key: old.Key, Old: old.Entity, Version: old.Version, Expired: expired}}, nil
+		return []Change{{Kind: EntityDeleted, Key: old.Key, Old: old.Entity, Version: old.Version, Expired: expired(rec, old)}}, nil
 	case cur.deleting:
 		return nil, nil
 	case old == nil || old.deleting:
@@ -107,6 +107,24 @@ func entityChanges(rec Record) ([]Change, error) {
 		return []Change{{Kind: EntityUpdated, Key: cur.Key, Old: old.Entity, New: cur.Entity, Version: cur.Version}}, nil
 	}
 	return nil, nil
+}
+
+// expired reports whether the entity item rec removes had expired: DynamoDB's time
+// to live removed it (the record names the service as its user, as AWS writes it),
+// or it carried an expiry that had passed when it was removed. A record's time is
+// rounded down, by DynamoDB Local to the minute, and its time-to-live records name
+// no user: an item removed alone, without the store's tombstone, in the minute of
+// its expiry or after, was removed by time to live.
+func expired(rec Record, old *entityImage) bool {
+	switch {
+	case rec.ByService:
+		return true
+	case old.Expires.IsZero():
+		return false
+	case old.deleting:
+		return !rec.Time.Before(old.Expires)
+	}
+	return !rec.Time.Before(old.Expires.Truncate(time.Minute))
 }
 
 // versionRecord reports whether item is the record of the schema version.

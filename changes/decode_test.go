@@ -270,23 +270,33 @@ func TestDeletionsOfExpiredEntitiesAreExpired(t *testing.T) {
 	d, err := NewDecoder("app")
 	require.NoError(t, err)
 	tombstone := with(entityItem("5", "Ada"), schema.AttrDeleting, s("tok"))
+	minute := when.Truncate(time.Minute) // a record's time, as DynamoDB Local rounds it
 	tests := []struct {
 		name    string
+		alone   bool      // removed without the store's tombstone, as time to live removes it
+		at      time.Time // the record's time
 		expires time.Time // of the entity removed; zero for none
 		want    bool
 	}{
-		{"no expiry", time.Time{}, false},
-		{"expiring after its removal: a Delete", when.Add(time.Hour), false},
-		{"expired when removed", when.Add(-time.Second), true},
-		{"expiring at the second of its removal", when, true},
+		{"no expiry", false, when, time.Time{}, false},
+		{"expiring after its removal: a Delete", false, when, when.Add(time.Hour), false},
+		{"expired when removed", false, when, when.Add(-time.Second), true},
+		{"expiring at the second of its removal", false, when, when, true},
+		{"removed alone with no expiry", true, when, time.Time{}, false},
+		{"removed alone in the minute of its expiry, the record's time rounded down", true, minute, when, true},
+		{"removed alone a minute before its expiry", true, minute, minute.Add(time.Minute), false},
+		{"a Delete in the minute of its expiry, the record's time rounded down", false, minute, when, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			old := tombstone
+			if tt.alone {
+				old = entityItem("5", "Ada")
+			}
 			if !tt.expires.IsZero() {
 				old = with(old, schema.AttrExpires, n(fmt.Sprint(tt.expires.Unix())))
 			}
-			got, err := d.Decode(Record{Table: "app_entities_master", EventName: "REMOVE", Time: when, Old: old})
+			got, err := d.Decode(Record{Table: "app_entities_master", EventName: "REMOVE", Time: tt.at, Old: old})
 			require.NoError(t, err)
 			require.Len(t, got, 1)
 			require.Equal(t, EntityDeleted, got[0].Kind)

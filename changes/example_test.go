@@ -15,7 +15,7 @@ import (
 // A Lambda function on the stream of the entities table (`ryno migrate up
 // --streams`), with ReportBatchItemFailures on its event source mapping, completes
 // each deletion DynamoDB's time to live starts.
-func ExampleExpiryHandler() {
+func ExampleExpiries_Lambda() {
 	ctx := context.Background()
 	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
@@ -25,9 +25,9 @@ func ExampleExpiryHandler() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := changes.ExpiryHandler(db)
+	expiries, err := changes.NewExpiries(db)
 	if err != nil {
 		log.Fatal(err)
 	}
-	lambda.Start(h)
+	lambda.Start(expiries.Lambda)
 }

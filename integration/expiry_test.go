@@ -14,6 +14,7 @@ import (
 
 	"github.com/rynodb/rynodb/changes"
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -301,7 +302,7 @@ func TestCheckFindsAndRepairsExpiredEntities(t *testing.T) {
 	require.Zero(t, after.Orphans+after.Traces, "%+v", after)
 }
 
-func TestTheExpiryHandlerCompletesWhatTimeToLiveStarted(t *testing.T) {
+func TestTheExpiryConsumerCompletesWhatTimeToLiveStarted(t *testing.T) {
 	x := newExpiring(t)
 	x.clk.Advance(time.Hour)
 	// DynamoDB's time to live removes the item alone, as a service; its stream
@@ -317,8 +318,9 @@ func TestTheExpiryHandlerCompletesWhatTimeToLiveStarted(t *testing.T) {
 		UserIdentity:   &events.DynamoDBUserIdentity{Type: "Service", PrincipalID: "dynamodb.amazonaws.com"},
 		Change:         events.DynamoDBStreamRecord{SequenceNumber: "1", OldImage: lambdaImage(t, old.Attributes)},
 	}}}
-	handle, err := changes.ExpiryHandler(x.db)
+	expiries, err := changes.NewExpiries(x.db)
 	require.NoError(t, err)
+	handle := expiries.Lambda
 	consume := func() {
 		t.Helper()
 		res, err := handle(ctx, ev)
@@ -360,8 +362,10 @@ func TestTheExpiryHandlerCompletesWhatTimeToLiveStarted(t *testing.T) {
 
 func TestTimeToLiveRemovesAnExpiredEntityAndCleanupCompletesIt(t *testing.T) {
 	// DynamoDB Local runs time to live: the item goes within seconds (about ten
-	// here), alone, as on AWS.
+	// here), alone, as on AWS. A worker reading the stream with the DynamoDB Streams
+	// API completes the rest.
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+	dynamotest.EnableStream(t, s.raw, s.Names().Entities)
 	db := newClientOn(t, s, ryno.Options{Indexes: slugIndexes})
 	d1, fan, x := ryno.Key{Scope: "acme", Type: "doc", ID: "d1"}, pk("fan"), pk("x")
 	createSubjects(t, db, fan, x)
@@ -387,7 +391,12 @@ func TestTimeToLiveRemovesAnExpiredEntityAndCleanupCompletesIt(t *testing.T) {
 	require.NoError(t, err)
 	require.NotZero(t, left.Orphans, "time to live removed the item alone")
 
-	require.NoError(t, changes.CompleteExpiry(ctx, db, changes.Change{Kind: changes.EntityDeleted, Key: d1, Expired: true}))
+	_, records := dynamotest.StreamRecords(t, s.raw, s.Names().Entities)
+	expiries, err := changes.NewExpiries(db)
+	require.NoError(t, err)
+	n, err := expiries.Stream(ctx, s.Names().Entities, records)
+	require.NoError(t, err)
+	require.Equal(t, len(records), n)
 	require.Equal(t, []ryno.Key{x}, objectsOf(t, db, fan, "reads", 10))
 	requireListExact(t, s, fan, "reads")
 	requireNothingOf(t, s, d1, true)

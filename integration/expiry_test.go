@@ -15,6 +15,7 @@ import (
 	"github.com/rynodb/rynodb/changes"
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/integration/dynamotest"
+	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -541,4 +542,72 @@ func TestAValueIsFreedFromAHolderThatHasEnded(t *testing.T) {
 // entityKeyItem is the primary key of the entity item of k.
 func entityKeyItem(k ryno.Key) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{schema.AttrID: str(k.ID), schema.AttrScopeTypeKey: str(schema.ScopeTypeKey(k.Scope, k.Type))}
+}
+
+func TestLookupUniqueSeesItsHolderExpire(t *testing.T) {
+	x := newExpiring(t)
+	counter := dynamotest.NewCounter(x.s.raw)
+	db, err := ryno.New(counter, ryno.Options{TablePrefix: x.s.Names().Prefix, Indexes: slugIndexes, Now: x.clk.Now})
+	require.NoError(t, err)
+	slug := ryno.ScopedIndex{Scope: "acme", Index: "slug"}
+	hint := func() types.AttributeValue { // the expiry the claim of "hello" records
+		out, err := x.s.raw.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(x.db.Names().IndexEntries),
+			Key: indexentries.ClaimPrimaryKey("acme", "slug", indexing.String("hello")), ConsistentRead: aws.Bool(true)})
+		require.NoError(t, err)
+		require.NotNil(t, out.Item)
+		return out.Item[schema.AttrExpires]
+	}
+	lookup := func(gets int) error {
+		t.Helper()
+		counter.Reset()
+		k, err := db.LookupUnique(ctx, slug, indexing.String("hello"))
+		require.Equal(t, map[string]int{"GetItem": gets}, counter.Counts())
+		if err == nil {
+			require.Equal(t, x.d1, k)
+		}
+		return err
+	}
+	at := func(t time.Time) types.AttributeValue {
+		return &types.AttributeValueMemberN{Value: fmt.Sprint(t.Unix())}
+	}
+
+	d1, err := db.Get(ctx, x.d1)
+	require.NoError(t, err)
+	require.Equal(t, at(d1.Expires), hint(), "the claim records its holder's expiry")
+	require.NoError(t, lookup(1), "one read while the holder lives")
+
+	// Extended by a Patch (read first, on an indexed type): the claim is put again.
+	later := x.clk.Now().Add(3 * time.Hour)
+	_, err = db.Patch(ctx, x.d1, ryno.Patch{Expires: later})
+	require.NoError(t, err)
+	require.Equal(t, at(later), hint())
+	x.clk.Advance(2 * time.Hour)
+	require.NoError(t, lookup(1), "extended: alive past its first expiry")
+
+	// Extended by an Update that carries the version and reads nothing of the item.
+	d1, err = db.Get(ctx, x.d1)
+	require.NoError(t, err)
+	latest := x.clk.Now().Add(5 * time.Hour)
+	d1.Expires = latest
+	_, err = db.Update(ctx, d1)
+	require.NoError(t, err)
+	require.Equal(t, at(latest), hint())
+
+	// A write that clears the expiry clears the claim's.
+	d1, err = db.Get(ctx, x.d1)
+	require.NoError(t, err)
+	d1.Expires, d1.Version = time.Time{}, 0
+	_, err = db.Update(ctx, d1)
+	require.NoError(t, err)
+	require.Nil(t, hint())
+	x.clk.Advance(24 * time.Hour)
+	require.NoError(t, lookup(1))
+
+	// Expiring again, then expired: the value is free to readers at once.
+	_, err = db.Patch(ctx, x.d1, ryno.Patch{Expires: x.clk.Now().Add(time.Minute)})
+	require.NoError(t, err)
+	x.clk.Advance(time.Minute)
+	require.ErrorIs(t, lookup(2), ryno.ErrNotFound, "the claim's expiry has passed: the holder is read, and has expired")
+	_, err = db.GetByUnique(ctx, slug, indexing.String("hello"))
+	require.ErrorIs(t, err, ryno.ErrNotFound)
 }

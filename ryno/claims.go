@@ -61,6 +61,35 @@ func (reg indexRegistry) claimChanges(stored, emitted []indexentries.Entry) (cla
 	return claims, releases
 }
 
+// uniqueClaims returns the claims of the values entries emit into unique indexes,
+// once each.
+func (reg indexRegistry) uniqueClaims(entries []indexentries.Entry) []indexentries.Claim {
+	seen := map[string]bool{}
+	var claims []indexentries.Claim
+	for _, e := range entries {
+		k := e.IndexName + "\x00" + e.Value.Encoding()
+		if reg.unique(e.Type, e.IndexName) && !seen[k] {
+			seen[k] = true
+			claims = append(claims, indexentries.ClaimOf(e))
+		}
+	}
+	return claims
+}
+
+// recordsNewExpiry reports whether a write meeting x that stores the expiry
+// expires must put the claims its entity keeps again, so that they record it: the
+// stored expiry differs, or is unknown and the write sets one. A claim recording
+// an earlier expiry than its holder's only costs LookupUnique a read of the holder.
+func recordsNewExpiry(x expectation, expires int64) bool {
+	switch {
+	case x.absent:
+		return false // every claim is new
+	case x.expiresKnown:
+		return x.expires != expires
+	}
+	return expires > 0
+}
+
 // recordEntries returns the entries the record of the entity item (_index_entries)
 // says its last writer emitted, without projections: what that writer claimed, even
 // when it was cut off before writing them.
@@ -101,10 +130,16 @@ func ownedByOrFree(typ, id string) expression.ConditionBuilder {
 }
 
 // claimAction puts c, unless another entity owns it; a refusal returns the claim.
-func (c *Client) claimAction(cl indexentries.Claim) types.TransactWriteItem {
+// The claim records its holder's expiry (Unix seconds; 0 for none), for
+// LookupUnique.
+func (c *Client) claimAction(cl indexentries.Claim, expires int64) types.TransactWriteItem {
 	b := build(ownedByOrFree(cl.Type, cl.ID), nil)
+	item := cl.Item()
+	if expires > 0 {
+		item[schema.AttrExpires] = number(expires)
+	}
 	return types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(c.names.IndexEntries), Item: cl.Item(),
+		TableName: aws.String(c.names.IndexEntries), Item: item,
 		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
@@ -119,10 +154,12 @@ func (c *Client) releaseAction(cl indexentries.Claim) types.TransactWriteItem {
 	}}
 }
 
-// addClaims adds the claims and releases of a write to t.
-func (c *Client) addClaims(t *listTransaction, claims, releases []indexentries.Claim) {
+// addClaims adds the claims and releases of a write of an entity expiring at
+// expires (Unix seconds; 0 for never) to t.
+func (c *Client) addClaims(t *listTransaction, claims, releases []indexentries.Claim, expires int64) {
 	for _, cl := range claims {
-		t.add(c.claimAction(cl), actionRole{kind: roleClaim, claim: cl}, schema.ItemSize(cl.Item()))
+		act := c.claimAction(cl, expires)
+		t.add(act, actionRole{kind: roleClaim, claim: cl}, schema.ItemSize(act.Put.Item))
 	}
 	for _, cl := range releases {
 		t.add(c.releaseAction(cl), actionRole{kind: roleClaim, claim: cl, release: true}, schema.ItemSize(cl.PrimaryKey()))
@@ -141,7 +178,9 @@ func uniqueTaken(cl indexentries.Claim, item map[string]types.AttributeValue) er
 // LookupUnique returns the key of the entity holding value in the unique index in,
 // or an error matching ErrNotFound when none does. One GetItem of the value's claim,
 // strongly consistent with Consistent() or Options.ConsistentRead; of the options,
-// only Consistent applies.
+// only Consistent applies. A claim records its holder's expiry (Entity.Expires):
+// once that has passed, a second GetItem reads the holder, and a value whose holder
+// has expired is held by none.
 func (c *Client) LookupUnique(ctx context.Context, si ScopedIndex, value indexing.Value, opts ...GetOption) (_ Key, err error) {
 	ctx, call, err := c.begin(ctx, "LookupUnique")
 	defer call.end(&err)
@@ -189,7 +228,19 @@ func (c *Client) lookupUnique(ctx context.Context, si ScopedIndex, value indexin
 	if err != nil {
 		return Key{}, err
 	}
-	return Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}, nil
+	holder := Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}
+	if !expiredAt(expiresOf(out.Item), c.opts.Now()) {
+		return holder, nil
+	}
+	// The holder has expired, unless a write extended it since the claim was put.
+	item, err := c.getItem(ctx, holder, consistent)
+	switch {
+	case err != nil:
+		return Key{}, err
+	case item == nil || c.hidden(item):
+		return Key{}, unheld(si, value)
+	}
+	return holder, nil
 }
 
 // unheld is the error of a value no entity holds.

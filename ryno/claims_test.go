@@ -59,18 +59,23 @@ func TestHandOverMergesAReleaseAndAClaimOfOneValue(t *testing.T) {
 	require.NoError(t, err)
 	release := actionRole{kind: roleClaim, claim: indexentries.ClaimOf(emailEntry("a", "x")), release: true}
 	claim := actionRole{kind: roleClaim, claim: indexentries.ClaimOf(emailEntry("b", "x"))}
-	for _, pair := range [][2]actionRole{{release, claim}, {claim, release}} {
-		act, ok := c.handOver(pair[0], pair[1])
+	releaseAct, claimAct := c.releaseAction(release.claim), c.claimAction(claim.claim, 1234)
+	for _, pair := range []struct {
+		a, b       actionRole
+		actA, actB types.TransactWriteItem
+	}{{release, claim, releaseAct, claimAct}, {claim, release, claimAct, releaseAct}} {
+		act, ok := handOver(pair.a, pair.b, pair.actA, pair.actB)
 		require.True(t, ok)
 		require.NotNil(t, act.Put, "the claim wins")
 		require.Equal(t, str("b"), act.Put.Item[schema.AttrID])
+		require.Equal(t, number(1234), act.Put.Item[schema.AttrExpires], "with its holder's expiry")
 		values := act.Put.ExpressionAttributeValues
 		require.Contains(t, values, findValue(t, values, "a"), "either owner may hold it")
 		require.Contains(t, values, findValue(t, values, "b"))
 	}
-	_, ok := c.handOver(claim, claim)
+	_, ok := handOver(claim, claim, claimAct, claimAct)
 	require.False(t, ok, "two claims of one value cannot both commit")
-	_, ok = c.handOver(actionRole{kind: roleEntry}, claim)
+	_, ok = handOver(actionRole{kind: roleEntry}, claim, types.TransactWriteItem{}, claimAct)
 	require.False(t, ok)
 }
 

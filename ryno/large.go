@@ -79,7 +79,7 @@ func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types
 	}
 	t := &listTransaction{}
 	t.add(w.c.putAction(item, p.x), actionRole{kind: roleEntity}, schema.ItemSize(item))
-	w.c.addClaims(t, p.claims, p.releases)
+	w.c.addClaims(t, p.claims, p.releases, expiresOf(item))
 	a := w.c.transact(ctx, t.actions, newToken())
 	if a.outcome == conditionFailed && a.action > 0 {
 		return w.claimRefused(ctx, t.roles[a.action].claim, a.item)

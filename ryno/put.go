@@ -348,6 +348,7 @@ func (w *write) decideFromItem(ctx context.Context, item map[string]types.Attrib
 		s = stored{}
 	}
 	x, err := w.decide(s)
+	x.expires, x.expiresKnown = s.expires, true
 	return x, nil, err
 }
 
@@ -425,6 +426,9 @@ func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeVa
 			held = append(held, x.left...)
 		}
 		p.claims, p.releases = w.c.indexes.claimChanges(held, entries)
+		if recordsNewExpiry(x, expiresOf(item)) {
+			p.claims = w.c.indexes.uniqueClaims(entries) // each claim records the holder's expiry
+		}
 		if w.byRecord {
 			p.entryOps = append(p.entryOps, projectedPuts(w.c.names.IndexEntries, entries)...)
 		}
@@ -455,7 +459,7 @@ func (w *write) transaction(p *putPlan) *listTransaction {
 	for _, op := range batching.LastWriteWins(p.entryOps) {
 		t.add(transactItems([]batching.WriteOp{op})[0], actionRole{kind: roleIndex}, op.Size())
 	}
-	w.c.addClaims(t, p.claims, p.releases)
+	w.c.addClaims(t, p.claims, p.releases, expiresOf(p.item))
 	for _, ch := range p.lists {
 		w.c.addChange(t, ch, w.c.opts.CheckObjects)
 	}

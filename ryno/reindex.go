@@ -178,7 +178,7 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 	update := r.recordUpdate(set, record, large)
 	t := &listTransaction{}
 	t.add(r.c.updateAction(r.k, expect(r.s), update), actionRole{kind: roleEntity}, 0)
-	r.c.addClaims(t, claims, releases)
+	r.c.addClaims(t, claims, releases, expiresOf(r.s.item))
 	if !large {
 		t.actions = append(t.actions, transactItems(ops)...)
 		return r.counted(r.c.transact(ctx, t.actions, newToken()), ops)

@@ -152,6 +152,11 @@ type expectation struct {
 	// now, when set, adds that the stored entity has not expired by then: a write
 	// that expects a version it did not read must not bring an expired entity back.
 	now time.Time
+
+	// expires is the stored entity's expiry (Unix seconds; 0 for none) when the write
+	// read it (expiresKnown): the claims of its unique values record it.
+	expires      int64
+	expiresKnown bool
 }
 
 // expect returns the expectation that the item still is s.

@@ -438,7 +438,7 @@ func (t *tx) assemble(parts []*txPart) (*listTransaction, []int, error) {
 				}
 				continue
 			}
-			merged, ok := t.c.handOver(all.roles[k], role)
+			merged, ok := handOver(all.roles[k], role, all.actions[k], act)
 			if !ok {
 				return nil, nil, &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("operation %d writes an item another operation writes", p.op.index)}
 			}
@@ -460,24 +460,25 @@ func (t *tx) assemble(parts []*txPart) (*listTransaction, []int, error) {
 // claiming reports whether the action of role claims a value of a unique index.
 func claiming(role actionRole) bool { return role.kind == roleClaim && !role.release }
 
-// handOver merges the release of a unique value by one operation and its claim by
-// another into one action: the claim, on the condition that the value is free or
-// held by either entity.
-func (c *Client) handOver(a, b actionRole) (types.TransactWriteItem, bool) {
+// handOver merges the release of a unique value by one operation (one of the
+// roles a and b, whose actions are actA and actB) and its claim by another into one
+// action: the claim as built, on the condition that the value is free or held by
+// either entity.
+func handOver(a, b actionRole, actA, actB types.TransactWriteItem) (types.TransactWriteItem, bool) {
 	if a.kind != roleClaim || b.kind != roleClaim || a.release == b.release {
 		return types.TransactWriteItem{}, false
 	}
-	release, claim := a.claim, b.claim
+	release, claim, put := a.claim, b.claim, actB.Put
 	if b.release {
-		release, claim = b.claim, a.claim
+		release, claim, put = b.claim, a.claim, actA.Put
 	}
-	act := c.claimAction(claim)
 	cond := ownedByOrFree(claim.Type, claim.ID).Or(
 		expression.Name(schema.AttrType).Equal(expression.Value(str(release.Type))).
 			And(expression.Name(schema.AttrID).Equal(expression.Value(str(release.ID)))))
 	bc := build(cond, nil)
-	act.Put.ConditionExpression, act.Put.ExpressionAttributeNames, act.Put.ExpressionAttributeValues = bc.condition, bc.names, bc.values
-	return act, true
+	merged := *put
+	merged.ConditionExpression, merged.ExpressionAttributeNames, merged.ExpressionAttributeValues = bc.condition, bc.names, bc.values
+	return types.TransactWriteItem{Put: &merged}, true
 }
 
 // actionItem identifies the item an action writes or checks.

@@ -185,9 +185,9 @@ func (f *fakeAPI) DescribeTable(_ context.Context, in *dynamodb.DescribeTableInp
 	f.begin("DescribeTable")
 	defer f.mu.Unlock()
 	name := aws.ToString(in.TableName)
-	t := f.tables[name]
-	if t == nil {
-		return nil, notFound(name)
+	t, err := f.table(name)
+	if err != nil {
+		return nil, err
 	}
 	if t.pending > 0 {
 		t.pending--
@@ -216,12 +216,9 @@ func (f *fakeAPI) UpdateTable(_ context.Context, in *dynamodb.UpdateTableInput, 
 	f.begin("UpdateTable")
 	defer f.mu.Unlock()
 	name := aws.ToString(in.TableName)
-	t := f.tables[name]
-	if t == nil {
-		return nil, notFound(name)
-	}
-	if notActive(t.desc) != "" {
-		return nil, inUse(name)
+	t, err := f.activeTable(name)
+	if err != nil {
+		return nil, err
 	}
 	if in.DeletionProtectionEnabled != nil || in.SSESpecification != nil || in.StreamSpecification != nil {
 		return f.updateSettings(t, in)
@@ -338,9 +335,9 @@ func (f *fakeAPI) DescribeTimeToLive(_ context.Context, in *dynamodb.DescribeTim
 	f.begin("DescribeTimeToLive")
 	defer f.mu.Unlock()
 	name := aws.ToString(in.TableName)
-	t := f.tables[name]
-	if t == nil {
-		return nil, notFound(name)
+	t, err := f.table(name)
+	if err != nil {
+		return nil, err
 	}
 	d := types.TimeToLiveDescription{TimeToLiveStatus: types.TimeToLiveStatusDisabled}
 	if t.ttl != nil {
@@ -356,12 +353,9 @@ func (f *fakeAPI) UpdateTimeToLive(_ context.Context, in *dynamodb.UpdateTimeToL
 	f.begin("UpdateTimeToLive")
 	defer f.mu.Unlock()
 	name := aws.ToString(in.TableName)
-	t := f.tables[name]
-	if t == nil {
-		return nil, notFound(name)
-	}
-	if notActive(t.desc) != "" {
-		return nil, inUse(name)
+	t, err := f.activeTable(name)
+	if err != nil {
+		return nil, err
 	}
 	spec := in.TimeToLiveSpecification
 	if err := ttlRefusal(t.ttl, spec); err != nil {
@@ -397,6 +391,24 @@ func ttlRefusal(live *types.TimeToLiveDescription, spec *types.TimeToLiveSpecifi
 	return nil
 }
 
+// table returns the table name, or DynamoDB's error for a table that does not exist.
+func (f *fakeAPI) table(name string) (*fakeTable, error) {
+	if t := f.tables[name]; t != nil {
+		return t, nil
+	}
+	return nil, notFound(name)
+}
+
+// activeTable returns the table name, or DynamoDB's error for a table that does not
+// exist or is in transition.
+func (f *fakeAPI) activeTable(name string) (*fakeTable, error) {
+	t, err := f.table(name)
+	if err == nil && notActive(t.desc) != "" {
+		return nil, inUse(name)
+	}
+	return t, err
+}
+
 // setTimeToLive sets the time to live of table name, without a request.
 func (f *fakeAPI) setTimeToLive(name string, status types.TimeToLiveStatus, attr string) {
 	f.mu.Lock()
@@ -408,9 +420,9 @@ func (f *fakeAPI) DeleteTable(_ context.Context, in *dynamodb.DeleteTableInput, 
 	f.begin("DeleteTable")
 	defer f.mu.Unlock()
 	name := aws.ToString(in.TableName)
-	t := f.tables[name]
-	if t == nil {
-		return nil, notFound(name)
+	t, err := f.table(name)
+	if err != nil {
+		return nil, err
 	}
 	if t.desc.TableStatus != types.TableStatusActive {
 		return nil, inUse(name)
@@ -441,9 +453,9 @@ func (f *fakeAPI) PutItem(_ context.Context, in *dynamodb.PutItemInput, _ ...fun
 	f.begin("PutItem")
 	defer f.mu.Unlock()
 	name := aws.ToString(in.TableName)
-	t := f.tables[name]
-	if t == nil {
-		return nil, notFound(name)
+	t, err := f.table(name)
+	if err != nil {
+		return nil, err
 	}
 	if err := f.fail["PutItem"]; err != nil {
 		return nil, err
@@ -557,9 +569,9 @@ func (f *fakeAPI) Scan(_ context.Context, in *dynamodb.ScanInput, _ ...func(*dyn
 		return nil, err
 	}
 	name := aws.ToString(in.TableName)
-	t := f.tables[name]
-	if t == nil {
-		return nil, notFound(name)
+	t, err := f.table(name)
+	if err != nil {
+		return nil, err
 	}
 	if !aws.ToBool(in.ConsistentRead) {
 		return nil, fmt.Errorf("fake: Scan of %s is not consistent", name)
@@ -703,9 +715,9 @@ func (f *fakeAPI) UpdateItem(_ context.Context, in *dynamodb.UpdateItemInput, _ 
 		return nil, err
 	}
 	name := aws.ToString(in.TableName)
-	t := f.tables[name]
-	if t == nil {
-		return nil, notFound(name)
+	t, err := f.table(name)
+	if err != nil {
+		return nil, err
 	}
 	var attr, value string
 	if _, err := fmt.Sscanf(aws.ToString(in.UpdateExpression), "SET %s = %s", &attr, &value); err != nil {

@@ -117,9 +117,10 @@ type CheckProgress struct {
 // Check scans the store for what a write cut off left, and for orphans.
 //
 // Traces: entities marked as being deleted or written (TraceDelete, TraceWrite),
-// entities expired but still stored (TraceExpired), and relationship lists left leased, with intents, or whose heads and markers disagree
-// with their entries (TraceList). With Repair it finishes each: it completes the
-// Delete (of an expired entity too), writes the index entries the entity's record calls for, or takes the list
+// entities expired but still stored (TraceExpired), and relationship lists left
+// leased, with intents, or whose heads and markers disagree with their entries
+// (TraceList). With Repair it finishes each: it completes the Delete (of an expired
+// entity too), writes the index entries the entity's record calls for, or takes the list
 // over, finishes the writes of its intent and rebuilds its head and markers from the
 // entries, the way the next writer would. A mark or lease that is still live belongs
 // to a writer at work and is left alone.

@@ -37,29 +37,26 @@ func (e *UniqueError) Is(target error) bool { return target == ErrExists || targ
 // those they hold that it no longer emits.
 func (reg indexRegistry) claimChanges(stored, emitted []indexentries.Entry) (claims, releases []indexentries.Claim) {
 	held := map[string]bool{}
-	for _, e := range stored {
-		held[e.IndexName+"\x00"+e.Value.Encoding()] = true
+	for _, cl := range reg.uniqueClaims(stored) {
+		held[claimID(cl)] = true
 	}
 	wanted := map[string]bool{}
-	for _, e := range emitted {
-		k := e.IndexName + "\x00" + e.Value.Encoding()
-		if !reg.unique(e.Type, e.IndexName) || wanted[k] {
-			continue
-		}
-		wanted[k] = true
-		if !held[k] {
-			claims = append(claims, indexentries.ClaimOf(e))
+	for _, cl := range reg.uniqueClaims(emitted) {
+		wanted[claimID(cl)] = true
+		if !held[claimID(cl)] {
+			claims = append(claims, cl)
 		}
 	}
-	for _, e := range stored {
-		k := e.IndexName + "\x00" + e.Value.Encoding()
-		if reg.unique(e.Type, e.IndexName) && !wanted[k] {
-			releases = append(releases, indexentries.ClaimOf(e))
-			wanted[k] = true // once
+	for _, cl := range reg.uniqueClaims(stored) {
+		if !wanted[claimID(cl)] {
+			releases = append(releases, cl)
 		}
 	}
 	return claims, releases
 }
+
+// claimID names the value a claim is of, whoever holds it.
+func claimID(cl indexentries.Claim) string { return cl.IndexName + "\x00" + cl.Value.Encoding() }
 
 // uniqueClaims returns the claims of the values entries emit into unique indexes,
 // once each.
@@ -67,10 +64,10 @@ func (reg indexRegistry) uniqueClaims(entries []indexentries.Entry) []indexentri
 	seen := map[string]bool{}
 	var claims []indexentries.Claim
 	for _, e := range entries {
-		k := e.IndexName + "\x00" + e.Value.Encoding()
-		if reg.unique(e.Type, e.IndexName) && !seen[k] {
-			seen[k] = true
-			claims = append(claims, indexentries.ClaimOf(e))
+		cl := indexentries.ClaimOf(e)
+		if reg.unique(e.Type, e.IndexName) && !seen[claimID(cl)] {
+			seen[claimID(cl)] = true
+			claims = append(claims, cl)
 		}
 	}
 	return claims

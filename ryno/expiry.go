@@ -82,12 +82,8 @@ func (c *Client) hidden(item map[string]types.AttributeValue) bool {
 
 // notExpired is the condition that the stored entity has not expired at now: what
 // a write that does not read the item first checks, so it cannot bring an expired
-// entity back. A zero now (a write that read the item, and checked it) adds nothing
-// DynamoDB must evaluate.
+// entity back.
 func notExpired(now time.Time) expression.ConditionBuilder {
-	if now.IsZero() {
-		return expression.AttributeNotExists(expression.Name(schema.AttrDeleting)) // holds wherever it is joined
-	}
 	return expression.AttributeNotExists(expression.Name(schema.AttrExpires)).
 		Or(expression.Name(schema.AttrExpires).GreaterThan(expression.Value(number(now.Unix()))))
 }

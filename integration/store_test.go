@@ -25,6 +25,7 @@ type store struct {
 	*ryno.Client
 	counter *dynamotest.Counter // counts the requests of Client
 	raw     *dynamodb.Client    // the tables, bypassing the client
+	prefix  string              // of the tables
 	clock   *clock
 	indexes []ryno.Index // the indexes of Client
 }
@@ -45,7 +46,7 @@ func newStoreOpts(t *testing.T, wrap func(ryno.DynamoDBAPI) ryno.DynamoDBAPI, op
 	if wrap != nil {
 		api = wrap(api)
 	}
-	s := &store{counter: dynamotest.NewCounter(api), raw: raw, clock: newClock(), indexes: opts.Indexes}
+	s := &store{counter: dynamotest.NewCounter(api), raw: raw, prefix: prefix, clock: newClock(), indexes: opts.Indexes}
 	opts.TablePrefix, opts.Now = prefix, s.clock.Now
 	db, err := ryno.New(s.counter, opts)
 	require.NoError(t, err)

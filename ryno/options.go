@@ -23,8 +23,10 @@ type Options struct {
 	// eventually consistent. Default false: DynamoDB's eventually consistent reads.
 	ConsistentRead bool
 
-	// MaxConcurrency bounds how many batch requests one call sends at once.
-	// Default 8.
+	// MaxConcurrency bounds how many requests one call sends at once: the batches
+	// of a multi-item call, the transactions of a large Delete or list write.
+	// Default 32. The SDK's default HTTP transport keeps 10 idle connections per
+	// host; give it MaxConcurrency (see the README, "Using real AWS").
 	MaxConcurrency int
 
 	// Retry bounds retries of items DynamoDB leaves unprocessed in batch requests,
@@ -145,7 +147,7 @@ type RetryOptions struct {
 
 // Defaults applied by New to zero fields.
 const (
-	defaultMaxConcurrency = 8
+	defaultMaxConcurrency = 32
 	defaultMaxAttempts    = 10
 	defaultBaseDelay      = 25 * time.Millisecond
 	defaultMaxDelay       = 2 * time.Second

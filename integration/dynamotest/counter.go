@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"sync"
+	"time"
 
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -18,6 +19,7 @@ type Counter struct {
 	inFlight    int
 	maxInFlight int
 	rounds      int
+	spans       []span
 }
 
 // NewCounter returns a Counter sending requests to api.
@@ -68,12 +70,20 @@ func (c *Counter) Rounds() int {
 	return c.rounds
 }
 
+// Depth returns the number of sequential waves of requests: the longest chain of
+// requests each sent after the previous one returned (see Recorder.Depth).
+func (c *Counter) Depth() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return depth(c.spans)
+}
+
 // Reset sets every count to zero.
 func (c *Counter) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	clear(c.counts)
-	c.maxInFlight, c.rounds = c.inFlight, 0
+	c.maxInFlight, c.rounds, c.spans = c.inFlight, 0, nil
 }
 
 func (c *Counter) begin(op string) {
@@ -87,14 +97,15 @@ func (c *Counter) begin(op string) {
 	c.maxInFlight = max(c.maxInFlight, c.inFlight)
 }
 
-func (c *Counter) end() {
+func (c *Counter) end(start time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.inFlight--
+	c.spans = append(c.spans, span{start, time.Now()})
 }
 
 func (c *Counter) hook(ctx context.Context, op string, send func(context.Context) error) error {
 	c.begin(op)
-	defer c.end()
+	defer c.end(time.Now())
 	return send(ctx)
 }

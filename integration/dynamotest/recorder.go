@@ -55,6 +55,29 @@ type Recorder struct {
 // span is when a request was in flight.
 type span struct{ start, end time.Time }
 
+// depth returns the number of sequential waves of requests: the longest chain of
+// requests each sent after the previous one returned. Requests sent together make
+// one wave; a request waits on every request that returned before it was sent.
+// Unlike busy periods (Counter.Rounds), it counts chains that run side by side
+// once: a query and the write that depends on it make two waves, whatever else is
+// in flight meanwhile.
+func depth(spans []span) int {
+	order := slices.Clone(spans)
+	slices.SortFunc(order, func(a, b span) int { return a.start.Compare(b.start) })
+	waves := make([]int, len(order))
+	deepest := 0
+	for i, s := range order {
+		waves[i] = 1
+		for j := range i {
+			if !order[j].end.After(s.start) {
+				waves[i] = max(waves[i], waves[j]+1)
+			}
+		}
+		deepest = max(deepest, waves[i])
+	}
+	return deepest
+}
+
 // NewRecorder returns a Recorder sending requests to api.
 func NewRecorder(api ryno.DynamoDBAPI, opts RecorderOptions) *Recorder {
 	return &Recorder{api: api, opts: opts, schema: costmodel.Schema{}, counts: map[string]int{}}
@@ -98,28 +121,11 @@ func (r *Recorder) Rounds() int {
 	return r.rounds
 }
 
-// Depth returns the number of sequential waves of requests: the longest chain of
-// requests each sent after the previous one returned. Requests sent together make
-// one wave; a request waits on every request that returned before it was sent.
-// Unlike Rounds, it counts chains that run side by side once: a query and the
-// write that depends on it make two waves, whatever else is in flight meanwhile.
+// Depth returns the number of sequential waves of requests, as depth defines them.
 func (r *Recorder) Depth() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	order := slices.Clone(r.spans)
-	slices.SortFunc(order, func(a, b span) int { return a.start.Compare(b.start) })
-	depth := make([]int, len(order))
-	deepest := 0
-	for i, s := range order {
-		depth[i] = 1
-		for j := range i {
-			if !order[j].end.After(s.start) {
-				depth[i] = max(depth[i], depth[j]+1)
-			}
-		}
-		deepest = max(deepest, depth[i])
-	}
-	return deepest
+	return depth(r.spans)
 }
 
 // Schema returns the schemas of the tables the requests named.

@@ -188,7 +188,7 @@ func TestHelp(t *testing.T) {
 func TestVersion(t *testing.T) {
 	out, errOut, code := run(t, nil, "version")
 	require.Equal(t, ExitOK, code, errOut)
-	require.Regexp(t, `^ryno \S+, schema version 3\n$`, out)
+	require.Regexp(t, `^ryno \S+, schema version 4\n$`, out)
 }
 
 func TestParsePrecedence(t *testing.T) {
@@ -344,19 +344,19 @@ func TestUpSaysWhatItLeftUndone(t *testing.T) {
 
 	code := r.exit(runUp(context.Background(), r, p, &settings{}))
 	require.Equal(t, ExitError, code)
-	require.Equal(t, "create table app_entities_master (GSI app_entities_by_type)\n"+
+	require.Equal(t, "create table app_entities_master (GSI app_entities_by_type, GSI app_entities_inline_1, GSI app_entities_inline_2)\n"+
 		"create table app_relationship_entries (GSI app_incoming_relationships, LSI app_relationships_by_object)\n", out.String())
 	lines := strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n")
 	require.Equal(t, []string{
 		"up stopped; done:",
-		"  create table app_entities_master (GSI app_entities_by_type)",
+		"  create table app_entities_master (GSI app_entities_by_type, GSI app_entities_inline_1, GSI app_entities_inline_2)",
 		"not done:",
 		"  create table app_relationship_entries (GSI app_incoming_relationships, LSI app_relationships_by_object)",
 		"  create table app_index_entries (GSI app_index_lookup)",
 		"  turn on time to live (attribute _expires) on table app_entities_master",
 		"  run migration 2: build the heads and markers of relationship lists written before them",
 		"  run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships",
-		"  record schema version 3",
+		"  record schema version 4",
 		`run "ryno migrate up" again to do the rest once the cause below is fixed`,
 	}, lines[:len(lines)-1])
 	require.Regexp(t, `^ryno: create table app_relationship_entries .*too many tables`, lines[len(lines)-1])

@@ -63,7 +63,7 @@ func TestDiff(t *testing.T) {
 	const (
 		buildHeads  = "run-migration app_entities_master  2"
 		reverseKeys = "run-migration app_entities_master  3"
-		record      = "record-version app_entities_master  3"
+		record      = "record-version app_entities_master  4"
 	)
 
 	tests := []struct {
@@ -88,7 +88,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "up to date",
-			recorded: 3,
+			recorded: 4,
 		},
 		{
 			name:    "tables exist, no version recorded",
@@ -101,13 +101,13 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "one table missing",
-			recorded: 3,
+			recorded: 4,
 			live:     func(live map[string]*types.TableDescription) { delete(live, n.Relationships) },
 			actions:  []string{"create-table app_relationship_entries  0"},
 		},
 		{
 			name:     "GSI missing",
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.IndexEntries].GlobalSecondaryIndexes = nil
 			},
@@ -122,6 +122,8 @@ func TestDiff(t *testing.T) {
 			},
 			actions: []string{
 				"create-index app_entities_master app_entities_by_type 0",
+				"create-index app_entities_master app_entities_inline_1 0",
+				"create-index app_entities_master app_entities_inline_2 0",
 				"create-index app_relationship_entries app_incoming_relationships 0",
 				"create-index app_index_entries app_index_lookup 0",
 				buildHeads,
@@ -131,7 +133,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "table key schema differs",
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].KeySchema = keys(schema.AttrID, schema.AttrUpdated)
 			},
@@ -139,7 +141,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "table without sort key",
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.IndexEntries].KeySchema = keys(schema.AttrSubjectKey, schema.AttrUniqueKey)[:1]
 			},
@@ -147,7 +149,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "key attribute type differs",
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Relationships].AttributeDefinitions[0].AttributeType = types.ScalarAttributeTypeB
 			},
@@ -155,7 +157,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "GSI key schema differs",
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].GlobalSecondaryIndexes[0].KeySchema = keys(schema.AttrScopeTypeKey, schema.AttrCreated)
 			},
@@ -163,7 +165,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "GSI projection differs",
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Relationships].GlobalSecondaryIndexes[0].Projection = &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}
 			},
@@ -171,7 +173,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "LSI projection differs",
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Relationships].LocalSecondaryIndexes[0].Projection = &types.Projection{
 					ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"_index"}}
@@ -180,7 +182,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "LSI key schema differs",
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Relationships].LocalSecondaryIndexes[0].KeySchema = keys(schema.AttrSubjectKey, schema.AttrObjectKey)
 			},
@@ -188,7 +190,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "LSI missing",
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Relationships].LocalSecondaryIndexes = nil
 			},
@@ -196,18 +198,22 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "GSI exists as an LSI",
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				l := live[n.Entities]
 				l.LocalSecondaryIndexes = []types.LocalSecondaryIndexDescription{{IndexName: aws.String(n.EntitiesByType),
 					KeySchema: keys(schema.AttrID, schema.AttrUpdated), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}
 				l.GlobalSecondaryIndexes = nil
 			},
+			actions: []string{
+				"create-index app_entities_master app_entities_inline_1 0",
+				"create-index app_entities_master app_entities_inline_2 0",
+			},
 			drift: []string{"error index-type app_entities_master app_entities_by_type"},
 		},
 		{
 			name:     "LSI exists as a GSI",
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				l := live[n.Relationships]
 				l.GlobalSecondaryIndexes = append(l.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
@@ -219,13 +225,13 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "recorded version newer",
-			recorded: 4,
+			recorded: 5,
 			drift:    []string{"error version app_entities_master "},
 		},
 		{
 			name:     "billing mode differs",
 			billing:  provisioned,
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].BillingModeSummary.BillingMode = types.BillingModePayPerRequest
 			},
@@ -234,7 +240,7 @@ func TestDiff(t *testing.T) {
 		{
 			name:     "provisioned capacity differs",
 			billing:  provisioned,
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].ProvisionedThroughput.ReadCapacityUnits = aws.Int64(1)
 				live[n.IndexEntries].GlobalSecondaryIndexes[0].ProvisionedThroughput.WriteCapacityUnits = aws.Int64(1)
@@ -247,14 +253,14 @@ func TestDiff(t *testing.T) {
 		{
 			name:     "provisioned table without billing summary",
 			billing:  provisioned,
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].BillingModeSummary = nil
 			},
 		},
 		{
 			name:     "extra GSI and LSI",
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				l := live[n.Entities]
 				l.GlobalSecondaryIndexes = append(l.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
@@ -269,7 +275,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "table and GSI being created",
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.Entities].TableStatus = types.TableStatusCreating
 				live[n.IndexEntries].GlobalSecondaryIndexes[0].IndexStatus = types.IndexStatusCreating
@@ -281,7 +287,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "table being deleted",
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.IndexEntries].TableStatus = types.TableStatusDeleting
 			},
@@ -289,7 +295,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "GSI being deleted",
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				live[n.IndexEntries].GlobalSecondaryIndexes[0].IndexStatus = types.IndexStatusDeleting
 			},
@@ -297,7 +303,7 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name:     "missing GSI whose key attribute has another type",
-			recorded: 3,
+			recorded: 4,
 			live: func(live map[string]*types.TableDescription) {
 				l := live[n.Entities]
 				l.GlobalSecondaryIndexes = nil
@@ -307,8 +313,12 @@ func TestDiff(t *testing.T) {
 					}
 				}
 			},
-			actions: []string{"create-index app_entities_master app_entities_by_type 0"},
-			drift:   []string{"error attribute-type app_entities_master "},
+			actions: []string{
+				"create-index app_entities_master app_entities_by_type 0",
+				"create-index app_entities_master app_entities_inline_1 0",
+				"create-index app_entities_master app_entities_inline_2 0",
+			},
+			drift: []string{"error attribute-type app_entities_master "},
 		},
 	}
 	for _, tt := range tests {
@@ -343,7 +353,7 @@ func TestDiffCreateTableSendsTheDefinition(t *testing.T) {
 		p.Actions[1].String())
 	require.Equal(t, "run migration 2: build the heads and markers of relationship lists written before them", p.Actions[3].String())
 	require.Equal(t, "run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships", p.Actions[4].String())
-	require.Equal(t, "record schema version 3", p.Actions[5].String())
+	require.Equal(t, "record schema version 4", p.Actions[5].String())
 }
 
 func TestDiffCreateIndexRequest(t *testing.T) {
@@ -367,7 +377,12 @@ func TestDiffCreateIndexRequest(t *testing.T) {
 			live := liveAll(schema.Definitions(n, tt.live))
 			live[n.Entities].GlobalSecondaryIndexes = nil
 			p := diff(target{tables: schema.Definitions(n, tt.want)}, &snapshot{live: live, version: CurrentVersion}, allMigrations())
-			require.Len(t, p.Actions, 1)
+			require.Len(t, p.Actions, 3)
+			require.Equal(t, []string{
+				"create-index app_entities_master app_entities_by_type 0",
+				"create-index app_entities_master app_entities_inline_1 0",
+				"create-index app_entities_master app_entities_inline_2 0",
+			}, actionStrings(p.Actions))
 			a := p.Actions[0]
 			require.Equal(t, "create GSI app_entities_by_type on table app_entities_master", a.String())
 			require.Nil(t, a.CreateTable)
@@ -446,6 +461,8 @@ func TestTableStatuses(t *testing.T) {
 	require.Equal(t, []TableStatus{
 		{Name: n.Entities, State: StateActive, BillingMode: types.BillingModePayPerRequest, Indexes: []IndexStatus{
 			{Name: n.EntitiesByType, Kind: GlobalIndex, State: "CREATING"},
+			{Name: n.EntitiesInline[0], Kind: GlobalIndex, State: StateActive},
+			{Name: n.EntitiesInline[1], Kind: GlobalIndex, State: StateActive},
 		}},
 		{Name: n.Relationships, State: "UPDATING", BillingMode: types.BillingModePayPerRequest, Indexes: []IndexStatus{
 			{Name: n.ReverseRelationships, Kind: GlobalIndex, State: StateActive},

@@ -87,14 +87,14 @@ func ExampleProvider_Plan() {
 		fmt.Println(a)
 	}
 	// Output:
-	// schema version 0 -> 3
-	// create table myapp_entities_master (GSI myapp_entities_by_type)
+	// schema version 0 -> 4
+	// create table myapp_entities_master (GSI myapp_entities_by_type, GSI myapp_entities_inline_1, GSI myapp_entities_inline_2)
 	// create table myapp_relationship_entries (GSI myapp_incoming_relationships, LSI myapp_relationships_by_object)
 	// create table myapp_index_entries (GSI myapp_index_lookup)
 	// turn on time to live (attribute _expires) on table myapp_entities_master
 	// run migration 2: build the heads and markers of relationship lists written before them
 	// run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships
-	// record schema version 3
+	// record schema version 4
 }
 
 func ExampleProvider_Up() {

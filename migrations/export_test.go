@@ -54,7 +54,7 @@ func TestExportFormats(t *testing.T) {
 		t.Run(string(f), func(t *testing.T) {
 			out, err := Export(Options{TablePrefix: "app"}, f)
 			require.NoError(t, err)
-			for _, name := range []string{n.Entities, n.EntitiesByType, n.Relationships, n.ReverseRelationships,
+			for _, name := range []string{n.Entities, n.EntitiesByType, n.EntitiesInline[0], n.EntitiesInline[1], n.Relationships, n.ReverseRelationships,
 				n.RelationshipsByObject, n.IndexEntries, n.IndexLookup} {
 				require.Contains(t, string(out), `"`+name+`"`)
 			}

@@ -7,7 +7,7 @@ import (
 )
 
 // CurrentVersion is the schema version that Up brings a store to.
-const CurrentVersion = 3
+const CurrentVersion = 4
 
 // A migration is one version of the schema.
 //
@@ -28,6 +28,7 @@ var migrations = []migration{
 	{Version: 1, Description: "create the entities, relationship and index tables with their GSIs and LSI"},
 	{Version: 2, Description: "build the heads and markers of relationship lists written before them", run: buildListHeads},
 	{Version: 3, Description: "give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships", run: addReverseKeys},
+	{Version: 4, Description: "add the entities table's inline index GSIs, entities_inline_1 and entities_inline_2"},
 }
 
 // allMigrations returns the schema versions in order, the last being CurrentVersion.

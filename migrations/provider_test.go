@@ -93,10 +93,10 @@ func TestUp(t *testing.T) {
 				"enable-time-to-live app_entities_master  0",
 				"run-migration app_entities_master  2",
 				"run-migration app_entities_master  3",
-				"record-version app_entities_master  3",
+				"record-version app_entities_master  4",
 			}, actionStrings(res.Actions))
 			require.Equal(t, 0, res.RecordedVersion)
-			require.Equal(t, 3, res.Version)
+			require.Equal(t, 4, res.Version)
 			require.Empty(t, res.Warnings)
 			require.Equal(t, 3, api.count("CreateTable"))
 			require.Equal(t, 2, api.count("Scan"), "each data step scans the empty relationship entries table")
@@ -118,8 +118,8 @@ func TestUp(t *testing.T) {
 			again, err := p.Up(ctx)
 			require.NoError(t, err)
 			require.False(t, again.Changed())
-			require.Equal(t, 3, again.RecordedVersion)
-			require.Equal(t, 3, again.Version)
+			require.Equal(t, 4, again.RecordedVersion)
+			require.Equal(t, 4, again.Version)
 			require.Equal(t, 2, api.count("Scan"), "a second up runs no data step")
 			require.Equal(t, writes, api.writes(), "a second up must not write")
 		})
@@ -140,12 +140,12 @@ func TestUpReportsTheActionsItLeftUndone(t *testing.T) {
 		"run-migration app_entities_master  2",
 		"run-migration app_entities_master  3",
 	}, actionStrings(res.Actions), "done")
-	require.Equal(t, []string{"record-version app_entities_master  3"}, actionStrings(res.Pending), "not done")
+	require.Equal(t, []string{"record-version app_entities_master  4"}, actionStrings(res.Pending), "not done")
 
 	api.setFailure("PutItem", nil)
 	res, err = p.Up(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, []string{"run-migration app_entities_master  2", "run-migration app_entities_master  3", "record-version app_entities_master  3"},
+	require.Equal(t, []string{"run-migration app_entities_master  2", "run-migration app_entities_master  3", "record-version app_entities_master  4"},
 		actionStrings(res.Actions), "the data steps run again until the version is recorded")
 	require.Empty(t, res.Pending)
 }
@@ -159,21 +159,27 @@ func TestUpAddsMissingIndexes(t *testing.T) {
 		d.GlobalSecondaryIndexes = nil
 		api.put(d)
 	}
-	api.setVersion(p.Names().Entities, &types.AttributeValueMemberN{Value: "3"})
+	api.setVersion(p.Names().Entities, &types.AttributeValueMemberN{Value: "4"})
 
 	res, err := p.Up(ctx)
 	require.NoError(t, err)
 	require.Equal(t, []string{
 		"create-index app_entities_master app_entities_by_type 0",
+		"create-index app_entities_master app_entities_inline_1 0",
+		"create-index app_entities_master app_entities_inline_2 0",
 		"create-index app_relationship_entries app_incoming_relationships 0",
 		"create-index app_index_entries app_index_lookup 0",
 		"enable-time-to-live app_entities_master  0",
 	}, actionStrings(res.Actions))
-	require.Equal(t, 3, api.count("UpdateTable"))
+	require.Equal(t, 5, api.count("UpdateTable"))
 	require.Zero(t, api.count("PutItem"), "the version was already recorded")
 	require.Equal(t, []string{
 		"create GSI app_entities_by_type on table app_entities_master",
 		"waiting for table app_entities_master to become ACTIVE (GSI app_entities_by_type CREATING)",
+		"create GSI app_entities_inline_1 on table app_entities_master",
+		"waiting for table app_entities_master to become ACTIVE (GSI app_entities_inline_1 CREATING)",
+		"create GSI app_entities_inline_2 on table app_entities_master",
+		"waiting for table app_entities_master to become ACTIVE (GSI app_entities_inline_2 CREATING)",
 		"create GSI app_incoming_relationships on table app_relationship_entries",
 		"waiting for table app_relationship_entries to become ACTIVE (GSI app_incoming_relationships CREATING)",
 		"create GSI app_index_lookup on table app_index_entries",

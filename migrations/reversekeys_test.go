@@ -114,19 +114,19 @@ func TestDiffDeletesTheRetiredReverseIndexAfterTheDataSteps(t *testing.T) {
 		p := diff(target{tables: want, retired: n.RetiredIndexes()}, &snapshot{live: live, version: 2}, allMigrations())
 		require.Equal(t, []string{
 			"run-migration app_entities_master  3",
-			"record-version app_entities_master  3",
+			"record-version app_entities_master  4",
 			"delete-index app_relationship_entries app_reverse_relationships 0",
 		}, actionStrings(p.Actions))
 		require.Empty(t, p.Drift, "a retired index is deleted, not reported")
 		require.Equal(t, "delete GSI app_reverse_relationships of table app_relationship_entries, replaced", p.Actions[2].String())
 	})
 	t.Run("version recorded, deletion left undone", func(t *testing.T) {
-		p := diff(target{tables: want, retired: n.RetiredIndexes()}, &snapshot{live: live, version: 3}, allMigrations())
+		p := diff(target{tables: want, retired: n.RetiredIndexes()}, &snapshot{live: live, version: 4}, allMigrations())
 		require.Equal(t, []string{"delete-index app_relationship_entries app_reverse_relationships 0"}, actionStrings(p.Actions))
 	})
 	t.Run("being deleted", func(t *testing.T) {
 		rel.GlobalSecondaryIndexes[len(rel.GlobalSecondaryIndexes)-1].IndexStatus = types.IndexStatusDeleting
-		p := diff(target{tables: want, retired: n.RetiredIndexes()}, &snapshot{live: live, version: 3}, allMigrations())
+		p := diff(target{tables: want, retired: n.RetiredIndexes()}, &snapshot{live: live, version: 4}, allMigrations())
 		require.Empty(t, p.Actions)
 		require.Empty(t, p.Drift)
 	})
@@ -159,7 +159,7 @@ func TestUpFromVersion2(t *testing.T) {
 		"create-index app_relationship_entries app_incoming_relationships 0",
 		"enable-time-to-live app_entities_master  0",
 		"run-migration app_entities_master  3",
-		"record-version app_entities_master  3",
+		"record-version app_entities_master  4",
 		"delete-index app_relationship_entries app_reverse_relationships 0",
 	}, actionStrings(res.Actions))
 	require.Equal(t, byKey(t, api, n, []item{e.Item()}), api.itemsOf(n.Relationships))

@@ -209,7 +209,7 @@ func TestUpCreatesTablesWithTheSettings(t *testing.T) {
 				"enable-point-in-time-recovery app_index_entries  0",
 				"run-migration app_entities_master  2",
 				"run-migration app_entities_master  3",
-				"record-version app_entities_master  3",
+				"record-version app_entities_master  4",
 			}, actionStrings(res.Actions))
 			require.Equal(t, 5, api.count("UpdateContinuousBackups"), "two refusals waited out, then one per table")
 			for _, name := range p.Names().Tables() {

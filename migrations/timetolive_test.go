@@ -77,7 +77,7 @@ func TestDiffTimeToLiveOfANewStore(t *testing.T) {
 		"enable-time-to-live app_entities_master  0",
 		"run-migration app_entities_master  2",
 		"run-migration app_entities_master  3",
-		"record-version app_entities_master  3",
+		"record-version app_entities_master  4",
 	}, actionStrings(p.Actions), "time to live once the tables exist, on the entities table only")
 	a := p.Actions[3]
 	require.Equal(t, &dynamodb.UpdateTimeToLiveInput{
@@ -124,7 +124,7 @@ func TestUpTurnsOnTimeToLiveOfAnExistingStore(t *testing.T) {
 	for _, def := range schema.Definitions(n, onDemand) {
 		api.put(describeInput(def))
 	}
-	api.setVersion(n.Entities, &types.AttributeValueMemberN{Value: "3"})
+	api.setVersion(n.Entities, &types.AttributeValueMemberN{Value: "4"})
 
 	st, err := p.Status(ctx)
 	require.NoError(t, err)
@@ -233,14 +233,14 @@ func TestCheckDoesNotReadTimeToLive(t *testing.T) {
 		"create-table app_index_entries  0",
 		"run-migration app_entities_master  2",
 		"run-migration app_entities_master  3",
-		"record-version app_entities_master  3",
+		"record-version app_entities_master  4",
 	}, actionStrings(st.Pending), "nothing about time to live, which Check cannot read")
 
 	p, _ := newTestProvider(t, api, onDemand)
 	for _, def := range p.definitions() {
 		api.put(describeInput(def)) // without time to live
 	}
-	api.setVersion(p.Names().Entities, &types.AttributeValueMemberN{Value: "3"})
+	api.setVersion(p.Names().Entities, &types.AttributeValueMemberN{Value: "4"})
 	st, err = Check(ctx, api, Options{TablePrefix: "app"})
 	require.NoError(t, err)
 	require.True(t, st.UpToDate(), "%+v", st)

@@ -91,6 +91,23 @@ func lookupPosition(scope, index string, cond indexing.Condition) paging.Positio
 	}
 }
 
+// inlinePosition locates the entities in the GSI of the inline index ix, with the
+// value cond matches.
+func inlinePosition(scope string, ix Index, cond indexing.Condition) paging.Position {
+	slot := ix.Inline - 1
+	return paging.Position{Attrs: []paging.Attr{
+		{Name: schema.AttrID, Max: schema.MaxPartitionKeyBytes, Valid: func(id string) bool {
+			return schema.ValidateEntityKey(scope, ix.Type, id) == nil
+		}},
+		{Name: schema.AttrScopeTypeKey, Fixed: schema.ScopeTypeKey(scope, ix.Type)},
+		{Name: schema.AttrInlineName[slot], Fixed: schema.ScopeIndexName(scope, ix.Name)},
+		{Name: schema.AttrInlineKey[slot], Max: schema.MaxSortKeyBytes, Valid: func(k string) bool {
+			v, err := indexing.ParseValue(k)
+			return err == nil && cond.Match(v)
+		}},
+	}}
+}
+
 // parseEntityKey reads a _subject_key or _object_key: the key of a valid entity,
 // written as schema.SubjectKey writes it.
 func parseEntityKey(s string) (Key, bool) {

@@ -38,6 +38,17 @@ type Index struct {
 	// and GetByUnique find an entity by value. Every client writing the type must
 	// declare the index unique.
 	Unique bool
+	// Inline, 1 or 2, keeps the index on the entity item itself instead of in the
+	// index entries table: its value goes into two attributes of the item that the
+	// entities table's GSI entities_inline_<Inline> is keyed by, so DynamoDB keeps
+	// the index with the item. A write then sends no request for the index and
+	// needs no transaction for it, and QueryIndex reads its page in one Query.
+	// The index must emit at most one value per entity (a second fails the write
+	// with a *ValidationError before any request) and cannot be Unique; two inline
+	// indexes of one type need different numbers. Every attribute of the entity
+	// is projected. 0, the default, keeps the index in the index entries table.
+	// Every client writing the type must declare the same Inline.
+	Inline int
 }
 
 // indexRegistry holds the registered indexes by entity type.
@@ -46,6 +57,7 @@ type indexRegistry map[string][]Index
 func newIndexRegistry(indexes []Index) (indexRegistry, error) {
 	reg := make(indexRegistry)
 	names := make(map[string]bool, len(indexes))
+	slots := make(map[string]string, len(indexes)) // type and slot: index name
 	for i, ix := range indexes {
 		field := fmt.Sprintf("Options.Indexes[%d]", i)
 		if err := ix.validate(field); err != nil {
@@ -55,6 +67,13 @@ func newIndexRegistry(indexes []Index) (indexRegistry, error) {
 			return nil, invalid(field+".Name", ix.Name, "another index has this name")
 		}
 		names[ix.Name] = true
+		if ix.Inline > 0 {
+			slot := fmt.Sprint(ix.Type, "\x00", ix.Inline)
+			if other, taken := slots[slot]; taken {
+				return nil, invalid(field+".Inline", fmt.Sprint(ix.Inline), fmt.Sprintf("index %s of type %s is inline %d too", other, ix.Type, ix.Inline))
+			}
+			slots[slot] = ix.Name
+		}
 		reg[ix.Type] = append(reg[ix.Type], ix)
 	}
 	return reg, nil
@@ -88,8 +107,19 @@ func errUnregistered(index string) error {
 	return invalid("index", index, "is not registered")
 }
 
-// has reports whether typ has indexes.
+// has reports whether typ has indexes: its writes run their map functions.
 func (reg indexRegistry) has(typ string) bool { return len(reg[typ]) > 0 }
+
+// hasEntries reports whether typ has indexes kept in the index entries table: its
+// writes read and write entries there.
+func (reg indexRegistry) hasEntries(typ string) bool {
+	for _, ix := range reg[typ] {
+		if ix.Inline == 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // set returns the encoded set of the names of typ's indexes: the _indexes attribute
 // of the entities this client writes.
@@ -115,6 +145,12 @@ func (ix Index) validate(field string) error {
 		if err := schema.ValidateAttributeName(name); err != nil {
 			return wrap(err, "%s.Project", field)
 		}
+	}
+	switch {
+	case ix.Inline < 0 || ix.Inline > schema.InlineSlots:
+		return invalid(field+".Inline", fmt.Sprint(ix.Inline), fmt.Sprintf("must be 0 (the index entries table) or 1 to %d", schema.InlineSlots))
+	case ix.Inline > 0 && ix.Unique:
+		return invalid(field+".Inline", fmt.Sprint(ix.Inline), "a unique index needs its claims: it cannot be inline")
 	}
 	return nil
 }
@@ -148,6 +184,57 @@ func (reg indexRegistry) emitEntries(item map[string]types.AttributeValue, creat
 		}
 	}
 	return entries, nil
+}
+
+// inlineSplit separates the entries of typ's inline indexes from the others, the
+// entries of the index entries table, which it returns. attrs holds, for each
+// inline slot of typ, the item attributes that key the slot's GSI: the values of
+// the entry, or nil where the index emitted nothing. An inline index emitting more
+// than one value is a *ValidationError.
+func (reg indexRegistry) inlineSplit(typ string, entries []indexentries.Entry) (attrs map[string]types.AttributeValue, rest []indexentries.Entry, err error) {
+	inline := make(map[string]int) // index name: slot
+	for _, ix := range reg[typ] {
+		if ix.Inline > 0 {
+			inline[ix.Name] = ix.Inline
+			attrs = mapSet(attrs, schema.AttrInlineName[ix.Inline-1], nil)
+			attrs[schema.AttrInlineKey[ix.Inline-1]] = nil
+		}
+	}
+	if len(inline) == 0 {
+		return nil, entries, nil
+	}
+	rest = make([]indexentries.Entry, 0, len(entries))
+	for _, e := range entries {
+		slot, ok := inline[e.IndexName]
+		switch {
+		case !ok:
+			rest = append(rest, e)
+		case attrs[schema.AttrInlineKey[slot-1]] != nil:
+			return nil, nil, invalid("Index.Map", e.IndexName, "emitted more than one value into an inline index, which holds one per entity")
+		default:
+			attrs[schema.AttrInlineName[slot-1]] = str(schema.ScopeIndexName(e.Scope, e.IndexName))
+			attrs[schema.AttrInlineKey[slot-1]] = str(e.Value.Encoding())
+		}
+	}
+	return attrs, rest, nil
+}
+
+// mapSet sets m[k] = v, making m when it is nil.
+func mapSet(m map[string]types.AttributeValue, k string, v types.AttributeValue) map[string]types.AttributeValue {
+	if m == nil {
+		m = make(map[string]types.AttributeValue)
+	}
+	m[k] = v
+	return m
+}
+
+// putInline sets the inline attributes of attrs that hold a value on item.
+func putInline(item, attrs map[string]types.AttributeValue) {
+	for name, v := range attrs {
+		if v != nil {
+			item[name] = v
+		}
+	}
 }
 
 // indexRecord is the _index_entries attribute of an entity item: the index keys each

@@ -37,6 +37,9 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 	if err != nil {
 		return nil, err
 	}
+	if ix, ok := c.indexes.byName(in.Index); ok && ix.Inline > 0 && !c.opts.ConsistentRead {
+		return c.queryInline(ctx, in, cond, p)
+	}
 	entries, err := c.QueryIndexEntries(ctx, in, cond, p)
 	if err != nil {
 		return nil, err
@@ -66,11 +69,42 @@ func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond ind
 	if err != nil {
 		return nil, wrap(err, "query index %s of %s", in.Index, in.Scope)
 	}
-	page := &Page[IndexEntry]{Items: make([]IndexEntry, len(items)), Cursor: cursor}
-	for i, item := range items {
-		if page.Items[i], err = decodeIndexEntry(item); err != nil {
+	ix, _ := c.indexes.byName(in.Index)
+	page := &Page[IndexEntry]{Items: make([]IndexEntry, 0, len(items)), Cursor: cursor}
+	for _, item := range items {
+		if ix.Inline > 0 && c.hidden(item) {
+			continue // being deleted or expired, which its entry leaves with
+		}
+		e, err := decodeIndexEntry(item, ix)
+		if err != nil {
 			return nil, err
 		}
+		page.Items = append(page.Items, e)
+	}
+	return page, nil
+}
+
+// queryInline is QueryIndex of an inline index: its GSI holds the entity items
+// themselves, so one Query reads the page.
+func (c *Client) queryInline(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (*Page[*Entity], error) {
+	q, err := c.indexQuery(in.Scope, in.Index, cond)
+	if err != nil {
+		return nil, err
+	}
+	items, cursor, err := c.queryPage(ctx, q, p)
+	if err != nil {
+		return nil, wrap(err, "query index %s of %s", in.Index, in.Scope)
+	}
+	page := &Page[*Entity]{Items: make([]*Entity, 0, len(items)), Cursor: cursor}
+	for _, item := range items {
+		if c.hidden(item) {
+			continue
+		}
+		e, err := decodeEntity(item)
+		if err != nil {
+			return nil, err
+		}
+		page.Items = append(page.Items, e)
 	}
 	return page, nil
 }
@@ -79,12 +113,16 @@ func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond ind
 // register is refused, as LookupUnique refuses it: its entries, if any, are those
 // another client maintains, or stale ones.
 func (c *Client) indexQuery(scope, index string, cond indexing.Condition) (pageQuery, error) {
-	if _, ok := c.indexes.byName(index); !ok {
+	ix, ok := c.indexes.byName(index)
+	if !ok {
 		return pageQuery{}, errUnregistered(index)
 	}
 	expr, err := cond.Expression(scope, index)
 	if err != nil {
 		return pageQuery{}, err
+	}
+	if ix.Inline > 0 {
+		return c.inlineQuery(scope, ix, cond, expr), nil
 	}
 	return pageQuery{
 		in: &dynamodb.QueryInput{
@@ -97,6 +135,34 @@ func (c *Client) indexQuery(scope, index string, cond indexing.Condition) (pageQ
 		position: lookupPosition(scope, index, cond),
 		identity: c.names.IndexLookup + "\x00" + schema.ScopeIndexName(scope, index) + "\x00" + cond.String(),
 	}, nil
+}
+
+// inlineQuery is the query of the inline index ix: expr, on the attributes of its
+// slot in the entities table's GSI.
+func (c *Client) inlineQuery(scope string, ix Index, cond indexing.Condition, expr indexing.Expression) pageQuery {
+	slot := ix.Inline - 1
+	names := make(map[string]string, len(expr.Names))
+	for placeholder, name := range expr.Names {
+		switch name {
+		case schema.AttrScopeIndexName:
+			name = schema.AttrInlineName[slot]
+		case schema.AttrIndexKey:
+			name = schema.AttrInlineKey[slot]
+		}
+		names[placeholder] = name
+	}
+	gsi := c.names.EntitiesInline[slot]
+	return pageQuery{
+		in: &dynamodb.QueryInput{
+			TableName:                 aws.String(c.names.Entities),
+			IndexName:                 aws.String(gsi),
+			KeyConditionExpression:    aws.String(expr.KeyCondition),
+			ExpressionAttributeNames:  names,
+			ExpressionAttributeValues: expr.Values,
+		},
+		position: inlinePosition(scope, ix, cond),
+		identity: gsi + "\x00" + schema.ScopeIndexName(scope, ix.Name) + "\x00" + cond.String(),
+	}
 }
 
 // AllIndexEntries iterates over every entry QueryIndexEntries would page through.
@@ -113,7 +179,12 @@ func (c *Client) AllInIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 	})
 }
 
-func decodeIndexEntry(item map[string]types.AttributeValue) (IndexEntry, error) {
+// decodeIndexEntry decodes an entry of ix: an item of the index entries table, or
+// an entity item for an inline index.
+func decodeIndexEntry(item map[string]types.AttributeValue, ix Index) (IndexEntry, error) {
+	if ix.Inline > 0 {
+		return decodeInlineEntry(item, ix)
+	}
 	e, err := indexentries.FromItem(item)
 	if err != nil {
 		return IndexEntry{}, wrap(err, "decode index entry")
@@ -129,4 +200,29 @@ func decodeIndexEntry(item map[string]types.AttributeValue) (IndexEntry, error) 
 		Value:      e.Value,
 		Attributes: attrs,
 	}, nil
+}
+
+// decodeInlineEntry decodes the entry of the inline index ix that the entity item
+// holds, with the attributes ix projects.
+func decodeInlineEntry(item map[string]types.AttributeValue, ix Index) (IndexEntry, error) {
+	e, err := decodeEntity(item)
+	if err != nil {
+		return IndexEntry{}, err
+	}
+	name := schema.AttrInlineKey[ix.Inline-1]
+	encoded, err := stringValue(name, item[name])
+	if err != nil {
+		return IndexEntry{}, wrap(err, "entity %s in inline index %s", e.Key, ix.Name)
+	}
+	v, err := indexing.ParseValue(encoded)
+	if err != nil {
+		return IndexEntry{}, wrap(err, "entity %s in inline index %s", e.Key, ix.Name)
+	}
+	attrs := make(map[string]any, len(ix.Project))
+	for _, name := range ix.Project {
+		if a, ok := e.Attributes[name]; ok && a != nil {
+			attrs[name] = a
+		}
+	}
+	return IndexEntry{Key: e.Key, Index: ix.Name, Value: v, Attributes: attrs}, nil
 }

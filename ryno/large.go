@@ -32,7 +32,7 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 	}
 	written := r.stored
 	entryOps := p.entryOps
-	if p.x.pending && w.indexed() {
+	if p.x.pending && w.entryIndexed() {
 		stored, err := w.c.readIndexEntries(ctx, w.e.Key)
 		if err != nil {
 			return commitResult{}, &PartialWriteError{Entity: written, Err: err}

@@ -151,7 +151,10 @@ func (c *Client) newWrite(e *Entity, mode putMode, o writeOptions) (*write, erro
 	return w, nil
 }
 
-func (w *write) indexed() bool { return w.c.indexes.has(w.e.Type) }
+// indexed reports whether the write runs map functions; entryIndexed, whether it
+// reads and writes index entries too (the type has indexes that are not inline).
+func (w *write) indexed() bool      { return w.c.indexes.has(w.e.Type) }
+func (w *write) entryIndexed() bool { return w.c.indexes.hasEntries(w.e.Type) }
 
 // first returns the expectation of the first attempt, and whether the entity must be
 // read to complete it.
@@ -275,7 +278,7 @@ func (w *write) read(ctx context.Context, x expectation, getItem bool) (snapshot
 	for i, p := range w.predicates {
 		snap.lists[i].head = relationships.Head{Subject: relationships.Key(w.e.Key), Predicate: p}
 	}
-	entriesFirst := w.indexed() && !x.absent && (!getItem || x.carried || w.together)
+	entriesFirst := w.entryIndexed() && !x.absent && (!getItem || x.carried || w.together)
 	var item map[string]types.AttributeValue
 	var heads []relationships.Head
 	reads := len(w.predicates) + 3
@@ -309,7 +312,7 @@ func (w *write) read(ctx context.Context, x expectation, getItem bool) (snapshot
 		w.byRecord = recordMatches(item, snap.entries)
 		entriesFirst = w.byRecord // otherwise read before a write the item shows: again
 	}
-	if w.indexed() && !snap.x.absent && !entriesFirst {
+	if w.entryIndexed() && !snap.x.absent && !entriesFirst {
 		if snap.entries, err = w.c.readIndexEntries(ctx, w.e.Key); err != nil {
 			return snap, nil, wrap(err, "%s %s", w.mode, w.e.Key)
 		}
@@ -412,10 +415,15 @@ func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeVa
 	}
 	p := &putPlan{x: x, item: item}
 	if w.indexed() {
-		entries, err := w.c.indexes.emitEntries(item, created, w.now)
+		emitted, err := w.c.indexes.emitEntries(item, created, w.now)
 		if err != nil {
 			return nil, err
 		}
+		inline, entries, err := w.c.indexes.inlineSplit(w.e.Type, emitted)
+		if err != nil {
+			return nil, err
+		}
+		putInline(item, inline)
 		item[schema.AttrIndexEntries] = indexRecord(entries)
 		if p.entryOps, err = indexOps(w.c.names.IndexEntries, storedEntries, entries); err != nil {
 			return nil, err

@@ -163,6 +163,10 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 // the item records the entries read, they are those of the version read (byRecord);
 // otherwise they are read again, after the item.
 func (c *Client) readWithEntries(ctx context.Context, k Key) (item map[string]types.AttributeValue, entries []map[string]types.AttributeValue, byRecord bool, err error) {
+	if !c.indexes.hasEntries(k.Type) {
+		item, err = c.getItem(ctx, k, true)
+		return item, nil, item != nil, err
+	}
 	err = batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {

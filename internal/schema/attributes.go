@@ -71,6 +71,19 @@ const (
 	AttrEdgeAttrs    = "_edge_attrs"    // intent part, M: the edge attributes of puts that have some
 )
 
+// InlineSlots is how many inline indexes the entities table has: GSIs keyed by
+// attributes of the entity item itself, so that an index emitting at most one value
+// per entity is kept by DynamoDB with the item, with no index entry to write.
+const InlineSlots = 2
+
+// Attributes of an entity item in inline index slot n (1 to InlineSlots): its
+// GSI's partition key, the scope and index name as AttrScopeIndexName holds them,
+// and its sort key, the value's encoding as AttrIndexKey holds it.
+var (
+	AttrInlineName = [InlineSlots]string{"_inline1_name", "_inline2_name"}
+	AttrInlineKey  = [InlineSlots]string{"_inline1_key", "_inline2_key"}
+)
+
 // Attributes of an index entry item (AttrScope, AttrType, AttrID and AttrSubjectKey too).
 const (
 	AttrIndexName      = "_index_name"

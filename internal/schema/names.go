@@ -11,6 +11,7 @@ const (
 	RelationshipsByObjectSuffix = "relationships_by_object"
 	IndexEntriesSuffix          = "index_entries"
 	IndexLookupSuffix           = "index_lookup"
+	EntitiesInlineSuffix        = "entities_inline_" // followed by the slot, 1 to InlineSlots
 
 	// RetiredReverseRelationshipsSuffix names the reverse index of schema versions 1
 	// and 2, keyed by _object_key and _index: it left the order of entries at one
@@ -34,6 +35,9 @@ type Names struct {
 
 	Entities       string // table: one item per entity
 	EntitiesByType string // GSI of Entities: page entities of a type by update time
+	// EntitiesInline are the GSIs of Entities for inline indexes, by slot - 1: range
+	// queries by scope and index name over the value an entity item holds.
+	EntitiesInline [InlineSlots]string
 
 	Relationships         string // table: one item per relationship entry
 	ReverseRelationships  string // GSI of Relationships: entries pointing at an object, by _reverse_key
@@ -49,8 +53,13 @@ func NewNames(prefix string) (Names, error) {
 		return Names{}, err
 	}
 	name := func(suffix string) string { return prefix + "_" + suffix }
+	var inline [InlineSlots]string
+	for i := range inline {
+		inline[i] = name(fmt.Sprint(EntitiesInlineSuffix, i+1))
+	}
 	return Names{
 		Prefix:                prefix,
+		EntitiesInline:        inline,
 		Entities:              name(EntitiesSuffix),
 		EntitiesByType:        name(EntitiesByTypeSuffix),
 		Relationships:         name(RelationshipsSuffix),

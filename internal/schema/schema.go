@@ -69,7 +69,7 @@ func Definitions(n Names, b Billing) []*dynamodb.CreateTableInput {
 }
 
 func entitiesTable(n Names, b Billing) *dynamodb.CreateTableInput {
-	return &dynamodb.CreateTableInput{
+	t := &dynamodb.CreateTableInput{
 		TableName:             aws.String(n.Entities),
 		BillingMode:           b.EffectiveMode(),
 		ProvisionedThroughput: b.throughput(),
@@ -86,6 +86,17 @@ func entitiesTable(n Names, b Billing) *dynamodb.CreateTableInput {
 			ProvisionedThroughput: b.throughput(),
 		}},
 	}
+	for i, gsi := range n.EntitiesInline {
+		t.AttributeDefinitions = append(t.AttributeDefinitions,
+			attr(AttrInlineName[i], types.ScalarAttributeTypeS), attr(AttrInlineKey[i], types.ScalarAttributeTypeS))
+		t.GlobalSecondaryIndexes = append(t.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
+			IndexName:             aws.String(gsi),
+			KeySchema:             keySchema(AttrInlineName[i], AttrInlineKey[i]),
+			Projection:            &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			ProvisionedThroughput: b.throughput(),
+		})
+	}
+	return t
 }
 
 func relationshipsTable(n Names, b Billing) *dynamodb.CreateTableInput {

@@ -44,8 +44,13 @@ func TestDefinitionsMatchTheDesign(t *testing.T) {
 	require.Equal(t, []shape{
 		{
 			table: "p_entities_master", partition: "_id", sort: "_scope_type_key",
-			indexes: map[string][3]string{"GSI p_entities_by_type": {"_scope_type_key", "_updated", "ALL"}},
-			attrs:   map[string]types.ScalarAttributeType{"_id": S, "_scope_type_key": S, "_updated": S},
+			indexes: map[string][3]string{
+				"GSI p_entities_by_type":  {"_scope_type_key", "_updated", "ALL"},
+				"GSI p_entities_inline_1": {"_inline1_name", "_inline1_key", "ALL"},
+				"GSI p_entities_inline_2": {"_inline2_name", "_inline2_key", "ALL"},
+			},
+			attrs: map[string]types.ScalarAttributeType{"_id": S, "_scope_type_key": S, "_updated": S,
+				"_inline1_name": S, "_inline1_key": S, "_inline2_name": S, "_inline2_key": S},
 		},
 		{
 			table: "p_relationship_entries", partition: "_subject_key", sort: "_predicate_key",

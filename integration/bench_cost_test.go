@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/integration/costmodel"
 	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -184,8 +185,29 @@ func postAttrs(tags ...string) map[string]any {
 	return map[string]any{"title": "Notes on the Analytical Engine", "tags": tags}
 }
 
-// costIndexes are the library's indexes in the cost benchmark: posts by tag.
-var costIndexes = []ryno.Index{{Type: "post", Name: "tag", Map: emitTags}}
+// costIndexes are the library's indexes in the cost benchmark: posts by tag, and
+// tickets by status and by priority, inline.
+var costIndexes = []ryno.Index{
+	{Type: "post", Name: "tag", Map: emitTags},
+	{Type: "ticket", Name: "ticket-status", Map: emitTicketStatus, Inline: 1},
+	{Type: "ticket", Name: "ticket-priority", Map: emitTicketPriority, Inline: 2},
+}
+
+func emitTicketStatus(e *ryno.Entity, emit func(indexing.Value)) {
+	if s, ok := e.Attributes["status"].(string); ok {
+		emit(indexing.String(s))
+	}
+}
+
+func emitTicketPriority(e *ryno.Entity, emit func(indexing.Value)) {
+	emitInt(e, "priority", emit)
+}
+
+func costTicket(id string) ryno.Key { return ryno.Key{Scope: "bench", Type: "ticket", ID: id} }
+
+func ticketAttrs() map[string]any {
+	return map[string]any{"title": "Notes on the Analytical Engine", "status": "open", "priority": 3}
+}
 
 // parallel runs f(0) .. f(n-1), 8 at a time.
 func costParallel(n int, f func(i int) error) error {
@@ -397,6 +419,15 @@ func costCalls(t *testing.T, db, seeder *ryno.Client, libRec *dynamotest.Recorde
 			return raw.Create(ctx, costPost(fmt.Sprintf("new%d", run)), postAttrs("a", "b"), "tag", []string{"a", "b"})
 		}))
 
+	row("Create with 2 inline index values (raw: 2 index entries)",
+		costCall(t, libRec, nil, func(run int) error {
+			_, err := db.Create(ctx, &ryno.Entity{Key: costTicket(fmt.Sprintf("new%d", run)), Attributes: ticketAttrs()})
+			return err
+		}),
+		costCall(t, rawRec, nil, func(run int) error {
+			return raw.Create(ctx, costTicket(fmt.Sprintf("new%d", run)), ticketAttrs(), "ticket", []string{"open", "3"})
+		}))
+
 	row("Set without its version of an existing entity",
 		costCall(t, libRec, func(run int) error {
 			_, err := seeder.Create(ctx, &ryno.Entity{Key: subject("blind", run), Attributes: personAttrs()})
@@ -510,6 +541,16 @@ func costWorkloads(t *testing.T, duration time.Duration, lib, seeder *ryno.Clien
 			},
 			raw: func(_ int, seq int64) error {
 				return raw.Create(ctx, costPost(id("wi", seq)), postAttrs("a", id("t", seq)), "tag", []string{"a", id("t", seq)})
+			},
+		},
+		{
+			name: "Create, 2 inline index values",
+			lib: func(_ int, seq int64) error {
+				_, err := lib.Create(ctx, &ryno.Entity{Key: costTicket(id("wt", seq)), Attributes: ticketAttrs()})
+				return err
+			},
+			raw: func(_ int, seq int64) error {
+				return raw.Create(ctx, costTicket(id("wt", seq)), ticketAttrs(), "ticket", []string{"open", "3"})
 			},
 		},
 		{

@@ -66,14 +66,14 @@ func TestCLIMigrate(t *testing.T) {
 	t.Run("plan on nothing", func(t *testing.T) {
 		out, errOut, code := migrate(t, "plan", prefix)
 		require.Equal(t, 0, code, errOut)
-		require.Equal(t, "up would run (schema version none -> 3):\n"+
-			"  create table "+n.Entities+" (GSI "+n.EntitiesByType+")\n"+
+		require.Equal(t, "up would run (schema version none -> 4):\n"+
+			"  create table "+n.Entities+" (GSI "+n.EntitiesByType+", GSI "+n.EntitiesInline[0]+", GSI "+n.EntitiesInline[1]+")\n"+
 			"  create table "+n.Relationships+" (GSI "+n.ReverseRelationships+", LSI "+n.RelationshipsByObject+")\n"+
 			"  create table "+n.IndexEntries+" (GSI "+n.IndexLookup+")\n"+
 			"  turn on time to live (attribute _expires) on table "+n.Entities+"\n"+
 			"  run migration 2: build the heads and markers of relationship lists written before them\n"+
 			"  run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships\n"+
-			"  record schema version 3\n", out)
+			"  record schema version 4\n", out)
 		require.Empty(t, tablesWithPrefix(t, prefix), "plan must not create anything")
 	})
 
@@ -82,7 +82,7 @@ func TestCLIMigrate(t *testing.T) {
 		require.Equal(t, 0, code, errOut)
 		require.Regexp(t, n.Entities+` +table +MISSING`, out)
 		require.Regexp(t, n.IndexLookup+` +GSI +MISSING`, out)
-		require.Contains(t, out, "schema version: none recorded, 3 current")
+		require.Contains(t, out, "schema version: none recorded, 4 current")
 		require.Contains(t, out, `not up to date: run "ryno migrate up"`)
 	})
 
@@ -92,28 +92,28 @@ func TestCLIMigrate(t *testing.T) {
 		require.Empty(t, errOut)
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		require.Equal(t, []string{
-			"create table " + n.Entities + " (GSI " + n.EntitiesByType + ")",
+			"create table " + n.Entities + " (GSI " + n.EntitiesByType + ", GSI " + n.EntitiesInline[0] + ", GSI " + n.EntitiesInline[1] + ")",
 			"create table " + n.Relationships + " (GSI " + n.ReverseRelationships + ", LSI " + n.RelationshipsByObject + ")",
 			"create table " + n.IndexEntries + " (GSI " + n.IndexLookup + ")",
 			"turn on time to live (attribute _expires) on table " + n.Entities,
 			"run migration 2: build the heads and markers of relationship lists written before them",
 			"run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships",
-			"record schema version 3",
+			"record schema version 4",
 		}, withoutWaits(lines[:len(lines)-1]))
-		require.Regexp(t, `^schema version 3 is up to date: 7 actions in \S+$`, lines[len(lines)-1])
+		require.Regexp(t, `^schema version 4 is up to date: 7 actions in \S+$`, lines[len(lines)-1])
 		require.Len(t, tablesWithPrefix(t, prefix), 3)
 	})
 
 	t.Run("up again", func(t *testing.T) {
 		out, errOut, code := migrate(t, "up", prefix)
 		require.Equal(t, 0, code, errOut)
-		require.Equal(t, "schema version 3 is up to date; nothing to do\n", out)
+		require.Equal(t, "schema version 4 is up to date; nothing to do\n", out)
 	})
 
 	t.Run("plan when up to date", func(t *testing.T) {
 		out, errOut, code := migrate(t, "plan", prefix)
 		require.Equal(t, 0, code, errOut)
-		require.Equal(t, "schema version 3 is up to date; nothing to do\n", out)
+		require.Equal(t, "schema version 4 is up to date; nothing to do\n", out)
 	})
 
 	t.Run("status when up to date", func(t *testing.T) {
@@ -124,7 +124,7 @@ func TestCLIMigrate(t *testing.T) {
 		}
 		require.Regexp(t, n.EntitiesByType+` +GSI +ACTIVE`, out)
 		require.Regexp(t, n.RelationshipsByObject+` +LSI +ACTIVE`, out)
-		require.Contains(t, out, "schema version: 3 recorded, 3 current\ndrift: none\nup to date\n")
+		require.Contains(t, out, "schema version: 4 recorded, 4 current\ndrift: none\nup to date\n")
 	})
 
 	t.Run("down without confirmation", func(t *testing.T) {

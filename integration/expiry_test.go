@@ -366,6 +366,12 @@ func TestTimeToLiveRemovesAnExpiredEntityAndCleanupCompletesIt(t *testing.T) {
 	// here), alone, as on AWS. A worker reading the stream with the DynamoDB Streams
 	// API completes the rest.
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+	// DynamoDB Local's time to live skips an item that a GSI of its table leaves
+	// out, as the inline indexes leave out every entity without an inline value;
+	// AWS's does not. No index of this test is inline.
+	for _, gsi := range s.Names().EntitiesInline {
+		deleteGSI(t, s.raw, s.Names().Entities, gsi)
+	}
 	dynamotest.EnableStream(t, s.raw, s.Names().Entities)
 	db := newClientOn(t, s, ryno.Options{Indexes: slugIndexes})
 	d1, fan, x := ryno.Key{Scope: "acme", Type: "doc", ID: "d1"}, pk("fan"), pk("x")

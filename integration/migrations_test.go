@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -158,23 +159,26 @@ func TestMigrationsUp(t *testing.T) {
 	tests := []struct {
 		table  string
 		key    wantKey
-		gsi    string
-		gsiKey wantKey
+		gsis   map[string]wantKey
 		lsi    string
 		lsiKey wantKey
 	}{
 		{
 			table: prefix + "_entities_master", key: wantKey{"_id", "S", "_scope_type_key", "S"},
-			gsi: prefix + "_entities_by_type", gsiKey: wantKey{"_scope_type_key", "S", "_updated", "S"},
+			gsis: map[string]wantKey{
+				prefix + "_entities_by_type":  {"_scope_type_key", "S", "_updated", "S"},
+				prefix + "_entities_inline_1": {"_inline1_name", "S", "_inline1_key", "S"},
+				prefix + "_entities_inline_2": {"_inline2_name", "S", "_inline2_key", "S"},
+			},
 		},
 		{
 			table: prefix + "_relationship_entries", key: wantKey{"_subject_key", "S", "_predicate_key", "S"},
-			gsi: prefix + "_incoming_relationships", gsiKey: wantKey{"_object_key", "S", "_reverse_key", "S"},
-			lsi: prefix + "_relationships_by_object", lsiKey: wantKey{"_subject_key", "S", "_predicate_object_key", "S"},
+			gsis: map[string]wantKey{prefix + "_incoming_relationships": {"_object_key", "S", "_reverse_key", "S"}},
+			lsi:  prefix + "_relationships_by_object", lsiKey: wantKey{"_subject_key", "S", "_predicate_object_key", "S"},
 		},
 		{
 			table: prefix + "_index_entries", key: wantKey{"_subject_key", "S", "_unique_key", "S"},
-			gsi: prefix + "_index_lookup", gsiKey: wantKey{"_scope_index_name", "S", "_index_key", "S"},
+			gsis: map[string]wantKey{prefix + "_index_lookup": {"_scope_index_name", "S", "_index_key", "S"}},
 		},
 	}
 	for _, tt := range tests {
@@ -186,12 +190,14 @@ func TestMigrationsUp(t *testing.T) {
 			require.Equal(t, types.BillingModePayPerRequest, d.BillingModeSummary.BillingMode)
 			requireKeys(t, tt.key, d.KeySchema, d.AttributeDefinitions)
 
-			require.Len(t, d.GlobalSecondaryIndexes, 1)
-			g := d.GlobalSecondaryIndexes[0]
-			require.Equal(t, tt.gsi, aws.ToString(g.IndexName))
-			require.Equal(t, types.IndexStatusActive, g.IndexStatus)
-			require.Equal(t, types.ProjectionTypeAll, g.Projection.ProjectionType)
-			requireKeys(t, tt.gsiKey, g.KeySchema, d.AttributeDefinitions)
+			require.Len(t, d.GlobalSecondaryIndexes, len(tt.gsis))
+			for _, g := range d.GlobalSecondaryIndexes {
+				key, ok := tt.gsis[aws.ToString(g.IndexName)]
+				require.True(t, ok, "GSI %s", aws.ToString(g.IndexName))
+				require.Equal(t, types.IndexStatusActive, g.IndexStatus)
+				require.Equal(t, types.ProjectionTypeAll, g.Projection.ProjectionType)
+				requireKeys(t, key, g.KeySchema, d.AttributeDefinitions)
+			}
 
 			if tt.lsi == "" {
 				require.Empty(t, d.LocalSecondaryIndexes)
@@ -277,25 +283,35 @@ func TestMigrationsUpAddsMissingGSI(t *testing.T) {
 	require.Empty(t, plan.Drift)
 	require.Equal(t, []string{
 		"create GSI " + n.EntitiesByType + " on table " + n.Entities,
+		"create GSI " + n.EntitiesInline[0] + " on table " + n.Entities,
+		"create GSI " + n.EntitiesInline[1] + " on table " + n.Entities,
 		"create GSI " + n.ReverseRelationships + " on table " + n.Relationships,
 		"create table " + n.IndexEntries + " (GSI " + n.IndexLookup + ")",
 		"turn on time to live (attribute _expires) on table " + n.Entities,
 		"run migration 2: build the heads and markers of relationship lists written before them",
 		"run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships",
-		"record schema version 3",
+		"record schema version 4",
 	}, actionStrings(plan.Actions))
 
 	res, err := p.Up(ctx)
 	require.NoError(t, err)
 	require.Equal(t, actionStrings(plan.Actions), actionStrings(res.Actions))
 
-	for _, c := range []struct{ table, gsi string }{{n.Entities, n.EntitiesByType}, {n.Relationships, n.ReverseRelationships}} {
+	for _, c := range []struct {
+		table string
+		gsis  []string
+	}{
+		{n.Entities, []string{n.EntitiesByType, n.EntitiesInline[0], n.EntitiesInline[1]}},
+		{n.Relationships, []string{n.ReverseRelationships}},
+	} {
 		d := describeTable(t, c.table)
-		require.Len(t, d.GlobalSecondaryIndexes, 1)
-		g := d.GlobalSecondaryIndexes[0]
-		require.Equal(t, c.gsi, aws.ToString(g.IndexName))
-		require.Equal(t, types.IndexStatusActive, g.IndexStatus)
-		require.Equal(t, types.ProjectionTypeAll, g.Projection.ProjectionType)
+		var names []string
+		for _, g := range d.GlobalSecondaryIndexes {
+			names = append(names, aws.ToString(g.IndexName))
+			require.Equal(t, types.IndexStatusActive, g.IndexStatus)
+			require.Equal(t, types.ProjectionTypeAll, g.Projection.ProjectionType)
+		}
+		require.ElementsMatch(t, c.gsis, names)
 	}
 	d := describeTable(t, n.Relationships)
 	requireKeys(t, wantKey{"_object_key", "S", "_reverse_key", "S"}, d.GlobalSecondaryIndexes[0].KeySchema, d.AttributeDefinitions)
@@ -391,10 +407,11 @@ func TestMigrationsProvisionedBilling(t *testing.T) {
 			}
 			require.Equal(t, int64(3), aws.ToInt64(d.ProvisionedThroughput.ReadCapacityUnits))
 			require.Equal(t, int64(4), aws.ToInt64(d.ProvisionedThroughput.WriteCapacityUnits))
-			require.Len(t, d.GlobalSecondaryIndexes, 1)
-			g := d.GlobalSecondaryIndexes[0]
-			require.Equal(t, int64(3), aws.ToInt64(g.ProvisionedThroughput.ReadCapacityUnits))
-			require.Equal(t, int64(4), aws.ToInt64(g.ProvisionedThroughput.WriteCapacityUnits))
+			require.NotEmpty(t, d.GlobalSecondaryIndexes)
+			for _, g := range d.GlobalSecondaryIndexes {
+				require.Equal(t, int64(3), aws.ToInt64(g.ProvisionedThroughput.ReadCapacityUnits))
+				require.Equal(t, int64(4), aws.ToInt64(g.ProvisionedThroughput.WriteCapacityUnits))
+			}
 		})
 	}
 
@@ -769,7 +786,7 @@ func TestMigrationsUpFromVersion2ReplacesTheReverseIndex(t *testing.T) {
 		"create GSI " + n.ReverseRelationships + " on table " + n.Relationships,
 		"turn on time to live (attribute _expires) on table " + n.Entities,
 		"run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships",
-		"record schema version 3",
+		"record schema version 4",
 		"delete GSI " + n.RetiredIndexes()[n.Relationships][0] + " of table " + n.Relationships + ", replaced",
 	}, actionStrings(res.Actions))
 	d := describeTable(t, n.Relationships)
@@ -813,4 +830,46 @@ func TestMigrationsUpFromVersion2ReplacesTheReverseIndex(t *testing.T) {
 		require.NoError(t, err)
 		require.Zero(t, done.Traces)
 	})
+}
+
+// TestMigrationsUpFromVersion3AddsTheInlineIndexes upgrades a store of version 3,
+// whose entities table has no inline GSI: Up creates both, records version 4, and
+// an inline index works at once.
+func TestMigrationsUpFromVersion3AddsTheInlineIndexes(t *testing.T) {
+	ctx := context.Background()
+	raw := dynamotest.API(t)
+	p := newMigrationsProvider(t, raw, schema.Billing{})
+	n := p.Names()
+	_, err := p.Up(ctx)
+	require.NoError(t, err)
+	for _, gsi := range n.EntitiesInline {
+		deleteGSI(t, raw, n.Entities, gsi)
+	}
+	recordVersion(t, raw, n, 3)
+	db, err := ryno.New(raw, ryno.Options{TablePrefix: n.Prefix, Indexes: issueIndexes(true)})
+	require.NoError(t, err)
+	_, err = db.Create(ctx, issue("before", "ACME", "open", 2, 1))
+	require.NoError(t, err, "a write needs no GSI")
+	require.Error(t, db.CheckSchema(ctx), "the missing GSIs are reported")
+
+	res, err := p.Up(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []string{
+		"create GSI " + n.EntitiesInline[0] + " on table " + n.Entities,
+		"create GSI " + n.EntitiesInline[1] + " on table " + n.Entities,
+		"record schema version 4",
+	}, actionStrings(res.Actions))
+	st, err := p.Status(ctx)
+	require.NoError(t, err)
+	require.True(t, st.UpToDate(), "%+v", st)
+	require.NoError(t, db.CheckSchema(ctx))
+
+	_, err = db.Create(ctx, issue("after", "ACME", "open", 3, 2))
+	require.NoError(t, err)
+	var ids []string
+	for e, err := range db.AllInIndex(ctx, ryno.ScopedIndex{Scope: "acme", Index: "by-priority"}, indexing.All(), ryno.PageOptions{}) {
+		require.NoError(t, err)
+		ids = append(ids, e.ID)
+	}
+	require.Equal(t, []string{"before", "after"}, ids, "the new GSI holds the entity written before it")
 }

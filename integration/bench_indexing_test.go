@@ -194,3 +194,29 @@ func BenchmarkReindex200IndexedPostsAfterMapChange(b *testing.B) {
 	ixSeedPosts(b, clients[0])
 	measure(b, counter, func(i int) error { return ixReindex(clients[(i+1)%2]) })
 }
+
+// ixInline indexes people by age inline: on the entity item, in a GSI of the
+// entities table.
+var ixInline = []ryno.Index{{Type: "person", Name: "age", Map: emitAge, Inline: 1}}
+
+// BenchmarkCreateWith2InlineIndexValues creates issues indexed inline by status
+// and by priority: one PutItem each.
+func BenchmarkCreateWith2InlineIndexValues(b *testing.B) {
+	db, counter := ixStore(b, issueIndexes(true))
+	measure(b, counter, func(i int) error {
+		_, err := db.Create(ctx, issue(fmt.Sprintf("i%d", i), "ACME", "open", 1+i%28, i))
+		return err
+	})
+}
+
+// BenchmarkQueryIndexInlinePageOf25 pages through the 50 people aged 20 to 69 of
+// an inline index: one Query a page, the GSI holding the entities.
+func BenchmarkQueryIndexInlinePageOf25(b *testing.B) {
+	db, counter := ixStore(b, ixInline)
+	ixSeed(b, db, ixPeople(100))
+	cond := indexing.Between(indexing.Int(20), indexing.Int(69))
+	p := &pager[*ryno.Entity]{limit: 25, read: func(o ryno.PageOptions) (*ryno.Page[*ryno.Entity], error) {
+		return db.QueryIndex(ctx, ryno.ScopedIndex{Scope: "bench", Index: "age"}, cond, o)
+	}}
+	measure(b, counter, func(int) error { return p.next() })
+}

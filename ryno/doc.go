@@ -54,7 +54,9 @@
 //
 // The entity and its index entries change together: in one TransactWriteItems when
 // the changes fit in one, otherwise entity first, with a mark the next writer takes
-// over from. A write whose response is lost recognises its own write by a token
+// over from. An inline index (Index.Inline) has no entries: its one value per
+// entity is an attribute of the entity item, in a GSI of the entities table, so it
+// changes with the item in a plain PutItem. A write whose response is lost recognises its own write by a token
 // stored on the item, or fails with ErrOutcomeUnknown when another writer changed
 // the item since.
 //

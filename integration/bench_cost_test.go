@@ -384,6 +384,16 @@ func costCalls(t *testing.T, db, seeder *ryno.Client, libRec *dynamotest.Recorde
 			return raw.Set(ctx, subject("set", run), personAttrs(), map[string][]ryno.Key{follows: list10})
 		}))
 
+	row("Set of a new entity with a 10-object set (ReplaceLists)",
+		costCall(t, libRec, nil, func(run int) error {
+			_, err := db.Set(ctx, &ryno.Entity{Key: subject("sset", run), Attributes: personAttrs()},
+				ryno.ReplaceLists(map[string][]ryno.Key{costSet: list10}))
+			return err
+		}),
+		costCall(t, rawRec, nil, func(run int) error {
+			return raw.Set(ctx, subject("sset", run), personAttrs(), map[string][]ryno.Key{follows: list10})
+		}))
+
 	cites, hub := "cites", func(run int) ryno.Key { return costPost(fmt.Sprintf("hub%d", run)) }
 	citing, cited := costPosts("citing", 50), costPosts("cited", 50)
 	row("Delete with 50 in + 50 out edges, 3 index entries",

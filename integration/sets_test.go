@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/ryno"
@@ -139,18 +140,70 @@ func TestASetWithCheckObjectsRefusesAMissingObjectAndTakesItsWritesBack(t *testi
 		"b and nobody taken back; a, there before, stays")
 }
 
-func TestSetsAreRefusedWhereOnlyListsAreWritten(t *testing.T) {
-	s := setStore(t, ryno.Options{})
+// TestReplaceListsWritesSetsAfterTheEntity: Create, Update, Set and Modify write a
+// set named in ReplaceLists as ReplaceRelationships does, once the entity is
+// written; a transaction refuses it before any request.
+func TestReplaceListsWritesSetsAfterTheEntity(t *testing.T) {
+	s := setStore(t, ryno.Options{ConsistentRead: true})
 	fan := pk("fan")
-	createSubjects(t, s.Client, fan)
-	s.counter.Reset()
 
-	_, err := s.Set(ctx, &ryno.Entity{Key: fan}, ryno.ReplaceLists(map[string][]ryno.Key{setPredicate: {pk("a")}}))
-	require.ErrorIs(t, err, ryno.ErrInvalid)
+	s.counter.Reset()
+	e, err := s.Set(ctx, &ryno.Entity{Key: fan}, ryno.ReplaceLists(map[string][]ryno.Key{setPredicate: pks("o", 10)}))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{"UpdateItem": 1, "Query": 1, "BatchWriteItem": 1, "GetItem": 1}, requests(s.counter),
+		"the entity (a blind Set: one UpdateItem), then the set: its read, the difference in one batch, the subject's check")
+	require.Equal(t, pks("o", 10), objectsOf(t, s.Client, fan, setPredicate, 4))
+
+	e, err = s.Update(ctx, e, ryno.ReplaceLists(map[string][]ryno.Key{setPredicate: {pk("o0003"), pk("new")}, "follows": {pk("x"), pk("y")}}))
+	require.NoError(t, err)
+	require.Equal(t, []ryno.Key{pk("new"), pk("o0003")}, objectsOf(t, s.Client, fan, setPredicate, 10))
+	require.Equal(t, []ryno.Key{pk("x"), pk("y")}, objectsOf(t, s.Client, fan, "follows", 10), "the list commits with the entity")
+	requireListExact(t, s, fan, "follows")
+
+	m, err := s.Modify(ctx, fan, func(e *ryno.Entity) error { e.Attributes["n"] = 1; return nil },
+		ryno.ReplaceLists(map[string][]ryno.Key{setPredicate: nil}))
+	require.NoError(t, err)
+	require.Empty(t, objectsOf(t, s.Client, fan, setPredicate, 10))
+	require.Equal(t, e.Version+1, m.Version, "each call wrote the entity once")
+
+	_, err = s.Create(ctx, &ryno.Entity{Key: pk("other")}, ryno.ReplaceLists(map[string][]ryno.Key{setPredicate: {fan}}))
+	require.NoError(t, err)
+	require.Equal(t, []ryno.Key{pk("other")}, subjectsPointingAt(t, s.Client, fan))
+
+	s.counter.Reset()
+	_, err = s.Transact(ctx, ryno.TxSet(&ryno.Entity{Key: fan}, ryno.ReplaceLists(map[string][]ryno.Key{setPredicate: {pk("a")}})))
+	require.ErrorIs(t, err, ryno.ErrInvalid, "a transaction writes sets with TxAddRelationships and TxRemoveRelationships")
 	require.Empty(t, requests(s.counter), "refused before any request")
 
 	_, err = ryno.New(s.raw, ryno.Options{TablePrefix: s.Names().Prefix, Sets: []string{""}})
 	require.ErrorIs(t, err, ryno.ErrInvalid)
+}
+
+// TestASetThatFailsAfterItsEntityIsAPartialWrite: the entity is written, the set is
+// not; the error holds the entity, and the same call again completes the set.
+func TestASetThatFailsAfterItsEntityIsAPartialWrite(t *testing.T) {
+	faults := (*dynamotest.Faults)(nil)
+	s := newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+		faults = dynamotest.NewFaults(api)
+		return faults
+	}, ryno.Options{Sets: []string{setPredicate}, Retry: ryno.RetryOptions{MaxAttempts: 1}})
+	fan := pk("fan")
+	faults.FailAfter("BatchWriteItem", 0, func() error { return errInjected })
+	lists := ryno.ReplaceLists(map[string][]ryno.Key{setPredicate: pks("o", 3)})
+	_, err := s.Set(ctx, &ryno.Entity{Key: fan, Attributes: map[string]any{"name": "Fan"}}, lists)
+	var partial *ryno.PartialWriteError
+	require.ErrorAs(t, err, &partial)
+	require.ErrorIs(t, err, errInjected)
+	require.Equal(t, fan, partial.Entity.Key)
+	got, err := s.Get(ctx, fan)
+	require.NoError(t, err)
+	require.Equal(t, "Fan", got.Attributes["name"], "the entity is written")
+	require.Empty(t, objectsOf(t, s.Client, fan, setPredicate, 10), "the set is not")
+
+	faults.Clear()
+	_, err = s.Set(ctx, &ryno.Entity{Key: fan, Attributes: map[string]any{"name": "Fan"}}, lists)
+	require.NoError(t, err)
+	require.Equal(t, pks("o", 3), objectsOf(t, s.Client, fan, setPredicate, 10))
 }
 
 func TestDeleteSweepsTheSetsPointingAtTheEntity(t *testing.T) {

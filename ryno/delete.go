@@ -82,8 +82,12 @@ type writeOptions struct {
 // ReplaceLists makes Create, Update, Set or Modify (and TxCreate, TxUpdate, TxSet)
 // replace the entity's list under each predicate of lists with the objects given, in
 // order; an empty list clears it, and predicates absent are left alone. The lists
-// commit with the entity in one transaction when they fit in one. Entity.Relationships
-// is never written: it only reports what Get read.
+// commit with the entity in one transaction when they fit in one. A set
+// (Options.Sets) is replaced after the entity is written, as ReplaceRelationships
+// replaces it; when that fails the call returns a *PartialWriteError holding the
+// entity, and the same call again completes it. A transaction refuses a set: write
+// it with TxAddRelationships and TxRemoveRelationships. Entity.Relationships is
+// never written: it only reports what Get read.
 func ReplaceLists(lists map[string][]Key) WriteOption {
 	return func(o *writeOptions) {
 		if o.lists == nil {

@@ -34,10 +34,21 @@ func (c *Client) Modify(ctx context.Context, k Key, fn func(e *Entity) error, op
 	if err != nil {
 		return nil, err
 	}
+	sets, err := c.takeSets(k, &o)
+	if err != nil {
+		return nil, err
+	}
 	if err := c.validateLists(k, o.lists); err != nil {
 		return nil, err
 	}
-	return c.modify(ctx, k, o, fn)
+	stored, err := c.modify(ctx, k, o, fn)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.replaceSets(ctx, stored, sets); err != nil {
+		return nil, err
+	}
+	return stored, nil
 }
 
 // modify is Modify with its options read.

@@ -113,11 +113,22 @@ func (c *Client) put(ctx context.Context, e *Entity, mode putMode, opts []WriteO
 	if err != nil {
 		return nil, err
 	}
+	sets, err := c.takeSets(e.Key, &o)
+	if err != nil {
+		return nil, err
+	}
 	w, err := c.newWrite(e, mode, o)
 	if err != nil {
 		return nil, err
 	}
-	return w.run(ctx)
+	stored, err := w.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.replaceSets(ctx, stored, sets); err != nil {
+		return nil, err
+	}
+	return stored, nil
 }
 
 // newWrite checks e and returns its write. Everything is checked before any

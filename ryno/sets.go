@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -40,6 +42,46 @@ func (c *Client) listsOnly(call string, predicates ...string) error {
 		if c.sets[p] {
 			return invalid(call, p, "is a set (Options.Sets): write it with AddRelationships, RemoveRelationships, ReplaceRelationships or their Tx forms")
 		}
+	}
+	return nil
+}
+
+// takeSets removes the sets (Options.Sets) from the lists of o, checked, and returns
+// them: Create, Update, Set and Modify write them after the entity, as
+// ReplaceRelationships does. A transaction keeps refusing them (validateLists).
+func (c *Client) takeSets(subject Key, o *writeOptions) (map[string][]Key, error) {
+	var sets map[string][]Key
+	for _, p := range slices.Sorted(maps.Keys(o.lists)) {
+		if !c.sets[p] {
+			continue
+		}
+		if err := validateList(subject, p, o.lists[p]); err != nil {
+			return nil, wrap(err, "ReplaceLists[%q]", p)
+		}
+		if sets == nil {
+			sets, o.lists = map[string][]Key{}, maps.Clone(o.lists)
+		}
+		sets[p] = o.lists[p]
+		delete(o.lists, p)
+	}
+	return sets, nil
+}
+
+// replaceSets replaces each set of the entity stored with its objects, in
+// parallel, once the entity is written. A set that fails leaves the entity written:
+// the error is a *PartialWriteError, and the same call again completes the sets.
+func (c *Client) replaceSets(ctx context.Context, stored *Entity, sets map[string][]Key) error {
+	predicates := slices.Sorted(maps.Keys(sets))
+	err := batching.Parallel(ctx, len(predicates), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+		p := predicates[i]
+		op := listOp{kind: listReplace, subject: stored.Key, predicate: p, objects: sets[p], checkObjects: c.opts.CheckObjects}
+		if _, err := c.writeSet(ctx, op); err != nil {
+			return wrap(err, "replace the set %s of %s", p, stored.Key)
+		}
+		return nil
+	})
+	if err != nil {
+		return &PartialWriteError{Entity: stored, Err: err}
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // An issue tracker in a few lines: issues numbered per project from a sequence,
-// found by a tuple index (project, status, opened), and starred through a set.
+// found by an inline tuple index (project, status, opened), and starred through a set.
 
 var rocket = ryno.Key{Scope: "acme", Type: "project", ID: "rocket"}
 

@@ -72,7 +72,7 @@ var steps = []step{
 	{"No edge to or from Alan, and no index entry of his, is left", nothingOfAlanIsLeft},
 	{"Read everyone back in one batch", batchGet},
 	{"File five issues at once, numbered by the project's sequence: TransactNext", fileIssues},
-	{"Open issues of the project, newest first: a tuple index (project, status, opened)", openIssuesNewestFirst},
+	{"Open issues of the project, newest first: an inline tuple index (project, status, opened), one Query", openIssuesNewestFirst},
 	{"Star an issue from several requests at once: a set", starIssue},
 }
 

@@ -284,3 +284,24 @@ func TestReindexMovesAnIndexInlineAndBack(t *testing.T) {
 		require.Zero(t, out.Count, "nothing is left in %s", gsi)
 	}
 }
+
+// TestClientsDeclaringInlineOtherwiseRefuseEachOthersEntities: the index set an entity
+// records names an inline index with its slot, so a client keeping the same index in
+// the index entries table refuses to write the entity instead of leaving either
+// place stale.
+func TestClientsDeclaringInlineOtherwiseRefuseEachOthersEntities(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: issueIndexes(true)})
+	entries := newClientOn(t, s, ryno.Options{Indexes: issueIndexes(false)})
+	written, err := s.Create(ctx, issue("i1", "ACME", "open", 2, 1))
+	require.NoError(t, err)
+	_, err = entries.Set(ctx, written)
+	var unknown *ryno.UnknownIndexError
+	require.ErrorAs(t, err, &unknown)
+	require.ElementsMatch(t, []string{"by-status (inline 1)", "by-priority (inline 2)"}, unknown.Indexes)
+
+	other, err := entries.Create(ctx, issue("i2", "ACME", "open", 3, 2))
+	require.NoError(t, err)
+	_, err = s.Set(ctx, other)
+	require.ErrorAs(t, err, &unknown)
+	require.ElementsMatch(t, []string{"by-status", "by-priority"}, unknown.Indexes)
+}

@@ -3,6 +3,7 @@ package ryno
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -122,13 +123,30 @@ func (reg indexRegistry) hasEntries(typ string) bool {
 }
 
 // set returns the encoded set of the names of typ's indexes: the _indexes attribute
-// of the entities this client writes.
+// of the entities this client writes. An inline index is recorded with its slot,
+// after a control character no name holds, so that a client declaring it
+// otherwise finds it unknown and refuses to write the entity.
 func (reg indexRegistry) set(typ string) string {
 	names := make([]string, len(reg[typ]))
 	for i, ix := range reg[typ] {
 		names[i] = ix.Name
+		if ix.Inline > 0 {
+			names[i] += fmt.Sprint(inlineMark, ix.Inline)
+		}
 	}
 	return indexSet(names)
+}
+
+// inlineMark separates an inline index's name from its slot in _indexes.
+const inlineMark = "\x01inline "
+
+// displayIndex returns the name of an index as recorded in _indexes, for people:
+// "status (inline 1)".
+func displayIndex(recorded string) string {
+	if name, slot, ok := strings.Cut(recorded, inlineMark); ok {
+		return name + " (inline " + slot + ")"
+	}
+	return recorded
 }
 
 func (ix Index) validate(field string) error {

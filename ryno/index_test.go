@@ -100,3 +100,15 @@ func TestEverySlotAndHoldsInline(t *testing.T) {
 		})
 	}
 }
+
+func TestTheIndexSetRecordsInlineSlots(t *testing.T) {
+	inline, err := newIndexRegistry([]Index{{Type: "issue", Name: "status", Map: emitNothing, Inline: 1}, {Type: "issue", Name: "tags", Map: emitNothing}})
+	require.NoError(t, err)
+	entries, err := newIndexRegistry([]Index{{Type: "issue", Name: "status", Map: emitNothing}, {Type: "issue", Name: "tags", Map: emitNothing}})
+	require.NoError(t, err)
+	require.NotEqual(t, inline.set("issue"), entries.set("issue"))
+	require.Equal(t, []string{"status (inline 1)"}, unknownIndexes(inline.set("issue"), entries.set("issue")),
+		"a client keeping the index in the entries table refuses an entity written with it inline")
+	require.Equal(t, []string{"status"}, unknownIndexes(entries.set("issue"), inline.set("issue")))
+	require.Empty(t, unknownIndexes(inline.set("issue"), inline.set("issue")))
+}

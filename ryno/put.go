@@ -113,9 +113,11 @@ func (c *Client) put(ctx context.Context, e *Entity, mode putMode, opts []WriteO
 	if err != nil {
 		return nil, err
 	}
-	sets, err := c.takeSets(e.Key, &o)
-	if err != nil {
-		return nil, err
+	var sets map[string][]Key
+	if e != nil { // newWrite refuses a nil entity
+		if sets, err = c.takeSets(e.Key, &o); err != nil {
+			return nil, err
+		}
 	}
 	w, err := c.newWrite(e, mode, o)
 	if err != nil {

@@ -119,7 +119,7 @@ func unknownIndexes(stored, mine string) []string {
 		if err != nil {
 			name = escaped
 		}
-		unknown = append(unknown, name)
+		unknown = append(unknown, displayIndex(name))
 	}
 	return unknown
 }

@@ -1,7 +1,9 @@
 package integration_test
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -304,4 +306,59 @@ func TestClientsDeclaringInlineOtherwiseRefuseEachOthersEntities(t *testing.T) {
 	_, err = s.Set(ctx, other)
 	require.ErrorAs(t, err, &unknown)
 	require.ElementsMatch(t, []string{"by-status", "by-priority"}, unknown.Indexes)
+}
+
+// TestRacingWritersLeaveEachEntityOnceInItsInlineIndex: 8 writers released together
+// set, patch, modify and delete the same issues, round after round. After each round
+// every issue stored is found exactly once, under the value it holds, and no issue
+// that is gone is found.
+func TestRacingWritersLeaveEachEntityOnceInItsInlineIndex(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: issueIndexes(true), ConsistentRead: true})
+	keys := []ryno.Key{{Scope: "acme", Type: "issue", ID: "a"}, {Scope: "acme", Type: "issue", ID: "b"}}
+	byPriority := ryno.ScopedIndex{Scope: "acme", Index: "by-priority"}
+	for round := range 10 {
+		race(8, func(g int) {
+			k := keys[g%len(keys)]
+			var err error
+			switch g / 2 {
+			case 0:
+				_, err = s.Set(ctx, issue(k.ID, "ACME", "open", 1+g, 10*round+g))
+			case 1:
+				_, err = s.Patch(ctx, k, ryno.Patch{Set: map[string]any{"priority": 100*round + g}})
+			case 2:
+				_, err = s.Modify(ctx, k, func(e *ryno.Entity) error { e.Attributes["priority"] = 1000*round + g; return nil })
+			case 3:
+				if round%3 == 2 {
+					err = s.Delete(ctx, k)
+				}
+			}
+			if errors.Is(err, ryno.ErrNotFound) {
+				err = nil // a Patch or Modify after a Delete
+			}
+			require.NoError(t, err)
+		})
+		want := map[string]string{}
+		for _, k := range keys {
+			e, err := s.Get(ctx, k)
+			if errors.Is(err, ryno.ErrNotFound) {
+				continue
+			}
+			require.NoError(t, err)
+			want[k.ID] = fmt.Sprint(e.Attributes["priority"])
+		}
+		indexed := func() map[string]string { // nil when an issue is found twice
+			got := map[string]string{}
+			for e, err := range s.AllIndexEntries(ctx, byPriority, indexing.All(), ryno.PageOptions{}) {
+				require.NoError(t, err)
+				if _, twice := got[e.Key.ID]; twice {
+					return nil
+				}
+				got[e.Key.ID] = fmt.Sprint(e.Value.Interface())
+			}
+			return got
+		}
+		// The GSI is eventually consistent: wait for it to settle, then compare.
+		require.Eventually(t, func() bool { return maps.Equal(indexed(), want) }, 10*time.Second, 20*time.Millisecond,
+			"round %d: the index holds each stored issue once, under its priority %v", round, want)
+	}
 }

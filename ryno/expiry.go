@@ -80,6 +80,9 @@ func (c *Client) hidden(item map[string]types.AttributeValue) bool {
 	return deleted(item) || expiredAt(expiresOf(item), c.opts.Now())
 }
 
+// visible is the opposite of hidden: what a reader sees.
+func (c *Client) visible(item map[string]types.AttributeValue) bool { return !c.hidden(item) }
+
 // notExpired is the condition that the stored entity has not expired at now: what
 // a write that does not read the item first checks, so it cannot bring an expired
 // entity back.

@@ -25,12 +25,14 @@ type IndexEntry struct {
 }
 
 // QueryIndex returns one page of the entities whose entries in the index in match
-// cond, in index order (reversed with Descending). The entities are read
-// fresh from the entities table: one Query, then parallel BatchGetItem requests, two
-// rounds per page. An entity emitting several matching values appears once per
-// value; entries whose entity no longer exists are skipped. An index the client
-// does not register fails with a *ValidationError (ErrInvalid) before any request,
-// as in QueryIndexEntries, AllInIndex, AllIndexEntries and LookupUnique.
+// cond, in index order (reversed with Descending). The entities are read fresh from
+// the entities table: one Query, then parallel BatchGetItem requests, two rounds per
+// page. An inline index's GSI holds the entities themselves, so without
+// Options.ConsistentRead one Query reads the page. An entity emitting several
+// matching values appears once per value; entries whose entity no longer exists are
+// skipped. An index the client does not register fails with a *ValidationError
+// (ErrInvalid) before any request, as in QueryIndexEntries, AllInIndex,
+// AllIndexEntries and LookupUnique.
 func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (_ *Page[*Entity], err error) {
 	ctx, call, err := c.begin(ctx, "QueryIndex")
 	defer call.end(&err)
@@ -52,8 +54,8 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 }
 
 // QueryIndexEntries returns one page of the entries of the index in that match cond, in index order, with their projected attributes, without reading the
-// entities. One Query request per page, on the lookup index, which DynamoDB keeps
-// eventually consistent. An index the client does not register fails with a
+// entities. One Query request per page, on the lookup index (an inline index's
+// GSI for an inline index), which DynamoDB keeps eventually consistent. An index the client does not register fails with a
 // *ValidationError (ErrInvalid) before any request.
 func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (_ *Page[IndexEntry], err error) {
 	ctx, call, err := c.begin(ctx, "QueryIndexEntries")
@@ -61,32 +63,25 @@ func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond ind
 	if err != nil {
 		return nil, err
 	}
-	q, err := c.indexQuery(in.Scope, in.Index, cond)
-	if err != nil {
-		return nil, err
-	}
-	items, cursor, err := c.queryPage(ctx, q, p)
-	if err != nil {
-		return nil, wrap(err, "query index %s of %s", in.Index, in.Scope)
-	}
 	ix, _ := c.indexes.byName(in.Index)
-	page := &Page[IndexEntry]{Items: make([]IndexEntry, 0, len(items)), Cursor: cursor}
-	for _, item := range items {
-		if ix.Inline > 0 && c.hidden(item) {
-			continue // being deleted or expired, which its entry leaves with
-		}
-		e, err := decodeIndexEntry(item, ix)
-		if err != nil {
-			return nil, err
-		}
-		page.Items = append(page.Items, e)
+	keep := func(item map[string]types.AttributeValue) bool {
+		return ix.Inline == 0 || !c.hidden(item) // an entity being deleted or expired leaves its inline entries
 	}
-	return page, nil
+	return indexPage(ctx, c, in, cond, p, keep, func(item map[string]types.AttributeValue) (IndexEntry, error) {
+		return decodeIndexEntry(item, ix)
+	})
 }
 
 // queryInline is QueryIndex of an inline index: its GSI holds the entity items
 // themselves, so one Query reads the page.
 func (c *Client) queryInline(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (*Page[*Entity], error) {
+	return indexPage(ctx, c, in, cond, p, c.visible, decodeEntity)
+}
+
+// indexPage reads one page of the items of the index in that match cond, and
+// decodes those keep keeps.
+func indexPage[T any](ctx context.Context, c *Client, in ScopedIndex, cond indexing.Condition, p PageOptions,
+	keep func(map[string]types.AttributeValue) bool, decode func(map[string]types.AttributeValue) (T, error)) (*Page[T], error) {
 	q, err := c.indexQuery(in.Scope, in.Index, cond)
 	if err != nil {
 		return nil, err
@@ -95,16 +90,22 @@ func (c *Client) queryInline(ctx context.Context, in ScopedIndex, cond indexing.
 	if err != nil {
 		return nil, wrap(err, "query index %s of %s", in.Index, in.Scope)
 	}
-	page := &Page[*Entity]{Items: make([]*Entity, 0, len(items)), Cursor: cursor}
+	return decodePage(items, cursor, keep, decode)
+}
+
+// decodePage decodes the items of a page that keep keeps.
+func decodePage[T any](items []map[string]types.AttributeValue, cursor string,
+	keep func(map[string]types.AttributeValue) bool, decode func(map[string]types.AttributeValue) (T, error)) (*Page[T], error) {
+	page := &Page[T]{Items: make([]T, 0, len(items)), Cursor: cursor}
 	for _, item := range items {
-		if c.hidden(item) {
+		if !keep(item) {
 			continue
 		}
-		e, err := decodeEntity(item)
+		v, err := decode(item)
 		if err != nil {
 			return nil, err
 		}
-		page.Items = append(page.Items, e)
+		page.Items = append(page.Items, v)
 	}
 	return page, nil
 }

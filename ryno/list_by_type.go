@@ -29,18 +29,7 @@ func (c *Client) ListByType(ctx context.Context, t Type, p PageOptions) (_ *Page
 	if err != nil {
 		return nil, wrap(err, "list %s", t)
 	}
-	page := &Page[*Entity]{Items: make([]*Entity, 0, len(items)), Cursor: cursor}
-	for _, item := range items {
-		if c.hidden(item) {
-			continue // being deleted or expired: already gone for readers
-		}
-		e, err := decodeEntity(item)
-		if err != nil {
-			return nil, err
-		}
-		page.Items = append(page.Items, e)
-	}
-	return page, nil
+	return decodePage(items, cursor, c.visible, decodeEntity) // one being deleted or expired is gone for readers
 }
 
 // AllByType iterates over every entity of type t, in the order of

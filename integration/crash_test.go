@@ -388,7 +388,8 @@ func setupCrashExpire(t *testing.T, s *store, _ *rand.Rand) *crashState {
 	}
 }
 
-// setupCrashSetReplace replaces 150 of a set's 150 objects with 75 kept and 75 new.
+// setupCrashSetReplace replaces 150 of a set's 150 objects with 75 kept and 75 new,
+// with ReplaceRelationships or with Set and ReplaceLists.
 // Right after the kill, the set holds objects of the old set or the new one only.
 // After a next writer, it holds each object the next writer's call settles as that
 // call left it, every object of both sets, and any object of one of them.
@@ -400,7 +401,13 @@ func setupCrashSetReplace(t *testing.T, s *store, rng *rand.Rand) *crashState {
 	kept := slices.Clone(old[:75])
 	next := slices.Concat(kept, pks("n", 75))
 	rng.Shuffle(len(next), func(i, j int) { next[i], next[j] = next[j], next[i] })
-	call := crashCall{Op: "replace", Subject: subject, Predicate: crashSet, Objects: next}
+	// Half the rounds replace the set with Set and ReplaceLists: the entity, then
+	// the set as ReplaceRelationships writes it.
+	op := "replace"
+	if rng.IntN(2) == 0 {
+		op = "setlists"
+	}
+	call := crashCall{Op: op, Subject: subject, Predicate: crashSet, Objects: next}
 	return &crashState{
 		call: call,
 		nexts: []crashCall{
@@ -425,7 +432,7 @@ func setupCrashSetReplace(t *testing.T, s *store, rng *rand.Rand) *crashState {
 				require.ErrorIs(t, err, ryno.ErrNotFound, when)
 			case nextCall.Op == "delete":
 				requireNothingOf(t, s, subject, true)
-			case nextCall.Op == "replace":
+			case nextCall.Op == "replace" || nextCall.Op == "setlists":
 				require.ElementsMatch(t, next, got, "%s: the set submitted", when)
 			case nextCall.Op == "add":
 				requireSetBetween(t, got, append(slices.Clone(kept), pk("late")), slices.Concat(old, next, []ryno.Key{pk("late")}), when)

@@ -481,6 +481,47 @@ func ExampleIndex_unique() {
 	fmt.Println(user.ID)
 }
 
+// An index of one value per entity can be inline: kept on the entity item, so a
+// Create is one PutItem and a page of QueryIndex one Query.
+func ExampleIndex_inline() {
+	ctx := context.Background()
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	db, err := ryno.New(dynamodb.NewFromConfig(cfg), ryno.Options{
+		TablePrefix: "myapp",
+		Indexes: []ryno.Index{{
+			Type: "issue", Name: "by-status", Inline: 1,
+			Map: func(e *ryno.Entity, emit func(indexing.Value)) {
+				status, _ := e.Attributes["status"].(string)
+				opened, err := time.Parse(time.RFC3339, fmt.Sprint(e.Attributes["opened"]))
+				if status != "" && err == nil {
+					emit(indexing.Tuple(indexing.String(status), indexing.Time(opened)))
+				}
+			},
+		}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	if _, err := db.Create(ctx, &ryno.Entity{
+		Key:        ryno.Key{Scope: "acme", Type: "issue", ID: "1"},
+		Attributes: map[string]any{"status": "open", "opened": "2026-03-02T09:00:00Z"},
+	}); err != nil {
+		log.Fatal(err)
+	}
+	open := indexing.BeginsWith(indexing.Tuple(indexing.String("open")))
+	page, err := db.QueryIndex(ctx, ryno.ScopedIndex{Scope: "acme", Index: "by-status"}, open, ryno.PageOptions{Descending: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, issue := range page.Items {
+		fmt.Println(issue.ID, issue.Attributes["opened"]) // newest first
+	}
+}
+
 // A service checks its tables once at start-up, and fails fast on a wrong prefix or
 // tables not yet migrated.
 func ExampleClient_CheckSchema() {

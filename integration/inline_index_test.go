@@ -362,3 +362,46 @@ func TestRacingWritersLeaveEachEntityOnceInItsInlineIndex(t *testing.T) {
 			"round %d: the index holds each stored issue once, under its priority %v", round, want)
 	}
 }
+
+// TestABlindSetOfAnInlineIndexedEntityIsOneUpdate: a Set without its version of an
+// entity whose indexes are all inline is one UpdateItem, new or existing, with no
+// failed write; the value moves with it. A map function that reads the version
+// makes it read first, and an entity another client wrote with other indexes is
+// refused.
+func TestABlindSetOfAnInlineIndexedEntityIsOneUpdate(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: issueIndexes(true)})
+	byPriority := ryno.ScopedIndex{Scope: "acme", Index: "by-priority"}
+	for i, priority := range []int{5, 7} {
+		s.counter.Reset()
+		e, err := s.Set(ctx, issue("i1", "ACME", "open", 2, priority))
+		require.NoError(t, err)
+		require.Equal(t, int64(i+1), e.Version)
+		require.Equal(t, map[string]int{"UpdateItem": 1}, requests(s.counter), "set %d: one UpdateItem, nothing refused", i+1)
+	}
+	require.Eventually(t, func() bool {
+		page, err := s.QueryIndexEntries(ctx, byPriority, indexing.All(), ryno.PageOptions{})
+		require.NoError(t, err)
+		return len(page.Items) == 1 && page.Items[0].Value.Interface() == int64(7)
+	}, 10*time.Second, 20*time.Millisecond, "the value moved with the entity")
+
+	byVersion := func(e *ryno.Entity, emit func(indexing.Value)) { emit(indexing.Int(e.Version)) }
+	versioned := newClientOn(t, s, ryno.Options{Indexes: []ryno.Index{{Type: "note", Name: "by-version", Map: byVersion, Inline: 1}}})
+	note := &ryno.Entity{Key: ryno.Key{Scope: "acme", Type: "note", ID: "n1"}}
+	_, err := versioned.Set(ctx, note)
+	require.NoError(t, err)
+	written, err := versioned.Set(ctx, note)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), written.Version)
+	require.Eventually(t, func() bool {
+		page, err := versioned.QueryIndexEntries(ctx, ryno.ScopedIndex{Scope: "acme", Index: "by-version"}, indexing.All(), ryno.PageOptions{})
+		require.NoError(t, err)
+		return len(page.Items) == 1 && page.Items[0].Value.Interface() == int64(2)
+	}, 10*time.Second, 20*time.Millisecond, "a map function of the version sees the version written")
+
+	entries := newClientOn(t, s, ryno.Options{Indexes: issueIndexes(false)})
+	_, err = entries.Create(ctx, issue("i2", "ACME", "open", 3, 2))
+	require.NoError(t, err)
+	_, err = s.Set(ctx, issue("i2", "ACME", "open", 3, 4))
+	var unknown *ryno.UnknownIndexError
+	require.ErrorAs(t, err, &unknown, "an upsert does not write over another index set")
+}

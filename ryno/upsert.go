@@ -6,8 +6,10 @@ import (
 	"encoding/base64"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -22,8 +24,10 @@ import (
 // one UpdateItem that sets every attribute, keeps Created, bumps the version, and is
 // conditioned on a stored item of the same shape (or none, for a Set) that no other
 // write marks. Otherwise its condition returns the stored item, and the write goes
-// on from it as after any refusal. Entities of indexed types, and writes with lists
-// or a condition, read what they replace first.
+// on from it as after any refusal. Entities with index entries, and writes with
+// lists or a condition, read what they replace first. Inline indexes are set by the
+// upsert itself when their map functions use neither the version nor Created, which
+// it learns only as it lands.
 
 // maxUpsertExpression bounds the update expression of an upsert, below DynamoDB's
 // 4 KB: an entity with more attribute names is put after a read instead.
@@ -48,7 +52,11 @@ func shapeOf(base map[string]types.AttributeValue) string {
 
 // upsertInput returns the UpdateItem of a write that needs no read, or nil.
 func (w *write) upsertInput() *dynamodb.UpdateItemInput {
-	if w.mode == modeCreate || w.e.Version > 0 || !w.e.Created.IsZero() || w.indexed() || len(w.predicates) > 0 || w.cond != nil {
+	if w.mode == modeCreate || w.e.Version > 0 || !w.e.Created.IsZero() || w.entryIndexed() || len(w.predicates) > 0 || w.cond != nil {
+		return nil
+	}
+	inline, ok := w.inlineWithoutVersion()
+	if !ok {
 		return nil
 	}
 	now := str(schema.FormatTime(w.now))
@@ -58,8 +66,22 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 		Set(expression.Name(schema.AttrUpdated), expression.Value(now)).
 		Set(version, expression.Plus(expression.IfNotExists(version, expression.Value(number(0))), expression.Value(number(1)))).
 		Set(expression.Name(schema.AttrToken), expression.Value(str(w.token))).
-		Set(expression.Name(schema.AttrShape), expression.Value(str(shapeOf(w.base)))).
-		Remove(expression.Name(schema.AttrIndexEntries))
+		Set(expression.Name(schema.AttrShape), expression.Value(str(shapeOf(w.base))))
+	if w.indexed() { // inline indexes only: the record of no entry, as a put writes it
+		u = u.Set(expression.Name(schema.AttrIndexEntries), expression.Value(indexRecord(nil)))
+	} else {
+		u = u.Remove(expression.Name(schema.AttrIndexEntries))
+	}
+	for _, name := range slices.Sorted(maps.Keys(inline)) {
+		if v := inline[name]; v != nil {
+			u = u.Set(expression.Name(name), expression.Value(v))
+		} else {
+			u = u.Remove(expression.Name(name))
+		}
+	}
+	if w.mine != "" {
+		u = u.Set(expression.Name(schema.AttrIndexes), expression.Value(str(w.mine)))
+	}
 	var a aliases
 	key := w.e.Key.item()
 	for _, name := range slices.Sorted(maps.Keys(w.base)) {
@@ -71,7 +93,7 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 		And(expression.AttributeNotExists(expression.Name(schema.AttrPending)),
 			expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
 			notExpired(w.now),
-			expression.AttributeNotExists(expression.Name(schema.AttrIndexes)),
+			indexSetIsOrNone(w.mine),
 			// Sent again after a lost response, it finds its own write and stops.
 			expression.Name(schema.AttrToken).NotEqual(expression.Value(str(w.token))))
 	cond := expression.AttributeNotExists(expression.Name(schema.AttrID)).Or(same)
@@ -84,6 +106,48 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 	}
 	a.resolve(b.names)
 	return w.c.entityUpdate(w.e.Key, b)
+}
+
+// inlineWithoutVersion returns the inline attributes of the entity written by an
+// upsert, which learns its version and Created time only as it lands. A map
+// function is deterministic, so one that emits the same values for two versions and
+// two creation times uses neither; otherwise ok is false and the write reads first.
+func (w *write) inlineWithoutVersion() (attrs map[string]types.AttributeValue, ok bool) {
+	if !w.indexed() {
+		return nil, true
+	}
+	emit := func(version int64, created time.Time) (map[string]types.AttributeValue, error) {
+		item := maps.Clone(w.base)
+		item[schema.AttrVersion] = number(version)
+		emitted, err := w.c.indexes.emitEntries(item, created, w.now)
+		if err != nil {
+			return nil, err
+		}
+		attrs, _, err := w.c.indexes.inlineSplit(w.e.Type, emitted)
+		return attrs, err
+	}
+	first, err := emit(1, w.now)
+	if err != nil {
+		return nil, false // the put reports it
+	}
+	second, err := emit(1<<40, time.Unix(0, 0).UTC())
+	if err != nil || !maps.EqualFunc(first, second, sameValue) {
+		return nil, false
+	}
+	return first, true
+}
+
+// sameValue reports whether a and b, attributes or nil, are equal.
+func sameValue(a, b types.AttributeValue) bool { return reflect.DeepEqual(a, b) }
+
+// indexSetIsOrNone is the condition that the stored item records the index set
+// mine, or none: what an upsert may replace.
+func indexSetIsOrNone(mine string) expression.ConditionBuilder {
+	none := expression.AttributeNotExists(expression.Name(schema.AttrIndexes))
+	if mine == "" {
+		return none
+	}
+	return none.Or(indexSetIs(mine))
 }
 
 // upsert sends in. It returns the entity as stored, or the expectation a put must

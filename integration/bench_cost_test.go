@@ -420,6 +420,34 @@ func costCalls(t *testing.T, db, seeder *ryno.Client, libRec *dynamotest.Recorde
 			})
 		}, func(run int) error { return raw.Delete(ctx, hub(run)) }))
 
+	shub := func(run int) ryno.Key { return costPost(fmt.Sprintf("shub%d", run)) }
+	scitingOf := func(run int) []ryno.Key { return costPosts(fmt.Sprintf("sciting%d-", run), 50) }
+	row("Delete with 50 in + 50 out set edges, 3 index entries",
+		costCall(t, libRec, func(run int) error {
+			if _, err := seeder.Set(ctx, &ryno.Entity{Key: shub(run), Attributes: postAttrs("a", "b", "c")},
+				ryno.ReplaceLists(map[string][]ryno.Key{costSet: cited})); err != nil {
+				return err
+			}
+			citing := scitingOf(run)
+			return costParallel(len(citing), func(i int) error {
+				_, err := seeder.Set(ctx, &ryno.Entity{Key: citing[i], Attributes: postAttrs()},
+					ryno.ReplaceLists(map[string][]ryno.Key{costSet: {shub(run)}}))
+				return err
+			})
+		}, func(run int) error { return db.Delete(ctx, shub(run)) }),
+		costCall(t, rawRec, func(run int) error {
+			if err := rawSeeder.Create(ctx, shub(run), postAttrs("a", "b", "c"), "tag", []string{"a", "b", "c"}); err != nil {
+				return err
+			}
+			if err := rawSeeder.Replace(ctx, shub(run), cites, cited); err != nil {
+				return err
+			}
+			citing := scitingOf(run)
+			return costParallel(len(citing), func(i int) error {
+				return rawSeeder.Set(ctx, citing[i], postAttrs(), map[string][]ryno.Key{cites: {shub(run)}})
+			})
+		}, func(run int) error { return raw.Delete(ctx, shub(run)) }))
+
 	row("Create with 2 index entries",
 		costCall(t, libRec, nil, func(run int) error {
 			_, err := db.Create(ctx, &ryno.Entity{Key: costPost(fmt.Sprintf("new%d", run)), Attributes: postAttrs("a", "b")})

@@ -168,9 +168,7 @@ func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (store
 		Remove(expression.Name(schema.AttrPending)).
 		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
 	// The entity leaves its inline indexes with the mark, as it leaves every read.
-	for i := range schema.InlineSlots {
-		update = update.Remove(expression.Name(schema.AttrInlineName[i])).Remove(expression.Name(schema.AttrInlineKey[i]))
-	}
+	update = updateInline(update, everySlot(nil))
 	// Sending the mark again is safe: if it landed, the condition fails and the
 	// stored item shows the token.
 	send := c.updateSend(c.entityUpdate(k, build(cond, &update)))

@@ -3,9 +3,13 @@ package ryno
 import (
 	"context"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
@@ -214,12 +218,14 @@ func (reg indexRegistry) inlineSplit(typ string, entries []indexentries.Entry) (
 	for _, ix := range reg[typ] {
 		if ix.Inline > 0 {
 			inline[ix.Name] = ix.Inline
-			attrs = mapSet(attrs, schema.AttrInlineName[ix.Inline-1], nil)
-			attrs[schema.AttrInlineKey[ix.Inline-1]] = nil
 		}
 	}
 	if len(inline) == 0 {
 		return nil, entries, nil
+	}
+	attrs = make(map[string]types.AttributeValue, 2*len(inline))
+	for _, slot := range inline {
+		attrs[schema.AttrInlineName[slot-1]], attrs[schema.AttrInlineKey[slot-1]] = nil, nil
 	}
 	rest = make([]indexentries.Entry, 0, len(entries))
 	for _, e := range entries {
@@ -237,14 +243,43 @@ func (reg indexRegistry) inlineSplit(typ string, entries []indexentries.Entry) (
 	return attrs, rest, nil
 }
 
-// mapSet sets m[k] = v, making m when it is nil.
-func mapSet(m map[string]types.AttributeValue, k string, v types.AttributeValue) map[string]types.AttributeValue {
-	if m == nil {
-		m = make(map[string]types.AttributeValue)
+// everySlot returns attrs with every inline attribute of every slot, nil where
+// attrs holds no value: an update then removes what an index no longer inline left.
+func everySlot(attrs map[string]types.AttributeValue) map[string]types.AttributeValue {
+	all := make(map[string]types.AttributeValue, 2*schema.InlineSlots)
+	for i := range schema.InlineSlots {
+		all[schema.AttrInlineName[i]], all[schema.AttrInlineKey[i]] = nil, nil
 	}
-	m[k] = v
-	return m
+	maps.Copy(all, attrs)
+	return all
 }
+
+// updateInline adds the inline attributes of attrs to u: it sets those holding a
+// value and removes the others.
+func updateInline(u expression.UpdateBuilder, attrs map[string]types.AttributeValue) expression.UpdateBuilder {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		if v := attrs[name]; v != nil {
+			u = u.Set(expression.Name(name), expression.Value(v))
+		} else {
+			u = u.Remove(expression.Name(name))
+		}
+	}
+	return u
+}
+
+// holdsInline reports whether item holds exactly the inline attributes of attrs
+// (nil: none).
+func holdsInline(item, attrs map[string]types.AttributeValue) bool {
+	for name, v := range attrs {
+		if !sameValue(item[name], v) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameValue reports whether a and b, attribute values or nil, are equal.
+func sameValue(a, b types.AttributeValue) bool { return reflect.DeepEqual(a, b) }
 
 // putInline sets the inline attributes of attrs that hold a value on item.
 func putInline(item, attrs map[string]types.AttributeValue) {

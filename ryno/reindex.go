@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"reflect"
 	"slices"
 	"time"
 
@@ -182,14 +181,7 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 		return true, nil
 	}
 	large := r.s.pending != "" || !fitsTransaction(1+len(claims)+len(releases), schema.ItemSize(r.s.item), ops)
-	update := r.recordUpdate(set, record, large)
-	for name, v := range inline {
-		if v == nil {
-			update = update.Remove(expression.Name(name))
-		} else {
-			update = update.Set(expression.Name(name), expression.Value(v))
-		}
-	}
+	update := updateInline(r.recordUpdate(set, record, large), inline)
 	t := &listTransaction{}
 	t.add(r.c.updateAction(r.k, expect(r.s), update), actionRole{kind: roleEntity}, 0)
 	r.c.addClaims(t, claims, releases, expiresOf(r.s.item))
@@ -198,31 +190,6 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 		return r.counted(r.c.transact(ctx, t.actions, newToken()), ops)
 	}
 	return r.runLarge(ctx, t.actions, emitted)
-}
-
-// everySlot returns attrs with every inline attribute the entity does not hold a
-// value in set to nil: a reindex removes what an index no longer inline left.
-func everySlot(attrs map[string]types.AttributeValue) map[string]types.AttributeValue {
-	for i := range schema.InlineSlots {
-		for _, name := range []string{schema.AttrInlineName[i], schema.AttrInlineKey[i]} {
-			if attrs[name] == nil {
-				attrs = mapSet(attrs, name, nil)
-			}
-		}
-	}
-	return attrs
-}
-
-// holdsInline reports whether item holds exactly the inline attributes of attrs
-// (nil: none).
-func holdsInline(item, attrs map[string]types.AttributeValue) bool {
-	for name, v := range attrs {
-		stored, ok := item[name]
-		if ok != (v != nil) || (ok && !reflect.DeepEqual(stored, v)) {
-			return false
-		}
-	}
-	return true
 }
 
 // heldByOther reports whether another entity holds the value of cl: a duplicate

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -72,13 +71,7 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 	} else {
 		u = u.Remove(expression.Name(schema.AttrIndexEntries))
 	}
-	for _, name := range slices.Sorted(maps.Keys(inline)) {
-		if v := inline[name]; v != nil {
-			u = u.Set(expression.Name(name), expression.Value(v))
-		} else {
-			u = u.Remove(expression.Name(name))
-		}
-	}
+	u = updateInline(u, inline)
 	if w.mine != "" {
 		u = u.Set(expression.Name(schema.AttrIndexes), expression.Value(str(w.mine)))
 	}
@@ -136,9 +129,6 @@ func (w *write) inlineWithoutVersion() (attrs map[string]types.AttributeValue, o
 	}
 	return first, true
 }
-
-// sameValue reports whether a and b, attributes or nil, are equal.
-func sameValue(a, b types.AttributeValue) bool { return reflect.DeepEqual(a, b) }
 
 // indexSetIsOrNone is the condition that the stored item records the index set
 // mine, or none: what an upsert may replace.

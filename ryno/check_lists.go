@@ -134,8 +134,13 @@ func (c *Client) readListWhole(ctx context.Context, id listID) (relationships.He
 }
 
 // inSet reports whether item is an entry of a set, which keeps no head or marker:
-// an entry without a _predicate_object_key.
+// an entry without a _predicate_object_key, or with that of an ordered set.
 func inSet(item map[string]types.AttributeValue) bool {
-	_, byObject := item[schema.AttrPredicateObjectKey]
-	return !byObject && !bookkeeping(item)
+	switch k := item[schema.AttrPredicateObjectKey].(type) {
+	case nil:
+		return !bookkeeping(item)
+	case *types.AttributeValueMemberS:
+		return schema.IsOrderedSetKey(k.Value)
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package ryno
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/rynodb/rynodb/internal/batching"
@@ -19,7 +20,9 @@ type Client struct {
 	names   schema.Names
 	batch   *batching.Engine
 	indexes indexRegistry
-	sets    map[string]bool // Options.Sets
+	sets    map[string]bool // Options.Sets and Options.OrderedSets
+	ordered map[string]bool // Options.OrderedSets
+	clock   positionClock   // positions of ordered sets
 	owns    ownership       // Options.Owns
 	obs     *observer       // nil when nobody observes the calls
 	queues  listQueues      // list calls waiting to be written together
@@ -67,7 +70,8 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		names:   names,
 		batch:   batch,
 		indexes: indexes,
-		sets:    setOf(opts.Sets),
+		sets:    setOf(slices.Concat(opts.Sets, opts.OrderedSets)),
+		ordered: setOf(opts.OrderedSets),
 		owns:    owns,
 		obs:     obs,
 	}, nil

@@ -123,6 +123,7 @@ func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []s
 		e.Relationships[p] = []Key{}
 	}
 	for _, list := range lists {
+		relationships.SortOrdered(list)
 		for p, objects := range relationships.ByPredicate(list) {
 			e.Relationships[p] = fromRelKeys(objects)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -57,6 +58,14 @@ type Options struct {
 	// entries a predicate got as a list are not part of its set. See "Sets" in the
 	// README for what each call promises.
 	Sets []string
+
+	// OrderedSets names the predicates whose lists are ordered sets: sets (each
+	// object at most once, one item per object, no head or marker, writers that
+	// never conflict) that list their objects in the order they were added, by the
+	// adding client's clock (Options.Now). ReplaceRelationships sets the order. A
+	// predicate is a set or an ordered set, not both; every client must declare the
+	// same. See "Ordered sets" in the README.
+	OrderedSets []string
 
 	// Owns declares what the entities of a type own: the objects of one of their
 	// lists. Deleting an owner deletes what it owns first, recursively, each with
@@ -207,10 +216,20 @@ func (o Options) validate() error {
 	case len(o.CursorKey) != 0 && len(o.CursorKey) != CursorKeySize:
 		return invalid("Options.CursorKey", "", fmt.Sprintf("must be %d bytes (AES-256), not %d", CursorKeySize, len(o.CursorKey)))
 	}
-	for _, p := range o.Sets {
-		var v *ValidationError
-		if err := relationships.ValidatePredicate(p); errors.As(err, &v) {
-			return invalid("Options.Sets", p, v.Reason)
+	for _, f := range []struct {
+		name       string
+		predicates []string
+	}{{"Options.Sets", o.Sets}, {"Options.OrderedSets", o.OrderedSets}} {
+		for _, p := range f.predicates {
+			var v *ValidationError
+			if err := relationships.ValidatePredicate(p); errors.As(err, &v) {
+				return invalid(f.name, p, v.Reason)
+			}
+		}
+	}
+	for _, p := range o.OrderedSets {
+		if slices.Contains(o.Sets, p) {
+			return invalid("Options.OrderedSets", p, "is also in Options.Sets: a predicate is a set or an ordered set")
 		}
 	}
 	return nil

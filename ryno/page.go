@@ -65,7 +65,14 @@ type pageQuery struct {
 	position paging.Position
 	// identity names the query; a cursor is bound to it and refused by others.
 	identity string
+	// local says the index the query reads is a local one, which reads
+	// consistently when asked, as a table does.
+	local bool
 }
+
+// global reports whether q reads a global secondary index, which DynamoDB keeps
+// eventually consistent.
+func (q pageQuery) global() bool { return q.in.IndexName != nil && !q.local }
 
 // begin checks the page options of q, with seal the client's Options.CursorKey: the
 // page's limit, the cursors of its query and direction, and the position to start
@@ -74,7 +81,7 @@ func (q pageQuery) begin(p PageOptions, seal []byte) (limit int, cursors paging.
 	if limit, err = p.limit(); err != nil {
 		return 0, paging.Codec{}, nil, err
 	}
-	if p.Consistent && q.in.IndexName != nil {
+	if p.Consistent && q.global() {
 		return 0, paging.Codec{}, nil, invalid("PageOptions.Consistent", "", "this listing reads a global secondary index, which DynamoDB keeps eventually consistent")
 	}
 	cursors = paging.Codec{Identity: q.identity, Descending: p.Descending, Seal: seal}
@@ -113,7 +120,7 @@ func (c *Client) queryPage(ctx context.Context, q pageQuery, p PageOptions) ([]m
 // consistentPage returns the ConsistentRead of a page of q: asked for, or the
 // client's default on a table. nil leaves DynamoDB's default, eventually consistent.
 func (c *Client) consistentPage(q pageQuery, p PageOptions) *bool {
-	if p.Consistent || (c.opts.ConsistentRead && q.in.IndexName == nil) {
+	if p.Consistent || (c.opts.ConsistentRead && !q.global()) {
 		return aws.Bool(true)
 	}
 	return nil

@@ -60,7 +60,12 @@ func (c *Client) Relationships(ctx context.Context, subject Key, predicate strin
 	if err != nil {
 		return nil, wrap(err, "relationships of %s", subject)
 	}
-	page, err := relationshipPage(items, cursor)
+	var page *Page[Relationship]
+	if c.ordered[predicate] {
+		page, err = orderedPage(subject, predicate, items, cursor)
+	} else {
+		page, err = relationshipPage(items, cursor)
+	}
 	if err != nil {
 		return nil, wrap(err, "relationships of %s", subject)
 	}
@@ -71,6 +76,9 @@ func (c *Client) Relationships(ctx context.Context, subject Key, predicate strin
 func (c *Client) relationshipsQuery(subject Key, predicate string) (pageQuery, error) {
 	if err := validateSubject(subject, predicate, true); err != nil {
 		return pageQuery{}, err
+	}
+	if c.ordered[predicate] {
+		return c.orderedQuery(subject, predicate), nil
 	}
 	return pageQuery{
 		in:       c.outgoingQuery(subject, predicate),

@@ -76,7 +76,7 @@ func CheckObjects(on bool) ListOption {
 // listCall validates and runs one list write. Adding or removing no objects is
 // done before any request. A failed write changed nothing it reports.
 func (c *Client) listCall(ctx context.Context, kind listKind, subject Key, predicate string, objects []Key, opts []ListOption) (relationships.Change, error) {
-	if err := validateList(subject, predicate, objects); err != nil {
+	if err := c.validateList(subject, predicate, objects); err != nil {
 		return relationships.Change{}, err
 	}
 	if kind != listReplace && len(objects) == 0 {
@@ -229,8 +229,16 @@ func entryOps(table string, puts []relationships.Entry, deletes []map[string]typ
 	return ops
 }
 
-func validateList(subject Key, predicate string, objects []Key) error {
-	return relationships.Validate(relationships.Key(subject), predicate, relKeys(objects))
+// validateList checks a list write of objects to subject's list under predicate;
+// an ordered set's keys also hold a position.
+func (c *Client) validateList(subject Key, predicate string, objects []Key) error {
+	if err := relationships.Validate(relationships.Key(subject), predicate, relKeys(objects)); err != nil {
+		return err
+	}
+	if c.ordered[predicate] {
+		return validateOrdered(predicate, objects)
+	}
+	return nil
 }
 
 func relKeys(keys []Key) []relationships.Key {

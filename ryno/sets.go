@@ -55,7 +55,7 @@ func (c *Client) takeSets(subject Key, o *writeOptions) (map[string][]Key, error
 		if !c.sets[p] {
 			continue
 		}
-		if err := validateList(subject, p, o.lists[p]); err != nil {
+		if err := c.validateList(subject, p, o.lists[p]); err != nil {
 			return nil, wrap(err, "ReplaceLists[%q]", p)
 		}
 		if sets == nil {
@@ -106,12 +106,23 @@ func (c *Client) addToSet(ctx context.Context, op listOp) ([]Key, error) {
 	objects := distinctKeys(op.objects)
 	token := newToken()
 	created := make([]bool, len(objects))
+	items := make([]map[string]types.AttributeValue, len(objects))
+	for i, k := range objects { // in order: an ordered set takes their positions in it
+		items[i] = c.setItem(op, k, token)
+	}
 	err := batching.Parallel(ctx, len(objects), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		out, err := c.api.PutItem(ctx, &dynamodb.PutItemInput{
+		in := &dynamodb.PutItemInput{
 			TableName:    aws.String(c.names.Relationships),
-			Item:         setItem(op, objects[i], token),
+			Item:         items[i],
 			ReturnValues: types.ReturnValueAllOld,
-		})
+		}
+		if c.ordered[op.predicate] {
+			keepPlace(in, token)
+		}
+		out, err := c.api.PutItem(ctx, in)
+		if a := classify(err); a.outcome == conditionFailed {
+			return nil // the object is in the ordered set already, in its place
+		}
 		if err != nil {
 			return err
 		}
@@ -137,13 +148,6 @@ func (c *Client) addToSet(ctx context.Context, op listOp) ([]Key, error) {
 // setEntry is the entry of object in op's set.
 func (op listOp) setEntry(object Key) relationships.Entry {
 	return relationships.SetEntry(op.relSubject(), op.predicate, relationships.Key(object))
-}
-
-// setItem is the item of object's entry in op's set, written by the call token.
-func setItem(op listOp, object Key, token string) map[string]types.AttributeValue {
-	item := op.setEntry(object).Item()
-	item[schema.AttrToken] = str(token)
-	return item
 }
 
 // removeFromSet deletes the entry of each object, beside a consistent read of the
@@ -193,6 +197,9 @@ func (c *Client) removeFromSet(ctx context.Context, op listOp) ([]Key, error) {
 // and puts those of objects new to it, in BatchWriteItem requests, then confirms
 // the subject as addToSet does.
 func (c *Client) replaceSet(ctx context.Context, op listOp) error {
+	if c.ordered[op.predicate] {
+		return c.replaceOrderedSet(ctx, op)
+	}
 	current, err := c.readList(ctx, op.subject, op.predicate, true)
 	if err != nil {
 		return err
@@ -220,7 +227,7 @@ func (c *Client) replaceSet(ctx context.Context, op listOp) error {
 		if !held[k] {
 			e := op.setEntry(k)
 			add.objects = append(add.objects, k)
-			ops = append(ops, batching.PutOp(c.names.Relationships, e.PrimaryKey(), setItem(op, k, token)))
+			ops = append(ops, batching.PutOp(c.names.Relationships, e.PrimaryKey(), c.setItem(op, k, token)))
 		}
 	}
 	if err := c.batch.Write(ctx, ops); err != nil {

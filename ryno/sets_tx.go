@@ -60,7 +60,7 @@ func (c *Client) txSet(ctx context.Context, op *txOp, written map[Key]opKind, jo
 func (c *Client) setPut(op listOp, object Key, token string) types.TransactWriteItem {
 	b := build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)), nil)
 	return types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(c.names.Relationships), Item: setItem(op, object, token),
+		TableName: aws.String(c.names.Relationships), Item: c.setItem(op, object, token),
 		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
 	}}
 }

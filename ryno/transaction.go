@@ -321,7 +321,7 @@ func (op *txOp) check(c *Client) error {
 		}
 		return op.cond.err
 	case opAdd, opRemove:
-		return validateList(op.key, op.predicate, op.objects)
+		return c.validateList(op.key, op.predicate, op.objects)
 	}
 	return op.key.Validate()
 }

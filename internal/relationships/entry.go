@@ -29,11 +29,23 @@ type Entry struct {
 	// object_type:object_id, and its Index is 0. It has no _predicate_object_key: its
 	// own key finds it by object, so the by-object index, and its write, are spared.
 	InSet bool
+	// Ordered says the entry belongs to an ordered set: a set listed in the order
+	// its objects were added. Position orders it; the entry's
+	// _predicate_object_key (schema.OrderedSetKey) holds it, so that the by-object
+	// index lists the set in order. Index stays 0.
+	Ordered  bool
+	Position int64
 }
 
 // SetEntry returns the entry of object in subject's set under predicate.
 func SetEntry(subject Key, predicate string, object Key) Entry {
 	return Entry{Subject: subject, Predicate: predicate, Object: object, InSet: true}
+}
+
+// OrderedSetEntry returns the entry of object at position in subject's ordered set
+// under predicate.
+func OrderedSetEntry(subject Key, predicate string, object Key, position int64) Entry {
+	return Entry{Subject: subject, Predicate: predicate, Object: object, InSet: true, Ordered: true, Position: position}
 }
 
 // entryAttrs is the number of attributes the store writes in every entry item.
@@ -58,7 +70,10 @@ func (e Entry) Item() map[string]types.AttributeValue {
 	item[schema.AttrObjectKey] = str(e.Object.String())
 	item[schema.AttrPredicateKey] = str(e.predicateKey())
 	item[schema.AttrReverseKey] = str(e.ReverseKey())
-	if !e.InSet {
+	switch {
+	case e.Ordered:
+		item[schema.AttrPredicateObjectKey] = str(e.OrderedKey())
+	case !e.InSet:
 		item[schema.AttrPredicateObjectKey] = str(e.predicateObjectKey())
 	}
 	return item
@@ -82,6 +97,11 @@ func (e Entry) predicateKey() string {
 		return e.predicateObjectKey()
 	}
 	return schema.PredicateKey(e.Predicate, e.Index, e.Object.Type, e.Object.ID)
+}
+
+// OrderedKey returns the _predicate_object_key of an entry of an ordered set.
+func (e Entry) OrderedKey() string {
+	return schema.OrderedSetKey(e.Predicate, e.Position, e.Object.Scope, e.Object.Type, e.Object.ID)
 }
 
 func (e Entry) predicateObjectKey() string {
@@ -113,8 +133,48 @@ func FromItem(item map[string]types.AttributeValue) (Entry, error) {
 	if r.err != nil {
 		return Entry{}, r.err
 	}
-	_, byObject := item[schema.AttrPredicateObjectKey]
-	e.InSet = !byObject
+	lsi, present := item[schema.AttrPredicateObjectKey]
+	e.InSet = !present
+	if byObject, ok := lsi.(*types.AttributeValueMemberS); ok && schema.IsOrderedSetKey(byObject.Value) {
+		p, err := schema.ParseOrderedSetKey(e.Predicate, byObject.Value)
+		if err != nil {
+			return Entry{}, err
+		}
+		e.InSet, e.Ordered, e.Position = true, true, p
+	}
+	return e, nil
+}
+
+// FromOrderedKeys reads an entry of subject's ordered set under predicate from an
+// item of the by-object index, which projects keys only: the object is in its
+// _predicate_key, the position in its _predicate_object_key. An entry of an ordered
+// set has no edge attributes, so the keys hold all of it.
+func FromOrderedKeys(subject Key, predicate string, item map[string]types.AttributeValue) (Entry, error) {
+	r := itemReader{item: item}
+	sk, pk, ok := r.str(schema.AttrSubjectKey), r.str(schema.AttrPredicateKey), r.str(schema.AttrPredicateObjectKey)
+	if r.err != nil {
+		return Entry{}, r.err
+	}
+	position, err := schema.ParseOrderedSetKey(predicate, ok)
+	if err != nil {
+		return Entry{}, err
+	}
+	parts := strings.Split(pk, string(schema.Delimiter))
+	if len(parts) == 4 {
+		for i, p := range parts {
+			if parts[i], err = schema.Unescape(p); err != nil {
+				break
+			}
+		}
+	}
+	e := OrderedSetEntry(subject, predicate, Key{}, position)
+	if len(parts) == 4 && err == nil {
+		e.Object = Key{Scope: parts[1], Type: parts[2], ID: parts[3]}
+	}
+	if sk != subject.String() || parts[0] != predicate || e.predicateKey() != pk || e.OrderedKey() != ok {
+		return Entry{}, &schema.ValidationError{Field: schema.AttrPredicateKey, Value: pk,
+			Reason: fmt.Sprintf("is not the key of an entry of the ordered set %s of %s", predicate, subject)}
+	}
 	return e, nil
 }
 

@@ -3,6 +3,7 @@ package schema_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -290,4 +291,43 @@ func TestShortenedReverseKeysStayDistinct(t *testing.T) {
 	c := schema.ReverseKey("follows", "acme", "user", strings.Repeat("x", 1100)+"a", 6)
 	require.NotEqual(t, a, c)
 	require.Equal(t, a, schema.ReverseKey("follows", "acme", "user", strings.Repeat("x", 1100)+"a", 5))
+}
+
+func TestOrderedSetKeys(t *testing.T) {
+	tests := []struct {
+		name      string
+		position  int64
+		predicate string
+	}{
+		{"zero", 0, "cards"},
+		{"microseconds", 1_795_000_000_000_123, "cards"},
+		{"largest", math.MaxInt64, "a:b%c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := schema.OrderedSetKey(tt.predicate, tt.position, "s:1", "card", "id%2")
+			if !schema.IsOrderedSetKey(k) || !strings.HasPrefix(k, schema.OrderedSetPrefix(tt.predicate)) {
+				t.Fatalf("%q: not recognised as an ordered set key", k)
+			}
+			got, err := schema.ParseOrderedSetKey(tt.predicate, k)
+			if err != nil || got != tt.position {
+				t.Fatalf("schema.ParseOrderedSetKey(%q) = %d, %v; want %d", k, got, err, tt.position)
+			}
+		})
+	}
+	if schema.IsOrderedSetKey(schema.PredicateObjectKey("cards", "s", "card", "1")) {
+		t.Error("a list entry's LSI key is taken for an ordered set's")
+	}
+	if strings.HasPrefix(schema.PredicateObjectKey("cards", "s", "card", "1"), schema.OrderedSetPrefix("cards")) {
+		t.Error("the ordered set's prefix selects a list entry")
+	}
+	for _, bad := range []string{"cards:\x05", "cards:\x05123:s:t:i", "x:\x050000000000000000001:s:t:i", "cards:\x05-000000000000000001:s:t:i"} {
+		if _, err := schema.ParseOrderedSetKey("cards", bad); err == nil {
+			t.Errorf("schema.ParseOrderedSetKey(%q) accepted it", bad)
+		}
+	}
+	a, b := schema.OrderedSetKey("p", 9, "s", "t", "z"), schema.OrderedSetKey("p", 10, "s", "t", "a")
+	if a >= b {
+		t.Errorf("position 9 sorts after 10: %q, %q", a, b)
+	}
 }

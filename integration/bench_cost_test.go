@@ -37,6 +37,7 @@ const (
 	costRuns        = 3       // runs of each call measured; the report takes the medians
 	costWriters     = 8       // goroutines of a workload
 	costSet         = "likes" // the predicate the report declares a set
+	costOrdered     = "cards" // the predicate the report declares an ordered set
 	costDefaultTime = 10 * time.Second
 )
 
@@ -235,7 +236,7 @@ func TestCostReport(t *testing.T) {
 	api := dynamotest.API(t)
 	recOpts := dynamotest.RecorderOptions{Images: true, Capacity: true}
 
-	libOpts := ryno.Options{TablePrefix: dynamotest.Tables(t, api), Indexes: costIndexes, Sets: []string{costSet}}
+	libOpts := ryno.Options{TablePrefix: dynamotest.Tables(t, api), Indexes: costIndexes, Sets: []string{costSet}, OrderedSets: []string{costOrdered}}
 	libRec := dynamotest.NewRecorder(api, recOpts)
 	db, err := ryno.New(libRec, libOpts)
 	if err != nil {
@@ -332,14 +333,15 @@ func costCalls(t *testing.T, db, seeder *ryno.Client, libRec *dynamotest.Recorde
 		}))
 
 	// Sets: the raw side is the seed's list write, which sets replace.
-	libSet := func(what string, list []ryno.Key) func(int) error {
+	libSetOf := func(predicate, what string, list []ryno.Key) func(int) error {
 		return func(run int) error {
 			if _, err := seeder.Set(ctx, &ryno.Entity{Key: subject(what, run), Attributes: personAttrs()}); err != nil {
 				return err
 			}
-			return seeder.ReplaceRelationships(ctx, subject(what, run), costSet, list)
+			return seeder.ReplaceRelationships(ctx, subject(what, run), predicate, list)
 		}
 	}
+	libSet := func(what string, list []ryno.Key) func(int) error { return libSetOf(costSet, what, list) }
 	row("AddRelationships, 1 object to a set of 100",
 		costCall(t, libRec, libSet("sadd", list100), func(run int) error {
 			return wantOne(db.AddRelationships(ctx, subject("sadd", run), costSet, []ryno.Key{costPerson("new")}))
@@ -360,6 +362,29 @@ func costCalls(t *testing.T, db, seeder *ryno.Client, libRec *dynamotest.Recorde
 		}),
 		costCall(t, rawRec, rawList("sreplace", list100), func(run int) error {
 			return raw.ReplaceDiff(ctx, subject("sreplace", run), follows, changed)
+		}))
+
+	libOrdered := func(what string, list []ryno.Key) func(int) error { return libSetOf(costOrdered, what, list) }
+	row("AddRelationships, 1 object to an ordered set of 100",
+		costCall(t, libRec, libOrdered("oadd", list100), func(run int) error {
+			return wantOne(db.AddRelationships(ctx, subject("oadd", run), costOrdered, []ryno.Key{costPerson("new")}))
+		}),
+		costCall(t, rawRec, rawList("oadd", list100), func(run int) error {
+			return raw.Add(ctx, subject("oadd", run), follows, []ryno.Key{costPerson("new")})
+		}))
+	row("RemoveRelationships, 1 object from an ordered set of 100",
+		costCall(t, libRec, libOrdered("oremove", list100), func(run int) error {
+			return wantOne(db.RemoveRelationships(ctx, subject("oremove", run), costOrdered, []ryno.Key{list100[50]}))
+		}),
+		costCall(t, rawRec, rawList("oremove", list100), func(run int) error {
+			return raw.Remove(ctx, subject("oremove", run), follows, []ryno.Key{list100[50]})
+		}))
+	row("ReplaceRelationships of an ordered set of 100, changing 10",
+		costCall(t, libRec, libOrdered("oreplace", list100), func(run int) error {
+			return db.ReplaceRelationships(ctx, subject("oreplace", run), costOrdered, changed)
+		}),
+		costCall(t, rawRec, rawList("oreplace", list100), func(run int) error {
+			return raw.ReplaceDiff(ctx, subject("oreplace", run), follows, changed)
 		}))
 
 	libReplace := costCall(t, libRec, libList("replace", list100), func(run int) error {
@@ -394,6 +419,16 @@ func costCalls(t *testing.T, db, seeder *ryno.Client, libRec *dynamotest.Recorde
 			return raw.Set(ctx, subject("sset", run), personAttrs(), map[string][]ryno.Key{follows: list10})
 		}))
 
+	row("Set of a new entity with a 10-object ordered set (ReplaceLists)",
+		costCall(t, libRec, nil, func(run int) error {
+			_, err := db.Set(ctx, &ryno.Entity{Key: subject("oset", run), Attributes: personAttrs()},
+				ryno.ReplaceLists(map[string][]ryno.Key{costOrdered: list10}))
+			return err
+		}),
+		costCall(t, rawRec, nil, func(run int) error {
+			return raw.Set(ctx, subject("oset", run), personAttrs(), map[string][]ryno.Key{follows: list10})
+		}))
+
 	cites, hub := "cites", func(run int) ryno.Key { return costPost(fmt.Sprintf("hub%d", run)) }
 	citing, cited := costPosts("citing", 50), costPosts("cited", 50)
 	row("Delete with 50 in + 50 out edges, 3 index entries",
@@ -420,33 +455,39 @@ func costCalls(t *testing.T, db, seeder *ryno.Client, libRec *dynamotest.Recorde
 			})
 		}, func(run int) error { return raw.Delete(ctx, hub(run)) }))
 
-	shub := func(run int) ryno.Key { return costPost(fmt.Sprintf("shub%d", run)) }
-	scitingOf := func(run int) []ryno.Key { return costPosts(fmt.Sprintf("sciting%d-", run), 50) }
-	row("Delete with 50 in + 50 out set edges, 3 index entries",
-		costCall(t, libRec, func(run int) error {
-			if _, err := seeder.Set(ctx, &ryno.Entity{Key: shub(run), Attributes: postAttrs("a", "b", "c")},
-				ryno.ReplaceLists(map[string][]ryno.Key{costSet: cited})); err != nil {
-				return err
-			}
-			citing := scitingOf(run)
-			return costParallel(len(citing), func(i int) error {
-				_, err := seeder.Set(ctx, &ryno.Entity{Key: citing[i], Attributes: postAttrs()},
-					ryno.ReplaceLists(map[string][]ryno.Key{costSet: {shub(run)}}))
-				return err
-			})
-		}, func(run int) error { return db.Delete(ctx, shub(run)) }),
-		costCall(t, rawRec, func(run int) error {
-			if err := rawSeeder.Create(ctx, shub(run), postAttrs("a", "b", "c"), "tag", []string{"a", "b", "c"}); err != nil {
-				return err
-			}
-			if err := rawSeeder.Replace(ctx, shub(run), cites, cited); err != nil {
-				return err
-			}
-			citing := scitingOf(run)
-			return costParallel(len(citing), func(i int) error {
-				return rawSeeder.Set(ctx, citing[i], postAttrs(), map[string][]ryno.Key{cites: {shub(run)}})
-			})
-		}, func(run int) error { return raw.Delete(ctx, shub(run)) }))
+	// The same Delete where the edges are sets or ordered sets: the raw side is the
+	// seed's lists, as above.
+	setEdges := func(name, predicate, prefix string) {
+		shub := func(run int) ryno.Key { return costPost(fmt.Sprintf("%shub%d", prefix, run)) }
+		scitingOf := func(run int) []ryno.Key { return costPosts(fmt.Sprintf("%sciting%d-", prefix, run), 50) }
+		row(name,
+			costCall(t, libRec, func(run int) error {
+				if _, err := seeder.Set(ctx, &ryno.Entity{Key: shub(run), Attributes: postAttrs("a", "b", "c")},
+					ryno.ReplaceLists(map[string][]ryno.Key{predicate: cited})); err != nil {
+					return err
+				}
+				citing := scitingOf(run)
+				return costParallel(len(citing), func(i int) error {
+					_, err := seeder.Set(ctx, &ryno.Entity{Key: citing[i], Attributes: postAttrs()},
+						ryno.ReplaceLists(map[string][]ryno.Key{predicate: {shub(run)}}))
+					return err
+				})
+			}, func(run int) error { return db.Delete(ctx, shub(run)) }),
+			costCall(t, rawRec, func(run int) error {
+				if err := rawSeeder.Create(ctx, shub(run), postAttrs("a", "b", "c"), "tag", []string{"a", "b", "c"}); err != nil {
+					return err
+				}
+				if err := rawSeeder.Replace(ctx, shub(run), cites, cited); err != nil {
+					return err
+				}
+				citing := scitingOf(run)
+				return costParallel(len(citing), func(i int) error {
+					return rawSeeder.Set(ctx, citing[i], postAttrs(), map[string][]ryno.Key{cites: {shub(run)}})
+				})
+			}, func(run int) error { return raw.Delete(ctx, shub(run)) }))
+	}
+	setEdges("Delete with 50 in + 50 out set edges, 3 index entries", costSet, "s")
+	setEdges("Delete with 50 in + 50 out ordered-set edges, 3 index entries", costOrdered, "o")
 
 	row("Create with 2 index entries",
 		costCall(t, libRec, nil, func(run int) error {
@@ -609,6 +650,16 @@ func costWorkloads(t *testing.T, duration time.Duration, lib, seeder *ryno.Clien
 			},
 			raw: func(_ int, seq int64) error {
 				return raw.Add(ctx, one, costSet, []ryno.Key{costPerson(id("ws", seq))})
+			},
+		},
+		{
+			name: "AddRelationships, 8 writers on one ordered set",
+			lib: func(_ int, seq int64) error {
+				_, err := lib.AddRelationships(ctx, one, costOrdered, []ryno.Key{costPerson(id("wc", seq))})
+				return err
+			},
+			raw: func(_ int, seq int64) error {
+				return raw.Add(ctx, one, costOrdered, []ryno.Key{costPerson(id("wc", seq))})
 			},
 		},
 		{

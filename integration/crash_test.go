@@ -47,7 +47,8 @@ const (
 //
 // A set's large Replace is killed too: a set promises each object's entry on its
 // own, so after the kill and after the next writer it holds what the calls wrote of
-// each object, and nothing of a deleted subject.
+// each object, and nothing of a deleted subject. Half of those rounds write an
+// ordered set, which the next Replace leaves in exactly the order it gives.
 //
 // A Delete of a project owning issues and their comments (Options.Owns) is
 // killed too: whoever completes it deletes the whole tree.
@@ -129,6 +130,12 @@ const crashPredicate = "follows"
 const crashSet = "likes"
 
 var crashSets = []string{crashSet}
+
+// crashOrdered is the predicate the crash test declares an ordered set
+// (Options.OrderedSets).
+const crashOrdered = "cards"
+
+var crashOrderedSets = []string{crashOrdered}
 
 // listState is the crash state of a large write of subject's list from before to
 // after: readers see no entry of neither right after the kill, and afterwards the
@@ -389,7 +396,8 @@ func setupCrashExpire(t *testing.T, s *store, _ *rand.Rand) *crashState {
 }
 
 // setupCrashSetReplace replaces 150 of a set's 150 objects with 75 kept and 75 new,
-// with ReplaceRelationships or with Set and ReplaceLists.
+// with ReplaceRelationships or with Set and ReplaceLists; in half the rounds the set
+// is an ordered set, which the next Replace leaves in exactly its order.
 // Right after the kill, the set holds objects of the old set or the new one only.
 // After a next writer, it holds each object the next writer's call settles as that
 // call left it, every object of both sets, and any object of one of them.
@@ -397,7 +405,6 @@ func setupCrashSetReplace(t *testing.T, s *store, rng *rand.Rand) *crashState {
 	subject := pk("hub")
 	old := pks("o", 150)
 	createObjects(t, s, slices.Concat([]ryno.Key{subject}, old, pks("n", 75))...)
-	require.NoError(t, s.ReplaceRelationships(ctx, subject, crashSet, old))
 	kept := slices.Clone(old[:75])
 	next := slices.Concat(kept, pks("n", 75))
 	rng.Shuffle(len(next), func(i, j int) { next[i], next[j] = next[j], next[i] })
@@ -407,21 +414,27 @@ func setupCrashSetReplace(t *testing.T, s *store, rng *rand.Rand) *crashState {
 	if rng.IntN(2) == 0 {
 		op = "setlists"
 	}
-	call := crashCall{Op: op, Subject: subject, Predicate: crashSet, Objects: next}
+	// Half the rounds write an ordered set: listed in order, replaced exactly.
+	set := crashSet
+	if rng.IntN(2) == 0 {
+		set = crashOrdered
+	}
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, set, old))
+	call := crashCall{Op: op, Subject: subject, Predicate: set, Objects: next}
 	return &crashState{
 		call: call,
 		nexts: []crashCall{
 			call,
-			{Op: "add", Subject: subject, Predicate: crashSet, Objects: []ryno.Key{pk("late")}},
-			{Op: "remove", Subject: subject, Predicate: crashSet, Objects: []ryno.Key{kept[0]}},
+			{Op: "add", Subject: subject, Predicate: set, Objects: []ryno.Key{pk("late")}},
+			{Op: "remove", Subject: subject, Predicate: set, Objects: []ryno.Key{kept[0]}},
 			{Op: "delete", Subject: subject},
 		},
 		killed: func(t *testing.T, s *store) {
-			got := objectsOf(t, s.Client, subject, crashSet, 500)
+			got := objectsOf(t, s.Client, subject, set, 500)
 			requireSetBetween(t, got, kept, slices.Concat(old, next), "after the kill")
 		},
 		exact: func(t *testing.T, s *store, nextCall crashCall, when string) {
-			got := objectsOf(t, s.Client, subject, crashSet, 500)
+			got := objectsOf(t, s.Client, subject, set, 500)
 			switch {
 			case nextCall.Op == "delete" && when == "after the next writer":
 				// A set write killed in flight can land after the Delete read what
@@ -432,6 +445,8 @@ func setupCrashSetReplace(t *testing.T, s *store, rng *rand.Rand) *crashState {
 				require.ErrorIs(t, err, ryno.ErrNotFound, when)
 			case nextCall.Op == "delete":
 				requireNothingOf(t, s, subject, true)
+			case (nextCall.Op == "replace" || nextCall.Op == "setlists") && set == crashOrdered:
+				require.Equal(t, next, got, "%s: the ordered set submitted, in its order", when)
 			case nextCall.Op == "replace" || nextCall.Op == "setlists":
 				require.ElementsMatch(t, next, got, "%s: the set submitted", when)
 			case nextCall.Op == "add":
@@ -524,7 +539,7 @@ func crashRound(t *testing.T, sc crashScenario, seed uint64, sent map[string]int
 	var st *crashState
 	var killed bool
 	for try := 1; ; try++ {
-		s = newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes, Sets: crashSets, Owns: ownsTree})
+		s = newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes, Sets: crashSets, OrderedSets: crashOrderedSets, Owns: ownsTree})
 		st = sc.setup(t, s, rng)
 		t.Logf("kill at request %d of %d, %s", killAt, sent[sc.name], mode)
 		killed = runWorker(t, crashSpec{Endpoint: dynamotest.Endpoint(), Prefix: s.Names().Prefix, Call: st.call,
@@ -540,7 +555,7 @@ func crashRound(t *testing.T, sc crashScenario, seed uint64, sent map[string]int
 
 	// The next writer comes once the killed writer's lease expired.
 	later := func() time.Time { return time.Now().Add(testLease + time.Second) }
-	next := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, Sets: crashSets, Owns: ownsTree, ListLease: testLease, Now: later})
+	next := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, Sets: crashSets, OrderedSets: crashOrderedSets, Owns: ownsTree, ListLease: testLease, Now: later})
 	call := st.nexts[rng.IntN(len(st.nexts))]
 	t.Logf("next writer: %s", call.Op)
 	err := call.run(ctx, next)
@@ -552,7 +567,7 @@ func crashRound(t *testing.T, sc crashScenario, seed uint64, sent map[string]int
 	requireIndexExact(t, s)
 	requireClaimsExact(t, s)
 
-	checker := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, Sets: crashSets, Owns: ownsTree, ListLease: testLease, Now: later})
+	checker := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, Sets: crashSets, OrderedSets: crashOrderedSets, Owns: ownsTree, ListLease: testLease, Now: later})
 	_, err = checker.Check(ctx, ryno.CheckOptions{Repair: true})
 	require.NoError(t, err)
 	st.exact(t, s, call, "after check --repair")
@@ -572,7 +587,7 @@ func crashRound(t *testing.T, sc crashScenario, seed uint64, sent map[string]int
 // requests it sent.
 func crashCount(t *testing.T, sc crashScenario, seed uint64) int {
 	t.Helper()
-	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes, Sets: crashSets, Owns: ownsTree})
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes, Sets: crashSets, OrderedSets: crashOrderedSets, Owns: ownsTree})
 	st := sc.setup(t, s, rand.New(rand.NewPCG(seed, 1)))
 	out := workerOutput(t, crashSpec{Endpoint: dynamotest.Endpoint(), Prefix: s.Names().Prefix, Call: st.call})
 	var n int

@@ -84,7 +84,7 @@ func runCrashWorker(raw string) int {
 	}
 	k := &killer{at: int64(spec.KillAt), mode: spec.Mode, rng: rand.New(rand.NewPCG(spec.Seed, 7))}
 	api := dynamotest.Wrap(dynamotest.NewAPI(spec.Endpoint), k.hook)
-	db, err := ryno.New(api, ryno.Options{TablePrefix: spec.Prefix, Indexes: slugIndexes, Sets: crashSets, Owns: ownsTree, ListLease: testLease})
+	db, err := ryno.New(api, ryno.Options{TablePrefix: spec.Prefix, Indexes: slugIndexes, Sets: crashSets, OrderedSets: crashOrderedSets, Owns: ownsTree, ListLease: testLease})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "crash worker:", err)
 		return 2

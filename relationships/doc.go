@@ -21,4 +21,11 @@
 // The store writes a list's entries, head and markers in one transaction; a change
 // too large for one is written under a lease on the head, after the writer recorded
 // its intent in items whose sort keys start with byte 0x03.
+//
+// A predicate a client declares a set (ryno.Options.Sets) keeps one entry per
+// object and no head or marker: its _predicate_key is predicate:scope:type:id, its
+// _index is 0, and it has no _predicate_object_key. An ordered set
+// (ryno.Options.OrderedSets) is a set whose entries also have a
+// _predicate_object_key, predicate:\x05position:scope:type:id with the position
+// written as 19 digits, so that the by-object index holds them in the order added.
 package relationships

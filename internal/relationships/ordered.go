@@ -19,10 +19,11 @@ type OrderedPlan struct {
 // keep their order keep their entries: the longest run of current positions that
 // want keeps increasing. Every other object of want gets a position between those
 // of its kept neighbours, spread evenly, and the objects after the last kept one
-// get positions from next on (next must exceed every position of current). Where
-// two kept neighbours leave too little room between them, the objects from there to
+// get positions next, next+stride, ... (next must exceed every position of
+// current; the stride leaves room for later insertions between them). Where two
+// kept neighbours leave too little room between them, the objects from there to
 // the end get positions from next on.
-func PlanOrderedSet(subject Key, predicate string, current []Entry, want []Key, next int64) OrderedPlan {
+func PlanOrderedSet(subject Key, predicate string, current []Entry, want []Key, next, stride int64) OrderedPlan {
 	held := make(map[Key]int64, len(current))
 	for _, e := range current {
 		held[e.Object] = e.Position
@@ -47,7 +48,7 @@ func PlanOrderedSet(subject Key, predicate string, current []Entry, want []Key, 
 		if j == len(want) || held[want[j]]-lo-1 < n {
 			for ; i < len(want); i++ { // no room: the rest goes after everything held
 				put(want[i], next)
-				next++
+				next += stride
 			}
 			break
 		}

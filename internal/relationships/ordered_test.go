@@ -37,19 +37,19 @@ func TestPlanOrderedSet(t *testing.T) {
 		deletes []string
 	}{
 		{"unchanged", held("a", 10, "b", 20), ids("a", "b"), map[string]int64{}, nil},
-		{"append", held("a", 10, "b", 20), ids("a", "b", "c", "d"), map[string]int64{"c": 1000, "d": 1001}, nil},
+		{"append", held("a", 10, "b", 20), ids("a", "b", "c", "d"), map[string]int64{"c": 1000, "d": 1010}, nil},
 		{"remove and append", held("a", 10, "b", 20, "c", 30), ids("a", "c", "x"), map[string]int64{"x": 1000}, []string{"b"}},
 		{"insert in front", held("a", 10, "b", 20), ids("x", "a", "b"), map[string]int64{"x": 4}, nil},
 		{"insert between", held("a", 10, "b", 40), ids("a", "x", "y", "b"), map[string]int64{"x": 20, "y": 30}, nil},
 		{"move one back", held("a", 10, "b", 20, "c", 30), ids("b", "c", "a"), map[string]int64{"a": 1000}, nil},
 		{"move one to front", held("a", 10, "b", 20, "c", 30), ids("c", "a", "b"), map[string]int64{"c": 4}, nil},
-		{"no room", held("a", 1, "b", 2, "c", 3), ids("a", "x", "b", "c"), map[string]int64{"x": 1000, "b": 1001, "c": 1002}, nil},
+		{"no room", held("a", 1, "b", 2, "c", 3), ids("a", "x", "b", "c"), map[string]int64{"x": 1000, "b": 1010, "c": 1020}, nil},
 		{"empty", held("a", 1), nil, map[string]int64{}, []string{"a"}},
-		{"from nothing", nil, ids("a", "b"), map[string]int64{"a": 1000, "b": 1001}, nil},
+		{"from nothing", nil, ids("a", "b"), map[string]int64{"a": 1000, "b": 1010}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plan := PlanOrderedSet(s, "cards", tt.current, tt.want, 1000)
+			plan := PlanOrderedSet(s, "cards", tt.current, tt.want, 1000, 10)
 			puts := map[string]int64{}
 			for _, e := range plan.Puts {
 				if !e.Ordered || !e.InSet || e.Subject != s || e.Predicate != "cards" {
@@ -119,7 +119,7 @@ func TestPlanOrderedSetRandom(t *testing.T) {
 				want = append(want, Key{Scope: "s", Type: "t", ID: fmt.Sprint(i)})
 			}
 		}
-		plan := PlanOrderedSet(s, "p", current, want, maxPos+1)
+		plan := PlanOrderedSet(s, "p", current, want, maxPos+1, int64(1+r.IntN(3)))
 		t.Run(fmt.Sprint(round), func(t *testing.T) { checkOrdered(t, current, want, plan) })
 		if t.Failed() {
 			return

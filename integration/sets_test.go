@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -218,7 +219,11 @@ func TestDeleteSweepsTheSetsPointingAtTheEntity(t *testing.T) {
 	_, err := s.AddRelationships(ctx, gone, setPredicate, fans)
 	require.NoError(t, err)
 
+	s.counter.Reset()
 	require.NoError(t, s.Delete(ctx, gone))
+	require.Equal(t, map[string]int{"UpdateItem": 1, "Query": 3, "DeleteItem": 241}, requests(s.counter),
+		"the tombstone; the index entries (none) and the partition, the entries pointing at it; "+
+			"each of the 240 set entries deleted alone, at 1 WCU where a transaction bills 2; the entity")
 	requireNothingOf(t, s, gone, true)
 	for _, f := range fans[:10] {
 		require.Equal(t, []ryno.Key{pk("x")}, objectsOf(t, s.Client, f, setPredicate, 10))
@@ -363,4 +368,57 @@ func TestASetInATransactionReportsWhatChangedAtTheCommit(t *testing.T) {
 		n += len(c)
 	}
 	require.Equal(t, 1, n, "one transaction added it")
+}
+
+// heldDeletes holds every conditional DeleteItem of relationship entries until
+// release is closed, and says when the first arrives: a sweep paused after its
+// read, as a process stalled by a long pause or a slow network would be.
+type heldDeletes struct {
+	ryno.DynamoDBAPI
+	table   string
+	arrived chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func (h *heldDeletes) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	if aws.ToString(in.TableName) == h.table && in.ConditionExpression != nil {
+		h.once.Do(func() { close(h.arrived) })
+		<-h.release
+	}
+	return h.DynamoDBAPI.DeleteItem(ctx, in, opts...)
+}
+
+// TestALateSweepOfASetLeavesTheEntriesOfANewLife pauses a Delete whose sweep
+// deletes set entries one request each, after it read them; meanwhile another
+// writer completes the Delete, the entity is created anew and an object added to
+// its set again. When the paused requests land, each finds the entry written
+// since, with another token, and leaves it.
+func TestALateSweepOfASetLeavesTheEntriesOfANewLife(t *testing.T) {
+	s := setStore(t, ryno.Options{})
+	hub := pk("hub")
+	objects := pks("o", 110) // more than one transaction: the sweep fences each delete
+	createSubjects(t, s.Client, hub)
+	require.NoError(t, s.ReplaceRelationships(ctx, hub, setPredicate, objects))
+
+	held := &heldDeletes{DynamoDBAPI: s.raw, table: s.Names().Relationships, arrived: make(chan struct{}), release: make(chan struct{})}
+	stalled, err := ryno.New(held, ryno.Options{TablePrefix: s.Names().Prefix, Sets: []string{setPredicate}})
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- stalled.Delete(ctx, hub) }()
+	select {
+	case <-held.arrived:
+	case err := <-done:
+		t.Fatalf("the Delete ended before its fenced deletes: %v", err)
+	}
+
+	other := newClientOn(t, s, ryno.Options{Sets: []string{setPredicate}})
+	require.NoError(t, other.Delete(ctx, hub), "the next writer completes the Delete")
+	createSubjects(t, other, hub)
+	_, err = other.AddRelationships(ctx, hub, setPredicate, objects[:3])
+	require.NoError(t, err)
+
+	close(held.release)
+	require.NoError(t, <-done, "the stalled Delete finds its guard gone, and stops")
+	require.Equal(t, objects[:3], objectsOf(t, s.Client, hub, setPredicate, 10), "the new life's entries are all there")
 }

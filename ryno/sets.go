@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -294,17 +293,8 @@ func (c *Client) confirmObjects(ctx context.Context, op listOp, objects, created
 // takeBack deletes the entries of objects that the call token wrote and nobody
 // wrote again since.
 func (c *Client) takeBack(ctx context.Context, op listOp, objects []Key, token string) error {
-	b := build(expression.Name(schema.AttrToken).Equal(expression.Value(str(token))), nil)
 	return batching.Parallel(ctx, len(objects), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		e := op.setEntry(objects[i])
-		_, err := c.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-			TableName: aws.String(c.names.Relationships), Key: e.PrimaryKey(),
-			ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
-		})
-		if a := classify(err); a.outcome == conditionFailed {
-			return nil
-		}
-		return err
+		return c.deleteIfToken(ctx, op.setEntry(objects[i]).PrimaryKey(), token)
 	})
 }
 

@@ -29,6 +29,11 @@ import (
 // and of the deleted entity's marker in it.
 type sweepPart struct {
 	deletes []batching.WriteOp
+	// fenced are the deletes of set entries, which keep no head or marker. In a
+	// sweep of more than one transaction they go outside the transactions, each a
+	// DeleteItem conditional on the entry still holding the token the sweep read
+	// (fencedDelete); in a transaction they are plain deletes, the guard fencing them.
+	fenced []fencedDelete
 	// releases are the claims of unique values the entity held, deleted unless
 	// another entity owns them by now.
 	releases []indexentries.Claim
@@ -41,7 +46,7 @@ type sweepPart struct {
 
 func (p sweepPart) actions() int {
 	if p.list == nil {
-		return len(p.deletes) + len(p.releases)
+		return len(p.deletes) + len(p.fenced) + len(p.releases)
 	}
 	return len(p.list.Deletes) + 2 // the head and the marker
 }
@@ -134,19 +139,87 @@ func (c *Client) sweepOnce(ctx context.Context, g guard, final types.TransactWri
 	return err == nil, err
 }
 
-// sweepParts runs parts in parallel transactions, each checking g, within batch's
-// bound.
+// sweepParts runs parts in parallel transactions, each checking g, beside the
+// fenced deletes of set entries, all within batch's bound. More fenced deletes than
+// fencedLimit go in the transactions: a transaction takes 99 where a wave of
+// requests takes MaxConcurrency.
 func (c *Client) sweepParts(ctx context.Context, batch *batching.Engine, g guard, parts []sweepPart) error {
+	var fenced []fencedDelete
+	if n := countFenced(parts); n > 0 && n <= fencedWaves*c.opts.MaxConcurrency {
+		var rest []sweepPart
+		for _, p := range parts {
+			fenced, p.fenced = append(fenced, p.fenced...), nil
+			if p.actions() > 0 || p.list != nil {
+				rest = append(rest, p)
+			}
+		}
+		parts = rest
+	}
 	txs := packParts(parts, maxTransactItems-1)
 	check := g.action(c.names.Entities)
-	return batching.Parallel(ctx, len(txs), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	return batching.Parallel(ctx, len(txs)+len(fenced), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		release, err := batch.Acquire(ctx)
 		if err != nil {
 			return err
 		}
 		defer release()
+		if i >= len(txs) {
+			return c.deleteFenced(ctx, fenced[i-len(txs)])
+		}
 		return c.sweepTransaction(ctx, check, txs[i])
 	})
+}
+
+// fencedWaves bounds the fenced deletes of one page of a sweep, in waves of
+// MaxConcurrency requests.
+const fencedWaves = 4
+
+func countFenced(parts []sweepPart) int {
+	n := 0
+	for _, p := range parts {
+		n += len(p.fenced)
+	}
+	return n
+}
+
+// fencedDelete is the delete of a set entry outside any transaction: on the
+// condition that the entry still holds token, the one the sweep read ("" for none).
+// An entry written again since (a writer that met the tombstone takes its own
+// entries back; a subject created anew has entries of its own) is not the sweep's
+// to delete, however late its request lands.
+type fencedDelete struct {
+	key   map[string]types.AttributeValue
+	token string
+}
+
+// fenceOf is the fenced delete of the set entry item (with its key and _token).
+func fenceOf(item map[string]types.AttributeValue) fencedDelete {
+	key := batching.Project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})
+	return fencedDelete{key: key, token: optionalString(item, schema.AttrToken)}
+}
+
+// deleteFenced deletes f's entry if it still holds f's token.
+func (c *Client) deleteFenced(ctx context.Context, f fencedDelete) error {
+	return c.deleteIfToken(ctx, f.key, f.token)
+}
+
+// deleteIfToken deletes the relationship entry with key if the call token wrote it
+// last (if it has no token, for token ""). An entry another write changed since is
+// left.
+func (c *Client) deleteIfToken(ctx context.Context, key map[string]types.AttributeValue, token string) error {
+	cond := expression.AttributeNotExists(expression.Name(schema.AttrToken))
+	if token != "" {
+		cond = expression.Name(schema.AttrToken).Equal(expression.Value(str(token)))
+	}
+	b := build(cond, nil)
+	_, err := c.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: aws.String(c.names.Relationships), Key: key,
+		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+	})
+	if a := classify(err); a.outcome == conditionFailed {
+		return nil
+	}
+	return err
 }
 
 // sweepTransaction commits parts after first, the guard. It returns errGuardFailed
@@ -167,8 +240,8 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 				switch {
 				case p.list != nil && j < 2:
 					role.kind = [...]roleKind{roleHead, roleMarker}[j]
-				case p.list == nil && j >= len(p.deletes):
-					role = actionRole{kind: roleClaim, claim: p.releases[j-len(p.deletes)]}
+				case p.list == nil && j >= len(p.deletes)+len(p.fenced):
+					role = actionRole{kind: roleClaim, claim: p.releases[j-len(p.deletes)-len(p.fenced)]}
 				}
 				t.add(act, role, 0)
 				owner = append(owner, i)
@@ -392,6 +465,9 @@ func claimsBeside(claims []indexentries.Claim, parts []sweepPart) []indexentries
 func (c *Client) partActions(p sweepPart) []types.TransactWriteItem {
 	if p.list == nil {
 		acts := transactItems(p.deletes)
+		for _, f := range p.fenced {
+			acts = append(acts, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(c.names.Relationships), Key: f.key}})
+		}
 		for _, cl := range p.releases {
 			acts = append(acts, c.releaseAction(cl))
 		}
@@ -479,6 +555,11 @@ func splitParts(parts []sweepPart, capacity int) []sweepPart {
 				out = append(out, sweepPart{deletes: p.deletes[:n]})
 				p.deletes = p.deletes[n:]
 				continue
+			case p.list == nil && len(p.fenced) > 0:
+				n := min(capacity, len(p.fenced))
+				out = append(out, sweepPart{fenced: p.fenced[:n]})
+				p.fenced = p.fenced[n:]
+				continue
 			case p.list == nil:
 				out = append(out, sweepPart{releases: p.releases[:capacity]})
 				p.releases = p.releases[capacity:]
@@ -519,21 +600,23 @@ func (c *Client) references(k Key) []reference {
 	relKey := []string{schema.AttrSubjectKey, schema.AttrPredicateKey}
 	partition := keyCondition(c.names.Relationships, "", schema.AttrSubjectKey, k.String())
 	partition.ConsistentRead = aws.Bool(true)
-	plain := func(table string, key []string) func([]map[string]types.AttributeValue) []sweepPart {
-		return func(items []map[string]types.AttributeValue) []sweepPart {
-			if len(items) == 0 {
-				return nil
+	own := func(items []map[string]types.AttributeValue) []sweepPart {
+		var p sweepPart
+		for _, item := range items {
+			if inSet(item) {
+				p.fenced = append(p.fenced, fenceOf(item))
+			} else {
+				p.deletes = append(p.deletes, batching.DeleteOp(c.names.Relationships, batching.Project(item, relKey)))
 			}
-			ops := make([]batching.WriteOp, len(items))
-			for i, item := range items {
-				ops[i] = batching.DeleteOp(table, batching.Project(item, key))
-			}
-			return []sweepPart{{deletes: ops}}
 		}
+		if p.actions() == 0 {
+			return nil
+		}
+		return []sweepPart{p}
 	}
 	return []reference{
 		{keysOnly(c.indexEntriesQuery(k), append(slices.Clone(indexKey), entryNames...)...), c.indexParts},
-		{keysOnly(partition, relKey...), plain(c.names.Relationships, relKey)},
+		{keysOnly(partition, append(slices.Clone(relKey), schema.AttrToken, schema.AttrPredicateObjectKey)...), own},
 		{c.incomingQuery(k), func(items []map[string]types.AttributeValue) []sweepPart { return c.incomingParts(k, items) }},
 	}
 }
@@ -564,14 +647,17 @@ func (c *Client) indexParts(items []map[string]types.AttributeValue) []sweepPart
 func (c *Client) incomingParts(k Key, items []map[string]types.AttributeValue) []sweepPart {
 	byList := map[string][]relationships.Entry{}
 	var order []string
-	var alone []batching.WriteOp
+	var alone sweepPart
 	for _, item := range items {
 		e, err := relationships.FromItem(item)
-		if err == nil && Key(e.Subject) == k {
+		switch {
+		case err == nil && Key(e.Subject) == k:
 			continue
-		}
-		if err != nil || e.InSet {
-			alone = append(alone, batching.DeleteOp(c.names.Relationships, batching.Project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})))
+		case err == nil && e.InSet:
+			alone.fenced = append(alone.fenced, fenceOf(item))
+			continue
+		case err != nil:
+			alone.deletes = append(alone.deletes, batching.DeleteOp(c.names.Relationships, batching.Project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})))
 			continue
 		}
 		id := e.Subject.String() + "\x00" + e.Predicate
@@ -581,8 +667,8 @@ func (c *Client) incomingParts(k Key, items []map[string]types.AttributeValue) [
 		byList[id] = append(byList[id], e)
 	}
 	var parts []sweepPart
-	if len(alone) > 0 {
-		parts = append(parts, sweepPart{deletes: alone})
+	if alone.actions() > 0 {
+		parts = append(parts, alone)
 	}
 	for _, id := range order {
 		ch := incomingChange(byList[id])

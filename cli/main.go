@@ -26,11 +26,12 @@ type Config struct {
 	// reindex command runs their map functions, which only the application has, so it
 	// needs them; the other commands do not use them.
 	Indexes []ryno.Index
-	// Owns and Sets are the application's, as given to ryno.Options: check --repair
-	// completes a Delete cut off, which deletes what an owner owns, and tells a
-	// set's entries from a list's.
-	Owns []ryno.Owns
-	Sets []string
+	// Owns, Sets and OrderedSets are the application's, as given to ryno.Options:
+	// check --repair completes a Delete cut off, which deletes what an owner owns,
+	// and tells a set's entries from a list's.
+	Owns        []ryno.Owns
+	Sets        []string
+	OrderedSets []string
 }
 
 // Main runs the stock ryno command, which has no indexes: Run with a zero Config.

@@ -87,7 +87,9 @@
 //
 // A predicate in Options.Sets is a set instead: unordered, each object once, one
 // item per object with no head or marker, so adding or removing an object is one
-// write and writers of a set never conflict.
+// write and writers of a set never conflict. One in Options.OrderedSets is a set
+// that lists its objects in the order they were added, by a position kept in the
+// key of the by-object index.
 //
 // Options.Owns declares what an entity owns, the objects of one of its lists:
 // Delete deletes what an owner owns first, recursively, and InBackground lets it

@@ -697,3 +697,35 @@ func ExampleEntity_expires() {
 		log.Fatal(err)
 	}
 }
+
+// An ordered set lists its objects in the order they were added, and writers of
+// one never conflict: a board's cards, a group's members by the time they joined.
+func ExampleOptions_orderedSets() {
+	ctx := context.Background()
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	db, err := ryno.New(dynamodb.NewFromConfig(cfg), ryno.Options{TablePrefix: "myapp_", OrderedSets: []string{"cards"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	board := ryno.Key{Scope: "acme", Type: "board", ID: "roadmap"}
+	card := func(id string) ryno.Key { return ryno.Key{Scope: "acme", Type: "card", ID: id} }
+
+	// Each card after those already there; a card there already keeps its place.
+	if _, err := db.AddRelationships(ctx, board, "cards", []ryno.Key{card("a"), card("b")}); err != nil {
+		log.Fatal(err)
+	}
+	// Moves c to the front: one put, between nothing and a.
+	if err := db.ReplaceRelationships(ctx, board, "cards", []ryno.Key{card("c"), card("a"), card("b")}); err != nil {
+		log.Fatal(err)
+	}
+	page, err := db.Relationships(ctx, board, "cards", ryno.PageOptions{Limit: 20})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range page.Items {
+		fmt.Println(r.Object.ID) // c, a, b
+	}
+}

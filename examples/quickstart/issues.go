@@ -12,14 +12,16 @@ import (
 )
 
 // An issue tracker in a few lines: issues numbered per project from a sequence,
-// found by an inline tuple index (project, status, opened), and starred through a set.
+// found by an inline tuple index (project, status, opened), starred through a set,
+// and watched through an ordered set.
 
 var rocket = ryno.Key{Scope: "acme", Type: "project", ID: "rocket"}
 
 // Index and set names of the issue tracker.
 const (
 	byStatus = "issues-by-status"
-	stars    = "stars" // a set: declared in Options.Sets
+	stars    = "stars"    // a set: declared in Options.Sets
+	watchers = "watchers" // an ordered set: declared in Options.OrderedSets
 )
 
 // emitStatus indexes an issue under (project, status, opened): one tuple, ordered
@@ -135,5 +137,40 @@ func starIssue(ctx context.Context, db *ryno.Client) error {
 		return err
 	}
 	fmt.Printf("   five stars from Ada and Grace, given at once: issue 1 has %d, one per person\n", n)
+	return nil
+}
+
+func watchIssue(ctx context.Context, db *ryno.Client) error {
+	issue := issueKey(rocket, 3)
+	for _, p := range []ryno.Key{grace, ada} { // in turn: each comes after those there
+		if _, err := db.AddRelationships(ctx, issue, watchers, []ryno.Key{p}); err != nil {
+			return err
+		}
+	}
+	added, err := db.AddRelationships(ctx, issue, watchers, []ryno.Key{grace})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   Grace, then Ada, start watching issue 3; Grace again adds %d: she keeps her place\n", len(added))
+	if err := printWatchers(ctx, db, issue, "in the order they came"); err != nil {
+		return err
+	}
+	// Ada first: one put, before Grace; Grace's entry stays as it is.
+	if err := db.ReplaceRelationships(ctx, issue, watchers, []ryno.Key{ada, grace}); err != nil {
+		return err
+	}
+	return printWatchers(ctx, db, issue, "after ReplaceRelationships")
+}
+
+func printWatchers(ctx context.Context, db *ryno.Client, issue ryno.Key, when string) error {
+	page, err := db.Relationships(ctx, issue, watchers, ryno.PageOptions{})
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, r := range page.Items {
+		ids = append(ids, r.Object.ID)
+	}
+	fmt.Printf("   watchers %s: %v\n", when, ids)
 	return nil
 }

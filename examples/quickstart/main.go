@@ -74,6 +74,7 @@ var steps = []step{
 	{"File five issues at once, numbered by the project's sequence: TransactNext", fileIssues},
 	{"Open issues of the project, newest first: an inline tuple index (project, status, opened), one Query", openIssuesNewestFirst},
 	{"Star an issue from several requests at once: a set", starIssue},
+	{"Watch an issue: an ordered set lists its watchers in the order they came", watchIssue},
 }
 
 func main() {
@@ -97,7 +98,7 @@ func main() {
 func rynoCommand(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return cli.Run(ctx, cli.Config{Indexes: indexes, Sets: []string{stars}}, args, os.Stdout, os.Stderr)
+	return cli.Run(ctx, cli.Config{Indexes: indexes, Sets: []string{stars}, OrderedSets: []string{watchers}}, args, os.Stdout, os.Stderr)
 }
 
 func run(ctx context.Context, endpoint, prefix string) error {
@@ -110,7 +111,7 @@ func run(ctx context.Context, endpoint, prefix string) error {
 	}
 	// OnCall receives what each call cost; every step ends with its total.
 	var spent costs
-	db, err := ryno.New(api, ryno.Options{TablePrefix: prefix, Indexes: indexes, Sets: []string{stars}, OnCall: spent.add})
+	db, err := ryno.New(api, ryno.Options{TablePrefix: prefix, Indexes: indexes, Sets: []string{stars}, OrderedSets: []string{watchers}, OnCall: spent.add})
 	if err != nil {
 		return err
 	}

@@ -289,3 +289,51 @@ func TestOrderedSetsRefuseBadInputBeforeAnyRequest(t *testing.T) {
 	require.ErrorIs(t, err, ryno.ErrInvalid)
 	require.Empty(t, requests(s.counter), "nothing sent")
 }
+
+// TestAReplaceRacingAddsKeepsItsOrder races a Replace of an ordered set with Adds
+// of other objects, round after round: the objects of the Replace always list in
+// the order it gave, each object once, and an Add's object is there unless the
+// Replace read the set after it landed (and so removed it).
+func TestAReplaceRacingAddsKeepsItsOrder(t *testing.T) {
+	const adders, rounds = 4, 12
+	s := orderedStore(t, ryno.Options{ConsistentRead: true})
+	board := pk("board")
+	createSubjects(t, s.Client, board)
+	r := rand.New(rand.NewPCG(3, 5))
+	pool := pks("card", 20)
+	for round := range rounds {
+		want := slices.Clone(pool)
+		r.Shuffle(len(want), func(i, j int) { want[i], want[j] = want[j], want[i] })
+		want = want[:10+r.IntN(10)]
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		errs := make([]error, adders+1)
+		wg.Go(func() {
+			<-start
+			errs[adders] = s.ReplaceRelationships(ctx, board, orderedPredicate, want)
+		})
+		for a := range adders {
+			wg.Go(func() {
+				<-start
+				_, errs[a] = s.AddRelationships(ctx, board, orderedPredicate, []ryno.Key{pk(fmt.Sprintf("r%02d-a%d", round, a))})
+			})
+		}
+		close(start)
+		wg.Wait()
+		require.NoError(t, errors.Join(errs...), "round %d", round)
+
+		got := orderedObjects(t, s.Client, board, 7)
+		seen := map[ryno.Key]bool{}
+		var replaced []ryno.Key
+		for _, k := range got {
+			require.False(t, seen[k], "round %d: %s listed twice", round, k)
+			seen[k] = true
+			if slices.Contains(want, k) {
+				replaced = append(replaced, k)
+			} else {
+				require.True(t, strings.HasPrefix(k.ID, fmt.Sprintf("r%02d-a", round)), "round %d: %s is neither replaced nor added this round", round, k)
+			}
+		}
+		require.Equal(t, want, replaced, "round %d: the Replace's objects, all, in its order", round)
+	}
+}

@@ -205,36 +205,7 @@ func TestAddsToOneOrderedSetNeverConflict(t *testing.T) {
 // the ordered set's subject: each Add succeeded before the Delete (and was swept)
 // or fails with ErrNotFound, and nothing of the subject is left.
 func TestAddsRacingADeleteLeaveNothingOfAnOrderedSet(t *testing.T) {
-	const writers, rounds = 6, 10
-	s := orderedStore(t, ryno.Options{})
-	for round := range rounds {
-		subject := pk(fmt.Sprintf("doomed%02d", round))
-		createSubjects(t, s.Client, subject)
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		errs := make([]error, writers+1)
-		for w := range writers {
-			wg.Go(func() {
-				<-start
-				for i := range 4 {
-					_, err := s.AddRelationships(ctx, subject, orderedPredicate, []ryno.Key{pk(fmt.Sprintf("w%d-%d", w, i))})
-					if err != nil && !errors.Is(err, ryno.ErrNotFound) {
-						errs[w] = err
-					}
-				}
-			})
-		}
-		wg.Go(func() {
-			<-start
-			errs[writers] = s.Delete(ctx, subject)
-		})
-		close(start)
-		wg.Wait()
-		require.NoError(t, errors.Join(errs...), "round %d", round)
-		requireNothingOf(t, s, subject, false)
-		_, _, entries := listItems(t, s, subject, orderedPredicate)
-		require.Empty(t, entries, "round %d: nothing of the deleted subject", round)
-	}
+	addsRacingADelete(t, orderedStore(t, ryno.Options{}), orderedPredicate, 10)
 }
 
 func TestDeleteSweepsTheOrderedSetsPointingAtTheEntity(t *testing.T) {

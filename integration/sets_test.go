@@ -266,8 +266,14 @@ func TestAddsToOneSetNeverConflict(t *testing.T) {
 // before the Delete (and was swept) or fails with ErrNotFound, and nothing of the
 // subject is left.
 func TestAddsRacingADeleteLeaveNothingOfTheSubject(t *testing.T) {
-	const writers, rounds = 6, 12
-	s := setStore(t, ryno.Options{})
+	addsRacingADelete(t, setStore(t, ryno.Options{}), setPredicate, 12)
+}
+
+// addsRacingADelete races Adds to predicate's set against the Delete of its
+// subject, for rounds rounds.
+func addsRacingADelete(t *testing.T, s *store, predicate string, rounds int) {
+	t.Helper()
+	const writers = 6
 	for round := range rounds {
 		subject := pk(fmt.Sprintf("doomed%02d", round))
 		createSubjects(t, s.Client, subject)
@@ -278,7 +284,7 @@ func TestAddsRacingADeleteLeaveNothingOfTheSubject(t *testing.T) {
 			wg.Go(func() {
 				<-start
 				for i := range 4 {
-					_, err := s.AddRelationships(ctx, subject, setPredicate, []ryno.Key{pk(fmt.Sprintf("w%d-%d", w, i))})
+					_, err := s.AddRelationships(ctx, subject, predicate, []ryno.Key{pk(fmt.Sprintf("w%d-%d", w, i))})
 					if err != nil && !errors.Is(err, ryno.ErrNotFound) {
 						errs[w] = err
 					}
@@ -293,7 +299,7 @@ func TestAddsRacingADeleteLeaveNothingOfTheSubject(t *testing.T) {
 		wg.Wait()
 		require.NoError(t, errors.Join(errs...), "round %d", round)
 		requireNothingOf(t, s, subject, false)
-		_, _, entries := listItems(t, s, subject, setPredicate)
+		_, _, entries := listItems(t, s, subject, predicate)
 		require.Empty(t, entries, "round %d: nothing of the deleted subject", round)
 	}
 }

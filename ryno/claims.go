@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -130,24 +131,24 @@ func ownedByOrFree(typ, id string) expression.ConditionBuilder {
 // The claim records its holder's expiry (Unix seconds; 0 for none), for
 // LookupUnique.
 func (c *Client) claimAction(cl indexentries.Claim, expires int64) types.TransactWriteItem {
-	b := build(ownedByOrFree(cl.Type, cl.ID), nil)
+	b := commit.Build(ownedByOrFree(cl.Type, cl.ID), nil)
 	item := cl.Item()
 	if expires > 0 {
 		item[schema.AttrExpires] = number(expires)
 	}
 	return types.TransactWriteItem{Put: &types.Put{
 		TableName: aws.String(c.names.IndexEntries), Item: item,
-		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
 }
 
 // releaseAction deletes c, unless another entity owns it by now.
 func (c *Client) releaseAction(cl indexentries.Claim) types.TransactWriteItem {
-	b := build(ownedByOrFree(cl.Type, cl.ID), nil)
+	b := commit.Build(ownedByOrFree(cl.Type, cl.ID), nil)
 	return types.TransactWriteItem{Delete: &types.Delete{
 		TableName: aws.String(c.names.IndexEntries), Key: cl.PrimaryKey(),
-		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}}
 }
 

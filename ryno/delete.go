@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -152,7 +153,7 @@ func writeOptionsOf(call string, opts []WriteOption) (writeOptions, error) {
 // of the Delete to complete: its own, or that of a Delete already in progress. The
 // item is none (deleting "") when there is no entity.
 func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (stored, error) {
-	token := newToken()
+	token := commit.NewToken()
 	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
 	if o.version > 0 {
@@ -171,15 +172,15 @@ func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (store
 	update = updateInline(update, everySlot(nil))
 	// Sending the mark again is safe: if it landed, the condition fails and the
 	// stored item shows the token.
-	send := c.updateSend(c.entityUpdate(k, build(cond, &update)))
+	send := c.updateSend(c.entityUpdate(k, commit.Build(cond, &update)))
 	a := c.settle(ctx, send, send)
-	switch a.outcome {
-	case committed:
-		return c.readStored(k, a.item)
-	case conditionFailed:
-		return c.afterMarkFailed(k, token, o, a.item)
+	switch a.Outcome {
+	case commit.Committed:
+		return c.readStored(k, a.Item)
+	case commit.ConditionFailed:
+		return c.afterMarkFailed(k, token, o, a.Item)
 	}
-	return stored{}, wrap(a.err, "delete %s", k)
+	return stored{}, wrap(a.Err, "delete %s", k)
 }
 
 // afterMarkFailed says what a Delete whose mark (token) was refused does, from the
@@ -235,15 +236,15 @@ func (c *Client) deleteItem(ctx context.Context, del *types.Delete) error {
 		ExpressionAttributeNames:  del.ExpressionAttributeNames,
 		ExpressionAttributeValues: del.ExpressionAttributeValues,
 	}
-	send := func(ctx context.Context) attempt {
-		_, err := c.api.DeleteItem(ctx, in, noSDKRetry)
-		return classify(err)
+	send := func(ctx context.Context) commit.Attempt {
+		_, err := c.api.DeleteItem(ctx, in, commit.NoSDKRetry)
+		return commit.Classify(err)
 	}
 	a := c.settle(ctx, send, send) // deleting again is safe
-	if a.outcome == committed || a.outcome == conditionFailed {
+	if a.Outcome == commit.Committed || a.Outcome == commit.ConditionFailed {
 		return nil
 	}
-	return a.err
+	return a.Err
 }
 
 // deleteAction is the deletion of the entity item under its tombstone; none for a
@@ -252,12 +253,12 @@ func (c *Client) deleteAction(g guard) (types.TransactWriteItem, bool) {
 	if g.absent {
 		return types.TransactWriteItem{}, false
 	}
-	b := build(expression.Name(g.attr).Equal(expression.Value(str(g.token))), nil)
+	b := commit.Build(expression.Name(g.attr).Equal(expression.Value(str(g.token))), nil)
 	return types.TransactWriteItem{Delete: &types.Delete{
 		TableName:                 aws.String(c.names.Entities),
 		Key:                       g.key.item(),
-		ConditionExpression:       b.condition,
-		ExpressionAttributeNames:  b.names,
-		ExpressionAttributeValues: b.values,
+		ConditionExpression:       b.Condition,
+		ExpressionAttributeNames:  b.Names,
+		ExpressionAttributeValues: b.Values,
 	}}, true
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/paging"
 	"github.com/rynodb/rynodb/internal/requests"
@@ -28,7 +29,7 @@ var (
 	// that leaves open whether it was applied (a lost response), and the store could
 	// not tell from the item: another writer changed it since. Read the entity to
 	// see what is stored.
-	ErrOutcomeUnknown = errors.New("ryno: outcome of the write is unknown")
+	ErrOutcomeUnknown = commit.ErrOutcomeUnknown
 	// ErrUnknownIndex is returned (wrapped in an *UnknownIndexError) when an entity
 	// was last written by a client that maintains indexes this client does not
 	// register: writing it here would leave their entries stale.

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -140,17 +141,17 @@ func (c *Client) freeHeld(ctx context.Context, cl indexentries.Claim, item map[s
 		}
 		return true, nil
 	}
-	absent := build(expression.AttributeNotExists(expression.Name(schema.AttrID)), nil)
+	absent := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrID)), nil)
 	a := c.transact(ctx, []types.TransactWriteItem{
 		{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.names.Entities), Key: holder.item(),
-			ConditionExpression: absent.condition, ExpressionAttributeNames: absent.names}},
+			ConditionExpression: absent.Condition, ExpressionAttributeNames: absent.Names}},
 		c.releaseAction(held),
-	}, newToken())
-	switch a.outcome {
-	case committed:
+	}, commit.NewToken())
+	switch a.Outcome {
+	case commit.Committed:
 		return true, nil
-	case conditionFailed: // the holder exists again, or the claim moved: read anew
-		return a.action == 1, nil
+	case commit.ConditionFailed: // the holder exists again, or the claim moved: read anew
+		return a.Action == 1, nil
 	}
-	return false, a.err
+	return false, a.Err
 }

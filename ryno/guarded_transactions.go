@@ -3,7 +3,6 @@ package ryno
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -11,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -46,37 +46,16 @@ func transactItems(ops []batching.WriteOp) []types.TransactWriteItem {
 	return acts
 }
 
-// built is a condition or update expression with its placeholders.
-type built struct {
-	condition, update *string
-	names             map[string]string
-	values            map[string]types.AttributeValue
-}
-
-// build builds a condition and, when not nil, an update. The builders only ever
-// receive names and values the store made, so an error is a bug.
-func build(cond expression.ConditionBuilder, update *expression.UpdateBuilder) built {
-	b := expression.NewBuilder().WithCondition(cond)
-	if update != nil {
-		b = b.WithUpdate(*update)
-	}
-	expr, err := b.Build()
-	if err != nil {
-		panic(fmt.Sprintf("ryno: building an expression: %v", err))
-	}
-	return built{condition: expr.Condition(), update: expr.Update(), names: expr.Names(), values: expr.Values()}
-}
-
 // putAction is the transaction action putting the entity item under the condition
 // of x; a failed condition returns the stored item.
 func (c *Client) putAction(item map[string]types.AttributeValue, x expectation) types.TransactWriteItem {
-	b := build(x.condition(), nil)
+	b := commit.Build(x.condition(), nil)
 	return types.TransactWriteItem{Put: &types.Put{
 		TableName:                           aws.String(c.names.Entities),
 		Item:                                item,
-		ConditionExpression:                 b.condition,
-		ExpressionAttributeNames:            b.names,
-		ExpressionAttributeValues:           b.values,
+		ConditionExpression:                 b.Condition,
+		ExpressionAttributeNames:            b.Names,
+		ExpressionAttributeValues:           b.Values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
 }
@@ -96,13 +75,13 @@ func (g guard) action(entities string) types.TransactWriteItem {
 	if g.absent {
 		cond = expression.AttributeNotExists(expression.Name(schema.AttrID))
 	}
-	b := build(cond, nil)
+	b := commit.Build(cond, nil)
 	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName:                 aws.String(entities),
 		Key:                       g.key.item(),
-		ConditionExpression:       b.condition,
-		ExpressionAttributeNames:  b.names,
-		ExpressionAttributeValues: b.values,
+		ConditionExpression:       b.Condition,
+		ExpressionAttributeNames:  b.Names,
+		ExpressionAttributeValues: b.Values,
 	}}
 }
 
@@ -129,13 +108,13 @@ func (c *Client) transactChecked(ctx context.Context, batch *batching.Engine, ch
 		}
 		defer release()
 		actions := append(slices.Clone(checks), transactItems(chunks[i])...)
-		a := c.transact(ctx, actions, newToken())
+		a := c.transact(ctx, actions, commit.NewToken())
 		switch {
-		case a.outcome == committed:
+		case a.Outcome == commit.Committed:
 			return nil
-		case a.outcome == conditionFailed && a.action < len(checks):
+		case a.Outcome == commit.ConditionFailed && a.Action < len(checks):
 			return errGuardFailed
 		}
-		return a.err
+		return a.Err
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -80,9 +81,9 @@ func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types
 	t := &listTransaction{}
 	t.add(w.c.putAction(item, p.x), actionRole{kind: roleEntity}, schema.ItemSize(item))
 	w.c.addClaims(t, p.claims, p.releases, expiresOf(item))
-	a := w.c.transact(ctx, t.actions, newToken())
-	if a.outcome == conditionFailed && a.action > 0 {
-		return w.claimRefused(ctx, t.roles[a.action].claim, a.item)
+	a := w.c.transact(ctx, t.actions, commit.NewToken())
+	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
+		return w.claimRefused(ctx, t.roles[a.Action].claim, a.Item)
 	}
 	r, err := w.result(a, p)
 	if r.stored != nil {
@@ -99,29 +100,29 @@ func (c *Client) clearPending(ctx context.Context, k Key, token string) (map[str
 	update := expression.Remove(expression.Name(schema.AttrPending)).
 		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
 	mark := expression.Name(schema.AttrPending).Equal(expression.Value(str(token)))
-	send := c.updateSend(c.entityUpdate(k, build(mark, &update)))
-	resolve := func(ctx context.Context) attempt {
+	send := c.updateSend(c.entityUpdate(k, commit.Build(mark, &update)))
+	resolve := func(ctx context.Context) commit.Attempt {
 		item, err := c.getItem(ctx, k, true)
 		if err != nil {
-			return attempt{outcome: ambiguous, err: err}
+			return commit.Attempt{Outcome: commit.Ambiguous, Err: err}
 		}
 		s, err := c.readStored(k, item)
 		switch {
 		case err != nil:
-			return attempt{outcome: failed, err: err}
+			return commit.Attempt{Outcome: commit.Failed, Err: err}
 		case s.pending == token:
 			return send(ctx)
 		case s.exists() && s.pending == "" && s.token == token:
-			return attempt{outcome: committed, item: item}
+			return commit.Attempt{Outcome: commit.Committed, Item: item}
 		}
-		return attempt{outcome: conditionFailed}
+		return commit.Attempt{Outcome: commit.ConditionFailed}
 	}
 	a := c.settle(ctx, send, resolve)
-	switch a.outcome {
-	case committed:
-		return a.item, nil
-	case conditionFailed:
+	switch a.Outcome {
+	case commit.Committed:
+		return a.Item, nil
+	case commit.ConditionFailed:
 		return nil, errGuardFailed
 	}
-	return nil, wrap(a.err, "clear the pending mark of %s", k)
+	return nil, wrap(a.Err, "clear the pending mark of %s", k)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -128,7 +129,7 @@ func (c *Client) writeListLeased(ctx context.Context, op *listOp, seen relations
 // Options.Conflicts, then fails with a *LeaseError.
 func (c *Client) acquireList(ctx context.Context, subject Key, predicate string, seen relationships.Head) (*listLease, error) {
 	pace := c.conflictPacer()
-	token := newToken()
+	token := commit.NewToken()
 	for {
 		now := c.opts.Now()
 		if !seen.Leased(now) {
@@ -144,16 +145,16 @@ func (c *Client) acquireList(ctx context.Context, subject Key, predicate string,
 			t := &listTransaction{}
 			t.add(c.headUpdate(subject, predicate, headVersionIs(seen.Version), u), actionRole{kind: roleHead}, 0)
 			c.checkEntity(t, subject, actionRole{kind: roleEntity})
-			a := c.transact(ctx, t.actions, newToken())
+			a := c.transact(ctx, t.actions, commit.NewToken())
 			switch {
-			case a.outcome == committed:
+			case a.Outcome == commit.Committed:
 				return &listLease{subject: subject, predicate: predicate, token: token, prior: seen}, nil
-			case a.outcome != conditionFailed:
-				return nil, a.err
+			case a.Outcome != commit.ConditionFailed:
+				return nil, a.Err
 			case refusal(t, a).role.kind == roleEntity:
 				return nil, c.subjectMissing(ctx, subject)
 			}
-			h, err := relationships.HeadFromItem(relationships.Key(subject), predicate, a.item)
+			h, err := relationships.HeadFromItem(relationships.Key(subject), predicate, a.Item)
 			if err != nil {
 				return nil, err
 			}
@@ -196,14 +197,14 @@ func (c *Client) readHead(ctx context.Context, subject Key, predicate string) (r
 // headUpdate is the update u of the head of subject's list under predicate, under
 // cond; a refusal returns the head as stored.
 func (c *Client) headUpdate(subject Key, predicate string, cond expression.ConditionBuilder, u expression.UpdateBuilder) types.TransactWriteItem {
-	b := build(cond, &u)
+	b := commit.Build(cond, &u)
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                           aws.String(c.names.Relationships),
 		Key:                                 relationships.HeadPrimaryKey(relationships.Key(subject), predicate),
-		UpdateExpression:                    b.update,
-		ConditionExpression:                 b.condition,
-		ExpressionAttributeNames:            b.names,
-		ExpressionAttributeValues:           b.values,
+		UpdateExpression:                    b.Update,
+		ConditionExpression:                 b.Condition,
+		ExpressionAttributeNames:            b.Names,
+		ExpressionAttributeValues:           b.Values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
 }
@@ -217,11 +218,11 @@ func leaseIs(token string) expression.ConditionBuilder {
 // the lease is still l's, and that the subject exists and is not being deleted.
 func (c *Client) leaseChecks(l *listLease) *listTransaction {
 	t := &listTransaction{}
-	b := build(leaseIs(l.token), nil)
+	b := commit.Build(leaseIs(l.token), nil)
 	key := relationships.HeadPrimaryKey(relationships.Key(l.subject), l.predicate)
 	t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName: aws.String(c.names.Relationships), Key: key,
-		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}}, actionRole{kind: roleHead}, schema.ItemSize(key))
 	c.checkEntity(t, l.subject, actionRole{kind: roleEntity})
 	return t
@@ -350,14 +351,14 @@ func (c *Client) updateLeasedHead(ctx context.Context, l *listLease, u expressio
 	t.add(c.headUpdate(l.subject, l.predicate, leaseIs(l.token), u), actionRole{kind: roleHead}, 0)
 	c.checkEntity(t, l.subject, actionRole{kind: roleEntity})
 	t.actions = append(t.actions, transactItems(ops)...)
-	a := c.transact(ctx, t.actions, newToken())
+	a := c.transact(ctx, t.actions, commit.NewToken())
 	switch {
-	case a.outcome == committed:
+	case a.Outcome == commit.Committed:
 		return nil
-	case a.outcome == conditionFailed && a.action < len(t.roles):
+	case a.Outcome == commit.ConditionFailed && a.Action < len(t.roles):
 		return c.leaseLost(ctx, l)
 	}
-	return a.err
+	return a.Err
 }
 
 // leaseCheckBytes bounds what the lease and subject checks add to a transaction.
@@ -439,16 +440,16 @@ func (c *Client) writeCheckingObjects(ctx context.Context, batch *batching.Engin
 			return err
 		}
 		defer release()
-		a := c.transact(ctx, ct.actions, newToken())
+		a := c.transact(ctx, ct.actions, commit.NewToken())
 		switch {
-		case a.outcome == committed:
+		case a.Outcome == commit.Committed:
 			return nil
-		case a.outcome == conditionFailed && a.action < len(t.actions):
+		case a.Outcome == commit.ConditionFailed && a.Action < len(t.actions):
 			return errGuardFailed
-		case a.outcome == conditionFailed && a.action < checks:
+		case a.Outcome == commit.ConditionFailed && a.Action < checks:
 			return refusal(ct, a).missing
 		}
-		return a.err
+		return a.Err
 	})
 }
 

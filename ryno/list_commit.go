@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -216,8 +217,8 @@ func (c *Client) checkEntityAlso(t *listTransaction, k Key, role actionRole, als
 		cond = cond.And(also.build(c.opts.Now()))
 		check.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	b := build(cond, nil)
-	check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues = b.condition, b.names, b.values
+	b := commit.Build(cond, nil)
+	check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues = b.Condition, b.Names, b.Values
 	t.add(types.TransactWriteItem{ConditionCheck: check}, role, schema.ItemSize(k.item()))
 }
 
@@ -232,10 +233,10 @@ func (c *Client) addChange(t *listTransaction, ch relationships.Change, checkObj
 		t.add(head, actionRole{kind: roleHead, list: list}, schema.ItemSize(head.Update.Key)+headBytes)
 	case ch.Expect.CheckDigest: // a Replace with nothing to change: the list must still be the one read
 		key := relationships.HeadPrimaryKey(ch.Subject, ch.Predicate)
-		b := build(headCondition(ch.Expect), nil)
+		b := commit.Build(headCondition(ch.Expect), nil)
 		t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: aws.String(c.names.Relationships), Key: key, ConditionExpression: b.condition,
-			ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+			TableName: aws.String(c.names.Relationships), Key: key, ConditionExpression: b.Condition,
+			ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}}, actionRole{kind: roleHead, list: list}, schema.ItemSize(key))
 	}
@@ -273,14 +274,14 @@ func (c *Client) headAction(ch relationships.Change) types.TransactWriteItem {
 			Set(expression.Name(schema.AttrCount), expression.Value(number(int64(ch.Count)))).
 			Set(expression.Name(schema.AttrDigest), expression.Value(digestValue(ch.Digest)))
 	}
-	b := build(cond, &u)
+	b := commit.Build(cond, &u)
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                           aws.String(c.names.Relationships),
 		Key:                                 relationships.HeadPrimaryKey(ch.Subject, ch.Predicate),
-		UpdateExpression:                    b.update,
-		ConditionExpression:                 b.condition,
-		ExpressionAttributeNames:            b.names,
-		ExpressionAttributeValues:           b.values,
+		UpdateExpression:                    b.Update,
+		ConditionExpression:                 b.Condition,
+		ExpressionAttributeNames:            b.Names,
+		ExpressionAttributeValues:           b.Values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
 }
@@ -316,26 +317,26 @@ func digestValue(d relationships.Digest) *types.AttributeValueMemberN {
 // change relies on.
 func (c *Client) markerAction(ch relationships.Change, mc relationships.MarkerChange) (types.TransactWriteItem, int) {
 	key := relationships.MarkerPrimaryKey(ch.Subject, ch.Predicate, mc.Object)
-	var b built
+	var b commit.Built
 	if mc.Check {
 		cond := expression.AttributeNotExists(expression.Name(schema.AttrPositions))
 		if len(mc.Expect) > 0 {
 			cond = expression.Name(schema.AttrPositions).Equal(expression.Value(relationships.PositionSet(mc.Expect)))
 		}
-		b = build(cond, nil)
+		b = commit.Build(cond, nil)
 	}
 	table := aws.String(c.names.Relationships)
 	switch {
 	case mc.Keep:
 		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: table, Key: key,
-			ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}}, schema.ItemSize(key)
+			ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}}, schema.ItemSize(key)
 	case len(mc.Positions) == 0:
 		return types.TransactWriteItem{Delete: &types.Delete{TableName: table, Key: key,
-			ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}}, schema.ItemSize(key)
+			ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}}, schema.ItemSize(key)
 	}
 	item := relationships.MarkerItem(ch.Subject, ch.Predicate, mc.Object, mc.Positions)
 	return types.TransactWriteItem{Put: &types.Put{TableName: table, Item: item,
-		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}}, schema.ItemSize(item)
+		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}}, schema.ItemSize(item)
 }
 
 // listRefusal is why a list transaction was refused: a condition another writer
@@ -346,11 +347,11 @@ type listRefusal struct {
 }
 
 // refusal reads the cancellation of a list transaction from the failed action.
-func refusal(t *listTransaction, a attempt) listRefusal {
-	if a.action < 0 || a.action >= len(t.roles) {
+func refusal(t *listTransaction, a commit.Attempt) listRefusal {
+	if a.Action < 0 || a.Action >= len(t.roles) {
 		return listRefusal{}
 	}
-	r := listRefusal{role: t.roles[a.action]}
+	r := listRefusal{role: t.roles[a.Action]}
 	if r.role.kind == roleObject {
 		r.missing = &objectMissingError{object: r.role.object}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/paging"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -81,9 +82,9 @@ func tokenItem(e relationships.Entry, token string) map[string]types.AttributeVa
 // leave an entry that is there in its place: it writes only where there is none,
 // or where an attempt of the same call (which the SDK retried) wrote it.
 func keepPlace(in *dynamodb.PutItemInput, token string) {
-	b := build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)).
+	b := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)).
 		Or(expression.Name(schema.AttrToken).Equal(expression.Value(str(token)))), nil)
-	in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.condition, b.names, b.values
+	in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Condition, b.Names, b.Values
 }
 
 // replaceOrderedSet reads the set, then writes, in BatchWriteItem requests, the
@@ -110,7 +111,7 @@ func (c *Client) replaceOrderedSet(ctx context.Context, op listOp) error {
 	}
 	plan := relationships.PlanOrderedSet(op.relSubject(), op.predicate, ordered, want,
 		c.clock.take(c.opts.Now(), len(want), floor), positionStride)
-	token := newToken()
+	token := commit.NewToken()
 	held := make(map[relationships.Key]bool, len(ordered))
 	for _, e := range ordered {
 		held[e.Object] = true

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/numbers"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -157,23 +158,23 @@ func (ep encodedPatch) size() int {
 // patchItem applies ep with one UpdateItem.
 func (c *Client) patchItem(ctx context.Context, k Key, ep encodedPatch, o writeOptions) (*Entity, error) {
 	version := o.version
-	token := newToken()
+	token := commit.NewToken()
 	in := c.patchInput(k, ep, o, token)
 	send := c.updateSend(in)
 	unapplied := func(s stored) bool { return version > 0 && s.live() && s.version == version }
-	resolve := func(ctx context.Context) attempt { return c.resolve(ctx, k, token, unapplied, send) }
+	resolve := func(ctx context.Context) commit.Attempt { return c.resolve(ctx, k, token, unapplied, send) }
 	a := c.settle(ctx, send, resolve)
-	switch a.outcome {
-	case committed:
-		return decodeEntity(a.item)
-	case conditionFailed:
-		return c.patchRefused(ctx, k, o, token, a.item)
+	switch a.Outcome {
+	case commit.Committed:
+		return decodeEntity(a.Item)
+	case commit.ConditionFailed:
+		return c.patchRefused(ctx, k, o, token, a.Item)
 	}
 	var api smithy.APIError
-	if errors.As(a.err, &api) && api.ErrorCode() == "ValidationException" {
+	if errors.As(a.Err, &api) && api.ErrorCode() == "ValidationException" {
 		return nil, invalid("Patch", k.String(), api.ErrorMessage())
 	}
-	return nil, wrap(a.err, "patch %s", k)
+	return nil, wrap(a.Err, "patch %s", k)
 }
 
 // patchInput is the UpdateItem of ep: the changes, the version and Updated bumped,
@@ -213,8 +214,8 @@ func (c *Client) patchInput(k Key, ep encodedPatch, o writeOptions, token string
 	if o.cond != nil {
 		cond = cond.And(o.cond.build(now))
 	}
-	b := build(cond, &u)
-	a.resolve(b.names)
+	b := commit.Build(cond, &u)
+	a.resolve(b.Names)
 	return c.entityUpdate(k, b)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -148,7 +149,7 @@ func (c *Client) newWrite(e *Entity, mode putMode, o writeOptions) (*write, erro
 		return nil, err
 	}
 	w := &write{
-		c: c, mode: mode, e: e, base: base, token: newToken(), now: c.now(),
+		c: c, mode: mode, e: e, base: base, token: commit.NewToken(), now: c.now(),
 		mine:       c.indexes.set(e.Type),
 		lists:      o.lists,
 		predicates: slices.Sorted(maps.Keys(o.lists)),
@@ -497,8 +498,8 @@ func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 	if p.x.pending || !t.fits() {
 		return w.commitLarge(ctx, p)
 	}
-	a := w.c.transact(ctx, t.actions, newToken())
-	if a.outcome == conditionFailed && a.action > 0 {
+	a := w.c.transact(ctx, t.actions, commit.NewToken())
+	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
 		r := refusal(t, a)
 		switch {
 		case r.missing != nil:
@@ -507,7 +508,7 @@ func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 			p.releases = slices.DeleteFunc(p.releases, func(cl indexentries.Claim) bool { return cl == r.role.claim })
 			return w.commit(ctx, p)
 		case r.role.kind == roleClaim:
-			return w.claimRefused(ctx, r.role.claim, a.item)
+			return w.claimRefused(ctx, r.role.claim, a.Item)
 		}
 		return commitResult{listsMoved: true}, nil
 	}
@@ -528,15 +529,15 @@ func (w *write) claimRefused(ctx context.Context, cl indexentries.Claim, item ma
 	return commitResult{listsMoved: true}, nil // same expectation, planned again
 }
 
-func (w *write) result(a attempt, p *putPlan) (commitResult, error) {
+func (w *write) result(a commit.Attempt, p *putPlan) (commitResult, error) {
 	switch {
-	case a.outcome == committed:
+	case a.Outcome == commit.Committed:
 		e, err := w.storedEntity(p.item)
 		return commitResult{stored: e}, err
-	case a.outcome == conditionFailed && a.action == 0:
-		return commitResult{old: a.item}, nil
+	case a.Outcome == commit.ConditionFailed && a.Action == 0:
+		return commitResult{old: a.Item}, nil
 	}
-	return commitResult{}, wrap(a.err, "%s %s", w.mode, w.e.Key)
+	return commitResult{}, wrap(a.Err, "%s %s", w.mode, w.e.Key)
 }
 
 // storedEntity returns the entity as the item written stores it.

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -114,7 +115,7 @@ func (c *Client) reindexEntity(ctx context.Context, item map[string]types.Attrib
 		if err != nil || !s.live() {
 			return nil, err
 		}
-		r := &reindexing{c: c, k: k, s: s, token: newToken()}
+		r := &reindexing{c: c, k: k, s: s, token: commit.NewToken()}
 		done, err := r.run(ctx)
 		if done || err != nil {
 			return r, err
@@ -187,7 +188,7 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 	r.c.addClaims(t, claims, releases, expiresOf(r.s.item))
 	if !large {
 		t.actions = append(t.actions, transactItems(ops)...)
-		return r.counted(r.c.transact(ctx, t.actions, newToken()), ops)
+		return r.counted(r.c.transact(ctx, t.actions, commit.NewToken()), ops)
 	}
 	return r.runLarge(ctx, t.actions, emitted)
 }
@@ -263,7 +264,7 @@ func (r *reindexing) recordUpdate(set string, record types.AttributeValue, large
 // runLarge marks the entity, then reads and writes its entries under the mark, as a
 // large write does.
 func (r *reindexing) runLarge(ctx context.Context, first []types.TransactWriteItem, emitted []indexentries.Entry) (bool, error) {
-	a := r.c.transact(ctx, first, newToken())
+	a := r.c.transact(ctx, first, commit.NewToken())
 	if done, err := r.counted(a, nil); !done || err != nil {
 		return done, err
 	}
@@ -292,15 +293,15 @@ func (r *reindexing) runLarge(ctx context.Context, first []types.TransactWriteIt
 
 // counted counts ops when a committed; it reports false when a condition failed:
 // the entity changed, or one of its values was claimed meanwhile.
-func (r *reindexing) counted(a attempt, ops []batching.WriteOp) (bool, error) {
+func (r *reindexing) counted(a commit.Attempt, ops []batching.WriteOp) (bool, error) {
 	switch {
-	case a.outcome == committed:
+	case a.Outcome == commit.Committed:
 		r.count(ops)
 		return true, nil
-	case a.outcome == conditionFailed: // the entity changed, or a value was claimed meanwhile
+	case a.Outcome == commit.ConditionFailed: // the entity changed, or a value was claimed meanwhile
 		return false, nil
 	}
-	return true, a.err
+	return true, a.Err
 }
 
 func (r *reindexing) count(ops []batching.WriteOp) {
@@ -316,14 +317,14 @@ func (r *reindexing) count(ops []batching.WriteOp) {
 // updateAction is the transaction action updating the entity k under the condition
 // of x.
 func (c *Client) updateAction(k Key, x expectation, update expression.UpdateBuilder) types.TransactWriteItem {
-	b := build(x.condition(), &update)
+	b := commit.Build(x.condition(), &update)
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                           aws.String(c.names.Entities),
 		Key:                                 k.item(),
-		UpdateExpression:                    b.update,
-		ConditionExpression:                 b.condition,
-		ExpressionAttributeNames:            b.names,
-		ExpressionAttributeValues:           b.values,
+		UpdateExpression:                    b.Update,
+		ConditionExpression:                 b.Condition,
+		ExpressionAttributeNames:            b.Names,
+		ExpressionAttributeValues:           b.Values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/relationships"
 )
 
@@ -169,12 +170,12 @@ func (c *Client) commitList(ctx context.Context, op listOp, s listState) (relati
 		ch, err := c.writeListLeased(ctx, &op, s.head)
 		return ch, true, err
 	}
-	a := c.transact(ctx, t.actions, newToken())
+	a := c.transact(ctx, t.actions, commit.NewToken())
 	switch {
-	case a.outcome == committed:
+	case a.Outcome == commit.Committed:
 		return ch, true, nil
-	case a.outcome != conditionFailed:
-		return relationships.Change{}, true, a.err
+	case a.Outcome != commit.ConditionFailed:
+		return relationships.Change{}, true, a.Err
 	}
 	if r := refusal(t, a); r.role.kind == roleEntity {
 		return relationships.Change{}, true, c.subjectMissing(ctx, op.subject)

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -256,32 +257,32 @@ func (c *Client) releaseUnheld(ctx context.Context, batch *batching.Engine, orph
 		}
 		defer release()
 		cl := orphans[i].claim
-		missing := build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)), nil)
+		missing := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)), nil)
 		// The owner must not record the value either: a write cut off records what
 		// it claimed before it writes the entries.
 		record := expression.NameNoDotSplit(schema.AttrIndexEntries).AppendName(expression.NameNoDotSplit(cl.IndexName))
-		unrecorded := build(expression.AttributeNotExists(expression.Name(schema.AttrID)).
+		unrecorded := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrID)).
 			Or(expression.Not(expression.Contains(record, cl.Value.Encoding()))), nil)
 		owner := Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}
 		a := c.transact(ctx, []types.TransactWriteItem{
 			{ConditionCheck: &types.ConditionCheck{
 				TableName: aws.String(c.names.IndexEntries), Key: cl.Entry().PrimaryKey(),
-				ConditionExpression: missing.condition, ExpressionAttributeNames: missing.names,
+				ConditionExpression: missing.Condition, ExpressionAttributeNames: missing.Names,
 			}},
 			{ConditionCheck: &types.ConditionCheck{
 				TableName: aws.String(c.names.Entities), Key: owner.item(),
-				ConditionExpression: unrecorded.condition, ExpressionAttributeNames: unrecorded.names,
-				ExpressionAttributeValues: unrecorded.values,
+				ConditionExpression: unrecorded.Condition, ExpressionAttributeNames: unrecorded.Names,
+				ExpressionAttributeValues: unrecorded.Values,
 			}},
 			c.releaseAction(cl),
-		}, newToken())
+		}, commit.NewToken())
 		switch {
-		case a.outcome == committed:
+		case a.Outcome == commit.Committed:
 			mu.Lock()
 			released++
 			mu.Unlock()
-		case a.outcome != conditionFailed:
-			return a.err
+		case a.Outcome != commit.ConditionFailed:
+			return a.Err
 		}
 		return nil
 	})

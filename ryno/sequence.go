@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -157,12 +158,12 @@ func (c *Client) txSequence(op *txOp, written map[Key]opKind, joined *txOp) (*tx
 		Set(expression.Name(schema.AttrSubjectScope), expression.Value(str(op.key.Scope))).
 		Set(expression.Name(schema.AttrSubjectType), expression.Value(str(op.key.Type))).
 		Set(expression.Name(schema.AttrSubjectID), expression.Value(str(op.key.ID)))
-	b := build(cond, &u)
+	b := commit.Build(cond, &u)
 	key := sequenceKey(op.key, op.predicate)
 	p.t.add(types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(c.names.Relationships), Key: key,
-		UpdateExpression: b.update, ConditionExpression: b.condition,
-		ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		UpdateExpression: b.Update, ConditionExpression: b.Condition,
+		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}}, actionRole{kind: roleSequence}, schema.ItemSize(key))
 	p.refused = func(_ context.Context, role actionRole, _ map[string]types.AttributeValue) (bool, error) {
 		if role.kind == roleEntity {

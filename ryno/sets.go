@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -103,7 +104,7 @@ func (c *Client) writeSet(ctx context.Context, op listOp) (relationships.Change,
 // not there before.
 func (c *Client) addToSet(ctx context.Context, op listOp) ([]Key, error) {
 	objects := distinctKeys(op.objects)
-	token := newToken()
+	token := commit.NewToken()
 	created := make([]bool, len(objects))
 	items := make([]map[string]types.AttributeValue, len(objects))
 	for i, k := range objects { // in order: an ordered set takes their positions in it
@@ -119,7 +120,7 @@ func (c *Client) addToSet(ctx context.Context, op listOp) ([]Key, error) {
 			keepPlace(in, token)
 		}
 		out, err := c.api.PutItem(ctx, in)
-		if a := classify(err); a.outcome == conditionFailed {
+		if a := commit.Classify(err); a.Outcome == commit.ConditionFailed {
 			return nil // the object is in the ordered set already, in its place
 		}
 		if err != nil {
@@ -209,7 +210,7 @@ func (c *Client) replaceSet(ctx context.Context, op listOp) error {
 		wanted[k] = true
 	}
 	held := make(map[Key]bool, len(current))
-	token := newToken()
+	token := commit.NewToken()
 	var ops []batching.WriteOp
 	for _, e := range current {
 		if !e.InSet {

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -33,7 +34,7 @@ func (c *Client) txSet(ctx context.Context, op *txOp, written map[Key]opKind, jo
 	if err != nil {
 		return nil, err
 	}
-	token := newToken()
+	token := commit.NewToken()
 	for i, k := range objects {
 		_, there := found[gets[i].ID]
 		add := op.kind == opAdd
@@ -58,10 +59,10 @@ func (c *Client) txSet(ctx context.Context, op *txOp, written map[Key]opKind, jo
 // setPut is the put of object's entry in op's set, on the condition that it is not
 // there.
 func (c *Client) setPut(op listOp, object Key, token string) types.TransactWriteItem {
-	b := build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)), nil)
+	b := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)), nil)
 	return types.TransactWriteItem{Put: &types.Put{
 		TableName: aws.String(c.names.Relationships), Item: c.setItem(op, object, token),
-		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}}
 }
 
@@ -72,16 +73,16 @@ func (c *Client) setEntryAction(key map[string]types.AttributeValue, there, del 
 	if there {
 		cond = expression.AttributeExists(expression.Name(schema.AttrSubjectKey))
 	}
-	b := build(cond, nil)
+	b := commit.Build(cond, nil)
 	if del {
 		return types.TransactWriteItem{Delete: &types.Delete{
 			TableName: aws.String(c.names.Relationships), Key: key,
-			ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+			ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 		}}
 	}
 	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName: aws.String(c.names.Relationships), Key: key,
-		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -211,12 +212,12 @@ func (c *Client) deleteIfToken(ctx context.Context, key map[string]types.Attribu
 	if token != "" {
 		cond = expression.Name(schema.AttrToken).Equal(expression.Value(str(token)))
 	}
-	b := build(cond, nil)
+	b := commit.Build(cond, nil)
 	_, err := c.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName: aws.String(c.names.Relationships), Key: key,
-		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	})
-	if a := classify(err); a.outcome == conditionFailed {
+	if a := commit.Classify(err); a.Outcome == commit.ConditionFailed {
 		return nil
 	}
 	return err
@@ -247,17 +248,17 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 				owner = append(owner, i)
 			}
 		}
-		a := c.transact(ctx, t.actions, newToken())
+		a := c.transact(ctx, t.actions, commit.NewToken())
 		switch {
-		case a.outcome == committed:
+		case a.Outcome == commit.Committed:
 			return nil
-		case a.outcome == conditionFailed && a.action == 0:
+		case a.Outcome == commit.ConditionFailed && a.Action == 0:
 			return errGuardFailed
-		case a.outcome != conditionFailed:
-			return a.err
+		case a.Outcome != commit.ConditionFailed:
+			return a.Err
 		}
-		p := &parts[owner[a.action]]
-		role := t.roles[a.action]
+		p := &parts[owner[a.Action]]
+		role := t.roles[a.Action]
 		switch {
 		case role.kind == roleClaim: // another entity holds the value by now
 			p.releases = slices.DeleteFunc(p.releases, func(cl indexentries.Claim) bool { return cl == role.claim })
@@ -276,7 +277,7 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 				}
 				continue
 			}
-		case role.kind == roleHead && a.item == nil:
+		case role.kind == roleHead && a.Item == nil:
 			// A list written before heads existed: its entries are deleted alone. The
 			// other lists of the transaction are likely as old: their heads are read
 			// at once rather than found missing one refusal at a time.
@@ -286,7 +287,7 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 			}
 			continue
 		case role.kind == roleHead:
-			h, err := relationships.HeadFromItem(p.list.Subject, p.list.Predicate, a.item)
+			h, err := relationships.HeadFromItem(p.list.Subject, p.list.Predicate, a.Item)
 			if err != nil {
 				return err
 			}
@@ -487,14 +488,14 @@ func (c *Client) partActions(p sweepPart) []types.TransactWriteItem {
 		// Each position must still be there: another part of the same list, or a
 		// writer since the read, may have taken it out already.
 		u := expression.Delete(expression.Name(schema.AttrPositions), set)
-		b := build(holdsPositions(positions), &u)
+		b := commit.Build(holdsPositions(positions), &u)
 		marker.Update = &types.Update{TableName: aws.String(c.names.Relationships), Key: key,
-			UpdateExpression: b.update, ConditionExpression: b.condition,
-			ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}
+			UpdateExpression: b.Update, ConditionExpression: b.Condition,
+			ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}
 	} else {
-		b := build(expression.Name(schema.AttrPositions).Equal(set), nil)
+		b := commit.Build(expression.Name(schema.AttrPositions).Equal(set), nil)
 		marker.Delete = &types.Delete{TableName: aws.String(c.names.Relationships), Key: key,
-			ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values}
+			ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}
 	}
 	acts := []types.TransactWriteItem{head, marker}
 	return append(acts, transactItems(relationshipOps(c.names.Relationships, relationships.Plan{Deletes: ch.Deletes}))...)

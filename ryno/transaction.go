@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -189,13 +190,13 @@ func (c *Client) Transact(ctx context.Context, ops ...Op) (_ []OpResult, err err
 		if err != nil {
 			return nil, err
 		}
-		a := c.transact(ctx, t.actions, newToken())
-		switch a.outcome {
-		case committed:
+		a := c.transact(ctx, t.actions, commit.NewToken())
+		switch a.Outcome {
+		case commit.Committed:
 			return tx.results(parts), nil
-		case conditionFailed:
+		case commit.ConditionFailed:
 		default:
-			return nil, wrap(a.err, "transaction")
+			return nil, wrap(a.Err, "transaction")
 		}
 		refused, retry := tx.refusals(ctx, parts, t, owners, a)
 		if !retry {
@@ -475,9 +476,9 @@ func handOver(a, b actionRole, actA, actB types.TransactWriteItem) (types.Transa
 	cond := ownedByOrFree(claim.Type, claim.ID).Or(
 		expression.Name(schema.AttrType).Equal(expression.Value(str(release.Type))).
 			And(expression.Name(schema.AttrID).Equal(expression.Value(str(release.ID)))))
-	bc := build(cond, nil)
+	bc := commit.Build(cond, nil)
 	merged := *put
-	merged.ConditionExpression, merged.ExpressionAttributeNames, merged.ExpressionAttributeValues = bc.condition, bc.names, bc.values
+	merged.ConditionExpression, merged.ExpressionAttributeNames, merged.ExpressionAttributeValues = bc.Condition, bc.Names, bc.Values
 	return types.TransactWriteItem{Put: &merged}, true
 }
 
@@ -511,10 +512,10 @@ func keyOf(table string, item map[string]types.AttributeValue) map[string]types.
 // refusals reads every failed condition of a cancelled transaction. It reports
 // whether to plan and send the transaction again: when every refusal was another
 // writer getting there first, for operations without a version.
-func (t *tx) refusals(ctx context.Context, parts []*txPart, all *listTransaction, owners []int, a attempt) ([]OpError, bool) {
+func (t *tx) refusals(ctx context.Context, parts []*txPart, all *listTransaction, owners []int, a commit.Attempt) ([]OpError, bool) {
 	var errs []OpError
 	retry := true
-	for i, reason := range a.reasons {
+	for i, reason := range a.Reasons {
 		if aws.ToString(reason.Code) != "ConditionalCheckFailed" {
 			continue
 		}
@@ -548,11 +549,11 @@ func (t *tx) results(parts []*txPart) []OpResult {
 
 // txCheck is a condition check on an entity.
 func (c *Client) txCheck(op *txOp) *txPart {
-	b := build(op.cond.build(c.opts.Now()), nil)
+	b := commit.Build(op.cond.build(c.opts.Now()), nil)
 	p := &txPart{op: op}
 	p.t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName: aws.String(c.names.Entities), Key: op.key.item(),
-		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}}, actionRole{kind: roleEntity}, schema.ItemSize(op.key.item()))
 	p.refused = func(context.Context, actionRole, map[string]types.AttributeValue) (bool, error) {
 		return false, op.conditionError()

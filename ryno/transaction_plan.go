@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -95,7 +96,7 @@ func (w *write) refused(x expectation, op *txOp) func(context.Context, actionRol
 // applied, and the entity written with its entries as Update does.
 func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 	if !c.indexes.has(op.key.Type) {
-		token := newToken()
+		token := commit.NewToken()
 		in := c.patchInput(op.key, op.ep, op.o, token)
 		p := &txPart{op: op}
 		p.t.add(types.TransactWriteItem{Update: &types.Update{
@@ -260,10 +261,10 @@ func (c *Client) addEntityDelete(t *listTransaction, op *txOp, s stored) {
 	if op.o.cond != nil {
 		cond = cond.And(op.o.cond.build(c.opts.Now()))
 	}
-	b := build(cond, nil)
+	b := commit.Build(cond, nil)
 	t.add(types.TransactWriteItem{Delete: &types.Delete{
 		TableName: aws.String(c.names.Entities), Key: op.key.item(),
-		ConditionExpression: b.condition, ExpressionAttributeNames: b.names, ExpressionAttributeValues: b.values,
+		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}, actionRole{kind: roleEntity}, schema.ItemSize(op.key.item()))
 }

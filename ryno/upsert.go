@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -93,11 +94,11 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 	if w.mode == modeUpdate {
 		cond = expression.AttributeExists(expression.Name(schema.AttrID)).And(same)
 	}
-	b := build(cond, &u)
-	if len(*b.update)+len(*b.condition) > maxUpsertExpression {
+	b := commit.Build(cond, &u)
+	if len(*b.Update)+len(*b.Condition) > maxUpsertExpression {
 		return nil
 	}
-	a.resolve(b.names)
+	a.resolve(b.Names)
 	return w.c.entityUpdate(w.e.Key, b)
 }
 
@@ -145,13 +146,13 @@ func indexSetIsOrNone(mine string) expression.ConditionBuilder {
 func (w *write) upsert(ctx context.Context, in *dynamodb.UpdateItemInput) (*Entity, expectation, error) {
 	send := w.c.updateSend(in)
 	a := w.c.settle(ctx, send, send)
-	switch a.outcome {
-	case committed:
-		e, err := decodeEntity(a.item)
+	switch a.Outcome {
+	case commit.Committed:
+		e, err := decodeEntity(a.Item)
 		return e, expectation{}, err
-	case conditionFailed:
-		x, done, err := w.decideFromItem(ctx, a.item)
+	case commit.ConditionFailed:
+		x, done, err := w.decideFromItem(ctx, a.Item)
 		return done, x, err
 	}
-	return nil, expectation{}, wrap(a.err, "%s %s", w.mode, w.e.Key)
+	return nil, expectation{}, wrap(a.Err, "%s %s", w.mode, w.e.Key)
 }

@@ -1,0 +1,85 @@
+// Package internal_test holds the rule of the house: imports point one way, from
+// the public packages down to the internal ones, and from the request pipeline
+// down to the SDK.
+package internal_test
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/rynodb/rynodb/"
+
+// mayImport lists, for the internal packages the layering constrains most, the
+// packages of this module each may import.
+var mayImport = map[string][]string{
+	"errs":          {},
+	"schema":        {"internal/errs"},
+	"paging":        {},
+	"batching":      {"internal/errs", "internal/schema"},
+	"requests":      {"internal/batching"},
+	"commit":        {"internal/batching"},
+	"relationships": {"internal/errs", "internal/schema"},
+	"indexentries":  {"indexing", "internal/errs", "internal/schema"},
+}
+
+// public are the packages of the public face that no internal package may import.
+var public = []string{"ryno", "migrations", "changes", "cli", "rynotest", "tables"}
+
+func TestImportsPointOneWay(t *testing.T) {
+	dirs, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, d := range dirs {
+		if !d.IsDir() || d.Name() == "tools" {
+			continue
+		}
+		for _, imp := range moduleImports(t, d.Name()) {
+			if slices.Contains(public, strings.Split(imp, "/")[0]) {
+				t.Errorf("internal/%s imports %s: internal packages serve the public face and may not import it", d.Name(), imp)
+			}
+			if allowed, ok := mayImport[d.Name()]; ok && !slices.Contains(allowed, imp) {
+				t.Errorf("internal/%s imports %s; it may import only %v", d.Name(), imp, allowed)
+			}
+		}
+		checked++
+	}
+	if checked < len(mayImport) {
+		t.Fatalf("checked %d packages, fewer than the %d the rules name", checked, len(mayImport))
+	}
+}
+
+// moduleImports returns the packages of this module that the non-test files of
+// dir import, relative to the module.
+func moduleImports(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		parsed, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, spec := range parsed.Imports {
+			path, _ := strconv.Unquote(spec.Path.Value)
+			if rest, ok := strings.CutPrefix(path, module); ok && !slices.Contains(out, rest) {
+				out = append(out, rest)
+			}
+		}
+	}
+	return out
+}

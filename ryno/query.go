@@ -49,7 +49,6 @@ func eachPage(
 	}
 }
 
-// keyCondition returns a Query of table (and index, if not empty) for the items whose
 // queryAll returns the items of every page of in.
 func (c *Client) queryAll(ctx context.Context, in *dynamodb.QueryInput) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
@@ -60,6 +59,7 @@ func (c *Client) queryAll(ctx context.Context, in *dynamodb.QueryInput) ([]map[s
 	return items, err
 }
 
+// keyCondition returns a Query of table (and index, if not empty) for the items whose
 // partition key attribute pk equals value.
 func keyCondition(table, index, pk, value string) *dynamodb.QueryInput {
 	in := &dynamodb.QueryInput{

@@ -27,6 +27,7 @@ var mayImport = map[string][]string{
 	"commit":        {"internal/batching"},
 	"relationships": {"internal/errs", "internal/schema"},
 	"indexentries":  {"indexing", "internal/errs", "internal/schema"},
+	"sweep":         {"internal/batching", "internal/indexentries", "internal/relationships", "internal/schema"},
 }
 
 // public are the packages of the public face that no internal package may import.

@@ -15,6 +15,7 @@ import (
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/sweep"
 )
 
 // A Delete sweeps what refers to the entity: its index entries, everything in its
@@ -24,33 +25,6 @@ import (
 // change in the same transaction, by amounts DynamoDB adds without a read. Every
 // transaction checks the guard: the entity's tombstone, or for an entity that does
 // not exist, that it still does not.
-
-// sweepPart is what one transaction of a sweep holds for one source: plain deletes,
-// or the deletes of entries of one other subject's list with the updates of its head
-// and of the deleted entity's marker in it.
-type sweepPart struct {
-	deletes []batching.WriteOp
-	// fenced are the deletes of set entries, which keep no head or marker. In a
-	// sweep of more than one transaction they go outside the transactions, each a
-	// DeleteItem conditional on the entry still holding the token the sweep read
-	// (fencedDelete); in a transaction they are plain deletes, the guard fencing them.
-	fenced []fencedDelete
-	// releases are the claims of unique values the entity held, deleted unless
-	// another entity owns them by now.
-	releases []indexentries.Claim
-	list     *relationships.Change // for entries of another list: its commutative change
-	// partial says the entries of list are not all the marker holds (a part of a
-	// split group, or the reverse index missed some): the positions are taken out
-	// of the marker rather than the marker deleted.
-	partial bool
-}
-
-func (p sweepPart) actions() int {
-	if p.list == nil {
-		return len(p.deletes) + len(p.fenced) + len(p.releases)
-	}
-	return len(p.list.Deletes) + 2 // the head and the marker
-}
 
 // sweep deletes what refers to k while g holds: the entity's tombstone is there
 // (then the item is deleted last), or the entity is missing. When g stops holding,
@@ -68,20 +42,20 @@ func (c *Client) sweepHolding(ctx context.Context, k Key, g guard, claims []inde
 	if err != nil {
 		return false, err
 	}
-	var parts []sweepPart
+	var parts []sweep.Part
 	more := false
 	for i, r := range refs {
 		parts = append(parts, r.parts(first[i].Items)...)
 		more = more || len(first[i].LastEvaluatedKey) > 0
 	}
-	extra := claimsBeside(claims, parts)
+	extra := sweep.ClaimsBeside(claims, parts)
 	if len(extra) > 0 {
-		parts = append(parts, sweepPart{releases: extra})
+		parts = append(parts, sweep.Part{Releases: extra})
 	}
 	final, hasFinal := c.deleteAction(g)
-	txs := packParts(parts, maxTransactItems-1)
+	txs := sweep.Pack(parts, maxTransactItems-1)
 	if !more && len(txs) <= 1 {
-		var only []sweepPart
+		var only []sweep.Part
 		if len(txs) == 1 {
 			only = txs[0]
 		}
@@ -93,7 +67,7 @@ func (c *Client) sweepHolding(ctx context.Context, k Key, g guard, claims []inde
 			if len(extra) == 0 {
 				return nil
 			}
-			return c.sweepParts(ctx, batch, g, []sweepPart{{releases: extra}})
+			return c.sweepParts(ctx, batch, g, []sweep.Part{{Releases: extra}})
 		}
 		if err := c.sweepParts(ctx, batch, g, refs[i].parts(first[i].Items)); err != nil {
 			return err
@@ -122,7 +96,7 @@ func (c *Client) sweepHolding(ctx context.Context, k Key, g guard, claims []inde
 // when the guard is a tombstone (its condition is the guard), beside the guard's
 // check otherwise. A guard that no longer holds means the work is done or moot; it
 // reports whether the guard held.
-func (c *Client) sweepOnce(ctx context.Context, g guard, final types.TransactWriteItem, hasFinal bool, parts []sweepPart) (bool, error) {
+func (c *Client) sweepOnce(ctx context.Context, g guard, final types.TransactWriteItem, hasFinal bool, parts []sweep.Part) (bool, error) {
 	switch {
 	case len(parts) == 0 && !hasFinal:
 		return true, nil
@@ -144,19 +118,9 @@ func (c *Client) sweepOnce(ctx context.Context, g guard, final types.TransactWri
 // fenced deletes of set entries, all within batch's bound. More fenced deletes than
 // fencedLimit go in the transactions: a transaction takes 99 where a wave of
 // requests takes MaxConcurrency.
-func (c *Client) sweepParts(ctx context.Context, batch *batching.Engine, g guard, parts []sweepPart) error {
-	var fenced []fencedDelete
-	if n := countFenced(parts); n > 0 && n <= fencedWaves*c.opts.MaxConcurrency {
-		var rest []sweepPart
-		for _, p := range parts {
-			fenced, p.fenced = append(fenced, p.fenced...), nil
-			if p.actions() > 0 || p.list != nil {
-				rest = append(rest, p)
-			}
-		}
-		parts = rest
-	}
-	txs := packParts(parts, maxTransactItems-1)
+func (c *Client) sweepParts(ctx context.Context, batch *batching.Engine, g guard, parts []sweep.Part) error {
+	fenced, parts := sweep.TakeFenced(parts, fencedWaves*c.opts.MaxConcurrency)
+	txs := sweep.Pack(parts, maxTransactItems-1)
 	check := g.action(c.names.Entities)
 	return batching.Parallel(ctx, len(txs)+len(fenced), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		release, err := batch.Acquire(ctx)
@@ -175,33 +139,9 @@ func (c *Client) sweepParts(ctx context.Context, batch *batching.Engine, g guard
 // MaxConcurrency requests.
 const fencedWaves = 4
 
-func countFenced(parts []sweepPart) int {
-	n := 0
-	for _, p := range parts {
-		n += len(p.fenced)
-	}
-	return n
-}
-
-// fencedDelete is the delete of a set entry outside any transaction: on the
-// condition that the entry still holds token, the one the sweep read ("" for none).
-// An entry written again since (a writer that met the tombstone takes its own
-// entries back; a subject created anew has entries of its own) is not the sweep's
-// to delete, however late its request lands.
-type fencedDelete struct {
-	key   map[string]types.AttributeValue
-	token string
-}
-
-// fenceOf is the fenced delete of the set entry item (with its key and _token).
-func fenceOf(item map[string]types.AttributeValue) fencedDelete {
-	key := batching.Project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})
-	return fencedDelete{key: key, token: optionalString(item, schema.AttrToken)}
-}
-
 // deleteFenced deletes f's entry if it still holds f's token.
-func (c *Client) deleteFenced(ctx context.Context, f fencedDelete) error {
-	return c.deleteIfToken(ctx, f.key, f.token)
+func (c *Client) deleteFenced(ctx context.Context, f sweep.Fenced) error {
+	return c.deleteIfToken(ctx, f.Key, f.Token)
 }
 
 // deleteIfToken deletes the relationship entry with key if the call token wrote it
@@ -229,7 +169,7 @@ func (c *Client) deleteIfToken(ctx context.Context, key map[string]types.Attribu
 // no head, written before heads existed, has its entries deleted alone. A marker
 // that holds other positions than the entries read (the reverse index lags, or a
 // writer added some since) is read, and every entry it holds goes.
-func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWriteItem, parts []sweepPart) error {
+func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWriteItem, parts []sweep.Part) error {
 	pace := c.conflictPacer()
 	for {
 		t := &listTransaction{}
@@ -239,10 +179,10 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 			for j, act := range c.partActions(p) {
 				role := actionRole{kind: roleEntry}
 				switch {
-				case p.list != nil && j < 2:
+				case p.List != nil && j < 2:
 					role.kind = [...]roleKind{roleHead, roleMarker}[j]
-				case p.list == nil && j >= len(p.deletes)+len(p.fenced):
-					role = actionRole{kind: roleClaim, claim: p.releases[j-len(p.deletes)-len(p.fenced)]}
+				case p.List == nil && j >= len(p.Deletes)+len(p.Fenced):
+					role = actionRole{kind: roleClaim, claim: p.Releases[j-len(p.Deletes)-len(p.Fenced)]}
 				}
 				t.add(act, role, 0)
 				owner = append(owner, i)
@@ -261,13 +201,13 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 		role := t.roles[a.Action]
 		switch {
 		case role.kind == roleClaim: // another entity holds the value by now
-			p.releases = slices.DeleteFunc(p.releases, func(cl indexentries.Claim) bool { return cl == role.claim })
+			p.Releases = slices.DeleteFunc(p.Releases, func(cl indexentries.Claim) bool { return cl == role.claim })
 			continue
 		case role.kind == roleMarker: // paced below: another writer may keep changing it
-			if err := c.refreshPart(ctx, p, maxTransactItems-len(t.actions)+p.actions()); err != nil {
+			if err := c.refreshPart(ctx, p, maxTransactItems-len(t.actions)+p.Actions()); err != nil {
 				return err
 			}
-			if p.list == nil && len(p.deletes) == 0 {
+			if p.List == nil && len(p.Deletes) == 0 {
 				// The list dropped the entity after the reverse index was read: the
 				// index was behind, or a cut-off Delete's requests landed late, and
 				// the other lists read with it may be stale too. Reading them all
@@ -281,22 +221,22 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 			// A list written before heads existed: its entries are deleted alone. The
 			// other lists of the transaction are likely as old: their heads are read
 			// at once rather than found missing one refusal at a time.
-			p.deletes, p.list = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.list.Deletes}), nil
+			p.Deletes, p.List = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
 			if err := c.dropHeadless(ctx, parts); err != nil {
 				return err
 			}
 			continue
 		case role.kind == roleHead:
-			h, err := relationships.HeadFromItem(p.list.Subject, p.list.Predicate, a.Item)
+			h, err := relationships.HeadFromItem(p.List.Subject, p.List.Predicate, a.Item)
 			if err != nil {
 				return err
 			}
 			if h.Abandoned(c.opts.Now()) {
-				room := maxTransactItems - len(t.actions) + p.actions()
+				room := maxTransactItems - len(t.actions) + p.Actions()
 				if err := c.finishList(ctx, p, h); err != nil {
 					return err
 				}
-				if p.list != nil {
+				if p.List != nil {
 					if err := c.refreshPart(ctx, p, room); err != nil {
 						return err
 					}
@@ -316,9 +256,9 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 // damaged) is rebuilt under a lease first. No entries means the list no longer holds
 // the object. Of more entries than room allows, p deletes the first that fit and
 // takes them out of the marker.
-func (c *Client) refreshPart(ctx context.Context, p *sweepPart, room int) error {
+func (c *Client) refreshPart(ctx context.Context, p *sweep.Part, room int) error {
 	for rebuilt := false; ; rebuilt = true {
-		ch := p.list
+		ch := p.List
 		object := ch.Deletes[0].Object
 		entries, marker, err := c.readEdges(ctx, Key(ch.Subject), ch.Predicate, Key(object))
 		if err != nil {
@@ -334,18 +274,18 @@ func (c *Client) refreshPart(ctx context.Context, p *sweepPart, room int) error 
 			if err != nil {
 				return err
 			}
-			if err := c.finishList(ctx, p, h); err != nil || p.list == nil {
+			if err := c.finishList(ctx, p, h); err != nil || p.List == nil {
 				return err
 			}
 			continue
 		case len(entries) == 0:
-			p.list, p.deletes, p.partial = nil, nil, false
+			p.List, p.Deletes, p.Partial = nil, nil, false
 		case len(entries)+2 > room:
-			fresh := incomingChange(entries[:max(room-2, 1)])
-			p.list, p.partial = &fresh, true
+			fresh := sweep.IncomingChange(entries[:max(room-2, 1)])
+			p.List, p.Partial = &fresh, true
 		default:
-			fresh := incomingChange(entries)
-			p.list, p.partial = &fresh, false
+			fresh := sweep.IncomingChange(entries)
+			p.List, p.Partial = &fresh, false
 		}
 		return nil
 	}
@@ -353,12 +293,12 @@ func (c *Client) refreshPart(ctx context.Context, p *sweepPart, room int) error 
 
 // dropHeadless makes every list part of parts whose list has no head delete its
 // entries alone, reading the heads in one BatchGetItem.
-func (c *Client) dropHeadless(ctx context.Context, parts []sweepPart) error {
+func (c *Client) dropHeadless(ctx context.Context, parts []sweep.Part) error {
 	var ops []batching.GetOp
 	var owners []int
 	for i, p := range parts {
-		if p.list != nil {
-			ops = append(ops, batching.NewGetOp(c.names.Relationships, relationships.HeadPrimaryKey(p.list.Subject, p.list.Predicate)))
+		if p.List != nil {
+			ops = append(ops, batching.NewGetOp(c.names.Relationships, relationships.HeadPrimaryKey(p.List.Subject, p.List.Predicate)))
 			owners = append(owners, i)
 		}
 	}
@@ -372,7 +312,7 @@ func (c *Client) dropHeadless(ctx context.Context, parts []sweepPart) error {
 	for j, op := range ops {
 		if _, ok := found[op.ID]; !ok {
 			p := &parts[owners[j]]
-			p.deletes, p.list = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.list.Deletes}), nil
+			p.Deletes, p.List = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
 		}
 	}
 	return nil
@@ -380,23 +320,23 @@ func (c *Client) dropHeadless(ctx context.Context, parts []sweepPart) error {
 
 // refreshParts refreshes every list part of parts in parallel, each within the
 // actions it takes now, so that the transaction holding them stays within bounds.
-func (c *Client) refreshParts(ctx context.Context, parts []sweepPart) error {
+func (c *Client) refreshParts(ctx context.Context, parts []sweep.Part) error {
 	return batching.Parallel(ctx, len(parts), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		if parts[i].list == nil {
+		if parts[i].List == nil {
 			return nil
 		}
-		return c.refreshPart(ctx, &parts[i], parts[i].actions())
+		return c.refreshPart(ctx, &parts[i], parts[i].Actions())
 	})
 }
 
 // finishList finishes and rebuilds the other subject's list whose entries p deletes,
 // whose head is h, under a lease. When that subject no longer exists either, its own
 // Delete (or Check) sweeps its list: p deletes the entries it has alone.
-func (c *Client) finishList(ctx context.Context, p *sweepPart, h relationships.Head) error {
+func (c *Client) finishList(ctx context.Context, p *sweep.Part, h relationships.Head) error {
 	_, err := c.writeListLeased(ctx, nil, h)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		p.deletes, p.list = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.list.Deletes}), nil
+		p.Deletes, p.List = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
 		return nil
 	case err != nil:
 		return wrap(err, "finishing a list pointing at the entity")
@@ -449,32 +389,19 @@ func (c *Client) readEdges(ctx context.Context, subject Key, predicate string, o
 	return entries, m, nil
 }
 
-// claimsBeside returns the claims that no part releases already: one transaction
-// may not release a claim twice.
-func claimsBeside(claims []indexentries.Claim, parts []sweepPart) []indexentries.Claim {
-	var extra []indexentries.Claim
-	for _, cl := range claims {
-		released := slices.ContainsFunc(parts, func(p sweepPart) bool { return slices.Contains(p.releases, cl) })
-		if !released && !slices.Contains(extra, cl) {
-			extra = append(extra, cl)
-		}
-	}
-	return extra
-}
-
 // partActions returns the transaction actions of p.
-func (c *Client) partActions(p sweepPart) []types.TransactWriteItem {
-	if p.list == nil {
-		acts := transactItems(p.deletes)
-		for _, f := range p.fenced {
-			acts = append(acts, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(c.names.Relationships), Key: f.key}})
+func (c *Client) partActions(p sweep.Part) []types.TransactWriteItem {
+	if p.List == nil {
+		acts := transactItems(p.Deletes)
+		for _, f := range p.Fenced {
+			acts = append(acts, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(c.names.Relationships), Key: f.Key}})
 		}
-		for _, cl := range p.releases {
+		for _, cl := range p.Releases {
 			acts = append(acts, c.releaseAction(cl))
 		}
 		return acts
 	}
-	ch := *p.list
+	ch := *p.List
 	head := c.headAction(ch)
 	object := ch.Deletes[0].Object
 	positions := make([]int, len(ch.Deletes))
@@ -484,11 +411,11 @@ func (c *Client) partActions(p sweepPart) []types.TransactWriteItem {
 	key := relationships.MarkerPrimaryKey(ch.Subject, ch.Predicate, object)
 	set := expression.Value(relationships.PositionSet(positions))
 	var marker types.TransactWriteItem
-	if p.partial {
+	if p.Partial {
 		// Each position must still be there: another part of the same list, or a
 		// writer since the read, may have taken it out already.
 		u := expression.Delete(expression.Name(schema.AttrPositions), set)
-		b := commit.Build(holdsPositions(positions), &u)
+		b := commit.Build(sweep.HoldsPositions(positions), &u)
 		marker.Update = &types.Update{TableName: aws.String(c.names.Relationships), Key: key,
 			UpdateExpression: b.Update, ConditionExpression: b.Condition,
 			ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}
@@ -501,97 +428,10 @@ func (c *Client) partActions(p sweepPart) []types.TransactWriteItem {
 	return append(acts, transactItems(relationshipOps(c.names.Relationships, relationships.Plan{Deletes: ch.Deletes}))...)
 }
 
-// holdsPositions is the condition that a marker holds every one of positions.
-func holdsPositions(positions []int) expression.ConditionBuilder {
-	holds := func(p int) expression.ConditionBuilder {
-		return expression.Contains(expression.Name(schema.AttrPositions), number(int64(p)))
-	}
-	cond := holds(positions[0])
-	for _, p := range positions[1:] {
-		cond = cond.And(holds(p))
-	}
-	return cond
-}
-
-// packParts packs parts into transactions of at most capacity actions, no list
-// twice in one (its head would be updated twice). A part larger than capacity is
-// split first.
-func packParts(parts []sweepPart, capacity int) [][]sweepPart {
-	var txs [][]sweepPart
-	var cur []sweepPart
-	size := 0
-	lists := map[string]bool{}
-	flush := func() {
-		if len(cur) > 0 {
-			txs = append(txs, cur)
-		}
-		cur, size, lists = nil, 0, map[string]bool{}
-	}
-	for _, p := range splitParts(parts, capacity) {
-		id := ""
-		if p.list != nil {
-			id = p.list.Subject.String() + "\x00" + p.list.Predicate
-		}
-		if size+p.actions() > capacity || id != "" && lists[id] {
-			flush()
-		}
-		cur = append(cur, p)
-		size += p.actions()
-		if id != "" {
-			lists[id] = true
-		}
-	}
-	flush()
-	return txs
-}
-
-// splitParts splits parts larger than capacity actions.
-func splitParts(parts []sweepPart, capacity int) []sweepPart {
-	var out []sweepPart
-	for _, p := range parts {
-		for p.actions() > capacity {
-			switch {
-			case p.list == nil && len(p.deletes) > 0:
-				n := min(capacity, len(p.deletes))
-				out = append(out, sweepPart{deletes: p.deletes[:n]})
-				p.deletes = p.deletes[n:]
-				continue
-			case p.list == nil && len(p.fenced) > 0:
-				n := min(capacity, len(p.fenced))
-				out = append(out, sweepPart{fenced: p.fenced[:n]})
-				p.fenced = p.fenced[n:]
-				continue
-			case p.list == nil:
-				out = append(out, sweepPart{releases: p.releases[:capacity]})
-				p.releases = p.releases[capacity:]
-				continue
-			}
-			n := capacity - 2
-			head := incomingChange(p.list.Deletes[:n])
-			out = append(out, sweepPart{list: &head, partial: true})
-			rest := incomingChange(p.list.Deletes[n:])
-			p.list, p.partial = &rest, true
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
-// incomingChange is the commutative change deleting entries of one list, all
-// pointing at one object.
-func incomingChange(deletes []relationships.Entry) relationships.Change {
-	e := deletes[0]
-	return relationships.Change{
-		Subject: e.Subject, Predicate: e.Predicate, Deletes: deletes,
-		Expect:     relationships.HeadExpectation{Exists: true},
-		CountDelta: -len(deletes), DigestDelta: relationships.Delta(nil, deletes),
-	}
-}
-
 // reference is a query for what to delete with an entity.
 type reference struct {
 	query *dynamodb.QueryInput
-	parts func(items []map[string]types.AttributeValue) []sweepPart
+	parts func(items []map[string]types.AttributeValue) []sweep.Part
 }
 
 // references returns the queries for what refers to k: its index entries and its
@@ -601,24 +441,24 @@ func (c *Client) references(k Key) []reference {
 	relKey := []string{schema.AttrSubjectKey, schema.AttrPredicateKey}
 	partition := keyCondition(c.names.Relationships, "", schema.AttrSubjectKey, k.String())
 	partition.ConsistentRead = aws.Bool(true)
-	own := func(items []map[string]types.AttributeValue) []sweepPart {
-		var p sweepPart
+	own := func(items []map[string]types.AttributeValue) []sweep.Part {
+		var p sweep.Part
 		for _, item := range items {
 			if inSet(item) {
-				p.fenced = append(p.fenced, fenceOf(item))
+				p.Fenced = append(p.Fenced, sweep.FenceOf(item))
 			} else {
-				p.deletes = append(p.deletes, batching.DeleteOp(c.names.Relationships, batching.Project(item, relKey)))
+				p.Deletes = append(p.Deletes, batching.DeleteOp(c.names.Relationships, batching.Project(item, relKey)))
 			}
 		}
-		if p.actions() == 0 {
+		if p.Actions() == 0 {
 			return nil
 		}
-		return []sweepPart{p}
+		return []sweep.Part{p}
 	}
 	return []reference{
 		{keysOnly(c.indexEntriesQuery(k), append(slices.Clone(indexKey), entryNames...)...), c.indexParts},
 		{keysOnly(partition, append(slices.Clone(relKey), schema.AttrToken, schema.AttrPredicateObjectKey)...), own},
-		{c.incomingQuery(k), func(items []map[string]types.AttributeValue) []sweepPart { return c.incomingParts(k, items) }},
+		{c.incomingQuery(k), func(items []map[string]types.AttributeValue) []sweep.Part { return c.incomingParts(k, items) }},
 	}
 }
 
@@ -627,38 +467,38 @@ var entryNames = []string{schema.AttrScope, schema.AttrType, schema.AttrID, sche
 
 // indexParts deletes the entity's index entries, and releases the claims of those of
 // unique indexes.
-func (c *Client) indexParts(items []map[string]types.AttributeValue) []sweepPart {
+func (c *Client) indexParts(items []map[string]types.AttributeValue) []sweep.Part {
 	if len(items) == 0 {
 		return nil
 	}
-	var p sweepPart
+	var p sweep.Part
 	for _, item := range items {
-		p.deletes = append(p.deletes, batching.DeleteOp(c.names.IndexEntries, batching.Project(item, indexKey)))
+		p.Deletes = append(p.Deletes, batching.DeleteOp(c.names.IndexEntries, batching.Project(item, indexKey)))
 		if e, err := indexentries.FromItem(item); err == nil && c.indexes.unique(e.Type, e.IndexName) {
-			p.releases = append(p.releases, indexentries.ClaimOf(e))
+			p.Releases = append(p.Releases, indexentries.ClaimOf(e))
 		}
 	}
-	return []sweepPart{p}
+	return []sweep.Part{p}
 }
 
 // incomingParts groups entries pointing at the entity k by the list holding them.
 // Entries of sets, which keep no head or marker, and malformed entries are deleted
 // alone. Entries of k's own lists (an entity pointing at itself) are left to the
 // sweep of its partition: one transaction may not delete an item twice.
-func (c *Client) incomingParts(k Key, items []map[string]types.AttributeValue) []sweepPart {
+func (c *Client) incomingParts(k Key, items []map[string]types.AttributeValue) []sweep.Part {
 	byList := map[string][]relationships.Entry{}
 	var order []string
-	var alone sweepPart
+	var alone sweep.Part
 	for _, item := range items {
 		e, err := relationships.FromItem(item)
 		switch {
 		case err == nil && Key(e.Subject) == k:
 			continue
 		case err == nil && e.InSet:
-			alone.fenced = append(alone.fenced, fenceOf(item))
+			alone.Fenced = append(alone.Fenced, sweep.FenceOf(item))
 			continue
 		case err != nil:
-			alone.deletes = append(alone.deletes, batching.DeleteOp(c.names.Relationships, batching.Project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})))
+			alone.Deletes = append(alone.Deletes, batching.DeleteOp(c.names.Relationships, batching.Project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})))
 			continue
 		}
 		id := e.Subject.String() + "\x00" + e.Predicate
@@ -667,13 +507,13 @@ func (c *Client) incomingParts(k Key, items []map[string]types.AttributeValue) [
 		}
 		byList[id] = append(byList[id], e)
 	}
-	var parts []sweepPart
-	if alone.actions() > 0 {
+	var parts []sweep.Part
+	if alone.Actions() > 0 {
 		parts = append(parts, alone)
 	}
 	for _, id := range order {
-		ch := incomingChange(byList[id])
-		parts = append(parts, sweepPart{list: &ch})
+		ch := sweep.IncomingChange(byList[id])
+		parts = append(parts, sweep.Part{List: &ch})
 	}
 	return parts
 }

@@ -21,8 +21,8 @@ import (
 // lists in order through that index, consistently when asked, one Query a page.
 // Everything else is the set's: one item per object, written on its own, the
 // subject read after the write. A position is the adding client's clock in
-// microseconds, never less than one more than the last it gave, so concurrent Adds
-// need no shared counter and never conflict. An Add puts the entry only where
+// microseconds times positionStride, and at least a stride after the last it gave,
+// so concurrent Adds need no shared counter and never conflict. An Add puts the entry only where
 // there is none, so an object keeps its place; ReplaceRelationships moves
 // objects by writing their entries at new positions (relationships.PlanOrderedSet).
 

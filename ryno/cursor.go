@@ -2,7 +2,6 @@ package ryno
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/paging"
@@ -111,7 +110,7 @@ func inlinePosition(scope string, ix Index, cond indexing.Condition) paging.Posi
 // parseEntityKey reads a _subject_key or _object_key: the key of a valid entity,
 // written as schema.SubjectKey writes it.
 func parseEntityKey(s string) (Key, bool) {
-	parts, ok := splitKey(s, 3)
+	parts, ok := schema.Split(s, 3)
 	if !ok {
 		return Key{}, false
 	}
@@ -130,7 +129,7 @@ type predicateKey struct {
 // parsePredicateKey reads a _predicate_key as schema.PredicateKey writes it, or,
 // for a predicate of sets, as a set's entry has it.
 func parsePredicateKey(s string, sets map[string]bool) (predicateKey, bool) {
-	parts, ok := splitKey(s, 4)
+	parts, ok := schema.Split(s, 4)
 	if !ok {
 		return predicateKey{}, false
 	}
@@ -163,19 +162,4 @@ func parseSetKey(s string, parts []string) (predicateKey, bool) {
 	}
 	e := predicateKey{predicate: parts[0], objectScope: parts[1], objectType: parts[2], objectID: parts[3]}
 	return e, schema.PredicateObjectKey(parts[0], parts[1], parts[2], parts[3]) == s
-}
-
-// splitKey returns the n unescaped components of a compound key.
-func splitKey(s string, n int) ([]string, bool) {
-	parts := strings.Split(s, string(schema.Delimiter))
-	if len(parts) != n {
-		return nil, false
-	}
-	for i, p := range parts {
-		var err error
-		if parts[i], err = schema.Unescape(p); err != nil {
-			return nil, false
-		}
-	}
-	return parts, true
 }

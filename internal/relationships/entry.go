@@ -159,19 +159,12 @@ func FromOrderedKeys(subject Key, predicate string, item map[string]types.Attrib
 	if err != nil {
 		return Entry{}, err
 	}
-	parts := strings.Split(pk, string(schema.Delimiter))
-	if len(parts) == 4 {
-		for i, p := range parts {
-			if parts[i], err = schema.Unescape(p); err != nil {
-				break
-			}
-		}
-	}
 	e := OrderedSetEntry(subject, predicate, Key{}, position)
-	if len(parts) == 4 && err == nil {
+	parts, split := schema.Split(pk, 4)
+	if split {
 		e.Object = Key{Scope: parts[1], Type: parts[2], ID: parts[3]}
 	}
-	if sk != subject.String() || parts[0] != predicate || e.predicateKey() != pk || e.OrderedKey() != ok {
+	if !split || sk != subject.String() || parts[0] != predicate || e.predicateKey() != pk || e.OrderedKey() != ok {
 		return Entry{}, &schema.ValidationError{Field: schema.AttrPredicateKey, Value: pk,
 			Reason: fmt.Sprintf("is not the key of an entry of the ordered set %s of %s", predicate, subject)}
 	}

@@ -103,6 +103,25 @@ func Join(components ...string) string {
 	return b.String()
 }
 
+// Split is the inverse of Join for n components: the unescaped components of s, and
+// false unless s is exactly what Join writes for n components. The store never
+// needs it to read its own items (raw values have their own attributes); it reads
+// keys where DynamoDB returns nothing else: cursors, and the keys a KEYS_ONLY index
+// projects.
+func Split(s string, n int) ([]string, bool) {
+	parts := strings.Split(s, string(Delimiter))
+	if len(parts) != n {
+		return nil, false
+	}
+	for i, p := range parts {
+		var err error
+		if parts[i], err = Unescape(p); err != nil {
+			return nil, false
+		}
+	}
+	return parts, true
+}
+
 // ScopeTypeKey returns the _scope_type_key of an entity: scope:type. It is the sort
 // key of the entities table and the partition key of its by-type index.
 func ScopeTypeKey(scope, typ string) string { return Join(scope, typ) }

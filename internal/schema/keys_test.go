@@ -331,3 +331,30 @@ func TestOrderedSetKeys(t *testing.T) {
 		t.Errorf("position 9 sorts after 10: %q, %q", a, b)
 	}
 }
+
+func TestSplitIsTheInverseOfJoin(t *testing.T) {
+	tests := []struct {
+		name  string
+		parts []string
+	}{
+		{"plain", []string{"acme", "person", "ada"}},
+		{"delimiters and escapes", []string{"a:b", "%3A", "100%"}},
+		{"empty components", []string{"", "x", ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := schema.Split(schema.Join(tt.parts...), len(tt.parts))
+			if !ok || !slices.Equal(got, tt.parts) {
+				t.Fatalf("Split(Join(%q)) = %q, %v", tt.parts, got, ok)
+			}
+		})
+	}
+	for _, bad := range []struct {
+		s string
+		n int
+	}{{"a:b", 3}, {"a:b:c:d", 3}, {"a%2:b:c", 3}, {"a%zz:b:c", 3}} {
+		if got, ok := schema.Split(bad.s, bad.n); ok {
+			t.Errorf("Split(%q, %d) = %q, want refused", bad.s, bad.n, got)
+		}
+	}
+}

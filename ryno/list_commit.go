@@ -266,12 +266,14 @@ func (c *Client) headAction(ch relationships.Change) types.TransactWriteItem {
 	for name, v := range relationships.RawAttributes(ch.Subject, ch.Predicate) {
 		u = u.Set(expression.Name(name), expression.Value(v))
 	}
+	if ch.SetsNext() {
+		u = u.Set(expression.Name(schema.AttrNext), expression.Value(number(int64(ch.Next))))
+	}
 	if ch.Commutative() {
 		u = u.Add(expression.Name(schema.AttrCount), expression.Value(number(int64(ch.CountDelta)))).
 			Add(expression.Name(schema.AttrDigest), expression.Value(&types.AttributeValueMemberN{Value: ch.DigestDelta.String()}))
 	} else {
-		u = u.Set(expression.Name(schema.AttrNext), expression.Value(number(int64(ch.Next)))).
-			Set(expression.Name(schema.AttrCount), expression.Value(number(int64(ch.Count)))).
+		u = u.Set(expression.Name(schema.AttrCount), expression.Value(number(int64(ch.Count)))).
 			Set(expression.Name(schema.AttrDigest), expression.Value(digestValue(ch.Digest)))
 	}
 	b := commit.Build(cond, &u)
@@ -287,13 +289,20 @@ func (c *Client) headAction(ch relationships.Change) types.TransactWriteItem {
 }
 
 // headCondition is the condition that a list's head is as x expects: the version
-// read (or no head), the digest of a whole-list read, and no lease. A lease, live or
-// expired, keeps every plan out: a live one is another writer's, and an expired one
-// may hide writes not finished, which the next writer finishes first (lease.go).
+// read (or no head), or for an Add the next free position read; the digest of a
+// whole-list read; and no lease. A lease, live or expired, keeps every plan out: a
+// live one is another writer's, and an expired one may hide writes not finished,
+// which the next writer finishes first (lease.go).
 func headCondition(x relationships.HeadExpectation) expression.ConditionBuilder {
 	switch {
 	case !x.Exists:
 		return expression.AttributeNotExists(expression.Name(schema.AttrVersion))
+	case x.CheckNext:
+		next := expression.Name(schema.AttrNext).Equal(expression.Value(number(int64(x.Next))))
+		if x.Next == 0 {
+			next = next.Or(expression.AttributeNotExists(expression.Name(schema.AttrNext)))
+		}
+		return expression.AttributeExists(expression.Name(schema.AttrVersion)).And(next, noLease())
 	case x.Version == 0:
 		return expression.AttributeExists(expression.Name(schema.AttrVersion)).And(noLease())
 	}

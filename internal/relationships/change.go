@@ -40,6 +40,9 @@ func (c Change) Empty() bool { return len(c.Puts) == 0 && len(c.Deletes) == 0 }
 // instead of setting them: it does not depend on the head's version.
 func (c Change) Commutative() bool { return c.Expect.Version == 0 && c.Expect.Exists }
 
+// SetsNext reports whether the change sets the head's next free position.
+func (c Change) SetsNext() bool { return !c.Commutative() || c.Expect.CheckNext }
+
 // HeadExpectation is what a write of a list requires of its head.
 type HeadExpectation struct {
 	// Exists says a head must exist; with Version 0 that is all (a commutative
@@ -47,6 +50,12 @@ type HeadExpectation struct {
 	Exists bool
 	// Version, when not 0, is the version the head must still have.
 	Version int64
+	// Next, when CheckNext, is the next free position the head must still have: an
+	// Add depends on nothing else of the head, so a Remove or a sweep committing in
+	// between (which add to the count and digest, and hand out no position) leaves
+	// its plan right, and only writers handing out positions make it read again.
+	Next      int
+	CheckNext bool
 	// Digest, when CheckDigest, is the digest the head must still have: the digest
 	// of the entries the writer read, so that the read was the whole list as it is.
 	Digest      Digest
@@ -76,11 +85,14 @@ func expectOf(h Head) HeadExpectation {
 // ChangeAdd returns the change that appends to the list of head h each of objects it
 // does not hold, in order, at positions from h.Next. markers holds the marker of
 // each object (absent ones have no positions); objects repeated are added once. The
-// change requires the head's version and every object's marker to be as read, so
-// that no object is added twice, none is skipped that is not there, and no position
-// is handed out twice.
+// change requires the head's next free position and every object's marker to be as
+// read, so that no object is added twice, none is skipped that is not there, no
+// position is handed out twice, and every position added comes after every entry.
+// On a head that exists it adds to the count and digest, so that Removes and sweeps
+// committing meanwhile do not make it read again.
 func ChangeAdd(h Head, markers map[Key]Marker, objects []Key) Change {
-	c := Change{Subject: h.Subject, Predicate: h.Predicate, Expect: expectOf(h), Next: h.Next}
+	expect := HeadExpectation{Exists: h.Version > 0, Next: h.Next, CheckNext: h.Version > 0}
+	c := Change{Subject: h.Subject, Predicate: h.Predicate, Expect: expect, Next: h.Next}
 	seen := make(map[Key]bool, len(objects))
 	for _, o := range objects {
 		if seen[o] {
@@ -99,6 +111,8 @@ func ChangeAdd(h Head, markers map[Key]Marker, objects []Key) Change {
 	}
 	c.Count = h.Count + len(c.Puts)
 	c.Digest = h.Digest.Plus(c.Puts...)
+	c.CountDelta = len(c.Puts)
+	c.DigestDelta = Delta(c.Puts, nil)
 	return c
 }
 

@@ -54,6 +54,9 @@ func (m *memList) apply(t *testing.T, c relationships.Change) {
 	if x.Version > 0 {
 		require.Equal(t, x.Version, m.head.Version, "the head's version")
 	}
+	if x.CheckNext {
+		require.Equal(t, x.Next, m.head.Next, "the head's next free position")
+	}
 	if x.CheckDigest && x.Exists {
 		require.True(t, x.Digest.Equal(m.head.Digest), "the digest of the list read")
 	}
@@ -79,11 +82,14 @@ func (m *memList) apply(t *testing.T, c relationships.Change) {
 		}
 	}
 	m.head.Version++
+	if c.SetsNext() {
+		m.head.Next = c.Next
+	}
 	if c.Commutative() {
 		m.head.Count += c.CountDelta
 		m.head.Digest = m.head.Digest.Add(c.DigestDelta)
 	} else {
-		m.head.Next, m.head.Count, m.head.Digest = c.Next, c.Count, c.Digest
+		m.head.Count, m.head.Digest = c.Count, c.Digest
 	}
 }
 
@@ -113,7 +119,8 @@ func TestChangeAddAppendsEachNewObjectOnceAfterEveryEntry(t *testing.T) {
 
 	c = relationships.ChangeAdd(m.head, m.markersOf([]Key{B, C}), []Key{B, C})
 	require.Equal(t, []Key{C}, c.Added, "B is there already")
-	require.Equal(t, relationships.HeadExpectation{Exists: true, Version: 1}, c.Expect)
+	require.Equal(t, relationships.HeadExpectation{Exists: true, Next: 2, CheckNext: true}, c.Expect,
+		"an Add depends on the next free position, not on the version")
 	m.apply(t, c)
 	m.check(t)
 	require.Equal(t, []Key{A, B, C}, objectsOf(m.list()))
@@ -263,4 +270,20 @@ func headItem(h relationships.Head) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		schema.AttrVersion: n(h.Version), schema.AttrNext: n(h.Next), schema.AttrCount: n(h.Count), schema.AttrDigest: n(h.Digest),
 	}
+}
+
+// TestAnAddPlannedBeforeARemoveStillCommits plans an Add, lets a Remove of another
+// object commit, then commits the Add: its expectation (the next free position)
+// still holds and the head stays exact. An Add planned before another Add does not
+// hold: both would hand out the same positions.
+func TestAnAddPlannedBeforeARemoveStillCommits(t *testing.T) {
+	m := newMemList()
+	m.apply(t, relationships.ChangeReplace(m.head, nil, []Key{A, B}))
+	add := relationships.ChangeAdd(m.head, m.markersOf([]Key{C}), []Key{C})
+	other := relationships.ChangeAdd(m.head, m.markersOf([]Key{D}), []Key{D})
+	m.apply(t, relationships.ChangeRemove(m.head, m.markersOf([]Key{A}), []Key{A}))
+	m.apply(t, add)
+	m.check(t)
+	require.Equal(t, []Key{B, C}, objectsOf(m.list()))
+	require.NotEqual(t, m.head.Next, other.Expect.Next, "the other Add must read again")
 }

@@ -276,7 +276,14 @@ func TestCostReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := costWorkloads(t, duration, lib, seeder, &rawStore{api: api, names: rawNames},
+	// One client a goroutine: writers in different processes, as Lambda runs them.
+	libs := make([]*ryno.Client, costWriters)
+	for i := range libs {
+		if libs[i], err = ryno.New(api, libOpts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	results := costWorkloads(t, duration, lib, seeder, libs, &rawStore{api: api, names: rawNames},
 		&rawStore{api: api, names: libNames})
 	fmt.Fprintf(w, "\n### Throughput: %d goroutines, %s a side, interleaved\n\n", costWriters, duration)
 	fmt.Fprintf(w, "DynamoDB Local on this machine, shared by both sides in turn. Each cell: library / raw.\n\n")
@@ -588,7 +595,7 @@ type costWorkloadResult struct {
 
 // costWorkloads runs each workload for duration a side: in slices of about a
 // second, alternating which side goes first.
-func costWorkloads(t *testing.T, duration time.Duration, lib, seeder *ryno.Client, raw, libRaw *rawStore) []costWorkloadResult {
+func costWorkloads(t *testing.T, duration time.Duration, lib, seeder *ryno.Client, libs []*ryno.Client, raw, libRaw *rawStore) []costWorkloadResult {
 	follows := "follows"
 	lists := costPeople("list", costWriters)
 	one := costPerson("one")
@@ -660,6 +667,26 @@ func costWorkloads(t *testing.T, duration time.Duration, lib, seeder *ryno.Clien
 			},
 			raw: func(_ int, seq int64) error {
 				return raw.Add(ctx, one, costOrdered, []ryno.Key{costPerson(id("wc", seq))})
+			},
+		},
+		{
+			name: "AddRelationships and RemoveRelationships, 8 clients on one list",
+			lib: func(g int, seq int64) error {
+				object := []ryno.Key{costPerson(fmt.Sprintf("wm%d-%d", g, seq%4))}
+				var err error
+				if seq%2 == 0 {
+					_, err = libs[g].AddRelationships(ctx, one, "mixed", object)
+				} else {
+					_, err = libs[g].RemoveRelationships(ctx, one, "mixed", object)
+				}
+				return err
+			},
+			raw: func(g int, seq int64) error {
+				object := []ryno.Key{costPerson(fmt.Sprintf("wm%d-%d", g, seq%4))}
+				if seq%2 == 0 {
+					return raw.Add(ctx, one, "mixed", object)
+				}
+				return raw.Remove(ctx, one, "mixed", object)
 			},
 		},
 		{

@@ -54,6 +54,10 @@ func TestAnOrderedSetListsItsObjectsInTheOrderAdded(t *testing.T) {
 	for _, limit := range []int{1, 2, 10} {
 		require.Equal(t, []ryno.Key{pk("c"), pk("a"), pk("b")}, orderedObjects(t, s.Client, board, limit), "limit %d: the order added, a in its first place", limit)
 	}
+	added, err = s.AddRelationships(ctx, board, orderedPredicate, []ryno.Key{pk("c")})
+	require.NoError(t, err)
+	require.Empty(t, added)
+	require.Equal(t, []ryno.Key{pk("c"), pk("a"), pk("b")}, orderedObjects(t, s.Client, board, 10), "c added again keeps its place, first")
 
 	e, err := s.Get(ctx, board, ryno.WithRelationships(orderedPredicate))
 	require.NoError(t, err)

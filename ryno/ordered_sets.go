@@ -34,9 +34,10 @@ type positionClock struct {
 }
 
 // positionStride is how many positions a microsecond holds, and how far apart
-// the positions of the objects of one call are: the room for 1,023 objects put
-// between two neighbours later, with no other object moved. Positions last until
-// the year 2255.
+// the positions of the objects of one call are: room for up to 1,023 objects put
+// between two neighbours later, with no other object moved (a Replace spreads them
+// evenly; one at a time at the same place, each halves the room). Positions last
+// until the year 2255.
 const positionStride = 1024
 
 // take reserves n positions positionStride apart, the first no less than floor,

@@ -312,3 +312,22 @@ func TestAReplaceRacingAddsKeepsItsOrder(t *testing.T) {
 		require.Equal(t, want, replaced, "round %d: the Replace's objects, all, in its order", round)
 	}
 }
+
+// TestReplaceGivesPositionsToEntriesWrittenWithoutThem has a client that declares
+// the predicate a plain set write two entries, which the ordered listing does not
+// see; a Replace under the declaration puts the one it keeps at its place and
+// deletes the other.
+func TestReplaceGivesPositionsToEntriesWrittenWithoutThem(t *testing.T) {
+	s := orderedStore(t, ryno.Options{ConsistentRead: true})
+	board := pk("board")
+	createSubjects(t, s.Client, board)
+	plain := newClientOn(t, s, ryno.Options{Sets: []string{orderedPredicate}})
+	_, err := plain.AddRelationships(ctx, board, orderedPredicate, []ryno.Key{pk("kept"), pk("dropped")})
+	require.NoError(t, err)
+	require.Empty(t, orderedObjects(t, s.Client, board, 10), "entries without a position are not in the order")
+
+	require.NoError(t, s.ReplaceRelationships(ctx, board, orderedPredicate, []ryno.Key{pk("new"), pk("kept")}))
+	require.Equal(t, []ryno.Key{pk("new"), pk("kept")}, orderedObjects(t, s.Client, board, 10))
+	_, _, entries := listItems(t, s, board, orderedPredicate)
+	require.Len(t, entries, 2, "the entry of dropped is gone, and kept has one entry")
+}

@@ -2,6 +2,7 @@ package ryno
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -98,20 +99,26 @@ func (c *Client) replaceOrderedSet(ctx context.Context, op listOp) error {
 		return err
 	}
 	want := relKeys(distinctKeys(op.objects))
-	var ordered []relationships.Entry
-	var ops []batching.WriteOp
+	var ordered, unplaced []relationships.Entry
 	floor := int64(0)
 	for _, e := range current {
 		switch {
 		case e.Ordered:
 			ordered = append(ordered, e)
 			floor = max(floor, e.Position+1)
-		case e.InSet: // written without a position: put again, or deleted by the plan
-			ops = append(ops, batching.DeleteOp(c.names.Relationships, e.PrimaryKey()))
+		case e.InSet:
+			unplaced = append(unplaced, e) // written without a position
 		}
 	}
 	plan := relationships.PlanOrderedSet(op.relSubject(), op.predicate, ordered, want,
 		c.clock.take(c.opts.Now(), len(want), floor), positionStride)
+	// An entry without a position goes, unless the plan puts its object (over it).
+	var ops []batching.WriteOp
+	for _, e := range unplaced {
+		if !slices.Contains(want, e.Object) {
+			ops = append(ops, batching.DeleteOp(c.names.Relationships, e.PrimaryKey()))
+		}
+	}
 	token := commit.NewToken()
 	held := make(map[relationships.Key]bool, len(ordered))
 	for _, e := range ordered {
@@ -128,28 +135,10 @@ func (c *Client) replaceOrderedSet(ctx context.Context, op listOp) error {
 	for _, e := range plan.Deletes {
 		ops = append(ops, batching.DeleteOp(c.names.Relationships, e.PrimaryKey()))
 	}
-	if err := c.batch.Write(ctx, dropPutDeletes(ops)); err != nil {
+	if err := c.batch.Write(ctx, ops); err != nil {
 		return err
 	}
 	return c.confirmSet(ctx, add, add.objects, add.objects, token)
-}
-
-// dropPutDeletes drops the delete of a key ops also puts: an entry written without
-// a position that the plan puts again. A BatchWriteItem may not name one key twice.
-func dropPutDeletes(ops []batching.WriteOp) []batching.WriteOp {
-	put := map[string]bool{}
-	for _, op := range ops {
-		if op.Item != nil {
-			put[op.ID] = true
-		}
-	}
-	out := ops[:0]
-	for _, op := range ops {
-		if op.Item != nil || !put[op.ID] {
-			out = append(out, op)
-		}
-	}
-	return out
 }
 
 // orderedQuery is the query of Relationships on an ordered set: its entries in the

@@ -19,9 +19,10 @@ type Change struct {
 
 	// Expect is how the head must stand for the change to commit.
 	Expect HeadExpectation
-	// The head after the change. With Expect.Version set, the change sets them; with
-	// a commutative change (Expect.Version 0 and a head that exists), it adds
-	// CountDelta and DigestDelta instead, without knowing the stored values.
+	// The head after the change. With Expect.Version set, or no head, the change
+	// sets them; a commutative change (Expect.Version 0 and a head that exists)
+	// adds CountDelta and DigestDelta instead, without knowing the stored values,
+	// and an Add (Expect.CheckNext) also sets Next.
 	Next        int
 	Count       int
 	Digest      Digest

@@ -362,6 +362,47 @@ func (s *rawStore) Delete(ctx context.Context, k ryno.Key) error {
 	return err
 }
 
+// SetIndexed: the entity's PutItem, unconditional, returning the item it replaced,
+// whose record names the entries to delete; then one batch write of the entries
+// that change.
+func (s *rawStore) SetIndexed(ctx context.Context, k ryno.Key, attrs map[string]any, index string, values []string) error {
+	encoded := make([]string, len(values))
+	for i, v := range values {
+		encoded[i] = indexing.String(v).Encoding()
+	}
+	item, err := s.rawEntity(k, attrs, map[string][]string{index: encoded})
+	if err != nil {
+		return err
+	}
+	out, err := s.api.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.names.Entities), Item: item, ReturnValues: types.ReturnValueAllOld,
+	})
+	if err != nil {
+		return err
+	}
+	old := map[string]bool{}
+	if record, ok := out.Attributes[schema.AttrIndexEntries].(*types.AttributeValueMemberM); ok {
+		if l, ok := record.Value[index].(*types.AttributeValueMemberL); ok {
+			for _, v := range l.Value {
+				old[v.(*types.AttributeValueMemberS).Value] = true
+			}
+		}
+	}
+	var reqs []types.WriteRequest
+	for i, v := range values {
+		if !old[encoded[i]] {
+			reqs = append(reqs, puts([]costmodel.Item{rawIndexEntry(k, index, v)})...)
+		}
+		delete(old, encoded[i])
+	}
+	for key := range old {
+		reqs = append(reqs, deletes([]costmodel.Item{{
+			schema.AttrSubjectKey: str(k.String()), schema.AttrUniqueKey: str(schema.UniqueKey(index, key)),
+		}})...)
+	}
+	return s.batchWrite(ctx, s.names.IndexEntries, reqs)
+}
+
 // Put: the entity's PutItem, unconditional (a Set of an entity without lists).
 func (s *rawStore) Put(ctx context.Context, k ryno.Key, attrs map[string]any) error {
 	item, err := s.rawEntity(k, attrs, nil)

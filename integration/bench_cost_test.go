@@ -527,6 +527,19 @@ func costCalls(t *testing.T, db, seeder *ryno.Client, libRec *dynamotest.Recorde
 		}, func(run int) error {
 			return raw.Put(ctx, subject("blind", run), map[string]any{"name": "Ada", "born": 1816})
 		}))
+	row("Set without its version of an existing entity with 2 index entries, 1 changed",
+		costCall(t, libRec, func(run int) error {
+			_, err := seeder.Create(ctx, &ryno.Entity{Key: costPost(fmt.Sprintf("blind%d", run)), Attributes: postAttrs("a", "b")})
+			return err
+		}, func(run int) error {
+			_, err := db.Set(ctx, &ryno.Entity{Key: costPost(fmt.Sprintf("blind%d", run)), Attributes: postAttrs("a", "c")})
+			return err
+		}),
+		costCall(t, rawRec, func(run int) error {
+			return rawSeeder.Create(ctx, costPost(fmt.Sprintf("blind%d", run)), postAttrs("a", "b"), "tag", []string{"a", "b"})
+		}, func(run int) error {
+			return raw.SetIndexed(ctx, costPost(fmt.Sprintf("blind%d", run)), postAttrs("a", "c"), "tag", []string{"a", "c"})
+		}))
 	return rows
 }
 

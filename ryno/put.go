@@ -54,7 +54,9 @@ func (c *Client) Update(ctx context.Context, e *Entity, opts ...WriteOption) (_ 
 // no condition, is one UpdateItem when it is new or the stored one has the same
 // attribute names (and metadata or not): nothing of the stored item can survive it.
 // Otherwise the refused update returns the stored item, and the entity is put under
-// its version.
+// its version. A Set without a Version that the update cannot make (index entries,
+// lists, a condition) reads the item first, with its entries and lists in the same
+// round, so that it never spends a write an existing entity refuses.
 //
 // Lists are written only when asked for with ReplaceLists: e.Relationships, filled
 // by Get, is never written back. The entity, the changes to its index entries and
@@ -154,6 +156,7 @@ func (c *Client) newWrite(e *Entity, mode putMode, o writeOptions) (*write, erro
 		lists:      o.lists,
 		predicates: slices.Sorted(maps.Keys(o.lists)),
 		cond:       o.cond,
+		together:   mode == modeSet, // a blind Set reads the entries beside the item
 	}
 	guess := expectation{absent: true}
 	if mode != modeCreate && !e.Created.IsZero() {
@@ -179,9 +182,12 @@ func (w *write) first() (x expectation, read bool) {
 	case w.e.Version > 0:
 		x = expectation{version: w.e.Version, created: schema.TruncateTime(w.e.Created), carried: true, indexes: w.mine}
 		return x, w.e.Created.IsZero() // a put must know the Created time it keeps
-	case w.mode == modeSet:
+	case w.mode == modeSet && w.cond == nil && !w.entryIndexed() && len(w.predicates) == 0:
 		return expectation{absent: true}, false // optimistic: one request for a new entity
 	}
+	// A blind Set that must know what it replaces (index entries, lists, a
+	// condition) reads it first: trying a create instead would spend a failed
+	// write, billed, on every existing entity.
 	return expectation{}, true
 }
 

@@ -20,6 +20,11 @@ const (
 	RelationshipRemoved                 // an entry was removed: Relationship
 	UniqueClaimed                       // an entity claimed a value of a unique index: Unique
 	UniqueReleased                      // an entity released a value of a unique index: Unique
+	// EntityDeleting: a Delete of an entity began (its tombstone was written), and
+	// it reads as missing from now on; Old holds it as it was. The EntityDeleted
+	// that ends it follows, with the same Version. A Delete cut off stops between
+	// the two: Complete finishes it.
+	EntityDeleting
 )
 
 var kindNames = map[Kind]string{
@@ -30,6 +35,7 @@ var kindNames = map[Kind]string{
 	RelationshipRemoved: "relationship-removed",
 	UniqueClaimed:       "unique-claimed",
 	UniqueReleased:      "unique-released",
+	EntityDeleting:      "entity-deleting",
 }
 
 func (k Kind) String() string {
@@ -53,7 +59,9 @@ type Change struct {
 
 	// Version is the entity's version after the change, or for EntityDeleted the
 	// version it had when deleted. Versions only grow: a consumer that keeps the last
-	// version it applied per key can skip a record delivered again.
+	// version it applied per key can skip a record delivered again. The one pair
+	// that shares a version is an EntityDeleting and the EntityDeleted after it (the
+	// tombstone is the last version): compare the Kind too.
 	Version int64
 
 	// Expired says that the entity of an EntityDeleted had expired: DynamoDB's time

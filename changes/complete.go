@@ -10,6 +10,28 @@ import (
 	"github.com/rynodb/rynodb/ryno"
 )
 
+// Complete finishes what the store left for a consumer of the stream to finish,
+// for a change that says so, and does nothing for any other:
+//   - an Expired EntityDeleted: DynamoDB's time to live removed the item alone, and
+//     Complete deletes what referred to it (CompleteExpiry);
+//   - an EntityDeleting: a Delete began, and Complete completes it if its
+//     tombstone is still there (ryno's CompleteDelete), with what the entity owns.
+//     That is one consistent GetItem when the Delete has finished, as a small one
+//     has by the time its record comes; a Delete cut off (a Lambda function ended
+//     at its timeout, a Delete InBackground whose process ended) is finished here.
+//
+// Both check what is stored before they change anything, so a change handled twice,
+// late, or after the key was created anew changes nothing more.
+func Complete(ctx context.Context, db *ryno.Client, c Change) error {
+	switch c.Kind {
+	case EntityDeleting:
+		return db.CompleteDelete(ctx, c.Key)
+	case EntityDeleted:
+		return CompleteExpiry(ctx, db, c)
+	}
+	return nil
+}
+
 // CompleteExpiry completes the deletion of an entity DynamoDB's time to live
 // removed: for a change that is an Expired EntityDeleted, it deletes what referred
 // to the entity (its relationship entries both ways, index entries and unique
@@ -23,29 +45,39 @@ func CompleteExpiry(ctx context.Context, db *ryno.Client, c Change) error {
 	return db.Cleanup(ctx, c.Key)
 }
 
-// Expiries is a consumer of the stream of the entities table that completes every
-// expiry (CompleteExpiry), for a Lambda function (Lambda) or for a worker reading
-// the DynamoDB Streams API (Stream). It handles records in order and stops at the
-// first one that fails, so that none is skipped: a record it cannot decode fails
-// too, never silently.
-type Expiries struct {
+// Completer is a consumer of the stream of the entities table that completes what
+// the store leaves to one (Complete): every expiry, and every Delete cut off. It
+// serves a Lambda function (Lambda) or a worker reading the DynamoDB Streams API
+// (Stream). It handles records in order and stops at the first one that fails, so
+// that none is skipped: a record it cannot decode fails too, never silently.
+type Completer struct {
 	db      *ryno.Client
 	decoder *Decoder
 }
 
-// NewExpiries returns the consumer of the stream of db's entities table.
-func NewExpiries(db *ryno.Client) (*Expiries, error) {
+// Expiries is the former name of Completer, which completes Deletes cut off too.
+//
+// Deprecated: use Completer.
+type Expiries = Completer
+
+// NewCompleter returns the consumer of the stream of db's entities table.
+func NewCompleter(db *ryno.Client) (*Completer, error) {
 	d, err := NewDecoder(db.Names().Prefix)
 	if err != nil {
 		return nil, err
 	}
-	return &Expiries{db: db, decoder: d}, nil
+	return &Completer{db: db, decoder: d}, nil
 }
+
+// NewExpiries returns NewCompleter(db).
+//
+// Deprecated: use NewCompleter.
+func NewExpiries(db *ryno.Client) (*Completer, error) { return NewCompleter(db) }
 
 // Lambda handles a batch Lambda delivers. The first record that fails is reported
 // as the batch's failure (the event source mapping's ReportBatchItemFailures), so
 // that Lambda sends it and the records after it again.
-func (x *Expiries) Lambda(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+func (x *Completer) Lambda(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	for _, r := range ev.Records {
 		cs, err := x.decoder.Lambda(r)
 		if err == nil {
@@ -63,7 +95,7 @@ func (x *Expiries) Lambda(ctx context.Context, ev events.DynamoDBEvent) (events.
 // Stream handles records of table, as GetRecords returns them, and returns how many
 // it handled: when it fails, records[n] failed and none after it was handled, so a
 // worker reads again from that record's sequence number.
-func (x *Expiries) Stream(ctx context.Context, table string, records []streams.Record) (n int, err error) {
+func (x *Completer) Stream(ctx context.Context, table string, records []streams.Record) (n int, err error) {
 	for i, r := range records {
 		cs, err := x.decoder.Stream(table, r)
 		if err == nil {
@@ -76,9 +108,9 @@ func (x *Expiries) Stream(ctx context.Context, table string, records []streams.R
 	return len(records), nil
 }
 
-func (x *Expiries) complete(ctx context.Context, cs []Change) error {
+func (x *Completer) complete(ctx context.Context, cs []Change) error {
 	for _, c := range cs {
-		if err := CompleteExpiry(ctx, x.db, c); err != nil {
+		if err := Complete(ctx, x.db, c); err != nil {
 			return err
 		}
 	}

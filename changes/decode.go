@@ -80,8 +80,8 @@ func (d *Decoder) Decode(rec Record) ([]Change, error) {
 
 // entityChanges decodes a record of the entities table. A write that changes the
 // version is an entity change; one that does not (a pending mark cleared, say) is
-// bookkeeping. A tombstone marks a Delete under way: the entity is deleted when
-// its item goes.
+// bookkeeping. A tombstone marks a Delete under way (EntityDeleting): the entity
+// is deleted when its item goes.
 func entityChanges(rec Record) ([]Change, error) {
 	if versionRecord(rec.Old) || versionRecord(rec.New) {
 		return nil, nil
@@ -99,6 +99,8 @@ func entityChanges(rec Record) ([]Change, error) {
 		return nil, fmt.Errorf("%s without an image of the entity", rec.EventName)
 	case cur == nil: // the item is gone
 		return []Change{{Kind: EntityDeleted, Key: old.Key, Old: old.Entity, Version: old.Version, Expired: expired(rec, old)}}, nil
+	case cur.deleting && old != nil && !old.deleting:
+		return []Change{{Kind: EntityDeleting, Key: cur.Key, Old: old.Entity, Version: cur.Version}}, nil
 	case cur.deleting:
 		return nil, nil
 	case old == nil || old.deleting:

@@ -81,7 +81,10 @@ func TestDecode(t *testing.T) {
 		{"updated", names.Entities, "MODIFY", entityItem("1", "Ada"), entityItem("2", "Ada L."), false, []string{"entity-updated acme:person:ada v2"}},
 		{"a pending mark cleared: same version", names.Entities, "MODIFY",
 			with(entityItem("2", "Ada"), schema.AttrPending, s("tok")), entityItem("2", "Ada"), false, nil},
-		{"a tombstone laid", names.Entities, "MODIFY", entityItem("2", "Ada"), with(entityItem("3", "Ada"), schema.AttrDeleting, s("tok")), false, nil},
+		{"a tombstone laid", names.Entities, "MODIFY", entityItem("2", "Ada"), with(entityItem("3", "Ada"), schema.AttrDeleting, s("tok")), false,
+			[]string{"entity-deleting acme:person:ada v3"}},
+		{"a tombstone taken over", names.Entities, "MODIFY", with(entityItem("3", "Ada"), schema.AttrDeleting, s("tok")),
+			with(entityItem("3", "Ada"), schema.AttrDeleting, s("tok2")), false, nil},
 		{"the tombstoned item deleted", names.Entities, "REMOVE", with(entityItem("3", "Ada"), schema.AttrDeleting, s("tok")), nil, false,
 			[]string{"entity-deleted acme:person:ada v3"}},
 		{"expired by time to live", names.Entities, "REMOVE", entityItem("2", "Ada"), nil, true, []string{"entity-deleted acme:person:ada v2"}},
@@ -149,6 +152,14 @@ func TestDecodeCarriesTheEntities(t *testing.T) {
 	require.Equal(t, "Ada L.", cur.Name)
 	require.Equal(t, int64(2), cur.Version)
 	require.Equal(t, ada, cur.Key)
+
+	got, err = d.Decode(Record{Table: d.names.Entities, EventName: "MODIFY", Old: entityItem("2", "Ada L."),
+		New: with(entityItem("3", "Ada L."), schema.AttrDeleting, s("tok"))})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, EntityDeleting, got[0].Kind)
+	require.Equal(t, "Ada L.", got[0].Old.Attributes["name"], "a Delete begun carries the entity as it was")
+	require.Nil(t, got[0].New)
 }
 
 func TestDecodeRefusesWhatItCannotRead(t *testing.T) {

@@ -14,8 +14,8 @@ import (
 
 // A Lambda function on the stream of the entities table (`ryno migrate up
 // --streams`), with ReportBatchItemFailures on its event source mapping, completes
-// each deletion DynamoDB's time to live starts.
-func ExampleExpiries_Lambda() {
+// each deletion DynamoDB's time to live starts, and each Delete cut off.
+func ExampleCompleter_Lambda() {
 	ctx := context.Background()
 	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
@@ -25,9 +25,9 @@ func ExampleExpiries_Lambda() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	expiries, err := changes.NewExpiries(db)
+	completer, err := changes.NewCompleter(db)
 	if err != nil {
 		log.Fatal(err)
 	}
-	lambda.Start(expiries.Lambda)
+	lambda.Start(completer.Lambda)
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/changes"
 	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -189,4 +191,78 @@ func TestADeleteInTheBackgroundReturnsOnceTheOwnerReadsAsDeleted(t *testing.T) {
 
 	_, err = s.Set(ctx, &ryno.Entity{Key: keys[0]}, ryno.InBackground())
 	require.ErrorIs(t, err, ryno.ErrInvalid, "a Delete option")
+}
+
+// TestAStreamConsumerCompletesADeleteOfATreeCutOff cuts a Delete of a project off
+// after a few of its transactions, as a Lambda function ended at its timeout would,
+// then hands the entities table's stream to a changes.Completer: it finds the
+// Delete begun (EntityDeleting) and completes it, tree included. Records delivered
+// again, and late after the project was created anew, change nothing more.
+func TestAStreamConsumerCompletesADeleteOfATreeCutOff(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{Owns: ownsTree})
+	enableStreams(t, s)
+	keys := seedTree(t, s, "rocket", 30, 2)
+	cut := newFaultyClient(t, s, ryno.Options{Owns: ownsTree, MaxConcurrency: 1, Retry: ryno.RetryOptions{MaxAttempts: 1}})
+	cut.faults.FailAfter("TransactWriteItems", 7, func() error { return errInjected })
+	require.ErrorIs(t, cut.db.Delete(ctx, keys[0]), errInjected)
+
+	table := s.Names().Entities
+	_, records := dynamotest.StreamRecords(t, s.raw, table)
+	d, err := changes.NewDecoder(s.Names().Prefix)
+	require.NoError(t, err)
+	var begun []string
+	for _, r := range records {
+		cs, err := d.Stream(table, r)
+		require.NoError(t, err)
+		begun = append(begun, byKind(cs, changes.EntityDeleting)...)
+	}
+	require.Contains(t, begun, "entity-deleting "+keys[0].String()+" v2", "the Delete begun is in the stream")
+	got, err := s.BatchGet(ctx, keys)
+	require.NoError(t, err)
+	require.NotEmpty(t, slices.DeleteFunc(got, func(e *ryno.Entity) bool { return e == nil }), "the Delete was cut off with some of the tree left")
+
+	completer, err := changes.NewCompleter(s.Client)
+	require.NoError(t, err)
+	n, err := completer.Stream(ctx, table, records)
+	require.NoError(t, err)
+	require.Equal(t, len(records), n)
+	requireTreeGone(t, s, keys)
+
+	// Every record again, those of the completion too; then late, once the project
+	// exists anew.
+	_, records = dynamotest.StreamRecords(t, s.raw, table)
+	_, err = completer.Stream(ctx, table, records)
+	require.NoError(t, err)
+	requireTreeGone(t, s, keys)
+	_, err = s.Create(ctx, &ryno.Entity{Key: keys[0]})
+	require.NoError(t, err)
+	_, err = completer.Stream(ctx, table, records)
+	require.NoError(t, err)
+	_, err = s.Get(ctx, keys[0])
+	require.NoError(t, err, "the project created anew stays")
+}
+
+// TestAStreamConsumerCompletesADeleteBesideTheDeleteItself runs a Completer on the
+// record of a Delete InBackground while the Delete's own goroutine deletes the same
+// tree: the two share the work, neither fails, and nothing is left.
+func TestAStreamConsumerCompletesADeleteBesideTheDeleteItself(t *testing.T) {
+	for round := range 3 {
+		s := newStoreOpts(t, nil, ryno.Options{Owns: ownsTree, MaxConcurrency: 4})
+		enableStreams(t, s)
+		keys := seedTree(t, s, fmt.Sprint("rocket", round), 40, 2)
+		require.NoError(t, s.Delete(ctx, keys[0], ryno.InBackground()))
+		table := s.Names().Entities
+		_, records := dynamotest.StreamRecords(t, s.raw, table)
+		other := newClientOn(t, s, ryno.Options{Owns: ownsTree, MaxConcurrency: 4})
+		completer, err := changes.NewCompleter(other)
+		require.NoError(t, err)
+
+		var wg sync.WaitGroup
+		var consumed error
+		wg.Go(func() { _, consumed = completer.Stream(ctx, table, records) })
+		require.NoError(t, s.Wait(ctx), "round %d: the Delete's own goroutine", round)
+		wg.Wait()
+		require.NoError(t, consumed, "round %d: the consumer", round)
+		requireTreeGone(t, s, keys)
+	}
 }

@@ -27,3 +27,36 @@ func (c *Client) Cleanup(ctx context.Context, k Key) (err error) {
 	}
 	return nil
 }
+
+// CompleteDelete completes the deletion under way of the entity k, if there is one:
+// a Delete whose tombstone is still there (cut off, or still running elsewhere, as
+// a Delete InBackground may be), with what k owns (Options.Owns), or the deletion
+// of k once it has expired. Otherwise it does nothing: it never starts a Delete, so
+// a stream consumer may call it for a record that comes late, after k was deleted
+// or created anew. It is one consistent GetItem when there is nothing to complete
+// (see changes.Complete).
+//
+// It may run beside the Delete it completes: each step of a Delete checks the
+// tombstone, so the two share the work and neither leaves anything behind.
+func (c *Client) CompleteDelete(ctx context.Context, k Key) (err error) {
+	ctx, call, err := c.begin(ctx, "CompleteDelete")
+	defer call.end(&err)
+	if err != nil {
+		return err
+	}
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	item, err := c.getItem(ctx, k, true)
+	if err != nil {
+		return err
+	}
+	s, err := c.readStored(k, item)
+	if err != nil || !s.ending() {
+		return err
+	}
+	if err := c.completeDelete(ctx, k, s); err != nil {
+		return wrap(err, "complete the delete of %s", k)
+	}
+	return nil
+}

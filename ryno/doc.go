@@ -48,7 +48,8 @@
 // without a version (a blind Set) read the stored version and write under it,
 // retrying within Options.Conflicts. Delete marks the entity first (a tombstone),
 // so it reads as missing at once, then sweeps what refers to it; a write that meets
-// the mark completes the Delete. An entity whose Expires has passed reads as missing
+// the mark completes the Delete, as CompleteDelete does for a stream consumer. An
+// entity whose Expires has passed reads as missing
 // too, and is deleted the same way by the first writer that meets it, by a stream
 // consumer once DynamoDB's time to live removed it (Cleanup), or by Check's repair.
 //

@@ -74,11 +74,12 @@ func (h *StreamHandler) apply(ctx context.Context, r events.DynamoDBEventRecord)
 	}
 	for _, c := range cs {
 		switch {
-		case c.Kind == changes.EntityDeleted:
-			// When DynamoDB's time to live removed the entity alone, what referred
-			// to it goes too, and its bylines with it (each a RelationshipRemoved
-			// record of its own, counted when it comes).
-			err = changes.CompleteExpiry(ctx, h.db, c)
+		case c.Kind == changes.EntityDeleting || c.Kind == changes.EntityDeleted:
+			// A Delete cut off is completed; when DynamoDB's time to live removed
+			// the entity alone, what referred to it goes too. Its bylines go with
+			// it (each a RelationshipRemoved record of its own, counted when it
+			// comes).
+			err = changes.Complete(ctx, h.db, c)
 		case c.Relationship.Predicate != predicateAuthors:
 		case c.Kind == changes.RelationshipAdded:
 			err = h.count(ctx, c, 1)

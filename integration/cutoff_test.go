@@ -489,3 +489,39 @@ func TestADeleteRemovesAnEdgeItsListsMarkerMisses(t *testing.T) {
 	requireListExact(t, s, hub, "follows")
 	requireNothingOf(t, s, x, true)
 }
+
+// TestABlindSetOverADeleteCutOffPutsEveryEntry cuts a Delete of an indexed entity
+// off right after its tombstone, then sets the entity again without its version,
+// alone and in a transaction. The Set reads the item and its entries in one round,
+// completes the Delete it finds (which sweeps those entries) and creates the
+// entity anew: it must put every entry it emits, not trust the entries it read
+// before the sweep.
+func TestABlindSetOverADeleteCutOffPutsEveryEntry(t *testing.T) {
+	writes := map[string]func(db *ryno.Client, e *ryno.Entity) error{
+		"Set": func(db *ryno.Client, e *ryno.Entity) error { _, err := db.Set(ctx, e); return err },
+		"TxSet": func(db *ryno.Client, e *ryno.Entity) error {
+			_, err := db.Transact(ctx, ryno.TxSet(e))
+			return err
+		},
+	}
+	for name, write := range writes {
+		t.Run(name, func(t *testing.T) {
+			s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+			gone := crashDoc{ID: "gone", Slug: "g", Tags: 3}
+			_, err := s.Set(ctx, gone.entity())
+			require.NoError(t, err)
+			cut := newFaultyClient(t, s, ryno.Options{Indexes: slugIndexes, Retry: ryno.RetryOptions{MaxAttempts: 1}})
+			cut.faults.FailAfter("Query", 0, func() error { return errInjected })
+			require.ErrorIs(t, cut.db.Delete(ctx, gone.entity().Key), errInjected)
+			_, err = s.Get(ctx, gone.entity().Key)
+			require.ErrorIs(t, err, ryno.ErrNotFound, "the tombstone is there")
+
+			require.NoError(t, write(s.Client, gone.entity()))
+			got, err := s.Get(ctx, gone.entity().Key)
+			require.NoError(t, err)
+			require.Equal(t, int64(1), got.Version, "created anew")
+			requireIndexExact(t, s)
+			requireClaimsExact(t, s)
+		})
+	}
+}

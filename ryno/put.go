@@ -327,6 +327,12 @@ func (w *write) read(ctx context.Context, x expectation, getItem bool) (snapshot
 		if snap.x, done, err = w.decideFromItem(ctx, item); done != nil || err != nil {
 			return snap, done, err
 		}
+		if snap.x.absent {
+			// No entity (or one whose Delete the decision just completed, sweeping
+			// its entries): entries read beside the item are none of its own, and
+			// the write puts every entry it emits, as a create does.
+			snap.entries = nil
+		}
 	}
 	if entriesFirst && getItem && !x.carried && !snap.x.absent {
 		w.byRecord = recordMatches(item, snap.entries)

@@ -28,6 +28,7 @@ var mayImport = map[string][]string{
 	"relationships": {"internal/errs", "internal/schema"},
 	"indexentries":  {"indexing", "internal/errs", "internal/schema"},
 	"sweep":         {"internal/batching", "internal/indexentries", "internal/relationships", "internal/schema"},
+	"actions":       {"internal/batching", "internal/commit", "internal/indexentries", "internal/relationships", "internal/schema"},
 }
 
 // public are the packages of the public face that no internal package may import.

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -154,13 +155,13 @@ func (c *Client) releaseAction(cl indexentries.Claim) types.TransactWriteItem {
 
 // addClaims adds the claims and releases of a write of an entity expiring at
 // expires (Unix seconds; 0 for never) to t.
-func (c *Client) addClaims(t *listTransaction, claims, releases []indexentries.Claim, expires int64) {
+func (c *Client) addClaims(t *actions.Transaction, claims, releases []indexentries.Claim, expires int64) {
 	for _, cl := range claims {
 		act := c.claimAction(cl, expires)
-		t.add(act, actionRole{kind: roleClaim, claim: cl}, schema.ItemSize(act.Put.Item))
+		t.Add(act, actions.Role{Kind: actions.RoleClaim, Claim: cl}, schema.ItemSize(act.Put.Item))
 	}
 	for _, cl := range releases {
-		t.add(c.releaseAction(cl), actionRole{kind: roleClaim, claim: cl, release: true}, schema.ItemSize(cl.PrimaryKey()))
+		t.Add(c.releaseAction(cl), actions.Role{Kind: actions.RoleClaim, Claim: cl, Release: true}, schema.ItemSize(cl.PrimaryKey()))
 	}
 }
 

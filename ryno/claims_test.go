@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -57,11 +58,11 @@ func claimsOf(entries []indexentries.Entry) []indexentries.Claim {
 func TestHandOverMergesAReleaseAndAClaimOfOneValue(t *testing.T) {
 	c, err := New(struct{ DynamoDBAPI }{}, Options{TablePrefix: "t"})
 	require.NoError(t, err)
-	release := actionRole{kind: roleClaim, claim: indexentries.ClaimOf(emailEntry("a", "x")), release: true}
-	claim := actionRole{kind: roleClaim, claim: indexentries.ClaimOf(emailEntry("b", "x"))}
-	releaseAct, claimAct := c.releaseAction(release.claim), c.claimAction(claim.claim, 1234)
+	release := actions.Role{Kind: actions.RoleClaim, Claim: indexentries.ClaimOf(emailEntry("a", "x")), Release: true}
+	claim := actions.Role{Kind: actions.RoleClaim, Claim: indexentries.ClaimOf(emailEntry("b", "x"))}
+	releaseAct, claimAct := c.releaseAction(release.Claim), c.claimAction(claim.Claim, 1234)
 	for _, pair := range []struct {
-		a, b       actionRole
+		a, b       actions.Role
 		actA, actB types.TransactWriteItem
 	}{{release, claim, releaseAct, claimAct}, {claim, release, claimAct, releaseAct}} {
 		act, ok := handOver(pair.a, pair.b, pair.actA, pair.actB)
@@ -75,7 +76,7 @@ func TestHandOverMergesAReleaseAndAClaimOfOneValue(t *testing.T) {
 	}
 	_, ok := handOver(claim, claim, claimAct, claimAct)
 	require.False(t, ok, "two claims of one value cannot both commit")
-	_, ok = handOver(actionRole{kind: roleEntry}, claim, types.TransactWriteItem{}, claimAct)
+	_, ok = handOver(actions.Role{Kind: actions.RoleEntry}, claim, types.TransactWriteItem{}, claimAct)
 	require.False(t, ok)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -47,7 +48,7 @@ func firstErr(errs ...error) error {
 func Exists() Condition {
 	return Condition{text: "exists", build: func(now time.Time) expression.ConditionBuilder {
 		return expression.AttributeExists(expression.Name(schema.AttrID)).
-			And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)), notExpired(now))
+			And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)), actions.NotExpired(now))
 	}}
 }
 
@@ -56,7 +57,7 @@ func Exists() Condition {
 func Absent() Condition {
 	return Condition{text: "does not exist", build: func(now time.Time) expression.ConditionBuilder {
 		return expression.AttributeNotExists(expression.Name(schema.AttrID)).
-			Or(expression.AttributeExists(expression.Name(schema.AttrDeleting)), expired(now))
+			Or(expression.AttributeExists(expression.Name(schema.AttrDeleting)), actions.Expired(now))
 	}}
 }
 
@@ -64,7 +65,7 @@ func Absent() Condition {
 func VersionIs(v int64) Condition {
 	return Condition{text: fmt.Sprintf("version %d", v), build: func(now time.Time) expression.ConditionBuilder {
 		return expression.Name(schema.AttrVersion).Equal(expression.Value(number(v))).
-			And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)), notExpired(now))
+			And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)), actions.NotExpired(now))
 	}}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -19,7 +20,7 @@ import (
 // whether or not DynamoDB's time to live has removed its item yet. Readers hide it
 // (hidden); a writer that meets it completes its deletion first, as it completes a
 // Delete cut off half-way (stored.ending), so nothing that referred to it outlives
-// it; writes that do not read the item first carry notExpired in their condition.
+// it; writes that do not read the item first carry actions.NotExpired in their condition.
 
 // expirySeconds is t as the entities table stores an expiry: Unix seconds, rounded
 // up, so that an entity never expires before the time it was given.
@@ -84,25 +85,12 @@ func (c *Client) hidden(item map[string]types.AttributeValue) bool {
 // visible is the opposite of hidden: what a reader sees.
 func (c *Client) visible(item map[string]types.AttributeValue) bool { return !c.hidden(item) }
 
-// notExpired is the condition that the stored entity has not expired at now: what
-// a write that does not read the item first checks, so it cannot bring an expired
-// entity back.
-func notExpired(now time.Time) expression.ConditionBuilder {
-	return expression.AttributeNotExists(expression.Name(schema.AttrExpires)).
-		Or(expression.Name(schema.AttrExpires).GreaterThan(expression.Value(number(now.Unix()))))
-}
-
-// expired is the condition that the stored entity has expired by now.
-func expired(now time.Time) expression.ConditionBuilder {
-	return expression.Name(schema.AttrExpires).LessThanEqual(expression.Value(number(now.Unix())))
-}
-
 // expire puts the tombstone of a Delete on k while it holds an expired entity, and
 // returns the item of the Delete to complete, as markDeleting does: none (deleting
 // "") when k holds no expired entity by now.
 func (c *Client) expire(ctx context.Context, k Key) (stored, error) {
 	now := c.opts.Now()
-	cond := &Condition{text: "expired", build: func(time.Time) expression.ConditionBuilder { return expired(now) }}
+	cond := &Condition{text: "expired", build: func(time.Time) expression.ConditionBuilder { return actions.Expired(now) }}
 	s, err := c.markDeleting(ctx, k, writeOptions{cond: cond})
 	var live *ConditionError
 	if errors.As(err, &live) {

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -153,8 +154,8 @@ func TestConditionsSeeExpiry(t *testing.T) {
 		got  string
 		want []string
 	}{
-		{"not expired", renderCondition(t, notExpired(now)), []string{"attribute_not_exists(_expires)", "_expires>" + at}},
-		{"expired", renderCondition(t, expired(now)), []string{"_expires<=" + at}},
+		{"not expired", renderCondition(t, actions.NotExpired(now)), []string{"attribute_not_exists(_expires)", "_expires>" + at}},
+		{"expired", renderCondition(t, actions.Expired(now)), []string{"_expires<=" + at}},
 		{"Exists", renderCondition(t, Exists().build(now)), []string{"attribute_not_exists(_deleting)", "_expires>" + at}},
 		{"VersionIs", renderCondition(t, VersionIs(3).build(now)), []string{"_version=3", "_expires>" + at}},
 		{"Absent", renderCondition(t, Absent().build(now)), []string{"attribute_not_exists(_id)", "attribute_exists(_deleting)", "_expires<=" + at}},

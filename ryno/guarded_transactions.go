@@ -9,42 +9,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/schema"
 )
-
-// DynamoDB's limits on one TransactWriteItems: 100 actions and 4 MB.
-const (
-	maxTransactItems = 100
-	maxTransactBytes = 4 << 20
-)
-
-// fitsTransaction reports whether ops fit in one transaction beside reserved
-// actions of reservedBytes in all.
-func fitsTransaction(reserved, reservedBytes int, ops []batching.WriteOp) bool {
-	if reserved+len(ops) > maxTransactItems {
-		return false
-	}
-	bytes := reservedBytes
-	for _, op := range ops {
-		bytes += op.Size()
-	}
-	return bytes <= maxTransactBytes
-}
-
-// transactItems returns ops as transaction actions. No two may name one item.
-func transactItems(ops []batching.WriteOp) []types.TransactWriteItem {
-	acts := make([]types.TransactWriteItem, len(ops))
-	for i, op := range ops {
-		if op.Item != nil {
-			acts[i] = types.TransactWriteItem{Put: &types.Put{TableName: aws.String(op.Table), Item: op.Item}}
-		} else {
-			acts[i] = types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(op.Table), Key: op.Key}}
-		}
-	}
-	return acts
-}
 
 // putAction is the transaction action putting the entity item under the condition
 // of x; a failed condition returns the stored item.
@@ -100,14 +69,14 @@ func (c *Client) transactGuarded(ctx context.Context, batch *batching.Engine, g 
 // when a chunk found one of the checks failing.
 func (c *Client) transactChecked(ctx context.Context, batch *batching.Engine, checks []types.TransactWriteItem, checkBytes int, ops []batching.WriteOp) error {
 	ops = batching.LastWriteWins(ops)
-	chunks := batching.Chunk(ops, maxTransactItems-len(checks), maxTransactBytes-checkBytes, batching.WriteOp.Size)
+	chunks := batching.Chunk(ops, actions.MaxItems-len(checks), actions.MaxBytes-checkBytes, batching.WriteOp.Size)
 	return batching.Parallel(ctx, len(chunks), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		release, err := batch.Acquire(ctx)
 		if err != nil {
 			return err
 		}
 		defer release()
-		actions := append(slices.Clone(checks), transactItems(chunks[i])...)
+		actions := append(slices.Clone(checks), actions.Items(chunks[i])...)
 		a := c.transact(ctx, actions, commit.NewToken())
 		switch {
 		case a.Outcome == commit.Committed:

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -35,44 +36,6 @@ func opsSize(ops []batching.WriteOp) int {
 		n += op.Size()
 	}
 	return n
-}
-
-func TestFitsTransaction(t *testing.T) {
-	small := paddedOps(100, 1)
-	large := paddedOps(11, 390*1024) // about 4.2 MB
-	tests := []struct {
-		name                    string
-		reserved, reservedBytes int
-		ops                     []batching.WriteOp
-		want                    bool
-	}{
-		{"nothing", 0, 0, nil, true},
-		{"99 ops beside one action", 1, 100, small[:99], true},
-		{"100 ops beside one action", 1, 100, small, false},
-		{"100 ops alone", 0, 0, small, true},
-		{"100 reserved actions", 100, 0, nil, true},
-		{"101 reserved actions", 101, 0, nil, false},
-		{"exactly 4 MB with the reserved bytes", 1, maxTransactBytes - opsSize(large[:10]), large[:10], true},
-		{"one byte over 4 MB with the reserved bytes", 1, maxTransactBytes - opsSize(large[:10]) + 1, large[:10], false},
-		{"over 4 MB of ops", 0, 0, large, false},
-		{"reserved bytes alone over 4 MB", 1, maxTransactBytes + 1, nil, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, fitsTransaction(tt.reserved, tt.reservedBytes, tt.ops))
-		})
-	}
-}
-
-func TestTransactItems(t *testing.T) {
-	put := batching.PutOp(opsTable, testKey(1), testItem(1, "v"))
-	del := batching.DeleteOp("t_relationships", testKey(2))
-	got := transactItems([]batching.WriteOp{put, del})
-	require.Equal(t, []types.TransactWriteItem{
-		{Put: &types.Put{TableName: aws.String(opsTable), Item: testItem(1, "v")}},
-		{Delete: &types.Delete{TableName: aws.String("t_relationships"), Key: testKey(2)}},
-	}, got)
-	require.Empty(t, transactItems(nil))
 }
 
 func TestGuardAction(t *testing.T) {
@@ -124,7 +87,7 @@ func (r *transactRecorder) TransactWriteItems(ctx context.Context, in *dynamodb.
 	r.requests = append(r.requests, &sent)
 	call := len(r.requests)
 	r.mu.Unlock()
-	if len(in.TransactItems) > maxTransactItems {
+	if len(in.TransactItems) > actions.MaxItems {
 		r.t.Errorf("request %d has %d actions", call, len(in.TransactItems))
 	}
 	seen := map[string]bool{}
@@ -193,8 +156,8 @@ func TestTransactGuardedChunks(t *testing.T) {
 		{"250", paddedOps(250, 10), []int{53, 100, 100}},
 		{"the last op on an item wins", withRepeats, []int{53, 100, 100}},
 		{"bytes split too", paddedOps(12, 390*1024), []int{3, 11}},
-		{"4 MB with the check fill one", opsOfSize(11, maxTransactBytes-checkBytes), []int{12}},
-		{"a byte more spills over", opsOfSize(11, maxTransactBytes-checkBytes+1), []int{2, 11}},
+		{"4 MB with the check fill one", opsOfSize(11, actions.MaxBytes-checkBytes), []int{12}},
+		{"a byte more spills over", opsOfSize(11, actions.MaxBytes-checkBytes+1), []int{2, 11}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,14 +166,14 @@ func TestTransactGuardedChunks(t *testing.T) {
 			require.NoError(t, c.transactGuarded(context.Background(), c.batch.Shared(), g, tt.ops))
 
 			check := g.action(c.names.Entities)
-			want := transactItems(batching.LastWriteWins(tt.ops))
+			want := actions.Items(batching.LastWriteWins(tt.ops))
 			var sizes []int
 			var sent []types.TransactWriteItem
 			for _, in := range api.requests {
 				sizes = append(sizes, len(in.TransactItems))
 				require.Equal(t, check, in.TransactItems[0], "the guard's check is action 0")
 				require.NotEmpty(t, aws.ToString(in.ClientRequestToken))
-				require.LessOrEqual(t, checkBytes+actionsSize(in.TransactItems[1:]), maxTransactBytes)
+				require.LessOrEqual(t, checkBytes+actionsSize(in.TransactItems[1:]), actions.MaxBytes)
 				sent = append(sent, in.TransactItems[1:]...)
 			}
 			slices.Sort(sizes)
@@ -253,7 +216,7 @@ func TestTransactGuardedLastOpOnAnItemWins(t *testing.T) {
 func TestTransactGuardedOutcomes(t *testing.T) {
 	g := guard{key: stateKey, attr: schema.AttrDeleting, token: "tok"}
 	ccfOf := func(action int) error {
-		reasons := make([]types.CancellationReason, maxTransactItems)
+		reasons := make([]types.CancellationReason, actions.MaxItems)
 		for i := range reasons {
 			reasons[i] = reason("None")
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -78,12 +79,12 @@ func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types
 	if len(p.claims)+len(p.releases) == 0 {
 		return w.result(w.c.putItem(ctx, w.e.Key, item, p.x, w.token), p)
 	}
-	t := &listTransaction{}
-	t.add(w.c.putAction(item, p.x), actionRole{kind: roleEntity}, schema.ItemSize(item))
+	t := &actions.Transaction{}
+	t.Add(w.c.putAction(item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(item))
 	w.c.addClaims(t, p.claims, p.releases, expiresOf(item))
-	a := w.c.transact(ctx, t.actions, commit.NewToken())
+	a := w.c.transact(ctx, t.Actions, commit.NewToken())
 	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
-		return w.claimRefused(ctx, t.roles[a.Action].claim, a.Item)
+		return w.claimRefused(ctx, t.Roles[a.Action].Claim, a.Item)
 	}
 	r, err := w.result(a, p)
 	if r.stored != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/relationships"
@@ -104,7 +105,7 @@ func (c *Client) writeListLeased(ctx context.Context, op *listOp, seen relations
 		intents = append(intents, mine...)
 	}
 	after := relationships.Apply(s.entries, ch)
-	ops := relationshipOps(c.names.Relationships, relationships.Plan{Puts: ch.Puts, Deletes: ch.Deletes})
+	ops := actions.RelationshipOps(c.names.Relationships, relationships.Plan{Puts: ch.Puts, Deletes: ch.Deletes})
 	ops = append(ops, c.markerOps(l, relationships.Reconcile(after, s.markers))...)
 	dropped, err := c.applyLeased(ctx, l, ops, checkObjects)
 	switch {
@@ -142,16 +143,16 @@ func (c *Client) acquireList(ctx context.Context, subject Key, predicate string,
 			for name, v := range relationships.RawAttributes(relationships.Key(subject), predicate) {
 				u = u.Set(expression.Name(name), expression.Value(v))
 			}
-			t := &listTransaction{}
-			t.add(c.headUpdate(subject, predicate, headVersionIs(seen.Version), u), actionRole{kind: roleHead}, 0)
-			c.checkEntity(t, subject, actionRole{kind: roleEntity})
-			a := c.transact(ctx, t.actions, commit.NewToken())
+			t := &actions.Transaction{}
+			t.Add(c.headUpdate(subject, predicate, headVersionIs(seen.Version), u), actions.Role{Kind: actions.RoleHead}, 0)
+			c.checkEntity(t, subject, actions.Role{Kind: actions.RoleEntity})
+			a := c.transact(ctx, t.Actions, commit.NewToken())
 			switch {
 			case a.Outcome == commit.Committed:
 				return &listLease{subject: subject, predicate: predicate, token: token, prior: seen}, nil
 			case a.Outcome != commit.ConditionFailed:
 				return nil, a.Err
-			case refusal(t, a).role.kind == roleEntity:
+			case refusal(t, a).role.Kind == actions.RoleEntity:
 				return nil, c.subjectMissing(ctx, subject)
 			}
 			h, err := relationships.HeadFromItem(relationships.Key(subject), predicate, a.Item)
@@ -216,15 +217,15 @@ func leaseIs(token string) expression.ConditionBuilder {
 
 // leaseChecks returns the actions every transaction under l holds first: the check that
 // the lease is still l's, and that the subject exists and is not being deleted.
-func (c *Client) leaseChecks(l *listLease) *listTransaction {
-	t := &listTransaction{}
+func (c *Client) leaseChecks(l *listLease) *actions.Transaction {
+	t := &actions.Transaction{}
 	b := commit.Build(leaseIs(l.token), nil)
 	key := relationships.HeadPrimaryKey(relationships.Key(l.subject), l.predicate)
-	t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+	t.Add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName: aws.String(c.names.Relationships), Key: key,
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-	}}, actionRole{kind: roleHead}, schema.ItemSize(key))
-	c.checkEntity(t, l.subject, actionRole{kind: roleEntity})
+	}}, actions.Role{Kind: actions.RoleHead}, schema.ItemSize(key))
+	c.checkEntity(t, l.subject, actions.Role{Kind: actions.RoleEntity})
 	return t
 }
 
@@ -240,7 +241,7 @@ func (c *Client) finishIntent(ctx context.Context, l *listLease, s *leasedState)
 	if err != nil {
 		return wrap(err, "the intent left on %s -%s->", l.subject, l.predicate)
 	}
-	ops := relationshipOps(c.names.Relationships, relationships.Plan{Puts: in.Puts, Deletes: in.Deletes})
+	ops := actions.RelationshipOps(c.names.Relationships, relationships.Plan{Puts: in.Puts, Deletes: in.Deletes})
 	dropped, err := c.applyLeased(ctx, l, ops, h.CheckObjects)
 	switch {
 	case err != nil:
@@ -323,7 +324,7 @@ func (c *Client) recordIntent(ctx context.Context, l *listLease, ch relationship
 		keys[i] = batching.Project(p, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})
 		ops[i] = batching.PutOp(c.names.Relationships, keys[i], p)
 	}
-	chunks := batching.Chunk(ops, maxTransactItems-2, maxTransactBytes-leaseCheckBytes, batching.WriteOp.Size)
+	chunks := batching.Chunk(ops, actions.MaxItems-2, actions.MaxBytes-leaseCheckBytes, batching.WriteOp.Size)
 	last := chunks[len(chunks)-1]
 	if len(chunks) > 1 {
 		var earlier []batching.WriteOp
@@ -347,15 +348,15 @@ func (c *Client) recordIntent(ctx context.Context, l *listLease, ch relationship
 // updateLeasedHead updates the head of l's list by u while l holds it and its
 // subject exists, in one transaction with ops.
 func (c *Client) updateLeasedHead(ctx context.Context, l *listLease, u expression.UpdateBuilder, ops []batching.WriteOp) error {
-	t := &listTransaction{}
-	t.add(c.headUpdate(l.subject, l.predicate, leaseIs(l.token), u), actionRole{kind: roleHead}, 0)
-	c.checkEntity(t, l.subject, actionRole{kind: roleEntity})
-	t.actions = append(t.actions, transactItems(ops)...)
-	a := c.transact(ctx, t.actions, commit.NewToken())
+	t := &actions.Transaction{}
+	t.Add(c.headUpdate(l.subject, l.predicate, leaseIs(l.token), u), actions.Role{Kind: actions.RoleHead}, 0)
+	c.checkEntity(t, l.subject, actions.Role{Kind: actions.RoleEntity})
+	t.Actions = append(t.Actions, actions.Items(ops)...)
+	a := c.transact(ctx, t.Actions, commit.NewToken())
 	switch {
 	case a.Outcome == commit.Committed:
 		return nil
-	case a.Outcome == commit.ConditionFailed && a.Action < len(t.roles):
+	case a.Outcome == commit.ConditionFailed && a.Action < len(t.Roles):
 		return c.leaseLost(ctx, l)
 	}
 	return a.Err
@@ -392,7 +393,7 @@ func (c *Client) applyLeased(ctx context.Context, l *listLease, ops []batching.W
 		if checkObjects {
 			err = c.writeCheckingObjects(ctx, batch, t, ops)
 		} else {
-			err = c.transactChecked(ctx, batch, t.actions, t.bytes, ops)
+			err = c.transactChecked(ctx, batch, t.Actions, t.Bytes, ops)
 		}
 		var gone *objectMissingError
 		switch {
@@ -419,32 +420,32 @@ func withoutEdgesTo(ops []batching.WriteOp, object Key) []batching.WriteOp {
 // writeCheckingObjects writes ops in transactions of at most half the actions, each
 // with the checks of t and of the objects its entry puts point at. A refused object
 // check fails with an *objectMissingError.
-func (c *Client) writeCheckingObjects(ctx context.Context, batch *batching.Engine, t *listTransaction, ops []batching.WriteOp) error {
-	per := (maxTransactItems - len(t.actions)) / 2
-	chunks := batching.Chunk(batching.LastWriteWins(ops), per, maxTransactBytes/2, batching.WriteOp.Size)
+func (c *Client) writeCheckingObjects(ctx context.Context, batch *batching.Engine, t *actions.Transaction, ops []batching.WriteOp) error {
+	per := (actions.MaxItems - len(t.Actions)) / 2
+	chunks := batching.Chunk(batching.LastWriteWins(ops), per, actions.MaxBytes/2, batching.WriteOp.Size)
 	return batching.Parallel(ctx, len(chunks), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		ct := &listTransaction{actions: slices.Clone(t.actions), roles: slices.Clone(t.roles), bytes: t.bytes}
+		ct := t.Clone()
 		for _, op := range chunks[i] {
 			if op.Item != nil && op.Item[schema.AttrObjectKey] != nil {
 				e, err := relationships.FromItem(op.Item)
 				if err != nil {
 					return err
 				}
-				c.checkEntity(ct, Key(e.Object), actionRole{kind: roleObject, object: Key(e.Object)})
+				c.checkEntity(ct, Key(e.Object), actions.Role{Kind: actions.RoleObject, Object: e.Object})
 			}
 		}
-		checks := len(ct.actions)
-		ct.actions = append(ct.actions, transactItems(chunks[i])...)
+		checks := len(ct.Actions)
+		ct.Actions = append(ct.Actions, actions.Items(chunks[i])...)
 		release, err := batch.Acquire(ctx)
 		if err != nil {
 			return err
 		}
 		defer release()
-		a := c.transact(ctx, ct.actions, commit.NewToken())
+		a := c.transact(ctx, ct.Actions, commit.NewToken())
 		switch {
 		case a.Outcome == commit.Committed:
 			return nil
-		case a.Outcome == commit.ConditionFailed && a.Action < len(t.actions):
+		case a.Outcome == commit.ConditionFailed && a.Action < len(t.Actions):
 			return errGuardFailed
 		case a.Outcome == commit.ConditionFailed && a.Action < checks:
 			return refusal(ct, a).missing
@@ -494,7 +495,7 @@ func (c *Client) releaseLease(ctx context.Context, l *listLease, next int, after
 		next = max(next, e.Index+1)
 	}
 	deletes := deleteOps(c.names.Relationships, intents)
-	if room := maxTransactItems - 2; len(deletes) > room {
+	if room := actions.MaxItems - 2; len(deletes) > room {
 		if _, err := c.applyLeased(ctx, l, deletes[room:], false); err != nil {
 			return err
 		}
@@ -507,7 +508,7 @@ func (c *Client) releaseLease(ctx context.Context, l *listLease, next int, after
 		Remove(expression.Name(schema.AttrCheckObjects)).
 		Set(expression.Name(schema.AttrNext), expression.Value(number(int64(next)))).
 		Set(expression.Name(schema.AttrCount), expression.Value(number(int64(len(after))))).
-		Set(expression.Name(schema.AttrDigest), expression.Value(digestValue(relationships.DigestOf(after)))).
+		Set(expression.Name(schema.AttrDigest), expression.Value(actions.Digest(relationships.DigestOf(after)))).
 		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
 	return c.updateLeasedHead(ctx, l, u, deletes)
 }

@@ -4,15 +4,13 @@ import (
 	"context"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
-	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
-	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // A list write reads the list's head and what it changes (the markers of its
@@ -153,216 +151,45 @@ func (op listOp) plan(s listState) relationships.Change {
 	return relationships.ChangeReplace(s.head, s.entries, objects)
 }
 
-// actionRole says what one action of a list transaction is, to read a cancellation.
-type actionRole struct {
-	kind    roleKind
-	object  Key // roleObject, roleMarker: which
-	list    string
-	claim   indexentries.Claim // roleClaim: which
-	release bool               // roleClaim: a release rather than a claim
-}
-
-type roleKind int
-
-const (
-	roleEntity   roleKind = iota // the entity put of a Set, or the subject's check
-	roleHead                     // a list's head
-	roleMarker                   // a marker
-	roleEntry                    // an entry put or delete
-	roleObject                   // an object's existence check
-	roleIndex                    // an index entry
-	roleClaim                    // a claim of a unique index value
-	roleSequence                 // a draw from a sequence
-)
-
-// listTransaction accumulates the actions of one transaction writing lists, with the
-// role of each.
-type listTransaction struct {
-	actions []types.TransactWriteItem
-	roles   []actionRole
-	bytes   int
-	checked map[Key]bool // entities already checked or written
-}
-
-func (t *listTransaction) add(act types.TransactWriteItem, role actionRole, bytes int) {
-	t.actions = append(t.actions, act)
-	t.roles = append(t.roles, role)
-	t.bytes += bytes
-}
-
-func (t *listTransaction) fits() bool {
-	return len(t.actions) <= maxTransactItems && t.bytes <= maxTransactBytes
-}
-
 // checkEntity adds the check that k exists, is not being deleted and has not
 // expired, once per entity.
-func (c *Client) checkEntity(t *listTransaction, k Key, role actionRole) {
-	c.checkEntityAlso(t, k, role, nil)
+func (c *Client) checkEntity(t *actions.Transaction, k Key, role actions.Role) {
+	actions.CheckEntity(t, c.names.Entities, relationships.Key(k), role, c.opts.Now(), nil)
 }
 
 // checkEntityAlso is checkEntity with the condition also, when not nil, in the same
 // check.
-func (c *Client) checkEntityAlso(t *listTransaction, k Key, role actionRole, also *Condition) {
-	if t.checked == nil {
-		t.checked = map[Key]bool{}
-	}
-	if t.checked[k] {
+func (c *Client) checkEntityAlso(t *actions.Transaction, k Key, role actions.Role, also *Condition) {
+	if also == nil {
+		c.checkEntity(t, k, role)
 		return
 	}
-	t.checked[k] = true
-	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
-		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)), notExpired(c.opts.Now()))
-	check := &types.ConditionCheck{TableName: aws.String(c.names.Entities), Key: k.item()}
-	if also != nil {
-		cond = cond.And(also.build(c.opts.Now()))
-		check.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	}
-	b := commit.Build(cond, nil)
-	check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues = b.Condition, b.Names, b.Values
-	t.add(types.TransactWriteItem{ConditionCheck: check}, role, schema.ItemSize(k.item()))
+	now := c.opts.Now()
+	cond := also.build(now)
+	actions.CheckEntity(t, c.names.Entities, relationships.Key(k), role, now, &cond)
 }
 
-// addChange adds the actions of a list change: its head, markers and entries, and
-// the existence checks of the objects it writes edges to when checkObjects. A change
-// that writes no entry only checks what it relied on.
-func (c *Client) addChange(t *listTransaction, ch relationships.Change, checkObjects bool) {
-	list := ch.Predicate
-	switch {
-	case !ch.Empty():
-		head := c.headAction(ch)
-		t.add(head, actionRole{kind: roleHead, list: list}, schema.ItemSize(head.Update.Key)+headBytes)
-	case ch.Expect.CheckDigest: // a Replace with nothing to change: the list must still be the one read
-		key := relationships.HeadPrimaryKey(ch.Subject, ch.Predicate)
-		b := commit.Build(headCondition(ch.Expect), nil)
-		t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: aws.String(c.names.Relationships), Key: key, ConditionExpression: b.Condition,
-			ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}}, actionRole{kind: roleHead, list: list}, schema.ItemSize(key))
-	}
-	for _, mc := range ch.Markers {
-		act, bytes := c.markerAction(ch, mc)
-		t.add(act, actionRole{kind: roleMarker, object: Key(mc.Object), list: list}, bytes)
-	}
-	for _, op := range relationshipOps(c.names.Relationships, relationships.Plan{Puts: ch.Puts, Deletes: ch.Deletes}) {
-		t.add(transactItems([]batching.WriteOp{op})[0], actionRole{kind: roleEntry, list: list}, op.Size())
-	}
-	if checkObjects {
-		for _, e := range ch.Puts {
-			c.checkEntity(t, Key(e.Object), actionRole{kind: roleObject, object: Key(e.Object), list: list})
-		}
-	}
-}
-
-// headBytes bounds what a head update adds to a transaction besides its key.
-const headBytes = 300
-
-// headAction is the update of a list's head by ch: its conditions (the version read,
-// or no head; the digest of a whole-list read; no lease) and its new state, set, or
-// added to for a commutative change.
-func (c *Client) headAction(ch relationships.Change) types.TransactWriteItem {
-	cond := headCondition(ch.Expect)
-	u := expression.Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
-	for name, v := range relationships.RawAttributes(ch.Subject, ch.Predicate) {
-		u = u.Set(expression.Name(name), expression.Value(v))
-	}
-	if ch.SetsNext() {
-		u = u.Set(expression.Name(schema.AttrNext), expression.Value(number(int64(ch.Next))))
-	}
-	if ch.Commutative() {
-		u = u.Add(expression.Name(schema.AttrCount), expression.Value(number(int64(ch.CountDelta)))).
-			Add(expression.Name(schema.AttrDigest), expression.Value(&types.AttributeValueMemberN{Value: ch.DigestDelta.String()}))
-	} else {
-		u = u.Set(expression.Name(schema.AttrCount), expression.Value(number(int64(ch.Count)))).
-			Set(expression.Name(schema.AttrDigest), expression.Value(digestValue(ch.Digest)))
-	}
-	b := commit.Build(cond, &u)
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                           aws.String(c.names.Relationships),
-		Key:                                 relationships.HeadPrimaryKey(ch.Subject, ch.Predicate),
-		UpdateExpression:                    b.Update,
-		ConditionExpression:                 b.Condition,
-		ExpressionAttributeNames:            b.Names,
-		ExpressionAttributeValues:           b.Values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}
-}
-
-// headCondition is the condition that a list's head is as x expects: the version
-// read (or no head), or for an Add the next free position read; the digest of a
-// whole-list read; and no lease. A lease, live or expired, keeps every plan out: a
-// live one is another writer's, and an expired one may hide writes not finished,
-// which the next writer finishes first (lease.go).
-func headCondition(x relationships.HeadExpectation) expression.ConditionBuilder {
-	switch {
-	case !x.Exists:
-		return expression.AttributeNotExists(expression.Name(schema.AttrVersion))
-	case x.CheckNext:
-		next := expression.Name(schema.AttrNext).Equal(expression.Value(number(int64(x.Next))))
-		if x.Next == 0 {
-			next = next.Or(expression.AttributeNotExists(expression.Name(schema.AttrNext)))
-		}
-		return expression.AttributeExists(expression.Name(schema.AttrVersion)).And(next, noLease())
-	case x.Version == 0:
-		return expression.AttributeExists(expression.Name(schema.AttrVersion)).And(noLease())
-	}
-	cond := expression.Name(schema.AttrVersion).Equal(expression.Value(number(x.Version))).And(noLease())
-	if x.CheckDigest {
-		cond = cond.And(expression.Name(schema.AttrDigest).Equal(expression.Value(digestValue(x.Digest))))
-	}
-	return cond
-}
-
-// noLease is the condition that no writer holds the list, nor left it held.
-func noLease() expression.ConditionBuilder {
-	return expression.AttributeNotExists(expression.Name(schema.AttrLease))
-}
-
-func digestValue(d relationships.Digest) *types.AttributeValueMemberN {
-	return &types.AttributeValueMemberN{Value: d.String()}
-}
-
-// markerAction is the put, delete or check of a marker, conditional on what the
-// change relies on.
-func (c *Client) markerAction(ch relationships.Change, mc relationships.MarkerChange) (types.TransactWriteItem, int) {
-	key := relationships.MarkerPrimaryKey(ch.Subject, ch.Predicate, mc.Object)
-	var b commit.Built
-	if mc.Check {
-		cond := expression.AttributeNotExists(expression.Name(schema.AttrPositions))
-		if len(mc.Expect) > 0 {
-			cond = expression.Name(schema.AttrPositions).Equal(expression.Value(relationships.PositionSet(mc.Expect)))
-		}
-		b = commit.Build(cond, nil)
-	}
-	table := aws.String(c.names.Relationships)
-	switch {
-	case mc.Keep:
-		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: table, Key: key,
-			ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}}, schema.ItemSize(key)
-	case len(mc.Positions) == 0:
-		return types.TransactWriteItem{Delete: &types.Delete{TableName: table, Key: key,
-			ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}}, schema.ItemSize(key)
-	}
-	item := relationships.MarkerItem(ch.Subject, ch.Predicate, mc.Object, mc.Positions)
-	return types.TransactWriteItem{Put: &types.Put{TableName: table, Item: item,
-		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}}, schema.ItemSize(item)
+// listTables names the tables a list change writes and checks.
+func (c *Client) listTables() actions.Tables {
+	return actions.Tables{Entities: c.names.Entities, Relationships: c.names.Relationships}
 }
 
 // listRefusal is why a list transaction was refused: a condition another writer
 // broke (retry), or an entity that does not exist (final).
 type listRefusal struct {
-	role    actionRole
+	role    actions.Role
 	missing error // ErrNotFound naming the entity, when an existence check failed
 }
 
 // refusal reads the cancellation of a list transaction from the failed action.
-func refusal(t *listTransaction, a commit.Attempt) listRefusal {
-	if a.Action < 0 || a.Action >= len(t.roles) {
+func refusal(t *actions.Transaction, a commit.Attempt) listRefusal {
+	role, ok := t.RoleOf(a.Action)
+	if !ok {
 		return listRefusal{}
 	}
-	r := listRefusal{role: t.roles[a.Action]}
-	if r.role.kind == roleObject {
-		r.missing = &objectMissingError{object: r.role.object}
+	r := listRefusal{role: role}
+	if r.role.Kind == actions.RoleObject {
+		r.missing = &objectMissingError{object: Key(r.role.Object)}
 	}
 	return r
 }

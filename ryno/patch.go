@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/numbers"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -205,7 +206,7 @@ func (c *Client) patchInput(k Key, ep encodedPatch, o writeOptions, token string
 	}
 	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
-			notExpired(now),
+			actions.NotExpired(now),
 			expression.AttributeNotExists(expression.Name(schema.AttrIndexes)),
 			expression.Name(schema.AttrToken).NotEqual(expression.Value(str(token))))
 	if o.version > 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/indexentries"
@@ -486,16 +487,16 @@ type commitResult struct {
 
 // transaction returns the actions that commit the plan in one transaction: the
 // entity, its index entries and claims, its lists.
-func (w *write) transaction(p *putPlan) *listTransaction {
-	t := &listTransaction{}
-	t.add(w.c.putAction(p.item, p.x), actionRole{kind: roleEntity}, schema.ItemSize(p.item))
-	t.checked = map[Key]bool{w.e.Key: true} // the put checks the entity
+func (w *write) transaction(p *putPlan) *actions.Transaction {
+	t := &actions.Transaction{}
+	t.Add(w.c.putAction(p.item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(p.item))
+	t.MarkChecked(relationships.Key(w.e.Key)) // the put checks the entity
 	for _, op := range batching.LastWriteWins(p.entryOps) {
-		t.add(transactItems([]batching.WriteOp{op})[0], actionRole{kind: roleIndex}, op.Size())
+		t.Add(actions.Items([]batching.WriteOp{op})[0], actions.Role{Kind: actions.RoleIndex}, op.Size())
 	}
 	w.c.addClaims(t, p.claims, p.releases, expiresOf(p.item))
 	for _, ch := range p.lists {
-		w.c.addChange(t, ch, w.c.opts.CheckObjects)
+		actions.AddChange(t, w.c.listTables(), ch, w.c.opts.CheckObjects, w.c.opts.Now())
 	}
 	return t
 }
@@ -507,20 +508,20 @@ func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 		return w.result(w.c.putItem(ctx, w.e.Key, p.item, p.x, w.token), p)
 	}
 	t := w.transaction(p)
-	if p.x.pending || !t.fits() {
+	if p.x.pending || !t.Fits() {
 		return w.commitLarge(ctx, p)
 	}
-	a := w.c.transact(ctx, t.actions, commit.NewToken())
+	a := w.c.transact(ctx, t.Actions, commit.NewToken())
 	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
 		r := refusal(t, a)
 		switch {
 		case r.missing != nil:
 			return commitResult{}, wrap(r.missing, "%s %s", w.mode, w.e.Key)
-		case r.role.kind == roleClaim && r.role.release: // another entity holds it: not ours to release
-			p.releases = slices.DeleteFunc(p.releases, func(cl indexentries.Claim) bool { return cl == r.role.claim })
+		case r.role.Kind == actions.RoleClaim && r.role.Release: // another entity holds it: not ours to release
+			p.releases = slices.DeleteFunc(p.releases, func(cl indexentries.Claim) bool { return cl == r.role.Claim })
 			return w.commit(ctx, p)
-		case r.role.kind == roleClaim:
-			return w.claimRefused(ctx, r.role.claim, a.Item)
+		case r.role.Kind == actions.RoleClaim:
+			return w.claimRefused(ctx, r.role.Claim, a.Item)
 		}
 		return commitResult{listsMoved: true}, nil
 	}

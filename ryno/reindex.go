@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/indexentries"
@@ -181,16 +182,16 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 		sameRecord(r.s.item[schema.AttrIndexEntries], record) && holdsInline(r.s.item, inline) {
 		return true, nil
 	}
-	large := r.s.pending != "" || !fitsTransaction(1+len(claims)+len(releases), schema.ItemSize(r.s.item), ops)
+	large := r.s.pending != "" || !actions.FitsOps(1+len(claims)+len(releases), schema.ItemSize(r.s.item), ops)
 	update := updateInline(r.recordUpdate(set, record, large), inline)
-	t := &listTransaction{}
-	t.add(r.c.updateAction(r.k, expect(r.s), update), actionRole{kind: roleEntity}, 0)
+	t := &actions.Transaction{}
+	t.Add(r.c.updateAction(r.k, expect(r.s), update), actions.Role{Kind: actions.RoleEntity}, 0)
 	r.c.addClaims(t, claims, releases, expiresOf(r.s.item))
 	if !large {
-		t.actions = append(t.actions, transactItems(ops)...)
-		return r.counted(r.c.transact(ctx, t.actions, commit.NewToken()), ops)
+		t.Actions = append(t.Actions, actions.Items(ops)...)
+		return r.counted(r.c.transact(ctx, t.Actions, commit.NewToken()), ops)
 	}
-	return r.runLarge(ctx, t.actions, emitted)
+	return r.runLarge(ctx, t.Actions, emitted)
 }
 
 // heldByOther reports whether another entity holds the value of cl: a duplicate

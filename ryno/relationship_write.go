@@ -6,7 +6,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/relationships"
 )
@@ -163,21 +163,21 @@ func (c *Client) readListReady(ctx context.Context, op listOp) (listState, error
 // another writer changed the list since s was read.
 func (c *Client) commitList(ctx context.Context, op listOp, s listState) (relationships.Change, bool, error) {
 	ch := op.plan(s)
-	t := &listTransaction{}
-	c.checkEntity(t, op.subject, actionRole{kind: roleEntity})
-	c.addChange(t, ch, op.checkObjects)
-	if !t.fits() {
+	t := &actions.Transaction{}
+	c.checkEntity(t, op.subject, actions.Role{Kind: actions.RoleEntity})
+	actions.AddChange(t, c.listTables(), ch, op.checkObjects, c.opts.Now())
+	if !t.Fits() {
 		ch, err := c.writeListLeased(ctx, &op, s.head)
 		return ch, true, err
 	}
-	a := c.transact(ctx, t.actions, commit.NewToken())
+	a := c.transact(ctx, t.Actions, commit.NewToken())
 	switch {
 	case a.Outcome == commit.Committed:
 		return ch, true, nil
 	case a.Outcome != commit.ConditionFailed:
 		return relationships.Change{}, true, a.Err
 	}
-	if r := refusal(t, a); r.role.kind == roleEntity {
+	if r := refusal(t, a); r.role.Kind == actions.RoleEntity {
 		return relationships.Change{}, true, c.subjectMissing(ctx, op.subject)
 	} else if r.missing != nil {
 		return relationships.Change{}, true, r.missing
@@ -202,32 +202,6 @@ func (c *Client) readList(ctx context.Context, subject Key, predicate string, co
 		return nil
 	})
 	return entries, err
-}
-
-// relationshipOps returns the writes of plans to table.
-func relationshipOps(table string, plans ...relationships.Plan) []batching.WriteOp {
-	var puts []relationships.Entry
-	var deletes []map[string]types.AttributeValue
-	for _, p := range plans {
-		puts = append(puts, p.Puts...)
-		for _, e := range p.Deletes {
-			deletes = append(deletes, e.PrimaryKey())
-		}
-	}
-	return entryOps(table, puts, deletes)
-}
-
-// entryOps returns the puts of entries and the deletes of keys in table. Deletes come
-// first: should a key be in both, the put wins.
-func entryOps(table string, puts []relationships.Entry, deletes []map[string]types.AttributeValue) []batching.WriteOp {
-	ops := make([]batching.WriteOp, 0, len(puts)+len(deletes))
-	for _, k := range deletes {
-		ops = append(ops, batching.DeleteOp(table, k))
-	}
-	for _, e := range puts {
-		ops = append(ops, batching.PutOp(table, e.PrimaryKey(), e.Item()))
-	}
-	return ops
 }
 
 // validateList checks a list write of objects to subject's list under predicate;

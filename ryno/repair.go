@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -71,7 +72,7 @@ func planRepairs(orphans []Orphan) []repair {
 		if !seen[o.Missing] {
 			need++
 		}
-		if len(cur.orphans)+len(cur.missing)+need > maxTransactItems {
+		if len(cur.orphans)+len(cur.missing)+need > actions.MaxItems {
 			plans = append(plans, cur)
 			cur, seen = repair{}, map[Key]bool{}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -46,7 +47,7 @@ func TestPlanRepairsStaysWithinTheTransactionLimit(t *testing.T) {
 			total := 0
 			for _, p := range plans {
 				got = append(got, [2]int{len(p.orphans), len(p.missing)})
-				require.LessOrEqual(t, len(p.actions(names)), maxTransactItems)
+				require.LessOrEqual(t, len(p.actions(names)), actions.MaxItems)
 				for _, o := range p.orphans {
 					require.Contains(t, p.missing, o.Missing, "each orphan's entity is checked in its transaction")
 				}

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -160,13 +161,13 @@ func (c *Client) txSequence(op *txOp, written map[Key]opKind, joined *txOp) (*tx
 		Set(expression.Name(schema.AttrSubjectID), expression.Value(str(op.key.ID)))
 	b := commit.Build(cond, &u)
 	key := sequenceKey(op.key, op.predicate)
-	p.t.add(types.TransactWriteItem{Update: &types.Update{
+	p.t.Add(types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(c.names.Relationships), Key: key,
 		UpdateExpression: b.Update, ConditionExpression: b.Condition,
 		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-	}}, actionRole{kind: roleSequence}, schema.ItemSize(key))
-	p.refused = func(_ context.Context, role actionRole, _ map[string]types.AttributeValue) (bool, error) {
-		if role.kind == roleEntity {
+	}}, actions.Role{Kind: actions.RoleSequence}, schema.ItemSize(key))
+	p.refused = func(_ context.Context, role actions.Role, _ map[string]types.AttributeValue) (bool, error) {
+		if role.Kind == actions.RoleEntity {
 			return false, notFound(op.key)
 		}
 		return false, errSequenceMoved

@@ -7,8 +7,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -40,16 +42,16 @@ func (c *Client) txSet(ctx context.Context, op *txOp, written map[Key]opKind, jo
 		add := op.kind == opAdd
 		switch {
 		case add && !there:
-			p.t.add(c.setPut(lop, k, token), actionRole{kind: roleEntry}, 0)
+			p.t.Add(c.setPut(lop, k, token), actions.Role{Kind: actions.RoleEntry}, 0)
 			p.result.Changed = append(p.result.Changed, k)
 		case !add && there:
-			p.t.add(c.setEntryAction(gets[i].Key, true, true), actionRole{kind: roleEntry}, 0)
+			p.t.Add(c.setEntryAction(gets[i].Key, true, true), actions.Role{Kind: actions.RoleEntry}, 0)
 			p.result.Changed = append(p.result.Changed, k)
 		default: // unchanged: it must still be as read
-			p.t.add(c.setEntryAction(gets[i].Key, there, false), actionRole{kind: roleEntry}, 0)
+			p.t.Add(c.setEntryAction(gets[i].Key, there, false), actions.Role{Kind: actions.RoleEntry}, 0)
 		}
 		if add && c.opts.CheckObjects {
-			c.checkEntity(&p.t, k, actionRole{kind: roleObject, object: k})
+			c.checkEntity(&p.t, k, actions.Role{Kind: actions.RoleObject, Object: relationships.Key(k)})
 		}
 	}
 	p.refused = subjectRefusal(op, &ConflictError{Key: op.key, Predicate: op.predicate, Reason: "its set changed meanwhile"})
@@ -110,24 +112,26 @@ func (c *Client) subjectPart(op *txOp, written map[Key]opKind, joined *txOp, wha
 		return nil, invalid("Transact", op.key.String(), "deletes the subject of a "+what+" it writes")
 	}
 	p := &txPart{op: op, joined: joined}
-	p.t.checked = writtenLive(written)
+	for k := range writtenLive(written) {
+		p.t.MarkChecked(relationships.Key(k))
+	}
 	var also *Condition
 	if joined != nil {
 		also = &joined.cond
 	}
-	c.checkEntityAlso(&p.t, op.key, actionRole{kind: roleEntity}, also)
+	c.checkEntityAlso(&p.t, op.key, actions.Role{Kind: actions.RoleEntity}, also)
 	return p, nil
 }
 
 // subjectRefusal explains a refused action of an operation on a list or set of
 // op.key: the subject, an object, or else the entries it relied on (conflict).
-func subjectRefusal(op *txOp, conflict error) func(context.Context, actionRole, map[string]types.AttributeValue) (bool, error) {
-	return func(_ context.Context, role actionRole, _ map[string]types.AttributeValue) (bool, error) {
-		switch role.kind {
-		case roleEntity:
+func subjectRefusal(op *txOp, conflict error) func(context.Context, actions.Role, map[string]types.AttributeValue) (bool, error) {
+	return func(_ context.Context, role actions.Role, _ map[string]types.AttributeValue) (bool, error) {
+		switch role.Kind {
+		case actions.RoleEntity:
 			return false, notFound(op.key)
-		case roleObject:
-			return false, &objectMissingError{object: role.object}
+		case actions.RoleObject:
+			return false, &objectMissingError{object: Key(role.Object)}
 		}
 		return true, conflict
 	}

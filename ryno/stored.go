@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -190,7 +191,7 @@ func (x expectation) condition() expression.ConditionBuilder {
 		c = c.And(x.cond.build(x.now))
 	}
 	if !x.now.IsZero() {
-		c = c.And(notExpired(x.now))
+		c = c.And(actions.NotExpired(x.now))
 	}
 	return c
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/indexentries"
@@ -53,7 +54,7 @@ func (c *Client) sweepHolding(ctx context.Context, k Key, g guard, claims []inde
 		parts = append(parts, sweep.Part{Releases: extra})
 	}
 	final, hasFinal := c.deleteAction(g)
-	txs := sweep.Pack(parts, maxTransactItems-1)
+	txs := sweep.Pack(parts, actions.MaxItems-1)
 	if !more && len(txs) <= 1 {
 		var only []sweep.Part
 		if len(txs) == 1 {
@@ -120,7 +121,7 @@ func (c *Client) sweepOnce(ctx context.Context, g guard, final types.TransactWri
 // requests takes MaxConcurrency.
 func (c *Client) sweepParts(ctx context.Context, batch *batching.Engine, g guard, parts []sweep.Part) error {
 	fenced, parts := sweep.TakeFenced(parts, fencedWaves*c.opts.MaxConcurrency)
-	txs := sweep.Pack(parts, maxTransactItems-1)
+	txs := sweep.Pack(parts, actions.MaxItems-1)
 	check := g.action(c.names.Entities)
 	return batching.Parallel(ctx, len(txs)+len(fenced), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		release, err := batch.Acquire(ctx)
@@ -172,23 +173,23 @@ func (c *Client) deleteIfToken(ctx context.Context, key map[string]types.Attribu
 func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWriteItem, parts []sweep.Part) error {
 	pace := c.conflictPacer()
 	for {
-		t := &listTransaction{}
-		t.add(first, actionRole{kind: roleEntity}, 0)
+		t := &actions.Transaction{}
+		t.Add(first, actions.Role{Kind: actions.RoleEntity}, 0)
 		owner := []int{-1}
 		for i, p := range parts {
 			for j, act := range c.partActions(p) {
-				role := actionRole{kind: roleEntry}
+				role := actions.Role{Kind: actions.RoleEntry}
 				switch {
 				case p.List != nil && j < 2:
-					role.kind = [...]roleKind{roleHead, roleMarker}[j]
+					role.Kind = [...]actions.RoleKind{actions.RoleHead, actions.RoleMarker}[j]
 				case p.List == nil && j >= len(p.Deletes)+len(p.Fenced):
-					role = actionRole{kind: roleClaim, claim: p.Releases[j-len(p.Deletes)-len(p.Fenced)]}
+					role = actions.Role{Kind: actions.RoleClaim, Claim: p.Releases[j-len(p.Deletes)-len(p.Fenced)]}
 				}
-				t.add(act, role, 0)
+				t.Add(act, role, 0)
 				owner = append(owner, i)
 			}
 		}
-		a := c.transact(ctx, t.actions, commit.NewToken())
+		a := c.transact(ctx, t.Actions, commit.NewToken())
 		switch {
 		case a.Outcome == commit.Committed:
 			return nil
@@ -198,13 +199,13 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 			return a.Err
 		}
 		p := &parts[owner[a.Action]]
-		role := t.roles[a.Action]
+		role := t.Roles[a.Action]
 		switch {
-		case role.kind == roleClaim: // another entity holds the value by now
-			p.Releases = slices.DeleteFunc(p.Releases, func(cl indexentries.Claim) bool { return cl == role.claim })
+		case role.Kind == actions.RoleClaim: // another entity holds the value by now
+			p.Releases = slices.DeleteFunc(p.Releases, func(cl indexentries.Claim) bool { return cl == role.Claim })
 			continue
-		case role.kind == roleMarker: // paced below: another writer may keep changing it
-			if err := c.refreshPart(ctx, p, maxTransactItems-len(t.actions)+p.Actions()); err != nil {
+		case role.Kind == actions.RoleMarker: // paced below: another writer may keep changing it
+			if err := c.refreshPart(ctx, p, actions.MaxItems-len(t.Actions)+p.Actions()); err != nil {
 				return err
 			}
 			if p.List == nil && len(p.Deletes) == 0 {
@@ -217,22 +218,22 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 				}
 				continue
 			}
-		case role.kind == roleHead && a.Item == nil:
+		case role.Kind == actions.RoleHead && a.Item == nil:
 			// A list written before heads existed: its entries are deleted alone. The
 			// other lists of the transaction are likely as old: their heads are read
 			// at once rather than found missing one refusal at a time.
-			p.Deletes, p.List = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
+			p.Deletes, p.List = actions.RelationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
 			if err := c.dropHeadless(ctx, parts); err != nil {
 				return err
 			}
 			continue
-		case role.kind == roleHead:
+		case role.Kind == actions.RoleHead:
 			h, err := relationships.HeadFromItem(p.List.Subject, p.List.Predicate, a.Item)
 			if err != nil {
 				return err
 			}
 			if h.Abandoned(c.opts.Now()) {
-				room := maxTransactItems - len(t.actions) + p.Actions()
+				room := actions.MaxItems - len(t.Actions) + p.Actions()
 				if err := c.finishList(ctx, p, h); err != nil {
 					return err
 				}
@@ -312,7 +313,7 @@ func (c *Client) dropHeadless(ctx context.Context, parts []sweep.Part) error {
 	for j, op := range ops {
 		if _, ok := found[op.ID]; !ok {
 			p := &parts[owners[j]]
-			p.Deletes, p.List = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
+			p.Deletes, p.List = actions.RelationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
 		}
 	}
 	return nil
@@ -336,7 +337,7 @@ func (c *Client) finishList(ctx context.Context, p *sweep.Part, h relationships.
 	_, err := c.writeListLeased(ctx, nil, h)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		p.Deletes, p.List = relationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
+		p.Deletes, p.List = actions.RelationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
 		return nil
 	case err != nil:
 		return wrap(err, "finishing a list pointing at the entity")
@@ -392,7 +393,7 @@ func (c *Client) readEdges(ctx context.Context, subject Key, predicate string, o
 // partActions returns the transaction actions of p.
 func (c *Client) partActions(p sweep.Part) []types.TransactWriteItem {
 	if p.List == nil {
-		acts := transactItems(p.Deletes)
+		acts := actions.Items(p.Deletes)
 		for _, f := range p.Fenced {
 			acts = append(acts, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(c.names.Relationships), Key: f.Key}})
 		}
@@ -402,7 +403,7 @@ func (c *Client) partActions(p sweep.Part) []types.TransactWriteItem {
 		return acts
 	}
 	ch := *p.List
-	head := c.headAction(ch)
+	head := actions.Head(c.names.Relationships, ch)
 	object := ch.Deletes[0].Object
 	positions := make([]int, len(ch.Deletes))
 	for i, e := range ch.Deletes {
@@ -425,7 +426,7 @@ func (c *Client) partActions(p sweep.Part) []types.TransactWriteItem {
 			ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}
 	}
 	acts := []types.TransactWriteItem{head, marker}
-	return append(acts, transactItems(relationshipOps(c.names.Relationships, relationships.Plan{Deletes: ch.Deletes}))...)
+	return append(acts, actions.Items(actions.RelationshipOps(c.names.Relationships, relationships.Plan{Deletes: ch.Deletes}))...)
 }
 
 // reference is a query for what to delete with an entity.

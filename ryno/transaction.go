@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/errs"
@@ -190,7 +191,7 @@ func (c *Client) Transact(ctx context.Context, ops ...Op) (_ []OpResult, err err
 		if err != nil {
 			return nil, err
 		}
-		a := c.transact(ctx, t.actions, commit.NewToken())
+		a := c.transact(ctx, t.Actions, commit.NewToken())
 		switch a.Outcome {
 		case commit.Committed:
 			return tx.results(parts), nil
@@ -234,8 +235,8 @@ func (c *Client) prepareTx(ops []Op) (*tx, error) {
 	switch {
 	case len(ops) == 0:
 		return nil, invalid("Transact", "", "needs an operation")
-	case len(ops) > maxTransactItems:
-		return nil, &TransactionLimitError{Limit: "actions", Detail: fmt.Sprintf("%d operations; a transaction holds at most %d actions", len(ops), maxTransactItems)}
+	case len(ops) > actions.MaxItems:
+		return nil, &TransactionLimitError{Limit: "actions", Detail: fmt.Sprintf("%d operations; a transaction holds at most %d actions", len(ops), actions.MaxItems)}
 	}
 	t := &tx{c: c, written: map[Key]opKind{}}
 	lists := map[string]bool{}
@@ -278,8 +279,8 @@ func (c *Client) prepareTx(ops []Op) (*tx, error) {
 			}
 		}
 	}
-	if bytes > maxTransactBytes {
-		return nil, &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the entities and patches alone are %d bytes; a transaction holds at most %d", bytes, maxTransactBytes)}
+	if bytes > actions.MaxBytes {
+		return nil, &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the entities and patches alone are %d bytes; a transaction holds at most %d", bytes, actions.MaxBytes)}
 	}
 	return t, nil
 }
@@ -330,9 +331,9 @@ func (op *txOp) check(c *Client) error {
 // txPart is what one operation adds to the transaction, once it has read.
 type txPart struct {
 	op      *txOp
-	t       listTransaction
+	t       actions.Transaction
 	result  OpResult
-	refused func(ctx context.Context, role actionRole, item map[string]types.AttributeValue) (retry bool, err error)
+	refused func(ctx context.Context, role actions.Role, item map[string]types.AttributeValue) (retry bool, err error)
 	// joined is the TxCheck whose condition this list operation's check of its
 	// subject holds too: a refusal of that check while the subject exists is its.
 	joined *txOp
@@ -417,61 +418,61 @@ func (t *tx) plan(ctx context.Context, op *txOp) (*txPart, error) {
 // assemble joins the parts into one transaction and checks DynamoDB's limits. owners
 // says which part each action belongs to. An operation claiming a value of a unique
 // index that an earlier one claims is refused, as a second writer would be.
-func (t *tx) assemble(parts []*txPart) (*listTransaction, []int, error) {
-	all := &listTransaction{}
+func (t *tx) assemble(parts []*txPart) (*actions.Transaction, []int, error) {
+	all := &actions.Transaction{}
 	var owners []int
 	var refused []OpError
 	seen := map[string]int{} // item -> action
 	for i, p := range parts {
-		for j, act := range p.t.actions {
+		for j, act := range p.t.Actions {
 			id := actionItem(act)
-			role := p.t.roles[j]
+			role := p.t.Roles[j]
 			k, dup := seen[id]
 			switch {
 			case !dup:
-				seen[id] = len(all.actions)
-				all.add(act, role, 0)
+				seen[id] = len(all.Actions)
+				all.Add(act, role, 0)
 				owners = append(owners, i)
 				continue
-			case claiming(all.roles[k]) && claiming(role):
+			case claiming(all.Roles[k]) && claiming(role):
 				if len(refused) == 0 || refused[len(refused)-1].Index != p.op.index {
-					refused = append(refused, p.op.refusal(uniqueTaken(role.claim, all.roles[k].claim.Item())))
+					refused = append(refused, p.op.refusal(uniqueTaken(role.Claim, all.Roles[k].Claim.Item())))
 				}
 				continue
 			}
-			merged, ok := handOver(all.roles[k], role, all.actions[k], act)
+			merged, ok := handOver(all.Roles[k], role, all.Actions[k], act)
 			if !ok {
 				return nil, nil, &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("operation %d writes an item another operation writes", p.op.index)}
 			}
-			all.actions[k], all.roles[k], owners[k] = merged, role, i
+			all.Actions[k], all.Roles[k], owners[k] = merged, role, i
 		}
-		all.bytes += p.t.bytes
+		all.Bytes += p.t.Bytes
 	}
 	switch {
 	case len(refused) > 0:
 		return nil, nil, &TransactionError{Ops: refused}
-	case len(all.actions) > maxTransactItems:
-		return nil, nil, &TransactionLimitError{Limit: "actions", Detail: fmt.Sprintf("the operations take %d actions (entities, index entries, claims, list entries, markers and heads); at most %d", len(all.actions), maxTransactItems)}
-	case all.bytes > maxTransactBytes:
-		return nil, nil, &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the operations write %d bytes; at most %d", all.bytes, maxTransactBytes)}
+	case len(all.Actions) > actions.MaxItems:
+		return nil, nil, &TransactionLimitError{Limit: "actions", Detail: fmt.Sprintf("the operations take %d actions (entities, index entries, claims, list entries, markers and heads); at most %d", len(all.Actions), actions.MaxItems)}
+	case all.Bytes > actions.MaxBytes:
+		return nil, nil, &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the operations write %d bytes; at most %d", all.Bytes, actions.MaxBytes)}
 	}
 	return all, owners, nil
 }
 
 // claiming reports whether the action of role claims a value of a unique index.
-func claiming(role actionRole) bool { return role.kind == roleClaim && !role.release }
+func claiming(role actions.Role) bool { return role.Kind == actions.RoleClaim && !role.Release }
 
 // handOver merges the release of a unique value by one operation (one of the
 // roles a and b, whose actions are actA and actB) and its claim by another into one
 // action: the claim as built, on the condition that the value is free or held by
 // either entity.
-func handOver(a, b actionRole, actA, actB types.TransactWriteItem) (types.TransactWriteItem, bool) {
-	if a.kind != roleClaim || b.kind != roleClaim || a.release == b.release {
+func handOver(a, b actions.Role, actA, actB types.TransactWriteItem) (types.TransactWriteItem, bool) {
+	if a.Kind != actions.RoleClaim || b.Kind != actions.RoleClaim || a.Release == b.Release {
 		return types.TransactWriteItem{}, false
 	}
-	release, claim, put := a.claim, b.claim, actB.Put
-	if b.release {
-		release, claim, put = b.claim, a.claim, actA.Put
+	release, claim, put := a.Claim, b.Claim, actB.Put
+	if b.Release {
+		release, claim, put = b.Claim, a.Claim, actA.Put
 	}
 	cond := ownedByOrFree(claim.Type, claim.ID).Or(
 		expression.Name(schema.AttrType).Equal(expression.Value(str(release.Type))).
@@ -512,7 +513,7 @@ func keyOf(table string, item map[string]types.AttributeValue) map[string]types.
 // refusals reads every failed condition of a cancelled transaction. It reports
 // whether to plan and send the transaction again: when every refusal was another
 // writer getting there first, for operations without a version.
-func (t *tx) refusals(ctx context.Context, parts []*txPart, all *listTransaction, owners []int, a commit.Attempt) ([]OpError, bool) {
+func (t *tx) refusals(ctx context.Context, parts []*txPart, all *actions.Transaction, owners []int, a commit.Attempt) ([]OpError, bool) {
 	var errs []OpError
 	retry := true
 	for i, reason := range a.Reasons {
@@ -520,12 +521,12 @@ func (t *tx) refusals(ctx context.Context, parts []*txPart, all *listTransaction
 			continue
 		}
 		p := parts[owners[i]]
-		if chk := p.joined; chk != nil && all.roles[i].kind == roleEntity && !t.c.subjectGone(reason.Item) {
+		if chk := p.joined; chk != nil && all.Roles[i].Kind == actions.RoleEntity && !t.c.subjectGone(reason.Item) {
 			// The subject exists: the TxCheck joined to its list's check refused.
 			errs, retry = append(errs, chk.refusal(chk.conditionError())), false
 			continue
 		}
-		again, err := p.refused(ctx, all.roles[i], reason.Item)
+		again, err := p.refused(ctx, all.Roles[i], reason.Item)
 		retry = retry && again
 		errs = append(errs, p.op.refusal(err))
 	}
@@ -551,11 +552,11 @@ func (t *tx) results(parts []*txPart) []OpResult {
 func (c *Client) txCheck(op *txOp) *txPart {
 	b := commit.Build(op.cond.build(c.opts.Now()), nil)
 	p := &txPart{op: op}
-	p.t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+	p.t.Add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName: aws.String(c.names.Entities), Key: op.key.item(),
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-	}}, actionRole{kind: roleEntity}, schema.ItemSize(op.key.item()))
-	p.refused = func(context.Context, actionRole, map[string]types.AttributeValue) (bool, error) {
+	}}, actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(op.key.item()))
+	p.refused = func(context.Context, actions.Role, map[string]types.AttributeValue) (bool, error) {
 		return false, op.conditionError()
 	}
 	return p
@@ -581,7 +582,7 @@ func (c *Client) txList(ctx context.Context, op *txOp, written map[Key]opKind, j
 		return nil, err
 	}
 	ch := lop.plan(s)
-	c.addChange(&p.t, ch, lop.checkObjects)
+	actions.AddChange(&p.t, c.listTables(), ch, lop.checkObjects, c.opts.Now())
 	p.result.Changed = fromRelKeys(append(ch.Added, ch.Removed...))
 	p.refused = subjectRefusal(op, listConflict(lop, errors.New("another writer changed it")))
 	return p, nil

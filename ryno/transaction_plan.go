@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/indexentries"
@@ -55,10 +56,10 @@ func (c *Client) txWrite(ctx context.Context, op *txOp, w *write) (*txPart, erro
 }
 
 // refused explains a refused action of the write of x.
-func (w *write) refused(x expectation, op *txOp) func(context.Context, actionRole, map[string]types.AttributeValue) (bool, error) {
-	return func(ctx context.Context, role actionRole, item map[string]types.AttributeValue) (bool, error) {
-		switch role.kind {
-		case roleEntity:
+func (w *write) refused(x expectation, op *txOp) func(context.Context, actions.Role, map[string]types.AttributeValue) (bool, error) {
+	return func(ctx context.Context, role actions.Role, item map[string]types.AttributeValue) (bool, error) {
+		switch role.Kind {
+		case actions.RoleEntity:
 			if err := w.conditionFailed(x, item); err != nil {
 				return false, err
 			}
@@ -73,21 +74,21 @@ func (w *write) refused(x expectation, op *txOp) func(context.Context, actionRol
 				return false, err
 			}
 			return true, &ConflictError{Key: w.e.Key, Expected: x.version, Stored: s.version, Reason: "written meanwhile"}
-		case roleClaim:
-			if role.release {
+		case actions.RoleClaim:
+			if role.Release {
 				return true, &ConflictError{Key: w.e.Key, Reason: "a value it held was claimed meanwhile"}
 			}
-			switch freed, err := w.c.freeHeld(ctx, role.claim, item); {
+			switch freed, err := w.c.freeHeld(ctx, role.Claim, item); {
 			case err != nil:
 				return false, err
 			case freed:
 				return true, &ConflictError{Key: w.e.Key, Reason: "a value it claims was held by an entity that has ended"}
 			}
-			return false, uniqueTaken(role.claim, item)
-		case roleObject:
-			return false, fmt.Errorf("%w: %s, the object of an edge", ErrNotFound, role.object)
+			return false, uniqueTaken(role.Claim, item)
+		case actions.RoleObject:
+			return false, fmt.Errorf("%w: %s, the object of an edge", ErrNotFound, role.Object)
 		}
-		return true, &ConflictError{Key: w.e.Key, Predicate: role.list, Reason: "its list changed meanwhile"}
+		return true, &ConflictError{Key: w.e.Key, Predicate: role.List, Reason: "its list changed meanwhile"}
 	}
 }
 
@@ -99,13 +100,13 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 		token := commit.NewToken()
 		in := c.patchInput(op.key, op.ep, op.o, token)
 		p := &txPart{op: op}
-		p.t.add(types.TransactWriteItem{Update: &types.Update{
+		p.t.Add(types.TransactWriteItem{Update: &types.Update{
 			TableName: in.TableName, Key: in.Key, UpdateExpression: in.UpdateExpression,
 			ConditionExpression: in.ConditionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
 			ExpressionAttributeValues:           in.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}}, actionRole{kind: roleEntity}, schema.ItemSize(in.Key)+op.ep.size())
-		p.refused = func(ctx context.Context, _ actionRole, item map[string]types.AttributeValue) (bool, error) {
+		}}, actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(in.Key)+op.ep.size())
+		p.refused = func(ctx context.Context, _ actions.Role, item map[string]types.AttributeValue) (bool, error) {
 			_, err := c.patchRefused(ctx, op.key, op.o, token, item)
 			return false, err
 		}
@@ -153,7 +154,7 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 	part := &txPart{op: op, t: *w.transaction(p)}
 	part.result.Entity, err = w.storedEntity(p.item)
 	refused := w.refused(x, op)
-	part.refused = func(ctx context.Context, role actionRole, item map[string]types.AttributeValue) (bool, error) {
+	part.refused = func(ctx context.Context, role actions.Role, item map[string]types.AttributeValue) (bool, error) {
 		retry, err := refused(ctx, role, item)
 		return retry && op.o.version == 0, err
 	}
@@ -230,18 +231,18 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	}
 	c.addEntityDelete(&p.t, op, s)
 	for _, e := range parseEntries(entries) {
-		p.t.add(transactItems([]batching.WriteOp{batching.DeleteOp(c.names.IndexEntries, e.PrimaryKey())})[0], actionRole{kind: roleIndex}, 0)
+		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.names.IndexEntries, e.PrimaryKey())})[0], actions.Role{Kind: actions.RoleIndex}, 0)
 		if c.indexes.unique(e.Type, e.IndexName) {
-			p.t.add(c.releaseAction(indexentries.ClaimOf(e)), actionRole{kind: roleClaim, claim: indexentries.ClaimOf(e), release: true}, 0)
+			p.t.Add(c.releaseAction(indexentries.ClaimOf(e)), actions.Role{Kind: actions.RoleClaim, Claim: indexentries.ClaimOf(e), Release: true}, 0)
 		}
 	}
 	for _, b := range partition {
-		p.t.add(transactItems([]batching.WriteOp{batching.DeleteOp(c.names.Relationships, batching.Project(b, []string{schema.AttrSubjectKey, schema.AttrPredicateKey}))})[0], actionRole{kind: roleHead}, 0)
+		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.names.Relationships, batching.Project(b, []string{schema.AttrSubjectKey, schema.AttrPredicateKey}))})[0], actions.Role{Kind: actions.RoleHead}, 0)
 	}
-	p.refused = func(_ context.Context, role actionRole, item map[string]types.AttributeValue) (bool, error) {
+	p.refused = func(_ context.Context, role actions.Role, item map[string]types.AttributeValue) (bool, error) {
 		now, _ := c.readStored(op.key, item)
 		switch {
-		case role.kind != roleEntity:
+		case role.Kind != actions.RoleEntity:
 			return true, &ConflictError{Key: op.key, Reason: "its entries changed meanwhile"}
 		case op.o.version > 0 && now.version != op.o.version:
 			return false, &ConflictError{Key: op.key, Expected: op.o.version, Stored: now.version, Missing: !now.live(), Reason: "another version"}
@@ -255,18 +256,18 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 
 // addEntityDelete adds the deletion of the entity stored as s, conditional on its
 // version (which pins the entries read) and the caller's condition.
-func (c *Client) addEntityDelete(t *listTransaction, op *txOp, s stored) {
+func (c *Client) addEntityDelete(t *actions.Transaction, op *txOp, s stored) {
 	cond := expression.Name(schema.AttrVersion).Equal(expression.Value(number(s.version))).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
 	if op.o.cond != nil {
 		cond = cond.And(op.o.cond.build(c.opts.Now()))
 	}
 	b := commit.Build(cond, nil)
-	t.add(types.TransactWriteItem{Delete: &types.Delete{
+	t.Add(types.TransactWriteItem{Delete: &types.Delete{
 		TableName: aws.String(c.names.Entities), Key: op.key.item(),
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}, actionRole{kind: roleEntity}, schema.ItemSize(op.key.item()))
+	}}, actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(op.key.item()))
 }
 
 // partitionItems returns the keys of the items in k's partition of the relationship

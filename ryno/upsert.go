@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -86,7 +87,7 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 	same := expression.Name(schema.AttrShape).Equal(expression.Value(str(shapeOf(w.base)))).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrPending)),
 			expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
-			notExpired(w.now),
+			actions.NotExpired(w.now),
 			indexSetIsOrNone(w.mine),
 			// Sent again after a lost response, it finds its own write and stops.
 			expression.Name(schema.AttrToken).NotEqual(expression.Value(str(w.token))))

@@ -1,0 +1,61 @@
+package actions
+
+import (
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// EntityKey returns the primary key of the entity k's item in the entities table.
+func EntityKey(k relationships.Key) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		schema.AttrID:           &types.AttributeValueMemberS{Value: k.ID},
+		schema.AttrScopeTypeKey: &types.AttributeValueMemberS{Value: schema.ScopeTypeKey(k.Scope, k.Type)},
+	}
+}
+
+// NotExpired is the condition that the stored entity has not expired at now: what
+// a write that does not read the item first checks, so it cannot bring an expired
+// entity back.
+func NotExpired(now time.Time) expression.ConditionBuilder {
+	return expression.AttributeNotExists(expression.Name(schema.AttrExpires)).
+		Or(expression.Name(schema.AttrExpires).GreaterThan(expression.Value(number(now.Unix()))))
+}
+
+// Expired is the condition that the stored entity has expired by now.
+func Expired(now time.Time) expression.ConditionBuilder {
+	return expression.Name(schema.AttrExpires).LessThanEqual(expression.Value(number(now.Unix())))
+}
+
+// Live is the condition that an entity exists, is not being deleted and has not
+// expired at now.
+func Live(now time.Time) expression.ConditionBuilder {
+	return expression.AttributeExists(expression.Name(schema.AttrID)).
+		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)), NotExpired(now))
+}
+
+// CheckEntity adds to t the check that the entity k of table is Live at now, once
+// per entity; with also, when not nil, in the same check, which then returns the
+// stored item when it fails.
+func CheckEntity(t *Transaction, table string, k relationships.Key, role Role, now time.Time, also *expression.ConditionBuilder) {
+	if t.checked[k] {
+		return
+	}
+	t.MarkChecked(k)
+	cond := Live(now)
+	key := EntityKey(k)
+	check := &types.ConditionCheck{TableName: aws.String(table), Key: key}
+	if also != nil {
+		cond = cond.And(*also)
+		check.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
+	b := commit.Build(cond, nil)
+	check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues = b.Condition, b.Names, b.Values
+	t.Add(types.TransactWriteItem{ConditionCheck: check}, role, schema.ItemSize(key))
+}

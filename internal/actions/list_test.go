@@ -1,0 +1,82 @@
+package actions
+
+import (
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+func TestHeadCondition(t *testing.T) {
+	digest := relationships.Digest{}
+	tests := []struct {
+		name string
+		x    relationships.HeadExpectation
+		want string
+	}{
+		{"no head yet", relationships.HeadExpectation{}, "attribute_not_exists(_version)"},
+		{"an Add: the next position read", relationships.HeadExpectation{Exists: true, Next: 7, CheckNext: true},
+			"(attribute_exists(_version))AND(_next=7)AND(attribute_not_exists(_lease))"},
+		{"an Add to a list emptied to position 0", relationships.HeadExpectation{Exists: true, CheckNext: true},
+			"(attribute_exists(_version))AND((_next=0)OR(attribute_not_exists(_next)))AND(attribute_not_exists(_lease))"},
+		{"commutative: any version", relationships.HeadExpectation{Exists: true},
+			"(attribute_exists(_version))AND(attribute_not_exists(_lease))"},
+		{"the version read", relationships.HeadExpectation{Exists: true, Version: 4},
+			"(_version=4)AND(attribute_not_exists(_lease))"},
+		{"a whole-list read", relationships.HeadExpectation{Exists: true, Version: 4, Digest: digest, CheckDigest: true},
+			"((_version=4)AND(attribute_not_exists(_lease)))AND(_digest=" + digest.String() + ")"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { require.Equal(t, tt.want, renderCondition(t, HeadCondition(tt.x))) })
+	}
+}
+
+func TestAddChangeWritesTheHeadMarkersAndEntries(t *testing.T) {
+	head := relationships.Head{Subject: ada, Predicate: "follows"}
+	ch := relationships.ChangeAdd(head, nil, []relationships.Key{bob})
+	var tx Transaction
+	AddChange(&tx, tbls, ch, true, now)
+
+	var kinds []RoleKind
+	for _, r := range tx.Roles {
+		kinds = append(kinds, r.Kind)
+		require.Equal(t, "follows", r.List)
+	}
+	require.Equal(t, []RoleKind{RoleHead, RoleMarker, RoleEntry, RoleObject}, kinds)
+	require.Equal(t, bob, tx.Roles[1].Object, "the marker names its object")
+	require.Equal(t, bob, tx.Roles[3].Object, "and so does the object's check")
+
+	update := tx.Actions[0].Update
+	require.Equal(t, relationships.HeadPrimaryKey(ada, "follows"), update.Key)
+	require.Equal(t, "attribute_not_exists(_version)", render(t, update.ConditionExpression, update.ExpressionAttributeNames, update.ExpressionAttributeValues))
+	require.Equal(t, "ALL_OLD", string(update.ReturnValuesOnConditionCheckFailure))
+	marker := tx.Actions[1].Put
+	require.Equal(t, relationships.MarkerPrimaryKey(ada, "follows", bob)[schema.AttrPredicateKey], marker.Item[schema.AttrPredicateKey])
+	require.Equal(t, "attribute_not_exists(_positions)", render(t, marker.ConditionExpression, marker.ExpressionAttributeNames, marker.ExpressionAttributeValues))
+	require.NotNil(t, tx.Actions[2].Put, "the entry")
+	require.Equal(t, EntityKey(bob), tx.Actions[3].ConditionCheck.Key)
+
+	var unchecked Transaction
+	AddChange(&unchecked, tbls, ch, false, now)
+	require.Len(t, unchecked.Actions, 3, "no object check unless asked")
+}
+
+func TestEntryOpsDeleteBeforeTheyPut(t *testing.T) {
+	e := relationships.Entry{Subject: ada, Predicate: "follows", Index: 2, Object: bob}
+	old := relationships.Entry{Subject: ada, Predicate: "follows", Index: 1, Object: bob}
+	ops := RelationshipOps("t_relationships", relationships.Plan{Puts: []relationships.Entry{e}, Deletes: []relationships.Entry{old}})
+	require.Len(t, ops, 2)
+	require.Nil(t, ops[0].Item, "the delete first")
+	require.Equal(t, old.PrimaryKey(), ops[0].Key)
+	require.Equal(t, e.Item(), ops[1].Item)
+	for _, op := range ops {
+		require.Equal(t, "t_relationships", op.Table)
+	}
+	last := batching.LastWriteWins(EntryOps("t", []relationships.Entry{e}, []map[string]types.AttributeValue{e.PrimaryKey()}))
+	require.Len(t, last, 1)
+	require.NotNil(t, last[0].Item, "a key both put and deleted is put")
+}

@@ -9,12 +9,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/internal/actions"
-	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -118,51 +115,6 @@ func (reg indexRegistry) recordClaims(k Key, item map[string]types.AttributeValu
 		}
 	}
 	return claims
-}
-
-// ownedByOrFree is the condition that a claim's item is absent or owned by the
-// entity typ/id.
-func ownedByOrFree(typ, id string) expression.ConditionBuilder {
-	return expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)).Or(
-		expression.Name(schema.AttrType).Equal(expression.Value(str(typ))).
-			And(expression.Name(schema.AttrID).Equal(expression.Value(str(id)))))
-}
-
-// claimAction puts c, unless another entity owns it; a refusal returns the claim.
-// The claim records its holder's expiry (Unix seconds; 0 for none), for
-// LookupUnique.
-func (c *Client) claimAction(cl indexentries.Claim, expires int64) types.TransactWriteItem {
-	b := commit.Build(ownedByOrFree(cl.Type, cl.ID), nil)
-	item := cl.Item()
-	if expires > 0 {
-		item[schema.AttrExpires] = number(expires)
-	}
-	return types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(c.names.IndexEntries), Item: item,
-		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}
-}
-
-// releaseAction deletes c, unless another entity owns it by now.
-func (c *Client) releaseAction(cl indexentries.Claim) types.TransactWriteItem {
-	b := commit.Build(ownedByOrFree(cl.Type, cl.ID), nil)
-	return types.TransactWriteItem{Delete: &types.Delete{
-		TableName: aws.String(c.names.IndexEntries), Key: cl.PrimaryKey(),
-		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-	}}
-}
-
-// addClaims adds the claims and releases of a write of an entity expiring at
-// expires (Unix seconds; 0 for never) to t.
-func (c *Client) addClaims(t *actions.Transaction, claims, releases []indexentries.Claim, expires int64) {
-	for _, cl := range claims {
-		act := c.claimAction(cl, expires)
-		t.Add(act, actions.Role{Kind: actions.RoleClaim, Claim: cl}, schema.ItemSize(act.Put.Item))
-	}
-	for _, cl := range releases {
-		t.Add(c.releaseAction(cl), actions.Role{Kind: actions.RoleClaim, Claim: cl, Release: true}, schema.ItemSize(cl.PrimaryKey()))
-	}
 }
 
 // uniqueTaken is the error of a claim refused: who holds the value.

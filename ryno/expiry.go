@@ -133,7 +133,7 @@ func (c *Client) freeHeld(ctx context.Context, cl indexentries.Claim, item map[s
 	a := c.transact(ctx, []types.TransactWriteItem{
 		{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.names.Entities), Key: holder.item(),
 			ConditionExpression: absent.Condition, ExpressionAttributeNames: absent.Names}},
-		c.releaseAction(held),
+		actions.Release(c.names.IndexEntries, held),
 	}, commit.NewToken())
 	switch a.Outcome {
 	case commit.Committed:

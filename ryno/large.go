@@ -81,7 +81,7 @@ func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types
 	}
 	t := &actions.Transaction{}
 	t.Add(w.c.putAction(item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(item))
-	w.c.addClaims(t, p.claims, p.releases, expiresOf(item))
+	actions.AddClaims(t, w.c.names.IndexEntries, p.claims, p.releases, expiresOf(item))
 	a := w.c.transact(ctx, t.Actions, commit.NewToken())
 	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
 		return w.claimRefused(ctx, t.Roles[a.Action].Claim, a.Item)

@@ -494,7 +494,7 @@ func (w *write) transaction(p *putPlan) *actions.Transaction {
 	for _, op := range batching.LastWriteWins(p.entryOps) {
 		t.Add(actions.Items([]batching.WriteOp{op})[0], actions.Role{Kind: actions.RoleIndex}, op.Size())
 	}
-	w.c.addClaims(t, p.claims, p.releases, expiresOf(p.item))
+	actions.AddClaims(t, w.c.names.IndexEntries, p.claims, p.releases, expiresOf(p.item))
 	for _, ch := range p.lists {
 		actions.AddChange(t, w.c.listTables(), ch, w.c.opts.CheckObjects, w.c.opts.Now())
 	}

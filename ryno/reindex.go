@@ -186,7 +186,7 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 	update := updateInline(r.recordUpdate(set, record, large), inline)
 	t := &actions.Transaction{}
 	t.Add(r.c.updateAction(r.k, expect(r.s), update), actions.Role{Kind: actions.RoleEntity}, 0)
-	r.c.addClaims(t, claims, releases, expiresOf(r.s.item))
+	actions.AddClaims(t, r.c.names.IndexEntries, claims, releases, expiresOf(r.s.item))
 	if !large {
 		t.Actions = append(t.Actions, actions.Items(ops)...)
 		return r.counted(r.c.transact(ctx, t.Actions, commit.NewToken()), ops)

@@ -275,7 +275,7 @@ func (c *Client) releaseUnheld(ctx context.Context, batch *batching.Engine, orph
 				ConditionExpression: unrecorded.Condition, ExpressionAttributeNames: unrecorded.Names,
 				ExpressionAttributeValues: unrecorded.Values,
 			}},
-			c.releaseAction(cl),
+			actions.Release(c.names.IndexEntries, cl),
 		}, commit.NewToken())
 		switch {
 		case a.Outcome == commit.Committed:

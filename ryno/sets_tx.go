@@ -45,10 +45,10 @@ func (c *Client) txSet(ctx context.Context, op *txOp, written map[Key]opKind, jo
 			p.t.Add(c.setPut(lop, k, token), actions.Role{Kind: actions.RoleEntry}, 0)
 			p.result.Changed = append(p.result.Changed, k)
 		case !add && there:
-			p.t.Add(c.setEntryAction(gets[i].Key, true, true), actions.Role{Kind: actions.RoleEntry}, 0)
+			p.t.Add(actions.SetEntry(c.names.Relationships, gets[i].Key, true, true), actions.Role{Kind: actions.RoleEntry}, 0)
 			p.result.Changed = append(p.result.Changed, k)
 		default: // unchanged: it must still be as read
-			p.t.Add(c.setEntryAction(gets[i].Key, there, false), actions.Role{Kind: actions.RoleEntry}, 0)
+			p.t.Add(actions.SetEntry(c.names.Relationships, gets[i].Key, there, false), actions.Role{Kind: actions.RoleEntry}, 0)
 		}
 		if add && c.opts.CheckObjects {
 			c.checkEntity(&p.t, k, actions.Role{Kind: actions.RoleObject, Object: relationships.Key(k)})
@@ -64,26 +64,6 @@ func (c *Client) setPut(op listOp, object Key, token string) types.TransactWrite
 	b := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)), nil)
 	return types.TransactWriteItem{Put: &types.Put{
 		TableName: aws.String(c.names.Relationships), Item: c.setItem(op, object, token),
-		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-	}}
-}
-
-// setEntryAction deletes (when del) or checks the set entry with key, on the
-// condition that it is there (there) or not.
-func (c *Client) setEntryAction(key map[string]types.AttributeValue, there, del bool) types.TransactWriteItem {
-	cond := expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey))
-	if there {
-		cond = expression.AttributeExists(expression.Name(schema.AttrSubjectKey))
-	}
-	b := commit.Build(cond, nil)
-	if del {
-		return types.TransactWriteItem{Delete: &types.Delete{
-			TableName: aws.String(c.names.Relationships), Key: key,
-			ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-		}}
-	}
-	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: aws.String(c.names.Relationships), Key: key,
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}}
 }

@@ -398,7 +398,7 @@ func (c *Client) partActions(p sweep.Part) []types.TransactWriteItem {
 			acts = append(acts, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(c.names.Relationships), Key: f.Key}})
 		}
 		for _, cl := range p.Releases {
-			acts = append(acts, c.releaseAction(cl))
+			acts = append(acts, actions.Release(c.names.IndexEntries, cl))
 		}
 		return acts
 	}

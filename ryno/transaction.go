@@ -474,7 +474,7 @@ func handOver(a, b actions.Role, actA, actB types.TransactWriteItem) (types.Tran
 	if b.Release {
 		release, claim, put = b.Claim, a.Claim, actA.Put
 	}
-	cond := ownedByOrFree(claim.Type, claim.ID).Or(
+	cond := actions.OwnedByOrFree(claim.Type, claim.ID).Or(
 		expression.Name(schema.AttrType).Equal(expression.Value(str(release.Type))).
 			And(expression.Name(schema.AttrID).Equal(expression.Value(str(release.ID)))))
 	bc := commit.Build(cond, nil)

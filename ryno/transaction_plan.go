@@ -233,7 +233,7 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	for _, e := range parseEntries(entries) {
 		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.names.IndexEntries, e.PrimaryKey())})[0], actions.Role{Kind: actions.RoleIndex}, 0)
 		if c.indexes.unique(e.Type, e.IndexName) {
-			p.t.Add(c.releaseAction(indexentries.ClaimOf(e)), actions.Role{Kind: actions.RoleClaim, Claim: indexentries.ClaimOf(e), Release: true}, 0)
+			p.t.Add(actions.Release(c.names.IndexEntries, indexentries.ClaimOf(e)), actions.Role{Kind: actions.RoleClaim, Claim: indexentries.ClaimOf(e), Release: true}, 0)
 		}
 	}
 	for _, b := range partition {

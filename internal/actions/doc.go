@@ -1,7 +1,8 @@
 // Package actions builds the DynamoDB actions of the store's writes: the update of
-// a list's head, the put, delete or check of a marker, the puts and deletes of
-// relationship entries, the check that an entity exists, is not being deleted and
-// has not expired; and it gathers them into a Transaction that remembers the Role
+// a list's head, the put, delete or check of a marker or a set entry, the puts and
+// deletes of relationship entries, the claims and releases of unique values, the
+// check that an entity exists, is not being deleted and has not expired; and it
+// gathers them into a Transaction that remembers the Role
 // of each action, so that the action a cancelled TransactWriteItems names says
 // what was refused.
 //

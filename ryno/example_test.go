@@ -678,7 +678,7 @@ func ExampleEntity_expires() {
 	k := ryno.Key{Scope: "acme", Type: "session", ID: "s-81f2"}
 
 	// The session reads as missing from the second it expires; the first writer
-	// that meets it, a time-to-live consumer (changes.Expiries) or
+	// that meets it, a stream consumer (changes.Completer) or
 	// `ryno check --repair` deletes what refers to it.
 	_, err := db.Create(ctx, &ryno.Entity{
 		Key:        k,

@@ -29,6 +29,7 @@ var mayImport = map[string][]string{
 	"indexentries":  {"indexing", "internal/errs", "internal/schema"},
 	"sweep":         {"internal/batching", "internal/indexentries", "internal/relationships", "internal/schema"},
 	"actions":       {"internal/batching", "internal/commit", "internal/indexentries", "internal/relationships", "internal/schema"},
+	"entitystate":   {"internal/actions", "internal/indexentries", "internal/schema"},
 }
 
 // public are the packages of the public face that no internal package may import.

@@ -32,7 +32,7 @@ func (c *Client) deleteInBackground(ctx context.Context, k Key, o writeOptions) 
 	if err != nil {
 		return err
 	}
-	if s.deleting == "" {
+	if s.Deleting == "" {
 		// No entity: what an earlier life left is swept as a Delete does, at once.
 		return c.deleteEntity(ctx, k, writeOptions{})
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -40,11 +41,11 @@ func (c *Client) findListTraces(ctx context.Context, batch *batching.Engine, ite
 	headed := map[listID]bool{}
 	var others []listID
 	for _, item := range items {
-		id := listID{subject: subjectRef.key(item), predicate: optionalString(item, schema.AttrPredicate)}
+		id := listID{subject: subjectRef.key(item), predicate: entitystate.OptionalString(item, schema.AttrPredicate)}
 		if missing[id.subject] || id.subject.Validate() != nil || id.predicate == "" || inSet(item) {
 			continue
 		}
-		if strings.HasPrefix(optionalString(item, schema.AttrPredicateKey), schema.ListHeadPrefix) {
+		if strings.HasPrefix(entitystate.OptionalString(item, schema.AttrPredicateKey), schema.ListHeadPrefix) {
 			heads = append(heads, id)
 			headed[id] = true
 		} else {

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -38,7 +39,7 @@ func (c *Client) marksScan(segment, segments int, now time.Time) *dynamodb.ScanI
 func (c *Client) checkMarks(ctx context.Context, run *checkRun, items []map[string]types.AttributeValue) error {
 	now := c.opts.Now()
 	var traces []Trace
-	var marked []stored
+	var marked []entitystate.State
 	for _, item := range items {
 		k, err := itemKey(item)
 		if err != nil {
@@ -49,17 +50,17 @@ func (c *Client) checkMarks(ctx context.Context, run *checkRun, items []map[stri
 			return err
 		}
 		switch updated := timeOf(item[schema.AttrUpdated]); {
-		case s.deleting != "":
+		case s.Deleting != "":
 			traces = append(traces, Trace{Kind: TraceDelete, Key: k,
-				Detail: fmt.Sprintf("being deleted (version %d); what refers to it may be left", s.version)})
-		case s.expired:
+				Detail: fmt.Sprintf("being deleted (version %d); what refers to it may be left", s.Version)})
+		case s.Expired:
 			traces = append(traces, Trace{Kind: TraceExpired, Key: k,
 				Detail: fmt.Sprintf("expired at %s (version %d) and not yet deleted; what refers to it is left until it is",
-					expiryTime(s.expires).Format(time.RFC3339), s.version)})
+					expiryTime(s.Expires).Format(time.RFC3339), s.Version)})
 		case now.Sub(updated) >= c.opts.ListLease:
 			traces = append(traces, Trace{Kind: TraceWrite, Key: k,
 				Detail: fmt.Sprintf("written at %s (version %d) by a writer that did not finish its index entries",
-					schema.FormatTime(updated), s.version)})
+					schema.FormatTime(updated), s.Version)})
 		default:
 			continue
 		}
@@ -83,19 +84,19 @@ func (c *Client) checkMarks(ctx context.Context, run *checkRun, items []map[stri
 // when this client registers the indexes the entity was written with (otherwise it
 // is left for a client that does). Both are conditional on the entity as scanned:
 // one another writer changed meanwhile is read again, or its mark is gone.
-func (c *Client) finishMarks(ctx context.Context, traces []Trace, marked []stored) (int, error) {
+func (c *Client) finishMarks(ctx context.Context, traces []Trace, marked []entitystate.State) (int, error) {
 	var mu sync.Mutex
 	finished := 0
 	err := batching.Parallel(ctx, len(traces), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		k, s := traces[i].Key, marked[i]
 		var err error
 		switch {
-		case s.ending():
+		case s.Ending():
 			err = c.completeDelete(ctx, k, s)
-		case s.indexes != c.indexes.set(k.Type):
+		case s.Indexes != c.indexes.set(k.Type):
 			return nil
 		default:
-			_, err = c.reindexEntity(ctx, s.item)
+			_, err = c.reindexEntity(ctx, s.Item)
 		}
 		if err != nil {
 			return wrap(err, "finish the %s of %s", traces[i].Kind, k)

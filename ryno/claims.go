@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -76,12 +77,12 @@ func (reg indexRegistry) uniqueClaims(entries []indexentries.Entry) []indexentri
 // expires must put the claims its entity keeps again, so that they record it: the
 // stored expiry differs, or is unknown and the write sets one. A claim recording
 // an earlier expiry than its holder's only costs LookupUnique a read of the holder.
-func recordsNewExpiry(x expectation, expires int64) bool {
+func recordsNewExpiry(x entitystate.Expectation, expires int64) bool {
 	switch {
-	case x.absent:
+	case x.Absent:
 		return false // every claim is new
-	case x.expiresKnown:
-		return x.expires != expires
+	case x.ExpiresKnown:
+		return x.Expires != expires
 	}
 	return expires > 0
 }
@@ -180,7 +181,7 @@ func (c *Client) lookupUnique(ctx context.Context, si ScopedIndex, value indexin
 		return Key{}, err
 	}
 	holder := Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}
-	if !expiredAt(expiresOf(out.Item), c.opts.Now()) {
+	if !entitystate.ExpiredAt(entitystate.ExpiresOf(out.Item), c.opts.Now()) {
 		return holder, nil
 	}
 	// The holder has expired, unless a write extended it since the claim was put.

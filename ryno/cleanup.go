@@ -52,7 +52,7 @@ func (c *Client) CompleteDelete(ctx context.Context, k Key) (err error) {
 		return err
 	}
 	s, err := c.readStored(k, item)
-	if err != nil || !s.ending() {
+	if err != nil || !s.Ending() {
 		return err
 	}
 	if err := c.completeDelete(ctx, k, s); err != nil {

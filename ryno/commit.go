@@ -10,6 +10,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
 )
 
 // pacing is how the client sends a conditional write again: within
@@ -52,8 +53,8 @@ func (c *Client) updateSend(in *dynamodb.UpdateItemInput) func(context.Context) 
 // putItem puts the entity item under the condition of x with settle. An ambiguous
 // attempt is resolved by reading the item: the write's token shows it landed, an
 // item still meeting x shows it did not (and it is sent again).
-func (c *Client) putItem(ctx context.Context, k Key, item map[string]types.AttributeValue, x expectation, token string) commit.Attempt {
-	b := commit.Build(x.condition(), nil)
+func (c *Client) putItem(ctx context.Context, k Key, item map[string]types.AttributeValue, x entitystate.Expectation, token string) commit.Attempt {
+	b := commit.Build(x.Condition(), nil)
 	in := &dynamodb.PutItemInput{
 		TableName:                           aws.String(c.names.Entities),
 		Item:                                item,
@@ -71,7 +72,7 @@ func (c *Client) putItem(ctx context.Context, k Key, item map[string]types.Attri
 		return a
 	}
 	resolve := func(ctx context.Context) commit.Attempt {
-		return c.resolve(ctx, k, token, x.holds, send)
+		return c.resolve(ctx, k, token, x.Holds, send)
 	}
 	return c.settle(ctx, send, resolve)
 }
@@ -80,7 +81,7 @@ func (c *Client) putItem(ctx context.Context, k Key, item map[string]types.Attri
 // write's token shows it landed; an item of which unapplied holds shows it did not,
 // and the write is sent again. Otherwise another writer changed the item since, and
 // the outcome is unknown.
-func (c *Client) resolve(ctx context.Context, k Key, token string, unapplied func(stored) bool, send func(context.Context) commit.Attempt) commit.Attempt {
+func (c *Client) resolve(ctx context.Context, k Key, token string, unapplied func(entitystate.State) bool, send func(context.Context) commit.Attempt) commit.Attempt {
 	item, err := c.getItem(ctx, k, true)
 	if err != nil {
 		return commit.Attempt{Outcome: commit.Ambiguous, Err: err}
@@ -89,7 +90,7 @@ func (c *Client) resolve(ctx context.Context, k Key, token string, unapplied fun
 	switch {
 	case err != nil:
 		return commit.Attempt{Outcome: commit.Failed, Err: err}
-	case s.exists() && s.token == token:
+	case s.Exists() && s.Token == token:
 		return commit.Attempt{Outcome: commit.Committed, Item: item}
 	case unapplied(s):
 		return send(ctx)

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -113,7 +114,7 @@ func TestPutItemResolvesALostResponse(t *testing.T) {
 			c, err := New(stub, Options{TablePrefix: "t", Retry: RetryOptions{MaxAttempts: 3}})
 			require.NoError(t, err)
 			c.batch.Sleep = noSleep
-			x := expectation{version: 3}
+			x := entitystate.Expectation{Version: 3}
 			a := c.putItem(context.Background(), stateKey, mine, x, token)
 			require.Equal(t, tt.outcome, a.Outcome)
 			require.Equal(t, tt.item, a.Item)

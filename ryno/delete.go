@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -59,7 +60,7 @@ func (c *Client) deleteEntity(ctx context.Context, k Key, o writeOptions) error 
 	if err != nil {
 		return err
 	}
-	if s.deleting == "" { // no entity: entries left from an earlier life are swept
+	if s.Deleting == "" { // no entity: entries left from an earlier life are swept
 		err = c.sweep(ctx, k, guard{key: k, absent: true}, nil)
 	} else {
 		err = c.completeDelete(ctx, k, s)
@@ -152,7 +153,7 @@ func writeOptionsOf(call string, opts []WriteOption) (writeOptions, error) {
 // markDeleting puts the tombstone on k, bumping its version, and returns the item
 // of the Delete to complete: its own, or that of a Delete already in progress. The
 // item is none (deleting "") when there is no entity.
-func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (stored, error) {
+func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (entitystate.State, error) {
 	token := commit.NewToken()
 	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
@@ -180,26 +181,26 @@ func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (store
 	case commit.ConditionFailed:
 		return c.afterMarkFailed(k, token, o, a.Item)
 	}
-	return stored{}, wrap(a.Err, "delete %s", k)
+	return entitystate.State{}, wrap(a.Err, "delete %s", k)
 }
 
 // afterMarkFailed says what a Delete whose mark (token) was refused does, from the
 // stored item: its mark landed on an earlier attempt, another Delete is in progress,
 // there is no entity, or it has another version.
-func (c *Client) afterMarkFailed(k Key, token string, o writeOptions, item map[string]types.AttributeValue) (stored, error) {
+func (c *Client) afterMarkFailed(k Key, token string, o writeOptions, item map[string]types.AttributeValue) (entitystate.State, error) {
 	version := o.version
 	s, err := c.readStored(k, item)
 	switch {
 	case err != nil:
-		return stored{}, err
-	case s.deleting == token:
+		return entitystate.State{}, err
+	case s.Deleting == token:
 		return s, nil
-	case version > 0 && !s.live():
-		return stored{}, &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
-	case version > 0 && s.version != version:
-		return stored{}, &ConflictError{Key: k, Expected: version, Stored: s.version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.version)}
-	case o.cond != nil && s.live():
-		return stored{}, &ConditionError{Key: k, Condition: o.cond.String()}
+	case version > 0 && !s.Live():
+		return entitystate.State{}, &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
+	case version > 0 && s.Version != version:
+		return entitystate.State{}, &ConflictError{Key: k, Expected: version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.Version)}
+	case o.cond != nil && s.Live():
+		return entitystate.State{}, &ConditionError{Key: k, Condition: o.cond.String()}
 	}
 	return s, nil // deleting "" when there is no entity
 }
@@ -211,18 +212,18 @@ func (c *Client) afterMarkFailed(k Key, token string, o writeOptions, item map[s
 // tombstone calls it too; every step is idempotent. The values of unique indexes
 // the item records are released too: a large write cut off may have claimed them
 // before writing their entries.
-func (c *Client) completeDelete(ctx context.Context, k Key, s stored) error {
-	if s.deleting == "" && s.expired {
+func (c *Client) completeDelete(ctx context.Context, k Key, s entitystate.State) error {
+	if s.Deleting == "" && s.Expired {
 		var err error
-		if s, err = c.expire(ctx, k); err != nil || s.deleting == "" {
+		if s, err = c.expire(ctx, k); err != nil || s.Deleting == "" {
 			return err
 		}
 	}
 	if err := c.cascade(ctx, k); err != nil {
 		return err
 	}
-	g := guard{key: k, attr: schema.AttrDeleting, token: s.deleting}
-	return c.sweep(ctx, k, g, c.indexes.recordClaims(k, s.item))
+	g := guard{key: k, attr: schema.AttrDeleting, token: s.Deleting}
+	return c.sweep(ctx, k, g, c.indexes.recordClaims(k, s.Item))
 }
 
 // deleteItem deletes the entity item under the condition of del, a transaction's

@@ -3,7 +3,6 @@ package ryno
 import (
 	"context"
 	"errors"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -49,20 +49,6 @@ func expiresAttr(t time.Time) types.AttributeValue {
 	return number(expirySeconds(t))
 }
 
-// expiresOf returns the expiry item records, in Unix seconds; 0 for none, or for
-// a value that is not a number (which DynamoDB's time to live ignores too).
-func expiresOf(item map[string]types.AttributeValue) int64 {
-	n, ok := item[schema.AttrExpires].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0
-	}
-	s, err := strconv.ParseInt(n.Value, 10, 64)
-	if err != nil {
-		return 0
-	}
-	return s
-}
-
 // expiryTime is an expiry in Unix seconds as a time; zero for none.
 func expiryTime(seconds int64) time.Time {
 	if seconds <= 0 {
@@ -71,15 +57,10 @@ func expiryTime(seconds int64) time.Time {
 	return time.Unix(seconds, 0).UTC()
 }
 
-// expiredAt reports whether an expiry (Unix seconds, 0 for none) has passed at now.
-func expiredAt(expires int64, now time.Time) bool {
-	return expires > 0 && now.Unix() >= expires
-}
-
 // hidden reports whether a reader sees item as missing: a tombstone, or an entity
 // that has expired by the client's clock.
 func (c *Client) hidden(item map[string]types.AttributeValue) bool {
-	return deleted(item) || expiredAt(expiresOf(item), c.opts.Now())
+	return deleted(item) || entitystate.ExpiredAt(entitystate.ExpiresOf(item), c.opts.Now())
 }
 
 // visible is the opposite of hidden: what a reader sees.
@@ -88,13 +69,13 @@ func (c *Client) visible(item map[string]types.AttributeValue) bool { return !c.
 // expire puts the tombstone of a Delete on k while it holds an expired entity, and
 // returns the item of the Delete to complete, as markDeleting does: none (deleting
 // "") when k holds no expired entity by now.
-func (c *Client) expire(ctx context.Context, k Key) (stored, error) {
+func (c *Client) expire(ctx context.Context, k Key) (entitystate.State, error) {
 	now := c.opts.Now()
 	cond := &Condition{text: "expired", build: func(time.Time) expression.ConditionBuilder { return actions.Expired(now) }}
 	s, err := c.markDeleting(ctx, k, writeOptions{cond: cond})
 	var live *ConditionError
 	if errors.As(err, &live) {
-		return stored{}, nil // written anew meanwhile: the caller reads it again
+		return entitystate.State{}, nil // written anew meanwhile: the caller reads it again
 	}
 	return s, err
 }
@@ -121,9 +102,9 @@ func (c *Client) freeHeld(ctx context.Context, cl indexentries.Claim, item map[s
 	switch {
 	case err != nil:
 		return false, err
-	case s.live():
+	case s.Live():
 		return false, nil
-	case s.ending():
+	case s.Ending():
 		if err := c.completeDelete(ctx, holder, s); err != nil {
 			return false, wrap(err, "completing the deletion of %s, which held %v in %s", holder, cl.Value.Interface(), cl.IndexName)
 		}

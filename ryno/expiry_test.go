@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -28,7 +29,7 @@ func TestExpirySecondsRoundsUp(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			require.Equal(t, tt.want, expirySeconds(tt.t))
-			require.False(t, expiredAt(tt.want, tt.t.Add(-time.Nanosecond)), "never expired before the time given")
+			require.False(t, entitystate.ExpiredAt(tt.want, tt.t.Add(-time.Nanosecond)), "never expired before the time given")
 		})
 	}
 }
@@ -48,7 +49,7 @@ func TestExpiredAt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, expiredAt(tt.expires, tt.now))
+			require.Equal(t, tt.want, entitystate.ExpiredAt(tt.expires, tt.now))
 		})
 	}
 }
@@ -136,14 +137,14 @@ func TestStoredExpiry(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := c.readStored(stateKey, tt.item)
 			require.NoError(t, err)
-			require.Equal(t, tt.live, s.live(), "live")
-			require.Equal(t, tt.ending, s.ending(), "ending")
+			require.Equal(t, tt.live, s.Live(), "live")
+			require.Equal(t, tt.ending, s.Ending(), "ending")
 			require.Equal(t, tt.hidden, c.hidden(tt.item), "hidden")
 		})
 	}
 	missing, err := c.readStored(stateKey, nil)
 	require.NoError(t, err)
-	require.False(t, missing.ending(), "no item: nothing to complete")
+	require.False(t, missing.Ending(), "no item: nothing to complete")
 }
 
 func TestConditionsSeeExpiry(t *testing.T) {
@@ -159,8 +160,8 @@ func TestConditionsSeeExpiry(t *testing.T) {
 		{"Exists", renderCondition(t, Exists().build(now)), []string{"attribute_not_exists(_deleting)", "_expires>" + at}},
 		{"VersionIs", renderCondition(t, VersionIs(3).build(now)), []string{"_version=3", "_expires>" + at}},
 		{"Absent", renderCondition(t, Absent().build(now)), []string{"attribute_not_exists(_id)", "attribute_exists(_deleting)", "_expires<=" + at}},
-		{"a write expecting a version", renderCondition(t, expectation{version: 4, now: now}.condition()), []string{"_version=4", "_expires>" + at}},
-		{"a write that read the item", renderCondition(t, expectation{version: 4}.condition()), []string{"_version=4"}},
+		{"a write expecting a version", renderCondition(t, entitystate.Expectation{Version: 4, Now: now}.Condition()), []string{"_version=4", "_expires>" + at}},
+		{"a write that read the item", renderCondition(t, entitystate.Expectation{Version: 4}.Condition()), []string{"_version=4"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,7 +170,7 @@ func TestConditionsSeeExpiry(t *testing.T) {
 			}
 		})
 	}
-	require.NotContains(t, renderCondition(t, expectation{version: 4}.condition()), "_expires")
-	require.False(t, strings.Contains(renderCondition(t, expectation{absent: true, now: now}.condition()), "_expires"),
+	require.NotContains(t, renderCondition(t, entitystate.Expectation{Version: 4}.Condition()), "_expires")
+	require.False(t, strings.Contains(renderCondition(t, entitystate.Expectation{Absent: true, Now: now}.Condition()), "_expires"),
 		"a create needs no expiry condition: any item refuses it")
 }

@@ -12,13 +12,14 @@ import (
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // putAction is the transaction action putting the entity item under the condition
 // of x; a failed condition returns the stored item.
-func (c *Client) putAction(item map[string]types.AttributeValue, x expectation) types.TransactWriteItem {
-	b := commit.Build(x.condition(), nil)
+func (c *Client) putAction(item map[string]types.AttributeValue, x entitystate.Expectation) types.TransactWriteItem {
+	b := commit.Build(x.Condition(), nil)
 	return types.TransactWriteItem{Put: &types.Put{
 		TableName:                           aws.String(c.names.Entities),
 		Item:                                item,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -138,7 +139,7 @@ func (reg indexRegistry) set(typ string) string {
 			names[i] += fmt.Sprint(inlineMark, ix.Inline)
 		}
 	}
-	return indexSet(names)
+	return entitystate.IndexSet(names)
 }
 
 // inlineMark separates an inline index's name from its slot in _indexes.

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/numbers"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -136,9 +137,9 @@ func decodeEntity(item map[string]types.AttributeValue) (*Entity, error) {
 				numbers.JSON(e.Meta)
 			}
 		case schema.AttrVersion:
-			e.Version, err = versionValue(av)
+			e.Version, err = entitystate.VersionValue(av)
 		case schema.AttrExpires:
-			e.Expires = expiryTime(expiresOf(item))
+			e.Expires = expiryTime(entitystate.ExpiresOf(item))
 		default:
 			if strings.HasPrefix(name, schema.ReservedPrefix) {
 				continue

@@ -11,6 +11,7 @@ import (
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -34,7 +35,7 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 	}
 	written := r.stored
 	entryOps := p.entryOps
-	if p.x.pending && w.entryIndexed() {
+	if p.x.Pending && w.entryIndexed() {
 		stored, err := w.c.readIndexEntries(ctx, w.e.Key)
 		if err != nil {
 			return commitResult{}, &PartialWriteError{Entity: written, Err: err}
@@ -81,7 +82,7 @@ func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types
 	}
 	t := &actions.Transaction{}
 	t.Add(w.c.putAction(item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(item))
-	actions.AddClaims(t, w.c.names.IndexEntries, p.claims, p.releases, expiresOf(item))
+	actions.AddClaims(t, w.c.names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(item))
 	a := w.c.transact(ctx, t.Actions, commit.NewToken())
 	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
 		return w.claimRefused(ctx, t.Roles[a.Action].Claim, a.Item)
@@ -111,9 +112,9 @@ func (c *Client) clearPending(ctx context.Context, k Key, token string) (map[str
 		switch {
 		case err != nil:
 			return commit.Attempt{Outcome: commit.Failed, Err: err}
-		case s.pending == token:
+		case s.Pending == token:
 			return send(ctx)
-		case s.exists() && s.pending == "" && s.token == token:
+		case s.Exists() && s.Pending == "" && s.Token == token:
 			return commit.Attempt{Outcome: commit.Committed, Item: item}
 		}
 		return commit.Attempt{Outcome: commit.ConditionFailed}

@@ -110,12 +110,12 @@ func (c *Client) getToWrite(ctx context.Context, k Key) (*Entity, error) {
 	switch {
 	case err != nil:
 		return nil, err
-	case s.ending():
+	case s.Ending():
 		if err := c.completeDelete(ctx, k, s); err != nil {
 			return nil, wrap(err, "completing the delete of %s", k)
 		}
 		return nil, notFound(k)
-	case !s.exists():
+	case !s.Exists():
 		return nil, notFound(k)
 	}
 	return decodeEntity(item)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/numbers"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -162,7 +163,7 @@ func (c *Client) patchItem(ctx context.Context, k Key, ep encodedPatch, o writeO
 	token := commit.NewToken()
 	in := c.patchInput(k, ep, o, token)
 	send := c.updateSend(in)
-	unapplied := func(s stored) bool { return version > 0 && s.live() && s.version == version }
+	unapplied := func(s entitystate.State) bool { return version > 0 && s.Live() && s.Version == version }
 	resolve := func(ctx context.Context) commit.Attempt { return c.resolve(ctx, k, token, unapplied, send) }
 	a := c.settle(ctx, send, resolve)
 	switch a.Outcome {
@@ -249,23 +250,23 @@ func (c *Client) patchRefused(ctx context.Context, k Key, o writeOptions, token 
 	switch {
 	case err != nil:
 		return nil, err
-	case s.exists() && s.token == token: // an earlier attempt landed
+	case s.Exists() && s.Token == token: // an earlier attempt landed
 		return decodeEntity(item)
-	case s.ending():
+	case s.Ending():
 		if err := c.completeDelete(ctx, k, s); err != nil {
 			return nil, wrap(err, "patch %s: completing a delete", k)
 		}
 		return nil, notFound(k)
-	case !s.exists() && version > 0:
+	case !s.Exists() && version > 0:
 		return nil, &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
-	case !s.exists():
+	case !s.Exists():
 		return nil, notFound(k)
-	case s.indexes != "":
-		return nil, &UnknownIndexError{Key: k, Indexes: unknownIndexes(s.indexes, "")}
-	case o.cond != nil && (version == 0 || s.version == version):
+	case s.Indexes != "":
+		return nil, &UnknownIndexError{Key: k, Indexes: unknownIndexes(s.Indexes, "")}
+	case o.cond != nil && (version == 0 || s.Version == version):
 		return nil, &ConditionError{Key: k, Condition: o.cond.String()}
 	}
-	return nil, &ConflictError{Key: k, Expected: version, Stored: s.version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.version)}
+	return nil, &ConflictError{Key: k, Expected: version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.Version)}
 }
 
 // patchIndexed applies ep to an entity of an indexed type as Modify does, so that

@@ -13,6 +13,7 @@ import (
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -159,9 +160,9 @@ func (c *Client) newWrite(e *Entity, mode putMode, o writeOptions) (*write, erro
 		cond:       o.cond,
 		together:   mode == modeSet, // a blind Set reads the entries beside the item
 	}
-	guess := expectation{absent: true}
+	guess := entitystate.Expectation{Absent: true}
 	if mode != modeCreate && !e.Created.IsZero() {
-		guess = expectation{created: schema.TruncateTime(e.Created)}
+		guess = entitystate.Expectation{Created: schema.TruncateTime(e.Created)}
 	}
 	if _, err := w.plan(guess, nil, nil); err != nil {
 		return nil, err
@@ -176,20 +177,20 @@ func (w *write) entryIndexed() bool { return w.c.indexes.hasEntries(w.e.Type) }
 
 // first returns the expectation of the first attempt, and whether the entity must be
 // read to complete it.
-func (w *write) first() (x expectation, read bool) {
+func (w *write) first() (x entitystate.Expectation, read bool) {
 	switch {
 	case w.mode == modeCreate:
-		return expectation{absent: true}, false
+		return entitystate.Expectation{Absent: true}, false
 	case w.e.Version > 0:
-		x = expectation{version: w.e.Version, created: schema.TruncateTime(w.e.Created), carried: true, indexes: w.mine}
+		x = entitystate.Expectation{Version: w.e.Version, Created: schema.TruncateTime(w.e.Created), Carried: true, Indexes: w.mine}
 		return x, w.e.Created.IsZero() // a put must know the Created time it keeps
 	case w.mode == modeSet && w.cond == nil && !w.entryIndexed() && len(w.predicates) == 0:
-		return expectation{absent: true}, false // optimistic: one request for a new entity
+		return entitystate.Expectation{Absent: true}, false // optimistic: one request for a new entity
 	}
 	// A blind Set that must know what it replaces (index entries, lists, a
 	// condition) reads it first: trying a create instead would spend a failed
 	// write, billed, on every existing entity.
-	return expectation{}, true
+	return entitystate.Expectation{}, true
 }
 
 // run makes attempts until one commits or fails for good. An attempt reads what its
@@ -280,7 +281,7 @@ func (w *write) readyLists(ctx context.Context, lists []listState) (held *LeaseE
 // snapshot is what an attempt read: the expectation its commit checks, and the
 // stored index entries and lists its plan diffs against.
 type snapshot struct {
-	x       expectation
+	x       entitystate.Expectation
 	entries []map[string]types.AttributeValue
 	lists   []listState
 }
@@ -289,17 +290,17 @@ type snapshot struct {
 // stored index entries. Entries are diffed under a condition on the version, so they
 // must be read after that version was seen: in the first round when the caller
 // carried it or an earlier attempt saw it, after the entity item otherwise.
-func (w *write) read(ctx context.Context, x expectation, getItem bool) (snapshot, *Entity, error) {
+func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem bool) (snapshot, *Entity, error) {
 	snap := snapshot{x: x, lists: make([]listState, len(w.predicates))}
 	// An entity that does not exist has no lists: writes of a list check that
 	// their subject exists, and a Delete removes its lists before the entity. The
 	// transaction checks that no head exists, so a list left behind only costs a
 	// retry that reads it.
-	readLists := len(w.predicates) > 0 && !x.absent
+	readLists := len(w.predicates) > 0 && !x.Absent
 	for i, p := range w.predicates {
 		snap.lists[i].head = relationships.Head{Subject: relationships.Key(w.e.Key), Predicate: p}
 	}
-	entriesFirst := w.entryIndexed() && !x.absent && (!getItem || x.carried || w.together)
+	entriesFirst := w.entryIndexed() && !x.Absent && (!getItem || x.Carried || w.together)
 	var item map[string]types.AttributeValue
 	var heads []relationships.Head
 	reads := len(w.predicates) + 3
@@ -328,18 +329,18 @@ func (w *write) read(ctx context.Context, x expectation, getItem bool) (snapshot
 		if snap.x, done, err = w.decideFromItem(ctx, item); done != nil || err != nil {
 			return snap, done, err
 		}
-		if snap.x.absent {
+		if snap.x.Absent {
 			// No entity (or one whose Delete the decision just completed, sweeping
 			// its entries): entries read beside the item are none of its own, and
 			// the write puts every entry it emits, as a create does.
 			snap.entries = nil
 		}
 	}
-	if entriesFirst && getItem && !x.carried && !snap.x.absent {
+	if entriesFirst && getItem && !x.Carried && !snap.x.Absent {
 		w.byRecord = recordMatches(item, snap.entries)
 		entriesFirst = w.byRecord // otherwise read before a write the item shows: again
 	}
-	if w.entryIndexed() && !snap.x.absent && !entriesFirst {
+	if w.entryIndexed() && !snap.x.Absent && !entriesFirst {
 		if snap.entries, err = w.c.readIndexEntries(ctx, w.e.Key); err != nil {
 			return snap, nil, wrap(err, "%s %s", w.mode, w.e.Key)
 		}
@@ -349,12 +350,12 @@ func (w *write) read(ctx context.Context, x expectation, getItem bool) (snapshot
 
 // conditionFailed returns a *ConditionError when the write's condition is what
 // refused it: the stored item is otherwise as the write expected.
-func (w *write) conditionFailed(x expectation, item map[string]types.AttributeValue) error {
+func (w *write) conditionFailed(x entitystate.Expectation, item map[string]types.AttributeValue) error {
 	if w.cond == nil {
 		return nil
 	}
 	s, err := w.c.readStored(w.e.Key, item)
-	if err != nil || !s.live() || s.token == w.token || !x.holds(s) {
+	if err != nil || !s.Live() || s.Token == w.token || !x.Holds(s) {
 		return nil
 	}
 	return &ConditionError{Key: w.e.Key, Condition: w.cond.String()}
@@ -362,59 +363,59 @@ func (w *write) conditionFailed(x expectation, item map[string]types.AttributeVa
 
 // decideFromItem decides the next expectation from the stored item (nil: none), or
 // that the call is done: its own earlier attempt landed, or the item refuses it.
-func (w *write) decideFromItem(ctx context.Context, item map[string]types.AttributeValue) (expectation, *Entity, error) {
+func (w *write) decideFromItem(ctx context.Context, item map[string]types.AttributeValue) (entitystate.Expectation, *Entity, error) {
 	s, err := w.c.readStored(w.e.Key, item)
 	if err != nil {
-		return expectation{}, nil, err
+		return entitystate.Expectation{}, nil, err
 	}
-	if s.exists() && s.token == w.token {
+	if s.Exists() && s.Token == w.token {
 		done, err := w.storedEntity(item)
-		return expectation{}, done, err
+		return entitystate.Expectation{}, done, err
 	}
-	if s.ending() {
+	if s.Ending() {
 		if err := w.c.completeDelete(ctx, w.e.Key, s); err != nil {
-			return expectation{}, nil, wrap(err, "%s %s: completing a delete", w.mode, w.e.Key)
+			return entitystate.Expectation{}, nil, wrap(err, "%s %s: completing a delete", w.mode, w.e.Key)
 		}
-		s = stored{}
+		s = entitystate.State{}
 	}
 	x, err := w.decide(s)
-	x.expires, x.expiresKnown = s.expires, true
+	x.Expires, x.ExpiresKnown = s.Expires, true
 	return x, nil, err
 }
 
 // decide returns the expectation of a write that found s stored, or why it must not
 // write.
-func (w *write) decide(s stored) (expectation, error) {
+func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
 	k := w.e.Key
 	switch {
-	case w.mode == modeCreate && s.exists():
-		return expectation{}, fmt.Errorf("%w: %s", ErrExists, k)
+	case w.mode == modeCreate && s.Exists():
+		return entitystate.Expectation{}, fmt.Errorf("%w: %s", ErrExists, k)
 	case w.mode == modeCreate:
-		return expectation{absent: true}, nil
-	case w.e.Version > 0 && !s.exists():
-		return expectation{}, &ConflictError{Key: k, Expected: w.e.Version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", w.e.Version)}
-	case w.e.Version > 0 && s.version != w.e.Version:
-		return expectation{}, &ConflictError{Key: k, Expected: w.e.Version, Stored: s.version, Reason: fmt.Sprintf("expected version %d, stored is %d", w.e.Version, s.version)}
-	case w.e.Version > 0 && !w.e.Created.IsZero() && !s.created.Equal(schema.TruncateTime(w.e.Created)):
-		return expectation{}, &ConflictError{Key: k, Expected: w.e.Version, Stored: s.version, Reason: "the entity was deleted and created again"}
-	case !s.exists() && w.mode == modeUpdate:
-		return expectation{}, notFound(k)
-	case !s.exists():
-		return expectation{absent: true}, nil
+		return entitystate.Expectation{Absent: true}, nil
+	case w.e.Version > 0 && !s.Exists():
+		return entitystate.Expectation{}, &ConflictError{Key: k, Expected: w.e.Version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", w.e.Version)}
+	case w.e.Version > 0 && s.Version != w.e.Version:
+		return entitystate.Expectation{}, &ConflictError{Key: k, Expected: w.e.Version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", w.e.Version, s.Version)}
+	case w.e.Version > 0 && !w.e.Created.IsZero() && !s.Created.Equal(schema.TruncateTime(w.e.Created)):
+		return entitystate.Expectation{}, &ConflictError{Key: k, Expected: w.e.Version, Stored: s.Version, Reason: "the entity was deleted and created again"}
+	case !s.Exists() && w.mode == modeUpdate:
+		return entitystate.Expectation{}, notFound(k)
+	case !s.Exists():
+		return entitystate.Expectation{Absent: true}, nil
 	}
-	if unknown := unknownIndexes(s.indexes, w.mine); len(unknown) > 0 {
-		return expectation{}, &UnknownIndexError{Key: k, Indexes: unknown}
+	if unknown := unknownIndexes(s.Indexes, w.mine); len(unknown) > 0 {
+		return entitystate.Expectation{}, &UnknownIndexError{Key: k, Indexes: unknown}
 	}
-	x := expect(s)
-	if x.pending = s.pending != ""; x.pending {
-		x.left = recordEntries(k, s.item)
+	x := entitystate.Expect(s)
+	if x.Pending = s.Pending != ""; x.Pending {
+		x.Left = recordEntries(k, s.Item)
 	}
 	return x, nil
 }
 
 // putPlan is what one attempt commits.
 type putPlan struct {
-	x        expectation
+	x        entitystate.Expectation
 	item     map[string]types.AttributeValue // the entity item to put
 	entries  []indexentries.Entry            // the index entries it emits
 	entryOps []batching.WriteOp              // index entries to put and delete
@@ -425,16 +426,19 @@ type putPlan struct {
 
 // plan builds the item a write meeting x puts, and the changes to the index entries
 // and lists read. It checks what DynamoDB would refuse.
-func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeValue, lists []listState) (*putPlan, error) {
-	x.cond, x.now = w.cond, w.now
+func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types.AttributeValue, lists []listState) (*putPlan, error) {
+	x.Now = w.now
+	if w.cond != nil {
+		x.Cond = w.cond.build
+	}
 	created := w.now
-	if !x.absent && !x.created.IsZero() {
-		created = x.created
+	if !x.Absent && !x.Created.IsZero() {
+		created = x.Created
 	}
 	item := maps.Clone(w.base)
 	item[schema.AttrCreated] = str(schema.FormatTime(created))
 	item[schema.AttrUpdated] = str(schema.FormatTime(w.now))
-	item[schema.AttrVersion] = number(x.next())
+	item[schema.AttrVersion] = number(x.Next())
 	item[schema.AttrToken] = str(w.token)
 	item[schema.AttrShape] = str(shapeOf(w.base))
 	if w.mine != "" {
@@ -457,11 +461,11 @@ func (w *write) plan(x expectation, storedEntries []map[string]types.AttributeVa
 		}
 		p.entries = entries
 		held := parseEntries(storedEntries)
-		if x.pending {
-			held = append(held, x.left...)
+		if x.Pending {
+			held = append(held, x.Left...)
 		}
 		p.claims, p.releases = w.c.indexes.claimChanges(held, entries)
-		if recordsNewExpiry(x, expiresOf(item)) {
+		if recordsNewExpiry(x, entitystate.ExpiresOf(item)) {
 			p.claims = w.c.indexes.uniqueClaims(entries) // each claim records the holder's expiry
 		}
 		if w.byRecord {
@@ -494,7 +498,7 @@ func (w *write) transaction(p *putPlan) *actions.Transaction {
 	for _, op := range batching.LastWriteWins(p.entryOps) {
 		t.Add(actions.Items([]batching.WriteOp{op})[0], actions.Role{Kind: actions.RoleIndex}, op.Size())
 	}
-	actions.AddClaims(t, w.c.names.IndexEntries, p.claims, p.releases, expiresOf(p.item))
+	actions.AddClaims(t, w.c.names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(p.item))
 	for _, ch := range p.lists {
 		actions.AddChange(t, w.c.listTables(), ch, w.c.opts.CheckObjects, w.c.opts.Now())
 	}
@@ -504,11 +508,11 @@ func (w *write) transaction(p *putPlan) *actions.Transaction {
 // commit writes the plan: one conditional PutItem when only the entity changes, one
 // transaction when everything fits in one, the large path otherwise.
 func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
-	if len(p.entryOps) == 0 && len(p.lists) == 0 && len(p.claims)+len(p.releases) == 0 && !p.x.pending {
+	if len(p.entryOps) == 0 && len(p.lists) == 0 && len(p.claims)+len(p.releases) == 0 && !p.x.Pending {
 		return w.result(w.c.putItem(ctx, w.e.Key, p.item, p.x, w.token), p)
 	}
 	t := w.transaction(p)
-	if p.x.pending || !t.Fits() {
+	if p.x.Pending || !t.Fits() {
 		return w.commitLarge(ctx, p)
 	}
 	a := w.c.transact(ctx, t.Actions, commit.NewToken())

@@ -15,6 +15,7 @@ import (
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -113,7 +114,7 @@ func (c *Client) reindexEntity(ctx context.Context, item map[string]types.Attrib
 	pace := c.conflictPacer()
 	for {
 		s, err := c.readStored(k, item)
-		if err != nil || !s.live() {
+		if err != nil || !s.Live() {
 			return nil, err
 		}
 		r := &reindexing{c: c, k: k, s: s, token: commit.NewToken()}
@@ -134,7 +135,7 @@ func (c *Client) reindexEntity(ctx context.Context, item map[string]types.Attrib
 type reindexing struct {
 	c             *Client
 	k             Key
-	s             stored
+	s             entitystate.State
 	token         string
 	puts, deletes int
 	duplicates    []Duplicate
@@ -143,7 +144,7 @@ type reindexing struct {
 // run commits the entries the entity emits now, and its record. It reports false
 // when the entity changed since it was read.
 func (r *reindexing) run(ctx context.Context) (bool, error) {
-	emitted, err := r.c.indexes.emitEntries(r.s.item, r.s.created, timeOf(r.s.item[schema.AttrUpdated]))
+	emitted, err := r.c.indexes.emitEntries(r.s.Item, r.s.Created, timeOf(r.s.Item[schema.AttrUpdated]))
 	if err != nil {
 		return true, wrap(err, "%s", r.k)
 	}
@@ -171,22 +172,22 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 		return true, err
 	}
 	held := parseEntries(stored)
-	if r.s.pending != "" { // a write cut off may have claimed values it wrote no entry of
-		held = append(held, recordEntries(r.k, r.s.item)...)
+	if r.s.Pending != "" { // a write cut off may have claimed values it wrote no entry of
+		held = append(held, recordEntries(r.k, r.s.Item)...)
 	}
 	_, releases := r.c.indexes.claimChanges(held, emitted)
 	releases = slices.DeleteFunc(releases, func(cl indexentries.Claim) bool { return r.heldByOther(cl) })
 	set := r.c.indexes.set(r.k.Type)
 	record := indexRecord(emitted)
-	if len(ops)+len(claims)+len(releases) == 0 && r.s.pending == "" && r.s.indexes == set &&
-		sameRecord(r.s.item[schema.AttrIndexEntries], record) && holdsInline(r.s.item, inline) {
+	if len(ops)+len(claims)+len(releases) == 0 && r.s.Pending == "" && r.s.Indexes == set &&
+		sameRecord(r.s.Item[schema.AttrIndexEntries], record) && holdsInline(r.s.Item, inline) {
 		return true, nil
 	}
-	large := r.s.pending != "" || !actions.FitsOps(1+len(claims)+len(releases), schema.ItemSize(r.s.item), ops)
+	large := r.s.Pending != "" || !actions.FitsOps(1+len(claims)+len(releases), schema.ItemSize(r.s.Item), ops)
 	update := updateInline(r.recordUpdate(set, record, large), inline)
 	t := &actions.Transaction{}
-	t.Add(r.c.updateAction(r.k, expect(r.s), update), actions.Role{Kind: actions.RoleEntity}, 0)
-	actions.AddClaims(t, r.c.names.IndexEntries, claims, releases, expiresOf(r.s.item))
+	t.Add(r.c.updateAction(r.k, entitystate.Expect(r.s), update), actions.Role{Kind: actions.RoleEntity}, 0)
+	actions.AddClaims(t, r.c.names.IndexEntries, claims, releases, entitystate.ExpiresOf(r.s.Item))
 	if !large {
 		t.Actions = append(t.Actions, actions.Items(ops)...)
 		return r.counted(r.c.transact(ctx, t.Actions, commit.NewToken()), ops)
@@ -317,8 +318,8 @@ func (r *reindexing) count(ops []batching.WriteOp) {
 
 // updateAction is the transaction action updating the entity k under the condition
 // of x.
-func (c *Client) updateAction(k Key, x expectation, update expression.UpdateBuilder) types.TransactWriteItem {
-	b := commit.Build(x.condition(), &update)
+func (c *Client) updateAction(k Key, x entitystate.Expectation, update expression.UpdateBuilder) types.TransactWriteItem {
+	b := commit.Build(x.Condition(), &update)
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                           aws.String(c.names.Entities),
 		Key:                                 k.item(),

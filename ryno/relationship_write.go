@@ -256,7 +256,7 @@ func (c *Client) subjectMissing(ctx context.Context, subject Key) error {
 	if err != nil {
 		return err
 	}
-	if s, err := c.readStored(subject, item); err == nil && s.ending() {
+	if s, err := c.readStored(subject, item); err == nil && s.Ending() {
 		if err := c.completeDelete(ctx, subject, s); err != nil {
 			return wrap(err, "completing a delete in progress")
 		}

@@ -157,7 +157,7 @@ func (c *Client) sweepMissing(ctx context.Context, k Key, item map[string]types.
 	switch {
 	case err != nil:
 		return false, err
-	case s.ending():
+	case s.Ending():
 		return true, c.completeDelete(ctx, k, s)
 	}
 	return c.sweepHolding(ctx, k, guard{key: k, absent: true}, nil)

@@ -11,6 +11,7 @@ import (
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -137,7 +138,7 @@ func (c *Client) readSequence(ctx context.Context, owner Key, name string, consi
 	if err != nil || out.Item == nil {
 		return 0, err
 	}
-	return versionValue(out.Item[schema.AttrValue])
+	return entitystate.VersionValue(out.Item[schema.AttrValue])
 }
 
 // txSequence plans a draw from a sequence in a transaction: its item set from the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -127,7 +128,7 @@ func (c *Client) addToSet(ctx context.Context, op listOp) ([]Key, error) {
 			return err
 		}
 		// An entry holding this call's token is one an attempt the SDK retried wrote.
-		created[i] = out.Attributes == nil || optionalString(out.Attributes, schema.AttrToken) == token
+		created[i] = out.Attributes == nil || entitystate.OptionalString(out.Attributes, schema.AttrToken) == token
 		return nil
 	})
 	if err != nil {
@@ -181,7 +182,7 @@ func (c *Client) removeFromSet(ctx context.Context, op listOp) ([]Key, error) {
 	switch {
 	case err != nil:
 		return nil, err
-	case !s.live():
+	case !s.Live():
 		return nil, c.subjectEnded(ctx, op.subject, s)
 	}
 	var out []Key
@@ -258,11 +259,11 @@ func (c *Client) confirmSet(ctx context.Context, op listOp, objects, created []K
 		switch {
 		case err != nil:
 			return err
-		case s.live():
+		case s.Live():
 			return c.confirmObjects(ctx, op, objects, created, found[1:], token)
 		case attempt == maxSetConfirmations:
 			return notFound(op.subject)
-		case s.exists():
+		case s.Exists():
 			if err := c.completeDelete(ctx, op.subject, s); err != nil {
 				return wrap(err, "completing a delete in progress")
 			}
@@ -284,7 +285,7 @@ const maxSetConfirmations = 4
 // was read of each), after deleting the entries of created.
 func (c *Client) confirmObjects(ctx context.Context, op listOp, objects, created []Key, items []map[string]types.AttributeValue, token string) error {
 	for i, item := range items {
-		if s, err := c.readStored(objects[i], item); err != nil || !s.live() {
+		if s, err := c.readStored(objects[i], item); err != nil || !s.Live() {
 			return errors.Join(err, c.takeBack(ctx, op, created, token), fmt.Errorf("object %w", notFound(objects[i])))
 		}
 	}
@@ -310,8 +311,8 @@ func (c *Client) setDeletes(op listOp, objects []Key) []batching.WriteOp {
 
 // subjectEnded is the error of a set write whose subject s is not live: a Delete in
 // progress is completed first, as every writer meeting a tombstone does.
-func (c *Client) subjectEnded(ctx context.Context, k Key, s stored) error {
-	if s.ending() {
+func (c *Client) subjectEnded(ctx context.Context, k Key, s entitystate.State) error {
+	if s.Ending() {
 		if err := c.completeDelete(ctx, k, s); err != nil {
 			return wrap(err, "completing a delete in progress")
 		}

@@ -2,7 +2,6 @@ package ryno
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -91,19 +91,19 @@ func TestReadStored(t *testing.T) {
 	tests := []struct {
 		name string
 		item map[string]types.AttributeValue
-		want stored
+		want entitystate.State
 	}{
-		{"no item", nil, stored{}},
-		{"every mark", full, stored{item: full, version: 7, created: created1, indexes: "a:b", token: "tok", pending: "pend", deleting: "del"}},
-		{"legacy item without version or marks", stateKey.item(), stored{item: stateKey.item()}},
+		{"no item", nil, entitystate.State{}},
+		{"every mark", full, entitystate.State{Item: full, Version: 7, Created: created1, Indexes: "a:b", Token: "tok", Pending: "pend", Deleting: "del"}},
+		{"legacy item without version or marks", stateKey.item(), entitystate.State{Item: stateKey.item()}},
 		{"marks that are not strings are absent", storedItem(map[string]any{schema.AttrVersion: number(1), schema.AttrToken: number(3), schema.AttrPending: &types.AttributeValueMemberBOOL{Value: true}}),
-			stored{version: 1}},
+			entitystate.State{Version: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := decodeStored(stateKey, tt.item, time.Now())
 			require.NoError(t, err)
-			tt.want.item = tt.item
+			tt.want.Item = tt.item
 			require.Equal(t, tt.want, got)
 		})
 	}
@@ -132,46 +132,6 @@ func TestReadStoredRejectsMalformedMarks(t *testing.T) {
 	}
 }
 
-func TestStoredExistsAndLive(t *testing.T) {
-	tests := []struct {
-		name         string
-		s            stored
-		exists, live bool
-	}{
-		{"no item", stored{}, false, false},
-		{"an entity", stored{item: stateKey.item(), version: 2}, true, true},
-		{"an entity being written", stored{item: stateKey.item(), version: 2, pending: "p"}, true, true},
-		{"a tombstone", stored{item: stateKey.item(), version: 3, deleting: "d"}, true, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.exists, tt.s.exists())
-			require.Equal(t, tt.live, tt.s.live())
-		})
-	}
-}
-
-func TestIndexSet(t *testing.T) {
-	tests := []struct {
-		name  string
-		names []string
-		want  string
-	}{
-		{"none", nil, ""},
-		{"empty", []string{}, ""},
-		{"one", []string{"byName"}, "byName"},
-		{"sorted", []string{"c", "a", "b"}, "a:b:c"},
-		{"de-duplicated", []string{"b", "a", "b", "a"}, "a:b"},
-		{"escaped", []string{"x:y", "p%q"}, "p%25q:x%3Ay"},
-		{"sorted by escaped name", []string{"a0", "a:"}, "a%3A:a0"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, indexSet(tt.names))
-		})
-	}
-}
-
 func TestUnknownIndexes(t *testing.T) {
 	tests := []struct {
 		name         string
@@ -185,7 +145,7 @@ func TestUnknownIndexes(t *testing.T) {
 		{"all unknown to a client without indexes", "a:b", "", []string{"a", "b"}},
 		{"some unknown", "a:b:c", "b", []string{"a", "c"}},
 		{"names are unescaped", "p%25q:x%3Ay:z", "z", []string{"p%q", "x:y"}},
-		{"escaped names are compared escaped", "x%3Ay", indexSet([]string{"x:y"}), nil},
+		{"escaped names are compared escaped", "x%3Ay", entitystate.IndexSet([]string{"x:y"}), nil},
 		{"a name mine only contains", "ab", "abc", []string{"ab"}},
 	}
 	for _, tt := range tests {
@@ -197,155 +157,5 @@ func TestUnknownIndexes(t *testing.T) {
 
 func TestIndexSetRoundTripsThroughUnknownIndexes(t *testing.T) {
 	names := []string{"z", "a:b", "100%", "a:b", "m"}
-	require.ElementsMatch(t, []string{"100%", "a:b", "m", "z"}, unknownIndexes(indexSet(names), ""))
-}
-
-func TestExpectationHolds(t *testing.T) {
-	item := stateKey.item()
-	entity := func(version int64, mod func(*stored)) stored {
-		s := stored{item: item, version: version, created: created1, indexes: "a:b", token: "tok"}
-		if mod != nil {
-			mod(&s)
-		}
-		return s
-	}
-	versioned := expectation{version: 3}
-	carried := expectation{version: 3, carried: true, indexes: "a:b"}
-	tests := []struct {
-		name string
-		x    expectation
-		s    stored
-		want bool
-	}{
-		{"absent: no item", expectation{absent: true}, stored{}, true},
-		{"absent: an entity", expectation{absent: true}, entity(1, nil), false},
-		{"absent: a tombstone", expectation{absent: true}, entity(2, func(s *stored) { s.deleting = "d" }), false},
-
-		{"version: no item", versioned, stored{}, false},
-		{"version: equal", versioned, entity(3, nil), true},
-		{"version: older", versioned, entity(2, nil), false},
-		{"version: newer", versioned, entity(4, nil), false},
-		{"version: pending and indexes not checked", versioned, entity(3, func(s *stored) { s.pending, s.indexes = "p", "zz" }), true},
-
-		{"legacy: item without version", expectation{}, stored{item: item}, true},
-		{"legacy: versioned item", expectation{}, entity(1, nil), false},
-		{"legacy: no item", expectation{}, stored{}, false},
-
-		{"created: equal", expectation{version: 3, created: created1}, entity(3, nil), true},
-		{"created: same instant elsewhere", expectation{version: 3, created: created1.In(time.FixedZone("x", 3600))}, entity(3, nil), true},
-		{"created: another life", expectation{version: 3, created: created2}, entity(3, nil), false},
-		{"created: none stored", expectation{version: 3, created: created1}, entity(3, func(s *stored) { s.created = time.Time{} }), false},
-		{"created: not checked when zero", versioned, entity(3, func(s *stored) { s.created = created2 }), true},
-		{"created: but version differs", expectation{version: 3, created: created1}, entity(4, nil), false},
-
-		{"carried: as expected", carried, entity(3, nil), true},
-		{"carried: pending", carried, entity(3, func(s *stored) { s.pending = "p" }), false},
-		{"carried: other indexes", carried, entity(3, func(s *stored) { s.indexes = "a" }), false},
-		{"carried: indexes where none expected", expectation{version: 3, carried: true}, entity(3, nil), false},
-		{"carried: none expected, none stored", expectation{version: 3, carried: true}, entity(3, func(s *stored) { s.indexes = "" }), true},
-		{"carried: but version differs", carried, entity(2, nil), false},
-
-		{"pending mark is not part of the condition", expectation{version: 3, pending: true}, entity(3, nil), true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, tt.x.holds(tt.s))
-		})
-	}
-}
-
-func TestExpectationNext(t *testing.T) {
-	tests := []struct {
-		name string
-		x    expectation
-		want int64
-	}{
-		{"absent", expectation{absent: true}, 1},
-		{"absent ignores a stale version", expectation{absent: true, version: 9}, 1},
-		{"legacy", expectation{}, 1},
-		{"versioned", expectation{version: 5}, 6},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, tt.x.next())
-		})
-	}
-}
-
-func TestExpectationCondition(t *testing.T) {
-	created := `_created="` + schema.FormatTime(created1) + `"`
-	tests := []struct {
-		name      string
-		x         expectation
-		want, not []string
-	}{
-		{"absent", expectation{absent: true},
-			[]string{"attribute_not_exists(_id)"}, []string{"_version", "_created", "_pending", "_indexes"}},
-		{"absent ignores the rest", expectation{absent: true, version: 4, created: created1, carried: true},
-			[]string{"attribute_not_exists(_id)"}, []string{"_version", "_created", "_pending", "_indexes"}},
-		{"versioned", expectation{version: 3},
-			[]string{"_version=3"}, []string{"attribute_exists", "_created", "_pending", "_indexes"}},
-		{"legacy", expectation{},
-			[]string{"attribute_exists(_id)", "attribute_not_exists(_version)"}, []string{"_version=", "_created"}},
-		{"created", expectation{version: 3, created: created1},
-			[]string{"_version=3", created}, []string{"_pending", "_indexes"}},
-		{"created in another zone is stored in UTC", expectation{version: 3, created: created1.In(time.FixedZone("x", -7200))},
-			[]string{created}, nil},
-		{"carried", expectation{version: 3, carried: true, indexes: "a:b"},
-			[]string{"_version=3", "attribute_not_exists(_pending)", `_indexes="a:b"`}, []string{"_created", "attribute_not_exists(_indexes)"}},
-		{"carried without indexes", expectation{version: 3, carried: true},
-			[]string{"_version=3", "attribute_not_exists(_pending)", "attribute_not_exists(_indexes)"}, []string{"_indexes="}},
-		{"carried legacy with created", expectation{created: created1, carried: true, indexes: "a"},
-			[]string{"attribute_not_exists(_version)", created, "attribute_not_exists(_pending)", `_indexes="a"`}, nil},
-		{"pending is pinned by the version", expectation{version: 3, pending: true},
-			[]string{"_version=3"}, []string{"_pending"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := renderCondition(t, tt.x.condition())
-			require.NotContains(t, got, "OR")
-			for _, w := range tt.want {
-				require.Contains(t, got, w)
-			}
-			for _, n := range tt.not {
-				require.NotContains(t, got, n)
-			}
-		})
-	}
-}
-
-func randomStored(r *rand.Rand) stored {
-	if r.IntN(5) == 0 {
-		return stored{}
-	}
-	pick := func(options ...string) string { return options[r.IntN(len(options))] }
-	s := stored{
-		item:     stateKey.item(),
-		version:  r.Int64N(4),
-		indexes:  pick("", "a", "a:b"),
-		token:    pick("t1", "t2"),
-		pending:  pick("", "p"),
-		deleting: pick("", "", "d"),
-	}
-	if r.IntN(2) == 0 {
-		s.created = created1.Add(time.Duration(r.IntN(3)) * time.Millisecond)
-	}
-	return s
-}
-
-func TestExpectedStateHoldsOnlyForItself(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 2000 {
-		s, s2 := randomStored(r), randomStored(r)
-		x := expect(s)
-		require.True(t, x.holds(s), "expect(%+v) must hold for itself", s)
-		require.Equal(t, !s.exists(), x.absent)
-		changed := s.exists() != s2.exists() || s.exists() && s2.version != s.version
-		if changed {
-			require.False(t, x.holds(s2), "expect(%+v) must not hold for %+v", s, s2)
-		}
-		if !s.exists() && !s2.exists() {
-			require.True(t, x.holds(s2))
-		}
-	}
+	require.ElementsMatch(t, []string{"100%", "a:b", "m", "z"}, unknownIndexes(entitystate.IndexSet(names), ""))
 }

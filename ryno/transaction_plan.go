@@ -14,6 +14,7 @@ import (
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -33,8 +34,8 @@ var errRetryTx = errors.New("ryno: an entity of the transaction is being written
 func (c *Client) txWrite(ctx context.Context, op *txOp, w *write) (*txPart, error) {
 	w.together = true
 	x, getItem := w.first()
-	if w.mode == modeSet && x.absent {
-		x, getItem = expectation{}, true // one transaction: learn what is stored first
+	if w.mode == modeSet && x.Absent {
+		x, getItem = entitystate.Expectation{}, true // one transaction: learn what is stored first
 	}
 	snap, done, err := w.read(ctx, x, getItem)
 	switch {
@@ -42,7 +43,7 @@ func (c *Client) txWrite(ctx context.Context, op *txOp, w *write) (*txPart, erro
 		return nil, err
 	case done != nil:
 		return nil, fmt.Errorf("%w: an earlier attempt of this transaction wrote it", errRetryTx)
-	case snap.x.pending:
+	case snap.x.Pending:
 		return nil, errRetryTx
 	}
 	p, err := w.plan(snap.x, snap.entries, snap.lists)
@@ -56,7 +57,7 @@ func (c *Client) txWrite(ctx context.Context, op *txOp, w *write) (*txPart, erro
 }
 
 // refused explains a refused action of the write of x.
-func (w *write) refused(x expectation, op *txOp) func(context.Context, actions.Role, map[string]types.AttributeValue) (bool, error) {
+func (w *write) refused(x entitystate.Expectation, op *txOp) func(context.Context, actions.Role, map[string]types.AttributeValue) (bool, error) {
 	return func(ctx context.Context, role actions.Role, item map[string]types.AttributeValue) (bool, error) {
 		switch role.Kind {
 		case actions.RoleEntity:
@@ -67,13 +68,13 @@ func (w *write) refused(x expectation, op *txOp) func(context.Context, actions.R
 			if err != nil {
 				return false, err
 			}
-			if s.ending() {
+			if s.Ending() {
 				return true, &ConflictError{Key: w.e.Key, Reason: "being deleted"}
 			}
 			if _, err := w.decide(s); err != nil {
 				return false, err
 			}
-			return true, &ConflictError{Key: w.e.Key, Expected: x.version, Stored: s.version, Reason: "written meanwhile"}
+			return true, &ConflictError{Key: w.e.Key, Expected: x.Version, Stored: s.Version, Reason: "written meanwhile"}
 		case actions.RoleClaim:
 			if role.Release {
 				return true, &ConflictError{Key: w.e.Key, Reason: "a value it held was claimed meanwhile"}
@@ -143,8 +144,8 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := expect(s)
-	if s.pending != "" {
+	x := entitystate.Expect(s)
+	if s.Pending != "" {
 		return nil, errRetryTx
 	}
 	p, err := w.plan(x, entries, nil)
@@ -218,15 +219,15 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	switch {
 	case err != nil:
 		return nil, err
-	case !s.live() && op.o.version > 0:
+	case !s.Live() && op.o.version > 0:
 		return nil, &ConflictError{Key: op.key, Expected: op.o.version, Missing: true, Reason: "the entity does not exist"}
-	case !s.live():
+	case !s.Live():
 		return p, nil // nothing to delete: not an error
-	case op.o.version > 0 && s.version != op.o.version:
-		return nil, &ConflictError{Key: op.key, Expected: op.o.version, Stored: s.version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.o.version, s.version)}
+	case op.o.version > 0 && s.Version != op.o.version:
+		return nil, &ConflictError{Key: op.key, Expected: op.o.version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.o.version, s.Version)}
 	case len(incoming) > 0 || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !bookkeeping(i) }):
 		return nil, ErrHasRelationships
-	case s.pending != "":
+	case s.Pending != "":
 		return nil, errRetryTx
 	}
 	c.addEntityDelete(&p.t, op, s)
@@ -244,9 +245,9 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 		switch {
 		case role.Kind != actions.RoleEntity:
 			return true, &ConflictError{Key: op.key, Reason: "its entries changed meanwhile"}
-		case op.o.version > 0 && now.version != op.o.version:
-			return false, &ConflictError{Key: op.key, Expected: op.o.version, Stored: now.version, Missing: !now.live(), Reason: "another version"}
-		case op.o.cond != nil && now.version == s.version:
+		case op.o.version > 0 && now.Version != op.o.version:
+			return false, &ConflictError{Key: op.key, Expected: op.o.version, Stored: now.Version, Missing: !now.Live(), Reason: "another version"}
+		case op.o.cond != nil && now.Version == s.Version:
 			return false, &ConditionError{Key: op.key, Condition: op.o.cond.String()}
 		}
 		return true, &ConflictError{Key: op.key, Reason: "written meanwhile"}
@@ -256,8 +257,8 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 
 // addEntityDelete adds the deletion of the entity stored as s, conditional on its
 // version (which pins the entries read) and the caller's condition.
-func (c *Client) addEntityDelete(t *actions.Transaction, op *txOp, s stored) {
-	cond := expression.Name(schema.AttrVersion).Equal(expression.Value(number(s.version))).
+func (c *Client) addEntityDelete(t *actions.Transaction, op *txOp, s entitystate.State) {
+	cond := expression.Name(schema.AttrVersion).Equal(expression.Value(number(s.Version))).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
 	if op.o.cond != nil {
 		cond = cond.And(op.o.cond.build(c.opts.Now()))

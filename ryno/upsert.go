@@ -16,6 +16,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -139,21 +140,21 @@ func indexSetIsOrNone(mine string) expression.ConditionBuilder {
 	if mine == "" {
 		return none
 	}
-	return none.Or(indexSetIs(mine))
+	return none.Or(entitystate.IndexSetIs(mine))
 }
 
 // upsert sends in. It returns the entity as stored, or the expectation a put must
 // meet next, decided from the item that refused it.
-func (w *write) upsert(ctx context.Context, in *dynamodb.UpdateItemInput) (*Entity, expectation, error) {
+func (w *write) upsert(ctx context.Context, in *dynamodb.UpdateItemInput) (*Entity, entitystate.Expectation, error) {
 	send := w.c.updateSend(in)
 	a := w.c.settle(ctx, send, send)
 	switch a.Outcome {
 	case commit.Committed:
 		e, err := decodeEntity(a.Item)
-		return e, expectation{}, err
+		return e, entitystate.Expectation{}, err
 	case commit.ConditionFailed:
 		x, done, err := w.decideFromItem(ctx, a.Item)
 		return done, x, err
 	}
-	return nil, expectation{}, wrap(a.Err, "%s %s", w.mode, w.e.Key)
+	return nil, entitystate.Expectation{}, wrap(a.Err, "%s %s", w.mode, w.e.Key)
 }

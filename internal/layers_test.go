@@ -30,6 +30,7 @@ var mayImport = map[string][]string{
 	"sweep":         {"internal/batching", "internal/indexentries", "internal/relationships", "internal/schema"},
 	"actions":       {"internal/batching", "internal/commit", "internal/indexentries", "internal/relationships", "internal/schema"},
 	"entitystate":   {"internal/actions", "internal/indexentries", "internal/schema"},
+	"groupcommit":   {"internal/errs"},
 }
 
 // public are the packages of the public face that no internal package may import.

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/groupcommit"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/tables"
@@ -20,13 +22,13 @@ type Client struct {
 	names   schema.Names
 	batch   *batching.Engine
 	indexes indexRegistry
-	sets    map[string]bool // Options.Sets and Options.OrderedSets
-	ordered map[string]bool // Options.OrderedSets
-	clock   positionClock   // positions of ordered sets
-	owns    ownership       // Options.Owns
-	obs     *observer       // nil when nobody observes the calls
-	queues  listQueues      // list calls waiting to be written together
-	bg      background      // work left running by calls that returned
+	sets    map[string]bool                                         // Options.Sets and Options.OrderedSets
+	ordered map[string]bool                                         // Options.OrderedSets
+	clock   positionClock                                           // positions of ordered sets
+	owns    ownership                                               // Options.Owns
+	obs     *observer                                               // nil when nobody observes the calls
+	queues  groupcommit.Queue[listID, listOp, relationships.Change] // list calls waiting to be written together
+	bg      background                                              // work left running by calls that returned
 }
 
 // New returns a Client using api, typically a *dynamodb.Client. The tables must exist
@@ -74,6 +76,7 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		ordered: setOf(opts.OrderedSets),
 		owns:    owns,
 		obs:     obs,
+		queues:  groupcommit.Queue[listID, listOp, relationships.Change]{Same: sameListKind},
 	}, nil
 }
 

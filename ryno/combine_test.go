@@ -11,27 +11,27 @@ import (
 func TestShareOutGivesEachObjectToTheFirstCallNamingIt(t *testing.T) {
 	k := func(id string) Key { return Key{Scope: "s", Type: "t", ID: id} }
 	rk := func(id string) relationships.Key { return relationships.Key(k(id)) }
-	call := func(ids ...string) *queuedWrite {
-		q := &queuedWrite{}
+	call := func(ids ...string) listOp {
+		var op listOp
 		for _, id := range ids {
-			q.op.objects = append(q.op.objects, k(id))
+			op.objects = append(op.objects, k(id))
 		}
-		return q
+		return op
 	}
 	tests := []struct {
 		name    string
 		changed []relationships.Key
-		batch   []*queuedWrite
+		batch   []listOp
 		want    [][]relationships.Key
 	}{
-		{"one call", []relationships.Key{rk("a"), rk("b")}, []*queuedWrite{call("a", "b")},
+		{"one call", []relationships.Key{rk("a"), rk("b")}, []listOp{call("a", "b")},
 			[][]relationships.Key{{rk("a"), rk("b")}}},
 		{"an object two calls name goes to the first", []relationships.Key{rk("a"), rk("b")},
-			[]*queuedWrite{call("a"), call("b", "a")}, [][]relationships.Key{{rk("a")}, {rk("b")}}},
+			[]listOp{call("a"), call("b", "a")}, [][]relationships.Key{{rk("a")}, {rk("b")}}},
 		{"an object that did not change goes to none", []relationships.Key{rk("b")},
-			[]*queuedWrite{call("a"), call("b")}, [][]relationships.Key{nil, {rk("b")}}},
+			[]listOp{call("a"), call("b")}, [][]relationships.Key{nil, {rk("b")}}},
 		{"in each call's own order", []relationships.Key{rk("a"), rk("b"), rk("c")},
-			[]*queuedWrite{call("c", "a"), call("b")}, [][]relationships.Key{{rk("c"), rk("a")}, {rk("b")}}},
+			[]listOp{call("c", "a"), call("b")}, [][]relationships.Key{{rk("c"), rk("a")}, {rk("b")}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,147 @@
+package groupcommit
+
+import (
+	"context"
+	"sync"
+
+	"github.com/rynodb/rynodb/internal/errs"
+)
+
+// Queue batches the calls of each key K, each carrying an item T and returning a
+// result R. Its zero value is not ready: set Same.
+type Queue[K comparable, T, R any] struct {
+	// Same reports whether b may join the batch that a leads.
+	Same func(a, b T) bool
+
+	mu     sync.Mutex
+	queues map[K][]*call[T, R] // a key's queue exists exactly while the key is busy
+}
+
+// call is one call waiting for its batch.
+type call[T, R any] struct {
+	item T
+	lead chan struct{} // receives when the call must write the next batch
+	done chan struct{} // closed when its batch was written, or failed
+	res  R
+	err  error
+	// taken says a batch holds it; leading, that it was told to lead one.
+	taken, leading bool
+}
+
+// Write writes a batch: the items of its calls in queue order. It returns one
+// result per item, or an error for every call of the batch.
+type Write[T, R any] func(ctx context.Context, items []T) ([]R, error)
+
+// Do queues item under key and returns its result once its batch is written. The
+// call that leads a batch writes it with write, under a context that ctx's
+// cancellation does not reach (the batch's other calls wait for it); write must
+// bound itself. A call whose ctx ends while it still waits, in no batch, returns
+// ctx.Err() and is never written.
+func (q *Queue[K, T, R]) Do(ctx context.Context, key K, item T, write Write[T, R]) (R, error) {
+	c := &call[T, R]{item: item, lead: make(chan struct{}, 1), done: make(chan struct{})}
+	q.join(key, c)
+	select {
+	case <-c.lead:
+	case <-c.done:
+		return c.res, c.err
+	case <-ctx.Done():
+		if q.withdraw(key, c) {
+			var zero R
+			return zero, ctx.Err()
+		}
+		select { // a batch holds it, or it was just told to lead one
+		case <-c.lead:
+		case <-c.done:
+			return c.res, c.err
+		}
+	}
+	q.writeBatch(context.WithoutCancel(ctx), key, write)
+	<-c.done
+	return c.res, c.err
+}
+
+// join queues c under key; the first call of an idle key leads at once.
+func (q *Queue[K, T, R]) join(key K, c *call[T, R]) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.queues == nil {
+		q.queues = map[K][]*call[T, R]{}
+	}
+	waiting, busy := q.queues[key]
+	if !busy {
+		c.leading = true
+		c.lead <- struct{}{}
+	}
+	q.queues[key] = append(waiting, c)
+}
+
+// withdraw takes c out of its queue, unless a batch holds it or it must lead one.
+func (q *Queue[K, T, R]) withdraw(key K, c *call[T, R]) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if c.taken || c.leading {
+		return false
+	}
+	waiting := q.queues[key]
+	for i, w := range waiting {
+		if w == c {
+			q.queues[key] = append(waiting[:i], waiting[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// take removes the next batch from the queue of key: the call at its head and
+// every queued call after it that may join it, up to one that may not.
+func (q *Queue[K, T, R]) take(key K) []*call[T, R] {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	waiting := q.queues[key]
+	n := 1
+	for n < len(waiting) && q.Same(waiting[0].item, waiting[n].item) {
+		n++
+	}
+	batch := waiting[:n:n]
+	q.queues[key] = waiting[n:]
+	for _, c := range batch {
+		c.taken = true
+	}
+	return batch
+}
+
+// handOff tells the call now at the head of the queue of key to lead the next
+// batch, or forgets the queue when none waits.
+func (q *Queue[K, T, R]) handOff(key K) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	waiting := q.queues[key]
+	if len(waiting) == 0 {
+		delete(q.queues, key)
+		return
+	}
+	next := waiting[0]
+	next.leading = true
+	next.lead <- struct{}{}
+}
+
+// writeBatch writes the next batch of key, gives each of its calls its result, and
+// hands the key to the next.
+func (q *Queue[K, T, R]) writeBatch(ctx context.Context, key K, write Write[T, R]) {
+	batch := q.take(key)
+	defer q.handOff(key)
+	items := make([]T, len(batch))
+	for i, c := range batch {
+		items[i] = c.item
+	}
+	results, err := write(ctx, items)
+	if err == nil && len(results) != len(batch) {
+		err = errs.New("a batch of %d calls was written with %d results", len(batch), len(results))
+	}
+	for i, c := range batch {
+		if c.err = err; err == nil {
+			c.res = results[i]
+		}
+		close(c.done)
+	}
+}

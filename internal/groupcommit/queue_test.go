@@ -1,0 +1,199 @@
+package groupcommit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// item is a call's kind and its number.
+type item struct {
+	kind string
+	n    int
+}
+
+func newQueue() *Queue[string, item, string] {
+	return &Queue[string, item, string]{Same: func(a, b item) bool { return a.kind == b.kind }}
+}
+
+// recorder is a Write that records each batch and answers each item with its
+// number; while gate is not nil, a write waits for it.
+type recorder struct {
+	mu      sync.Mutex
+	batches [][]item
+	gate    chan struct{}
+	started chan struct{} // receives when a write starts, when not nil
+	fail    error
+}
+
+func (r *recorder) write(_ context.Context, items []item) ([]string, error) {
+	if r.started != nil {
+		r.started <- struct{}{}
+	}
+	if r.gate != nil {
+		<-r.gate
+	}
+	r.mu.Lock()
+	r.batches = append(r.batches, slices.Clone(items))
+	r.mu.Unlock()
+	if r.fail != nil {
+		return nil, r.fail
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = fmt.Sprintf("%s%d", it.kind, it.n)
+	}
+	return out, nil
+}
+
+func TestACallAloneIsWrittenAlone(t *testing.T) {
+	q, r := newQueue(), &recorder{}
+	got, err := q.Do(context.Background(), "list", item{"add", 1}, r.write)
+	require.NoError(t, err)
+	require.Equal(t, "add1", got)
+	require.Equal(t, [][]item{{{"add", 1}}}, r.batches)
+	require.Empty(t, q.queues, "an idle key leaves no queue")
+}
+
+// TestCallsQueuedBehindAWriteGoInTheNextBatch holds the first write until the
+// other calls have queued, in a known order: the next batches are the runs of one
+// kind, in queue order, and each call gets its own result.
+func TestCallsQueuedBehindAWriteGoInTheNextBatch(t *testing.T) {
+	q := newQueue()
+	r := &recorder{gate: make(chan struct{}), started: make(chan struct{}, 10)}
+	results := make([]string, 6)
+	var wg sync.WaitGroup
+	do := func(i int, it item) {
+		wg.Go(func() {
+			var err error
+			results[i], err = q.Do(context.Background(), "list", it, r.write)
+			require.NoError(t, err)
+		})
+	}
+	do(0, item{"add", 0})
+	<-r.started // the first call writes, alone
+	queued := []item{{"add", 1}, {"add", 2}, {"remove", 3}, {"add", 4}, {"add", 5}}
+	for i, it := range queued {
+		do(i+1, it)
+		require.Eventually(t, func() bool {
+			q.mu.Lock()
+			defer q.mu.Unlock()
+			return len(q.queues["list"]) == i+1 // the writing call left the queue
+		}, 5*time.Second, time.Millisecond, "call %d queued", i+1)
+	}
+	go func() {
+		for range r.started {
+			r.gate <- struct{}{}
+		}
+	}()
+	r.gate <- struct{}{}
+	wg.Wait()
+	close(r.started)
+	require.Equal(t, [][]item{
+		{{"add", 0}},
+		{{"add", 1}, {"add", 2}},
+		{{"remove", 3}},
+		{{"add", 4}, {"add", 5}},
+	}, r.batches)
+	require.Equal(t, []string{"add0", "add1", "add2", "remove3", "add4", "add5"}, results)
+}
+
+func TestAFailedBatchFailsEachOfItsCalls(t *testing.T) {
+	q := newQueue()
+	boom := errors.New("boom")
+	r := &recorder{fail: boom}
+	_, err := q.Do(context.Background(), "list", item{"add", 1}, r.write)
+	require.ErrorIs(t, err, boom)
+	_, err = q.Do(context.Background(), "list", item{"add", 2}, func(context.Context, []item) ([]string, error) { return nil, nil })
+	require.ErrorContains(t, err, "1 calls was written with 0 results", "a write that loses a result fails the batch")
+}
+
+// TestACallWhoseContextEndsWhileWaitingIsNeverWritten cancels a queued call while
+// the write ahead of it holds the key.
+func TestACallWhoseContextEndsWhileWaitingIsNeverWritten(t *testing.T) {
+	q := newQueue()
+	r := &recorder{gate: make(chan struct{}), started: make(chan struct{}, 1)}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		_, err := q.Do(context.Background(), "list", item{"add", 1}, r.write)
+		require.NoError(t, err)
+	})
+	<-r.started
+	ctx, cancel := context.WithCancel(context.Background())
+	waited := make(chan error)
+	go func() {
+		_, err := q.Do(ctx, "list", item{"add", 2}, r.write)
+		waited <- err
+	}()
+	require.Eventually(t, func() bool {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return len(q.queues["list"]) == 1
+	}, 5*time.Second, time.Millisecond)
+	cancel()
+	require.ErrorIs(t, <-waited, context.Canceled)
+	r.gate <- struct{}{}
+	wg.Wait()
+	require.Equal(t, [][]item{{{"add", 1}}}, r.batches, "the withdrawn call was never written")
+	require.Empty(t, q.queues)
+}
+
+// TestManyCallsAreEachWrittenOnce runs rounds of goroutines released together on a
+// few keys: every item is written exactly once, and on its own key.
+func TestManyCallsAreEachWrittenOnce(t *testing.T) {
+	const rounds, callers = 20, 32
+	for round := range rounds {
+		q := newQueue()
+		var mu sync.Mutex
+		written := map[string][]int{}
+		var writes atomic.Int64
+		write := func(key string) Write[item, string] {
+			return func(_ context.Context, items []item) ([]string, error) {
+				writes.Add(1)
+				mu.Lock()
+				defer mu.Unlock()
+				out := make([]string, len(items))
+				for i, it := range items {
+					written[key] = append(written[key], it.n)
+					out[i] = fmt.Sprint(it.n)
+				}
+				return out, nil
+			}
+		}
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for n := range callers {
+			key := fmt.Sprint("list", n%3)
+			kind := []string{"add", "remove"}[n%2]
+			wg.Go(func() {
+				<-start
+				got, err := q.Do(context.Background(), key, item{kind, n}, write(key))
+				require.NoError(t, err)
+				require.Equal(t, fmt.Sprint(n), got)
+			})
+		}
+		close(start)
+		wg.Wait()
+		var all []int
+		for key, ns := range written {
+			for _, n := range ns {
+				require.Equal(t, fmt.Sprint("list", n%3), key, "round %d: call %d written on its own key", round, n)
+			}
+			all = append(all, ns...)
+		}
+		slices.Sort(all)
+		require.Len(t, all, callers, "round %d", round)
+		require.Equal(t, callers-1, all[len(all)-1])
+		require.Equal(t, 0, all[0])
+		require.Len(t, slices.Compact(all), callers, "round %d: each call once", round)
+		require.LessOrEqual(t, writes.Load(), int64(callers))
+		require.Empty(t, q.queues, "round %d: every key idle again", round)
+	}
+}

@@ -31,6 +31,7 @@ var mayImport = map[string][]string{
 	"actions":       {"internal/batching", "internal/commit", "internal/indexentries", "internal/relationships", "internal/schema"},
 	"entitystate":   {"internal/actions", "internal/indexentries", "internal/schema"},
 	"groupcommit":   {"internal/errs"},
+	"exprtest":      {},
 }
 
 // public are the packages of the public face that no internal package may import.

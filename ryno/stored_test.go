@@ -2,9 +2,6 @@ package ryno
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/exprtest"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -22,44 +20,18 @@ var (
 	created2 = created1.Add(time.Millisecond)
 )
 
-var placeholder = regexp.MustCompile(`[#:][0-9A-Za-z_]+`)
-
 // renderExpr returns expr with its placeholders replaced by the names and values
 // they stand for (strings quoted) and without spaces, so that tests read
 // `_version=3` whatever numbering the builder chose.
 func renderExpr(t *testing.T, expr *string, names map[string]string, values map[string]types.AttributeValue) string {
 	t.Helper()
-	require.NotNil(t, expr)
-	out := placeholder.ReplaceAllStringFunc(*expr, func(p string) string {
-		if p[0] == '#' {
-			if name, ok := names[p]; ok {
-				return name
-			}
-		} else if av, ok := values[p]; ok {
-			return renderValue(av)
-		}
-		t.Errorf("placeholder %s of %q is not defined", p, *expr)
-		return p
-	})
-	return strings.ReplaceAll(out, " ", "")
-}
-
-func renderValue(av types.AttributeValue) string {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return strconv.Quote(v.Value)
-	case *types.AttributeValueMemberN:
-		return v.Value
-	}
-	return fmt.Sprintf("%T", av)
+	return exprtest.Render(t, expr, names, values)
 }
 
 // renderCondition builds c as the store does and renders it.
 func renderCondition(t *testing.T, c expression.ConditionBuilder) string {
 	t.Helper()
-	expr, err := expression.NewBuilder().WithCondition(c).Build()
-	require.NoError(t, err)
-	return renderExpr(t, expr.Condition(), expr.Names(), expr.Values())
+	return exprtest.Condition(t, c)
 }
 
 // storedItem returns an entity item with the given store attributes (S unless

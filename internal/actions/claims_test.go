@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/exprtest"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -20,12 +21,12 @@ func TestClaimsAreTakenAndGivenUpOnlyByTheirHolder(t *testing.T) {
 	require.Equal(t, []Role{{Kind: RoleClaim, Claim: cl}, {Kind: RoleClaim, Claim: cl, Release: true}}, tx.Roles)
 
 	put := tx.Actions[0].Put
-	require.Equal(t, holder, render(t, put.ConditionExpression, put.ExpressionAttributeNames, put.ExpressionAttributeValues))
+	require.Equal(t, holder, exprtest.Render(t, put.ConditionExpression, put.ExpressionAttributeNames, put.ExpressionAttributeValues))
 	require.Equal(t, &types.AttributeValueMemberN{Value: "1234"}, put.Item[schema.AttrExpires], "the holder's expiry")
 	require.Equal(t, "ALL_OLD", string(put.ReturnValuesOnConditionCheckFailure), "a refusal names the holder")
 	del := tx.Actions[1].Delete
 	require.Equal(t, cl.PrimaryKey(), del.Key)
-	require.Equal(t, holder, render(t, del.ConditionExpression, del.ExpressionAttributeNames, del.ExpressionAttributeValues))
+	require.Equal(t, holder, exprtest.Render(t, del.ConditionExpression, del.ExpressionAttributeNames, del.ExpressionAttributeValues))
 
 	never := Claim("t_index_entries", cl, 0)
 	require.NotContains(t, never.Put.Item, schema.AttrExpires, "no expiry recorded for an entity that never expires")
@@ -49,12 +50,12 @@ func TestSetEntry(t *testing.T) {
 			if tt.del {
 				require.Nil(t, act.ConditionCheck)
 				require.Equal(t, key, act.Delete.Key)
-				require.Equal(t, tt.condition, render(t, act.Delete.ConditionExpression, act.Delete.ExpressionAttributeNames, act.Delete.ExpressionAttributeValues))
+				require.Equal(t, tt.condition, exprtest.Render(t, act.Delete.ConditionExpression, act.Delete.ExpressionAttributeNames, act.Delete.ExpressionAttributeValues))
 				return
 			}
 			require.Nil(t, act.Delete)
 			require.Equal(t, key, act.ConditionCheck.Key)
-			require.Equal(t, tt.condition, render(t, act.ConditionCheck.ConditionExpression, act.ConditionCheck.ExpressionAttributeNames, act.ConditionCheck.ExpressionAttributeValues))
+			require.Equal(t, tt.condition, exprtest.Render(t, act.ConditionCheck.ConditionExpression, act.ConditionCheck.ExpressionAttributeNames, act.ConditionCheck.ExpressionAttributeValues))
 		})
 	}
 }

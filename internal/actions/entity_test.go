@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/internal/exprtest"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -25,9 +26,9 @@ func TestEntityConditions(t *testing.T) {
 		got  string
 		want string
 	}{
-		{"not expired", renderCondition(t, NotExpired(now)), "(attribute_not_exists(_expires))OR(_expires>" + at + ")"},
-		{"expired", renderCondition(t, Expired(now)), "_expires<=" + at},
-		{"live", renderCondition(t, Live(now)),
+		{"not expired", exprtest.Condition(t, NotExpired(now)), "(attribute_not_exists(_expires))OR(_expires>" + at + ")"},
+		{"expired", exprtest.Condition(t, Expired(now)), "_expires<=" + at},
+		{"live", exprtest.Condition(t, Live(now)),
 			"(attribute_exists(_id))AND(attribute_not_exists(_deleting))AND((attribute_not_exists(_expires))OR(_expires>" + at + "))"},
 	}
 	for _, tt := range tests {
@@ -48,7 +49,7 @@ func TestCheckEntityChecksEachEntityOnce(t *testing.T) {
 	require.Equal(t, EntityKey(ada), check.Key)
 	require.Equal(t, schema.ItemSize(EntityKey(ada)), tx.Bytes)
 	require.Empty(t, check.ReturnValuesOnConditionCheckFailure, "a plain check returns nothing")
-	require.Contains(t, render(t, check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues),
+	require.Contains(t, exprtest.Render(t, check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues),
 		"attribute_not_exists(_deleting)")
 
 	var also Transaction
@@ -56,6 +57,6 @@ func TestCheckEntityChecksEachEntityOnce(t *testing.T) {
 	CheckEntity(&also, tbls.Entities, ada, Role{Kind: RoleEntity}, now, &version)
 	check = also.Actions[0].ConditionCheck
 	require.Equal(t, "ALL_OLD", string(check.ReturnValuesOnConditionCheckFailure), "a joined condition returns the item that failed it")
-	require.Contains(t, render(t, check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues),
+	require.Contains(t, exprtest.Render(t, check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues),
 		"NOT(_expires<="+at+")")
 }

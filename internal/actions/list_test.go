@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/exprtest"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -31,7 +32,7 @@ func TestHeadCondition(t *testing.T) {
 			"((_version=4)AND(attribute_not_exists(_lease)))AND(_digest=" + digest.String() + ")"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { require.Equal(t, tt.want, renderCondition(t, HeadCondition(tt.x))) })
+		t.Run(tt.name, func(t *testing.T) { require.Equal(t, tt.want, exprtest.Condition(t, HeadCondition(tt.x))) })
 	}
 }
 
@@ -52,11 +53,11 @@ func TestAddChangeWritesTheHeadMarkersAndEntries(t *testing.T) {
 
 	update := tx.Actions[0].Update
 	require.Equal(t, relationships.HeadPrimaryKey(ada, "follows"), update.Key)
-	require.Equal(t, "attribute_not_exists(_version)", render(t, update.ConditionExpression, update.ExpressionAttributeNames, update.ExpressionAttributeValues))
+	require.Equal(t, "attribute_not_exists(_version)", exprtest.Render(t, update.ConditionExpression, update.ExpressionAttributeNames, update.ExpressionAttributeValues))
 	require.Equal(t, "ALL_OLD", string(update.ReturnValuesOnConditionCheckFailure))
 	marker := tx.Actions[1].Put
 	require.Equal(t, relationships.MarkerPrimaryKey(ada, "follows", bob)[schema.AttrPredicateKey], marker.Item[schema.AttrPredicateKey])
-	require.Equal(t, "attribute_not_exists(_positions)", render(t, marker.ConditionExpression, marker.ExpressionAttributeNames, marker.ExpressionAttributeValues))
+	require.Equal(t, "attribute_not_exists(_positions)", exprtest.Render(t, marker.ConditionExpression, marker.ExpressionAttributeNames, marker.ExpressionAttributeValues))
 	require.NotNil(t, tx.Actions[2].Put, "the entry")
 	require.Equal(t, EntityKey(bob), tx.Actions[3].ConditionCheck.Key)
 

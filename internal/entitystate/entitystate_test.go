@@ -3,15 +3,13 @@ package entitystate
 import (
 	"fmt"
 	"math/rand/v2"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/internal/exprtest"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -26,30 +24,6 @@ func keyItem() map[string]types.AttributeValue {
 		schema.AttrID:           &types.AttributeValueMemberS{Value: "ada"},
 		schema.AttrScopeTypeKey: &types.AttributeValueMemberS{Value: schema.ScopeTypeKey("acme", "person")},
 	}
-}
-
-var placeholder = regexp.MustCompile(`[#:][A-Za-z0-9_]+`)
-
-// renderCondition writes a condition with its names and values in place, without
-// spaces.
-func renderCondition(t *testing.T, c expression.ConditionBuilder) string {
-	t.Helper()
-	expr, err := expression.NewBuilder().WithCondition(c).Build()
-	require.NoError(t, err)
-	out := placeholder.ReplaceAllStringFunc(*expr.Condition(), func(p string) string {
-		if p[0] == '#' {
-			return expr.Names()[p]
-		}
-		switch v := expr.Values()[p].(type) {
-		case *types.AttributeValueMemberS:
-			return fmt.Sprintf("%q", v.Value)
-		case *types.AttributeValueMemberN:
-			return v.Value
-		}
-		t.Errorf("placeholder %s is not defined", p)
-		return p
-	})
-	return strings.ReplaceAll(out, " ", "")
 }
 
 func TestStoredExistsAndLive(t *testing.T) {
@@ -194,7 +168,7 @@ func TestExpectationCondition(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := renderCondition(t, tt.x.Condition())
+			got := exprtest.Condition(t, tt.x.Condition())
 			require.NotContains(t, got, "OR")
 			for _, w := range tt.want {
 				require.Contains(t, got, w)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/ryno"
@@ -524,4 +526,38 @@ func TestABlindSetOverADeleteCutOffPutsEveryEntry(t *testing.T) {
 			requireClaimsExact(t, s)
 		})
 	}
+}
+
+// TestABlindSetWithListsOverADeleteCutOffSpendsNoFailedWrite sets an entity with a
+// list again, without its version, over a Delete cut off right after its
+// tombstone. The Set reads the item and the list in one round, completes the
+// Delete (which sweeps the list) and plans the list from no head: its one
+// transaction commits, none is refused for a head the Delete took away.
+func TestABlindSetWithListsOverADeleteCutOffSpendsNoFailedWrite(t *testing.T) {
+	var refused atomic.Int64
+	s := newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+		return dynamotest.Wrap(api, func(ctx context.Context, op string, send func(context.Context) error) error {
+			err := send(ctx)
+			if op == "TransactWriteItems" && err != nil {
+				refused.Add(1)
+			}
+			return err
+		})
+	}, ryno.Options{})
+	k, a, b := pk("gone"), pk("a"), pk("b")
+	createSubjects(t, s.Client, a, b)
+	_, err := s.Set(ctx, &ryno.Entity{Key: k}, ryno.ReplaceLists(map[string][]ryno.Key{"follows": {a, b}}))
+	require.NoError(t, err)
+	cut := newFaultyClient(t, s, ryno.Options{Retry: ryno.RetryOptions{MaxAttempts: 1}})
+	cut.faults.FailAfter("Query", 0, func() error { return errInjected })
+	require.ErrorIs(t, cut.db.Delete(ctx, k), errInjected)
+
+	_, err = s.Set(ctx, &ryno.Entity{Key: k}, ryno.ReplaceLists(map[string][]ryno.Key{"follows": {b}}))
+	require.NoError(t, err)
+	require.Zero(t, refused.Load(), "no transaction refused")
+	got, err := s.Get(ctx, k)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), got.Version, "created anew")
+	require.Equal(t, []ryno.Key{b}, objectsOf(t, s.Client, k, "follows", 10))
+	requireListExact(t, s, k, "follows")
 }

@@ -330,10 +330,16 @@ func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem boo
 			return snap, done, err
 		}
 		if snap.x.Absent {
-			// No entity (or one whose Delete the decision just completed, sweeping
-			// its entries): entries read beside the item are none of its own, and
-			// the write puts every entry it emits, as a create does.
+			// No entity: entries read beside the item are none of its own, and the
+			// write puts every entry it emits, as a create does.
 			snap.entries = nil
+		}
+		if snap.x.Absent && item != nil {
+			// The decision completed the Delete it found, which swept the lists
+			// read beside the item: they are none now.
+			for i, p := range w.predicates {
+				snap.lists[i] = listState{head: relationships.Head{Subject: relationships.Key(w.e.Key), Predicate: p}}
+			}
 		}
 	}
 	if entriesFirst && getItem && !x.Carried && !snap.x.Absent {

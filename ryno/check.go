@@ -320,7 +320,7 @@ func (r entityRef) key(item map[string]types.AttributeValue) Key {
 func (c *Client) relationshipsTable() checkedTable {
 	return checkedTable{
 		table: c.names.Relationships,
-		key:   []string{schema.AttrSubjectKey, schema.AttrPredicateKey},
+		key:   schema.RelationshipKeyAttrs(),
 		extra: []string{schema.AttrPredicate, schema.AttrPredicateObjectKey, schema.AttrObjectKey, schema.AttrIndex, schema.AttrReverseKey},
 		refs: []entityRef{
 			{"subject", schema.AttrSubjectScope, schema.AttrSubjectType, schema.AttrSubjectID},
@@ -333,7 +333,7 @@ func (c *Client) relationshipsTable() checkedTable {
 func (c *Client) indexTable() checkedTable {
 	return checkedTable{
 		table:   c.names.IndexEntries,
-		key:     []string{schema.AttrSubjectKey, schema.AttrUniqueKey},
+		key:     schema.IndexEntryKeyAttrs(),
 		extra:   []string{schema.AttrIndexName, schema.AttrIndexKey},
 		refs:    []entityRef{{"entity", schema.AttrScope, schema.AttrType, schema.AttrID}},
 		scanned: func(p *CheckProgress) *int { return &p.IndexEntries },
@@ -430,7 +430,7 @@ func (c *Client) unheldClaims(ctx context.Context, batch *batching.Engine, claim
 	for i, cl := range claims {
 		ops[i] = batching.NewGetOp(c.names.IndexEntries, cl.Entry().PrimaryKey())
 	}
-	held, err := batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: indexKey})
+	held, err := batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: schema.IndexEntryKeyAttrs()})
 	if err != nil {
 		return nil, err
 	}

@@ -83,7 +83,7 @@ func (c *Client) headless(ctx context.Context, batch *batching.Engine, ids []lis
 		lists = append(lists, id)
 		ops = append(ops, batching.NewGetOp(c.names.Relationships, relationships.HeadPrimaryKey(relationships.Key(id.subject), id.predicate)))
 	}
-	found, err := batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: []string{schema.AttrSubjectKey, schema.AttrPredicateKey}})
+	found, err := batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: schema.RelationshipKeyAttrs()})
 	if err != nil {
 		return nil, err
 	}

@@ -46,10 +46,7 @@ func firstErr(errs ...error) error {
 // Exists is the condition that the entity exists (not being deleted, and not
 // expired).
 func Exists() Condition {
-	return Condition{text: "exists", build: func(now time.Time) expression.ConditionBuilder {
-		return expression.AttributeExists(expression.Name(schema.AttrID)).
-			And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)), actions.NotExpired(now))
-	}}
+	return Condition{text: "exists", build: actions.Live}
 }
 
 // Absent is the condition that the entity does not exist (or is being deleted, or

@@ -306,9 +306,6 @@ func indexRecord(entries []indexentries.Entry) types.AttributeValue {
 	return mapValue(record)
 }
 
-// indexKey names the primary key attributes of the index entries table.
-var indexKey = []string{schema.AttrSubjectKey, schema.AttrUniqueKey}
-
 // readIndexEntries returns the stored index entries of the entity k: the truth that
 // writes are diffed against, so a write retried after a half-failed one still removes
 // stale entries.
@@ -324,7 +321,7 @@ func indexOps(table string, stored []map[string]types.AttributeValue, emitted []
 	for _, item := range stored {
 		e, err := indexentries.FromItem(item)
 		if err != nil {
-			ops = append(ops, batching.DeleteOp(table, batching.Project(item, indexKey)))
+			ops = append(ops, batching.DeleteOp(table, batching.Project(item, schema.IndexEntryKeyAttrs())))
 			continue
 		}
 		existing = append(existing, e)

@@ -3,6 +3,8 @@ package ryno
 import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -23,12 +25,7 @@ func (k Key) String() string { return schema.SubjectKey(k.Scope, k.Type, k.ID) }
 func (k Key) Validate() error { return schema.ValidateEntityKey(k.Scope, k.Type, k.ID) }
 
 // item returns the primary key of the entity's item in the entities table.
-func (k Key) item() map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{
-		schema.AttrID:           str(k.ID),
-		schema.AttrScopeTypeKey: str(schema.ScopeTypeKey(k.Scope, k.Type)),
-	}
-}
+func (k Key) item() map[string]types.AttributeValue { return actions.EntityKey(relationships.Key(k)) }
 
 func str(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }
 

@@ -306,7 +306,7 @@ func (c *Client) readIntents(ctx context.Context, subject Key, predicate string)
 func intentKeys(items []map[string]types.AttributeValue) []map[string]types.AttributeValue {
 	keys := make([]map[string]types.AttributeValue, len(items))
 	for i, item := range items {
-		keys[i] = batching.Project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})
+		keys[i] = batching.Project(item, schema.RelationshipKeyAttrs())
 	}
 	return keys
 }
@@ -321,7 +321,7 @@ func (c *Client) recordIntent(ctx context.Context, l *listLease, ch relationship
 	ops := make([]batching.WriteOp, len(parts))
 	keys := make([]map[string]types.AttributeValue, len(parts))
 	for i, p := range parts {
-		keys[i] = batching.Project(p, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})
+		keys[i] = batching.Project(p, schema.RelationshipKeyAttrs())
 		ops[i] = batching.PutOp(c.names.Relationships, keys[i], p)
 	}
 	chunks := batching.Chunk(ops, actions.MaxItems-2, actions.MaxBytes-leaseCheckBytes, batching.WriteOp.Size)

@@ -44,9 +44,11 @@ func (c *Client) sweepHolding(ctx context.Context, k Key, g guard, claims []inde
 		return false, err
 	}
 	var parts []sweep.Part
+	firstParts := make([][]sweep.Part, len(refs))
 	more := false
 	for i, r := range refs {
-		parts = append(parts, r.parts(first[i].Items)...)
+		firstParts[i] = r.parts(first[i].Items)
+		parts = append(parts, firstParts[i]...)
 		more = more || len(first[i].LastEvaluatedKey) > 0
 	}
 	extra := sweep.ClaimsBeside(claims, parts)
@@ -70,7 +72,7 @@ func (c *Client) sweepHolding(ctx context.Context, k Key, g guard, claims []inde
 			}
 			return c.sweepParts(ctx, batch, g, []sweep.Part{{Releases: extra}})
 		}
-		if err := c.sweepParts(ctx, batch, g, refs[i].parts(first[i].Items)); err != nil {
+		if err := c.sweepParts(ctx, batch, g, firstParts[i]); err != nil {
 			return err
 		}
 		if len(first[i].LastEvaluatedKey) == 0 {
@@ -222,7 +224,7 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 			// A list written before heads existed: its entries are deleted alone. The
 			// other lists of the transaction are likely as old: their heads are read
 			// at once rather than found missing one refusal at a time.
-			p.Deletes, p.List = actions.RelationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
+			c.deleteAlone(p)
 			if err := c.dropHeadless(ctx, parts); err != nil {
 				return err
 			}
@@ -313,7 +315,7 @@ func (c *Client) dropHeadless(ctx context.Context, parts []sweep.Part) error {
 	for j, op := range ops {
 		if _, ok := found[op.ID]; !ok {
 			p := &parts[owners[j]]
-			p.Deletes, p.List = actions.RelationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
+			c.deleteAlone(p)
 		}
 	}
 	return nil
@@ -337,12 +339,18 @@ func (c *Client) finishList(ctx context.Context, p *sweep.Part, h relationships.
 	_, err := c.writeListLeased(ctx, nil, h)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		p.Deletes, p.List = actions.RelationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
+		c.deleteAlone(p)
 		return nil
 	case err != nil:
 		return wrap(err, "finishing a list pointing at the entity")
 	}
 	return nil
+}
+
+// deleteAlone makes p delete its list's entries without the list's head or marker:
+// the list has no head (written before heads existed), or its subject is gone.
+func (c *Client) deleteAlone(p *sweep.Part) {
+	p.Deletes, p.List = actions.RelationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
 }
 
 // readEdges reads the entries of subject's list under predicate that point at
@@ -360,7 +368,7 @@ func (c *Client) readEdges(ctx context.Context, subject Key, predicate string, o
 		in.ConsistentRead = aws.Bool(true)
 		return c.queryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 			for _, item := range items {
-				keys = append(keys, batching.NewGetOp(c.names.Relationships, batching.Project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})))
+				keys = append(keys, batching.NewGetOp(c.names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs())))
 			}
 			return nil
 		})
@@ -439,7 +447,7 @@ type reference struct {
 // partition of the relationship entries table (consistent reads of the tables), and
 // the entries pointing at it (through the reverse index, which projects them whole).
 func (c *Client) references(k Key) []reference {
-	relKey := []string{schema.AttrSubjectKey, schema.AttrPredicateKey}
+	relKey := schema.RelationshipKeyAttrs()
 	partition := keyCondition(c.names.Relationships, "", schema.AttrSubjectKey, k.String())
 	partition.ConsistentRead = aws.Bool(true)
 	own := func(items []map[string]types.AttributeValue) []sweep.Part {
@@ -457,7 +465,7 @@ func (c *Client) references(k Key) []reference {
 		return []sweep.Part{p}
 	}
 	return []reference{
-		{keysOnly(c.indexEntriesQuery(k), append(slices.Clone(indexKey), entryNames...)...), c.indexParts},
+		{keysOnly(c.indexEntriesQuery(k), append(schema.IndexEntryKeyAttrs(), entryNames...)...), c.indexParts},
 		{keysOnly(partition, append(slices.Clone(relKey), schema.AttrToken, schema.AttrPredicateObjectKey)...), own},
 		{c.incomingQuery(k), func(items []map[string]types.AttributeValue) []sweep.Part { return c.incomingParts(k, items) }},
 	}
@@ -474,7 +482,7 @@ func (c *Client) indexParts(items []map[string]types.AttributeValue) []sweep.Par
 	}
 	var p sweep.Part
 	for _, item := range items {
-		p.Deletes = append(p.Deletes, batching.DeleteOp(c.names.IndexEntries, batching.Project(item, indexKey)))
+		p.Deletes = append(p.Deletes, batching.DeleteOp(c.names.IndexEntries, batching.Project(item, schema.IndexEntryKeyAttrs())))
 		if e, err := indexentries.FromItem(item); err == nil && c.indexes.unique(e.Type, e.IndexName) {
 			p.Releases = append(p.Releases, indexentries.ClaimOf(e))
 		}
@@ -499,7 +507,7 @@ func (c *Client) incomingParts(k Key, items []map[string]types.AttributeValue) [
 			alone.Fenced = append(alone.Fenced, sweep.FenceOf(item))
 			continue
 		case err != nil:
-			alone.Deletes = append(alone.Deletes, batching.DeleteOp(c.names.Relationships, batching.Project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})))
+			alone.Deletes = append(alone.Deletes, batching.DeleteOp(c.names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs())))
 			continue
 		}
 		id := e.Subject.String() + "\x00" + e.Predicate

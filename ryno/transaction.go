@@ -500,8 +500,8 @@ func actionItem(act types.TransactWriteItem) string {
 func keyOf(table string, item map[string]types.AttributeValue) map[string]types.AttributeValue {
 	for _, names := range [][]string{
 		{schema.AttrID, schema.AttrScopeTypeKey},
-		{schema.AttrSubjectKey, schema.AttrPredicateKey},
-		{schema.AttrSubjectKey, schema.AttrUniqueKey},
+		schema.RelationshipKeyAttrs(),
+		schema.IndexEntryKeyAttrs(),
 	} {
 		if _, ok := item[names[1]]; ok {
 			return batching.Project(item, names)

@@ -238,7 +238,7 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 		}
 	}
 	for _, b := range partition {
-		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.names.Relationships, batching.Project(b, []string{schema.AttrSubjectKey, schema.AttrPredicateKey}))})[0], actions.Role{Kind: actions.RoleHead}, 0)
+		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.names.Relationships, batching.Project(b, schema.RelationshipKeyAttrs()))})[0], actions.Role{Kind: actions.RoleHead}, 0)
 	}
 	p.refused = func(_ context.Context, role actions.Role, item map[string]types.AttributeValue) (bool, error) {
 		now, _ := c.readStored(op.key, item)

@@ -51,6 +51,14 @@ const (
 	AttrSequence = "_sequence" // S
 )
 
+// RelationshipKeyAttrs returns the attributes of the primary key of the
+// relationship entries table, to project an item onto its key.
+func RelationshipKeyAttrs() []string { return []string{AttrSubjectKey, AttrPredicateKey} }
+
+// IndexEntryKeyAttrs returns the attributes of the primary key of the index entries
+// table.
+func IndexEntryKeyAttrs() []string { return []string{AttrSubjectKey, AttrUniqueKey} }
+
 // Attributes of the bookkeeping items of a relationship list (see ListHeadKey and
 // ListMarkerKey), besides the keys and the raw subject and predicate.
 const (

@@ -61,7 +61,7 @@ type Fenced struct {
 
 // FenceOf is the fenced delete of the set entry item (with its key and _token).
 func FenceOf(item map[string]types.AttributeValue) Fenced {
-	key := batching.Project(item, []string{schema.AttrSubjectKey, schema.AttrPredicateKey})
+	key := batching.Project(item, schema.RelationshipKeyAttrs())
 	return Fenced{Key: key, Token: tokenOf(item)}
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -244,16 +245,46 @@ func TestAStreamConsumerCompletesADeleteOfATreeCutOff(t *testing.T) {
 
 // TestAStreamConsumerCompletesADeleteBesideTheDeleteItself runs a Completer on the
 // record of a Delete InBackground while the Delete's own goroutine deletes the same
-// tree: the two share the work, neither fails, and nothing is left.
+// tree: the goroutine's requests after the tombstone wait until the consumer has
+// written, then both go on together. The two share the work, neither fails, and
+// nothing is left.
 func TestAStreamConsumerCompletesADeleteBesideTheDeleteItself(t *testing.T) {
 	for round := range 3 {
-		s := newStoreOpts(t, nil, ryno.Options{Owns: ownsTree, MaxConcurrency: 4})
+		var armed, held, wrote atomic.Bool
+		release := make(chan struct{})
+		var released sync.Once
+		let := func() { released.Do(func() { close(release) }) }
+		s := newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+			return dynamotest.Wrap(api, func(ctx context.Context, op string, send func(context.Context) error) error {
+				if held.Load() {
+					select { // bounded: a consumer that never writes fails the test below
+					case <-release:
+					case <-time.After(20 * time.Second):
+						let()
+					}
+				}
+				err := send(ctx)
+				if op == "UpdateItem" && armed.CompareAndSwap(true, false) {
+					held.Store(true) // the tombstone landed
+				}
+				return err
+			})
+		}, ryno.Options{Owns: ownsTree, MaxConcurrency: 4})
 		enableStreams(t, s)
 		keys := seedTree(t, s, fmt.Sprint("rocket", round), 40, 2)
+		armed.Store(true)
 		require.NoError(t, s.Delete(ctx, keys[0], ryno.InBackground()))
 		table := s.Names().Entities
 		_, records := dynamotest.StreamRecords(t, s.raw, table)
-		other := newClientOn(t, s, ryno.Options{Owns: ownsTree, MaxConcurrency: 4})
+		consumerAPI := dynamotest.Wrap(s.raw, func(ctx context.Context, op string, send func(context.Context) error) error {
+			err := send(ctx)
+			if op == "TransactWriteItems" || op == "DeleteItem" {
+				wrote.Store(true)
+				let()
+			}
+			return err
+		})
+		other := mustNew(t, consumerAPI, s.Names().Prefix, nil, ryno.Options{Owns: ownsTree, MaxConcurrency: 4})
 		completer, err := changes.NewCompleter(other)
 		require.NoError(t, err)
 
@@ -263,6 +294,7 @@ func TestAStreamConsumerCompletesADeleteBesideTheDeleteItself(t *testing.T) {
 		require.NoError(t, s.Wait(ctx), "round %d: the Delete's own goroutine", round)
 		wg.Wait()
 		require.NoError(t, consumed, "round %d: the consumer", round)
+		require.True(t, wrote.Load(), "round %d: the consumer wrote: it completed the Delete it was given", round)
 		requireTreeGone(t, s, keys)
 	}
 }

@@ -32,6 +32,7 @@ var mayImport = map[string][]string{
 	"entitystate":   {"internal/actions", "internal/indexentries", "internal/schema"},
 	"groupcommit":   {"internal/errs"},
 	"exprtest":      {},
+	"store":         {"internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/relationships", "internal/requests", "internal/schema"},
 }
 
 // public are the packages of the public face that no internal package may import.

@@ -14,6 +14,7 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Orphan is an entry that refers to an entity that does not exist.
@@ -405,7 +406,7 @@ func (c *Client) findOrphans(ctx context.Context, batch *batching.Engine, t chec
 				orphan = true
 				break
 			}
-			if e, ok := existing[batching.ItemID(c.names.Entities, k.item())]; !ok || deleted(e) {
+			if e, ok := existing[batching.ItemID(c.names.Entities, k.item())]; !ok || store.Deleted(e) {
 				orphans = append(orphans, Orphan{Entry: entry, Role: r.role, Missing: k, item: claim, stored: e})
 				orphan = true
 				break
@@ -452,7 +453,7 @@ func (c *Client) unheldClaims(ctx context.Context, batch *batching.Engine, claim
 // scanPages runs in page after page, handing each page's items to fn, until no page
 // follows or fn fails.
 func (c *Client) scanPages(ctx context.Context, in *dynamodb.ScanInput, fn func([]map[string]types.AttributeValue) error) error {
-	return eachPage(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, error) {
+	return store.EachPage(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, error) {
 		page := *in
 		page.ExclusiveStartKey = start
 		out, err := c.api.Scan(ctx, &page)
@@ -461,4 +462,5 @@ func (c *Client) scanPages(ctx context.Context, in *dynamodb.ScanInput, fn func(
 		}
 		return out.Items, out.LastEvaluatedKey, nil
 	}, fn)
+
 }

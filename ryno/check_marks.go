@@ -12,6 +12,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -45,7 +46,7 @@ func (c *Client) checkMarks(ctx context.Context, run *checkRun, items []map[stri
 		if err != nil {
 			continue // not an entity: the store's own items carry no marks
 		}
-		s, err := c.readStored(k, item)
+		s, err := c.core.ReadStored(relationships.Key(k), item)
 		if err != nil {
 			return err
 		}

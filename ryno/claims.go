@@ -14,7 +14,9 @@ import (
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // UniqueError reports a write refused because another entity holds a value of a
@@ -167,7 +169,7 @@ func (c *Client) uniqueIndex(si ScopedIndex, value indexing.Value) (Index, error
 // lookupUnique reads the claim of value in si and returns the key it names.
 func (c *Client) lookupUnique(ctx context.Context, si ScopedIndex, value indexing.Value, consistent bool) (Key, error) {
 	scope, index := si.Scope, si.Index
-	in := getInput(c.names.IndexEntries, indexentries.ClaimPrimaryKey(scope, index, value))
+	in := store.GetInput(c.names.IndexEntries, indexentries.ClaimPrimaryKey(scope, index, value))
 	in.ConsistentRead = aws.Bool(consistent)
 	out, err := c.api.GetItem(ctx, in)
 	if err != nil {
@@ -185,11 +187,11 @@ func (c *Client) lookupUnique(ctx context.Context, si ScopedIndex, value indexin
 		return holder, nil
 	}
 	// The holder has expired, unless a write extended it since the claim was put.
-	item, err := c.getItem(ctx, holder, consistent)
+	item, err := c.core.GetItem(ctx, relationships.Key(holder), consistent)
 	switch {
 	case err != nil:
 		return Key{}, err
-	case item == nil || c.hidden(item):
+	case item == nil || c.core.Hidden(item):
 		return Key{}, unheld(si, value)
 	}
 	return holder, nil

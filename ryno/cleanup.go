@@ -1,6 +1,11 @@
 package ryno
 
-import "context"
+import (
+	"context"
+
+	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/store"
+)
 
 // Cleanup deletes what refers to the entity k while k does not exist: the
 // relationship entries to and from it (the lists that held them stay exact), its
@@ -22,7 +27,7 @@ func (c *Client) Cleanup(ctx context.Context, k Key) (err error) {
 	if err := k.Validate(); err != nil {
 		return err
 	}
-	if err := c.sweep(ctx, k, guard{key: k, absent: true}, nil); err != nil {
+	if err := c.sweep(ctx, k, store.Guard{Key: relationships.Key(k), Absent: true}, nil); err != nil {
 		return wrap(err, "clean up after %s", k)
 	}
 	return nil
@@ -47,11 +52,11 @@ func (c *Client) CompleteDelete(ctx context.Context, k Key) (err error) {
 	if err := k.Validate(); err != nil {
 		return err
 	}
-	item, err := c.getItem(ctx, k, true)
+	item, err := c.core.GetItem(ctx, relationships.Key(k), true)
 	if err != nil {
 		return err
 	}
-	s, err := c.readStored(k, item)
+	s, err := c.core.ReadStored(relationships.Key(k), item)
 	if err != nil || !s.Ending() {
 		return err
 	}

@@ -11,12 +11,14 @@ import (
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 	"github.com/rynodb/rynodb/tables"
 )
 
 // Client reads and writes entities in the tables of one prefix. It is safe for
 // concurrent use.
 type Client struct {
+	core    *store.Core // the tables, their requests and the configuration the machinery reads
 	api     DynamoDBAPI
 	opts    Options
 	names   schema.Names
@@ -66,7 +68,16 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 	api = requests.Reads{API: requests.Missing{API: api}, Retry: batching.Policy(opts.Retry), Sleep: batching.SleepContext, Retrying: retrying}
 	batch := batching.NewEngine(api, opts.MaxConcurrency, batching.Policy(opts.Retry))
 	batch.Retrying = retrying
+	core := &store.Core{API: api, Names: names, Batch: batch, Config: store.Config{
+		Now:            opts.Now,
+		MaxConcurrency: opts.MaxConcurrency,
+		ConsistentRead: opts.ConsistentRead,
+		Retry:          batching.Policy(opts.Retry),
+		Conflicts:      batching.Policy(opts.Conflicts),
+		Retrying:       retrying,
+	}}
 	return &Client{
+		core:    core,
 		api:     api,
 		opts:    opts,
 		names:   names,

@@ -10,9 +10,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Delete removes the entity with key k with everything that refers to it: its index
@@ -61,7 +64,7 @@ func (c *Client) deleteEntity(ctx context.Context, k Key, o writeOptions) error 
 		return err
 	}
 	if s.Deleting == "" { // no entity: entries left from an earlier life are swept
-		err = c.sweep(ctx, k, guard{key: k, absent: true}, nil)
+		err = c.sweep(ctx, k, store.Guard{Key: relationships.Key(k), Absent: true}, nil)
 	} else {
 		err = c.completeDelete(ctx, k, s)
 	}
@@ -173,11 +176,11 @@ func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (entit
 	update = updateInline(update, everySlot(nil))
 	// Sending the mark again is safe: if it landed, the condition fails and the
 	// stored item shows the token.
-	send := c.updateSend(c.entityUpdate(k, commit.Build(cond, &update)))
-	a := c.settle(ctx, send, send)
+	send := c.core.UpdateSend(c.core.EntityUpdate(relationships.Key(k), commit.Build(cond, &update)))
+	a := c.core.Settle(ctx, send, send)
 	switch a.Outcome {
 	case commit.Committed:
-		return c.readStored(k, a.Item)
+		return c.core.ReadStored(relationships.Key(k), a.Item)
 	case commit.ConditionFailed:
 		return c.afterMarkFailed(k, token, o, a.Item)
 	}
@@ -189,7 +192,7 @@ func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (entit
 // there is no entity, or it has another version.
 func (c *Client) afterMarkFailed(k Key, token string, o writeOptions, item map[string]types.AttributeValue) (entitystate.State, error) {
 	version := o.version
-	s, err := c.readStored(k, item)
+	s, err := c.core.ReadStored(relationships.Key(k), item)
 	switch {
 	case err != nil:
 		return entitystate.State{}, err
@@ -222,7 +225,7 @@ func (c *Client) completeDelete(ctx context.Context, k Key, s entitystate.State)
 	if err := c.cascade(ctx, k); err != nil {
 		return err
 	}
-	g := guard{key: k, attr: schema.AttrDeleting, token: s.Deleting}
+	g := store.Guard{Key: relationships.Key(k), Attr: schema.AttrDeleting, Token: s.Deleting}
 	return c.sweep(ctx, k, g, c.indexes.recordClaims(k, s.Item))
 }
 
@@ -241,7 +244,7 @@ func (c *Client) deleteItem(ctx context.Context, del *types.Delete) error {
 		_, err := c.api.DeleteItem(ctx, in, commit.NoSDKRetry)
 		return commit.Classify(err)
 	}
-	a := c.settle(ctx, send, send) // deleting again is safe
+	a := c.core.Settle(ctx, send, send) // deleting again is safe
 	if a.Outcome == commit.Committed || a.Outcome == commit.ConditionFailed {
 		return nil
 	}
@@ -250,14 +253,14 @@ func (c *Client) deleteItem(ctx context.Context, del *types.Delete) error {
 
 // deleteAction is the deletion of the entity item under its tombstone; none for a
 // guard of a missing entity.
-func (c *Client) deleteAction(g guard) (types.TransactWriteItem, bool) {
-	if g.absent {
+func (c *Client) deleteAction(g store.Guard) (types.TransactWriteItem, bool) {
+	if g.Absent {
 		return types.TransactWriteItem{}, false
 	}
-	b := commit.Build(expression.Name(g.attr).Equal(expression.Value(str(g.token))), nil)
+	b := commit.Build(expression.Name(g.Attr).Equal(expression.Value(str(g.Token))), nil)
 	return types.TransactWriteItem{Delete: &types.Delete{
 		TableName:                 aws.String(c.names.Entities),
-		Key:                       g.key.item(),
+		Key:                       actions.EntityKey(g.Key),
 		ConditionExpression:       b.Condition,
 		ExpressionAttributeNames:  b.Names,
 		ExpressionAttributeValues: b.Values,

@@ -13,6 +13,7 @@ import (
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -57,15 +58,6 @@ func expiryTime(seconds int64) time.Time {
 	return time.Unix(seconds, 0).UTC()
 }
 
-// hidden reports whether a reader sees item as missing: a tombstone, or an entity
-// that has expired by the client's clock.
-func (c *Client) hidden(item map[string]types.AttributeValue) bool {
-	return deleted(item) || entitystate.ExpiredAt(entitystate.ExpiresOf(item), c.opts.Now())
-}
-
-// visible is the opposite of hidden: what a reader sees.
-func (c *Client) visible(item map[string]types.AttributeValue) bool { return !c.hidden(item) }
-
 // expire puts the tombstone of a Delete on k while it holds an expired entity, and
 // returns the item of the Delete to complete, as markDeleting does: none (deleting
 // "") when k holds no expired entity by now.
@@ -94,11 +86,11 @@ func (c *Client) freeHeld(ctx context.Context, cl indexentries.Claim, item map[s
 	if holder == (Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}) {
 		return false, nil
 	}
-	stored, err := c.getItem(ctx, holder, true)
+	stored, err := c.core.GetItem(ctx, relationships.Key(holder), true)
 	if err != nil {
 		return false, err
 	}
-	s, err := c.readStored(holder, stored)
+	s, err := c.core.ReadStored(relationships.Key(holder), stored)
 	switch {
 	case err != nil:
 		return false, err
@@ -111,11 +103,12 @@ func (c *Client) freeHeld(ctx context.Context, cl indexentries.Claim, item map[s
 		return true, nil
 	}
 	absent := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrID)), nil)
-	a := c.transact(ctx, []types.TransactWriteItem{
+	a := c.core.Transact(ctx, []types.TransactWriteItem{
 		{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.names.Entities), Key: holder.item(),
 			ConditionExpression: absent.Condition, ExpressionAttributeNames: absent.Names}},
 		actions.Release(c.names.IndexEntries, held),
 	}, commit.NewToken())
+
 	switch a.Outcome {
 	case commit.Committed:
 		return true, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -135,14 +136,14 @@ func TestStoredExpiry(t *testing.T) {
 	require.NoError(t, err)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := c.readStored(stateKey, tt.item)
+			s, err := c.core.ReadStored(relationships.Key(stateKey), tt.item)
 			require.NoError(t, err)
 			require.Equal(t, tt.live, s.Live(), "live")
 			require.Equal(t, tt.ending, s.Ending(), "ending")
-			require.Equal(t, tt.hidden, c.hidden(tt.item), "hidden")
+			require.Equal(t, tt.hidden, c.core.Hidden(tt.item), "hidden")
 		})
 	}
-	missing, err := c.readStored(stateKey, nil)
+	missing, err := c.core.ReadStored(relationships.Key(stateKey), nil)
 	require.NoError(t, err)
 	require.False(t, missing.Ending(), "no item: nothing to complete")
 }

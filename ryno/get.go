@@ -4,10 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/relationships"
 )
@@ -88,11 +84,11 @@ func WithRelationships(predicates ...string) GetOption {
 }
 
 func (c *Client) getEntity(ctx context.Context, k Key, consistent bool) (*Entity, error) {
-	item, err := c.getItem(ctx, k, consistent)
+	item, err := c.core.GetItem(ctx, relationships.Key(k), consistent)
 	if err != nil {
 		return nil, err
 	}
-	if item == nil || c.hidden(item) {
+	if item == nil || c.core.Hidden(item) {
 		return nil, notFound(k)
 	}
 	return decodeEntity(item)
@@ -131,19 +127,6 @@ func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []s
 	return e, nil
 }
 
-// getItem reads the entity item of k; nil when there is none.
-func (c *Client) getItem(ctx context.Context, k Key, consistent bool) (map[string]types.AttributeValue, error) {
-	out, err := c.api.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(c.names.Entities),
-		Key:            k.item(),
-		ConsistentRead: aws.Bool(consistent),
-	})
-	if err != nil {
-		return nil, wrap(err, "get %s", k)
-	}
-	return out.Item, nil
-}
-
 // BatchGet returns the entities with keys, in the order of keys, with nil where an
 // entity does not exist. Any number of keys: they are read with ceil(n/100)
 // BatchGetItem requests sent in parallel, each distinct key once. When some keys
@@ -176,7 +159,7 @@ func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_
 	entities := make([]*Entity, len(keys))
 	for i, op := range ops {
 		item, ok := items[op.ID]
-		if !ok || c.hidden(item) {
+		if !ok || c.core.Hidden(item) {
 			continue
 		}
 		// Decoded per position: duplicate keys must not share one mutable entity.

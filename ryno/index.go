@@ -16,6 +16,7 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -310,7 +311,7 @@ func indexRecord(entries []indexentries.Entry) types.AttributeValue {
 // writes are diffed against, so a write retried after a half-failed one still removes
 // stale entries.
 func (c *Client) readIndexEntries(ctx context.Context, k Key) ([]map[string]types.AttributeValue, error) {
-	return c.queryAll(ctx, c.indexEntriesQuery(k))
+	return c.core.QueryAll(ctx, c.core.IndexEntriesQuery(relationships.Key(k)))
 }
 
 // indexOps returns the writes that turn the stored entries into the emitted ones.

@@ -65,7 +65,7 @@ func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond ind
 	}
 	ix, _ := c.indexes.byName(in.Index)
 	keep := func(item map[string]types.AttributeValue) bool {
-		return ix.Inline == 0 || !c.hidden(item) // an entity being deleted or expired leaves its inline entries
+		return ix.Inline == 0 || !c.core.Hidden(item) // an entity being deleted or expired leaves its inline entries
 	}
 	return indexPage(ctx, c, in, cond, p, keep, func(item map[string]types.AttributeValue) (IndexEntry, error) {
 		return decodeIndexEntry(item, ix)
@@ -75,7 +75,7 @@ func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond ind
 // queryInline is QueryIndex of an inline index: its GSI holds the entity items
 // themselves, so one Query reads the page.
 func (c *Client) queryInline(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (*Page[*Entity], error) {
-	return indexPage(ctx, c, in, cond, p, c.visible, decodeEntity)
+	return indexPage(ctx, c, in, cond, p, c.core.Visible, decodeEntity)
 }
 
 // indexPage reads one page of the items of the index in that match cond, and

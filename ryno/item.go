@@ -93,13 +93,6 @@ func checkItemSize(k Key, item map[string]types.AttributeValue) error {
 	return nil
 }
 
-// deleted reports whether item is the tombstone of an entity being deleted: the
-// Delete has taken effect, and the entity reads as missing.
-func deleted(item map[string]types.AttributeValue) bool {
-	_, ok := item[schema.AttrDeleting]
-	return ok
-}
-
 // EntityFromItem decodes an item of the entities table, as a DynamoDB stream record,
 // an export or a backup holds it: the key, timestamps, version, metadata and
 // attributes, with numbers as json.Number. The store's own attributes (those

@@ -12,7 +12,9 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // commitLarge writes a change too large for one transaction. It puts the entity
@@ -45,10 +47,10 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 		}
 	}
 	batch := w.c.batch.Shared()
-	g := guard{key: w.e.Key, attr: schema.AttrPending, token: w.token}
+	g := store.Guard{Key: relationships.Key(w.e.Key), Attr: schema.AttrPending, Token: w.token}
 	err = batching.Parallel(ctx, len(p.lists)+1, len(p.lists)+1, func(ctx context.Context, i int) error {
 		if i == 0 {
-			return w.c.transactGuarded(ctx, batch, g, entryOps)
+			return w.c.core.TransactGuarded(ctx, batch, g, entryOps)
 		}
 		ch := p.lists[i-1]
 		op := listOp{kind: listReplace, subject: w.e.Key, predicate: ch.Predicate,
@@ -57,14 +59,14 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 		return err
 	})
 	switch {
-	case errors.Is(err, errGuardFailed):
+	case errors.Is(err, store.ErrGuardFailed):
 		return commitResult{stored: written}, nil // superseded: the next writer reconciles
 	case err != nil:
 		return commitResult{}, &PartialWriteError{Entity: written, Err: err}
 	}
 	cleared, err := w.c.clearPending(ctx, w.e.Key, w.token)
 	switch {
-	case errors.Is(err, errGuardFailed):
+	case errors.Is(err, store.ErrGuardFailed):
 		return commitResult{stored: written}, nil
 	case err != nil:
 		return commitResult{}, &PartialWriteError{Entity: written, Err: err}
@@ -78,12 +80,12 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 // without the entity holding it.
 func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types.AttributeValue) (commitResult, error) {
 	if len(p.claims)+len(p.releases) == 0 {
-		return w.result(w.c.putItem(ctx, w.e.Key, item, p.x, w.token), p)
+		return w.result(w.c.core.PutItem(ctx, relationships.Key(w.e.Key), item, p.x, w.token), p)
 	}
 	t := &actions.Transaction{}
-	t.Add(w.c.putAction(item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(item))
+	t.Add(w.c.core.PutAction(item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(item))
 	actions.AddClaims(t, w.c.names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(item))
-	a := w.c.transact(ctx, t.Actions, commit.NewToken())
+	a := w.c.core.Transact(ctx, t.Actions, commit.NewToken())
 	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
 		return w.claimRefused(ctx, t.Roles[a.Action].Claim, a.Item)
 	}
@@ -102,13 +104,13 @@ func (c *Client) clearPending(ctx context.Context, k Key, token string) (map[str
 	update := expression.Remove(expression.Name(schema.AttrPending)).
 		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
 	mark := expression.Name(schema.AttrPending).Equal(expression.Value(str(token)))
-	send := c.updateSend(c.entityUpdate(k, commit.Build(mark, &update)))
+	send := c.core.UpdateSend(c.core.EntityUpdate(relationships.Key(k), commit.Build(mark, &update)))
 	resolve := func(ctx context.Context) commit.Attempt {
-		item, err := c.getItem(ctx, k, true)
+		item, err := c.core.GetItem(ctx, relationships.Key(k), true)
 		if err != nil {
 			return commit.Attempt{Outcome: commit.Ambiguous, Err: err}
 		}
-		s, err := c.readStored(k, item)
+		s, err := c.core.ReadStored(relationships.Key(k), item)
 		switch {
 		case err != nil:
 			return commit.Attempt{Outcome: commit.Failed, Err: err}
@@ -119,12 +121,12 @@ func (c *Client) clearPending(ctx context.Context, k Key, token string) (map[str
 		}
 		return commit.Attempt{Outcome: commit.ConditionFailed}
 	}
-	a := c.settle(ctx, send, resolve)
+	a := c.core.Settle(ctx, send, resolve)
 	switch a.Outcome {
 	case commit.Committed:
 		return a.Item, nil
 	case commit.ConditionFailed:
-		return nil, errGuardFailed
+		return nil, store.ErrGuardFailed
 	}
 	return nil, wrap(a.Err, "clear the pending mark of %s", k)
 }

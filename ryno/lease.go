@@ -15,6 +15,7 @@ import (
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // A change of a list too large for one transaction takes a lease on the list: a
@@ -129,7 +130,7 @@ func (c *Client) writeListLeased(ctx context.Context, op *listOp, seen relations
 // read as seen. While another writer's lease lives it waits, within
 // Options.Conflicts, then fails with a *LeaseError.
 func (c *Client) acquireList(ctx context.Context, subject Key, predicate string, seen relationships.Head) (*listLease, error) {
-	pace := c.conflictPacer()
+	pace := c.core.ConflictPacer()
 	token := commit.NewToken()
 	for {
 		now := c.opts.Now()
@@ -146,7 +147,7 @@ func (c *Client) acquireList(ctx context.Context, subject Key, predicate string,
 			t := &actions.Transaction{}
 			t.Add(c.headUpdate(subject, predicate, headVersionIs(seen.Version), u), actions.Role{Kind: actions.RoleHead}, 0)
 			c.checkEntity(t, subject, actions.Role{Kind: actions.RoleEntity})
-			a := c.transact(ctx, t.Actions, commit.NewToken())
+			a := c.core.Transact(ctx, t.Actions, commit.NewToken())
 			switch {
 			case a.Outcome == commit.Committed:
 				return &listLease{subject: subject, predicate: predicate, token: token, prior: seen}, nil
@@ -188,7 +189,7 @@ func headVersionIs(v int64) expression.ConditionBuilder {
 
 // readHead reads the head of subject's list under predicate consistently.
 func (c *Client) readHead(ctx context.Context, subject Key, predicate string) (relationships.Head, error) {
-	item, err := c.getRelationshipItem(ctx, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
+	item, err := c.core.GetRelationshipItem(ctx, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
 	if err != nil {
 		return relationships.Head{}, err
 	}
@@ -275,11 +276,12 @@ func (c *Client) readUnderLease(ctx context.Context, l *listLease) (leasedState,
 
 // readMarkers reads every marker of a list.
 func (c *Client) readMarkers(ctx context.Context, subject Key, predicate string) ([]relationships.Marker, error) {
-	in := withSortPrefix(keyCondition(c.names.Relationships, "", schema.AttrSubjectKey, subject.String()),
+	in := store.WithSortPrefix(store.KeyCondition(c.names.Relationships, "", schema.AttrSubjectKey, subject.String()),
 		schema.AttrPredicateKey, schema.ListMarkersPrefix(predicate))
+
 	in.ConsistentRead = aws.Bool(true)
 	var markers []relationships.Marker
-	err := c.queryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+	err := c.core.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 		for _, item := range items {
 			r := entityRef{scope: schema.AttrObjectScope, typ: schema.AttrObjectType, id: schema.AttrObjectID}
 			m, err := relationships.MarkerFromItem(relationships.Key(r.key(item)), item)
@@ -290,16 +292,18 @@ func (c *Client) readMarkers(ctx context.Context, subject Key, predicate string)
 		}
 		return nil
 	})
+
 	return markers, err
 }
 
 // readIntents reads the intent parts of subject's list for predicate, whatever
 // their writer, consistently.
 func (c *Client) readIntents(ctx context.Context, subject Key, predicate string) ([]map[string]types.AttributeValue, error) {
-	in := withSortPrefix(keyCondition(c.names.Relationships, "", schema.AttrSubjectKey, subject.String()),
+	in := store.WithSortPrefix(store.KeyCondition(c.names.Relationships, "", schema.AttrSubjectKey, subject.String()),
 		schema.AttrPredicateKey, schema.ListIntentsPrefix(predicate))
+
 	in.ConsistentRead = aws.Bool(true)
-	return c.queryAll(ctx, in)
+	return c.core.QueryAll(ctx, in)
 }
 
 // intentKeys returns the primary keys of intent parts.
@@ -352,7 +356,7 @@ func (c *Client) updateLeasedHead(ctx context.Context, l *listLease, u expressio
 	t.Add(c.headUpdate(l.subject, l.predicate, leaseIs(l.token), u), actions.Role{Kind: actions.RoleHead}, 0)
 	c.checkEntity(t, l.subject, actions.Role{Kind: actions.RoleEntity})
 	t.Actions = append(t.Actions, actions.Items(ops)...)
-	a := c.transact(ctx, t.Actions, commit.NewToken())
+	a := c.core.Transact(ctx, t.Actions, commit.NewToken())
 	switch {
 	case a.Outcome == commit.Committed:
 		return nil
@@ -393,7 +397,7 @@ func (c *Client) applyLeased(ctx context.Context, l *listLease, ops []batching.W
 		if checkObjects {
 			err = c.writeCheckingObjects(ctx, batch, t, ops)
 		} else {
-			err = c.transactChecked(ctx, batch, t.Actions, t.Bytes, ops)
+			err = c.core.TransactChecked(ctx, batch, t.Actions, t.Bytes, ops)
 		}
 		var gone *objectMissingError
 		switch {
@@ -401,7 +405,7 @@ func (c *Client) applyLeased(ctx context.Context, l *listLease, ops []batching.W
 			dropped[gone.object] = true
 			ops = withoutEdgesTo(ops, gone.object)
 			continue
-		case errors.Is(err, errGuardFailed):
+		case errors.Is(err, store.ErrGuardFailed):
 			return dropped, c.leaseLost(ctx, l)
 		}
 		return dropped, err
@@ -441,12 +445,12 @@ func (c *Client) writeCheckingObjects(ctx context.Context, batch *batching.Engin
 			return err
 		}
 		defer release()
-		a := c.transact(ctx, ct.Actions, commit.NewToken())
+		a := c.core.Transact(ctx, ct.Actions, commit.NewToken())
 		switch {
 		case a.Outcome == commit.Committed:
 			return nil
 		case a.Outcome == commit.ConditionFailed && a.Action < len(t.Actions):
-			return errGuardFailed
+			return store.ErrGuardFailed
 		case a.Outcome == commit.ConditionFailed && a.Action < checks:
 			return refusal(ct, a).missing
 		}
@@ -471,7 +475,7 @@ func (c *Client) requireObjects(ctx context.Context, puts []relationships.Entry)
 		return err
 	}
 	for i, o := range objects {
-		if item, ok := items[ops[i].ID]; !ok || c.hidden(item) {
+		if item, ok := items[ops[i].ID]; !ok || c.core.Hidden(item) {
 			return &objectMissingError{object: o}
 		}
 	}
@@ -542,8 +546,8 @@ func deleteOps(table string, keys []map[string]types.AttributeValue) []batching.
 // leaseLost explains a write whose lease check failed: the subject was deleted, or
 // the lease expired and another writer took the list over.
 func (c *Client) leaseLost(ctx context.Context, l *listLease) error {
-	item, err := c.getItem(ctx, l.subject, true)
-	if err == nil && (item == nil || c.hidden(item)) {
+	item, err := c.core.GetItem(ctx, relationships.Key(l.subject), true)
+	if err == nil && (item == nil || c.core.Hidden(item)) {
 		return c.subjectMissing(ctx, l.subject)
 	}
 	return &ConflictError{Key: l.subject, Predicate: l.predicate,

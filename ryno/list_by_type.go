@@ -29,7 +29,7 @@ func (c *Client) ListByType(ctx context.Context, t Type, p PageOptions) (_ *Page
 	if err != nil {
 		return nil, wrap(err, "list %s", t)
 	}
-	return decodePage(items, cursor, c.visible, decodeEntity) // one being deleted or expired is gone for readers
+	return decodePage(items, cursor, c.core.Visible, decodeEntity) // one being deleted or expired is gone for readers
 }
 
 // AllByType iterates over every entity of type t, in the order of

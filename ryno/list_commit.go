@@ -3,8 +3,6 @@ package ryno
 import (
 	"context"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/actions"
@@ -91,7 +89,7 @@ func (c *Client) readWholeList(ctx context.Context, subject Key, predicate strin
 	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
-			head, err = c.getRelationshipItem(ctx, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
+			head, err = c.core.GetRelationshipItem(ctx, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
 		} else {
 			s.entries, err = c.readList(ctx, subject, predicate, true)
 		}
@@ -122,21 +120,6 @@ func (c *Client) readHeads(ctx context.Context, subject Key, predicates []string
 		}
 	}
 	return heads, nil
-}
-
-// getInput is a strongly consistent GetItem of key in table.
-func getInput(table string, key map[string]types.AttributeValue) *dynamodb.GetItemInput {
-	return &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)}
-}
-
-// getRelationshipItem reads one item of the relationship entries table
-// consistently; nil when there is none.
-func (c *Client) getRelationshipItem(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
-	out, err := c.api.GetItem(ctx, getInput(c.names.Relationships, key))
-	if err != nil {
-		return nil, err
-	}
-	return out.Item, nil
 }
 
 // plan returns the change op makes to the list read.

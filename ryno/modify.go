@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/rynodb/rynodb/internal/relationships"
 )
 
 // Modify reads the entity k, calls fn to change it, and writes it back under the
@@ -56,7 +58,7 @@ func (c *Client) modify(ctx context.Context, k Key, o writeOptions, fn func(e *E
 	if o.version > 0 { // another version will not come back
 		return c.modifyOnce(ctx, k, o, fn)
 	}
-	pace := c.conflictPacer()
+	pace := c.core.ConflictPacer()
 	for {
 		stored, err := c.modifyOnce(ctx, k, o, fn)
 		var conflict *ConflictError
@@ -102,11 +104,11 @@ func (c *Client) modifyOnce(ctx context.Context, k Key, o writeOptions, fn func(
 // entity being deleted, or expired, reads as missing once its deletion is
 // completed, as every writer meeting one completes it.
 func (c *Client) getToWrite(ctx context.Context, k Key) (*Entity, error) {
-	item, err := c.getItem(ctx, k, true)
+	item, err := c.core.GetItem(ctx, relationships.Key(k), true)
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.readStored(k, item)
+	s, err := c.core.ReadStored(relationships.Key(k), item)
 	switch {
 	case err != nil:
 		return nil, err

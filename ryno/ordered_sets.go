@@ -15,6 +15,7 @@ import (
 	"github.com/rynodb/rynodb/internal/paging"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // An ordered set (Options.OrderedSets) is a set whose entries also hold a
@@ -144,8 +145,8 @@ func (c *Client) replaceOrderedSet(ctx context.Context, op listOp) error {
 // orderedQuery is the query of Relationships on an ordered set: its entries in the
 // by-object LSI, in order.
 func (c *Client) orderedQuery(subject Key, predicate string) pageQuery {
-	in := keyCondition(c.names.Relationships, c.names.RelationshipsByObject, schema.AttrSubjectKey, subject.String())
-	in = withSortPrefix(in, schema.AttrPredicateObjectKey, schema.OrderedSetPrefix(predicate))
+	in := store.KeyCondition(c.names.Relationships, c.names.RelationshipsByObject, schema.AttrSubjectKey, subject.String())
+	in = store.WithSortPrefix(in, schema.AttrPredicateObjectKey, schema.OrderedSetPrefix(predicate))
 	return pageQuery{
 		in:    in,
 		local: true,

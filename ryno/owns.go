@@ -73,9 +73,9 @@ func (c *Client) cascade(ctx context.Context, k Key) error {
 // deleteOwned deletes the objects of owner's list under predicate, a page at a
 // time, in parallel within MaxConcurrency.
 func (c *Client) deleteOwned(ctx context.Context, owner Key, predicate string, seen *sync.Map) error {
-	in := c.outgoingQuery(owner, predicate)
+	in := c.core.OutgoingQuery(relationships.Key(owner), predicate)
 	in.ConsistentRead = aws.Bool(true)
-	return c.queryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+	return c.core.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 		var objects []Key
 		for _, item := range items {
 			e, err := relationships.FromItem(item)
@@ -90,4 +90,5 @@ func (c *Client) deleteOwned(ctx context.Context, owner Key, predicate string, s
 			return c.deleteEntity(ctx, objects[i], writeOptions{})
 		})
 	})
+
 }

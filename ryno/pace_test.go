@@ -20,7 +20,7 @@ func TestConflictPacerUsesTheConflictBudget(t *testing.T) {
 		slept = append(slept, d)
 		return nil
 	}
-	p := c.conflictPacer()
+	p := c.core.ConflictPacer()
 	require.NoError(t, p.Wait(context.Background()), "the second attempt")
 	require.NoError(t, p.Wait(context.Background()), "the third attempt")
 	require.EqualError(t, p.Wait(context.Background()), "gave up after 3 attempts", "Options.Conflicts, not Options.Retry")

@@ -20,6 +20,7 @@ import (
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/numbers"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -162,10 +163,12 @@ func (c *Client) patchItem(ctx context.Context, k Key, ep encodedPatch, o writeO
 	version := o.version
 	token := commit.NewToken()
 	in := c.patchInput(k, ep, o, token)
-	send := c.updateSend(in)
+	send := c.core.UpdateSend(in)
 	unapplied := func(s entitystate.State) bool { return version > 0 && s.Live() && s.Version == version }
-	resolve := func(ctx context.Context) commit.Attempt { return c.resolve(ctx, k, token, unapplied, send) }
-	a := c.settle(ctx, send, resolve)
+	resolve := func(ctx context.Context) commit.Attempt {
+		return c.core.Resolve(ctx, relationships.Key(k), token, unapplied, send)
+	}
+	a := c.core.Settle(ctx, send, resolve)
 	switch a.Outcome {
 	case commit.Committed:
 		return decodeEntity(a.Item)
@@ -218,7 +221,7 @@ func (c *Client) patchInput(k Key, ep encodedPatch, o writeOptions, token string
 	}
 	b := commit.Build(cond, &u)
 	a.resolve(b.Names)
-	return c.entityUpdate(k, b)
+	return c.core.EntityUpdate(relationships.Key(k), b)
 }
 
 // aliases stands in for attribute names in an expression builder: plain names the
@@ -246,7 +249,7 @@ func (a *aliases) resolve(built map[string]string) {
 // patchRefused explains a patch whose condition failed on the stored item.
 func (c *Client) patchRefused(ctx context.Context, k Key, o writeOptions, token string, item map[string]types.AttributeValue) (*Entity, error) {
 	version := o.version
-	s, err := c.readStored(k, item)
+	s, err := c.core.ReadStored(relationships.Key(k), item)
 	switch {
 	case err != nil:
 		return nil, err

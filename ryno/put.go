@@ -198,7 +198,7 @@ func (w *write) first() (x entitystate.Expectation, read bool) {
 // what it read; when the condition fails, the stored item it returns decides the next.
 func (w *write) run(ctx context.Context) (*Entity, error) {
 	x, read := w.first()
-	pace := w.c.conflictPacer()
+	pace := w.c.core.ConflictPacer()
 	if in := w.upsertInput(); in != nil {
 		done, next, err := w.upsert(ctx, in)
 		if done != nil || err != nil {
@@ -308,7 +308,7 @@ func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem boo
 		var err error
 		switch {
 		case i == 0 && getItem:
-			item, err = w.c.getItem(ctx, w.e.Key, true)
+			item, err = w.c.core.GetItem(ctx, relationships.Key(w.e.Key), true)
 		case i == 1 && entriesFirst:
 			snap.entries, err = w.c.readIndexEntries(ctx, w.e.Key)
 		case i == 2 && readLists:
@@ -360,7 +360,7 @@ func (w *write) conditionFailed(x entitystate.Expectation, item map[string]types
 	if w.cond == nil {
 		return nil
 	}
-	s, err := w.c.readStored(w.e.Key, item)
+	s, err := w.c.core.ReadStored(relationships.Key(w.e.Key), item)
 	if err != nil || !s.Live() || s.Token == w.token || !x.Holds(s) {
 		return nil
 	}
@@ -370,7 +370,7 @@ func (w *write) conditionFailed(x entitystate.Expectation, item map[string]types
 // decideFromItem decides the next expectation from the stored item (nil: none), or
 // that the call is done: its own earlier attempt landed, or the item refuses it.
 func (w *write) decideFromItem(ctx context.Context, item map[string]types.AttributeValue) (entitystate.Expectation, *Entity, error) {
-	s, err := w.c.readStored(w.e.Key, item)
+	s, err := w.c.core.ReadStored(relationships.Key(w.e.Key), item)
 	if err != nil {
 		return entitystate.Expectation{}, nil, err
 	}
@@ -499,7 +499,7 @@ type commitResult struct {
 // entity, its index entries and claims, its lists.
 func (w *write) transaction(p *putPlan) *actions.Transaction {
 	t := &actions.Transaction{}
-	t.Add(w.c.putAction(p.item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(p.item))
+	t.Add(w.c.core.PutAction(p.item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(p.item))
 	t.MarkChecked(relationships.Key(w.e.Key)) // the put checks the entity
 	for _, op := range batching.LastWriteWins(p.entryOps) {
 		t.Add(actions.Items([]batching.WriteOp{op})[0], actions.Role{Kind: actions.RoleIndex}, op.Size())
@@ -515,13 +515,13 @@ func (w *write) transaction(p *putPlan) *actions.Transaction {
 // transaction when everything fits in one, the large path otherwise.
 func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 	if len(p.entryOps) == 0 && len(p.lists) == 0 && len(p.claims)+len(p.releases) == 0 && !p.x.Pending {
-		return w.result(w.c.putItem(ctx, w.e.Key, p.item, p.x, w.token), p)
+		return w.result(w.c.core.PutItem(ctx, relationships.Key(w.e.Key), p.item, p.x, w.token), p)
 	}
 	t := w.transaction(p)
 	if p.x.Pending || !t.Fits() {
 		return w.commitLarge(ctx, p)
 	}
-	a := w.c.transact(ctx, t.Actions, commit.NewToken())
+	a := w.c.core.Transact(ctx, t.Actions, commit.NewToken())
 	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
 		r := refusal(t, a)
 		switch {

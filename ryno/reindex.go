@@ -17,7 +17,9 @@ import (
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // ReindexProgress counts what a Reindex has done so far.
@@ -64,7 +66,7 @@ func (c *Client) Reindex(ctx context.Context, t Type, progress func(ReindexProgr
 	}
 	in := *q.in
 	in.Limit = aws.Int32(reindexPage)
-	err = c.queryPages(ctx, &in, func(items []map[string]types.AttributeValue) error {
+	err = c.core.QueryPages(ctx, &in, func(items []map[string]types.AttributeValue) error {
 		puts, deletes, dups, err := c.reindexPage(ctx, items)
 		if err != nil {
 			return err
@@ -78,6 +80,7 @@ func (c *Client) Reindex(ctx context.Context, t Type, progress func(ReindexProgr
 		}
 		return nil
 	})
+
 	if err != nil {
 		return done, wrap(err, "reindex %s", schema.ScopeTypeKey(scope, typ))
 	}
@@ -111,9 +114,9 @@ func (c *Client) reindexEntity(ctx context.Context, item map[string]types.Attrib
 	if err != nil {
 		return nil, err
 	}
-	pace := c.conflictPacer()
+	pace := c.core.ConflictPacer()
 	for {
-		s, err := c.readStored(k, item)
+		s, err := c.core.ReadStored(relationships.Key(k), item)
 		if err != nil || !s.Live() {
 			return nil, err
 		}
@@ -125,7 +128,7 @@ func (c *Client) reindexEntity(ctx context.Context, item map[string]types.Attrib
 		if err := pace.Wait(ctx); err != nil {
 			return nil, wrap(err, "reindex %s", k)
 		}
-		if item, err = c.getItem(ctx, k, true); err != nil {
+		if item, err = c.core.GetItem(ctx, relationships.Key(k), true); err != nil {
 			return nil, err
 		}
 	}
@@ -190,7 +193,7 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 	actions.AddClaims(t, r.c.names.IndexEntries, claims, releases, entitystate.ExpiresOf(r.s.Item))
 	if !large {
 		t.Actions = append(t.Actions, actions.Items(ops)...)
-		return r.counted(r.c.transact(ctx, t.Actions, commit.NewToken()), ops)
+		return r.counted(r.c.core.Transact(ctx, t.Actions, commit.NewToken()), ops)
 	}
 	return r.runLarge(ctx, t.Actions, emitted)
 }
@@ -266,7 +269,7 @@ func (r *reindexing) recordUpdate(set string, record types.AttributeValue, large
 // runLarge marks the entity, then reads and writes its entries under the mark, as a
 // large write does.
 func (r *reindexing) runLarge(ctx context.Context, first []types.TransactWriteItem, emitted []indexentries.Entry) (bool, error) {
-	a := r.c.transact(ctx, first, commit.NewToken())
+	a := r.c.core.Transact(ctx, first, commit.NewToken())
 	if done, err := r.counted(a, nil); !done || err != nil {
 		return done, err
 	}
@@ -278,16 +281,16 @@ func (r *reindexing) runLarge(ctx context.Context, first []types.TransactWriteIt
 	if err != nil {
 		return true, err
 	}
-	g := guard{key: r.k, attr: schema.AttrPending, token: r.token}
-	err = r.c.transactGuarded(ctx, r.c.batch.Shared(), g, ops)
-	if errors.Is(err, errGuardFailed) {
+	g := store.Guard{Key: relationships.Key(r.k), Attr: schema.AttrPending, Token: r.token}
+	err = r.c.core.TransactGuarded(ctx, r.c.batch.Shared(), g, ops)
+	if errors.Is(err, store.ErrGuardFailed) {
 		return true, nil // a writer took over, and reconciles
 	}
 	if err != nil {
 		return true, err
 	}
 	r.count(ops)
-	if _, err := r.c.clearPending(ctx, r.k, r.token); err != nil && !errors.Is(err, errGuardFailed) {
+	if _, err := r.c.clearPending(ctx, r.k, r.token); err != nil && !errors.Is(err, store.ErrGuardFailed) {
 		return true, err
 	}
 	return true, nil

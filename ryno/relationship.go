@@ -9,6 +9,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Relationship is one entry of a subject's ordered list of objects under a predicate:
@@ -81,7 +82,7 @@ func (c *Client) relationshipsQuery(subject Key, predicate string) (pageQuery, e
 		return c.orderedQuery(subject, predicate), nil
 	}
 	return pageQuery{
-		in:       c.outgoingQuery(subject, predicate),
+		in:       c.core.OutgoingQuery(relationships.Key(subject), predicate),
 		position: outgoingPosition(subject, predicate, c.sets),
 		identity: c.names.Relationships + "\x00" + subject.String() + "\x00" + schema.Escape(predicate),
 	}, nil
@@ -212,7 +213,7 @@ func (c *Client) reverseQuery(object Key, predicate string) (pageQuery, error) {
 		return pageQuery{}, err
 	}
 	q := pageQuery{
-		in:       c.incomingQuery(object),
+		in:       c.core.IncomingQuery(relationships.Key(object)),
 		position: incomingPosition(object, predicate, c.sets),
 		identity: c.names.ReverseRelationships + "\x00" + object.String(),
 	}
@@ -220,7 +221,7 @@ func (c *Client) reverseQuery(object Key, predicate string) (pageQuery, error) {
 		if err := relationships.ValidatePredicate(predicate); err != nil {
 			return pageQuery{}, err
 		}
-		q.in = withSortPrefix(q.in, schema.AttrReverseKey, schema.PredicatePrefix(predicate))
+		q.in = store.WithSortPrefix(q.in, schema.AttrReverseKey, schema.PredicatePrefix(predicate))
 		// A predicate makes another query, with cursors of its own.
 		q.identity += "\x00" + schema.Escape(predicate)
 	}
@@ -249,7 +250,7 @@ func (c *Client) HasRelationship(ctx context.Context, subject Key, predicate str
 	}
 	if c.sets[predicate] {
 		e := relationships.SetEntry(relationships.Key(subject), predicate, relationships.Key(object))
-		in := getInput(c.names.Relationships, e.PrimaryKey())
+		in := store.GetInput(c.names.Relationships, e.PrimaryKey())
 		in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
 		out, err := c.api.GetItem(ctx, in)
 		if err != nil {
@@ -257,7 +258,7 @@ func (c *Client) HasRelationship(ctx context.Context, subject Key, predicate str
 		}
 		return out.Item != nil, nil
 	}
-	in := c.edgeQuery(subject, predicate, object)
+	in := c.core.EdgeQuery(relationships.Key(subject), predicate, relationships.Key(object))
 	in.Limit = aws.Int32(1)
 	out, err := c.api.Query(ctx, in)
 	if err != nil {
@@ -293,7 +294,7 @@ func (c *Client) CountRelationships(ctx context.Context, subject Key, predicate 
 		n, err := c.countSet(ctx, subject, predicate)
 		return n, wrap(err, "count relationships %s -%s->", subject, predicate)
 	}
-	in := getInput(c.names.Relationships, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
+	in := store.GetInput(c.names.Relationships, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
 	in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
 	out, err := c.api.GetItem(ctx, in)
 	if err != nil {

@@ -104,7 +104,7 @@ func (c *Client) listCall(ctx context.Context, kind listKind, subject Key, predi
 // rebuilt under a lease first, with op (lease.go); so is a change too large for one
 // transaction.
 func (c *Client) writeList(ctx context.Context, op listOp) (relationships.Change, error) {
-	pace := c.conflictPacer()
+	pace := c.core.ConflictPacer()
 	var doubt relationships.Doubt
 	for {
 		s, err := c.readListState(ctx, op)
@@ -134,7 +134,7 @@ func (c *Client) writeList(ctx context.Context, op listOp) (relationships.Change
 // plans op into a transaction of its own: a list left unfinished is finished first,
 // and a live lease fails with a *LeaseError.
 func (c *Client) readListReady(ctx context.Context, op listOp) (listState, error) {
-	pace := c.conflictPacer()
+	pace := c.core.ConflictPacer()
 	var doubt relationships.Doubt
 	for {
 		s, err := c.readListState(ctx, op)
@@ -170,7 +170,7 @@ func (c *Client) commitList(ctx context.Context, op listOp, s listState) (relati
 		ch, err := c.writeListLeased(ctx, &op, s.head)
 		return ch, true, err
 	}
-	a := c.transact(ctx, t.Actions, commit.NewToken())
+	a := c.core.Transact(ctx, t.Actions, commit.NewToken())
 	switch {
 	case a.Outcome == commit.Committed:
 		return ch, true, nil
@@ -188,10 +188,10 @@ func (c *Client) commitList(ctx context.Context, op listOp, s listState) (relati
 // readList returns the entries of subject under predicate (every predicate when
 // empty), in key order. Plans are computed from consistent reads.
 func (c *Client) readList(ctx context.Context, subject Key, predicate string, consistent bool) ([]relationships.Entry, error) {
-	in := c.outgoingQuery(subject, predicate)
+	in := c.core.OutgoingQuery(relationships.Key(subject), predicate)
 	in.ConsistentRead = aws.Bool(consistent)
 	var entries []relationships.Entry
-	err := c.queryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+	err := c.core.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 		for _, item := range items {
 			e, err := relationships.FromItem(item)
 			if err != nil {
@@ -201,6 +201,7 @@ func (c *Client) readList(ctx context.Context, subject Key, predicate string, co
 		}
 		return nil
 	})
+
 	return entries, err
 }
 
@@ -252,11 +253,11 @@ func distinctKeys(keys []Key) []Key {
 // the subject is being deleted, it completes the Delete first, as every writer that
 // meets a tombstone does.
 func (c *Client) subjectMissing(ctx context.Context, subject Key) error {
-	item, err := c.getItem(ctx, subject, true)
+	item, err := c.core.GetItem(ctx, relationships.Key(subject), true)
 	if err != nil {
 		return err
 	}
-	if s, err := c.readStored(subject, item); err == nil && s.Ending() {
+	if s, err := c.core.ReadStored(relationships.Key(subject), item); err == nil && s.Ending() {
 		if err := c.completeDelete(ctx, subject, s); err != nil {
 			return wrap(err, "completing a delete in progress")
 		}

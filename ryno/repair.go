@@ -13,7 +13,9 @@ import (
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // repair is a transaction deleting orphans, each only while the entity it misses is
@@ -153,14 +155,14 @@ func (c *Client) repairOrphans(ctx context.Context, run *checkRun, orphans []Orp
 // by now. Both sweeps are conditional on what Check read: the Delete's tombstone,
 // or the entity's absence.
 func (c *Client) sweepMissing(ctx context.Context, k Key, item map[string]types.AttributeValue) (bool, error) {
-	s, err := c.readStored(k, item)
+	s, err := c.core.ReadStored(relationships.Key(k), item)
 	switch {
 	case err != nil:
 		return false, err
 	case s.Ending():
 		return true, c.completeDelete(ctx, k, s)
 	}
-	return c.sweepHolding(ctx, k, guard{key: k, absent: true}, nil)
+	return c.sweepHolding(ctx, k, store.Guard{Key: relationships.Key(k), Absent: true}, nil)
 }
 
 // repairClaims deletes claims whose owner is missing, each only while it still is.
@@ -265,7 +267,7 @@ func (c *Client) releaseUnheld(ctx context.Context, batch *batching.Engine, orph
 		unrecorded := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrID)).
 			Or(expression.Not(expression.Contains(record, cl.Value.Encoding()))), nil)
 		owner := Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}
-		a := c.transact(ctx, []types.TransactWriteItem{
+		a := c.core.Transact(ctx, []types.TransactWriteItem{
 			{ConditionCheck: &types.ConditionCheck{
 				TableName: aws.String(c.names.IndexEntries), Key: cl.Entry().PrimaryKey(),
 				ConditionExpression: missing.Condition, ExpressionAttributeNames: missing.Names,
@@ -277,6 +279,7 @@ func (c *Client) releaseUnheld(ctx context.Context, batch *batching.Engine, orph
 			}},
 			actions.Release(c.names.IndexEntries, cl),
 		}, commit.NewToken())
+
 		switch {
 		case a.Outcome == commit.Committed:
 			mu.Lock()

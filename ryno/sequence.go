@@ -13,6 +13,7 @@ import (
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // A sequence is a named counter of an entity, its owner: TransactNext draws its next
@@ -132,7 +133,7 @@ func sequenceKey(owner Key, name string) map[string]types.AttributeValue {
 
 // readSequence reads the last number drawn from owner's sequence name.
 func (c *Client) readSequence(ctx context.Context, owner Key, name string, consistent bool) (int64, error) {
-	in := getInput(c.names.Relationships, sequenceKey(owner, name))
+	in := store.GetInput(c.names.Relationships, sequenceKey(owner, name))
 	in.ConsistentRead = aws.Bool(consistent)
 	out, err := c.api.GetItem(ctx, in)
 	if err != nil || out.Item == nil {

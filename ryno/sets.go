@@ -16,6 +16,7 @@ import (
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // A set (a predicate in Options.Sets) keeps one entry per object, keyed by the
@@ -161,7 +162,7 @@ func (c *Client) removeFromSet(ctx context.Context, op listOp) ([]Key, error) {
 	err := batching.Parallel(ctx, len(objects)+1, c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
 		if i == len(objects) {
 			var err error
-			subject, err = c.getItem(ctx, op.subject, true)
+			subject, err = c.core.GetItem(ctx, relationships.Key(op.subject), true)
 			return err
 		}
 		e := op.setEntry(objects[i])
@@ -178,7 +179,7 @@ func (c *Client) removeFromSet(ctx context.Context, op listOp) ([]Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.readStored(op.subject, subject)
+	s, err := c.core.ReadStored(relationships.Key(op.subject), subject)
 	switch {
 	case err != nil:
 		return nil, err
@@ -255,7 +256,7 @@ func (c *Client) confirmSet(ctx context.Context, op listOp, objects, created []K
 		if err != nil {
 			return err
 		}
-		s, err := c.readStored(op.subject, found[0])
+		s, err := c.core.ReadStored(relationships.Key(op.subject), found[0])
 		switch {
 		case err != nil:
 			return err
@@ -269,8 +270,8 @@ func (c *Client) confirmSet(ctx context.Context, op listOp, objects, created []K
 			}
 			continue
 		}
-		err = c.transactGuarded(ctx, c.batch.Shared(), guard{key: op.subject, absent: true}, c.setDeletes(op, objects))
-		if !errors.Is(err, errGuardFailed) {
+		err = c.core.TransactGuarded(ctx, c.batch.Shared(), store.Guard{Key: relationships.Key(op.subject), Absent: true}, c.setDeletes(op, objects))
+		if !errors.Is(err, store.ErrGuardFailed) {
 			return errors.Join(err, notFound(op.subject))
 		}
 	}
@@ -285,7 +286,7 @@ const maxSetConfirmations = 4
 // was read of each), after deleting the entries of created.
 func (c *Client) confirmObjects(ctx context.Context, op listOp, objects, created []Key, items []map[string]types.AttributeValue, token string) error {
 	for i, item := range items {
-		if s, err := c.readStored(objects[i], item); err != nil || !s.Live() {
+		if s, err := c.core.ReadStored(relationships.Key(objects[i]), item); err != nil || !s.Live() {
 			return errors.Join(err, c.takeBack(ctx, op, created, token), fmt.Errorf("object %w", notFound(objects[i])))
 		}
 	}
@@ -324,7 +325,7 @@ func (c *Client) subjectEnded(ctx context.Context, k Key, s entitystate.State) e
 // one GetItem for one key, BatchGetItem requests for more.
 func (c *Client) readEntities(ctx context.Context, keys []Key) ([]map[string]types.AttributeValue, error) {
 	if len(keys) == 1 {
-		item, err := c.getItem(ctx, keys[0], true)
+		item, err := c.core.GetItem(ctx, relationships.Key(keys[0]), true)
 		return []map[string]types.AttributeValue{item}, err
 	}
 	ops := make([]batching.GetOp, len(keys))
@@ -345,7 +346,7 @@ func (c *Client) readEntities(ctx context.Context, keys []Key) ([]map[string]typ
 // countSet counts the entries of a set with Query's COUNT, one request per MB of
 // entries.
 func (c *Client) countSet(ctx context.Context, subject Key, predicate string) (int, error) {
-	in := c.outgoingQuery(subject, predicate)
+	in := c.core.OutgoingQuery(relationships.Key(subject), predicate)
 	in.Select = types.SelectCount
 	n := 0
 	for {

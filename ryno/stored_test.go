@@ -11,7 +11,9 @@ import (
 
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/exprtest"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 var (
@@ -73,7 +75,7 @@ func TestReadStored(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := decodeStored(stateKey, tt.item, time.Now())
+			got, err := store.DecodeStored(relationships.Key(stateKey), tt.item, time.Now())
 			require.NoError(t, err)
 			tt.want.Item = tt.item
 			require.Equal(t, tt.want, got)
@@ -96,7 +98,7 @@ func TestReadStoredRejectsMalformedMarks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := decodeStored(stateKey, storedItem(tt.attrs), time.Now())
+			_, err := store.DecodeStored(relationships.Key(stateKey), storedItem(tt.attrs), time.Now())
 			require.Error(t, err)
 			require.ErrorContains(t, err, stateKey.String())
 			require.ErrorContains(t, err, tt.attr)

@@ -16,6 +16,7 @@ import (
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 	"github.com/rynodb/rynodb/internal/sweep"
 )
 
@@ -31,13 +32,13 @@ import (
 // (then the item is deleted last), or the entity is missing. When g stops holding,
 // the entity has a new life whose entries are its own, and sweep stops. claims are
 // released besides those of the index entries found.
-func (c *Client) sweep(ctx context.Context, k Key, g guard, claims []indexentries.Claim) error {
+func (c *Client) sweep(ctx context.Context, k Key, g store.Guard, claims []indexentries.Claim) error {
 	_, err := c.sweepHolding(ctx, k, g, claims)
 	return err
 }
 
 // sweepHolding is sweep, reporting whether g held to the end.
-func (c *Client) sweepHolding(ctx context.Context, k Key, g guard, claims []indexentries.Claim) (bool, error) {
+func (c *Client) sweepHolding(ctx context.Context, k Key, g store.Guard, claims []indexentries.Claim) (bool, error) {
 	refs := c.references(k)
 	first, err := c.firstPages(ctx, refs)
 	if err != nil {
@@ -80,12 +81,13 @@ func (c *Client) sweepHolding(ctx context.Context, k Key, g guard, claims []inde
 		}
 		next := *refs[i].query
 		next.ExclusiveStartKey = first[i].LastEvaluatedKey
-		return c.queryPages(ctx, &next, func(items []map[string]types.AttributeValue) error {
+		return c.core.QueryPages(ctx, &next, func(items []map[string]types.AttributeValue) error {
 			return c.sweepParts(ctx, batch, g, refs[i].parts(items))
 		})
+
 	})
 	switch {
-	case errors.Is(err, errGuardFailed):
+	case errors.Is(err, store.ErrGuardFailed):
 		return false, nil
 	case err != nil:
 		return false, err
@@ -99,19 +101,19 @@ func (c *Client) sweepHolding(ctx context.Context, k Key, g guard, claims []inde
 // when the guard is a tombstone (its condition is the guard), beside the guard's
 // check otherwise. A guard that no longer holds means the work is done or moot; it
 // reports whether the guard held.
-func (c *Client) sweepOnce(ctx context.Context, g guard, final types.TransactWriteItem, hasFinal bool, parts []sweep.Part) (bool, error) {
+func (c *Client) sweepOnce(ctx context.Context, g store.Guard, final types.TransactWriteItem, hasFinal bool, parts []sweep.Part) (bool, error) {
 	switch {
 	case len(parts) == 0 && !hasFinal:
 		return true, nil
 	case len(parts) == 0:
 		return true, c.deleteItem(ctx, final.Delete)
 	}
-	first := g.action(c.names.Entities)
+	first := g.Action(c.names.Entities)
 	if hasFinal {
 		first = final
 	}
 	err := c.sweepTransaction(ctx, first, parts)
-	if errors.Is(err, errGuardFailed) {
+	if errors.Is(err, store.ErrGuardFailed) {
 		return false, nil
 	}
 	return err == nil, err
@@ -121,10 +123,10 @@ func (c *Client) sweepOnce(ctx context.Context, g guard, final types.TransactWri
 // fenced deletes of set entries, all within batch's bound. More fenced deletes than
 // fencedLimit go in the transactions: a transaction takes 99 where a wave of
 // requests takes MaxConcurrency.
-func (c *Client) sweepParts(ctx context.Context, batch *batching.Engine, g guard, parts []sweep.Part) error {
+func (c *Client) sweepParts(ctx context.Context, batch *batching.Engine, g store.Guard, parts []sweep.Part) error {
 	fenced, parts := sweep.TakeFenced(parts, fencedWaves*c.opts.MaxConcurrency)
 	txs := sweep.Pack(parts, actions.MaxItems-1)
-	check := g.action(c.names.Entities)
+	check := g.Action(c.names.Entities)
 	return batching.Parallel(ctx, len(txs)+len(fenced), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		release, err := batch.Acquire(ctx)
 		if err != nil {
@@ -173,7 +175,7 @@ func (c *Client) deleteIfToken(ctx context.Context, key map[string]types.Attribu
 // that holds other positions than the entries read (the reverse index lags, or a
 // writer added some since) is read, and every entry it holds goes.
 func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWriteItem, parts []sweep.Part) error {
-	pace := c.conflictPacer()
+	pace := c.core.ConflictPacer()
 	for {
 		t := &actions.Transaction{}
 		t.Add(first, actions.Role{Kind: actions.RoleEntity}, 0)
@@ -191,12 +193,12 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 				owner = append(owner, i)
 			}
 		}
-		a := c.transact(ctx, t.Actions, commit.NewToken())
+		a := c.core.Transact(ctx, t.Actions, commit.NewToken())
 		switch {
 		case a.Outcome == commit.Committed:
 			return nil
 		case a.Outcome == commit.ConditionFailed && a.Action == 0:
-			return errGuardFailed
+			return store.ErrGuardFailed
 		case a.Outcome != commit.ConditionFailed:
 			return a.Err
 		}
@@ -361,17 +363,18 @@ func (c *Client) readEdges(ctx context.Context, subject Key, predicate string, o
 	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		if i == 1 {
 			var err error
-			marker, err = c.getRelationshipItem(ctx, relationships.MarkerPrimaryKey(relationships.Key(subject), predicate, relationships.Key(object)))
+			marker, err = c.core.GetRelationshipItem(ctx, relationships.MarkerPrimaryKey(relationships.Key(subject), predicate, relationships.Key(object)))
 			return err
 		}
-		in := c.edgeQuery(subject, predicate, object)
+		in := c.core.EdgeQuery(relationships.Key(subject), predicate, relationships.Key(object))
 		in.ConsistentRead = aws.Bool(true)
-		return c.queryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+		return c.core.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 			for _, item := range items {
 				keys = append(keys, batching.NewGetOp(c.names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs())))
 			}
 			return nil
 		})
+
 	})
 	if err != nil {
 		return nil, relationships.Marker{}, err
@@ -448,7 +451,7 @@ type reference struct {
 // the entries pointing at it (through the reverse index, which projects them whole).
 func (c *Client) references(k Key) []reference {
 	relKey := schema.RelationshipKeyAttrs()
-	partition := keyCondition(c.names.Relationships, "", schema.AttrSubjectKey, k.String())
+	partition := store.KeyCondition(c.names.Relationships, "", schema.AttrSubjectKey, k.String())
 	partition.ConsistentRead = aws.Bool(true)
 	own := func(items []map[string]types.AttributeValue) []sweep.Part {
 		var p sweep.Part
@@ -465,9 +468,9 @@ func (c *Client) references(k Key) []reference {
 		return []sweep.Part{p}
 	}
 	return []reference{
-		{keysOnly(c.indexEntriesQuery(k), append(schema.IndexEntryKeyAttrs(), entryNames...)...), c.indexParts},
-		{keysOnly(partition, append(slices.Clone(relKey), schema.AttrToken, schema.AttrPredicateObjectKey)...), own},
-		{c.incomingQuery(k), func(items []map[string]types.AttributeValue) []sweep.Part { return c.incomingParts(k, items) }},
+		{store.KeysOnly(c.core.IndexEntriesQuery(relationships.Key(k)), append(schema.IndexEntryKeyAttrs(), entryNames...)...), c.indexParts},
+		{store.KeysOnly(partition, append(slices.Clone(relKey), schema.AttrToken, schema.AttrPredicateObjectKey)...), own},
+		{c.core.IncomingQuery(relationships.Key(k)), func(items []map[string]types.AttributeValue) []sweep.Part { return c.incomingParts(k, items) }},
 	}
 }
 

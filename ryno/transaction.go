@@ -172,7 +172,7 @@ func (c *Client) Transact(ctx context.Context, ops ...Op) (_ []OpResult, err err
 	if err != nil {
 		return nil, err
 	}
-	pace := c.conflictPacer()
+	pace := c.core.ConflictPacer()
 	for {
 		parts, err := tx.read(ctx)
 		var early *TransactionError
@@ -191,7 +191,7 @@ func (c *Client) Transact(ctx context.Context, ops ...Op) (_ []OpResult, err err
 		if err != nil {
 			return nil, err
 		}
-		a := c.transact(ctx, t.Actions, commit.NewToken())
+		a := c.core.Transact(ctx, t.Actions, commit.NewToken())
 		switch a.Outcome {
 		case commit.Committed:
 			return tx.results(parts), nil
@@ -536,7 +536,7 @@ func (t *tx) refusals(ctx context.Context, parts []*txPart, all *actions.Transac
 // subjectGone reports whether the item a failed check returned is no entity a list
 // may be written for: none, one being deleted, or one expired.
 func (c *Client) subjectGone(item map[string]types.AttributeValue) bool {
-	return item == nil || c.hidden(item)
+	return item == nil || c.core.Hidden(item)
 }
 
 // results returns what each operation did.

@@ -16,7 +16,9 @@ import (
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // ErrHasRelationships is returned (wrapped) by a transaction deleting an entity that
@@ -64,7 +66,7 @@ func (w *write) refused(x entitystate.Expectation, op *txOp) func(context.Contex
 			if err := w.conditionFailed(x, item); err != nil {
 				return false, err
 			}
-			s, err := w.c.readStored(w.e.Key, item)
+			s, err := w.c.core.ReadStored(relationships.Key(w.e.Key), item)
 			if err != nil {
 				return false, err
 			}
@@ -117,7 +119,7 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 	if err != nil {
 		return nil, err
 	}
-	if item == nil || c.hidden(item) {
+	if item == nil || c.core.Hidden(item) {
 		return nil, notFound(op.key)
 	}
 	e, err := decodeEntity(item)
@@ -140,7 +142,7 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 		return nil, err
 	}
 	w.byRecord = byRecord
-	s, err := c.readStored(op.key, item)
+	s, err := c.core.ReadStored(relationships.Key(op.key), item)
 	if err != nil {
 		return nil, err
 	}
@@ -167,13 +169,13 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 // otherwise they are read again, after the item.
 func (c *Client) readWithEntries(ctx context.Context, k Key) (item map[string]types.AttributeValue, entries []map[string]types.AttributeValue, byRecord bool, err error) {
 	if !c.indexes.hasEntries(k.Type) {
-		item, err = c.getItem(ctx, k, true)
+		item, err = c.core.GetItem(ctx, relationships.Key(k), true)
 		return item, nil, item != nil, err
 	}
 	err = batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
-			item, err = c.getItem(ctx, k, true)
+			item, err = c.core.GetItem(ctx, relationships.Key(k), true)
 		} else {
 			entries, err = c.readIndexEntries(ctx, k)
 		}
@@ -203,7 +205,7 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 			partition, err = c.partitionItems(ctx, op.key)
 		default:
 			var out *dynamodb.QueryOutput
-			in := c.incomingQuery(op.key)
+			in := c.core.IncomingQuery(relationships.Key(op.key))
 			in.Limit = aws.Int32(1)
 			if out, err = c.api.Query(ctx, in); err == nil {
 				incoming = out.Items
@@ -215,7 +217,7 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 		return nil, err
 	}
 	p := &txPart{op: op}
-	s, err := c.readStored(op.key, item)
+	s, err := c.core.ReadStored(relationships.Key(op.key), item)
 	switch {
 	case err != nil:
 		return nil, err
@@ -241,7 +243,7 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.names.Relationships, batching.Project(b, schema.RelationshipKeyAttrs()))})[0], actions.Role{Kind: actions.RoleHead}, 0)
 	}
 	p.refused = func(_ context.Context, role actions.Role, item map[string]types.AttributeValue) (bool, error) {
-		now, _ := c.readStored(op.key, item)
+		now, _ := c.core.ReadStored(relationships.Key(op.key), item)
 		switch {
 		case role.Kind != actions.RoleEntity:
 			return true, &ConflictError{Key: op.key, Reason: "its entries changed meanwhile"}
@@ -274,7 +276,7 @@ func (c *Client) addEntityDelete(t *actions.Transaction, op *txOp, s entitystate
 // partitionItems returns the keys of the items in k's partition of the relationship
 // entries table: its entries, and its lists' heads and markers.
 func (c *Client) partitionItems(ctx context.Context, k Key) ([]map[string]types.AttributeValue, error) {
-	in := keysOnly(keyCondition(c.names.Relationships, "", schema.AttrSubjectKey, k.String()), schema.AttrSubjectKey, schema.AttrPredicateKey)
+	in := store.KeysOnly(store.KeyCondition(c.names.Relationships, "", schema.AttrSubjectKey, k.String()), schema.AttrSubjectKey, schema.AttrPredicateKey)
 	in.ConsistentRead = aws.Bool(true)
-	return c.queryAll(ctx, in)
+	return c.core.QueryAll(ctx, in)
 }

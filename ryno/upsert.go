@@ -17,6 +17,7 @@ import (
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -101,7 +102,7 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 		return nil
 	}
 	a.resolve(b.Names)
-	return w.c.entityUpdate(w.e.Key, b)
+	return w.c.core.EntityUpdate(relationships.Key(w.e.Key), b)
 }
 
 // inlineWithoutVersion returns the inline attributes of the entity written by an
@@ -146,8 +147,8 @@ func indexSetIsOrNone(mine string) expression.ConditionBuilder {
 // upsert sends in. It returns the entity as stored, or the expectation a put must
 // meet next, decided from the item that refused it.
 func (w *write) upsert(ctx context.Context, in *dynamodb.UpdateItemInput) (*Entity, entitystate.Expectation, error) {
-	send := w.c.updateSend(in)
-	a := w.c.settle(ctx, send, send)
+	send := w.c.core.UpdateSend(in)
+	a := w.c.core.Settle(ctx, send, send)
 	switch a.Outcome {
 	case commit.Committed:
 		e, err := decodeEntity(a.Item)

@@ -1,13 +1,11 @@
-package ryno
+package store
 
 import (
 	"context"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -16,6 +14,8 @@ import (
 
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/exprtest"
+	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -42,24 +42,24 @@ func TestGuardAction(t *testing.T) {
 	k := Key{Scope: "s", Type: "t", ID: "a:b"}
 	tests := []struct {
 		name string
-		g    guard
+		g    Guard
 		want string
 	}{
-		{"pending", guard{key: k, attr: schema.AttrPending, token: "tok"}, `_pending="tok"`},
-		{"deleting", guard{key: k, attr: schema.AttrDeleting, token: "tok"}, `_deleting="tok"`},
-		{"absent", guard{key: k, absent: true}, "attribute_not_exists(_id)"},
+		{"pending", Guard{Key: k, Attr: schema.AttrPending, Token: "tok"}, `_pending="tok"`},
+		{"deleting", Guard{Key: k, Attr: schema.AttrDeleting, Token: "tok"}, `_deleting="tok"`},
+		{"absent", Guard{Key: k, Absent: true}, "attribute_not_exists(_id)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			act := tt.g.action("t_entities_master")
+			act := tt.g.Action("t_entities_master")
 			require.Nil(t, act.Put)
 			require.Nil(t, act.Delete)
 			require.Nil(t, act.Update)
 			cc := act.ConditionCheck
 			require.NotNil(t, cc)
 			require.Equal(t, "t_entities_master", aws.ToString(cc.TableName))
-			require.Equal(t, k.item(), cc.Key)
-			require.Equal(t, tt.want, renderExpr(t, cc.ConditionExpression, cc.ExpressionAttributeNames, cc.ExpressionAttributeValues))
+			require.Equal(t, actions.EntityKey(k), cc.Key)
+			require.Equal(t, tt.want, exprtest.Render(t, cc.ConditionExpression, cc.ExpressionAttributeNames, cc.ExpressionAttributeValues))
 		})
 	}
 }
@@ -68,7 +68,7 @@ func TestGuardAction(t *testing.T) {
 // them with reply (nil: all commit). Like DynamoDB, it refuses a request naming
 // an item twice or with over 100 actions, and ends with the context.
 type transactRecorder struct {
-	DynamoDBAPI
+	requests.API
 	t     *testing.T
 	reply func(call int, in *dynamodb.TransactWriteItemsInput) error
 
@@ -123,14 +123,6 @@ func actionIDs(acts []types.TransactWriteItem) []string {
 	return ids
 }
 
-func guardedClient(t *testing.T, api DynamoDBAPI, concurrency int) *Client {
-	t.Helper()
-	c, err := New(api, Options{TablePrefix: "t", MaxConcurrency: concurrency, Retry: RetryOptions{MaxAttempts: 3}})
-	require.NoError(t, err)
-	c.batch.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
-	return c
-}
-
 // opsOfSize returns n puts of total bytes in all.
 func opsOfSize(n, total int) []batching.WriteOp {
 	ops := paddedOps(n, (total-opsSize(paddedOps(n, 0)))/n)
@@ -141,8 +133,8 @@ func opsOfSize(n, total int) []batching.WriteOp {
 }
 
 func TestTransactGuardedChunks(t *testing.T) {
-	g := guard{key: stateKey, attr: schema.AttrPending, token: "tok"}
-	checkBytes := schema.ItemSize(stateKey.item())
+	g := Guard{Key: stateKey, Attr: schema.AttrPending, Token: "tok"}
+	checkBytes := schema.ItemSize(actions.EntityKey(stateKey))
 	withRepeats := append(paddedOps(250, 10), batching.DeleteOp(opsTable, testKey(7)), batching.PutOp(opsTable, testKey(8), testItem(8, "last")))
 	tests := []struct {
 		name  string
@@ -162,10 +154,10 @@ func TestTransactGuardedChunks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			api := &transactRecorder{t: t}
-			c := guardedClient(t, api, 4)
-			require.NoError(t, c.transactGuarded(context.Background(), c.batch.Shared(), g, tt.ops))
+			c := testCore(t, api, 4, 3)
+			require.NoError(t, c.TransactGuarded(context.Background(), c.Batch.Shared(), g, tt.ops))
 
-			check := g.action(c.names.Entities)
+			check := g.Action(c.Names.Entities)
 			want := actions.Items(batching.LastWriteWins(tt.ops))
 			var sizes []int
 			var sent []types.TransactWriteItem
@@ -204,8 +196,8 @@ func TestTransactGuardedLastOpOnAnItemWins(t *testing.T) {
 		batching.PutOp(opsTable, testKey(2), testItem(2, "second")),
 	}
 	api := &transactRecorder{t: t}
-	c := guardedClient(t, api, 1)
-	require.NoError(t, c.transactGuarded(context.Background(), c.batch, guard{key: stateKey, absent: true}, ops))
+	c := testCore(t, api, 1, 3)
+	require.NoError(t, c.TransactGuarded(context.Background(), c.Batch, Guard{Key: stateKey, Absent: true}, ops))
 	require.Len(t, api.requests, 1)
 	require.Equal(t, []types.TransactWriteItem{
 		{Delete: &types.Delete{TableName: aws.String(opsTable), Key: testKey(1)}},
@@ -214,7 +206,7 @@ func TestTransactGuardedLastOpOnAnItemWins(t *testing.T) {
 }
 
 func TestTransactGuardedOutcomes(t *testing.T) {
-	g := guard{key: stateKey, attr: schema.AttrDeleting, token: "tok"}
+	g := Guard{Key: stateKey, Attr: schema.AttrDeleting, Token: "tok"}
 	ccfOf := func(action int) error {
 		reasons := make([]types.CancellationReason, actions.MaxItems)
 		for i := range reasons {
@@ -248,14 +240,14 @@ func TestTransactGuardedOutcomes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			api := &transactRecorder{t: t, reply: tt.reply}
-			c := guardedClient(t, api, 1) // one chunk at a time: later chunks are not sent after a failure
-			err := c.transactGuarded(context.Background(), c.batch.Shared(), g, paddedOps(250, 10))
+			c := testCore(t, api, 1, 3) // one chunk at a time: later chunks are not sent after a failure
+			err := c.TransactGuarded(context.Background(), c.Batch.Shared(), g, paddedOps(250, 10))
 			require.Len(t, api.requests, tt.requests)
 			switch {
 			case tt.guardFailed:
-				require.ErrorIs(t, err, errGuardFailed)
+				require.ErrorIs(t, err, ErrGuardFailed)
 			case tt.canceled:
-				require.NotErrorIs(t, err, errGuardFailed)
+				require.NotErrorIs(t, err, ErrGuardFailed)
 				var canceled *types.TransactionCanceledException
 				require.ErrorAs(t, err, &canceled)
 			default:
@@ -275,52 +267,12 @@ func TestTransactGuardedResendsWithTheSameToken(t *testing.T) {
 		}
 		return nil
 	}}
-	c := guardedClient(t, api, 1)
-	g := guard{key: stateKey, attr: schema.AttrPending, token: "tok"}
-	require.NoError(t, c.transactGuarded(context.Background(), c.batch, g, paddedOps(5, 1)))
+	c := testCore(t, api, 1, 3)
+	g := Guard{Key: stateKey, Attr: schema.AttrPending, Token: "tok"}
+	require.NoError(t, c.TransactGuarded(context.Background(), c.Batch, g, paddedOps(5, 1)))
 	require.Len(t, api.requests, 3)
 	for i, in := range api.requests[1:] {
 		require.Equal(t, aws.ToString(api.requests[0].ClientRequestToken), aws.ToString(in.ClientRequestToken), "request %d", i+2)
 		require.Equal(t, api.requests[0].TransactItems, in.TransactItems, "request %d", i+2)
 	}
-}
-
-func TestPrepareTxCountsWhatPatchesSend(t *testing.T) {
-	c, err := New(&recordingReads{}, Options{TablePrefix: "t"})
-	require.NoError(t, err)
-	big := strings.Repeat("x", 390_000)
-	patches := func(n int, p Patch) []Op {
-		ops := make([]Op, n)
-		for i := range ops {
-			ops[i] = TxPatch(Key{Scope: "s", Type: "t", ID: strconv.Itoa(i)}, p)
-		}
-		return ops
-	}
-	tests := []struct {
-		name string
-		ops  []Op
-		over bool
-	}{
-		{"10 sets of 390 KB", patches(10, Patch{Set: map[string]any{"big": big}}), false},
-		{"11 sets of 390 KB", patches(11, Patch{Set: map[string]any{"big": big}}), true},
-		{"11 small patches", patches(11, Patch{Add: map[string]any{"n": 1}, Remove: []string{"old"}}), false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := c.prepareTx(tt.ops)
-			if !tt.over {
-				require.NoError(t, err)
-				return
-			}
-			var limit *TransactionLimitError
-			require.ErrorAs(t, err, &limit)
-			require.Equal(t, "bytes", limit.Limit)
-		})
-	}
-}
-
-func TestEncodedPatchSize(t *testing.T) {
-	ep, err := encodePatch(Patch{Set: map[string]any{"name": "ada"}, Remove: []string{"old"}, Add: map[string]any{"n": 5}})
-	require.NoError(t, err)
-	require.Equal(t, len("name")+len("ada")+len("old")+len("n")+schema.ItemSize(map[string]types.AttributeValue{"": number(5)}), ep.size())
 }

@@ -1,0 +1,60 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/requests"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// Key identifies an entity: its scope, type and id.
+type Key = relationships.Key
+
+// Config is what the machinery reads of the client's options, with the defaults
+// already applied.
+type Config struct {
+	Now            func() time.Time // the clock of expiries, leases and timestamps
+	MaxConcurrency int              // requests of one call in flight at once
+	ConsistentRead bool             // reads are strongly consistent unless a call says otherwise
+	Retry          batching.Policy  // retries of throttled, unprocessed and ambiguous requests
+	Conflicts      batching.Policy  // attempts of a write that loses races to other writers
+	// Retrying is told of each retry: why, after how long, and the cause.
+	Retrying func(ctx context.Context, why batching.Reason, wait time.Duration, cause error)
+}
+
+// Core holds what every part of the store shares: the DynamoDB client behind the
+// request pipeline, the table names, the batch engine and the configuration.
+type Core struct {
+	API   requests.API
+	Names schema.Names
+	Batch *batching.Engine
+	Config
+}
+
+// Pacing is how a conditional write is sent again: within Config.Retry, reporting
+// each retry.
+func (c *Core) Pacing() commit.Pacing {
+	return commit.Pacing{Retry: c.Retry, Sleep: c.Batch.Sleep, Retrying: c.Retrying}
+}
+
+// Settle is commit.Settle with the core's pacing.
+func (c *Core) Settle(ctx context.Context, send, resolve func(context.Context) commit.Attempt) commit.Attempt {
+	return commit.Settle(ctx, c.Pacing(), send, resolve)
+}
+
+// Transact commits a transaction (commit.Transact) with the core's pacing.
+func (c *Core) Transact(ctx context.Context, actions []types.TransactWriteItem, token string) commit.Attempt {
+	return commit.Transact(ctx, c.API, c.Pacing(), actions, token)
+}
+
+// ConflictPacer returns the pacer of a write that may lose races to other writers,
+// within Config.Conflicts.
+func (c *Core) ConflictPacer() *batching.Pacer {
+	return batching.NewPacer(c.Conflicts, c.Batch.Sleep, c.Retrying)
+}

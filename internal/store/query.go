@@ -1,0 +1,132 @@
+package store
+
+import (
+	"context"
+	"maps"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// QueryPages runs in page after page, handing each page's items to fn, until no page
+// follows or fn fails. Only one page is held at a time.
+func (c *Core) QueryPages(ctx context.Context, in *dynamodb.QueryInput, fn func([]map[string]types.AttributeValue) error) error {
+	return EachPage(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, error) {
+		page := *in
+		page.ExclusiveStartKey = start
+		out, err := c.API.Query(ctx, &page)
+		if err != nil {
+			return nil, nil, err
+		}
+		return out.Items, out.LastEvaluatedKey, nil
+	}, fn)
+}
+
+// EachPage fetches page after page, from the start of a listing and then from the
+// last key of the page before, handing each page's items to fn, until no page follows
+// or fetch or fn fails.
+func EachPage(
+	fetch func(start map[string]types.AttributeValue) (items []map[string]types.AttributeValue, last map[string]types.AttributeValue, err error),
+	fn func([]map[string]types.AttributeValue) error,
+) error {
+	var start map[string]types.AttributeValue
+	for {
+		items, last, err := fetch(start)
+		if err != nil {
+			return err
+		}
+		if err := fn(items); err != nil {
+			return err
+		}
+		if len(last) == 0 {
+			return nil
+		}
+		start = last
+	}
+}
+
+// QueryAll returns the items of every page of in.
+func (c *Core) QueryAll(ctx context.Context, in *dynamodb.QueryInput) ([]map[string]types.AttributeValue, error) {
+	var items []map[string]types.AttributeValue
+	err := c.QueryPages(ctx, in, func(page []map[string]types.AttributeValue) error {
+		items = append(items, page...)
+		return nil
+	})
+	return items, err
+}
+
+// KeyCondition returns a Query of table (and index, if not empty) for the items whose
+// partition key attribute pk equals value.
+func KeyCondition(table, index, pk, value string) *dynamodb.QueryInput {
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(table),
+		KeyConditionExpression:    aws.String("#pk = :pk"),
+		ExpressionAttributeNames:  map[string]string{"#pk": pk},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": attrS(value)},
+	}
+	if index != "" {
+		in.IndexName = aws.String(index)
+	}
+	return in
+}
+
+// WithSortPrefix narrows in to the items whose sort key attribute sk begins with prefix.
+func WithSortPrefix(in *dynamodb.QueryInput, sk, prefix string) *dynamodb.QueryInput {
+	in.KeyConditionExpression = aws.String("#pk = :pk AND begins_with(#sk, :sk)")
+	in.ExpressionAttributeNames["#sk"] = sk
+	in.ExpressionAttributeValues[":sk"] = attrS(prefix)
+	return in
+}
+
+// KeysOnly makes in return only the named attributes.
+func KeysOnly(in *dynamodb.QueryInput, names ...string) *dynamodb.QueryInput {
+	expr, attrs := batching.Projection(names)
+	in.ProjectionExpression = expr
+	maps.Copy(in.ExpressionAttributeNames, attrs)
+	return in
+}
+
+// OutgoingQuery selects the relationship entries of subject: all of them, or those of
+// one predicate. Either way the key condition leaves out the lists' heads and
+// markers, which sort before every entry.
+func (c *Core) OutgoingQuery(subject Key, predicate string) *dynamodb.QueryInput {
+	in := KeyCondition(c.Names.Relationships, "", schema.AttrSubjectKey, subject.String())
+	in.ConsistentRead = aws.Bool(c.ConsistentRead)
+	if predicate != "" {
+		return WithSortPrefix(in, schema.AttrPredicateKey, schema.PredicatePrefix(predicate))
+	}
+	in.KeyConditionExpression = aws.String("#pk = :pk AND #sk > :sk")
+	in.ExpressionAttributeNames["#sk"] = schema.AttrPredicateKey
+	in.ExpressionAttributeValues[":sk"] = attrS(schema.EntriesStart)
+	return in
+}
+
+// IncomingQuery selects the relationship entries pointing at object, through the
+// reverse index.
+func (c *Core) IncomingQuery(object Key) *dynamodb.QueryInput {
+	return KeyCondition(c.Names.Relationships, c.Names.ReverseRelationships, schema.AttrObjectKey, object.String())
+}
+
+// IndexEntriesQuery selects the index entries of an entity.
+func (c *Core) IndexEntriesQuery(k Key) *dynamodb.QueryInput {
+	in := KeyCondition(c.Names.IndexEntries, "", schema.AttrSubjectKey, k.String())
+	in.ConsistentRead = aws.Bool(true)
+	return in
+}
+
+// EdgeQuery selects the entries of subject under predicate pointing at object,
+// through the by-object local index.
+func (c *Core) EdgeQuery(subject Key, predicate string, object Key) *dynamodb.QueryInput {
+	in := KeyCondition(c.Names.Relationships, c.Names.RelationshipsByObject, schema.AttrSubjectKey, subject.String())
+	in.KeyConditionExpression = aws.String("#pk = :pk AND #sk = :sk")
+	in.ExpressionAttributeNames["#sk"] = schema.AttrPredicateObjectKey
+	in.ExpressionAttributeValues[":sk"] = attrS(schema.PredicateObjectKey(predicate, object.Scope, object.Type, object.ID))
+	in.ConsistentRead = aws.Bool(c.ConsistentRead)
+	return in
+}
+
+func attrS(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }

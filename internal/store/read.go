@@ -1,0 +1,73 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// GetItem reads the entity item of k; nil when there is none.
+func (c *Core) GetItem(ctx context.Context, k Key, consistent bool) (map[string]types.AttributeValue, error) {
+	out, err := c.API.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(c.Names.Entities),
+		Key:            actions.EntityKey(k),
+		ConsistentRead: aws.Bool(consistent),
+	})
+	if err != nil {
+		return nil, errs.Wrap(err, "get %s", k)
+	}
+	return out.Item, nil
+}
+
+// GetInput is a strongly consistent GetItem of key in table.
+func GetInput(table string, key map[string]types.AttributeValue) *dynamodb.GetItemInput {
+	return &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)}
+}
+
+// GetRelationshipItem reads one item of the relationship entries table
+// consistently; nil when there is none.
+func (c *Core) GetRelationshipItem(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	out, err := c.API.GetItem(ctx, GetInput(c.Names.Relationships, key))
+	if err != nil {
+		return nil, err
+	}
+	return out.Item, nil
+}
+
+// Deleted reports whether item is the tombstone of an entity being deleted: the
+// Delete has taken effect, and the entity reads as missing.
+func Deleted(item map[string]types.AttributeValue) bool {
+	_, ok := item[schema.AttrDeleting]
+	return ok
+}
+
+// Hidden reports whether a reader sees item as missing: a tombstone, or an entity
+// that has expired by the core's clock.
+func (c *Core) Hidden(item map[string]types.AttributeValue) bool {
+	return Deleted(item) || entitystate.ExpiredAt(entitystate.ExpiresOf(item), c.Now())
+}
+
+// Visible is the opposite of Hidden: what a reader sees.
+func (c *Core) Visible(item map[string]types.AttributeValue) bool { return !c.Hidden(item) }
+
+// ReadStored decodes the state of item, nil for no item, as of the core's clock.
+func (c *Core) ReadStored(k Key, item map[string]types.AttributeValue) (entitystate.State, error) {
+	return DecodeStored(k, item, c.Now())
+}
+
+// DecodeStored decodes the state of item, nil for no item, as of now.
+func DecodeStored(k Key, item map[string]types.AttributeValue, now time.Time) (entitystate.State, error) {
+	s, err := entitystate.Decode(item, now)
+	if err != nil {
+		return s, errs.Wrap(err, "stored entity %s", k)
+	}
+	return s, nil
+}

@@ -255,7 +255,7 @@ func (c *Client) checkPage(ctx context.Context, run *checkRun, t checkedTable, i
 	}
 	entries := 0
 	for _, item := range items {
-		if !bookkeeping(item) {
+		if !store.Bookkeeping(item) {
 			entries++
 		}
 	}
@@ -274,7 +274,7 @@ func (c *Client) repairPage(ctx context.Context, run *checkRun, orphans []Orphan
 	var mu sync.Mutex
 	err = batching.Parallel(ctx, len(lists), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
 		l := lists[i]
-		if _, err := c.writeListLeased(ctx, nil, l.head); err != nil && !errors.Is(err, ErrNotFound) {
+		if _, err := c.core.WriteListLeased(ctx, nil, l.head); err != nil && !errors.Is(err, ErrNotFound) {
 			return wrap(err, "repair the list %s -%s->", l.trace.Key, l.trace.Predicate)
 		}
 		mu.Lock()
@@ -283,13 +283,6 @@ func (c *Client) repairPage(ctx context.Context, run *checkRun, orphans []Orphan
 		return nil
 	})
 	return counts, err
-}
-
-// bookkeeping reports whether item of the relationship entries table is a list's
-// head, marker or intent part rather than an entry.
-func bookkeeping(item map[string]types.AttributeValue) bool {
-	k, ok := item[schema.AttrPredicateKey].(*types.AttributeValueMemberS)
-	return ok && k.Value <= schema.EntriesStart
 }
 
 // checkedTable is a table whose items refer to entities.
@@ -344,7 +337,7 @@ func (c *Client) indexTable() checkedTable {
 // refsOf returns the references of item to check: a list's bookkeeping refers to
 // its subject only (a marker names its object, which need not exist).
 func (t checkedTable) refsOf(item map[string]types.AttributeValue) []entityRef {
-	if bookkeeping(item) {
+	if store.Bookkeeping(item) {
 		return t.refs[:1]
 	}
 	return t.refs

@@ -11,6 +11,7 @@ import (
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // listCheck is a list on which Check found a trace, with its head as read.
@@ -42,7 +43,7 @@ func (c *Client) findListTraces(ctx context.Context, batch *batching.Engine, ite
 	var others []listID
 	for _, item := range items {
 		id := listID{subject: subjectRef.key(item), predicate: entitystate.OptionalString(item, schema.AttrPredicate)}
-		if missing[id.subject] || id.subject.Validate() != nil || id.predicate == "" || inSet(item) {
+		if missing[id.subject] || id.subject.Validate() != nil || id.predicate == "" || store.InSet(item) {
 			continue
 		}
 		if strings.HasPrefix(entitystate.OptionalString(item, schema.AttrPredicateKey), schema.ListHeadPrefix) {
@@ -106,7 +107,7 @@ func (c *Client) verifyList(ctx context.Context, id listID) (*listCheck, error) 
 		if err != nil {
 			return nil, err
 		}
-		detail := relationships.Disagreement(h, s.entries, s.markers, len(s.intents), c.opts.Now())
+		detail := relationships.Disagreement(h, s.Entries, s.Markers, len(s.Intents), c.opts.Now())
 		switch {
 		case detail == "":
 			return nil, nil
@@ -119,29 +120,17 @@ func (c *Client) verifyList(ctx context.Context, id listID) (*listCheck, error) 
 
 // readListWhole reads the head of a list, its entries, markers and intent parts, in
 // parallel and consistently.
-func (c *Client) readListWhole(ctx context.Context, id listID) (relationships.Head, leasedState, error) {
+func (c *Client) readListWhole(ctx context.Context, id listID) (relationships.Head, store.LeasedState, error) {
 	var h relationships.Head
-	var s leasedState
+	var s store.LeasedState
 	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
-			h, err = c.readHead(ctx, id.subject, id.predicate)
+			h, err = c.core.ReadHead(ctx, relationships.Key(id.subject), id.predicate)
 		} else {
-			s, err = c.readUnderLease(ctx, &listLease{subject: id.subject, predicate: id.predicate})
+			s, err = c.core.ReadUnderLease(ctx, relationships.Key(id.subject), id.predicate)
 		}
 		return err
 	})
 	return h, s, err
-}
-
-// inSet reports whether item is an entry of a set, which keeps no head or marker:
-// an entry without a _predicate_object_key, or with that of an ordered set.
-func inSet(item map[string]types.AttributeValue) bool {
-	switch k := item[schema.AttrPredicateObjectKey].(type) {
-	case nil:
-		return !bookkeeping(item)
-	case *types.AttributeValueMemberS:
-		return schema.IsOrderedSetKey(k.Value)
-	}
-	return false
 }

@@ -27,7 +27,7 @@ func (c *Client) Cleanup(ctx context.Context, k Key) (err error) {
 	if err := k.Validate(); err != nil {
 		return err
 	}
-	if err := c.sweep(ctx, k, store.Guard{Key: relationships.Key(k), Absent: true}, nil); err != nil {
+	if err := c.core.Sweep(ctx, relationships.Key(k), store.Guard{Key: relationships.Key(k), Absent: true}, nil); err != nil {
 		return wrap(err, "clean up after %s", k)
 	}
 	return nil

@@ -1,12 +1,14 @@
 package ryno
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"slices"
 	"time"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/groupcommit"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/requests"
@@ -24,13 +26,12 @@ type Client struct {
 	names   schema.Names
 	batch   *batching.Engine
 	indexes indexRegistry
-	sets    map[string]bool                                         // Options.Sets and Options.OrderedSets
-	ordered map[string]bool                                         // Options.OrderedSets
-	clock   positionClock                                           // positions of ordered sets
-	owns    ownership                                               // Options.Owns
-	obs     *observer                                               // nil when nobody observes the calls
-	queues  groupcommit.Queue[listID, listOp, relationships.Change] // list calls waiting to be written together
-	bg      background                                              // work left running by calls that returned
+	sets    map[string]bool                                               // Options.Sets and Options.OrderedSets
+	ordered map[string]bool                                               // Options.OrderedSets
+	owns    ownership                                                     // Options.Owns
+	obs     *observer                                                     // nil when nobody observes the calls
+	queues  groupcommit.Queue[listID, store.ListOp, relationships.Change] // list calls waiting to be written together
+	bg      background                                                    // work left running by calls that returned
 }
 
 // New returns a Client using api, typically a *dynamodb.Client. The tables must exist
@@ -75,8 +76,11 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		Retry:          batching.Policy(opts.Retry),
 		Conflicts:      batching.Policy(opts.Conflicts),
 		Retrying:       retrying,
+		ListLease:      opts.ListLease,
+		Ordered:        setOf(opts.OrderedSets),
+		Unique:         indexes.unique,
 	}}
-	return &Client{
+	c := &Client{
 		core:    core,
 		api:     api,
 		opts:    opts,
@@ -87,8 +91,12 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		ordered: setOf(opts.OrderedSets),
 		owns:    owns,
 		obs:     obs,
-		queues:  groupcommit.Queue[listID, listOp, relationships.Change]{Same: sameListKind},
-	}, nil
+		queues:  groupcommit.Queue[listID, store.ListOp, relationships.Change]{Same: sameListKind},
+	}
+	core.CompleteDelete = func(ctx context.Context, k store.Key, s entitystate.State) error {
+		return c.completeDelete(ctx, Key(k), s)
+	}
+	return c, nil
 }
 
 // Names returns the table and index names the client uses.

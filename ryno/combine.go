@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Concurrent Adds (or Removes) of one list by one Client commit together
@@ -16,37 +17,37 @@ import (
 
 // combinable reports whether op may share a batch: an Add or a Remove that does
 // not check its objects (one missing object would fail every call of the batch).
-func (c *Client) combinable(op listOp) bool {
-	return !c.opts.SeparateListWrites && !op.checkObjects && (op.kind == listAdd || op.kind == listRemove)
+func (c *Client) combinable(op store.ListOp) bool {
+	return !c.opts.SeparateListWrites && !op.CheckObjects && (op.Kind == store.ListAdd || op.Kind == store.ListRemove)
 }
 
 // writeListCombined writes op with the calls of the same kind queued for its list
 // meanwhile, or alone when it may not share a batch.
-func (c *Client) writeListCombined(ctx context.Context, op listOp) (relationships.Change, error) {
+func (c *Client) writeListCombined(ctx context.Context, op store.ListOp) (relationships.Change, error) {
 	if !c.combinable(op) {
-		return c.writeList(ctx, op)
+		return c.core.WriteList(ctx, op)
 	}
-	return c.queues.Do(ctx, listID{subject: op.subject, predicate: op.predicate}, op, c.writeBatch)
+	return c.queues.Do(ctx, listID{subject: Key(op.Subject), predicate: op.Predicate}, op, c.writeBatch)
 }
 
 // sameListKind reports whether b may join a batch a leads: both Adds, or both
 // Removes.
-func sameListKind(a, b listOp) bool { return a.kind == b.kind }
+func sameListKind(a, b store.ListOp) bool { return a.Kind == b.Kind }
 
 // writeBatch writes ops, calls of one kind on one list, as one call, and returns
 // what each of them changed.
-func (c *Client) writeBatch(ctx context.Context, ops []listOp) ([]relationships.Change, error) {
+func (c *Client) writeBatch(ctx context.Context, ops []store.ListOp) ([]relationships.Change, error) {
 	op := ops[0]
-	op.objects = nil
+	op.Objects = nil
 	for _, o := range ops {
-		op.objects = append(op.objects, o.objects...)
+		op.Objects = append(op.Objects, o.Objects...)
 	}
-	ch, err := c.writeList(ctx, op)
+	ch, err := c.core.WriteList(ctx, op)
 	if err != nil {
 		return nil, err
 	}
 	changed := ch.Added
-	if op.kind == listRemove {
+	if op.Kind == store.ListRemove {
 		changed = ch.Removed
 	}
 	attributed := shareOut(changed, ops)
@@ -54,7 +55,7 @@ func (c *Client) writeBatch(ctx context.Context, ops []listOp) ([]relationships.
 	for i := range ops {
 		out[i] = ch
 		out[i].Added, out[i].Removed = nil, nil
-		if op.kind == listAdd {
+		if op.Kind == store.ListAdd {
 			out[i].Added = attributed[i]
 		} else {
 			out[i].Removed = attributed[i]
@@ -65,14 +66,14 @@ func (c *Client) writeBatch(ctx context.Context, ops []listOp) ([]relationships.
 
 // shareOut gives each call of batch the objects of changed it named, each to the
 // first call naming it, in the call's order.
-func shareOut(changed []relationships.Key, batch []listOp) [][]relationships.Key {
+func shareOut(changed []relationships.Key, batch []store.ListOp) [][]relationships.Key {
 	left := make(map[relationships.Key]bool, len(changed))
 	for _, k := range changed {
 		left[k] = true
 	}
 	out := make([][]relationships.Key, len(batch))
 	for i, q := range batch {
-		for _, k := range q.objects {
+		for _, k := range q.Objects {
 			if rk := relationships.Key(k); left[rk] {
 				out[i] = append(out[i], rk)
 				delete(left, rk)

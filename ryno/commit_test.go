@@ -1,10 +1,15 @@
 package ryno
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"testing"
+	"time"
 
+	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/store"
 	"github.com/stretchr/testify/require"
 )
 
@@ -58,4 +63,44 @@ func TestUnknownIndexError(t *testing.T) {
 	require.ErrorContains(t, e, "byName, by:age")
 	require.ErrorContains(t, e, stateKey.String())
 	require.ErrorContains(t, e, `type "t"`)
+}
+
+func TestPublicErrorShowsTheStoreErrorsAsPublicTypes(t *testing.T) {
+	subject := Key{Scope: "s", Type: "board", ID: "b"}
+	until := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	held := &store.ListHeldError{Subject: relationships.Key(subject), Predicate: "cards", Until: until, Err: context.DeadlineExceeded}
+	lost := &store.ListConflictError{Subject: relationships.Key(subject), Predicate: "cards", Reason: "gave up"}
+	tests := []struct {
+		name string
+		err  error
+	}{
+		{"held", held},
+		{"held, in a call's context", wrap(held, "add relationships %s -cards->", subject)},
+		{"a conflict joined to another error", errors.Join(io.EOF, wrap(lost, "x"))},
+		{"a conflict after the entity was written", &PartialWriteError{Entity: &Entity{Key: subject, Version: 2}, Err: lost}},
+		{"a transaction's refusal", &TransactionError{Ops: []OpError{{Index: 1, Op: "Add", Key: subject, Err: held}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := publicError(tt.err)
+			require.EqualError(t, got, tt.err.Error(), "the message is the store's")
+			require.ErrorIs(t, got, ErrConflict)
+			var internalHeld *store.ListHeldError
+			var internalLost *store.ListConflictError
+			require.False(t, errors.As(got, &internalHeld) || errors.As(got, &internalLost), "no internal type reaches the caller")
+			var le *LeaseError
+			var ce *ConflictError
+			switch {
+			case errors.As(got, &le):
+				require.Equal(t, LeaseError{Key: subject, Predicate: "cards", Until: until, Err: context.DeadlineExceeded}, *le)
+				require.ErrorIs(t, got, context.DeadlineExceeded)
+			case errors.As(got, &ce):
+				require.Equal(t, ConflictError{Key: subject, Predicate: "cards", Reason: "gave up"}, *ce)
+			default:
+				t.Fatalf("%v is neither a *LeaseError nor a *ConflictError", got)
+			}
+		})
+	}
+	other := wrap(io.EOF, "get")
+	require.Same(t, other, publicError(other), "an error with nothing to show is returned as it is")
 }

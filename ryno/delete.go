@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/relationships"
@@ -64,7 +61,7 @@ func (c *Client) deleteEntity(ctx context.Context, k Key, o writeOptions) error 
 		return err
 	}
 	if s.Deleting == "" { // no entity: entries left from an earlier life are swept
-		err = c.sweep(ctx, k, store.Guard{Key: relationships.Key(k), Absent: true}, nil)
+		err = c.core.Sweep(ctx, relationships.Key(k), store.Guard{Key: relationships.Key(k), Absent: true}, nil)
 	} else {
 		err = c.completeDelete(ctx, k, s)
 	}
@@ -226,43 +223,5 @@ func (c *Client) completeDelete(ctx context.Context, k Key, s entitystate.State)
 		return err
 	}
 	g := store.Guard{Key: relationships.Key(k), Attr: schema.AttrDeleting, Token: s.Deleting}
-	return c.sweep(ctx, k, g, c.indexes.recordClaims(k, s.Item))
-}
-
-// deleteItem deletes the entity item under the condition of del, a transaction's
-// deletion of it: alone, it needs no transaction. A condition that fails means
-// another caller completed the Delete.
-func (c *Client) deleteItem(ctx context.Context, del *types.Delete) error {
-	in := &dynamodb.DeleteItemInput{
-		TableName:                 del.TableName,
-		Key:                       del.Key,
-		ConditionExpression:       del.ConditionExpression,
-		ExpressionAttributeNames:  del.ExpressionAttributeNames,
-		ExpressionAttributeValues: del.ExpressionAttributeValues,
-	}
-	send := func(ctx context.Context) commit.Attempt {
-		_, err := c.api.DeleteItem(ctx, in, commit.NoSDKRetry)
-		return commit.Classify(err)
-	}
-	a := c.core.Settle(ctx, send, send) // deleting again is safe
-	if a.Outcome == commit.Committed || a.Outcome == commit.ConditionFailed {
-		return nil
-	}
-	return a.Err
-}
-
-// deleteAction is the deletion of the entity item under its tombstone; none for a
-// guard of a missing entity.
-func (c *Client) deleteAction(g store.Guard) (types.TransactWriteItem, bool) {
-	if g.Absent {
-		return types.TransactWriteItem{}, false
-	}
-	b := commit.Build(expression.Name(g.Attr).Equal(expression.Value(str(g.Token))), nil)
-	return types.TransactWriteItem{Delete: &types.Delete{
-		TableName:                 aws.String(c.names.Entities),
-		Key:                       actions.EntityKey(g.Key),
-		ConditionExpression:       b.Condition,
-		ExpressionAttributeNames:  b.Names,
-		ExpressionAttributeValues: b.Values,
-	}}, true
+	return c.core.Sweep(ctx, relationships.Key(k), g, c.indexes.recordClaims(k, s.Item))
 }

@@ -3,6 +3,7 @@ package ryno
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,17 +12,18 @@ import (
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/paging"
 	"github.com/rynodb/rynodb/internal/requests"
+	"github.com/rynodb/rynodb/internal/store"
 	"github.com/rynodb/rynodb/tables"
 )
 
 var (
 	// ErrNotFound is returned (wrapped) when an entity does not exist.
-	ErrNotFound = errors.New("ryno: entity not found")
+	ErrNotFound = errs.ErrNotFound
 	// ErrConflict is returned (wrapped) when someone else changed the entity: the
 	// stored version is not the one a write expected, or concurrent writers kept
 	// changing it until a write ran out of attempts. Nothing was written. It also
 	// matches ErrExists, so code written for Create's former error keeps working.
-	ErrConflict = errors.New("ryno: conflicting write")
+	ErrConflict = errs.ErrConflict
 	// ErrExists is returned (wrapped) by Create when the entity already exists.
 	// errors.Is(err, ErrConflict) holds for it too.
 	ErrExists error = &aliasError{msg: "ryno: entity already exists", also: ErrConflict}
@@ -173,3 +175,33 @@ func wrap(err error, format string, args ...any) error { return errs.Wrap(err, f
 // which), and Err is DynamoDB's ResourceNotFoundException, which it unwraps to. It
 // matches ErrTableNotFound.
 type TableNotFoundError = requests.TableNotFoundError
+
+// publicError shows the errors of the machinery below (package store) as the public
+// types they stand for, each context that wraps them kept: errors.As finds a
+// *ConflictError or a *LeaseError for a caller, never an internal type. Every call
+// ends through it.
+func publicError(err error) error {
+	return errs.Map(err, func(e error) error {
+		switch e := e.(type) {
+		case *store.ListConflictError:
+			return &ConflictError{Key: Key(e.Subject), Predicate: e.Predicate, Reason: e.Reason}
+		case *store.ListHeldError:
+			return &LeaseError{Key: Key(e.Subject), Predicate: e.Predicate, Until: e.Until, Err: e.Err}
+		case *PartialWriteError:
+			if inner := publicError(e.Err); inner != e.Err {
+				return &PartialWriteError{Entity: e.Entity, Err: inner}
+			}
+		case *TransactionError:
+			ops := slices.Clone(e.Ops)
+			changed := false
+			for i := range ops {
+				ops[i].Err = publicError(ops[i].Err)
+				changed = changed || ops[i].Err != e.Ops[i].Err
+			}
+			if changed {
+				return &TransactionError{Ops: ops}
+			}
+		}
+		return e
+	})
+}

@@ -53,9 +53,9 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 			return w.c.core.TransactGuarded(ctx, batch, g, entryOps)
 		}
 		ch := p.lists[i-1]
-		op := listOp{kind: listReplace, subject: w.e.Key, predicate: ch.Predicate,
-			objects: w.lists[ch.Predicate], checkObjects: w.c.opts.CheckObjects}
-		_, err := w.c.writeList(ctx, op)
+		op := store.ListOp{Kind: store.ListReplace, Subject: relationships.Key(w.e.Key), Predicate: ch.Predicate,
+			Objects: relKeys(w.lists[ch.Predicate]), CheckObjects: w.c.opts.CheckObjects}
+		_, err := w.c.core.WriteList(ctx, op)
 		return err
 	})
 	switch {

@@ -95,8 +95,10 @@ func (c *Client) begin(ctx context.Context, op string) (context.Context, *call, 
 	return requests.WithRecorder(ctx, k), k, nil
 }
 
-// end reports the call, ended with *errp.
+// end reports the call, ended with *errp, which it shows as the public error it
+// stands for (publicError).
 func (k *call) end(errp *error) {
+	*errp = publicError(*errp)
 	if k == nil {
 		return
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Create stores a new entity and returns it as stored, with Version 1. It fails with
@@ -257,17 +258,17 @@ func (w *write) run(ctx context.Context) (*Entity, error) {
 // list another writer left unfinished (or whose bookkeeping contradicts its entries)
 // and reports that the lists must be read again, as they must while another writer
 // holds one (held then says which) or a read is doubtful.
-func (w *write) readyLists(ctx context.Context, lists []listState) (held *LeaseError, again bool, err error) {
+func (w *write) readyLists(ctx context.Context, lists []store.ListState) (held *LeaseError, again bool, err error) {
 	if w.doubts == nil {
 		w.doubts = make([]relationships.Doubt, len(lists))
 	}
 	now := w.c.opts.Now()
 	for i, s := range lists {
-		switch relationships.Inspect(s.head, nil, s.entries, true, now, &w.doubts[i]) {
+		switch relationships.Inspect(s.Head, nil, s.Entries, true, now, &w.doubts[i]) {
 		case relationships.Held:
-			held, again = &LeaseError{Key: w.e.Key, Predicate: s.head.Predicate, Until: s.head.LeaseUntil}, true
+			held, again = &LeaseError{Key: w.e.Key, Predicate: s.Head.Predicate, Until: s.Head.LeaseUntil}, true
 		case relationships.Left:
-			if _, err := w.c.writeListLeased(ctx, nil, s.head); err != nil {
+			if _, err := w.c.core.WriteListLeased(ctx, nil, s.Head); err != nil {
 				return nil, false, err
 			}
 			again = true
@@ -283,7 +284,7 @@ func (w *write) readyLists(ctx context.Context, lists []listState) (held *LeaseE
 type snapshot struct {
 	x       entitystate.Expectation
 	entries []map[string]types.AttributeValue
-	lists   []listState
+	lists   []store.ListState
 }
 
 // read reads the entity item (when getItem), the lists the write replaces and the
@@ -291,14 +292,14 @@ type snapshot struct {
 // must be read after that version was seen: in the first round when the caller
 // carried it or an earlier attempt saw it, after the entity item otherwise.
 func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem bool) (snapshot, *Entity, error) {
-	snap := snapshot{x: x, lists: make([]listState, len(w.predicates))}
+	snap := snapshot{x: x, lists: make([]store.ListState, len(w.predicates))}
 	// An entity that does not exist has no lists: writes of a list check that
 	// their subject exists, and a Delete removes its lists before the entity. The
 	// transaction checks that no head exists, so a list left behind only costs a
 	// retry that reads it.
 	readLists := len(w.predicates) > 0 && !x.Absent
 	for i, p := range w.predicates {
-		snap.lists[i].head = relationships.Head{Subject: relationships.Key(w.e.Key), Predicate: p}
+		snap.lists[i].Head = relationships.Head{Subject: relationships.Key(w.e.Key), Predicate: p}
 	}
 	entriesFirst := w.entryIndexed() && !x.Absent && (!getItem || x.Carried || w.together)
 	var item map[string]types.AttributeValue
@@ -312,14 +313,14 @@ func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem boo
 		case i == 1 && entriesFirst:
 			snap.entries, err = w.c.readIndexEntries(ctx, w.e.Key)
 		case i == 2 && readLists:
-			heads, err = w.c.readHeads(ctx, w.e.Key, w.predicates)
+			heads, err = w.c.core.ReadHeads(ctx, relationships.Key(w.e.Key), w.predicates)
 		case i >= 3 && readLists:
-			snap.lists[i-3].entries, err = w.c.readList(ctx, w.e.Key, w.predicates[i-3], true)
+			snap.lists[i-3].Entries, err = w.c.core.ReadList(ctx, relationships.Key(w.e.Key), w.predicates[i-3], true)
 		}
 		return err
 	})
 	for i, h := range heads {
-		snap.lists[i].head = h
+		snap.lists[i].Head = h
 	}
 	if err != nil {
 		return snap, nil, wrap(err, "%s %s", w.mode, w.e.Key)
@@ -338,7 +339,7 @@ func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem boo
 			// The decision completed the Delete it found, which swept the lists
 			// read beside the item: they are none now.
 			for i, p := range w.predicates {
-				snap.lists[i] = listState{head: relationships.Head{Subject: relationships.Key(w.e.Key), Predicate: p}}
+				snap.lists[i] = store.ListState{Head: relationships.Head{Subject: relationships.Key(w.e.Key), Predicate: p}}
 			}
 		}
 	}
@@ -432,7 +433,7 @@ type putPlan struct {
 
 // plan builds the item a write meeting x puts, and the changes to the index entries
 // and lists read. It checks what DynamoDB would refuse.
-func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types.AttributeValue, lists []listState) (*putPlan, error) {
+func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types.AttributeValue, lists []store.ListState) (*putPlan, error) {
 	x.Now = w.now
 	if w.cond != nil {
 		x.Cond = w.cond.build
@@ -482,7 +483,7 @@ func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types
 		return nil, err
 	}
 	for i, s := range lists {
-		p.lists = append(p.lists, relationships.ChangeReplace(s.head, s.entries, relKeys(w.lists[w.predicates[i]])))
+		p.lists = append(p.lists, relationships.ChangeReplace(s.Head, s.Entries, relKeys(w.lists[w.predicates[i]])))
 	}
 	return p, nil
 }
@@ -506,7 +507,7 @@ func (w *write) transaction(p *putPlan) *actions.Transaction {
 	}
 	actions.AddClaims(t, w.c.names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(p.item))
 	for _, ch := range p.lists {
-		actions.AddChange(t, w.c.listTables(), ch, w.c.opts.CheckObjects, w.c.opts.Now())
+		actions.AddChange(t, w.c.core.ListTables(), ch, w.c.opts.CheckObjects, w.c.opts.Now())
 	}
 	return t
 }
@@ -523,15 +524,15 @@ func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 	}
 	a := w.c.core.Transact(ctx, t.Actions, commit.NewToken())
 	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
-		r := refusal(t, a)
+		r := store.Refusal(t, a)
 		switch {
-		case r.missing != nil:
-			return commitResult{}, wrap(r.missing, "%s %s", w.mode, w.e.Key)
-		case r.role.Kind == actions.RoleClaim && r.role.Release: // another entity holds it: not ours to release
-			p.releases = slices.DeleteFunc(p.releases, func(cl indexentries.Claim) bool { return cl == r.role.Claim })
+		case r.Missing != nil:
+			return commitResult{}, wrap(r.Missing, "%s %s", w.mode, w.e.Key)
+		case r.Role.Kind == actions.RoleClaim && r.Role.Release: // another entity holds it: not ours to release
+			p.releases = slices.DeleteFunc(p.releases, func(cl indexentries.Claim) bool { return cl == r.Role.Claim })
 			return w.commit(ctx, p)
-		case r.role.Kind == actions.RoleClaim:
-			return w.claimRefused(ctx, r.role.Claim, a.Item)
+		case r.Role.Kind == actions.RoleClaim:
+			return w.claimRefused(ctx, r.Role.Claim, a.Item)
 		}
 		return commitResult{listsMoved: true}, nil
 	}

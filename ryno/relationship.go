@@ -291,7 +291,7 @@ func (c *Client) CountRelationships(ctx context.Context, subject Key, predicate 
 		return 0, err
 	}
 	if c.sets[predicate] {
-		n, err := c.countSet(ctx, subject, predicate)
+		n, err := c.core.CountSet(ctx, relationships.Key(subject), predicate)
 		return n, wrap(err, "count relationships %s -%s->", subject, predicate)
 	}
 	in := store.GetInput(c.names.Relationships, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))

@@ -162,7 +162,7 @@ func (c *Client) sweepMissing(ctx context.Context, k Key, item map[string]types.
 	case s.Ending():
 		return true, c.completeDelete(ctx, k, s)
 	}
-	return c.sweepHolding(ctx, k, store.Guard{Key: relationships.Key(k), Absent: true}, nil)
+	return c.core.SweepHolding(ctx, relationships.Key(k), store.Guard{Key: relationships.Key(k), Absent: true}, nil)
 }
 
 // repairClaims deletes claims whose owner is missing, each only while it still is.

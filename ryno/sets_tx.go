@@ -12,6 +12,7 @@ import (
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // txSet plans TxAddRelationships or TxRemoveRelationships on a set: it reads the
@@ -22,11 +23,11 @@ import (
 // again. The subject's existence is checked as for a list, and with CheckObjects
 // each object added.
 func (c *Client) txSet(ctx context.Context, op *txOp, written map[Key]opKind, joined *txOp) (*txPart, error) {
-	objects := distinctKeys(op.objects)
-	lop := listOp{subject: op.key, predicate: op.predicate}
+	objects := store.DistinctKeys(relKeys(op.objects))
+	lop := store.ListOp{Subject: relationships.Key(op.key), Predicate: op.predicate}
 	gets := make([]batching.GetOp, len(objects))
 	for i, k := range objects {
-		gets[i] = batching.NewGetOp(c.names.Relationships, lop.setEntry(k).PrimaryKey())
+		gets[i] = batching.NewGetOp(c.names.Relationships, lop.SetEntry(k).PrimaryKey())
 	}
 	found, err := c.batch.Get(ctx, gets, batching.ReadOptions{Consistent: true})
 	if err != nil {
@@ -43,15 +44,15 @@ func (c *Client) txSet(ctx context.Context, op *txOp, written map[Key]opKind, jo
 		switch {
 		case add && !there:
 			p.t.Add(c.setPut(lop, k, token), actions.Role{Kind: actions.RoleEntry}, 0)
-			p.result.Changed = append(p.result.Changed, k)
+			p.result.Changed = append(p.result.Changed, Key(k))
 		case !add && there:
 			p.t.Add(actions.SetEntry(c.names.Relationships, gets[i].Key, true, true), actions.Role{Kind: actions.RoleEntry}, 0)
-			p.result.Changed = append(p.result.Changed, k)
+			p.result.Changed = append(p.result.Changed, Key(k))
 		default: // unchanged: it must still be as read
 			p.t.Add(actions.SetEntry(c.names.Relationships, gets[i].Key, there, false), actions.Role{Kind: actions.RoleEntry}, 0)
 		}
 		if add && c.opts.CheckObjects {
-			c.checkEntity(&p.t, k, actions.Role{Kind: actions.RoleObject, Object: relationships.Key(k)})
+			c.core.CheckEntity(&p.t, k, actions.Role{Kind: actions.RoleObject, Object: k})
 		}
 	}
 	p.refused = subjectRefusal(op, &ConflictError{Key: op.key, Predicate: op.predicate, Reason: "its set changed meanwhile"})
@@ -60,10 +61,10 @@ func (c *Client) txSet(ctx context.Context, op *txOp, written map[Key]opKind, jo
 
 // setPut is the put of object's entry in op's set, on the condition that it is not
 // there.
-func (c *Client) setPut(op listOp, object Key, token string) types.TransactWriteItem {
+func (c *Client) setPut(op store.ListOp, object store.Key, token string) types.TransactWriteItem {
 	b := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)), nil)
 	return types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(c.names.Relationships), Item: c.setItem(op, object, token),
+		TableName: aws.String(c.names.Relationships), Item: c.core.SetItem(op, object, token),
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}}
 }
@@ -111,7 +112,7 @@ func subjectRefusal(op *txOp, conflict error) func(context.Context, actions.Role
 		case actions.RoleEntity:
 			return false, notFound(op.key)
 		case actions.RoleObject:
-			return false, &objectMissingError{object: Key(role.Object)}
+			return false, &store.ObjectMissingError{Object: role.Object}
 		}
 		return true, conflict
 	}

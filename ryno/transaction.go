@@ -17,7 +17,9 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Op is one operation of a transaction; see Transact and the Tx functions.
@@ -571,9 +573,9 @@ func (op *txOp) conditionError() error {
 // the condition of joined (the TxCheck of the subject) when not nil, or written by
 // another operation of the transaction.
 func (c *Client) txList(ctx context.Context, op *txOp, written map[Key]opKind, joined *txOp) (*txPart, error) {
-	lop := listOp{kind: [...]listKind{opAdd: listAdd, opRemove: listRemove}[op.kind], subject: op.key,
-		predicate: op.predicate, objects: op.objects, checkObjects: c.opts.CheckObjects}
-	s, err := c.readListReady(ctx, lop)
+	lop := store.ListOp{Kind: [...]store.ListKind{opAdd: store.ListAdd, opRemove: store.ListRemove}[op.kind], Subject: relationships.Key(op.key),
+		Predicate: op.predicate, Objects: relKeys(op.objects), CheckObjects: c.opts.CheckObjects}
+	s, err := c.core.ReadListReady(ctx, lop)
 	if err != nil {
 		return nil, err
 	}
@@ -581,9 +583,9 @@ func (c *Client) txList(ctx context.Context, op *txOp, written map[Key]opKind, j
 	if err != nil {
 		return nil, err
 	}
-	ch := lop.plan(s)
-	actions.AddChange(&p.t, c.listTables(), ch, lop.checkObjects, c.opts.Now())
+	ch := lop.Plan(s)
+	actions.AddChange(&p.t, c.core.ListTables(), ch, lop.CheckObjects, c.opts.Now())
 	p.result.Changed = fromRelKeys(append(ch.Added, ch.Removed...))
-	p.refused = subjectRefusal(op, listConflict(lop, errors.New("another writer changed it")))
+	p.refused = subjectRefusal(op, store.ListConflict(lop, errors.New("another writer changed it")))
 	return p, nil
 }

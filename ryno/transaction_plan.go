@@ -227,7 +227,7 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 		return p, nil // nothing to delete: not an error
 	case op.o.version > 0 && s.Version != op.o.version:
 		return nil, &ConflictError{Key: op.key, Expected: op.o.version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.o.version, s.Version)}
-	case len(incoming) > 0 || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !bookkeeping(i) }):
+	case len(incoming) > 0 || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !store.Bookkeeping(i) }):
 		return nil, ErrHasRelationships
 	case s.Pending != "":
 		return nil, errRetryTx

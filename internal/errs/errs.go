@@ -3,7 +3,9 @@
 package errs
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 )
 
@@ -37,3 +39,48 @@ func Wrap(err error, format string, args ...any) error {
 func New(format string, args ...any) error {
 	return fmt.Errorf(Prefix+format, args...)
 }
+
+var (
+	// ErrNotFound matches the error of an entity that does not exist. Package ryno
+	// exports it.
+	ErrNotFound = errors.New(Prefix + "entity not found")
+	// ErrConflict matches the error of a write that found the store other than it
+	// expected. Package ryno exports it.
+	ErrConflict = errors.New(Prefix + "conflicting write")
+)
+
+// Map returns err with f applied to the innermost error of its chain of Wrap
+// contexts, and to each error it joins (errors.Join): the errors a layer returns become those the caller shows, each
+// context kept. f returns its argument for an error it does not convert.
+func Map(err error, f func(error) error) error {
+	if err == nil {
+		return nil
+	}
+	switch e := err.(type) {
+	case *contextError:
+		inner := Map(e.err, f)
+		if inner == e.err {
+			return err
+		}
+		return &contextError{doing: e.doing, err: inner}
+	case interface{ Unwrap() []error }:
+		if reflect.TypeOf(err) != joinType {
+			break
+		}
+		inner := e.Unwrap()
+		mapped := make([]error, len(inner))
+		changed := false
+		for i, ie := range inner {
+			mapped[i] = Map(ie, f)
+			changed = changed || mapped[i] != ie
+		}
+		if changed {
+			return errors.Join(mapped...)
+		}
+		return err
+	}
+	return f(err)
+}
+
+// joinType is the type of the errors errors.Join returns, which Map rebuilds.
+var joinType = reflect.TypeOf(errors.Join(errors.New("")))

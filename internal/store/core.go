@@ -2,12 +2,14 @@ package store
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -24,6 +26,10 @@ type Config struct {
 	ConsistentRead bool             // reads are strongly consistent unless a call says otherwise
 	Retry          batching.Policy  // retries of throttled, unprocessed and ambiguous requests
 	Conflicts      batching.Policy  // attempts of a write that loses races to other writers
+	ListLease      time.Duration    // how long a lease holds a list for its writer
+	Ordered        map[string]bool  // the predicates declared ordered sets
+	// Unique reports whether the index name registered for type typ is unique.
+	Unique func(typ, name string) bool
 	// Retrying is told of each retry: why, after how long, and the cause.
 	Retrying func(ctx context.Context, why batching.Reason, wait time.Duration, cause error)
 }
@@ -35,6 +41,11 @@ type Core struct {
 	Names schema.Names
 	Batch *batching.Engine
 	Config
+	// CompleteDelete completes the Delete under way on k, whose stored state is s:
+	// what a list writer does on meeting its subject's tombstone.
+	CompleteDelete func(ctx context.Context, k Key, s entitystate.State) error
+
+	clock positionClock // positions of ordered sets
 }
 
 // Pacing is how a conditional write is sent again: within Config.Retry, reporting
@@ -57,4 +68,23 @@ func (c *Core) Transact(ctx context.Context, actions []types.TransactWriteItem, 
 // within Config.Conflicts.
 func (c *Core) ConflictPacer() *batching.Pacer {
 	return batching.NewPacer(c.Conflicts, c.Batch.Sleep, c.Retrying)
+}
+
+func attrS(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }
+
+func attrN(n int64) *types.AttributeValueMemberN {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+// objectOf returns the key of the object an item of the relationship entries
+// table names.
+func objectOf(item map[string]types.AttributeValue) Key {
+	s := func(name string) string {
+		v, _ := item[name].(*types.AttributeValueMemberS)
+		if v == nil {
+			return ""
+		}
+		return v.Value
+	}
+	return Key{Scope: s(schema.AttrObjectScope), Type: s(schema.AttrObjectType), ID: s(schema.AttrObjectID)}
 }

@@ -1,10 +1,23 @@
-// Package store is the machinery under package ryno's public face: the core that
-// every kind of write and read shares (the tables and their requests, conditional
-// writes settled within the retry policy, the guards of multi-transaction
-// changes), and the write protocol built on it.
+// Package store is the machinery under package ryno's public face.
 //
-// It works on items, internal keys (relationships.Key) and internal errors; package
-// ryno converts its own Key, Entity and typed errors at its edge. It may import the
-// SDK and the internal packages below it (actions, batching, commit, entitystate,
-// relationships, requests, schema), never a public package of the module.
+// It owns:
+//   - the core every part shares (Core): the tables and the requests that read
+//     them, conditional writes settled within the retry policy, and the guards of
+//     changes made in several transactions (guard.go);
+//   - the list engine: the write of a relationship list in one transaction
+//     planned from its head and markers (lists.go), and under a lease when it does
+//     not fit in one (lease.go); sets and ordered sets, one item per object, and
+//     the positions of ordered sets (sets.go);
+//   - the sweep of a Delete: what refers to an entity, deleted in transactions
+//     that check its tombstone, lists kept exact (sweep.go).
+//
+// It works on items, internal keys (relationships.Key) and its own errors
+// (errors.go); package ryno converts its Key, Entity and typed errors at its edge,
+// and hands the store what it needs of the layers above as functions in Core (the
+// completion of a Delete a list writer meets, whether an index is unique).
+//
+// It may import the SDK and the internal packages below it (actions, batching,
+// commit, entitystate, errs, indexentries, relationships, requests, schema,
+// sweep), never a public package of the module: internal/layers_test.go holds the
+// rule.
 package store

@@ -78,7 +78,3 @@ func reasonsCanceled(reasons ...types.CancellationReason) error {
 func reason(code string) types.CancellationReason {
 	return types.CancellationReason{Code: aws.String(code)}
 }
-
-func attrN(n int64) *types.AttributeValueMemberN {
-	return &types.AttributeValueMemberN{Value: fmt.Sprint(n)}
-}

@@ -128,5 +128,3 @@ func (c *Core) EdgeQuery(subject Key, predicate string, object Key) *dynamodb.Qu
 	in.ConsistentRead = aws.Bool(c.ConsistentRead)
 	return in
 }
-
-func attrS(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }

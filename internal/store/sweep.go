@@ -1,4 +1,4 @@
-package ryno
+package store
 
 import (
 	"context"
@@ -9,14 +9,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
-	"github.com/rynodb/rynodb/internal/store"
 	"github.com/rynodb/rynodb/internal/sweep"
 )
 
@@ -28,17 +27,17 @@ import (
 // transaction checks the guard: the entity's tombstone, or for an entity that does
 // not exist, that it still does not.
 
-// sweep deletes what refers to k while g holds: the entity's tombstone is there
+// Sweep deletes what refers to k while g holds: the entity's tombstone is there
 // (then the item is deleted last), or the entity is missing. When g stops holding,
 // the entity has a new life whose entries are its own, and sweep stops. claims are
 // released besides those of the index entries found.
-func (c *Client) sweep(ctx context.Context, k Key, g store.Guard, claims []indexentries.Claim) error {
-	_, err := c.sweepHolding(ctx, k, g, claims)
+func (c *Core) Sweep(ctx context.Context, k Key, g Guard, claims []indexentries.Claim) error {
+	_, err := c.SweepHolding(ctx, k, g, claims)
 	return err
 }
 
-// sweepHolding is sweep, reporting whether g held to the end.
-func (c *Client) sweepHolding(ctx context.Context, k Key, g store.Guard, claims []indexentries.Claim) (bool, error) {
+// SweepHolding is Sweep, reporting whether g held to the end.
+func (c *Core) SweepHolding(ctx context.Context, k Key, g Guard, claims []indexentries.Claim) (bool, error) {
 	refs := c.references(k)
 	first, err := c.firstPages(ctx, refs)
 	if err != nil {
@@ -56,7 +55,7 @@ func (c *Client) sweepHolding(ctx context.Context, k Key, g store.Guard, claims 
 	if len(extra) > 0 {
 		parts = append(parts, sweep.Part{Releases: extra})
 	}
-	final, hasFinal := c.deleteAction(g)
+	final, hasFinal := c.DeleteAction(g)
 	txs := sweep.Pack(parts, actions.MaxItems-1)
 	if !more && len(txs) <= 1 {
 		var only []sweep.Part
@@ -65,7 +64,7 @@ func (c *Client) sweepHolding(ctx context.Context, k Key, g store.Guard, claims 
 		}
 		return c.sweepOnce(ctx, g, final, hasFinal, only)
 	}
-	batch := c.batch.Shared()
+	batch := c.Batch.Shared()
 	err = batching.Parallel(ctx, len(refs)+1, len(refs)+1, func(ctx context.Context, i int) error {
 		if i == len(refs) {
 			if len(extra) == 0 {
@@ -81,13 +80,13 @@ func (c *Client) sweepHolding(ctx context.Context, k Key, g store.Guard, claims 
 		}
 		next := *refs[i].query
 		next.ExclusiveStartKey = first[i].LastEvaluatedKey
-		return c.core.QueryPages(ctx, &next, func(items []map[string]types.AttributeValue) error {
+		return c.QueryPages(ctx, &next, func(items []map[string]types.AttributeValue) error {
 			return c.sweepParts(ctx, batch, g, refs[i].parts(items))
 		})
 
 	})
 	switch {
-	case errors.Is(err, store.ErrGuardFailed):
+	case errors.Is(err, ErrGuardFailed):
 		return false, nil
 	case err != nil:
 		return false, err
@@ -101,19 +100,19 @@ func (c *Client) sweepHolding(ctx context.Context, k Key, g store.Guard, claims 
 // when the guard is a tombstone (its condition is the guard), beside the guard's
 // check otherwise. A guard that no longer holds means the work is done or moot; it
 // reports whether the guard held.
-func (c *Client) sweepOnce(ctx context.Context, g store.Guard, final types.TransactWriteItem, hasFinal bool, parts []sweep.Part) (bool, error) {
+func (c *Core) sweepOnce(ctx context.Context, g Guard, final types.TransactWriteItem, hasFinal bool, parts []sweep.Part) (bool, error) {
 	switch {
 	case len(parts) == 0 && !hasFinal:
 		return true, nil
 	case len(parts) == 0:
-		return true, c.deleteItem(ctx, final.Delete)
+		return true, c.DeleteItem(ctx, final.Delete)
 	}
-	first := g.Action(c.names.Entities)
+	first := g.Action(c.Names.Entities)
 	if hasFinal {
 		first = final
 	}
 	err := c.sweepTransaction(ctx, first, parts)
-	if errors.Is(err, store.ErrGuardFailed) {
+	if errors.Is(err, ErrGuardFailed) {
 		return false, nil
 	}
 	return err == nil, err
@@ -123,11 +122,11 @@ func (c *Client) sweepOnce(ctx context.Context, g store.Guard, final types.Trans
 // fenced deletes of set entries, all within batch's bound. More fenced deletes than
 // fencedLimit go in the transactions: a transaction takes 99 where a wave of
 // requests takes MaxConcurrency.
-func (c *Client) sweepParts(ctx context.Context, batch *batching.Engine, g store.Guard, parts []sweep.Part) error {
-	fenced, parts := sweep.TakeFenced(parts, fencedWaves*c.opts.MaxConcurrency)
+func (c *Core) sweepParts(ctx context.Context, batch *batching.Engine, g Guard, parts []sweep.Part) error {
+	fenced, parts := sweep.TakeFenced(parts, fencedWaves*c.MaxConcurrency)
 	txs := sweep.Pack(parts, actions.MaxItems-1)
-	check := g.Action(c.names.Entities)
-	return batching.Parallel(ctx, len(txs)+len(fenced), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	check := g.Action(c.Names.Entities)
+	return batching.Parallel(ctx, len(txs)+len(fenced), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		release, err := batch.Acquire(ctx)
 		if err != nil {
 			return err
@@ -145,27 +144,8 @@ func (c *Client) sweepParts(ctx context.Context, batch *batching.Engine, g store
 const fencedWaves = 4
 
 // deleteFenced deletes f's entry if it still holds f's token.
-func (c *Client) deleteFenced(ctx context.Context, f sweep.Fenced) error {
-	return c.deleteIfToken(ctx, f.Key, f.Token)
-}
-
-// deleteIfToken deletes the relationship entry with key if the call token wrote it
-// last (if it has no token, for token ""). An entry another write changed since is
-// left.
-func (c *Client) deleteIfToken(ctx context.Context, key map[string]types.AttributeValue, token string) error {
-	cond := expression.AttributeNotExists(expression.Name(schema.AttrToken))
-	if token != "" {
-		cond = expression.Name(schema.AttrToken).Equal(expression.Value(str(token)))
-	}
-	b := commit.Build(cond, nil)
-	_, err := c.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: aws.String(c.names.Relationships), Key: key,
-		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-	})
-	if a := commit.Classify(err); a.Outcome == commit.ConditionFailed {
-		return nil
-	}
-	return err
+func (c *Core) deleteFenced(ctx context.Context, f sweep.Fenced) error {
+	return c.DeleteIfToken(ctx, f.Key, f.Token)
 }
 
 // sweepTransaction commits parts after first, the guard. It returns errGuardFailed
@@ -174,8 +154,8 @@ func (c *Client) deleteIfToken(ctx context.Context, key map[string]types.Attribu
 // no head, written before heads existed, has its entries deleted alone. A marker
 // that holds other positions than the entries read (the reverse index lags, or a
 // writer added some since) is read, and every entry it holds goes.
-func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWriteItem, parts []sweep.Part) error {
-	pace := c.core.ConflictPacer()
+func (c *Core) sweepTransaction(ctx context.Context, first types.TransactWriteItem, parts []sweep.Part) error {
+	pace := c.ConflictPacer()
 	for {
 		t := &actions.Transaction{}
 		t.Add(first, actions.Role{Kind: actions.RoleEntity}, 0)
@@ -193,12 +173,12 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 				owner = append(owner, i)
 			}
 		}
-		a := c.core.Transact(ctx, t.Actions, commit.NewToken())
+		a := c.Transact(ctx, t.Actions, commit.NewToken())
 		switch {
 		case a.Outcome == commit.Committed:
 			return nil
 		case a.Outcome == commit.ConditionFailed && a.Action == 0:
-			return store.ErrGuardFailed
+			return ErrGuardFailed
 		case a.Outcome != commit.ConditionFailed:
 			return a.Err
 		}
@@ -236,7 +216,7 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 			if err != nil {
 				return err
 			}
-			if h.Abandoned(c.opts.Now()) {
+			if h.Abandoned(c.Now()) {
 				room := actions.MaxItems - len(t.Actions) + p.Actions()
 				if err := c.finishList(ctx, p, h); err != nil {
 					return err
@@ -249,7 +229,7 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 			}
 		}
 		if err := pace.Wait(ctx); err != nil {
-			return wrap(err, "lists pointing at the entity kept changing, or stayed held by another writer")
+			return errs.Wrap(err, "lists pointing at the entity kept changing, or stayed held by another writer")
 		}
 	}
 }
@@ -261,7 +241,7 @@ func (c *Client) sweepTransaction(ctx context.Context, first types.TransactWrite
 // damaged) is rebuilt under a lease first. No entries means the list no longer holds
 // the object. Of more entries than room allows, p deletes the first that fit and
 // takes them out of the marker.
-func (c *Client) refreshPart(ctx context.Context, p *sweep.Part, room int) error {
+func (c *Core) refreshPart(ctx context.Context, p *sweep.Part, room int) error {
 	for rebuilt := false; ; rebuilt = true {
 		ch := p.List
 		object := ch.Deletes[0].Object
@@ -275,7 +255,7 @@ func (c *Client) refreshPart(ctx context.Context, p *sweep.Part, room int) error
 		}
 		switch {
 		case !slices.Equal(positions, marker.Positions) && !rebuilt:
-			h, err := c.readHead(ctx, Key(ch.Subject), ch.Predicate)
+			h, err := c.ReadHead(ctx, ch.Subject, ch.Predicate)
 			if err != nil {
 				return err
 			}
@@ -298,19 +278,19 @@ func (c *Client) refreshPart(ctx context.Context, p *sweep.Part, room int) error
 
 // dropHeadless makes every list part of parts whose list has no head delete its
 // entries alone, reading the heads in one BatchGetItem.
-func (c *Client) dropHeadless(ctx context.Context, parts []sweep.Part) error {
+func (c *Core) dropHeadless(ctx context.Context, parts []sweep.Part) error {
 	var ops []batching.GetOp
 	var owners []int
 	for i, p := range parts {
 		if p.List != nil {
-			ops = append(ops, batching.NewGetOp(c.names.Relationships, relationships.HeadPrimaryKey(p.List.Subject, p.List.Predicate)))
+			ops = append(ops, batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(p.List.Subject, p.List.Predicate)))
 			owners = append(owners, i)
 		}
 	}
 	if len(ops) == 0 {
 		return nil
 	}
-	found, err := c.batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
+	found, err := c.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
 	if err != nil {
 		return err
 	}
@@ -325,8 +305,8 @@ func (c *Client) dropHeadless(ctx context.Context, parts []sweep.Part) error {
 
 // refreshParts refreshes every list part of parts in parallel, each within the
 // actions it takes now, so that the transaction holding them stays within bounds.
-func (c *Client) refreshParts(ctx context.Context, parts []sweep.Part) error {
-	return batching.Parallel(ctx, len(parts), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+func (c *Core) refreshParts(ctx context.Context, parts []sweep.Part) error {
+	return batching.Parallel(ctx, len(parts), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		if parts[i].List == nil {
 			return nil
 		}
@@ -337,40 +317,40 @@ func (c *Client) refreshParts(ctx context.Context, parts []sweep.Part) error {
 // finishList finishes and rebuilds the other subject's list whose entries p deletes,
 // whose head is h, under a lease. When that subject no longer exists either, its own
 // Delete (or Check) sweeps its list: p deletes the entries it has alone.
-func (c *Client) finishList(ctx context.Context, p *sweep.Part, h relationships.Head) error {
-	_, err := c.writeListLeased(ctx, nil, h)
+func (c *Core) finishList(ctx context.Context, p *sweep.Part, h relationships.Head) error {
+	_, err := c.WriteListLeased(ctx, nil, h)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, errs.ErrNotFound):
 		c.deleteAlone(p)
 		return nil
 	case err != nil:
-		return wrap(err, "finishing a list pointing at the entity")
+		return errs.Wrap(err, "finishing a list pointing at the entity")
 	}
 	return nil
 }
 
 // deleteAlone makes p delete its list's entries without the list's head or marker:
 // the list has no head (written before heads existed), or its subject is gone.
-func (c *Client) deleteAlone(p *sweep.Part) {
-	p.Deletes, p.List = actions.RelationshipOps(c.names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
+func (c *Core) deleteAlone(p *sweep.Part) {
+	p.Deletes, p.List = actions.RelationshipOps(c.Names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
 }
 
 // readEdges reads the entries of subject's list under predicate that point at
 // object, in position order, and object's marker, consistently.
-func (c *Client) readEdges(ctx context.Context, subject Key, predicate string, object Key) ([]relationships.Entry, relationships.Marker, error) {
+func (c *Core) readEdges(ctx context.Context, subject Key, predicate string, object Key) ([]relationships.Entry, relationships.Marker, error) {
 	var keys []batching.GetOp
 	var marker map[string]types.AttributeValue
 	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		if i == 1 {
 			var err error
-			marker, err = c.core.GetRelationshipItem(ctx, relationships.MarkerPrimaryKey(relationships.Key(subject), predicate, relationships.Key(object)))
+			marker, err = c.GetRelationshipItem(ctx, relationships.MarkerPrimaryKey(relationships.Key(subject), predicate, relationships.Key(object)))
 			return err
 		}
-		in := c.core.EdgeQuery(relationships.Key(subject), predicate, relationships.Key(object))
+		in := c.EdgeQuery(relationships.Key(subject), predicate, relationships.Key(object))
 		in.ConsistentRead = aws.Bool(true)
-		return c.core.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+		return c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 			for _, item := range items {
-				keys = append(keys, batching.NewGetOp(c.names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs())))
+				keys = append(keys, batching.NewGetOp(c.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs())))
 			}
 			return nil
 		})
@@ -383,7 +363,7 @@ func (c *Client) readEdges(ctx context.Context, subject Key, predicate string, o
 	if err != nil {
 		return nil, m, err
 	}
-	items, err := c.batch.Get(ctx, keys, batching.ReadOptions{Consistent: true})
+	items, err := c.Batch.Get(ctx, keys, batching.ReadOptions{Consistent: true})
 	if err != nil {
 		return nil, m, err
 	}
@@ -402,19 +382,19 @@ func (c *Client) readEdges(ctx context.Context, subject Key, predicate string, o
 }
 
 // partActions returns the transaction actions of p.
-func (c *Client) partActions(p sweep.Part) []types.TransactWriteItem {
+func (c *Core) partActions(p sweep.Part) []types.TransactWriteItem {
 	if p.List == nil {
 		acts := actions.Items(p.Deletes)
 		for _, f := range p.Fenced {
-			acts = append(acts, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(c.names.Relationships), Key: f.Key}})
+			acts = append(acts, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(c.Names.Relationships), Key: f.Key}})
 		}
 		for _, cl := range p.Releases {
-			acts = append(acts, actions.Release(c.names.IndexEntries, cl))
+			acts = append(acts, actions.Release(c.Names.IndexEntries, cl))
 		}
 		return acts
 	}
 	ch := *p.List
-	head := actions.Head(c.names.Relationships, ch)
+	head := actions.Head(c.Names.Relationships, ch)
 	object := ch.Deletes[0].Object
 	positions := make([]int, len(ch.Deletes))
 	for i, e := range ch.Deletes {
@@ -428,16 +408,16 @@ func (c *Client) partActions(p sweep.Part) []types.TransactWriteItem {
 		// writer since the read, may have taken it out already.
 		u := expression.Delete(expression.Name(schema.AttrPositions), set)
 		b := commit.Build(sweep.HoldsPositions(positions), &u)
-		marker.Update = &types.Update{TableName: aws.String(c.names.Relationships), Key: key,
+		marker.Update = &types.Update{TableName: aws.String(c.Names.Relationships), Key: key,
 			UpdateExpression: b.Update, ConditionExpression: b.Condition,
 			ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}
 	} else {
 		b := commit.Build(expression.Name(schema.AttrPositions).Equal(set), nil)
-		marker.Delete = &types.Delete{TableName: aws.String(c.names.Relationships), Key: key,
+		marker.Delete = &types.Delete{TableName: aws.String(c.Names.Relationships), Key: key,
 			ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}
 	}
 	acts := []types.TransactWriteItem{head, marker}
-	return append(acts, actions.Items(actions.RelationshipOps(c.names.Relationships, relationships.Plan{Deletes: ch.Deletes}))...)
+	return append(acts, actions.Items(actions.RelationshipOps(c.Names.Relationships, relationships.Plan{Deletes: ch.Deletes}))...)
 }
 
 // reference is a query for what to delete with an entity.
@@ -449,17 +429,17 @@ type reference struct {
 // references returns the queries for what refers to k: its index entries and its
 // partition of the relationship entries table (consistent reads of the tables), and
 // the entries pointing at it (through the reverse index, which projects them whole).
-func (c *Client) references(k Key) []reference {
+func (c *Core) references(k Key) []reference {
 	relKey := schema.RelationshipKeyAttrs()
-	partition := store.KeyCondition(c.names.Relationships, "", schema.AttrSubjectKey, k.String())
+	partition := KeyCondition(c.Names.Relationships, "", schema.AttrSubjectKey, k.String())
 	partition.ConsistentRead = aws.Bool(true)
 	own := func(items []map[string]types.AttributeValue) []sweep.Part {
 		var p sweep.Part
 		for _, item := range items {
-			if inSet(item) {
+			if InSet(item) {
 				p.Fenced = append(p.Fenced, sweep.FenceOf(item))
 			} else {
-				p.Deletes = append(p.Deletes, batching.DeleteOp(c.names.Relationships, batching.Project(item, relKey)))
+				p.Deletes = append(p.Deletes, batching.DeleteOp(c.Names.Relationships, batching.Project(item, relKey)))
 			}
 		}
 		if p.Actions() == 0 {
@@ -468,9 +448,9 @@ func (c *Client) references(k Key) []reference {
 		return []sweep.Part{p}
 	}
 	return []reference{
-		{store.KeysOnly(c.core.IndexEntriesQuery(relationships.Key(k)), append(schema.IndexEntryKeyAttrs(), entryNames...)...), c.indexParts},
-		{store.KeysOnly(partition, append(slices.Clone(relKey), schema.AttrToken, schema.AttrPredicateObjectKey)...), own},
-		{c.core.IncomingQuery(relationships.Key(k)), func(items []map[string]types.AttributeValue) []sweep.Part { return c.incomingParts(k, items) }},
+		{KeysOnly(c.IndexEntriesQuery(relationships.Key(k)), append(schema.IndexEntryKeyAttrs(), entryNames...)...), c.indexParts},
+		{KeysOnly(partition, append(slices.Clone(relKey), schema.AttrToken, schema.AttrPredicateObjectKey)...), own},
+		{c.IncomingQuery(relationships.Key(k)), func(items []map[string]types.AttributeValue) []sweep.Part { return c.incomingParts(k, items) }},
 	}
 }
 
@@ -479,14 +459,14 @@ var entryNames = []string{schema.AttrScope, schema.AttrType, schema.AttrID, sche
 
 // indexParts deletes the entity's index entries, and releases the claims of those of
 // unique indexes.
-func (c *Client) indexParts(items []map[string]types.AttributeValue) []sweep.Part {
+func (c *Core) indexParts(items []map[string]types.AttributeValue) []sweep.Part {
 	if len(items) == 0 {
 		return nil
 	}
 	var p sweep.Part
 	for _, item := range items {
-		p.Deletes = append(p.Deletes, batching.DeleteOp(c.names.IndexEntries, batching.Project(item, schema.IndexEntryKeyAttrs())))
-		if e, err := indexentries.FromItem(item); err == nil && c.indexes.unique(e.Type, e.IndexName) {
+		p.Deletes = append(p.Deletes, batching.DeleteOp(c.Names.IndexEntries, batching.Project(item, schema.IndexEntryKeyAttrs())))
+		if e, err := indexentries.FromItem(item); err == nil && c.Unique(e.Type, e.IndexName) {
 			p.Releases = append(p.Releases, indexentries.ClaimOf(e))
 		}
 	}
@@ -497,7 +477,7 @@ func (c *Client) indexParts(items []map[string]types.AttributeValue) []sweep.Par
 // Entries of sets, which keep no head or marker, and malformed entries are deleted
 // alone. Entries of k's own lists (an entity pointing at itself) are left to the
 // sweep of its partition: one transaction may not delete an item twice.
-func (c *Client) incomingParts(k Key, items []map[string]types.AttributeValue) []sweep.Part {
+func (c *Core) incomingParts(k Key, items []map[string]types.AttributeValue) []sweep.Part {
 	byList := map[string][]relationships.Entry{}
 	var order []string
 	var alone sweep.Part
@@ -510,7 +490,7 @@ func (c *Client) incomingParts(k Key, items []map[string]types.AttributeValue) [
 			alone.Fenced = append(alone.Fenced, sweep.FenceOf(item))
 			continue
 		case err != nil:
-			alone.Deletes = append(alone.Deletes, batching.DeleteOp(c.names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs())))
+			alone.Deletes = append(alone.Deletes, batching.DeleteOp(c.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs())))
 			continue
 		}
 		id := e.Subject.String() + "\x00" + e.Predicate
@@ -531,12 +511,69 @@ func (c *Client) incomingParts(k Key, items []map[string]types.AttributeValue) [
 }
 
 // firstPages reads the first page of each reference in parallel.
-func (c *Client) firstPages(ctx context.Context, refs []reference) ([]*dynamodb.QueryOutput, error) {
+func (c *Core) firstPages(ctx context.Context, refs []reference) ([]*dynamodb.QueryOutput, error) {
 	out := make([]*dynamodb.QueryOutput, len(refs))
 	err := batching.Parallel(ctx, len(refs), len(refs), func(ctx context.Context, i int) error {
 		var err error
-		out[i], err = c.api.Query(ctx, refs[i].query)
+		out[i], err = c.API.Query(ctx, refs[i].query)
 		return err
 	})
 	return out, err
+}
+
+// DeleteItem deletes the entity item under the condition of del, a transaction's
+// deletion of it: alone, it needs no transaction. A condition that fails means
+// another caller completed the Delete.
+func (c *Core) DeleteItem(ctx context.Context, del *types.Delete) error {
+	in := &dynamodb.DeleteItemInput{
+		TableName:                 del.TableName,
+		Key:                       del.Key,
+		ConditionExpression:       del.ConditionExpression,
+		ExpressionAttributeNames:  del.ExpressionAttributeNames,
+		ExpressionAttributeValues: del.ExpressionAttributeValues,
+	}
+	send := func(ctx context.Context) commit.Attempt {
+		_, err := c.API.DeleteItem(ctx, in, commit.NoSDKRetry)
+		return commit.Classify(err)
+	}
+	a := c.Settle(ctx, send, send) // deleting again is safe
+	if a.Outcome == commit.Committed || a.Outcome == commit.ConditionFailed {
+		return nil
+	}
+	return a.Err
+}
+
+// DeleteAction is the deletion of the entity item under its tombstone; none for a
+// guard of a missing entity.
+func (c *Core) DeleteAction(g Guard) (types.TransactWriteItem, bool) {
+	if g.Absent {
+		return types.TransactWriteItem{}, false
+	}
+	b := commit.Build(expression.Name(g.Attr).Equal(expression.Value(attrS(g.Token))), nil)
+	return types.TransactWriteItem{Delete: &types.Delete{
+		TableName:                 aws.String(c.Names.Entities),
+		Key:                       actions.EntityKey(g.Key),
+		ConditionExpression:       b.Condition,
+		ExpressionAttributeNames:  b.Names,
+		ExpressionAttributeValues: b.Values,
+	}}, true
+}
+
+// InSet reports whether item is an entry of a set, which keeps no head or marker:
+// an entry without a _predicate_object_key, or with that of an ordered set.
+func InSet(item map[string]types.AttributeValue) bool {
+	switch k := item[schema.AttrPredicateObjectKey].(type) {
+	case nil:
+		return !Bookkeeping(item)
+	case *types.AttributeValueMemberS:
+		return schema.IsOrderedSetKey(k.Value)
+	}
+	return false
+}
+
+// Bookkeeping reports whether item of the relationship entries table is a list's
+// head, marker or intent part rather than an entry.
+func Bookkeeping(item map[string]types.AttributeValue) bool {
+	k, ok := item[schema.AttrPredicateKey].(*types.AttributeValueMemberS)
+	return ok && k.Value <= schema.EntriesStart
 }

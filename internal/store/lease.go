@@ -1,4 +1,4 @@
-package ryno
+package store
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
-	"github.com/rynodb/rynodb/internal/store"
 )
 
 // A change of a list too large for one transaction takes a lease on the list: a
@@ -47,22 +47,22 @@ type listLease struct {
 	prior relationships.Head
 }
 
-// leasedState is what a writer holding a list reads before it plans.
-type leasedState struct {
-	entries []relationships.Entry
-	markers []relationships.Marker
-	intents []map[string]types.AttributeValue // intent parts, whole items
+// LeasedState is what a writer holding a list reads before it plans.
+type LeasedState struct {
+	Entries []relationships.Entry
+	Markers []relationships.Marker
+	Intents []map[string]types.AttributeValue // intent parts, whole items
 }
 
-// writeListLeased takes a lease on the list of seen (the head as the caller read
+// WriteListLeased takes a lease on the list of seen (the head as the caller read
 // it), finishes what an earlier writer left, applies op (none: only the finishing)
 // and releases the lease with exact bookkeeping.
-func (c *Client) writeListLeased(ctx context.Context, op *listOp, seen relationships.Head) (relationships.Change, error) {
+func (c *Core) WriteListLeased(ctx context.Context, op *ListOp, seen relationships.Head) (relationships.Change, error) {
 	l, err := c.acquireList(ctx, Key(seen.Subject), seen.Predicate, seen)
 	if err != nil {
 		return relationships.Change{}, err
 	}
-	s, err := c.readUnderLease(ctx, l)
+	s, err := c.ReadUnderLease(ctx, l.subject, l.predicate)
 	if err != nil {
 		return relationships.Change{}, err
 	}
@@ -70,26 +70,26 @@ func (c *Client) writeListLeased(ctx context.Context, op *listOp, seen relations
 		return relationships.Change{}, err
 	}
 	next := l.prior.Next
-	for _, e := range s.entries {
+	for _, e := range s.Entries {
 		next = max(next, e.Index+1) // a writer cut off may have written past Next
 	}
 	var ch relationships.Change
 	var refused error
 	checkObjects := false
-	if op == nil && relationships.DuplicatePositions(s.entries) {
+	if op == nil && relationships.DuplicatePositions(s.Entries) {
 		// Entries sharing a position (left by writers of earlier versions) are
 		// renumbered in list order, as a replace of the list by itself does.
-		op = &listOp{kind: listReplace, subject: l.subject, predicate: l.predicate,
-			objects: fromRelKeys(relationships.InOrder(s.entries))}
+		op = &ListOp{Kind: ListReplace, Subject: l.subject, Predicate: l.predicate,
+			Objects: relationships.InOrder(s.Entries)}
 	}
 	if op != nil {
-		checkObjects = op.checkObjects
+		checkObjects = op.CheckObjects
 		head := l.prior
 		head.Next = next
-		ch = op.plan(listState{head: head, markers: relationships.MarkersOf(s.entries), entries: s.entries})
+		ch = op.Plan(ListState{Head: head, Markers: relationships.MarkersOf(s.Entries), Entries: s.Entries})
 		if checkObjects {
 			if refused = c.requireObjects(ctx, ch.Puts); refused != nil {
-				var gone *objectMissingError
+				var gone *ObjectMissingError
 				if !errors.As(refused, &gone) {
 					return relationships.Change{}, refused
 				}
@@ -97,7 +97,7 @@ func (c *Client) writeListLeased(ctx context.Context, op *listOp, seen relations
 			}
 		}
 	}
-	intents := intentKeys(s.intents)
+	intents := intentKeys(s.Intents)
 	if !ch.Empty() {
 		mine, err := c.recordIntent(ctx, l, ch, checkObjects)
 		if err != nil {
@@ -105,9 +105,9 @@ func (c *Client) writeListLeased(ctx context.Context, op *listOp, seen relations
 		}
 		intents = append(intents, mine...)
 	}
-	after := relationships.Apply(s.entries, ch)
-	ops := actions.RelationshipOps(c.names.Relationships, relationships.Plan{Puts: ch.Puts, Deletes: ch.Deletes})
-	ops = append(ops, c.markerOps(l, relationships.Reconcile(after, s.markers))...)
+	after := relationships.Apply(s.Entries, ch)
+	ops := actions.RelationshipOps(c.Names.Relationships, relationships.Plan{Puts: ch.Puts, Deletes: ch.Deletes})
+	ops = append(ops, c.markerOps(l, relationships.Reconcile(after, s.Markers))...)
 	dropped, err := c.applyLeased(ctx, l, ops, checkObjects)
 	switch {
 	case err != nil:
@@ -129,32 +129,32 @@ func (c *Client) writeListLeased(ctx context.Context, op *listOp, seen relations
 // acquireList takes a lease on subject's list under predicate, whose head the caller
 // read as seen. While another writer's lease lives it waits, within
 // Options.Conflicts, then fails with a *LeaseError.
-func (c *Client) acquireList(ctx context.Context, subject Key, predicate string, seen relationships.Head) (*listLease, error) {
-	pace := c.core.ConflictPacer()
+func (c *Core) acquireList(ctx context.Context, subject Key, predicate string, seen relationships.Head) (*listLease, error) {
+	pace := c.ConflictPacer()
 	token := commit.NewToken()
 	for {
-		now := c.opts.Now()
+		now := c.Now()
 		if !seen.Leased(now) {
-			u := expression.Set(expression.Name(schema.AttrLease), expression.Value(str(token))).
-				Set(expression.Name(schema.AttrLeaseUntil), expression.Value(number(now.Add(c.opts.ListLease).UnixMilli()))).
-				Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
+			u := expression.Set(expression.Name(schema.AttrLease), expression.Value(attrS(token))).
+				Set(expression.Name(schema.AttrLeaseUntil), expression.Value(attrN(now.Add(c.ListLease).UnixMilli()))).
+				Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
 			for _, name := range []string{schema.AttrNext, schema.AttrCount, schema.AttrDigest} {
-				u = u.Set(expression.Name(name), expression.IfNotExists(expression.Name(name), expression.Value(number(0))))
+				u = u.Set(expression.Name(name), expression.IfNotExists(expression.Name(name), expression.Value(attrN(0))))
 			}
 			for name, v := range relationships.RawAttributes(relationships.Key(subject), predicate) {
 				u = u.Set(expression.Name(name), expression.Value(v))
 			}
 			t := &actions.Transaction{}
 			t.Add(c.headUpdate(subject, predicate, headVersionIs(seen.Version), u), actions.Role{Kind: actions.RoleHead}, 0)
-			c.checkEntity(t, subject, actions.Role{Kind: actions.RoleEntity})
-			a := c.core.Transact(ctx, t.Actions, commit.NewToken())
+			c.CheckEntity(t, subject, actions.Role{Kind: actions.RoleEntity})
+			a := c.Transact(ctx, t.Actions, commit.NewToken())
 			switch {
 			case a.Outcome == commit.Committed:
 				return &listLease{subject: subject, predicate: predicate, token: token, prior: seen}, nil
 			case a.Outcome != commit.ConditionFailed:
 				return nil, a.Err
-			case refusal(t, a).role.Kind == actions.RoleEntity:
-				return nil, c.subjectMissing(ctx, subject)
+			case Refusal(t, a).Role.Kind == actions.RoleEntity:
+				return nil, c.SubjectMissing(ctx, subject)
 			}
 			h, err := relationships.HeadFromItem(relationships.Key(subject), predicate, a.Item)
 			if err != nil {
@@ -163,14 +163,14 @@ func (c *Client) acquireList(ctx context.Context, subject Key, predicate string,
 			seen = h
 		}
 		var err error
-		if now := c.opts.Now(); seen.Leased(now) {
+		if now := c.Now(); seen.Leased(now) {
 			if err = pace.Hold(ctx, seen.LeaseUntil, now); err != nil {
-				return nil, &LeaseError{Key: subject, Predicate: predicate, Until: seen.LeaseUntil, Err: err}
+				return nil, &ListHeldError{Subject: subject, Predicate: predicate, Until: seen.LeaseUntil, Err: err}
 			}
 		} else if err = pace.Wait(ctx); err != nil {
-			return nil, &ConflictError{Key: subject, Predicate: predicate, Reason: "concurrent writers kept changing it: " + err.Error()}
+			return nil, &ListConflictError{Subject: subject, Predicate: predicate, Reason: "concurrent writers kept changing it: " + err.Error()}
 		}
-		h, err := c.readHead(ctx, subject, predicate)
+		h, err := c.ReadHead(ctx, subject, predicate)
 		if err != nil {
 			return nil, err
 		}
@@ -184,12 +184,12 @@ func headVersionIs(v int64) expression.ConditionBuilder {
 	if v == 0 {
 		return expression.AttributeNotExists(expression.Name(schema.AttrVersion))
 	}
-	return expression.Name(schema.AttrVersion).Equal(expression.Value(number(v)))
+	return expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(v)))
 }
 
-// readHead reads the head of subject's list under predicate consistently.
-func (c *Client) readHead(ctx context.Context, subject Key, predicate string) (relationships.Head, error) {
-	item, err := c.core.GetRelationshipItem(ctx, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
+// ReadHead reads the head of subject's list under predicate consistently.
+func (c *Core) ReadHead(ctx context.Context, subject Key, predicate string) (relationships.Head, error) {
+	item, err := c.GetRelationshipItem(ctx, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
 	if err != nil {
 		return relationships.Head{}, err
 	}
@@ -198,10 +198,10 @@ func (c *Client) readHead(ctx context.Context, subject Key, predicate string) (r
 
 // headUpdate is the update u of the head of subject's list under predicate, under
 // cond; a refusal returns the head as stored.
-func (c *Client) headUpdate(subject Key, predicate string, cond expression.ConditionBuilder, u expression.UpdateBuilder) types.TransactWriteItem {
+func (c *Core) headUpdate(subject Key, predicate string, cond expression.ConditionBuilder, u expression.UpdateBuilder) types.TransactWriteItem {
 	b := commit.Build(cond, &u)
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                           aws.String(c.names.Relationships),
+		TableName:                           aws.String(c.Names.Relationships),
 		Key:                                 relationships.HeadPrimaryKey(relationships.Key(subject), predicate),
 		UpdateExpression:                    b.Update,
 		ConditionExpression:                 b.Condition,
@@ -213,61 +213,61 @@ func (c *Client) headUpdate(subject Key, predicate string, cond expression.Condi
 
 // leaseIs is the condition that the lease token holds the list.
 func leaseIs(token string) expression.ConditionBuilder {
-	return expression.Name(schema.AttrLease).Equal(expression.Value(str(token)))
+	return expression.Name(schema.AttrLease).Equal(expression.Value(attrS(token)))
 }
 
 // leaseChecks returns the actions every transaction under l holds first: the check that
 // the lease is still l's, and that the subject exists and is not being deleted.
-func (c *Client) leaseChecks(l *listLease) *actions.Transaction {
+func (c *Core) leaseChecks(l *listLease) *actions.Transaction {
 	t := &actions.Transaction{}
 	b := commit.Build(leaseIs(l.token), nil)
 	key := relationships.HeadPrimaryKey(relationships.Key(l.subject), l.predicate)
 	t.Add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: aws.String(c.names.Relationships), Key: key,
+		TableName: aws.String(c.Names.Relationships), Key: key,
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}}, actions.Role{Kind: actions.RoleHead}, schema.ItemSize(key))
-	c.checkEntity(t, l.subject, actions.Role{Kind: actions.RoleEntity})
+	c.CheckEntity(t, l.subject, actions.Role{Kind: actions.RoleEntity})
 	return t
 }
 
 // finishIntent writes what the writer before l recorded as its intent (among the
 // parts s read) and may not have finished: its entry puts and deletes, each
 // idempotent. s's entries become the list after them.
-func (c *Client) finishIntent(ctx context.Context, l *listLease, s *leasedState) error {
+func (c *Core) finishIntent(ctx context.Context, l *listLease, s *LeasedState) error {
 	h := l.prior
 	if h.Intent == "" {
 		return nil
 	}
-	in, err := relationships.IntentFromItems(relationships.Key(l.subject), l.predicate, h.Intent, s.intents)
+	in, err := relationships.IntentFromItems(relationships.Key(l.subject), l.predicate, h.Intent, s.Intents)
 	if err != nil {
-		return wrap(err, "the intent left on %s -%s->", l.subject, l.predicate)
+		return errs.Wrap(err, "the intent left on %s -%s->", l.subject, l.predicate)
 	}
-	ops := actions.RelationshipOps(c.names.Relationships, relationships.Plan{Puts: in.Puts, Deletes: in.Deletes})
+	ops := actions.RelationshipOps(c.Names.Relationships, relationships.Plan{Puts: in.Puts, Deletes: in.Deletes})
 	dropped, err := c.applyLeased(ctx, l, ops, h.CheckObjects)
 	switch {
 	case err != nil:
 		return err
 	case len(dropped) > 0: // edges to objects deleted meanwhile were not written
-		s.entries, err = c.readList(ctx, l.subject, l.predicate, true)
+		s.Entries, err = c.ReadList(ctx, l.subject, l.predicate, true)
 		return err
 	}
-	s.entries = relationships.Apply(s.entries, relationships.Change{Puts: in.Puts, Deletes: in.Deletes})
+	s.Entries = relationships.Apply(s.Entries, relationships.Change{Puts: in.Puts, Deletes: in.Deletes})
 	return nil
 }
 
-// readUnderLease reads the entries of l's list, its markers and the intent parts in
-// its partition, in parallel and consistently.
-func (c *Client) readUnderLease(ctx context.Context, l *listLease) (leasedState, error) {
-	var s leasedState
+// ReadUnderLease reads the entries of subject's list under predicate, its markers
+// and the intent parts in its partition, in parallel and consistently.
+func (c *Core) ReadUnderLease(ctx context.Context, subject Key, predicate string) (LeasedState, error) {
+	var s LeasedState
 	err := batching.Parallel(ctx, 3, 3, func(ctx context.Context, i int) error {
 		var err error
 		switch i {
 		case 0:
-			s.entries, err = c.readList(ctx, l.subject, l.predicate, true)
+			s.Entries, err = c.ReadList(ctx, subject, predicate, true)
 		case 1:
-			s.markers, err = c.readMarkers(ctx, l.subject, l.predicate)
+			s.Markers, err = c.readMarkers(ctx, subject, predicate)
 		default:
-			s.intents, err = c.readIntents(ctx, l.subject, l.predicate)
+			s.Intents, err = c.readIntents(ctx, subject, predicate)
 		}
 		return err
 	})
@@ -275,16 +275,15 @@ func (c *Client) readUnderLease(ctx context.Context, l *listLease) (leasedState,
 }
 
 // readMarkers reads every marker of a list.
-func (c *Client) readMarkers(ctx context.Context, subject Key, predicate string) ([]relationships.Marker, error) {
-	in := store.WithSortPrefix(store.KeyCondition(c.names.Relationships, "", schema.AttrSubjectKey, subject.String()),
+func (c *Core) readMarkers(ctx context.Context, subject Key, predicate string) ([]relationships.Marker, error) {
+	in := WithSortPrefix(KeyCondition(c.Names.Relationships, "", schema.AttrSubjectKey, subject.String()),
 		schema.AttrPredicateKey, schema.ListMarkersPrefix(predicate))
 
 	in.ConsistentRead = aws.Bool(true)
 	var markers []relationships.Marker
-	err := c.core.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+	err := c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 		for _, item := range items {
-			r := entityRef{scope: schema.AttrObjectScope, typ: schema.AttrObjectType, id: schema.AttrObjectID}
-			m, err := relationships.MarkerFromItem(relationships.Key(r.key(item)), item)
+			m, err := relationships.MarkerFromItem(objectOf(item), item)
 			if err != nil {
 				return err
 			}
@@ -298,12 +297,12 @@ func (c *Client) readMarkers(ctx context.Context, subject Key, predicate string)
 
 // readIntents reads the intent parts of subject's list for predicate, whatever
 // their writer, consistently.
-func (c *Client) readIntents(ctx context.Context, subject Key, predicate string) ([]map[string]types.AttributeValue, error) {
-	in := store.WithSortPrefix(store.KeyCondition(c.names.Relationships, "", schema.AttrSubjectKey, subject.String()),
+func (c *Core) readIntents(ctx context.Context, subject Key, predicate string) ([]map[string]types.AttributeValue, error) {
+	in := WithSortPrefix(KeyCondition(c.Names.Relationships, "", schema.AttrSubjectKey, subject.String()),
 		schema.AttrPredicateKey, schema.ListIntentsPrefix(predicate))
 
 	in.ConsistentRead = aws.Bool(true)
-	return c.core.QueryAll(ctx, in)
+	return c.QueryAll(ctx, in)
 }
 
 // intentKeys returns the primary keys of intent parts.
@@ -319,14 +318,14 @@ func intentKeys(items []map[string]types.AttributeValue) []map[string]types.Attr
 // the head (with whether its edges need their objects) in the transaction of the
 // last parts; it returns the keys of the parts. The parts before go first, each
 // transaction checking the lease.
-func (c *Client) recordIntent(ctx context.Context, l *listLease, ch relationships.Change, checkObjects bool) ([]map[string]types.AttributeValue, error) {
+func (c *Core) recordIntent(ctx context.Context, l *listLease, ch relationships.Change, checkObjects bool) ([]map[string]types.AttributeValue, error) {
 	parts := relationships.IntentItems(relationships.Key(l.subject), l.predicate,
 		relationships.Intent{Token: l.token, Puts: ch.Puts, Deletes: ch.Deletes})
 	ops := make([]batching.WriteOp, len(parts))
 	keys := make([]map[string]types.AttributeValue, len(parts))
 	for i, p := range parts {
 		keys[i] = batching.Project(p, schema.RelationshipKeyAttrs())
-		ops[i] = batching.PutOp(c.names.Relationships, keys[i], p)
+		ops[i] = batching.PutOp(c.Names.Relationships, keys[i], p)
 	}
 	chunks := batching.Chunk(ops, actions.MaxItems-2, actions.MaxBytes-leaseCheckBytes, batching.WriteOp.Size)
 	last := chunks[len(chunks)-1]
@@ -339,10 +338,10 @@ func (c *Client) recordIntent(ctx context.Context, l *listLease, ch relationship
 			return nil, err
 		}
 	}
-	u := expression.Set(expression.Name(schema.AttrIntent), expression.Value(str(l.token))).
-		Set(expression.Name(schema.AttrIntentParts), expression.Value(number(int64(len(parts))))).
+	u := expression.Set(expression.Name(schema.AttrIntent), expression.Value(attrS(l.token))).
+		Set(expression.Name(schema.AttrIntentParts), expression.Value(attrN(int64(len(parts))))).
 		Set(expression.Name(schema.AttrCheckObjects), expression.Value(&types.AttributeValueMemberBOOL{Value: checkObjects})).
-		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
+		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
 	if err := c.updateLeasedHead(ctx, l, u, last); err != nil {
 		return nil, err
 	}
@@ -351,12 +350,12 @@ func (c *Client) recordIntent(ctx context.Context, l *listLease, ch relationship
 
 // updateLeasedHead updates the head of l's list by u while l holds it and its
 // subject exists, in one transaction with ops.
-func (c *Client) updateLeasedHead(ctx context.Context, l *listLease, u expression.UpdateBuilder, ops []batching.WriteOp) error {
+func (c *Core) updateLeasedHead(ctx context.Context, l *listLease, u expression.UpdateBuilder, ops []batching.WriteOp) error {
 	t := &actions.Transaction{}
 	t.Add(c.headUpdate(l.subject, l.predicate, leaseIs(l.token), u), actions.Role{Kind: actions.RoleHead}, 0)
-	c.checkEntity(t, l.subject, actions.Role{Kind: actions.RoleEntity})
+	c.CheckEntity(t, l.subject, actions.Role{Kind: actions.RoleEntity})
 	t.Actions = append(t.Actions, actions.Items(ops)...)
-	a := c.core.Transact(ctx, t.Actions, commit.NewToken())
+	a := c.Transact(ctx, t.Actions, commit.NewToken())
 	switch {
 	case a.Outcome == commit.Committed:
 		return nil
@@ -370,15 +369,15 @@ func (c *Client) updateLeasedHead(ctx context.Context, l *listLease, u expressio
 const leaseCheckBytes = 4 << 10
 
 // markerOps returns the puts and deletes of the marker changes of l's list.
-func (c *Client) markerOps(l *listLease, changes []relationships.MarkerChange) []batching.WriteOp {
+func (c *Core) markerOps(l *listLease, changes []relationships.MarkerChange) []batching.WriteOp {
 	subject := relationships.Key(l.subject)
 	ops := make([]batching.WriteOp, 0, len(changes))
 	for _, mc := range changes {
 		key := relationships.MarkerPrimaryKey(subject, l.predicate, mc.Object)
 		if len(mc.Positions) == 0 {
-			ops = append(ops, batching.DeleteOp(c.names.Relationships, key))
+			ops = append(ops, batching.DeleteOp(c.Names.Relationships, key))
 		} else {
-			ops = append(ops, batching.PutOp(c.names.Relationships, key, relationships.MarkerItem(subject, l.predicate, mc.Object, mc.Positions)))
+			ops = append(ops, batching.PutOp(c.Names.Relationships, key, relationships.MarkerItem(subject, l.predicate, mc.Object, mc.Positions)))
 		}
 	}
 	return ops
@@ -388,8 +387,8 @@ func (c *Client) markerOps(l *listLease, changes []relationships.MarkerChange) [
 // in parallel. With checkObjects each also checks the objects of the edges it puts;
 // the edges to an object found missing are dropped (it was deleted while the list
 // was held: its Delete counts as coming after) and it returns those objects.
-func (c *Client) applyLeased(ctx context.Context, l *listLease, ops []batching.WriteOp, checkObjects bool) (map[Key]bool, error) {
-	batch := c.batch.Shared()
+func (c *Core) applyLeased(ctx context.Context, l *listLease, ops []batching.WriteOp, checkObjects bool) (map[Key]bool, error) {
+	batch := c.Batch.Shared()
 	dropped := map[Key]bool{}
 	for {
 		t := c.leaseChecks(l)
@@ -397,15 +396,15 @@ func (c *Client) applyLeased(ctx context.Context, l *listLease, ops []batching.W
 		if checkObjects {
 			err = c.writeCheckingObjects(ctx, batch, t, ops)
 		} else {
-			err = c.core.TransactChecked(ctx, batch, t.Actions, t.Bytes, ops)
+			err = c.TransactChecked(ctx, batch, t.Actions, t.Bytes, ops)
 		}
-		var gone *objectMissingError
+		var gone *ObjectMissingError
 		switch {
 		case errors.As(err, &gone):
-			dropped[gone.object] = true
-			ops = withoutEdgesTo(ops, gone.object)
+			dropped[gone.Object] = true
+			ops = withoutEdgesTo(ops, gone.Object)
 			continue
-		case errors.Is(err, store.ErrGuardFailed):
+		case errors.Is(err, ErrGuardFailed):
 			return dropped, c.leaseLost(ctx, l)
 		}
 		return dropped, err
@@ -424,10 +423,10 @@ func withoutEdgesTo(ops []batching.WriteOp, object Key) []batching.WriteOp {
 // writeCheckingObjects writes ops in transactions of at most half the actions, each
 // with the checks of t and of the objects its entry puts point at. A refused object
 // check fails with an *objectMissingError.
-func (c *Client) writeCheckingObjects(ctx context.Context, batch *batching.Engine, t *actions.Transaction, ops []batching.WriteOp) error {
+func (c *Core) writeCheckingObjects(ctx context.Context, batch *batching.Engine, t *actions.Transaction, ops []batching.WriteOp) error {
 	per := (actions.MaxItems - len(t.Actions)) / 2
 	chunks := batching.Chunk(batching.LastWriteWins(ops), per, actions.MaxBytes/2, batching.WriteOp.Size)
-	return batching.Parallel(ctx, len(chunks), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	return batching.Parallel(ctx, len(chunks), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		ct := t.Clone()
 		for _, op := range chunks[i] {
 			if op.Item != nil && op.Item[schema.AttrObjectKey] != nil {
@@ -435,7 +434,7 @@ func (c *Client) writeCheckingObjects(ctx context.Context, batch *batching.Engin
 				if err != nil {
 					return err
 				}
-				c.checkEntity(ct, Key(e.Object), actions.Role{Kind: actions.RoleObject, Object: e.Object})
+				c.CheckEntity(ct, Key(e.Object), actions.Role{Kind: actions.RoleObject, Object: e.Object})
 			}
 		}
 		checks := len(ct.Actions)
@@ -445,14 +444,14 @@ func (c *Client) writeCheckingObjects(ctx context.Context, batch *batching.Engin
 			return err
 		}
 		defer release()
-		a := c.core.Transact(ctx, ct.Actions, commit.NewToken())
+		a := c.Transact(ctx, ct.Actions, commit.NewToken())
 		switch {
 		case a.Outcome == commit.Committed:
 			return nil
 		case a.Outcome == commit.ConditionFailed && a.Action < len(t.Actions):
-			return store.ErrGuardFailed
+			return ErrGuardFailed
 		case a.Outcome == commit.ConditionFailed && a.Action < checks:
-			return refusal(ct, a).missing
+			return Refusal(ct, a).Missing
 		}
 		return a.Err
 	})
@@ -460,45 +459,45 @@ func (c *Client) writeCheckingObjects(ctx context.Context, batch *batching.Engin
 
 // requireObjects fails with an *objectMissingError when the object of an entry of
 // puts does not exist or is being deleted.
-func (c *Client) requireObjects(ctx context.Context, puts []relationships.Entry) error {
+func (c *Core) requireObjects(ctx context.Context, puts []relationships.Entry) error {
 	objects := make([]Key, 0, len(puts))
 	for _, e := range puts {
 		objects = append(objects, Key(e.Object))
 	}
-	objects = distinctKeys(objects)
+	objects = DistinctKeys(objects)
 	ops := make([]batching.GetOp, len(objects))
 	for i, o := range objects {
-		ops[i] = batching.NewGetOp(c.names.Entities, o.item())
+		ops[i] = batching.NewGetOp(c.Names.Entities, actions.EntityKey(o))
 	}
-	items, err := c.batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: []string{schema.AttrID, schema.AttrDeleting, schema.AttrExpires}})
+	items, err := c.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: []string{schema.AttrID, schema.AttrDeleting, schema.AttrExpires}})
 	if err != nil {
 		return err
 	}
 	for i, o := range objects {
-		if item, ok := items[ops[i].ID]; !ok || c.core.Hidden(item) {
-			return &objectMissingError{object: o}
+		if item, ok := items[ops[i].ID]; !ok || c.Hidden(item) {
+			return &ObjectMissingError{Object: o}
 		}
 	}
 	return nil
 }
 
-// objectMissingError refuses an edge to an entity that does not exist.
-type objectMissingError struct{ object Key }
+// ObjectMissingError refuses an edge to an entity that does not exist.
+type ObjectMissingError struct{ Object Key }
 
-func (e *objectMissingError) Error() string {
-	return fmt.Sprintf("%v: %s, the object of an edge", ErrNotFound, e.object)
+func (e *ObjectMissingError) Error() string {
+	return fmt.Sprintf("%v: %s, the object of an edge", errs.ErrNotFound, e.Object)
 }
 
-func (e *objectMissingError) Is(target error) bool { return target == ErrNotFound }
+func (e *ObjectMissingError) Is(target error) bool { return target == errs.ErrNotFound }
 
 // releaseLease ends l with the head's new state: the next free position, and the
 // count and digest of the list after, which must be the entries as they stand. It
 // deletes the intent parts given, in the same transaction when they fit in it.
-func (c *Client) releaseLease(ctx context.Context, l *listLease, next int, after []relationships.Entry, intents []map[string]types.AttributeValue) error {
+func (c *Core) releaseLease(ctx context.Context, l *listLease, next int, after []relationships.Entry, intents []map[string]types.AttributeValue) error {
 	for _, e := range after {
 		next = max(next, e.Index+1)
 	}
-	deletes := deleteOps(c.names.Relationships, intents)
+	deletes := deleteOps(c.Names.Relationships, intents)
 	if room := actions.MaxItems - 2; len(deletes) > room {
 		if _, err := c.applyLeased(ctx, l, deletes[room:], false); err != nil {
 			return err
@@ -510,24 +509,24 @@ func (c *Client) releaseLease(ctx context.Context, l *listLease, next int, after
 		Remove(expression.Name(schema.AttrIntent)).
 		Remove(expression.Name(schema.AttrIntentParts)).
 		Remove(expression.Name(schema.AttrCheckObjects)).
-		Set(expression.Name(schema.AttrNext), expression.Value(number(int64(next)))).
-		Set(expression.Name(schema.AttrCount), expression.Value(number(int64(len(after))))).
+		Set(expression.Name(schema.AttrNext), expression.Value(attrN(int64(next)))).
+		Set(expression.Name(schema.AttrCount), expression.Value(attrN(int64(len(after))))).
 		Set(expression.Name(schema.AttrDigest), expression.Value(actions.Digest(relationships.DigestOf(after)))).
-		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
+		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
 	return c.updateLeasedHead(ctx, l, u, deletes)
 }
 
 // rebuildLeased reads l's list again and releases the lease with markers and head
 // rebuilt from its entries.
-func (c *Client) rebuildLeased(ctx context.Context, l *listLease, next int, intents []map[string]types.AttributeValue) error {
-	s, err := c.readUnderLease(ctx, l)
+func (c *Core) rebuildLeased(ctx context.Context, l *listLease, next int, intents []map[string]types.AttributeValue) error {
+	s, err := c.ReadUnderLease(ctx, l.subject, l.predicate)
 	if err != nil {
 		return err
 	}
-	if _, err := c.applyLeased(ctx, l, c.markerOps(l, relationships.Reconcile(s.entries, s.markers)), false); err != nil {
+	if _, err := c.applyLeased(ctx, l, c.markerOps(l, relationships.Reconcile(s.Entries, s.Markers)), false); err != nil {
 		return err
 	}
-	return c.releaseLease(ctx, l, next, s.entries, append(intents, intentKeys(s.intents)...))
+	return c.releaseLease(ctx, l, next, s.Entries, append(intents, intentKeys(s.Intents)...))
 }
 
 func deleteOps(table string, keys []map[string]types.AttributeValue) []batching.WriteOp {
@@ -545,11 +544,11 @@ func deleteOps(table string, keys []map[string]types.AttributeValue) []batching.
 
 // leaseLost explains a write whose lease check failed: the subject was deleted, or
 // the lease expired and another writer took the list over.
-func (c *Client) leaseLost(ctx context.Context, l *listLease) error {
-	item, err := c.core.GetItem(ctx, relationships.Key(l.subject), true)
-	if err == nil && (item == nil || c.core.Hidden(item)) {
-		return c.subjectMissing(ctx, l.subject)
+func (c *Core) leaseLost(ctx context.Context, l *listLease) error {
+	item, err := c.GetItem(ctx, relationships.Key(l.subject), true)
+	if err == nil && (item == nil || c.Hidden(item)) {
+		return c.SubjectMissing(ctx, l.subject)
 	}
-	return &ConflictError{Key: l.subject, Predicate: l.predicate,
+	return &ListConflictError{Subject: l.subject, Predicate: l.predicate,
 		Reason: "the lease expired and another writer took the list over"}
 }

@@ -1,0 +1,308 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/relationships"
+)
+
+// A list write reads the list's head and what it changes (the markers of its
+// objects, or the whole list), plans a relationships.Change, and commits it in one
+// transaction whose conditions make the plan hold at commit: the head's version (and
+// the digest of a whole-list read), each marker it relies on, the subject's
+// existence and, when asked, the objects'. A refused condition means another writer
+// got there first: it reads and plans again. Changes too large for one transaction
+// take a lease on the list instead (lease.go).
+
+// ListKind is the operation of a list write.
+type ListKind int
+
+const (
+	ListAdd ListKind = iota
+	ListRemove
+	ListReplace
+)
+
+func (k ListKind) String() string {
+	return [...]string{"add relationships", "remove relationships", "replace relationships"}[k]
+}
+
+// ListOp is one write of a subject's list for a predicate.
+type ListOp struct {
+	Kind         ListKind
+	Subject      Key
+	Predicate    string
+	Objects      []Key
+	CheckObjects bool
+}
+
+// ListState is what a list write read: the head, and the markers of its objects
+// (Add, Remove) or the whole list (Replace).
+type ListState struct {
+	Head    relationships.Head
+	Markers map[relationships.Key]relationships.Marker
+	Entries []relationships.Entry
+}
+
+// ReadListState reads what op plans from, in one round: the head and the markers in
+// one consistent BatchGetItem, or the head and the whole list in parallel.
+func (c *Core) ReadListState(ctx context.Context, op ListOp) (ListState, error) {
+	if op.Kind == ListReplace {
+		return c.ReadWholeList(ctx, op.Subject, op.Predicate)
+	}
+	objects := DistinctKeys(op.Objects)
+	ops := make([]batching.GetOp, 0, len(objects)+1)
+	ops = append(ops, batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(op.Subject, op.Predicate)))
+	for _, o := range objects {
+		ops = append(ops, batching.NewGetOp(c.Names.Relationships, relationships.MarkerPrimaryKey(op.Subject, op.Predicate, relationships.Key(o))))
+	}
+	items, err := c.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
+	if err != nil {
+		return ListState{}, err
+	}
+	var s ListState
+	if s.Head, err = relationships.HeadFromItem(op.Subject, op.Predicate, items[ops[0].ID]); err != nil {
+		return s, err
+	}
+	s.Markers = make(map[relationships.Key]relationships.Marker, len(objects))
+	for i, o := range objects {
+		m, err := relationships.MarkerFromItem(relationships.Key(o), items[ops[i+1].ID])
+		if err != nil {
+			return s, err
+		}
+		s.Markers[relationships.Key(o)] = m
+	}
+	return s, nil
+}
+
+// ReadWholeList reads the head of a list and its entries in parallel.
+func (c *Core) ReadWholeList(ctx context.Context, subject Key, predicate string) (ListState, error) {
+	var s ListState
+	var head map[string]types.AttributeValue
+	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+		var err error
+		if i == 0 {
+			head, err = c.GetRelationshipItem(ctx, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
+		} else {
+			s.Entries, err = c.ReadList(ctx, subject, predicate, true)
+		}
+		return err
+	})
+	if err != nil {
+		return s, err
+	}
+	s.Head, err = relationships.HeadFromItem(relationships.Key(subject), predicate, head)
+	return s, err
+}
+
+// ReadHeads reads the heads of subject's lists for predicates in one consistent
+// BatchGetItem.
+func (c *Core) ReadHeads(ctx context.Context, subject Key, predicates []string) ([]relationships.Head, error) {
+	ops := make([]batching.GetOp, len(predicates))
+	for i, p := range predicates {
+		ops[i] = batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(relationships.Key(subject), p))
+	}
+	items, err := c.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
+	if err != nil {
+		return nil, err
+	}
+	heads := make([]relationships.Head, len(predicates))
+	for i, p := range predicates {
+		if heads[i], err = relationships.HeadFromItem(relationships.Key(subject), p, items[ops[i].ID]); err != nil {
+			return nil, err
+		}
+	}
+	return heads, nil
+}
+
+// Plan returns the change op makes to the list read.
+func (op ListOp) Plan(s ListState) relationships.Change {
+	objects := op.Objects
+	switch op.Kind {
+	case ListAdd:
+		return relationships.ChangeAdd(s.Head, s.Markers, objects)
+	case ListRemove:
+		return relationships.ChangeRemove(s.Head, s.Markers, objects)
+	}
+	return relationships.ChangeReplace(s.Head, s.Entries, objects)
+}
+
+// CheckEntity adds the check that k exists, is not being deleted and has not
+// expired, once per entity.
+func (c *Core) CheckEntity(t *actions.Transaction, k Key, role actions.Role) {
+	actions.CheckEntity(t, c.Names.Entities, relationships.Key(k), role, c.Now(), nil)
+}
+
+// ListTables names the tables a list change writes and checks.
+func (c *Core) ListTables() actions.Tables {
+	return actions.Tables{Entities: c.Names.Entities, Relationships: c.Names.Relationships}
+}
+
+// ListRefusal is why a list transaction was refused: a condition another writer
+// broke (retry), or an entity that does not exist (final).
+type ListRefusal struct {
+	Role    actions.Role
+	Missing error // errs.ErrNotFound naming the entity, when an existence check failed
+}
+
+// Refusal reads the cancellation of a list transaction from the failed action.
+func Refusal(t *actions.Transaction, a commit.Attempt) ListRefusal {
+	role, ok := t.RoleOf(a.Action)
+	if !ok {
+		return ListRefusal{}
+	}
+	r := ListRefusal{Role: role}
+	if r.Role.Kind == actions.RoleObject {
+		r.Missing = &ObjectMissingError{Object: Key(r.Role.Object)}
+	}
+	return r
+}
+
+// ListConflict is the error of a list write that kept losing races.
+func ListConflict(op ListOp, err error) error {
+	return &ListConflictError{Subject: op.Subject, Predicate: op.Predicate, Reason: "concurrent writers kept changing it: " + err.Error()}
+}
+
+// WriteList makes attempts at op until one commits or fails for good: read, plan,
+// and commit under conditions that the read still holds. A list another writer
+// left unfinished, or whose bookkeeping contradicts its entries, is finished and
+// rebuilt under a lease first, with op (lease.go); so is a change too large for one
+// transaction.
+func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, error) {
+	pace := c.ConflictPacer()
+	var doubt relationships.Doubt
+	for {
+		s, err := c.ReadListState(ctx, op)
+		if err != nil {
+			return relationships.Change{}, err
+		}
+		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == ListReplace, c.Now(), &doubt) {
+		case relationships.Left:
+			return c.WriteListLeased(ctx, &op, s.Head)
+		case relationships.Clean:
+			ch, done, err := c.CommitList(ctx, op, s)
+			if done || err != nil {
+				return ch, err
+			}
+		}
+		if now := c.Now(); s.Head.Leased(now) {
+			if err := pace.Hold(ctx, s.Head.LeaseUntil, now); err != nil {
+				return relationships.Change{}, &ListHeldError{Subject: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil, Err: err}
+			}
+		} else if err := pace.Wait(ctx); err != nil {
+			return relationships.Change{}, ListConflict(op, err)
+		}
+	}
+}
+
+// ReadListReady reads what op plans from, as writeList does, for a caller that
+// plans op into a transaction of its own: a list left unfinished is finished first,
+// and a live lease fails with a *LeaseError.
+func (c *Core) ReadListReady(ctx context.Context, op ListOp) (ListState, error) {
+	pace := c.ConflictPacer()
+	var doubt relationships.Doubt
+	for {
+		s, err := c.ReadListState(ctx, op)
+		if err != nil {
+			return s, err
+		}
+		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == ListReplace, c.Now(), &doubt) {
+		case relationships.Clean:
+			return s, nil
+		case relationships.Held:
+			return s, &ListHeldError{Subject: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil}
+		case relationships.Left:
+			if _, err := c.WriteListLeased(ctx, nil, s.Head); err != nil {
+				return s, err
+			}
+		case relationships.Doubtful:
+			if err := pace.Wait(ctx); err != nil {
+				return s, ListConflict(op, err)
+			}
+		}
+	}
+}
+
+// CommitList plans op against s and commits it in one transaction, or under a lease
+// when it does not fit in one. It reports whether the call is done: false when
+// another writer changed the list since s was read.
+func (c *Core) CommitList(ctx context.Context, op ListOp, s ListState) (relationships.Change, bool, error) {
+	ch := op.Plan(s)
+	t := &actions.Transaction{}
+	c.CheckEntity(t, op.Subject, actions.Role{Kind: actions.RoleEntity})
+	actions.AddChange(t, c.ListTables(), ch, op.CheckObjects, c.Now())
+	if !t.Fits() {
+		ch, err := c.WriteListLeased(ctx, &op, s.Head)
+		return ch, true, err
+	}
+	a := c.Transact(ctx, t.Actions, commit.NewToken())
+	switch {
+	case a.Outcome == commit.Committed:
+		return ch, true, nil
+	case a.Outcome != commit.ConditionFailed:
+		return relationships.Change{}, true, a.Err
+	}
+	if r := Refusal(t, a); r.Role.Kind == actions.RoleEntity {
+		return relationships.Change{}, true, c.SubjectMissing(ctx, op.Subject)
+	} else if r.Missing != nil {
+		return relationships.Change{}, true, r.Missing
+	}
+	return relationships.Change{}, false, nil
+}
+
+// ReadList returns the entries of subject under predicate (every predicate when
+// empty), in key order. Plans are computed from consistent reads.
+func (c *Core) ReadList(ctx context.Context, subject Key, predicate string, consistent bool) ([]relationships.Entry, error) {
+	in := c.OutgoingQuery(relationships.Key(subject), predicate)
+	in.ConsistentRead = aws.Bool(consistent)
+	var entries []relationships.Entry
+	err := c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+		for _, item := range items {
+			e, err := relationships.FromItem(item)
+			if err != nil {
+				return errs.Wrap(err, "decode relationship entry")
+			}
+			entries = append(entries, e)
+		}
+		return nil
+	})
+
+	return entries, err
+}
+
+// DistinctKeys returns keys without repetitions, in order of first appearance.
+func DistinctKeys(keys []Key) []Key {
+	seen := make(map[Key]bool, len(keys))
+	unique := make([]Key, 0, len(keys))
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			unique = append(unique, k)
+		}
+	}
+	return unique
+}
+
+// SubjectMissing is the error of a list write whose subject does not exist. When
+// the subject is being deleted, it completes the Delete first, as every writer that
+// meets a tombstone does.
+func (c *Core) SubjectMissing(ctx context.Context, subject Key) error {
+	item, err := c.GetItem(ctx, relationships.Key(subject), true)
+	if err != nil {
+		return err
+	}
+	if s, err := c.ReadStored(relationships.Key(subject), item); err == nil && s.Ending() {
+		if err := c.CompleteDelete(ctx, subject, s); err != nil {
+			return errs.Wrap(err, "completing a delete in progress")
+		}
+	}
+	return fmt.Errorf("%w: %s", errs.ErrNotFound, subject)
+}

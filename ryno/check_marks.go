@@ -93,7 +93,7 @@ func (c *Client) finishMarks(ctx context.Context, traces []Trace, marked []entit
 		var err error
 		switch {
 		case s.Ending():
-			err = c.completeDelete(ctx, k, s)
+			err = c.core.CompleteDelete(ctx, relationships.Key(k), s)
 		case s.Indexes != c.indexes.set(k.Type):
 			return nil
 		default:

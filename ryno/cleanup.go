@@ -60,7 +60,7 @@ func (c *Client) CompleteDelete(ctx context.Context, k Key) (err error) {
 	if err != nil || !s.Ending() {
 		return err
 	}
-	if err := c.completeDelete(ctx, k, s); err != nil {
+	if err := c.core.CompleteDelete(ctx, relationships.Key(k), s); err != nil {
 		return wrap(err, "complete the delete of %s", k)
 	}
 	return nil

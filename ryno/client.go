@@ -1,15 +1,15 @@
 package ryno
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"slices"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/rynodb/rynodb/internal/batching"
-	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/groupcommit"
+	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -28,7 +28,6 @@ type Client struct {
 	indexes indexRegistry
 	sets    map[string]bool                                               // Options.Sets and Options.OrderedSets
 	ordered map[string]bool                                               // Options.OrderedSets
-	owns    ownership                                                     // Options.Owns
 	obs     *observer                                                     // nil when nobody observes the calls
 	queues  groupcommit.Queue[listID, store.ListOp, relationships.Change] // list calls waiting to be written together
 	bg      background                                                    // work left running by calls that returned
@@ -79,6 +78,10 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		ListLease:      opts.ListLease,
 		Ordered:        setOf(opts.OrderedSets),
 		Unique:         indexes.unique,
+		RecordClaims: func(k store.Key, item map[string]types.AttributeValue) []indexentries.Claim {
+			return indexes.recordClaims(Key(k), item)
+		},
+		Owns: owns,
 	}}
 	c := &Client{
 		core:    core,
@@ -89,12 +92,8 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		indexes: indexes,
 		sets:    setOf(slices.Concat(opts.Sets, opts.OrderedSets)),
 		ordered: setOf(opts.OrderedSets),
-		owns:    owns,
 		obs:     obs,
 		queues:  groupcommit.Queue[listID, store.ListOp, relationships.Change]{Same: sameListKind},
-	}
-	core.CompleteDelete = func(ctx context.Context, k store.Key, s entitystate.State) error {
-		return c.completeDelete(ctx, Key(k), s)
 	}
 	return c, nil
 }

@@ -67,37 +67,51 @@ func TestUnknownIndexError(t *testing.T) {
 
 func TestPublicErrorShowsTheStoreErrorsAsPublicTypes(t *testing.T) {
 	subject := Key{Scope: "s", Type: "board", ID: "b"}
+	sk := relationships.Key(subject)
 	until := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	held := &store.ListHeldError{Subject: relationships.Key(subject), Predicate: "cards", Until: until, Err: context.DeadlineExceeded}
-	lost := &store.ListConflictError{Subject: relationships.Key(subject), Predicate: "cards", Reason: "gave up"}
+	held := &store.LeaseError{Key: sk, Predicate: "cards", Until: until, Err: context.DeadlineExceeded}
+	lost := &store.ConflictError{Key: sk, Predicate: "cards", Reason: "gave up"}
+	stale := &store.ConflictError{Key: sk, Expected: 3, Stored: 4, Reason: "expected version 3, stored is 4"}
+	gone := &store.ConflictError{Key: sk, Expected: 3, Missing: true, Reason: "the entity does not exist"}
+	refused := &store.ConditionError{Key: sk, Condition: "open = true"}
 	tests := []struct {
 		name string
 		err  error
+		want error // the public error errors.As must find
 	}{
-		{"held", held},
-		{"held, in a call's context", wrap(held, "add relationships %s -cards->", subject)},
-		{"a conflict joined to another error", errors.Join(io.EOF, wrap(lost, "x"))},
-		{"a conflict after the entity was written", &PartialWriteError{Entity: &Entity{Key: subject, Version: 2}, Err: lost}},
-		{"a transaction's refusal", &TransactionError{Ops: []OpError{{Index: 1, Op: "Add", Key: subject, Err: held}}}},
+		{"held", held, &LeaseError{Key: subject, Predicate: "cards", Until: until, Err: context.DeadlineExceeded}},
+		{"held, in a call's context", wrap(held, "add relationships %s -cards->", subject), &LeaseError{Key: subject, Predicate: "cards", Until: until, Err: context.DeadlineExceeded}},
+		{"a list conflict joined to another error", errors.Join(io.EOF, wrap(lost, "x")), &ConflictError{Key: subject, Predicate: "cards", Reason: "gave up"}},
+		{"a list conflict after the entity was written", &PartialWriteError{Entity: &Entity{Key: subject, Version: 2}, Err: lost}, &ConflictError{Key: subject, Predicate: "cards", Reason: "gave up"}},
+		{"a transaction's refusal", &TransactionError{Ops: []OpError{{Index: 1, Op: "Add", Key: subject, Err: held}}}, &LeaseError{Key: subject, Predicate: "cards", Until: until, Err: context.DeadlineExceeded}},
+		{"another version", wrap(stale, "delete"), &ConflictError{Key: subject, Expected: 3, Stored: 4, Reason: stale.Reason}},
+		{"no entity", gone, &ConflictError{Key: subject, Expected: 3, Missing: true, Reason: gone.Reason}},
+		{"a condition", wrap(refused, "delete"), &ConditionError{Key: subject, Condition: "open = true"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := publicError(tt.err)
 			require.EqualError(t, got, tt.err.Error(), "the message is the store's")
 			require.ErrorIs(t, got, ErrConflict)
-			var internalHeld *store.ListHeldError
-			var internalLost *store.ListConflictError
-			require.False(t, errors.As(got, &internalHeld) || errors.As(got, &internalLost), "no internal type reaches the caller")
-			var le *LeaseError
-			var ce *ConflictError
-			switch {
-			case errors.As(got, &le):
-				require.Equal(t, LeaseError{Key: subject, Predicate: "cards", Until: until, Err: context.DeadlineExceeded}, *le)
-				require.ErrorIs(t, got, context.DeadlineExceeded)
-			case errors.As(got, &ce):
-				require.Equal(t, ConflictError{Key: subject, Predicate: "cards", Reason: "gave up"}, *ce)
-			default:
-				t.Fatalf("%v is neither a *LeaseError nor a *ConflictError", got)
+			require.Equal(t, errors.Is(tt.err, ErrNotFound), errors.Is(got, ErrNotFound))
+			var internalHeld *store.LeaseError
+			var internalLost *store.ConflictError
+			var internalRefused *store.ConditionError
+			require.False(t, errors.As(got, &internalHeld) || errors.As(got, &internalLost) || errors.As(got, &internalRefused),
+				"no internal type reaches the caller")
+			switch want := tt.want.(type) {
+			case *LeaseError:
+				var le *LeaseError
+				require.ErrorAs(t, got, &le)
+				require.Equal(t, want, le)
+			case *ConflictError:
+				var ce *ConflictError
+				require.ErrorAs(t, got, &ce)
+				require.Equal(t, want, ce)
+			case *ConditionError:
+				var ce *ConditionError
+				require.ErrorAs(t, got, &ce)
+				require.Equal(t, want, ce)
 			}
 		})
 	}

@@ -5,13 +5,7 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/rynodb/rynodb/internal/commit"
-	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/relationships"
-	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
 
@@ -51,24 +45,7 @@ func (c *Client) Delete(ctx context.Context, k Key, opts ...WriteOption) (err er
 	if o.background {
 		return c.deleteInBackground(ctx, k, o)
 	}
-	return c.deleteEntity(ctx, k, o)
-}
-
-// deleteEntity marks k as being deleted and completes the Delete.
-func (c *Client) deleteEntity(ctx context.Context, k Key, o writeOptions) error {
-	s, err := c.markDeleting(ctx, k, o)
-	if err != nil {
-		return err
-	}
-	if s.Deleting == "" { // no entity: entries left from an earlier life are swept
-		err = c.core.Sweep(ctx, relationships.Key(k), store.Guard{Key: relationships.Key(k), Absent: true}, nil)
-	} else {
-		err = c.completeDelete(ctx, k, s)
-	}
-	if err != nil {
-		return wrap(err, "delete %s", k)
-	}
-	return nil
+	return c.core.DeleteEntity(ctx, relationships.Key(k), o.expect())
 }
 
 // WriteOption adjusts a write.
@@ -150,78 +127,11 @@ func writeOptionsOf(call string, opts []WriteOption) (writeOptions, error) {
 	return o, nil
 }
 
-// markDeleting puts the tombstone on k, bumping its version, and returns the item
-// of the Delete to complete: its own, or that of a Delete already in progress. The
-// item is none (deleting "") when there is no entity.
-func (c *Client) markDeleting(ctx context.Context, k Key, o writeOptions) (entitystate.State, error) {
-	token := commit.NewToken()
-	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
-		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
-	if o.version > 0 {
-		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(number(o.version))))
-	}
+// expect is what a Delete with o requires of the stored entity.
+func (o writeOptions) expect() store.Expect {
+	x := store.Expect{Version: o.version}
 	if o.cond != nil {
-		cond = cond.And(o.cond.build(c.opts.Now()))
+		x.Cond = &store.Condition{Text: o.cond.String(), Build: o.cond.build}
 	}
-	// Removing a pending mark stops a large write still writing its index entries:
-	// its chunks check the mark, so none can commit after the sweep has read.
-	update := expression.Set(expression.Name(schema.AttrDeleting), expression.Value(str(token))).
-		Set(expression.Name(schema.AttrToken), expression.Value(str(token))).
-		Remove(expression.Name(schema.AttrPending)).
-		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
-	// The entity leaves its inline indexes with the mark, as it leaves every read.
-	update = updateInline(update, everySlot(nil))
-	// Sending the mark again is safe: if it landed, the condition fails and the
-	// stored item shows the token.
-	send := c.core.UpdateSend(c.core.EntityUpdate(relationships.Key(k), commit.Build(cond, &update)))
-	a := c.core.Settle(ctx, send, send)
-	switch a.Outcome {
-	case commit.Committed:
-		return c.core.ReadStored(relationships.Key(k), a.Item)
-	case commit.ConditionFailed:
-		return c.afterMarkFailed(k, token, o, a.Item)
-	}
-	return entitystate.State{}, wrap(a.Err, "delete %s", k)
-}
-
-// afterMarkFailed says what a Delete whose mark (token) was refused does, from the
-// stored item: its mark landed on an earlier attempt, another Delete is in progress,
-// there is no entity, or it has another version.
-func (c *Client) afterMarkFailed(k Key, token string, o writeOptions, item map[string]types.AttributeValue) (entitystate.State, error) {
-	version := o.version
-	s, err := c.core.ReadStored(relationships.Key(k), item)
-	switch {
-	case err != nil:
-		return entitystate.State{}, err
-	case s.Deleting == token:
-		return s, nil
-	case version > 0 && !s.Live():
-		return entitystate.State{}, &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
-	case version > 0 && s.Version != version:
-		return entitystate.State{}, &ConflictError{Key: k, Expected: version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.Version)}
-	case o.cond != nil && s.Live():
-		return entitystate.State{}, &ConditionError{Key: k, Condition: o.cond.String()}
-	}
-	return s, nil // deleting "" when there is no entity
-}
-
-// completeDelete completes the Delete whose tombstone s holds, or the deletion of
-// the expired entity s is (putting the tombstone first): it deletes what k
-// owns (Options.Owns), then sweeps what refers to k and deletes the item while the
-// tombstone is there. A writer that meets the
-// tombstone calls it too; every step is idempotent. The values of unique indexes
-// the item records are released too: a large write cut off may have claimed them
-// before writing their entries.
-func (c *Client) completeDelete(ctx context.Context, k Key, s entitystate.State) error {
-	if s.Deleting == "" && s.Expired {
-		var err error
-		if s, err = c.expire(ctx, k); err != nil || s.Deleting == "" {
-			return err
-		}
-	}
-	if err := c.cascade(ctx, k); err != nil {
-		return err
-	}
-	g := store.Guard{Key: relationships.Key(k), Attr: schema.AttrDeleting, Token: s.Deleting}
-	return c.core.Sweep(ctx, relationships.Key(k), g, c.indexes.recordClaims(k, s.Item))
+	return x
 }

@@ -178,15 +178,17 @@ type TableNotFoundError = requests.TableNotFoundError
 
 // publicError shows the errors of the machinery below (package store) as the public
 // types they stand for, each context that wraps them kept: errors.As finds a
-// *ConflictError or a *LeaseError for a caller, never an internal type. Every call
+// *ConflictError, a *LeaseError or a *ConditionError for a caller, never an internal type. Every call
 // ends through it.
 func publicError(err error) error {
 	return errs.Map(err, func(e error) error {
 		switch e := e.(type) {
-		case *store.ListConflictError:
-			return &ConflictError{Key: Key(e.Subject), Predicate: e.Predicate, Reason: e.Reason}
-		case *store.ListHeldError:
-			return &LeaseError{Key: Key(e.Subject), Predicate: e.Predicate, Until: e.Until, Err: e.Err}
+		case *store.ConflictError:
+			return &ConflictError{Key: Key(e.Key), Predicate: e.Predicate, Expected: e.Expected, Stored: e.Stored, Missing: e.Missing, Reason: e.Reason}
+		case *store.LeaseError:
+			return &LeaseError{Key: Key(e.Key), Predicate: e.Predicate, Until: e.Until, Err: e.Err}
+		case *store.ConditionError:
+			return &ConditionError{Key: Key(e.Key), Condition: e.Condition}
 		case *PartialWriteError:
 			if inner := publicError(e.Err); inner != e.Err {
 				return &PartialWriteError{Entity: e.Entity, Err: inner}

@@ -2,7 +2,6 @@ package ryno
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/commit"
-	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -58,20 +56,6 @@ func expiryTime(seconds int64) time.Time {
 	return time.Unix(seconds, 0).UTC()
 }
 
-// expire puts the tombstone of a Delete on k while it holds an expired entity, and
-// returns the item of the Delete to complete, as markDeleting does: none (deleting
-// "") when k holds no expired entity by now.
-func (c *Client) expire(ctx context.Context, k Key) (entitystate.State, error) {
-	now := c.opts.Now()
-	cond := &Condition{text: "expired", build: func(time.Time) expression.ConditionBuilder { return actions.Expired(now) }}
-	s, err := c.markDeleting(ctx, k, writeOptions{cond: cond})
-	var live *ConditionError
-	if errors.As(err, &live) {
-		return entitystate.State{}, nil // written anew meanwhile: the caller reads it again
-	}
-	return s, err
-}
-
 // freeHeld makes the value of claim cl, which a write found held (item is the claim
 // as stored), free when its holder has ended: expired, being deleted, or gone
 // without its claims (removed by DynamoDB's time to live before a consumer ran). It
@@ -97,7 +81,7 @@ func (c *Client) freeHeld(ctx context.Context, cl indexentries.Claim, item map[s
 	case s.Live():
 		return false, nil
 	case s.Ending():
-		if err := c.completeDelete(ctx, holder, s); err != nil {
+		if err := c.core.CompleteDelete(ctx, relationships.Key(holder), s); err != nil {
 			return false, wrap(err, "completing the deletion of %s, which held %v in %s", holder, cl.Value.Interface(), cl.IndexName)
 		}
 		return true, nil

@@ -3,13 +3,10 @@ package ryno
 import (
 	"context"
 	"fmt"
-	"maps"
 	"reflect"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
@@ -243,30 +240,6 @@ func (reg indexRegistry) inlineSplit(typ string, entries []indexentries.Entry) (
 		}
 	}
 	return attrs, rest, nil
-}
-
-// everySlot returns attrs with every inline attribute of every slot, nil where
-// attrs holds no value: an update then removes what an index no longer inline left.
-func everySlot(attrs map[string]types.AttributeValue) map[string]types.AttributeValue {
-	all := make(map[string]types.AttributeValue, 2*schema.InlineSlots)
-	for i := range schema.InlineSlots {
-		all[schema.AttrInlineName[i]], all[schema.AttrInlineKey[i]] = nil, nil
-	}
-	maps.Copy(all, attrs)
-	return all
-}
-
-// updateInline adds the inline attributes of attrs to u: it sets those holding a
-// value and removes the others.
-func updateInline(u expression.UpdateBuilder, attrs map[string]types.AttributeValue) expression.UpdateBuilder {
-	for _, name := range slices.Sorted(maps.Keys(attrs)) {
-		if v := attrs[name]; v != nil {
-			u = u.Set(expression.Name(name), expression.Value(v))
-		} else {
-			u = u.Remove(expression.Name(name))
-		}
-	}
-	return u
 }
 
 // holdsInline reports whether item holds exactly the inline attributes of attrs

@@ -9,6 +9,7 @@ import (
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 func emitNothing(*Entity, func(indexing.Value)) {}
@@ -80,7 +81,7 @@ func TestInlineSplit(t *testing.T) {
 }
 
 func TestEverySlotAndHoldsInline(t *testing.T) {
-	attrs := everySlot(map[string]types.AttributeValue{"_inline1_name": str("n"), "_inline1_key": str("k")})
+	attrs := store.EverySlot(map[string]types.AttributeValue{"_inline1_name": str("n"), "_inline1_key": str("k")})
 	require.Equal(t, map[string]types.AttributeValue{
 		"_inline1_name": str("n"), "_inline1_key": str("k"), "_inline2_name": nil, "_inline2_key": nil,
 	}, attrs)

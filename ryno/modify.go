@@ -113,7 +113,7 @@ func (c *Client) getToWrite(ctx context.Context, k Key) (*Entity, error) {
 	case err != nil:
 		return nil, err
 	case s.Ending():
-		if err := c.completeDelete(ctx, k, s); err != nil {
+		if err := c.core.CompleteDelete(ctx, relationships.Key(k), s); err != nil {
 			return nil, wrap(err, "completing the delete of %s", k)
 		}
 		return nil, notFound(k)

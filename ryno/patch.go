@@ -256,7 +256,7 @@ func (c *Client) patchRefused(ctx context.Context, k Key, o writeOptions, token 
 	case s.Exists() && s.Token == token: // an earlier attempt landed
 		return decodeEntity(item)
 	case s.Ending():
-		if err := c.completeDelete(ctx, k, s); err != nil {
+		if err := c.core.CompleteDelete(ctx, relationships.Key(k), s); err != nil {
 			return nil, wrap(err, "patch %s: completing a delete", k)
 		}
 		return nil, notFound(k)

@@ -380,7 +380,7 @@ func (w *write) decideFromItem(ctx context.Context, item map[string]types.Attrib
 		return entitystate.Expectation{}, done, err
 	}
 	if s.Ending() {
-		if err := w.c.completeDelete(ctx, w.e.Key, s); err != nil {
+		if err := w.c.core.CompleteDelete(ctx, relationships.Key(w.e.Key), s); err != nil {
 			return entitystate.Expectation{}, nil, wrap(err, "%s %s: completing a delete", w.mode, w.e.Key)
 		}
 		s = entitystate.State{}

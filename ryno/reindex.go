@@ -155,7 +155,7 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 	if err != nil {
 		return true, wrap(err, "%s", r.k)
 	}
-	inline = everySlot(inline)
+	inline = store.EverySlot(inline)
 	var stored []map[string]types.AttributeValue
 	var claims []indexentries.Claim
 	err = batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
@@ -187,7 +187,7 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 		return true, nil
 	}
 	large := r.s.Pending != "" || !actions.FitsOps(1+len(claims)+len(releases), schema.ItemSize(r.s.Item), ops)
-	update := updateInline(r.recordUpdate(set, record, large), inline)
+	update := store.UpdateInline(r.recordUpdate(set, record, large), inline)
 	t := &actions.Transaction{}
 	t.Add(r.c.updateAction(r.k, entitystate.Expect(r.s), update), actions.Role{Kind: actions.RoleEntity}, 0)
 	actions.AddClaims(t, r.c.names.IndexEntries, claims, releases, entitystate.ExpiresOf(r.s.Item))

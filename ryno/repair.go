@@ -160,7 +160,7 @@ func (c *Client) sweepMissing(ctx context.Context, k Key, item map[string]types.
 	case err != nil:
 		return false, err
 	case s.Ending():
-		return true, c.completeDelete(ctx, k, s)
+		return true, c.core.CompleteDelete(ctx, relationships.Key(k), s)
 	}
 	return c.core.SweepHolding(ctx, relationships.Key(k), store.Guard{Key: relationships.Key(k), Absent: true}, nil)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // A Set or Update without a version need not know what is stored to replace it,
@@ -75,7 +76,7 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 	} else {
 		u = u.Remove(expression.Name(schema.AttrIndexEntries))
 	}
-	u = updateInline(u, inline)
+	u = store.UpdateInline(u, inline)
 	if w.mine != "" {
 		u = u.Set(expression.Name(schema.AttrIndexes), expression.Value(str(w.mine)))
 	}

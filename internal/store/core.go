@@ -9,7 +9,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
-	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -30,6 +30,10 @@ type Config struct {
 	Ordered        map[string]bool  // the predicates declared ordered sets
 	// Unique reports whether the index name registered for type typ is unique.
 	Unique func(typ, name string) bool
+	Owns   map[string][]string // the predicates whose objects each owner type owns
+	// RecordClaims returns the claims of unique values the entity item of k records,
+	// which its Delete releases.
+	RecordClaims func(k Key, item map[string]types.AttributeValue) []indexentries.Claim
 	// Retrying is told of each retry: why, after how long, and the cause.
 	Retrying func(ctx context.Context, why batching.Reason, wait time.Duration, cause error)
 }
@@ -41,9 +45,6 @@ type Core struct {
 	Names schema.Names
 	Batch *batching.Engine
 	Config
-	// CompleteDelete completes the Delete under way on k, whose stored state is s:
-	// what a list writer does on meeting its subject's tombstone.
-	CompleteDelete func(ctx context.Context, k Key, s entitystate.State) error
 
 	clock positionClock // positions of ordered sets
 }

@@ -8,13 +8,15 @@
 //     planned from its head and markers (lists.go), and under a lease when it does
 //     not fit in one (lease.go); sets and ordered sets, one item per object, and
 //     the positions of ordered sets (sets.go);
-//   - the sweep of a Delete: what refers to an entity, deleted in transactions
-//     that check its tombstone, lists kept exact (sweep.go).
+//   - the Delete: its tombstone, what the entity owns deleted first, then the
+//     sweep of what refers to it in transactions that check the tombstone, lists
+//     kept exact, and the item last (delete.go, sweep.go); an expired entity is
+//     deleted the same way by the writer that meets it.
 //
 // It works on items, internal keys (relationships.Key) and its own errors
 // (errors.go); package ryno converts its Key, Entity and typed errors at its edge,
-// and hands the store what it needs of the layers above as functions in Core (the
-// completion of a Delete a list writer meets, whether an index is unique).
+// and hands the store what it needs of the index registry as functions in Config
+// (whether an index is unique, the unique values an item records).
 //
 // It may import the SDK and the internal packages below it (actions, batching,
 // commit, entitystate, errs, indexentries, relationships, requests, schema,

@@ -165,10 +165,10 @@ func (c *Core) acquireList(ctx context.Context, subject Key, predicate string, s
 		var err error
 		if now := c.Now(); seen.Leased(now) {
 			if err = pace.Hold(ctx, seen.LeaseUntil, now); err != nil {
-				return nil, &ListHeldError{Subject: subject, Predicate: predicate, Until: seen.LeaseUntil, Err: err}
+				return nil, &LeaseError{Key: subject, Predicate: predicate, Until: seen.LeaseUntil, Err: err}
 			}
 		} else if err = pace.Wait(ctx); err != nil {
-			return nil, &ListConflictError{Subject: subject, Predicate: predicate, Reason: "concurrent writers kept changing it: " + err.Error()}
+			return nil, &ConflictError{Key: subject, Predicate: predicate, Reason: "concurrent writers kept changing it: " + err.Error()}
 		}
 		h, err := c.ReadHead(ctx, subject, predicate)
 		if err != nil {
@@ -549,6 +549,6 @@ func (c *Core) leaseLost(ctx context.Context, l *listLease) error {
 	if err == nil && (item == nil || c.Hidden(item)) {
 		return c.SubjectMissing(ctx, l.subject)
 	}
-	return &ListConflictError{Subject: l.subject, Predicate: l.predicate,
+	return &ConflictError{Key: l.subject, Predicate: l.predicate,
 		Reason: "the lease expired and another writer took the list over"}
 }

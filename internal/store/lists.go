@@ -168,7 +168,7 @@ func Refusal(t *actions.Transaction, a commit.Attempt) ListRefusal {
 
 // ListConflict is the error of a list write that kept losing races.
 func ListConflict(op ListOp, err error) error {
-	return &ListConflictError{Subject: op.Subject, Predicate: op.Predicate, Reason: "concurrent writers kept changing it: " + err.Error()}
+	return &ConflictError{Key: op.Subject, Predicate: op.Predicate, Reason: "concurrent writers kept changing it: " + err.Error()}
 }
 
 // WriteList makes attempts at op until one commits or fails for good: read, plan,
@@ -195,7 +195,7 @@ func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, 
 		}
 		if now := c.Now(); s.Head.Leased(now) {
 			if err := pace.Hold(ctx, s.Head.LeaseUntil, now); err != nil {
-				return relationships.Change{}, &ListHeldError{Subject: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil, Err: err}
+				return relationships.Change{}, &LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil, Err: err}
 			}
 		} else if err := pace.Wait(ctx); err != nil {
 			return relationships.Change{}, ListConflict(op, err)
@@ -218,7 +218,7 @@ func (c *Core) ReadListReady(ctx context.Context, op ListOp) (ListState, error) 
 		case relationships.Clean:
 			return s, nil
 		case relationships.Held:
-			return s, &ListHeldError{Subject: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil}
+			return s, &LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil}
 		case relationships.Left:
 			if _, err := c.WriteListLeased(ctx, nil, s.Head); err != nil {
 				return s, err

@@ -1,0 +1,222 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// DeleteEntity marks k as being deleted and completes the Delete.
+func (c *Core) DeleteEntity(ctx context.Context, k Key, x Expect) error {
+	s, err := c.MarkDeleting(ctx, k, x)
+	if err != nil {
+		return err
+	}
+	if s.Deleting == "" { // no entity: entries left from an earlier life are swept
+		err = c.Sweep(ctx, k, Guard{Key: k, Absent: true}, nil)
+	} else {
+		err = c.CompleteDelete(ctx, k, s)
+	}
+	if err != nil {
+		return errs.Wrap(err, "delete %s", k)
+	}
+	return nil
+}
+
+// MarkDeleting puts the tombstone on k, bumping its version, and returns the item
+// of the Delete to complete: its own, or that of a Delete already in progress. The
+// item is none (deleting "") when there is no entity.
+func (c *Core) MarkDeleting(ctx context.Context, k Key, x Expect) (entitystate.State, error) {
+	token := commit.NewToken()
+	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
+		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
+	if x.Version > 0 {
+		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(x.Version))))
+	}
+	if x.Cond != nil {
+		cond = cond.And(x.Cond.Build(c.Now()))
+	}
+	// Removing a pending mark stops a large write still writing its index entries:
+	// its chunks check the mark, so none can commit after the sweep has read.
+	update := expression.Set(expression.Name(schema.AttrDeleting), expression.Value(attrS(token))).
+		Set(expression.Name(schema.AttrToken), expression.Value(attrS(token))).
+		Remove(expression.Name(schema.AttrPending)).
+		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
+	// The entity leaves its inline indexes with the mark, as it leaves every read.
+	update = UpdateInline(update, EverySlot(nil))
+	// Sending the mark again is safe: if it landed, the condition fails and the
+	// stored item shows the token.
+	send := c.UpdateSend(c.EntityUpdate(k, commit.Build(cond, &update)))
+	a := c.Settle(ctx, send, send)
+	switch a.Outcome {
+	case commit.Committed:
+		return c.ReadStored(k, a.Item)
+	case commit.ConditionFailed:
+		return c.afterMarkFailed(k, token, x, a.Item)
+	}
+	return entitystate.State{}, errs.Wrap(a.Err, "delete %s", k)
+}
+
+// afterMarkFailed says what a Delete whose mark (token) was refused does, from the
+// stored item: its mark landed on an earlier attempt, another Delete is in progress,
+// there is no entity, or it has another version.
+func (c *Core) afterMarkFailed(k Key, token string, x Expect, item map[string]types.AttributeValue) (entitystate.State, error) {
+	version := x.Version
+	s, err := c.ReadStored(k, item)
+	switch {
+	case err != nil:
+		return entitystate.State{}, err
+	case s.Deleting == token:
+		return s, nil
+	case version > 0 && !s.Live():
+		return entitystate.State{}, &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
+	case version > 0 && s.Version != version:
+		return entitystate.State{}, &ConflictError{Key: k, Expected: version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.Version)}
+	case x.Cond != nil && s.Live():
+		return entitystate.State{}, &ConditionError{Key: k, Condition: x.Cond.Text}
+	}
+	return s, nil // deleting "" when there is no entity
+}
+
+// CompleteDelete completes the Delete whose tombstone s holds, or the deletion of
+// the expired entity s is (putting the tombstone first): it deletes what k
+// owns (Options.Owns), then sweeps what refers to k and deletes the item while the
+// tombstone is there. A writer that meets the
+// tombstone calls it too; every step is idempotent. The values of unique indexes
+// the item records are released too: a large write cut off may have claimed them
+// before writing their entries.
+func (c *Core) CompleteDelete(ctx context.Context, k Key, s entitystate.State) error {
+	if s.Deleting == "" && s.Expired {
+		var err error
+		if s, err = c.Expire(ctx, k); err != nil || s.Deleting == "" {
+			return err
+		}
+	}
+	if err := c.cascade(ctx, k); err != nil {
+		return err
+	}
+	g := Guard{Key: k, Attr: schema.AttrDeleting, Token: s.Deleting}
+	return c.Sweep(ctx, k, g, c.RecordClaims(k, s.Item))
+}
+
+// A Delete of an owner, once its tombstone is there (which refuses every write of
+// it, and so every addition to its lists), deletes the objects of each list it owns
+// before it sweeps its own partition: a Delete cut off half-way keeps the owner's
+// lists, and whoever completes it (the next Delete, the next writer of the owner,
+// check --repair) finds what is left to delete in them. An object listed twice is
+// deleted once; an object already gone costs a Delete of a missing entity, which
+// sweeps what still refers to it.
+
+// deleting is the context key of the entities a cascade is deleting, so that an
+// entity that owns itself, or an owner of its owner, ends the recursion.
+type deletingKey struct{}
+
+// cascade deletes what k owns, when its type owns anything.
+func (c *Core) cascade(ctx context.Context, k Key) error {
+	predicates := c.Owns[k.Type]
+	if len(predicates) == 0 {
+		return nil
+	}
+	seen, _ := ctx.Value(deletingKey{}).(*sync.Map)
+	if seen == nil {
+		seen = &sync.Map{}
+		ctx = context.WithValue(ctx, deletingKey{}, seen)
+	}
+	seen.Store(k, true)
+	for _, p := range predicates {
+		if err := c.deleteOwned(ctx, k, p, seen); err != nil {
+			return errs.Wrap(err, "deleting what %s owns under %s", k, p)
+		}
+	}
+	return nil
+}
+
+// deleteOwned deletes the objects of owner's list under predicate, a page at a
+// time, in parallel within MaxConcurrency.
+func (c *Core) deleteOwned(ctx context.Context, owner Key, predicate string, seen *sync.Map) error {
+	in := c.OutgoingQuery(relationships.Key(owner), predicate)
+	in.ConsistentRead = aws.Bool(true)
+	return c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+		var objects []Key
+		for _, item := range items {
+			e, err := relationships.FromItem(item)
+			if err != nil {
+				return err
+			}
+			if _, dup := seen.LoadOrStore(Key(e.Object), true); !dup {
+				objects = append(objects, Key(e.Object))
+			}
+		}
+		return batching.Parallel(ctx, len(objects), c.MaxConcurrency, func(ctx context.Context, i int) error {
+			return c.DeleteEntity(ctx, objects[i], Expect{})
+		})
+	})
+
+}
+
+// Expire puts the tombstone of a Delete on k while it holds an expired entity, and
+// returns the item of the Delete to complete, as markDeleting does: none (deleting
+// "") when k holds no expired entity by now.
+func (c *Core) Expire(ctx context.Context, k Key) (entitystate.State, error) {
+	now := c.Now()
+	cond := &Condition{Text: "expired", Build: func(time.Time) expression.ConditionBuilder { return actions.Expired(now) }}
+	s, err := c.MarkDeleting(ctx, k, Expect{Cond: cond})
+	var live *ConditionError
+	if errors.As(err, &live) {
+		return entitystate.State{}, nil // written anew meanwhile: the caller reads it again
+	}
+	return s, err
+}
+
+// EverySlot returns attrs with every inline attribute of every slot, nil where
+// attrs holds no value: an update then removes what an index no longer inline left.
+func EverySlot(attrs map[string]types.AttributeValue) map[string]types.AttributeValue {
+	all := make(map[string]types.AttributeValue, 2*schema.InlineSlots)
+	for i := range schema.InlineSlots {
+		all[schema.AttrInlineName[i]], all[schema.AttrInlineKey[i]] = nil, nil
+	}
+	maps.Copy(all, attrs)
+	return all
+}
+
+// UpdateInline adds the inline attributes of attrs to u: it sets those holding a
+// value and removes the others.
+func UpdateInline(u expression.UpdateBuilder, attrs map[string]types.AttributeValue) expression.UpdateBuilder {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		if v := attrs[name]; v != nil {
+			u = u.Set(expression.Name(name), expression.Value(v))
+		} else {
+			u = u.Remove(expression.Name(name))
+		}
+	}
+	return u
+}
+
+// Expect is what a Delete requires of the stored entity: version Version (0: any),
+// and Cond when not nil.
+type Expect struct {
+	Version int64
+	Cond    *Condition
+}
+
+// Condition is a condition a write requires of the stored entity: Text for the
+// error that refuses it, Build for the condition as of now.
+type Condition struct {
+	Text  string
+	Build func(now time.Time) expression.ConditionBuilder
+}

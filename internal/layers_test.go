@@ -32,7 +32,7 @@ var mayImport = map[string][]string{
 	"entitystate":   {"internal/actions", "internal/indexentries", "internal/schema"},
 	"groupcommit":   {"internal/errs"},
 	"exprtest":      {},
-	"store":         {"internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/relationships", "internal/requests", "internal/schema", "internal/sweep"},
+	"store":         {"indexing", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/relationships", "internal/requests", "internal/schema", "internal/sweep"},
 }
 
 // public are the packages of the public face that no internal package may import.

@@ -2,18 +2,8 @@ package ryno
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
-	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/rynodb/rynodb/internal/batching"
-	"github.com/rynodb/rynodb/internal/indexentries"
-	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
 
@@ -24,17 +14,13 @@ type Orphan struct {
 	// or for a "claim" on a unique value, the entity holds no entry of that value.
 	Role    string
 	Missing Key // the missing entity, or the claim's owner; zero when the entry names none
-
-	claim  indexentries.Claim              // the claim, for role "claim"
-	item   bool                            // the entry is a claim item of the index entries table
-	stored map[string]types.AttributeValue // the missing entity as Check read it: none, or being deleted
 }
 
 func (o Orphan) String() string {
 	if o.Missing == (Key{}) {
 		return fmt.Sprintf("%s: malformed entry", o.Entry)
 	}
-	if o.Role == roleClaimed {
+	if o.Role == store.RoleClaimed {
 		return fmt.Sprintf("%s: entity %s no longer holds the value it claims", o.Entry, o.Missing)
 	}
 	return fmt.Sprintf("%s: %s %s does not exist", o.Entry, o.Role, o.Missing)
@@ -146,314 +132,27 @@ func (c *Client) Check(ctx context.Context, opts CheckOptions) (_ CheckProgress,
 	if err != nil {
 		return CheckProgress{}, err
 	}
-	segments := opts.Segments
-	if segments == 0 {
-		segments = 1
-	}
-	if segments < 0 || segments > MaxCheckSegments {
+	if opts.Segments < 0 || opts.Segments > MaxCheckSegments {
 		return CheckProgress{}, invalid("CheckOptions.Segments", fmt.Sprint(opts.Segments), fmt.Sprintf("must be between 1 and %d", MaxCheckSegments))
 	}
-	run := &checkRun{opts: opts, batch: c.batch.Shared()}
-	start := c.opts.Now() // one instant for every segment's scan of expired entities
-	scans := []struct {
-		table string
-		scan  func(segment int) *dynamodb.ScanInput
-		page  func(ctx context.Context, items []map[string]types.AttributeValue) error
-	}{
-		{c.names.Entities, func(i int) *dynamodb.ScanInput { return c.marksScan(i, segments, start) },
-			func(ctx context.Context, items []map[string]types.AttributeValue) error {
-				return c.checkMarks(ctx, run, items)
-			}},
-		{c.names.Relationships, func(i int) *dynamodb.ScanInput { return c.relationshipsTable().scan(i, segments) },
-			func(ctx context.Context, items []map[string]types.AttributeValue) error {
-				return c.checkPage(ctx, run, c.relationshipsTable(), items)
-			}},
-		{c.names.IndexEntries, func(i int) *dynamodb.ScanInput { return c.indexTable().scan(i, segments) },
-			func(ctx context.Context, items []map[string]types.AttributeValue) error {
-				return c.checkPage(ctx, run, c.indexTable(), items)
-			}},
+	done, err := c.core.Check(ctx, opts.inStore())
+	return CheckProgress(done), err
+}
+
+// inStore is o as the store's check takes it, reporting the public forms of what
+// it finds.
+func (o CheckOptions) inStore() store.CheckOptions {
+	so := store.CheckOptions{Repair: o.Repair, Segments: o.Segments}
+	if o.OnOrphan != nil {
+		so.OnOrphan = func(f store.Orphan) { o.OnOrphan(Orphan{Entry: f.Entry, Role: f.Role, Missing: Key(f.Missing)}) }
 	}
-	for _, s := range scans {
-		err := batching.Parallel(ctx, segments, segments, func(ctx context.Context, segment int) error {
-			return c.scanPages(ctx, s.scan(segment), func(items []map[string]types.AttributeValue) error {
-				return s.page(ctx, items)
-			})
-		})
-		if err != nil {
-			return run.done, wrap(err, "check %s", s.table)
+	if o.OnTrace != nil {
+		so.OnTrace = func(t store.Trace) {
+			o.OnTrace(Trace{Kind: TraceKind(t.Kind), Key: Key(t.Key), Predicate: t.Predicate, Detail: t.Detail})
 		}
 	}
-	return run.done, nil
-}
-
-// checkRun is one Check in progress, shared by the segments of its scans.
-type checkRun struct {
-	opts  CheckOptions
-	batch *batching.Engine // bounds the batch requests of all segments together
-
-	mu   sync.Mutex // guards done and serializes the callbacks
-	done CheckProgress
-}
-
-// report counts and reports what one page found and repaired.
-func (run *checkRun) report(orphans []Orphan, traces []Trace, scanned *int, n int, counts CheckProgress) {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	if scanned != nil {
-		*scanned += n
+	if o.Progress != nil {
+		so.Progress = func(p store.CheckProgress) { o.Progress(CheckProgress(p)) }
 	}
-	run.done.Orphans += len(orphans)
-	run.done.Traces += len(traces)
-	run.done.Repaired += counts.Repaired
-	run.done.Kept += counts.Kept
-	run.done.Finished += counts.Finished
-	if run.opts.OnOrphan != nil {
-		for _, o := range orphans {
-			run.opts.OnOrphan(o)
-		}
-	}
-	if run.opts.OnTrace != nil {
-		for _, t := range traces {
-			run.opts.OnTrace(t)
-		}
-	}
-	if run.opts.Progress != nil {
-		run.opts.Progress(run.done)
-	}
-}
-
-// checkPage finds the orphans and traces among the items of one page of the
-// relationship or index entries table, repairs them when asked, and reports.
-func (c *Client) checkPage(ctx context.Context, run *checkRun, t checkedTable, items []map[string]types.AttributeValue) error {
-	orphans, err := c.findOrphans(ctx, run.batch, t, items)
-	if err != nil {
-		return err
-	}
-	var lists []listCheck
-	var unindexed []unindexedEntry
-	if t.table == c.names.Relationships {
-		if lists, err = c.findListTraces(ctx, run.batch, items, orphans); err != nil {
-			return err
-		}
-		unindexed = c.findUnindexed(items, orphans)
-	}
-	traces := make([]Trace, 0, len(lists)+len(unindexed))
-	for _, l := range lists {
-		traces = append(traces, l.trace)
-	}
-	for _, u := range unindexed {
-		traces = append(traces, u.trace)
-	}
-	var counts CheckProgress
-	if run.opts.Repair {
-		counts, err = c.repairPage(ctx, run, orphans, lists)
-		if err == nil {
-			var n int
-			n, err = c.repairUnindexed(ctx, unindexed)
-			counts.Finished += n
-		}
-	}
-	entries := 0
-	for _, item := range items {
-		if !store.Bookkeeping(item) {
-			entries++
-		}
-	}
-	run.report(orphans, traces, t.scanned(&run.done), entries, counts)
-	return err
-}
-
-// repairPage deletes the orphans of a page, then finishes its list traces.
-func (c *Client) repairPage(ctx context.Context, run *checkRun, orphans []Orphan, lists []listCheck) (CheckProgress, error) {
-	var counts CheckProgress
-	var err error
-	counts.Repaired, counts.Kept, err = c.repairOrphans(ctx, run, orphans)
-	if err != nil {
-		return counts, err
-	}
-	var mu sync.Mutex
-	err = batching.Parallel(ctx, len(lists), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		l := lists[i]
-		if _, err := c.core.WriteListLeased(ctx, nil, l.head); err != nil && !errors.Is(err, ErrNotFound) {
-			return wrap(err, "repair the list %s -%s->", l.trace.Key, l.trace.Predicate)
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		counts.Finished++
-		return nil
-	})
-	return counts, err
-}
-
-// checkedTable is a table whose items refer to entities.
-type checkedTable struct {
-	table   string
-	key     []string                  // the primary key attributes
-	extra   []string                  // other attributes Check reads
-	refs    []entityRef               // the entities an item refers to
-	scanned func(*CheckProgress) *int // the count of its items scanned
-}
-
-// entityRef names the raw attributes holding one entity key of an entry.
-type entityRef struct {
-	role           string
-	scope, typ, id string
-}
-
-func (r entityRef) key(item map[string]types.AttributeValue) Key {
-	s := func(name string) string {
-		v, _ := item[name].(*types.AttributeValueMemberS)
-		if v == nil {
-			return ""
-		}
-		return v.Value
-	}
-	return Key{Scope: s(r.scope), Type: s(r.typ), ID: s(r.id)}
-}
-
-func (c *Client) relationshipsTable() checkedTable {
-	return checkedTable{
-		table: c.names.Relationships,
-		key:   schema.RelationshipKeyAttrs(),
-		extra: []string{schema.AttrPredicate, schema.AttrPredicateObjectKey, schema.AttrObjectKey, schema.AttrIndex, schema.AttrReverseKey},
-		refs: []entityRef{
-			{"subject", schema.AttrSubjectScope, schema.AttrSubjectType, schema.AttrSubjectID},
-			{"object", schema.AttrObjectScope, schema.AttrObjectType, schema.AttrObjectID},
-		},
-		scanned: func(p *CheckProgress) *int { return &p.Relationships },
-	}
-}
-
-func (c *Client) indexTable() checkedTable {
-	return checkedTable{
-		table:   c.names.IndexEntries,
-		key:     schema.IndexEntryKeyAttrs(),
-		extra:   []string{schema.AttrIndexName, schema.AttrIndexKey},
-		refs:    []entityRef{{"entity", schema.AttrScope, schema.AttrType, schema.AttrID}},
-		scanned: func(p *CheckProgress) *int { return &p.IndexEntries },
-	}
-}
-
-// refsOf returns the references of item to check: a list's bookkeeping refers to
-// its subject only (a marker names its object, which need not exist).
-func (t checkedTable) refsOf(item map[string]types.AttributeValue) []entityRef {
-	if store.Bookkeeping(item) {
-		return t.refs[:1]
-	}
-	return t.refs
-}
-
-// scan returns a consistent scan of one of segments of the table, reading only the
-// attributes Check uses.
-func (t checkedTable) scan(segment, segments int) *dynamodb.ScanInput {
-	names := append(slices.Clone(t.key), t.extra...)
-	for _, r := range t.refs {
-		names = append(names, r.scope, r.typ, r.id)
-	}
-	expr, attrs := batching.Projection(names)
-	in := &dynamodb.ScanInput{
-		TableName:                aws.String(t.table),
-		ProjectionExpression:     expr,
-		ExpressionAttributeNames: attrs,
-		ConsistentRead:           aws.Bool(true),
-	}
-	if segments > 1 {
-		in.Segment, in.TotalSegments = aws.Int32(int32(segment)), aws.Int32(int32(segments))
-	}
-	return in
-}
-
-// roleClaimed is the Role of an orphan claim whose entity exists but holds no entry
-// of the claimed value.
-const roleClaimed = "claim"
-
-// existenceAttrs are what Check reads of the entities entries refer to: enough to
-// tell a live entity, and the record of what it claims.
-var existenceAttrs = []string{schema.AttrID, schema.AttrScopeTypeKey, schema.AttrDeleting, schema.AttrIndexEntries}
-
-// findOrphans returns the items that refer to an entity that does not exist (or is
-// being deleted), and the claims whose entity holds the value no more.
-func (c *Client) findOrphans(ctx context.Context, batch *batching.Engine, t checkedTable, items []map[string]types.AttributeValue) ([]Orphan, error) {
-	var ops []batching.GetOp
-	for _, item := range items {
-		for _, r := range t.refsOf(item) {
-			if k := r.key(item); k.Validate() == nil {
-				ops = append(ops, batching.NewGetOp(c.names.Entities, k.item()))
-			}
-		}
-	}
-	existing, err := batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: existenceAttrs})
-	if err != nil {
-		return nil, err
-	}
-	var orphans []Orphan
-	var claims []indexentries.Claim
-	for _, item := range items {
-		entry := ItemKey{Table: t.table, Key: batching.Project(item, t.key)}
-		claim := indexentries.IsClaim(item)
-		orphan := false
-		for _, r := range t.refsOf(item) {
-			k := r.key(item)
-			if k.Validate() != nil {
-				orphans = append(orphans, Orphan{Entry: entry, Role: r.role, item: claim})
-				orphan = true
-				break
-			}
-			if e, ok := existing[batching.ItemID(c.names.Entities, k.item())]; !ok || store.Deleted(e) {
-				orphans = append(orphans, Orphan{Entry: entry, Role: r.role, Missing: k, item: claim, stored: e})
-				orphan = true
-				break
-			}
-		}
-		if cl, err := indexentries.ClaimFromItem(item); !orphan && err == nil && claim {
-			claims = append(claims, cl)
-		}
-	}
-	unheld, err := c.unheldClaims(ctx, batch, claims, existing)
-	return append(orphans, unheld...), err
-}
-
-// unheldClaims returns the claims whose entity holds no entry of their value and
-// does not record it (a write cut off records what it claimed before writing the
-// entries: that is its trace, not an orphan).
-func (c *Client) unheldClaims(ctx context.Context, batch *batching.Engine, claims []indexentries.Claim, owners map[string]map[string]types.AttributeValue) ([]Orphan, error) {
-	if len(claims) == 0 {
-		return nil, nil
-	}
-	ops := make([]batching.GetOp, len(claims))
-	for i, cl := range claims {
-		ops[i] = batching.NewGetOp(c.names.IndexEntries, cl.Entry().PrimaryKey())
-	}
-	held, err := batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: schema.IndexEntryKeyAttrs()})
-	if err != nil {
-		return nil, err
-	}
-	var orphans []Orphan
-	for i, cl := range claims {
-		owner := Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}
-		recorded := slices.ContainsFunc(recordEntries(owner, owners[batching.ItemID(c.names.Entities, owner.item())]),
-			func(e indexentries.Entry) bool { return indexentries.ClaimOf(e) == cl })
-		if _, ok := held[ops[i].ID]; !ok && !recorded {
-			orphans = append(orphans, Orphan{
-				Entry: ItemKey{Table: c.names.IndexEntries, Key: cl.PrimaryKey()},
-				Role:  roleClaimed, Missing: owner, claim: cl, item: true,
-			})
-		}
-	}
-	return orphans, nil
-}
-
-// scanPages runs in page after page, handing each page's items to fn, until no page
-// follows or fn fails.
-func (c *Client) scanPages(ctx context.Context, in *dynamodb.ScanInput, fn func([]map[string]types.AttributeValue) error) error {
-	return store.EachPage(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, error) {
-		page := *in
-		page.ExclusiveStartKey = start
-		out, err := c.api.Scan(ctx, &page)
-		if err != nil {
-			return nil, nil, err
-		}
-		return out.Items, out.LastEvaluatedKey, nil
-	}, fn)
-
+	return so
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
@@ -89,30 +87,11 @@ func recordsNewExpiry(x entitystate.Expectation, expires int64) bool {
 	return expires > 0
 }
 
-// recordEntries returns the entries the record of the entity item (_index_entries)
-// says its last writer emitted, without projections: what that writer claimed, even
-// when it was cut off before writing them.
-func recordEntries(k Key, item map[string]types.AttributeValue) []indexentries.Entry {
-	var record map[string][]string
-	if item == nil || attributevalue.Unmarshal(item[schema.AttrIndexEntries], &record) != nil {
-		return nil
-	}
-	var entries []indexentries.Entry
-	for _, name := range slices.Sorted(maps.Keys(record)) {
-		for _, enc := range record[name] {
-			if v, err := indexing.ParseValue(enc); err == nil {
-				entries = append(entries, indexentries.Entry{Scope: k.Scope, Type: k.Type, ID: k.ID, IndexName: name, Value: v})
-			}
-		}
-	}
-	return entries
-}
-
 // recordClaims returns the claims of the values of unique indexes the record of the
 // entity item holds.
 func (reg indexRegistry) recordClaims(k Key, item map[string]types.AttributeValue) []indexentries.Claim {
 	var claims []indexentries.Claim
-	for _, e := range recordEntries(k, item) {
+	for _, e := range store.RecordEntries(relationships.Key(k), item) {
 		if reg.unique(e.Type, e.IndexName) {
 			claims = append(claims, indexentries.ClaimOf(e))
 		}

@@ -1,12 +1,14 @@
 package ryno
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/groupcommit"
 	"github.com/rynodb/rynodb/internal/indexentries"
@@ -81,7 +83,8 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		RecordClaims: func(k store.Key, item map[string]types.AttributeValue) []indexentries.Claim {
 			return indexes.recordClaims(Key(k), item)
 		},
-		Owns: owns,
+		Owns:     owns,
+		IndexSet: indexes.set,
 	}}
 	c := &Client{
 		core:    core,
@@ -94,6 +97,10 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		ordered: setOf(opts.OrderedSets),
 		obs:     obs,
 		queues:  groupcommit.Queue[listID, store.ListOp, relationships.Change]{Same: sameListKind},
+	}
+	core.FinishWrite = func(ctx context.Context, item map[string]types.AttributeValue) error {
+		_, err := c.reindexEntity(ctx, item)
+		return err
 	}
 	return c, nil
 }

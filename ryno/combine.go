@@ -30,6 +30,12 @@ func (c *Client) writeListCombined(ctx context.Context, op store.ListOp) (relati
 	return c.queues.Do(ctx, listID{subject: Key(op.Subject), predicate: op.Predicate}, op, c.writeBatch)
 }
 
+// listID names one list: a subject's list under a predicate.
+type listID struct {
+	subject   Key
+	predicate string
+}
+
 // sameListKind reports whether b may join a batch a leads: both Adds, or both
 // Removes.
 func sameListKind(a, b store.ListOp) bool { return a.Kind == b.Kind }

@@ -48,14 +48,6 @@ func expiresAttr(t time.Time) types.AttributeValue {
 	return number(expirySeconds(t))
 }
 
-// expiryTime is an expiry in Unix seconds as a time; zero for none.
-func expiryTime(seconds int64) time.Time {
-	if seconds <= 0 {
-		return time.Time{}
-	}
-	return time.Unix(seconds, 0).UTC()
-}
-
 // freeHeld makes the value of claim cl, which a write found held (item is the claim
 // as stored), free when its holder has ended: expired, being deleted, or gone
 // without its claims (removed by DynamoDB's time to live before a consumer ran). It

@@ -11,6 +11,7 @@ import (
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/numbers"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 var (
@@ -132,7 +133,7 @@ func decodeEntity(item map[string]types.AttributeValue) (*Entity, error) {
 		case schema.AttrVersion:
 			e.Version, err = entitystate.VersionValue(av)
 		case schema.AttrExpires:
-			e.Expires = expiryTime(entitystate.ExpiresOf(item))
+			e.Expires = store.ExpiryTime(entitystate.ExpiresOf(item))
 		default:
 			if strings.HasPrefix(name, schema.ReservedPrefix) {
 				continue

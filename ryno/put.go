@@ -415,7 +415,7 @@ func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
 	}
 	x := entitystate.Expect(s)
 	if x.Pending = s.Pending != ""; x.Pending {
-		x.Left = recordEntries(k, s.Item)
+		x.Left = store.RecordEntries(relationships.Key(k), s.Item)
 	}
 	return x, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -110,10 +109,11 @@ func (c *Client) reindexPage(ctx context.Context, items []map[string]types.Attri
 // eventually consistent: when the condition fails, the entity is read again. An
 // entity deleted meanwhile is skipped.
 func (c *Client) reindexEntity(ctx context.Context, item map[string]types.AttributeValue) (*reindexing, error) {
-	k, err := itemKey(item)
+	sk, err := store.EntityKeyOf(item)
 	if err != nil {
 		return nil, err
 	}
+	k := Key(sk)
 	pace := c.core.ConflictPacer()
 	for {
 		s, err := c.core.ReadStored(relationships.Key(k), item)
@@ -147,7 +147,7 @@ type reindexing struct {
 // run commits the entries the entity emits now, and its record. It reports false
 // when the entity changed since it was read.
 func (r *reindexing) run(ctx context.Context) (bool, error) {
-	emitted, err := r.c.indexes.emitEntries(r.s.Item, r.s.Created, timeOf(r.s.Item[schema.AttrUpdated]))
+	emitted, err := r.c.indexes.emitEntries(r.s.Item, r.s.Created, store.TimeOf(r.s.Item[schema.AttrUpdated]))
 	if err != nil {
 		return true, wrap(err, "%s", r.k)
 	}
@@ -176,7 +176,7 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 	}
 	held := parseEntries(stored)
 	if r.s.Pending != "" { // a write cut off may have claimed values it wrote no entry of
-		held = append(held, recordEntries(r.k, r.s.Item)...)
+		held = append(held, store.RecordEntries(relationships.Key(r.k), r.s.Item)...)
 	}
 	_, releases := r.c.indexes.claimChanges(held, emitted)
 	releases = slices.DeleteFunc(releases, func(cl indexentries.Claim) bool { return r.heldByOther(cl) })
@@ -332,26 +332,6 @@ func (c *Client) updateAction(k Key, x entitystate.Expectation, update expressio
 		ExpressionAttributeValues:           b.Values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
-}
-
-// itemKey returns the key of the entity stored as item.
-func itemKey(item map[string]types.AttributeValue) (Key, error) {
-	var k Key
-	var err error
-	if k.Scope, err = stringValue(schema.AttrScope, item[schema.AttrScope]); err != nil {
-		return k, err
-	}
-	if k.Type, err = stringValue(schema.AttrType, item[schema.AttrType]); err != nil {
-		return k, err
-	}
-	k.ID, err = stringValue(schema.AttrID, item[schema.AttrID])
-	return k, err
-}
-
-// timeOf decodes a stored timestamp; the zero time when it is missing or malformed.
-func timeOf(av types.AttributeValue) time.Time {
-	t, _ := timeValue("", av)
-	return t
 }
 
 // sameRecord reports whether two _index_entries records list the same keys.

@@ -34,6 +34,11 @@ type Config struct {
 	// RecordClaims returns the claims of unique values the entity item of k records,
 	// which its Delete releases.
 	RecordClaims func(k Key, item map[string]types.AttributeValue) []indexentries.Claim
+	// IndexSet returns the encoded set of the indexes registered for type typ.
+	IndexSet func(typ string) string
+	// FinishWrite writes the index entries the record of the entity item calls for,
+	// finishing a write cut off (Check with Repair).
+	FinishWrite func(ctx context.Context, item map[string]types.AttributeValue) error
 	// Retrying is told of each retry: why, after how long, and the cause.
 	Retrying func(ctx context.Context, why batching.Reason, wait time.Duration, cause error)
 }

@@ -1,4 +1,4 @@
-package ryno
+package store
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/entitystate"
-	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -20,12 +20,12 @@ import (
 // returns only entities a write left marked (being deleted, or being written) and
 // entities expired by now. It returns them whole, as repairs need them: a scan is
 // billed for whole items anyway.
-func (c *Client) marksScan(segment, segments int, now time.Time) *dynamodb.ScanInput {
+func (c *Core) marksScan(segment, segments int, now time.Time) *dynamodb.ScanInput {
 	in := &dynamodb.ScanInput{
-		TableName:                 aws.String(c.names.Entities),
+		TableName:                 aws.String(c.Names.Entities),
 		FilterExpression:          aws.String("attribute_exists(#d) OR attribute_exists(#p) OR #e <= :now"),
 		ExpressionAttributeNames:  map[string]string{"#d": schema.AttrDeleting, "#p": schema.AttrPending, "#e": schema.AttrExpires},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":now": number(now.Unix())},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":now": attrN(now.Unix())},
 		ConsistentRead:            aws.Bool(true),
 	}
 	if segments > 1 {
@@ -37,28 +37,28 @@ func (c *Client) marksScan(segment, segments int, now time.Time) *dynamodb.ScanI
 // checkMarks reports the marks of a page of marked entities that are traces: every
 // tombstone, and pending marks older than Options.ListLease (younger ones belong to
 // writers at work). With Repair it finishes them.
-func (c *Client) checkMarks(ctx context.Context, run *checkRun, items []map[string]types.AttributeValue) error {
-	now := c.opts.Now()
+func (c *Core) checkMarks(ctx context.Context, run *checkRun, items []map[string]types.AttributeValue) error {
+	now := c.Now()
 	var traces []Trace
 	var marked []entitystate.State
 	for _, item := range items {
-		k, err := itemKey(item)
+		k, err := EntityKeyOf(item)
 		if err != nil {
 			continue // not an entity: the store's own items carry no marks
 		}
-		s, err := c.core.ReadStored(relationships.Key(k), item)
+		s, err := c.ReadStored(k, item)
 		if err != nil {
 			return err
 		}
-		switch updated := timeOf(item[schema.AttrUpdated]); {
+		switch updated := TimeOf(item[schema.AttrUpdated]); {
 		case s.Deleting != "":
 			traces = append(traces, Trace{Kind: TraceDelete, Key: k,
 				Detail: fmt.Sprintf("being deleted (version %d); what refers to it may be left", s.Version)})
 		case s.Expired:
 			traces = append(traces, Trace{Kind: TraceExpired, Key: k,
 				Detail: fmt.Sprintf("expired at %s (version %d) and not yet deleted; what refers to it is left until it is",
-					expiryTime(s.Expires).Format(time.RFC3339), s.Version)})
-		case now.Sub(updated) >= c.opts.ListLease:
+					ExpiryTime(s.Expires).Format(time.RFC3339), s.Version)})
+		case now.Sub(updated) >= c.ListLease:
 			traces = append(traces, Trace{Kind: TraceWrite, Key: k,
 				Detail: fmt.Sprintf("written at %s (version %d) by a writer that did not finish its index entries",
 					schema.FormatTime(updated), s.Version)})
@@ -85,22 +85,22 @@ func (c *Client) checkMarks(ctx context.Context, run *checkRun, items []map[stri
 // when this client registers the indexes the entity was written with (otherwise it
 // is left for a client that does). Both are conditional on the entity as scanned:
 // one another writer changed meanwhile is read again, or its mark is gone.
-func (c *Client) finishMarks(ctx context.Context, traces []Trace, marked []entitystate.State) (int, error) {
+func (c *Core) finishMarks(ctx context.Context, traces []Trace, marked []entitystate.State) (int, error) {
 	var mu sync.Mutex
 	finished := 0
-	err := batching.Parallel(ctx, len(traces), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(traces), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		k, s := traces[i].Key, marked[i]
 		var err error
 		switch {
 		case s.Ending():
-			err = c.core.CompleteDelete(ctx, relationships.Key(k), s)
-		case s.Indexes != c.indexes.set(k.Type):
+			err = c.CompleteDelete(ctx, k, s)
+		case s.Indexes != c.IndexSet(k.Type):
 			return nil
 		default:
-			_, err = c.reindexEntity(ctx, s.Item)
+			err = c.FinishWrite(ctx, s.Item)
 		}
 		if err != nil {
-			return wrap(err, "finish the %s of %s", traces[i].Kind, k)
+			return errs.Wrap(err, "finish the %s of %s", traces[i].Kind, k)
 		}
 		mu.Lock()
 		finished++

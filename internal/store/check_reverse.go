@@ -1,4 +1,4 @@
-package ryno
+package store
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/relationships"
 )
 
@@ -25,7 +26,7 @@ type unindexedEntry struct {
 
 // findUnindexed returns the entries of a page of the relationship entries table whose
 // _reverse_key is missing or wrong. An orphan is left to its repair.
-func (c *Client) findUnindexed(items []map[string]types.AttributeValue, orphans []Orphan) []unindexedEntry {
+func (c *Core) findUnindexed(items []map[string]types.AttributeValue, orphans []Orphan) []unindexedEntry {
 	orphaned := map[string]bool{}
 	for _, o := range orphans {
 		orphaned[o.Entry.String()] = true
@@ -33,7 +34,7 @@ func (c *Client) findUnindexed(items []map[string]types.AttributeValue, orphans 
 	var found []unindexedEntry
 	for _, item := range items {
 		e, ok := relationships.Unindexed(item)
-		if !ok || orphaned[ItemKey{Table: c.names.Relationships, Key: e.PrimaryKey()}.String()] {
+		if !ok || orphaned[batching.ItemKey{Table: c.Names.Relationships, Key: e.PrimaryKey()}.String()] {
 			continue
 		}
 		found = append(found, unindexedEntry{entry: e, trace: Trace{Kind: TraceUnindexed, Key: Key(e.Subject), Predicate: e.Predicate,
@@ -44,18 +45,18 @@ func (c *Client) findUnindexed(items []map[string]types.AttributeValue, orphans 
 
 // repairUnindexed writes the _reverse_key of each entry, if the entry still exists,
 // and returns how many it wrote.
-func (c *Client) repairUnindexed(ctx context.Context, entries []unindexedEntry) (int, error) {
+func (c *Core) repairUnindexed(ctx context.Context, entries []unindexedEntry) (int, error) {
 	var mu sync.Mutex
 	done := 0
-	err := batching.Parallel(ctx, len(entries), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(entries), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		e := entries[i].entry
-		_, err := c.api.UpdateItem(ctx, e.SetReverseKey(c.names.Relationships))
+		_, err := c.API.UpdateItem(ctx, e.SetReverseKey(c.Names.Relationships))
 		var gone *types.ConditionalCheckFailedException
 		if errors.As(err, &gone) {
 			return nil // deleted meanwhile: nothing to index
 		}
 		if err != nil {
-			return wrap(err, "repair %s", entries[i].trace)
+			return errs.Wrap(err, "repair %s", entries[i].trace)
 		}
 		mu.Lock()
 		defer mu.Unlock()

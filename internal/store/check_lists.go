@@ -1,4 +1,4 @@
-package ryno
+package store
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
-	"github.com/rynodb/rynodb/internal/store"
 )
 
 // listCheck is a list on which Check found a trace, with its head as read.
@@ -30,7 +29,7 @@ type listID struct {
 // whose subject exists: each head found against its list (entries, markers, intent
 // parts), and that every list with entries, markers or intent parts on the page has
 // a head.
-func (c *Client) findListTraces(ctx context.Context, batch *batching.Engine, items []map[string]types.AttributeValue, orphans []Orphan) ([]listCheck, error) {
+func (c *Core) findListTraces(ctx context.Context, batch *batching.Engine, items []map[string]types.AttributeValue, orphans []Orphan) ([]listCheck, error) {
 	missing := map[Key]bool{}
 	for _, o := range orphans {
 		if o.Role == "subject" {
@@ -43,7 +42,7 @@ func (c *Client) findListTraces(ctx context.Context, batch *batching.Engine, ite
 	var others []listID
 	for _, item := range items {
 		id := listID{subject: subjectRef.key(item), predicate: entitystate.OptionalString(item, schema.AttrPredicate)}
-		if missing[id.subject] || id.subject.Validate() != nil || id.predicate == "" || store.InSet(item) {
+		if missing[id.subject] || schema.ValidateEntityKey(id.subject.Scope, id.subject.Type, id.subject.ID) != nil || id.predicate == "" || InSet(item) {
 			continue
 		}
 		if strings.HasPrefix(entitystate.OptionalString(item, schema.AttrPredicateKey), schema.ListHeadPrefix) {
@@ -60,7 +59,7 @@ func (c *Client) findListTraces(ctx context.Context, batch *batching.Engine, ite
 	lists := append(heads, headless...)
 	var mu sync.Mutex
 	var found []listCheck
-	err = batching.Parallel(ctx, len(lists), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	err = batching.Parallel(ctx, len(lists), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		l, err := c.verifyList(ctx, lists[i])
 		if l != nil {
 			mu.Lock()
@@ -73,7 +72,7 @@ func (c *Client) findListTraces(ctx context.Context, batch *batching.Engine, ite
 }
 
 // headless returns the lists of ids, but those in headed, that have no head.
-func (c *Client) headless(ctx context.Context, batch *batching.Engine, ids []listID, headed map[listID]bool) ([]listID, error) {
+func (c *Core) headless(ctx context.Context, batch *batching.Engine, ids []listID, headed map[listID]bool) ([]listID, error) {
 	var lists []listID
 	var ops []batching.GetOp
 	for _, id := range ids {
@@ -82,7 +81,7 @@ func (c *Client) headless(ctx context.Context, batch *batching.Engine, ids []lis
 		}
 		headed[id] = true
 		lists = append(lists, id)
-		ops = append(ops, batching.NewGetOp(c.names.Relationships, relationships.HeadPrimaryKey(relationships.Key(id.subject), id.predicate)))
+		ops = append(ops, batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(id.subject, id.predicate)))
 	}
 	found, err := batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: schema.RelationshipKeyAttrs()})
 	if err != nil {
@@ -100,14 +99,14 @@ func (c *Client) headless(ctx context.Context, batch *batching.Engine, ids []lis
 // verifyList reads a list whole and returns its trace, or nil when its bookkeeping
 // describes its entries. A disagreement a writer committing between the reads can
 // explain is read again: a trace is one read twice under the same head.
-func (c *Client) verifyList(ctx context.Context, id listID) (*listCheck, error) {
+func (c *Core) verifyList(ctx context.Context, id listID) (*listCheck, error) {
 	var prev *relationships.Head
 	for {
 		h, s, err := c.readListWhole(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		detail := relationships.Disagreement(h, s.Entries, s.Markers, len(s.Intents), c.opts.Now())
+		detail := relationships.Disagreement(h, s.Entries, s.Markers, len(s.Intents), c.Now())
 		switch {
 		case detail == "":
 			return nil, nil
@@ -120,15 +119,15 @@ func (c *Client) verifyList(ctx context.Context, id listID) (*listCheck, error) 
 
 // readListWhole reads the head of a list, its entries, markers and intent parts, in
 // parallel and consistently.
-func (c *Client) readListWhole(ctx context.Context, id listID) (relationships.Head, store.LeasedState, error) {
+func (c *Core) readListWhole(ctx context.Context, id listID) (relationships.Head, LeasedState, error) {
 	var h relationships.Head
-	var s store.LeasedState
+	var s LeasedState
 	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
-			h, err = c.core.ReadHead(ctx, relationships.Key(id.subject), id.predicate)
+			h, err = c.ReadHead(ctx, id.subject, id.predicate)
 		} else {
-			s, err = c.core.ReadUnderLease(ctx, relationships.Key(id.subject), id.predicate)
+			s, err = c.ReadUnderLease(ctx, id.subject, id.predicate)
 		}
 		return err
 	})

@@ -1,11 +1,10 @@
-package ryno
+package store
 
 import (
 	"context"
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -13,12 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func orphanOf(entry int, missing string) Orphan {
 	return Orphan{
-		Entry:   ItemKey{Table: "t", Key: testKey(entry)},
+		Entry:   batching.ItemKey{Table: "t", Key: testKey(entry)},
 		Role:    "object",
 		Missing: Key{Scope: "s", Type: "t", ID: missing},
 	}
@@ -100,7 +101,7 @@ func TestCancellationCauses(t *testing.T) {
 
 // transactStub answers TransactWriteItems with reply; other operations panic.
 type transactStub struct {
-	DynamoDBAPI
+	requests.API
 	mu    sync.Mutex
 	sent  [][]types.TransactWriteItem
 	reply func(call int) error
@@ -154,9 +155,8 @@ func TestRepairClaims(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			stub := &transactStub{reply: tt.reply}
-			c, err := New(stub, Options{TablePrefix: "t", Retry: RetryOptions{MaxAttempts: 3, BaseDelay: time.Microsecond}})
-			require.NoError(t, err)
-			deleted, kept, err := c.repairClaims(context.Background(), c.batch.Shared(), three)
+			c := testCore(t, stub, 1, 3)
+			deleted, kept, err := c.repairClaims(context.Background(), c.Batch.Shared(), three)
 			require.Equal(t, tt.deleted, deleted)
 			require.Equal(t, tt.kept, kept)
 			var sizes []int
@@ -168,11 +168,11 @@ func TestRepairClaims(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			var be *BatchError
+			var be *batching.Error
 			require.ErrorAs(t, err, &be)
 			var txErr *types.TransactionCanceledException
 			require.ErrorAs(t, err, &txErr)
-			var want []ItemKey
+			var want []batching.ItemKey
 			for _, i := range tt.failed {
 				want = append(want, three[i].Entry)
 			}

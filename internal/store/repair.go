@@ -1,4 +1,4 @@
-package ryno
+package store
 
 import (
 	"context"
@@ -13,9 +13,8 @@ import (
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
-	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
-	"github.com/rynodb/rynodb/internal/store"
 )
 
 // repair is a transaction deleting orphans, each only while the entity it misses is
@@ -33,7 +32,7 @@ func (r repair) actions(names schema.Names) []types.TransactWriteItem {
 	for _, k := range r.missing {
 		acts = append(acts, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName:                aws.String(names.Entities),
-			Key:                      k.item(),
+			Key:                      actions.EntityKey(k),
 			ConditionExpression:      aws.String("attribute_not_exists(#id)"),
 			ExpressionAttributeNames: map[string]string{"#id": schema.AttrID},
 		}})
@@ -98,7 +97,7 @@ func planRepairs(orphans []Orphan) []repair {
 // missing are deleted in transactions that check it still is; claims their owner no
 // longer holds are released unless it took the value back; malformed entries, which
 // name no entity, are deleted as they are.
-func (c *Client) repairOrphans(ctx context.Context, run *checkRun, orphans []Orphan) (deleted, kept int, err error) {
+func (c *Core) repairOrphans(ctx context.Context, run *checkRun, orphans []Orphan) (deleted, kept int, err error) {
 	var malformed, unheld, claims []Orphan
 	byEntity := map[Key]int{}
 	var missing []Orphan // one per missing entity
@@ -106,7 +105,7 @@ func (c *Client) repairOrphans(ctx context.Context, run *checkRun, orphans []Orp
 		switch {
 		case o.Missing == (Key{}):
 			malformed = append(malformed, o)
-		case o.Role == roleClaimed:
+		case o.Role == RoleClaimed:
 			unheld = append(unheld, o)
 		case o.item:
 			claims = append(claims, o)
@@ -128,14 +127,14 @@ func (c *Client) repairOrphans(ctx context.Context, run *checkRun, orphans []Orp
 		return deleted, kept, err
 	}
 	var mu sync.Mutex
-	err = batching.Parallel(ctx, len(missing), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	err = batching.Parallel(ctx, len(missing), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		k := missing[i].Missing
 		gone, err := c.sweepMissing(ctx, k, missing[i].stored)
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
 		case err != nil:
-			return wrap(err, "delete what refers to %s", k)
+			return errs.Wrap(err, "delete what refers to %s", k)
 		case gone:
 			deleted += byEntity[k]
 		default:
@@ -154,23 +153,23 @@ func (c *Client) repairOrphans(ctx context.Context, run *checkRun, orphans []Orp
 // (missing, or being deleted), and reports whether it is gone: false when it exists
 // by now. Both sweeps are conditional on what Check read: the Delete's tombstone,
 // or the entity's absence.
-func (c *Client) sweepMissing(ctx context.Context, k Key, item map[string]types.AttributeValue) (bool, error) {
-	s, err := c.core.ReadStored(relationships.Key(k), item)
+func (c *Core) sweepMissing(ctx context.Context, k Key, item map[string]types.AttributeValue) (bool, error) {
+	s, err := c.ReadStored(k, item)
 	switch {
 	case err != nil:
 		return false, err
 	case s.Ending():
-		return true, c.core.CompleteDelete(ctx, relationships.Key(k), s)
+		return true, c.CompleteDelete(ctx, k, s)
 	}
-	return c.core.SweepHolding(ctx, relationships.Key(k), store.Guard{Key: relationships.Key(k), Absent: true}, nil)
+	return c.SweepHolding(ctx, k, Guard{Key: k, Absent: true}, nil)
 }
 
 // repairClaims deletes claims whose owner is missing, each only while it still is.
-func (c *Client) repairClaims(ctx context.Context, batch *batching.Engine, orphans []Orphan) (deleted, kept int, err error) {
+func (c *Core) repairClaims(ctx context.Context, batch *batching.Engine, orphans []Orphan) (deleted, kept int, err error) {
 	plans := planRepairs(orphans)
 	var mu sync.Mutex
 	var failed batching.Failures
-	batching.InParallel(ctx, len(plans), c.opts.MaxConcurrency, false, func(ctx context.Context, i int) error {
+	batching.InParallel(ctx, len(plans), c.MaxConcurrency, false, func(ctx context.Context, i int) error {
 		left, err := c.runRepair(ctx, batch, plans[i])
 		mu.Lock()
 		defer mu.Unlock()
@@ -189,9 +188,9 @@ func (c *Client) repairClaims(ctx context.Context, batch *batching.Engine, orpha
 // it succeeds, dropping the orphans whose entity a cancellation shows to exist, and
 // returns what it sent last: the orphans it deleted, or on failure those it could not
 // delete. Cancellations for conflicts or throttling are retried with backoff.
-func (c *Client) runRepair(ctx context.Context, batch *batching.Engine, r repair) (repair, error) {
+func (c *Core) runRepair(ctx context.Context, batch *batching.Engine, r repair) (repair, error) {
 	_, err := batching.UntilDone(ctx, batch, r.orphans, func(ctx context.Context, _ []Orphan) ([]Orphan, error) {
-		_, err := c.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: r.actions(c.names)})
+		_, err := c.API.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: r.actions(c.Names)})
 		var canceled *types.TransactionCanceledException
 		if err == nil || !errors.As(err, &canceled) {
 			return nil, err
@@ -229,8 +228,8 @@ func cancellationCauses(r repair, reasons []types.CancellationReason) (alive map
 	return alive, retryable
 }
 
-func orphanEntries(orphans []Orphan) []ItemKey {
-	keys := make([]ItemKey, len(orphans))
+func orphanEntries(orphans []Orphan) []batching.ItemKey {
+	keys := make([]batching.ItemKey, len(orphans))
 	for i, o := range orphans {
 		keys[i] = o.Entry
 	}
@@ -250,10 +249,10 @@ func orphanDeletes(orphans []Orphan) []batching.WriteOp {
 // record the value, and that the claim is still the entity's: an entity that took
 // the value back meanwhile keeps its claim. It returns
 // how many it deleted.
-func (c *Client) releaseUnheld(ctx context.Context, batch *batching.Engine, orphans []Orphan) (int, error) {
+func (c *Core) releaseUnheld(ctx context.Context, batch *batching.Engine, orphans []Orphan) (int, error) {
 	var mu sync.Mutex
 	released := 0
-	err := batching.Parallel(ctx, len(orphans), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(orphans), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		release, err := batch.Acquire(ctx)
 		if err != nil {
 			return err
@@ -267,17 +266,17 @@ func (c *Client) releaseUnheld(ctx context.Context, batch *batching.Engine, orph
 		unrecorded := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrID)).
 			Or(expression.Not(expression.Contains(record, cl.Value.Encoding()))), nil)
 		owner := Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}
-		a := c.core.Transact(ctx, []types.TransactWriteItem{
+		a := c.Transact(ctx, []types.TransactWriteItem{
 			{ConditionCheck: &types.ConditionCheck{
-				TableName: aws.String(c.names.IndexEntries), Key: cl.Entry().PrimaryKey(),
+				TableName: aws.String(c.Names.IndexEntries), Key: cl.Entry().PrimaryKey(),
 				ConditionExpression: missing.Condition, ExpressionAttributeNames: missing.Names,
 			}},
 			{ConditionCheck: &types.ConditionCheck{
-				TableName: aws.String(c.names.Entities), Key: owner.item(),
+				TableName: aws.String(c.Names.Entities), Key: actions.EntityKey(owner),
 				ConditionExpression: unrecorded.Condition, ExpressionAttributeNames: unrecorded.Names,
 				ExpressionAttributeValues: unrecorded.Values,
 			}},
-			actions.Release(c.names.IndexEntries, cl),
+			actions.Release(c.Names.IndexEntries, cl),
 		}, commit.NewToken())
 
 		switch {

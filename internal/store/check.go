@@ -1,0 +1,382 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// Check and Repair report what they find as Orphans and Traces, which package ryno
+// shows as its public types of the same names.
+
+// Orphan is an entry that refers to an entity that does not exist.
+type Orphan struct {
+	Entry   batching.ItemKey // the entry's table and primary key
+	Role    string           // "subject", "object", "entity", or RoleClaimed
+	Missing Key              // the missing entity, or the claim's owner; zero when the entry names none
+
+	claim  indexentries.Claim              // the claim, for role "claim"
+	item   bool                            // the entry is a claim item of the index entries table
+	stored map[string]types.AttributeValue // the missing entity as Check read it: none, or being deleted
+}
+
+// Trace is what a write cut off left behind.
+type Trace struct {
+	Kind      string // one of the Trace kinds below
+	Key       Key    // the entity; for a list, its subject
+	Predicate string // for TraceList, the list's predicate
+	Detail    string // what was found
+}
+
+// The kinds of traces, as package ryno names them.
+const (
+	TraceDelete    = "delete"
+	TraceWrite     = "write"
+	TraceList      = "list"
+	TraceUnindexed = "unindexed"
+	TraceExpired   = "expired"
+)
+
+// CheckOptions configures Check: Repair, Segments, and the callbacks, each called
+// from one goroutine at a time.
+type CheckOptions struct {
+	Repair   bool
+	Segments int // 0: 1
+	OnOrphan func(Orphan)
+	OnTrace  func(Trace)
+	Progress func(CheckProgress)
+}
+
+// CheckProgress counts what a Check has done so far.
+type CheckProgress struct {
+	Relationships int // relationship entries scanned
+	IndexEntries  int // index entries scanned
+	Orphans       int // orphans found
+	Repaired      int // orphans deleted
+	Kept          int // orphans not deleted, as their entity was created meanwhile
+	Traces        int // traces of writes cut off found
+	Finished      int // traces finished
+}
+
+// Check scans the store for what a write cut off left, and for orphans, and with
+// Repair finishes and deletes them (see ryno.Client.Check).
+func (c *Core) Check(ctx context.Context, opts CheckOptions) (CheckProgress, error) {
+	segments := opts.Segments
+	if segments == 0 {
+		segments = 1
+	}
+	run := &checkRun{opts: opts, batch: c.Batch.Shared()}
+	start := c.Now() // one instant for every segment's scan of expired entities
+	scans := []struct {
+		table string
+		scan  func(segment int) *dynamodb.ScanInput
+		page  func(ctx context.Context, items []map[string]types.AttributeValue) error
+	}{
+		{c.Names.Entities, func(i int) *dynamodb.ScanInput { return c.marksScan(i, segments, start) },
+			func(ctx context.Context, items []map[string]types.AttributeValue) error {
+				return c.checkMarks(ctx, run, items)
+			}},
+		{c.Names.Relationships, func(i int) *dynamodb.ScanInput { return c.relationshipsTable().scan(i, segments) },
+			func(ctx context.Context, items []map[string]types.AttributeValue) error {
+				return c.checkPage(ctx, run, c.relationshipsTable(), items)
+			}},
+		{c.Names.IndexEntries, func(i int) *dynamodb.ScanInput { return c.indexTable().scan(i, segments) },
+			func(ctx context.Context, items []map[string]types.AttributeValue) error {
+				return c.checkPage(ctx, run, c.indexTable(), items)
+			}},
+	}
+	for _, s := range scans {
+		err := batching.Parallel(ctx, segments, segments, func(ctx context.Context, segment int) error {
+			return c.scanPages(ctx, s.scan(segment), func(items []map[string]types.AttributeValue) error {
+				return s.page(ctx, items)
+			})
+		})
+		if err != nil {
+			return run.done, errs.Wrap(err, "check %s", s.table)
+		}
+	}
+	return run.done, nil
+}
+
+// checkRun is one Check in progress, shared by the segments of its scans.
+type checkRun struct {
+	opts  CheckOptions
+	batch *batching.Engine // bounds the batch requests of all segments together
+
+	mu   sync.Mutex // guards done and serializes the callbacks
+	done CheckProgress
+}
+
+// report counts and reports what one page found and repaired.
+func (run *checkRun) report(orphans []Orphan, traces []Trace, scanned *int, n int, counts CheckProgress) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	if scanned != nil {
+		*scanned += n
+	}
+	run.done.Orphans += len(orphans)
+	run.done.Traces += len(traces)
+	run.done.Repaired += counts.Repaired
+	run.done.Kept += counts.Kept
+	run.done.Finished += counts.Finished
+	if run.opts.OnOrphan != nil {
+		for _, o := range orphans {
+			run.opts.OnOrphan(o)
+		}
+	}
+	if run.opts.OnTrace != nil {
+		for _, t := range traces {
+			run.opts.OnTrace(t)
+		}
+	}
+	if run.opts.Progress != nil {
+		run.opts.Progress(run.done)
+	}
+}
+
+// checkPage finds the orphans and traces among the items of one page of the
+// relationship or index entries table, repairs them when asked, and reports.
+func (c *Core) checkPage(ctx context.Context, run *checkRun, t checkedTable, items []map[string]types.AttributeValue) error {
+	orphans, err := c.findOrphans(ctx, run.batch, t, items)
+	if err != nil {
+		return err
+	}
+	var lists []listCheck
+	var unindexed []unindexedEntry
+	if t.table == c.Names.Relationships {
+		if lists, err = c.findListTraces(ctx, run.batch, items, orphans); err != nil {
+			return err
+		}
+		unindexed = c.findUnindexed(items, orphans)
+	}
+	traces := make([]Trace, 0, len(lists)+len(unindexed))
+	for _, l := range lists {
+		traces = append(traces, l.trace)
+	}
+	for _, u := range unindexed {
+		traces = append(traces, u.trace)
+	}
+	var counts CheckProgress
+	if run.opts.Repair {
+		counts, err = c.repairPage(ctx, run, orphans, lists)
+		if err == nil {
+			var n int
+			n, err = c.repairUnindexed(ctx, unindexed)
+			counts.Finished += n
+		}
+	}
+	entries := 0
+	for _, item := range items {
+		if !Bookkeeping(item) {
+			entries++
+		}
+	}
+	run.report(orphans, traces, t.scanned(&run.done), entries, counts)
+	return err
+}
+
+// repairPage deletes the orphans of a page, then finishes its list traces.
+func (c *Core) repairPage(ctx context.Context, run *checkRun, orphans []Orphan, lists []listCheck) (CheckProgress, error) {
+	var counts CheckProgress
+	var err error
+	counts.Repaired, counts.Kept, err = c.repairOrphans(ctx, run, orphans)
+	if err != nil {
+		return counts, err
+	}
+	var mu sync.Mutex
+	err = batching.Parallel(ctx, len(lists), c.MaxConcurrency, func(ctx context.Context, i int) error {
+		l := lists[i]
+		if _, err := c.WriteListLeased(ctx, nil, l.head); err != nil && !errors.Is(err, errs.ErrNotFound) {
+			return errs.Wrap(err, "repair the list %s -%s->", l.trace.Key, l.trace.Predicate)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		counts.Finished++
+		return nil
+	})
+	return counts, err
+}
+
+// checkedTable is a table whose items refer to entities.
+type checkedTable struct {
+	table   string
+	key     []string                  // the primary key attributes
+	extra   []string                  // other attributes Check reads
+	refs    []entityRef               // the entities an item refers to
+	scanned func(*CheckProgress) *int // the count of its items scanned
+}
+
+// entityRef names the raw attributes holding one entity key of an entry.
+type entityRef struct {
+	role           string
+	scope, typ, id string
+}
+
+func (r entityRef) key(item map[string]types.AttributeValue) Key {
+	s := func(name string) string {
+		v, _ := item[name].(*types.AttributeValueMemberS)
+		if v == nil {
+			return ""
+		}
+		return v.Value
+	}
+	return Key{Scope: s(r.scope), Type: s(r.typ), ID: s(r.id)}
+}
+
+func (c *Core) relationshipsTable() checkedTable {
+	return checkedTable{
+		table: c.Names.Relationships,
+		key:   schema.RelationshipKeyAttrs(),
+		extra: []string{schema.AttrPredicate, schema.AttrPredicateObjectKey, schema.AttrObjectKey, schema.AttrIndex, schema.AttrReverseKey},
+		refs: []entityRef{
+			{"subject", schema.AttrSubjectScope, schema.AttrSubjectType, schema.AttrSubjectID},
+			{"object", schema.AttrObjectScope, schema.AttrObjectType, schema.AttrObjectID},
+		},
+		scanned: func(p *CheckProgress) *int { return &p.Relationships },
+	}
+}
+
+func (c *Core) indexTable() checkedTable {
+	return checkedTable{
+		table:   c.Names.IndexEntries,
+		key:     schema.IndexEntryKeyAttrs(),
+		extra:   []string{schema.AttrIndexName, schema.AttrIndexKey},
+		refs:    []entityRef{{"entity", schema.AttrScope, schema.AttrType, schema.AttrID}},
+		scanned: func(p *CheckProgress) *int { return &p.IndexEntries },
+	}
+}
+
+// refsOf returns the references of item to check: a list's bookkeeping refers to
+// its subject only (a marker names its object, which need not exist).
+func (t checkedTable) refsOf(item map[string]types.AttributeValue) []entityRef {
+	if Bookkeeping(item) {
+		return t.refs[:1]
+	}
+	return t.refs
+}
+
+// scan returns a consistent scan of one of segments of the table, reading only the
+// attributes Check uses.
+func (t checkedTable) scan(segment, segments int) *dynamodb.ScanInput {
+	names := append(slices.Clone(t.key), t.extra...)
+	for _, r := range t.refs {
+		names = append(names, r.scope, r.typ, r.id)
+	}
+	expr, attrs := batching.Projection(names)
+	in := &dynamodb.ScanInput{
+		TableName:                aws.String(t.table),
+		ProjectionExpression:     expr,
+		ExpressionAttributeNames: attrs,
+		ConsistentRead:           aws.Bool(true),
+	}
+	if segments > 1 {
+		in.Segment, in.TotalSegments = aws.Int32(int32(segment)), aws.Int32(int32(segments))
+	}
+	return in
+}
+
+// RoleClaimed is the Role of an orphan claim whose entity exists but holds no entry
+// of the claimed value.
+const RoleClaimed = "claim"
+
+// existenceAttrs are what Check reads of the entities entries refer to: enough to
+// tell a live entity, and the record of what it claims.
+var existenceAttrs = []string{schema.AttrID, schema.AttrScopeTypeKey, schema.AttrDeleting, schema.AttrIndexEntries}
+
+// findOrphans returns the items that refer to an entity that does not exist (or is
+// being deleted), and the claims whose entity holds the value no more.
+func (c *Core) findOrphans(ctx context.Context, batch *batching.Engine, t checkedTable, items []map[string]types.AttributeValue) ([]Orphan, error) {
+	var ops []batching.GetOp
+	for _, item := range items {
+		for _, r := range t.refsOf(item) {
+			if k := r.key(item); schema.ValidateEntityKey(k.Scope, k.Type, k.ID) == nil {
+				ops = append(ops, batching.NewGetOp(c.Names.Entities, actions.EntityKey(k)))
+			}
+		}
+	}
+	existing, err := batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: existenceAttrs})
+	if err != nil {
+		return nil, err
+	}
+	var orphans []Orphan
+	var claims []indexentries.Claim
+	for _, item := range items {
+		entry := batching.ItemKey{Table: t.table, Key: batching.Project(item, t.key)}
+		claim := indexentries.IsClaim(item)
+		orphan := false
+		for _, r := range t.refsOf(item) {
+			k := r.key(item)
+			if schema.ValidateEntityKey(k.Scope, k.Type, k.ID) != nil {
+				orphans = append(orphans, Orphan{Entry: entry, Role: r.role, item: claim})
+				orphan = true
+				break
+			}
+			if e, ok := existing[batching.ItemID(c.Names.Entities, actions.EntityKey(k))]; !ok || Deleted(e) {
+				orphans = append(orphans, Orphan{Entry: entry, Role: r.role, Missing: k, item: claim, stored: e})
+				orphan = true
+				break
+			}
+		}
+		if cl, err := indexentries.ClaimFromItem(item); !orphan && err == nil && claim {
+			claims = append(claims, cl)
+		}
+	}
+	unheld, err := c.unheldClaims(ctx, batch, claims, existing)
+	return append(orphans, unheld...), err
+}
+
+// unheldClaims returns the claims whose entity holds no entry of their value and
+// does not record it (a write cut off records what it claimed before writing the
+// entries: that is its trace, not an orphan).
+func (c *Core) unheldClaims(ctx context.Context, batch *batching.Engine, claims []indexentries.Claim, owners map[string]map[string]types.AttributeValue) ([]Orphan, error) {
+	if len(claims) == 0 {
+		return nil, nil
+	}
+	ops := make([]batching.GetOp, len(claims))
+	for i, cl := range claims {
+		ops[i] = batching.NewGetOp(c.Names.IndexEntries, cl.Entry().PrimaryKey())
+	}
+	held, err := batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: schema.IndexEntryKeyAttrs()})
+	if err != nil {
+		return nil, err
+	}
+	var orphans []Orphan
+	for i, cl := range claims {
+		owner := Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}
+		recorded := slices.ContainsFunc(RecordEntries(owner, owners[batching.ItemID(c.Names.Entities, actions.EntityKey(owner))]),
+			func(e indexentries.Entry) bool { return indexentries.ClaimOf(e) == cl })
+		if _, ok := held[ops[i].ID]; !ok && !recorded {
+			orphans = append(orphans, Orphan{
+				Entry: batching.ItemKey{Table: c.Names.IndexEntries, Key: cl.PrimaryKey()},
+				Role:  RoleClaimed, Missing: owner, claim: cl, item: true,
+			})
+		}
+	}
+	return orphans, nil
+}
+
+// scanPages runs in page after page, handing each page's items to fn, until no page
+// follows or fn fails.
+func (c *Core) scanPages(ctx context.Context, in *dynamodb.ScanInput, fn func([]map[string]types.AttributeValue) error) error {
+	return EachPage(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, error) {
+		page := *in
+		page.ExclusiveStartKey = start
+		out, err := c.API.Scan(ctx, &page)
+		if err != nil {
+			return nil, nil, err
+		}
+		return out.Items, out.LastEvaluatedKey, nil
+	}, fn)
+
+}

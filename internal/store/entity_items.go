@@ -1,0 +1,74 @@
+package store
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// RecordEntries returns the entries the record of the entity item (_index_entries)
+// says its last writer emitted, without projections: what that writer claimed, even
+// when it was cut off before writing them.
+func RecordEntries(k Key, item map[string]types.AttributeValue) []indexentries.Entry {
+	var record map[string][]string
+	if item == nil || attributevalue.Unmarshal(item[schema.AttrIndexEntries], &record) != nil {
+		return nil
+	}
+	var entries []indexentries.Entry
+	for _, name := range slices.Sorted(maps.Keys(record)) {
+		for _, enc := range record[name] {
+			if v, err := indexing.ParseValue(enc); err == nil {
+				entries = append(entries, indexentries.Entry{Scope: k.Scope, Type: k.Type, ID: k.ID, IndexName: name, Value: v})
+			}
+		}
+	}
+	return entries
+}
+
+// ExpiryTime is an expiry in Unix seconds as a time; zero for none.
+func ExpiryTime(seconds int64) time.Time {
+	if seconds <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(seconds, 0).UTC()
+}
+
+// EntityKeyOf returns the key of the entity item.
+func EntityKeyOf(item map[string]types.AttributeValue) (Key, error) {
+	var k Key
+	var err error
+	if k.Scope, err = stringOf(schema.AttrScope, item); err != nil {
+		return k, err
+	}
+	if k.Type, err = stringOf(schema.AttrType, item); err != nil {
+		return k, err
+	}
+	k.ID, err = stringOf(schema.AttrID, item)
+	return k, err
+}
+
+func stringOf(name string, item map[string]types.AttributeValue) (string, error) {
+	s, ok := item[name].(*types.AttributeValueMemberS)
+	if !ok {
+		return "", fmt.Errorf("%s is %T, want a string", name, item[name])
+	}
+	return s.Value, nil
+}
+
+// TimeOf decodes a stored timestamp; the zero time when it is missing or malformed.
+func TimeOf(av types.AttributeValue) time.Time {
+	s, ok := av.(*types.AttributeValueMemberS)
+	if !ok {
+		return time.Time{}
+	}
+	t, _ := schema.ParseTime(s.Value)
+	return t
+}

@@ -32,6 +32,7 @@ var mayImport = map[string][]string{
 	"entitystate":   {"internal/actions", "internal/indexentries", "internal/schema"},
 	"groupcommit":   {"internal/errs"},
 	"exprtest":      {},
+	"indexes":       {"indexing", "internal/batching", "internal/entitystate", "internal/indexentries", "internal/relationships", "internal/schema"},
 	"store":         {"indexing", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/relationships", "internal/requests", "internal/schema", "internal/sweep"},
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/indexes"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
@@ -32,47 +33,6 @@ func (e *UniqueError) Error() string {
 
 func (e *UniqueError) Is(target error) bool { return target == ErrExists || target == ErrConflict }
 
-// claimChanges returns the claims a write of an entity makes and releases: the
-// values of its unique indexes it emits and the stored entries do not hold, and
-// those they hold that it no longer emits.
-func (reg indexRegistry) claimChanges(stored, emitted []indexentries.Entry) (claims, releases []indexentries.Claim) {
-	held := map[string]bool{}
-	for _, cl := range reg.uniqueClaims(stored) {
-		held[claimID(cl)] = true
-	}
-	wanted := map[string]bool{}
-	for _, cl := range reg.uniqueClaims(emitted) {
-		wanted[claimID(cl)] = true
-		if !held[claimID(cl)] {
-			claims = append(claims, cl)
-		}
-	}
-	for _, cl := range reg.uniqueClaims(stored) {
-		if !wanted[claimID(cl)] {
-			releases = append(releases, cl)
-		}
-	}
-	return claims, releases
-}
-
-// claimID names the value a claim is of, whoever holds it.
-func claimID(cl indexentries.Claim) string { return cl.IndexName + "\x00" + cl.Value.Encoding() }
-
-// uniqueClaims returns the claims of the values entries emit into unique indexes,
-// once each.
-func (reg indexRegistry) uniqueClaims(entries []indexentries.Entry) []indexentries.Claim {
-	seen := map[string]bool{}
-	var claims []indexentries.Claim
-	for _, e := range entries {
-		cl := indexentries.ClaimOf(e)
-		if reg.unique(e.Type, e.IndexName) && !seen[claimID(cl)] {
-			seen[claimID(cl)] = true
-			claims = append(claims, cl)
-		}
-	}
-	return claims
-}
-
 // recordsNewExpiry reports whether a write meeting x that stores the expiry
 // expires must put the claims its entity keeps again, so that they record it: the
 // stored expiry differs, or is unknown and the write sets one. A claim recording
@@ -85,18 +45,6 @@ func recordsNewExpiry(x entitystate.Expectation, expires int64) bool {
 		return x.Expires != expires
 	}
 	return expires > 0
-}
-
-// recordClaims returns the claims of the values of unique indexes the record of the
-// entity item holds.
-func (reg indexRegistry) recordClaims(k Key, item map[string]types.AttributeValue) []indexentries.Claim {
-	var claims []indexentries.Claim
-	for _, e := range store.RecordEntries(relationships.Key(k), item) {
-		if reg.unique(e.Type, e.IndexName) {
-			claims = append(claims, indexentries.ClaimOf(e))
-		}
-	}
-	return claims
 }
 
 // uniqueTaken is the error of a claim refused: who holds the value.
@@ -131,8 +79,8 @@ func (c *Client) LookupUnique(ctx context.Context, si ScopedIndex, value indexin
 }
 
 // uniqueIndex returns the unique index si names, after checking si and value.
-func (c *Client) uniqueIndex(si ScopedIndex, value indexing.Value) (Index, error) {
-	ix, ok := c.indexes.byName(si.Index)
+func (c *Client) uniqueIndex(si ScopedIndex, value indexing.Value) (indexes.Def[Entity], error) {
+	ix, ok := c.indexes.ByName(si.Index)
 	switch {
 	case !ok:
 		return ix, errUnregistered(si.Index)
@@ -223,13 +171,13 @@ func (c *Client) GetByUnique(ctx context.Context, in ScopedIndex, value indexing
 
 // emits reports whether ix's map function emits value for e: whether e, as read,
 // still holds the value's claim.
-func emits(ix Index, e *Entity, value indexing.Value) (bool, error) {
+func emits(ix indexes.Def[Entity], e *Entity, value indexing.Value) (bool, error) {
 	if e.Type != ix.Type {
 		return false, nil
 	}
 	view := *e
 	view.Relationships = nil // as a write's map function sees it
-	values, err := indexentries.Emit(ix.Name, func(emit func(indexing.Value)) { ix.Map(&view, emit) })
+	values, err := indexentries.Emit(ix.Name, func(emit func(indexing.Value)) { ix.Map(view, emit) })
 	if err != nil {
 		return false, wrap(err, "get %s by %s", e.Key, ix.Name)
 	}

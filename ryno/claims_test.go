@@ -19,42 +19,6 @@ func emailEntry(id, email string) indexentries.Entry {
 	return indexentries.Entry{Scope: "acme", Type: "user", ID: id, IndexName: "email", Value: indexing.String(email)}
 }
 
-func TestClaimChangesClaimNewValuesAndReleaseDroppedOnes(t *testing.T) {
-	reg, err := newIndexRegistry([]Index{
-		{Type: "user", Name: "email", Unique: true, Map: func(*Entity, func(indexing.Value)) {}},
-		{Type: "user", Name: "age", Map: func(*Entity, func(indexing.Value)) {}},
-	})
-	require.NoError(t, err)
-	age := indexentries.Entry{Scope: "acme", Type: "user", ID: "a", IndexName: "age", Value: indexing.Int(3)}
-	tests := []struct {
-		name              string
-		stored, emitted   []indexentries.Entry
-		claims, releasesW []indexentries.Entry
-	}{
-		{"a new entity claims its values", nil, []indexentries.Entry{emailEntry("a", "x"), age}, []indexentries.Entry{emailEntry("a", "x")}, nil},
-		{"an unchanged value is neither claimed nor released", []indexentries.Entry{emailEntry("a", "x")}, []indexentries.Entry{emailEntry("a", "x")}, nil, nil},
-		{"a changed value: the new claimed, the old released", []indexentries.Entry{emailEntry("a", "x")}, []indexentries.Entry{emailEntry("a", "y")},
-			[]indexentries.Entry{emailEntry("a", "y")}, []indexentries.Entry{emailEntry("a", "x")}},
-		{"a value emitted twice is claimed once", nil, []indexentries.Entry{emailEntry("a", "x"), emailEntry("a", "x")}, []indexentries.Entry{emailEntry("a", "x")}, nil},
-		{"values of other indexes are not claimed", []indexentries.Entry{age}, nil, nil, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			claims, releases := reg.claimChanges(tt.stored, tt.emitted)
-			require.Equal(t, claimsOf(tt.claims), claims)
-			require.Equal(t, claimsOf(tt.releasesW), releases)
-		})
-	}
-}
-
-func claimsOf(entries []indexentries.Entry) []indexentries.Claim {
-	var claims []indexentries.Claim
-	for _, e := range entries {
-		claims = append(claims, indexentries.ClaimOf(e))
-	}
-	return claims
-}
-
 func TestHandOverMergesAReleaseAndAClaimOfOneValue(t *testing.T) {
 	c, err := New(struct{ DynamoDBAPI }{}, Options{TablePrefix: "t"})
 	require.NoError(t, err)

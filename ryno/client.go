@@ -54,7 +54,7 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	indexes, err := newIndexRegistry(opts.Indexes)
+	registry, err := newIndexRegistry(opts.Indexes)
 	if err != nil {
 		return nil, err
 	}
@@ -79,12 +79,12 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		Retrying:       retrying,
 		ListLease:      opts.ListLease,
 		Ordered:        setOf(opts.OrderedSets),
-		Unique:         indexes.unique,
+		Unique:         registry.Unique,
 		RecordClaims: func(k store.Key, item map[string]types.AttributeValue) []indexentries.Claim {
-			return indexes.recordClaims(Key(k), item)
+			return registry.ClaimsOf(store.RecordEntries(k, item))
 		},
 		Owns:     owns,
-		IndexSet: indexes.set,
+		IndexSet: registry.Set,
 	}}
 	c := &Client{
 		core:    core,
@@ -92,7 +92,7 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		opts:    opts,
 		names:   names,
 		batch:   batch,
-		indexes: indexes,
+		indexes: registry,
 		sets:    setOf(slices.Concat(opts.Sets, opts.OrderedSets)),
 		ordered: setOf(opts.OrderedSets),
 		obs:     obs,

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/indexes"
 	"github.com/rynodb/rynodb/internal/paging"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -92,7 +93,7 @@ func lookupPosition(scope, index string, cond indexing.Condition) paging.Positio
 
 // inlinePosition locates the entities in the GSI of the inline index ix, with the
 // value cond matches.
-func inlinePosition(scope string, ix Index, cond indexing.Condition) paging.Position {
+func inlinePosition(scope string, ix indexes.Def[Entity], cond indexing.Condition) paging.Position {
 	slot := ix.Inline - 1
 	return paging.Position{Attrs: []paging.Attr{
 		{Name: schema.AttrID, Max: schema.MaxPartitionKeyBytes, Valid: func(id string) bool {

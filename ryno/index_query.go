@@ -10,6 +10,7 @@ import (
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/indexes"
 	"github.com/rynodb/rynodb/internal/numbers"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -39,7 +40,7 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 	if err != nil {
 		return nil, err
 	}
-	if ix, ok := c.indexes.byName(in.Index); ok && ix.Inline > 0 && !c.opts.ConsistentRead {
+	if ix, ok := c.indexes.ByName(in.Index); ok && ix.Inline > 0 && !c.opts.ConsistentRead {
 		return c.queryInline(ctx, in, cond, p)
 	}
 	entries, err := c.QueryIndexEntries(ctx, in, cond, p)
@@ -63,7 +64,7 @@ func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond ind
 	if err != nil {
 		return nil, err
 	}
-	ix, _ := c.indexes.byName(in.Index)
+	ix, _ := c.indexes.ByName(in.Index)
 	keep := func(item map[string]types.AttributeValue) bool {
 		return ix.Inline == 0 || !c.core.Hidden(item) // an entity being deleted or expired leaves its inline entries
 	}
@@ -114,7 +115,7 @@ func decodePage[T any](items []map[string]types.AttributeValue, cursor string,
 // register is refused, as LookupUnique refuses it: its entries, if any, are those
 // another client maintains, or stale ones.
 func (c *Client) indexQuery(scope, index string, cond indexing.Condition) (pageQuery, error) {
-	ix, ok := c.indexes.byName(index)
+	ix, ok := c.indexes.ByName(index)
 	if !ok {
 		return pageQuery{}, errUnregistered(index)
 	}
@@ -140,7 +141,7 @@ func (c *Client) indexQuery(scope, index string, cond indexing.Condition) (pageQ
 
 // inlineQuery is the query of the inline index ix: expr, on the attributes of its
 // slot in the entities table's GSI.
-func (c *Client) inlineQuery(scope string, ix Index, cond indexing.Condition, expr indexing.Expression) pageQuery {
+func (c *Client) inlineQuery(scope string, ix indexes.Def[Entity], cond indexing.Condition, expr indexing.Expression) pageQuery {
 	slot := ix.Inline - 1
 	names := make(map[string]string, len(expr.Names))
 	for placeholder, name := range expr.Names {
@@ -182,7 +183,7 @@ func (c *Client) AllInIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 
 // decodeIndexEntry decodes an entry of ix: an item of the index entries table, or
 // an entity item for an inline index.
-func decodeIndexEntry(item map[string]types.AttributeValue, ix Index) (IndexEntry, error) {
+func decodeIndexEntry(item map[string]types.AttributeValue, ix indexes.Def[Entity]) (IndexEntry, error) {
 	if ix.Inline > 0 {
 		return decodeInlineEntry(item, ix)
 	}
@@ -205,7 +206,7 @@ func decodeIndexEntry(item map[string]types.AttributeValue, ix Index) (IndexEntr
 
 // decodeInlineEntry decodes the entry of the inline index ix that the entity item
 // holds, with the attributes ix projects.
-func decodeInlineEntry(item map[string]types.AttributeValue, ix Index) (IndexEntry, error) {
+func decodeInlineEntry(item map[string]types.AttributeValue, ix indexes.Def[Entity]) (IndexEntry, error) {
 	e, err := decodeEntity(item)
 	if err != nil {
 		return IndexEntry{}, err

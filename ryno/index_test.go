@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/indexes"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -43,43 +43,6 @@ func TestInlineIndexesAreChecked(t *testing.T) {
 	}
 }
 
-func TestInlineSplit(t *testing.T) {
-	reg, err := newIndexRegistry([]Index{
-		{Type: "issue", Name: "status", Map: emitNothing, Inline: 2},
-		{Type: "issue", Name: "tags", Map: emitNothing},
-	})
-	require.NoError(t, err)
-	entry := func(index string, v indexing.Value) indexentries.Entry {
-		return indexentries.Entry{Scope: "acme", Type: "issue", ID: "1", IndexName: index, Value: v}
-	}
-	open, bug := entry("status", indexing.String("open")), entry("tags", indexing.String("bug"))
-
-	attrs, rest, err := reg.inlineSplit("issue", []indexentries.Entry{bug, open})
-	require.NoError(t, err)
-	require.Equal(t, []indexentries.Entry{bug}, rest, "the entries table keeps the others")
-	require.Equal(t, map[string]types.AttributeValue{
-		"_inline2_name": str(schema.ScopeIndexName("acme", "status")),
-		"_inline2_key":  str(indexing.String("open").Encoding()),
-	}, attrs)
-
-	attrs, rest, err = reg.inlineSplit("issue", []indexentries.Entry{bug})
-	require.NoError(t, err)
-	require.Equal(t, []indexentries.Entry{bug}, rest)
-	require.Equal(t, map[string]types.AttributeValue{"_inline2_name": nil, "_inline2_key": nil}, attrs,
-		"an inline index that emits nothing leaves its slot empty")
-	item := map[string]types.AttributeValue{"a": str("b")}
-	putInline(item, attrs)
-	require.Equal(t, map[string]types.AttributeValue{"a": str("b")}, item, "an empty slot puts nothing")
-
-	_, _, err = reg.inlineSplit("issue", []indexentries.Entry{open, entry("status", indexing.String("closed"))})
-	requireInvalidField(t, err, "Index.Map")
-
-	attrs, rest, err = reg.inlineSplit("project", []indexentries.Entry{bug})
-	require.NoError(t, err)
-	require.Nil(t, attrs, "a type without inline indexes has no slot")
-	require.Equal(t, []indexentries.Entry{bug}, rest)
-}
-
 func TestEverySlotAndHoldsInline(t *testing.T) {
 	attrs := store.EverySlot(map[string]types.AttributeValue{"_inline1_name": str("n"), "_inline1_key": str("k")})
 	require.Equal(t, map[string]types.AttributeValue{
@@ -97,7 +60,7 @@ func TestEverySlotAndHoldsInline(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, holdsInline(tt.item, attrs))
+			require.Equal(t, tt.want, indexes.HoldsInline(tt.item, attrs))
 		})
 	}
 }
@@ -107,9 +70,9 @@ func TestTheIndexSetRecordsInlineSlots(t *testing.T) {
 	require.NoError(t, err)
 	entries, err := newIndexRegistry([]Index{{Type: "issue", Name: "status", Map: emitNothing}, {Type: "issue", Name: "tags", Map: emitNothing}})
 	require.NoError(t, err)
-	require.NotEqual(t, inline.set("issue"), entries.set("issue"))
-	require.Equal(t, []string{"status (inline 1)"}, unknownIndexes(inline.set("issue"), entries.set("issue")),
+	require.NotEqual(t, inline.Set("issue"), entries.Set("issue"))
+	require.Equal(t, []string{"status (inline 1)"}, unknownIndexes(inline.Set("issue"), entries.Set("issue")),
 		"a client keeping the index in the entries table refuses an entity written with it inline")
-	require.Equal(t, []string{"status"}, unknownIndexes(entries.set("issue"), inline.set("issue")))
-	require.Empty(t, unknownIndexes(inline.set("issue"), inline.set("issue")))
+	require.Equal(t, []string{"status"}, unknownIndexes(entries.Set("issue"), inline.Set("issue")))
+	require.Empty(t, unknownIndexes(inline.Set("issue"), inline.Set("issue")))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/indexes"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
@@ -42,7 +43,7 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 		if err != nil {
 			return commitResult{}, &PartialWriteError{Entity: written, Err: err}
 		}
-		if entryOps, err = indexOps(w.c.names.IndexEntries, stored, p.entries); err != nil {
+		if entryOps, err = indexes.Ops(w.c.names.IndexEntries, stored, p.entries); err != nil {
 			return commitResult{}, &PartialWriteError{Entity: written, Err: err}
 		}
 	}

@@ -70,7 +70,7 @@ func (c *Client) Patch(ctx context.Context, k Key, p Patch, opts ...WriteOption)
 	if err != nil {
 		return nil, err
 	}
-	if c.indexes.has(k.Type) {
+	if c.indexes.Has(k.Type) {
 		return c.patchIndexed(ctx, k, ep, o)
 	}
 	return c.patchItem(ctx, k, ep, o)

@@ -15,6 +15,7 @@ import (
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/indexes"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
@@ -155,7 +156,7 @@ func (c *Client) newWrite(e *Entity, mode putMode, o writeOptions) (*write, erro
 	}
 	w := &write{
 		c: c, mode: mode, e: e, base: base, token: commit.NewToken(), now: c.now(),
-		mine:       c.indexes.set(e.Type),
+		mine:       c.indexes.Set(e.Type),
 		lists:      o.lists,
 		predicates: slices.Sorted(maps.Keys(o.lists)),
 		cond:       o.cond,
@@ -173,8 +174,8 @@ func (c *Client) newWrite(e *Entity, mode putMode, o writeOptions) (*write, erro
 
 // indexed reports whether the write runs map functions; entryIndexed, whether it
 // reads and writes index entries too (the type has indexes that are not inline).
-func (w *write) indexed() bool      { return w.c.indexes.has(w.e.Type) }
-func (w *write) entryIndexed() bool { return w.c.indexes.hasEntries(w.e.Type) }
+func (w *write) indexed() bool      { return w.c.indexes.Has(w.e.Type) }
+func (w *write) entryIndexed() bool { return w.c.indexes.HasEntries(w.e.Type) }
 
 // first returns the expectation of the first attempt, and whether the entity must be
 // read to complete it.
@@ -453,17 +454,17 @@ func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types
 	}
 	p := &putPlan{x: x, item: item}
 	if w.indexed() {
-		emitted, err := w.c.indexes.emitEntries(item, created, w.now)
+		emitted, err := emitEntries(w.c.indexes, item, created, w.now)
 		if err != nil {
 			return nil, err
 		}
-		inline, entries, err := w.c.indexes.inlineSplit(w.e.Type, emitted)
+		inline, entries, err := w.c.indexes.InlineSplit(w.e.Type, emitted)
 		if err != nil {
 			return nil, err
 		}
-		putInline(item, inline)
-		item[schema.AttrIndexEntries] = indexRecord(entries)
-		if p.entryOps, err = indexOps(w.c.names.IndexEntries, storedEntries, entries); err != nil {
+		indexes.PutInline(item, inline)
+		item[schema.AttrIndexEntries] = indexes.Record(entries)
+		if p.entryOps, err = indexes.Ops(w.c.names.IndexEntries, storedEntries, entries); err != nil {
 			return nil, err
 		}
 		p.entries = entries
@@ -471,9 +472,9 @@ func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types
 		if x.Pending {
 			held = append(held, x.Left...)
 		}
-		p.claims, p.releases = w.c.indexes.claimChanges(held, entries)
+		p.claims, p.releases = w.c.indexes.ClaimChanges(held, entries)
 		if recordsNewExpiry(x, entitystate.ExpiresOf(item)) {
-			p.claims = w.c.indexes.uniqueClaims(entries) // each claim records the holder's expiry
+			p.claims = w.c.indexes.UniqueClaims(entries) // each claim records the holder's expiry
 		}
 		if w.byRecord {
 			p.entryOps = append(p.entryOps, projectedPuts(w.c.names.IndexEntries, entries)...)

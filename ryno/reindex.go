@@ -16,6 +16,7 @@ import (
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/indexes"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
@@ -147,11 +148,11 @@ type reindexing struct {
 // run commits the entries the entity emits now, and its record. It reports false
 // when the entity changed since it was read.
 func (r *reindexing) run(ctx context.Context) (bool, error) {
-	emitted, err := r.c.indexes.emitEntries(r.s.Item, r.s.Created, store.TimeOf(r.s.Item[schema.AttrUpdated]))
+	emitted, err := emitEntries(r.c.indexes, r.s.Item, r.s.Created, store.TimeOf(r.s.Item[schema.AttrUpdated]))
 	if err != nil {
 		return true, wrap(err, "%s", r.k)
 	}
-	inline, emitted, err := r.c.indexes.inlineSplit(r.k.Type, emitted)
+	inline, emitted, err := r.c.indexes.InlineSplit(r.k.Type, emitted)
 	if err != nil {
 		return true, wrap(err, "%s", r.k)
 	}
@@ -170,7 +171,7 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	ops, err := indexOps(r.c.names.IndexEntries, stored, emitted)
+	ops, err := indexes.Ops(r.c.names.IndexEntries, stored, emitted)
 	if err != nil {
 		return true, err
 	}
@@ -178,12 +179,12 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 	if r.s.Pending != "" { // a write cut off may have claimed values it wrote no entry of
 		held = append(held, store.RecordEntries(relationships.Key(r.k), r.s.Item)...)
 	}
-	_, releases := r.c.indexes.claimChanges(held, emitted)
+	_, releases := r.c.indexes.ClaimChanges(held, emitted)
 	releases = slices.DeleteFunc(releases, func(cl indexentries.Claim) bool { return r.heldByOther(cl) })
-	set := r.c.indexes.set(r.k.Type)
-	record := indexRecord(emitted)
+	set := r.c.indexes.Set(r.k.Type)
+	record := indexes.Record(emitted)
 	if len(ops)+len(claims)+len(releases) == 0 && r.s.Pending == "" && r.s.Indexes == set &&
-		sameRecord(r.s.Item[schema.AttrIndexEntries], record) && holdsInline(r.s.Item, inline) {
+		sameRecord(r.s.Item[schema.AttrIndexEntries], record) && indexes.HoldsInline(r.s.Item, inline) {
 		return true, nil
 	}
 	large := r.s.Pending != "" || !actions.FitsOps(1+len(claims)+len(releases), schema.ItemSize(r.s.Item), ops)
@@ -215,7 +216,7 @@ func (r *reindexing) heldByOther(cl indexentries.Claim) bool {
 func (r *reindexing) claimUnique(ctx context.Context, emitted []indexentries.Entry) ([]indexentries.Entry, []indexentries.Claim, error) {
 	var ops []batching.GetOp
 	for _, e := range emitted {
-		if r.c.indexes.unique(e.Type, e.IndexName) {
+		if r.c.indexes.Unique(e.Type, e.IndexName) {
 			ops = append(ops, batching.NewGetOp(r.c.names.IndexEntries, indexentries.ClaimOf(e).PrimaryKey()))
 		}
 	}
@@ -229,7 +230,7 @@ func (r *reindexing) claimUnique(ctx context.Context, emitted []indexentries.Ent
 	var kept []indexentries.Entry
 	var claims []indexentries.Claim
 	for _, e := range emitted {
-		if !r.c.indexes.unique(e.Type, e.IndexName) {
+		if !r.c.indexes.Unique(e.Type, e.IndexName) {
 			kept = append(kept, e)
 			continue
 		}
@@ -277,7 +278,7 @@ func (r *reindexing) runLarge(ctx context.Context, first []types.TransactWriteIt
 	if err != nil {
 		return true, err
 	}
-	ops, err := indexOps(r.c.names.IndexEntries, stored, emitted)
+	ops, err := indexes.Ops(r.c.names.IndexEntries, stored, emitted)
 	if err != nil {
 		return true, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/indexes"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -29,7 +30,7 @@ func unknownIndexes(stored, mine string) []string {
 		if err != nil {
 			name = escaped
 		}
-		unknown = append(unknown, displayIndex(name))
+		unknown = append(unknown, indexes.Display(name))
 	}
 	return unknown
 }

@@ -99,7 +99,7 @@ func (w *write) refused(x entitystate.Expectation, op *txOp) func(context.Contex
 // indexes; on an indexed type, the entity and its entries are read, the patch
 // applied, and the entity written with its entries as Update does.
 func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
-	if !c.indexes.has(op.key.Type) {
+	if !c.indexes.Has(op.key.Type) {
 		token := commit.NewToken()
 		in := c.patchInput(op.key, op.ep, op.o, token)
 		p := &txPart{op: op}
@@ -168,7 +168,7 @@ func (c *Client) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 // the item records the entries read, they are those of the version read (byRecord);
 // otherwise they are read again, after the item.
 func (c *Client) readWithEntries(ctx context.Context, k Key) (item map[string]types.AttributeValue, entries []map[string]types.AttributeValue, byRecord bool, err error) {
-	if !c.indexes.hasEntries(k.Type) {
+	if !c.indexes.HasEntries(k.Type) {
 		item, err = c.core.GetItem(ctx, relationships.Key(k), true)
 		return item, nil, item != nil, err
 	}
@@ -235,7 +235,7 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	c.addEntityDelete(&p.t, op, s)
 	for _, e := range parseEntries(entries) {
 		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.names.IndexEntries, e.PrimaryKey())})[0], actions.Role{Kind: actions.RoleIndex}, 0)
-		if c.indexes.unique(e.Type, e.IndexName) {
+		if c.indexes.Unique(e.Type, e.IndexName) {
 			p.t.Add(actions.Release(c.names.IndexEntries, indexentries.ClaimOf(e)), actions.Role{Kind: actions.RoleClaim, Claim: indexentries.ClaimOf(e), Release: true}, 0)
 		}
 	}

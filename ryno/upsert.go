@@ -17,6 +17,7 @@ import (
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/indexes"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
@@ -72,7 +73,7 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 		Set(expression.Name(schema.AttrToken), expression.Value(str(w.token))).
 		Set(expression.Name(schema.AttrShape), expression.Value(str(shapeOf(w.base))))
 	if w.indexed() { // inline indexes only: the record of no entry, as a put writes it
-		u = u.Set(expression.Name(schema.AttrIndexEntries), expression.Value(indexRecord(nil)))
+		u = u.Set(expression.Name(schema.AttrIndexEntries), expression.Value(indexes.Record(nil)))
 	} else {
 		u = u.Remove(expression.Name(schema.AttrIndexEntries))
 	}
@@ -117,11 +118,11 @@ func (w *write) inlineWithoutVersion() (attrs map[string]types.AttributeValue, o
 	emit := func(version int64, created time.Time) (map[string]types.AttributeValue, error) {
 		item := maps.Clone(w.base)
 		item[schema.AttrVersion] = number(version)
-		emitted, err := w.c.indexes.emitEntries(item, created, w.now)
+		emitted, err := emitEntries(w.c.indexes, item, created, w.now)
 		if err != nil {
 			return nil, err
 		}
-		attrs, _, err := w.c.indexes.inlineSplit(w.e.Type, emitted)
+		attrs, _, err := w.c.indexes.InlineSplit(w.e.Type, emitted)
 		return attrs, err
 	}
 	first, err := emit(1, w.now)
@@ -129,7 +130,7 @@ func (w *write) inlineWithoutVersion() (attrs map[string]types.AttributeValue, o
 		return nil, false // the put reports it
 	}
 	second, err := emit(1<<40, time.Unix(0, 0).UTC())
-	if err != nil || !maps.EqualFunc(first, second, sameValue) {
+	if err != nil || !maps.EqualFunc(first, second, indexes.SameValue) {
 		return nil, false
 	}
 	return first, true

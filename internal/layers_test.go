@@ -33,7 +33,8 @@ var mayImport = map[string][]string{
 	"groupcommit":   {"internal/errs"},
 	"exprtest":      {},
 	"indexes":       {"indexing", "internal/batching", "internal/entitystate", "internal/indexentries", "internal/relationships", "internal/schema"},
-	"store":         {"indexing", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/relationships", "internal/requests", "internal/schema", "internal/sweep"},
+	"listings":      {"indexing", "internal/paging", "internal/relationships", "internal/schema"},
+	"store":         {"indexing", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/indexes", "internal/relationships", "internal/requests", "internal/schema", "internal/sweep"},
 }
 
 // public are the packages of the public face that no internal package may import.

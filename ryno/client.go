@@ -1,17 +1,13 @@
 package ryno
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"slices"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/groupcommit"
-	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -79,12 +75,8 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		Retrying:       retrying,
 		ListLease:      opts.ListLease,
 		Ordered:        setOf(opts.OrderedSets),
-		Unique:         registry.Unique,
-		RecordClaims: func(k store.Key, item map[string]types.AttributeValue) []indexentries.Claim {
-			return registry.ClaimsOf(store.RecordEntries(k, item))
-		},
-		Owns:     owns,
-		IndexSet: registry.Set,
+		Owns:           owns,
+		Indexes:        registryView{registry},
 	}}
 	c := &Client{
 		core:    core,
@@ -97,10 +89,6 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		ordered: setOf(opts.OrderedSets),
 		obs:     obs,
 		queues:  groupcommit.Queue[listID, store.ListOp, relationships.Change]{Same: sameListKind},
-	}
-	core.FinishWrite = func(ctx context.Context, item map[string]types.AttributeValue) error {
-		_, err := c.reindexEntity(ctx, item)
-		return err
 	}
 	return c, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/listings"
 	"github.com/rynodb/rynodb/internal/paging"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -108,9 +109,7 @@ func predicateKeyEdit(predicate string, index int, object Key, reverse bool) fun
 func withReverseKey(edit func(map[string]string)) func(map[string]string) {
 	return func(key map[string]string) {
 		edit(key)
-		subject, _ := parseEntityKey(key[schema.AttrSubjectKey])
-		e, _ := parsePredicateKey(key[schema.AttrPredicateKey], nil)
-		key[schema.AttrReverseKey] = schema.ReverseKey(e.predicate, subject.Scope, subject.Type, subject.ID, e.index)
+		key[schema.AttrReverseKey] = listings.ReverseKey(key[schema.AttrSubjectKey], key[schema.AttrPredicateKey], nil)
 	}
 }
 

@@ -1,7 +1,6 @@
 package ryno
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -90,6 +89,14 @@ func (ix Index) def() indexes.Def[Entity] {
 	}
 }
 
+// registryView is the registry as the store reads it (store.Indexes).
+type registryView struct{ indexRegistry }
+
+// Emit is emitEntries of the registry.
+func (v registryView) Emit(item map[string]types.AttributeValue, created, updated time.Time) ([]indexentries.Entry, error) {
+	return emitEntries(v.indexRegistry, item, created, updated)
+}
+
 // emitEntries runs the map functions of the indexes of the entity stored as item and
 // returns its entries. The entity the map functions see is decoded from item, with
 // the given timestamps.
@@ -130,11 +137,4 @@ func (ix Index) validate(field string) error {
 		return invalid(field+".Inline", fmt.Sprint(ix.Inline), "a unique index needs its claims: it cannot be inline")
 	}
 	return nil
-}
-
-// readIndexEntries returns the stored index entries of the entity k: the truth that
-// writes are diffed against, so a write retried after a half-failed one still removes
-// stale entries.
-func (c *Client) readIndexEntries(ctx context.Context, k Key) ([]map[string]types.AttributeValue, error) {
-	return c.core.QueryAll(ctx, c.core.IndexEntriesQuery(relationships.Key(k)))
 }

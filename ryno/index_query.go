@@ -11,6 +11,7 @@ import (
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/indexes"
+	"github.com/rynodb/rynodb/internal/listings"
 	"github.com/rynodb/rynodb/internal/numbers"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -134,7 +135,7 @@ func (c *Client) indexQuery(scope, index string, cond indexing.Condition) (pageQ
 			ExpressionAttributeNames:  expr.Names,
 			ExpressionAttributeValues: expr.Values,
 		},
-		position: lookupPosition(scope, index, cond),
+		position: listings.Lookup(scope, index, cond),
 		identity: c.names.IndexLookup + "\x00" + schema.ScopeIndexName(scope, index) + "\x00" + cond.String(),
 	}, nil
 }
@@ -162,7 +163,7 @@ func (c *Client) inlineQuery(scope string, ix indexes.Def[Entity], cond indexing
 			ExpressionAttributeNames:  names,
 			ExpressionAttributeValues: expr.Values,
 		},
-		position: inlinePosition(scope, ix, cond),
+		position: listings.Inline(scope, ix.Type, ix.Name, ix.Inline, cond),
 		identity: gsi + "\x00" + schema.ScopeIndexName(scope, ix.Name) + "\x00" + cond.String(),
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"maps"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/actions"
@@ -39,7 +38,7 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 	written := r.stored
 	entryOps := p.entryOps
 	if p.x.Pending && w.entryIndexed() {
-		stored, err := w.c.readIndexEntries(ctx, w.e.Key)
+		stored, err := w.c.core.ReadIndexEntries(ctx, relationships.Key(w.e.Key))
 		if err != nil {
 			return commitResult{}, &PartialWriteError{Entity: written, Err: err}
 		}
@@ -65,7 +64,7 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 	case err != nil:
 		return commitResult{}, &PartialWriteError{Entity: written, Err: err}
 	}
-	cleared, err := w.c.clearPending(ctx, w.e.Key, w.token)
+	cleared, err := w.c.core.ClearPending(ctx, relationships.Key(w.e.Key), w.token)
 	switch {
 	case errors.Is(err, store.ErrGuardFailed):
 		return commitResult{stored: written}, nil
@@ -95,39 +94,4 @@ func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types
 		r.stored, err = w.storedEntity(item)
 	}
 	return r, err
-}
-
-// clearPending removes the pending mark token from the entity item, bumping its
-// version: a writer that read the entries while they were being written must not
-// commit a diff against them. It returns the item as it leaves it, or
-// errGuardFailed when the mark is gone (another writer took over).
-func (c *Client) clearPending(ctx context.Context, k Key, token string) (map[string]types.AttributeValue, error) {
-	update := expression.Remove(expression.Name(schema.AttrPending)).
-		Add(expression.Name(schema.AttrVersion), expression.Value(number(1)))
-	mark := expression.Name(schema.AttrPending).Equal(expression.Value(str(token)))
-	send := c.core.UpdateSend(c.core.EntityUpdate(relationships.Key(k), commit.Build(mark, &update)))
-	resolve := func(ctx context.Context) commit.Attempt {
-		item, err := c.core.GetItem(ctx, relationships.Key(k), true)
-		if err != nil {
-			return commit.Attempt{Outcome: commit.Ambiguous, Err: err}
-		}
-		s, err := c.core.ReadStored(relationships.Key(k), item)
-		switch {
-		case err != nil:
-			return commit.Attempt{Outcome: commit.Failed, Err: err}
-		case s.Pending == token:
-			return send(ctx)
-		case s.Exists() && s.Pending == "" && s.Token == token:
-			return commit.Attempt{Outcome: commit.Committed, Item: item}
-		}
-		return commit.Attempt{Outcome: commit.ConditionFailed}
-	}
-	a := c.core.Settle(ctx, send, resolve)
-	switch a.Outcome {
-	case commit.Committed:
-		return a.Item, nil
-	case commit.ConditionFailed:
-		return nil, store.ErrGuardFailed
-	}
-	return nil, wrap(a.Err, "clear the pending mark of %s", k)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/listings"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -53,7 +54,7 @@ func (c *Client) byTypeQuery(scope, typ string) (pageQuery, error) {
 			ExpressionAttributeNames:  map[string]string{"#k": schema.AttrScopeTypeKey},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":k": str(stk)},
 		},
-		position: byTypePosition(scope, typ),
+		position: listings.ByType(scope, typ),
 		identity: c.names.EntitiesByType + "\x00" + stk,
 	}, nil
 }

@@ -62,7 +62,7 @@ func (c *Client) modify(ctx context.Context, k Key, o writeOptions, fn func(e *E
 	for {
 		stored, err := c.modifyOnce(ctx, k, o, fn)
 		var conflict *ConflictError
-		if !errors.As(err, &conflict) {
+		if !errors.As(publicError(err), &conflict) { // the store's conflicts, of lists, too
 			return stored, err
 		}
 		if err := pace.Wait(ctx); err != nil {

@@ -46,7 +46,7 @@ func (o *observer) wantsCapacity() bool { return o.onCall != nil || o.tracer != 
 // call is one observed call of a Client, carried by the context of its requests.
 type call struct {
 	obs   *observer
-	stats *callStats
+	stats *requests.Stats
 	span  trace.Span      // nil without a tracer
 	ctx   context.Context // the caller's, with the span: what OnCall receives
 }
@@ -59,17 +59,17 @@ func callOf(ctx context.Context) *call {
 
 // Sent, Answered, WantsCapacity and Throttled make a call the requests.Recorder of
 // its requests.
-func (k *call) Sent(api string) { k.stats.sent(api) }
+func (k *call) Sent(api string) { k.stats.Sent(api) }
 
 func (k *call) Answered(throttles, retries, unprocessed int, consumed []types.ConsumedCapacity, write bool) {
-	k.stats.answered(throttles, retries, unprocessed, consumed, write)
+	k.stats.Answered(throttles, retries, unprocessed, consumed, write)
 }
 
 func (k *call) WantsCapacity() bool { return k.obs.wantsCapacity() }
 
 func (k *call) Throttled(ctx context.Context, api string, attempt int) {
 	if log := k.obs.log; log != nil {
-		log.LogAttrs(ctx, slog.LevelWarn, "ryno: throttled", slog.String("op", k.stats.op),
+		log.LogAttrs(ctx, slog.LevelWarn, "ryno: throttled", slog.String("op", k.stats.Op),
 			slog.String("api", api), slog.Int("attempt", attempt))
 	}
 }
@@ -86,7 +86,7 @@ func (c *Client) begin(ctx context.Context, op string) (context.Context, *call, 
 	if c.obs == nil || callOf(ctx) != nil {
 		return ctx, nil, nil
 	}
-	k := &call{obs: c.obs, stats: newCallStats(op)}
+	k := &call{obs: c.obs, stats: requests.NewStats(op)}
 	if c.obs.tracer != nil {
 		ctx, k.span = c.obs.tracer.Start(ctx, "ryno."+op, trace.WithSpanKind(trace.SpanKindInternal),
 			trace.WithAttributes(attribute.String("ryno.table_prefix", c.obs.prefix)))
@@ -102,7 +102,7 @@ func (k *call) end(errp *error) {
 	if k == nil {
 		return
 	}
-	r := k.stats.report(*errp)
+	r := callReportOf(k.stats.Report(*errp))
 	if k.span != nil {
 		endSpan(k.span, r)
 	}
@@ -131,13 +131,13 @@ func retrying(ctx context.Context, why retryReason, wait time.Duration, cause er
 	if k == nil {
 		return
 	}
-	k.stats.retried()
+	k.stats.Retried()
 	if k.span != nil {
 		k.span.AddEvent("ryno.retry", trace.WithAttributes(
 			attribute.String("ryno.reason", string(why)), attribute.Int64("ryno.wait_ms", wait.Milliseconds())))
 	}
 	if k.obs.log != nil {
-		attrs := []slog.Attr{slog.String("op", k.stats.op), slog.String("reason", string(why)), slog.Duration("wait", wait)}
+		attrs := []slog.Attr{slog.String("op", k.stats.Op), slog.String("reason", string(why)), slog.Duration("wait", wait)}
 		if cause != nil {
 			attrs = append(attrs, slog.Any("cause", cause))
 		}

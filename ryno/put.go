@@ -312,7 +312,7 @@ func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem boo
 		case i == 0 && getItem:
 			item, err = w.c.core.GetItem(ctx, relationships.Key(w.e.Key), true)
 		case i == 1 && entriesFirst:
-			snap.entries, err = w.c.readIndexEntries(ctx, w.e.Key)
+			snap.entries, err = w.c.core.ReadIndexEntries(ctx, relationships.Key(w.e.Key))
 		case i == 2 && readLists:
 			heads, err = w.c.core.ReadHeads(ctx, relationships.Key(w.e.Key), w.predicates)
 		case i >= 3 && readLists:
@@ -349,7 +349,7 @@ func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem boo
 		entriesFirst = w.byRecord // otherwise read before a write the item shows: again
 	}
 	if w.entryIndexed() && !snap.x.Absent && !entriesFirst {
-		if snap.entries, err = w.c.readIndexEntries(ctx, w.e.Key); err != nil {
+		if snap.entries, err = w.c.core.ReadIndexEntries(ctx, relationships.Key(w.e.Key)); err != nil {
 			return snap, nil, wrap(err, "%s %s", w.mode, w.e.Key)
 		}
 	}
@@ -468,7 +468,7 @@ func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types
 			return nil, err
 		}
 		p.entries = entries
-		held := parseEntries(storedEntries)
+		held := store.ParseEntries(storedEntries)
 		if x.Pending {
 			held = append(held, x.Left...)
 		}
@@ -570,18 +570,6 @@ func (w *write) storedEntity(item map[string]types.AttributeValue) (*Entity, err
 	return decodeEntity(item)
 }
 
-// parseEntries decodes stored index entry items, skipping those the store did not
-// write (indexOps deletes them).
-func parseEntries(items []map[string]types.AttributeValue) []indexentries.Entry {
-	entries := make([]indexentries.Entry, 0, len(items))
-	for _, item := range items {
-		if e, err := indexentries.FromItem(item); err == nil {
-			entries = append(entries, e)
-		}
-	}
-	return entries
-}
-
 // recordMatches reports whether the index entries read are those the entity item
 // records (_index_entries), with no large write under way: then they are the entries
 // of the version read, whatever the order of the two reads, since every write
@@ -602,7 +590,7 @@ func recordMatches(item map[string]types.AttributeValue, entries []map[string]ty
 	if n != len(entries) {
 		return false
 	}
-	for _, e := range parseEntries(entries) {
+	for _, e := range store.ParseEntries(entries) {
 		if !slices.Contains(record[e.IndexName], e.Value.Encoding()) {
 			return false
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/listings"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
@@ -83,7 +84,7 @@ func (c *Client) relationshipsQuery(subject Key, predicate string) (pageQuery, e
 	}
 	return pageQuery{
 		in:       c.core.OutgoingQuery(relationships.Key(subject), predicate),
-		position: outgoingPosition(subject, predicate, c.sets),
+		position: listings.Outgoing(relationships.Key(subject), predicate, c.sets),
 		identity: c.names.Relationships + "\x00" + subject.String() + "\x00" + schema.Escape(predicate),
 	}, nil
 }
@@ -214,7 +215,7 @@ func (c *Client) reverseQuery(object Key, predicate string) (pageQuery, error) {
 	}
 	q := pageQuery{
 		in:       c.core.IncomingQuery(relationships.Key(object)),
-		position: incomingPosition(object, predicate, c.sets),
+		position: listings.Incoming(relationships.Key(object), predicate, c.sets),
 		identity: c.names.ReverseRelationships + "\x00" + object.String(),
 	}
 	if predicate != "" {

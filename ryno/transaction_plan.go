@@ -177,14 +177,14 @@ func (c *Client) readWithEntries(ctx context.Context, k Key) (item map[string]ty
 		if i == 0 {
 			item, err = c.core.GetItem(ctx, relationships.Key(k), true)
 		} else {
-			entries, err = c.readIndexEntries(ctx, k)
+			entries, err = c.core.ReadIndexEntries(ctx, relationships.Key(k))
 		}
 		return err
 	})
 	if err != nil || item == nil || recordMatches(item, entries) {
 		return item, entries, item != nil, err
 	}
-	entries, err = c.readIndexEntries(ctx, k)
+	entries, err = c.core.ReadIndexEntries(ctx, relationships.Key(k))
 	return item, entries, false, err
 }
 
@@ -233,7 +233,7 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 		return nil, errRetryTx
 	}
 	c.addEntityDelete(&p.t, op, s)
-	for _, e := range parseEntries(entries) {
+	for _, e := range store.ParseEntries(entries) {
 		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.names.IndexEntries, e.PrimaryKey())})[0], actions.Role{Kind: actions.RoleIndex}, 0)
 		if c.indexes.Unique(e.Type, e.IndexName) {
 			p.t.Add(actions.Release(c.names.IndexEntries, indexentries.ClaimOf(e)), actions.Role{Kind: actions.RoleClaim, Claim: indexentries.ClaimOf(e), Release: true}, 0)

@@ -94,10 +94,10 @@ func (c *Core) finishMarks(ctx context.Context, traces []Trace, marked []entitys
 		switch {
 		case s.Ending():
 			err = c.CompleteDelete(ctx, k, s)
-		case s.Indexes != c.IndexSet(k.Type):
+		case s.Indexes != c.Indexes.Set(k.Type):
 			return nil
 		default:
-			err = c.FinishWrite(ctx, s.Item)
+			_, err = c.reindexEntity(ctx, s.Item)
 		}
 		if err != nil {
 			return errs.Wrap(err, "finish the %s of %s", traces[i].Kind, k)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
-	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -21,24 +20,15 @@ type Key = relationships.Key
 // Config is what the machinery reads of the client's options, with the defaults
 // already applied.
 type Config struct {
-	Now            func() time.Time // the clock of expiries, leases and timestamps
-	MaxConcurrency int              // requests of one call in flight at once
-	ConsistentRead bool             // reads are strongly consistent unless a call says otherwise
-	Retry          batching.Policy  // retries of throttled, unprocessed and ambiguous requests
-	Conflicts      batching.Policy  // attempts of a write that loses races to other writers
-	ListLease      time.Duration    // how long a lease holds a list for its writer
-	Ordered        map[string]bool  // the predicates declared ordered sets
-	// Unique reports whether the index name registered for type typ is unique.
-	Unique func(typ, name string) bool
-	Owns   map[string][]string // the predicates whose objects each owner type owns
-	// RecordClaims returns the claims of unique values the entity item of k records,
-	// which its Delete releases.
-	RecordClaims func(k Key, item map[string]types.AttributeValue) []indexentries.Claim
-	// IndexSet returns the encoded set of the indexes registered for type typ.
-	IndexSet func(typ string) string
-	// FinishWrite writes the index entries the record of the entity item calls for,
-	// finishing a write cut off (Check with Repair).
-	FinishWrite func(ctx context.Context, item map[string]types.AttributeValue) error
+	Now            func() time.Time    // the clock of expiries, leases and timestamps
+	MaxConcurrency int                 // requests of one call in flight at once
+	ConsistentRead bool                // reads are strongly consistent unless a call says otherwise
+	Retry          batching.Policy     // retries of throttled, unprocessed and ambiguous requests
+	Conflicts      batching.Policy     // attempts of a write that loses races to other writers
+	ListLease      time.Duration       // how long a lease holds a list for its writer
+	Ordered        map[string]bool     // the predicates declared ordered sets
+	Owns           map[string][]string // the predicates whose objects each owner type owns
+	Indexes        Indexes             // the registered indexes
 	// Retrying is told of each retry: why, after how long, and the cause.
 	Retrying func(ctx context.Context, why batching.Reason, wait time.Duration, cause error)
 }

@@ -112,7 +112,7 @@ func (c *Core) CompleteDelete(ctx context.Context, k Key, s entitystate.State) e
 		return err
 	}
 	g := Guard{Key: k, Attr: schema.AttrDeleting, Token: s.Deleting}
-	return c.Sweep(ctx, k, g, c.RecordClaims(k, s.Item))
+	return c.Sweep(ctx, k, g, c.Indexes.ClaimsOf(RecordEntries(k, s.Item)))
 }
 
 // A Delete of an owner, once its tombstone is there (which refuses every write of

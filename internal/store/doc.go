@@ -14,13 +14,14 @@
 //     deleted the same way by the writer that meets it;
 //   - Check and its repairs: the scan for what a write cut off left (marks,
 //     lists, entries the reverse index lacks) and for orphans, and the repairs
-//     that finish or delete them (check.go, check_*.go, repair.go).
+//     that finish or delete them (check.go, check_*.go, repair.go);
+//   - Reindex: an entity's entries brought in line with the registered indexes,
+//     under the condition that it is as read (reindex.go).
 //
 // It works on items, internal keys (relationships.Key) and its own errors
 // (errors.go); package ryno converts its Key, Entity and typed errors at its edge,
-// and hands the store what it needs of the index registry as functions in Config
-// (whether an index is unique, the unique values an item records, the set of a
-// type's indexes, the index entries a write cut off left to write).
+// and hands the store the index registry through the Indexes interface, which
+// runs the user's map functions on its Entity.
 //
 // It may import the SDK and the internal packages below it (actions, batching,
 // commit, entitystate, errs, indexentries, relationships, requests, schema,

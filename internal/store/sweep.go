@@ -467,7 +467,7 @@ func (c *Core) indexParts(items []map[string]types.AttributeValue) []sweep.Part 
 	var p sweep.Part
 	for _, item := range items {
 		p.Deletes = append(p.Deletes, batching.DeleteOp(c.Names.IndexEntries, batching.Project(item, schema.IndexEntryKeyAttrs())))
-		if e, err := indexentries.FromItem(item); err == nil && c.Unique(e.Type, e.IndexName) {
+		if e, err := indexentries.FromItem(item); err == nil && c.Indexes.Unique(e.Type, e.IndexName) {
 			p.Releases = append(p.Releases, indexentries.ClaimOf(e))
 		}
 	}

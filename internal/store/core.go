@@ -71,16 +71,3 @@ func attrS(s string) *types.AttributeValueMemberS { return &types.AttributeValue
 func attrN(n int64) *types.AttributeValueMemberN {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
-
-// objectOf returns the key of the object an item of the relationship entries
-// table names.
-func objectOf(item map[string]types.AttributeValue) Key {
-	s := func(name string) string {
-		v, _ := item[name].(*types.AttributeValueMemberS)
-		if v == nil {
-			return ""
-		}
-		return v.Value
-	}
-	return Key{Scope: s(schema.AttrObjectScope), Type: s(schema.AttrObjectType), ID: s(schema.AttrObjectID)}
-}

@@ -40,6 +40,8 @@ type Guard struct {
 	Token  string
 }
 
+// Action is the check of g on the entities table, which every transaction of a
+// guarded change holds first.
 func (g Guard) Action(entities string) types.TransactWriteItem {
 	cond := expression.Name(g.Attr).Equal(expression.Value(attrS(g.Token)))
 	if g.Absent {

@@ -283,7 +283,8 @@ func (c *Core) readMarkers(ctx context.Context, subject Key, predicate string) (
 	var markers []relationships.Marker
 	err := c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 		for _, item := range items {
-			m, err := relationships.MarkerFromItem(objectOf(item), item)
+			r := entityRef{scope: schema.AttrObjectScope, typ: schema.AttrObjectType, id: schema.AttrObjectID}
+			m, err := relationships.MarkerFromItem(r.key(item), item)
 			if err != nil {
 				return err
 			}
@@ -488,6 +489,7 @@ func (e *ObjectMissingError) Error() string {
 	return fmt.Sprintf("%v: %s, the object of an edge", errs.ErrNotFound, e.Object)
 }
 
+// Is makes errors.Is match errs.ErrNotFound.
 func (e *ObjectMissingError) Is(target error) bool { return target == errs.ErrNotFound }
 
 // releaseLease ends l with the head's new state: the next free position, and the

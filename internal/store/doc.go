@@ -23,8 +23,8 @@
 // and hands the store the index registry through the Indexes interface, which
 // runs the user's map functions on its Entity.
 //
-// It may import the SDK and the internal packages below it (actions, batching,
-// commit, entitystate, errs, indexentries, relationships, requests, schema,
-// sweep), never a public package of the module: internal/layers_test.go holds the
-// rule.
+// It may import the SDK, package indexing (index values, a leaf with no I/O) and
+// the internal packages below it (actions, batching, commit, entitystate, errs,
+// indexentries, indexes, relationships, requests, schema, sweep), never ryno or
+// another package of the public face: internal/layers_test.go holds the rule.
 package store

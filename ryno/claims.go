@@ -33,20 +33,6 @@ func (e *UniqueError) Error() string {
 
 func (e *UniqueError) Is(target error) bool { return target == ErrExists || target == ErrConflict }
 
-// recordsNewExpiry reports whether a write meeting x that stores the expiry
-// expires must put the claims its entity keeps again, so that they record it: the
-// stored expiry differs, or is unknown and the write sets one. A claim recording
-// an earlier expiry than its holder's only costs LookupUnique a read of the holder.
-func recordsNewExpiry(x entitystate.Expectation, expires int64) bool {
-	switch {
-	case x.Absent:
-		return false // every claim is new
-	case x.ExpiresKnown:
-		return x.Expires != expires
-	}
-	return expires > 0
-}
-
 // uniqueTaken is the error of a claim refused: who holds the value.
 func uniqueTaken(cl indexentries.Claim, item map[string]types.AttributeValue) error {
 	owner := Key{Scope: cl.Scope}

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
@@ -53,31 +52,6 @@ func findValue(t *testing.T, values map[string]types.AttributeValue, s string) s
 	}
 	t.Fatalf("no value %q in %v", s, values)
 	return ""
-}
-
-func TestRecordMatchesOnlyTheEntriesItRecords(t *testing.T) {
-	item := func(record map[string][]string, extra ...string) map[string]types.AttributeValue {
-		av, err := attributevalue.Marshal(record)
-		require.NoError(t, err)
-		it := map[string]types.AttributeValue{schema.AttrIndexEntries: av, schema.AttrVersion: number(3)}
-		for _, name := range extra {
-			it[name] = str("x")
-		}
-		return it
-	}
-	entryItem := func(email string) map[string]types.AttributeValue {
-		it, err := emailEntry("a", email).Item()
-		require.NoError(t, err)
-		return it
-	}
-	x, y := indexing.String("x").Encoding(), indexing.String("y").Encoding()
-	entries := []map[string]types.AttributeValue{entryItem("x"), entryItem("y")}
-	require.True(t, recordMatches(item(map[string][]string{"email": {x, y}}), entries))
-	require.True(t, recordMatches(item(map[string][]string{"email": {y, x, x}}), entries), "a repeated value is one entry")
-	require.False(t, recordMatches(item(map[string][]string{"email": {x}}), entries), "an entry the record lacks")
-	require.False(t, recordMatches(item(map[string][]string{"email": {x, y, "z"}}), entries), "an entry missing")
-	require.False(t, recordMatches(item(map[string][]string{"email": {x, y}}, schema.AttrPending), entries), "a large write under way")
-	require.False(t, recordMatches(nil, entries))
 }
 
 func TestConditionsBuildAndReportBadNames(t *testing.T) {

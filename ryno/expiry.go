@@ -1,18 +1,9 @@
 package ryno
 
 import (
-	"context"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/rynodb/rynodb/internal/actions"
-	"github.com/rynodb/rynodb/internal/commit"
-	"github.com/rynodb/rynodb/internal/indexentries"
-	"github.com/rynodb/rynodb/internal/relationships"
-	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // An entity written with an Expires time reads as missing from that second on,
@@ -46,50 +37,4 @@ func validateExpiry(field string, t time.Time) error {
 // expiresAttr is the stored form of t, an entity's expiry.
 func expiresAttr(t time.Time) types.AttributeValue {
 	return number(expirySeconds(t))
-}
-
-// freeHeld makes the value of claim cl, which a write found held (item is the claim
-// as stored), free when its holder has ended: expired, being deleted, or gone
-// without its claims (removed by DynamoDB's time to live before a consumer ran). It
-// completes the holder's deletion, or releases the claim while the holder is still
-// missing, and reports whether the write should try again. A live holder keeps it.
-func (c *Client) freeHeld(ctx context.Context, cl indexentries.Claim, item map[string]types.AttributeValue) (bool, error) {
-	held, err := indexentries.ClaimFromItem(item)
-	if err != nil {
-		return false, nil // not a claim the store wrote: the refusal stands
-	}
-	holder := Key{Scope: held.Scope, Type: held.Type, ID: held.ID}
-	if holder == (Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}) {
-		return false, nil
-	}
-	stored, err := c.core.GetItem(ctx, relationships.Key(holder), true)
-	if err != nil {
-		return false, err
-	}
-	s, err := c.core.ReadStored(relationships.Key(holder), stored)
-	switch {
-	case err != nil:
-		return false, err
-	case s.Live():
-		return false, nil
-	case s.Ending():
-		if err := c.core.CompleteDelete(ctx, relationships.Key(holder), s); err != nil {
-			return false, wrap(err, "completing the deletion of %s, which held %v in %s", holder, cl.Value.Interface(), cl.IndexName)
-		}
-		return true, nil
-	}
-	absent := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrID)), nil)
-	a := c.core.Transact(ctx, []types.TransactWriteItem{
-		{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.names.Entities), Key: holder.item(),
-			ConditionExpression: absent.Condition, ExpressionAttributeNames: absent.Names}},
-		actions.Release(c.names.IndexEntries, held),
-	}, commit.NewToken())
-
-	switch a.Outcome {
-	case commit.Committed:
-		return true, nil
-	case commit.ConditionFailed: // the holder exists again, or the claim moved: read anew
-		return a.Action == 1, nil
-	}
-	return false, a.Err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 func TestExpirySecondsRoundsUp(t *testing.T) {
@@ -85,7 +86,7 @@ func TestExpiresRoundTrips(t *testing.T) {
 	item, err := encodeEntity(&Entity{Key: stateKey, Attributes: map[string]any{"a": 1}, Expires: at})
 	require.NoError(t, err)
 	require.Equal(t, number(at.Unix()+1), item[schema.AttrExpires])
-	require.NotEqual(t, shapeOf(item), shapeOf(without(item, schema.AttrExpires)), "an expiry is part of the item's shape")
+	require.NotEqual(t, store.ShapeOf(item), store.ShapeOf(without(item, schema.AttrExpires)), "an expiry is part of the item's shape")
 
 	e, err := decodeEntity(item)
 	require.NoError(t, err)

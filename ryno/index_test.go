@@ -71,8 +71,8 @@ func TestTheIndexSetRecordsInlineSlots(t *testing.T) {
 	entries, err := newIndexRegistry([]Index{{Type: "issue", Name: "status", Map: emitNothing}, {Type: "issue", Name: "tags", Map: emitNothing}})
 	require.NoError(t, err)
 	require.NotEqual(t, inline.Set("issue"), entries.Set("issue"))
-	require.Equal(t, []string{"status (inline 1)"}, unknownIndexes(inline.Set("issue"), entries.Set("issue")),
+	require.Equal(t, []string{"status (inline 1)"}, store.UnknownIndexes(inline.Set("issue"), entries.Set("issue")),
 		"a client keeping the index in the entries table refuses an entity written with it inline")
-	require.Equal(t, []string{"status"}, unknownIndexes(entries.Set("issue"), inline.Set("issue")))
-	require.Empty(t, unknownIndexes(inline.Set("issue"), inline.Set("issue")))
+	require.Equal(t, []string{"status"}, store.UnknownIndexes(entries.Set("issue"), inline.Set("issue")))
+	require.Empty(t, store.UnknownIndexes(inline.Set("issue"), inline.Set("issue")))
 }

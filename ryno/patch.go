@@ -22,6 +22,7 @@ import (
 	"github.com/rynodb/rynodb/internal/numbers"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Patch is a partial update of an entity: the attributes it names are set, removed
@@ -265,7 +266,7 @@ func (c *Client) patchRefused(ctx context.Context, k Key, o writeOptions, token 
 	case !s.Exists():
 		return nil, notFound(k)
 	case s.Indexes != "":
-		return nil, &UnknownIndexError{Key: k, Indexes: unknownIndexes(s.Indexes, "")}
+		return nil, &UnknownIndexError{Key: k, Indexes: store.UnknownIndexes(s.Indexes, "")}
 	case o.cond != nil && (version == 0 || s.Version == version):
 		return nil, &ConditionError{Key: k, Condition: o.cond.String()}
 	}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/actions"
@@ -345,7 +344,7 @@ func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem boo
 		}
 	}
 	if entriesFirst && getItem && !x.Carried && !snap.x.Absent {
-		w.byRecord = recordMatches(item, snap.entries)
+		w.byRecord = store.RecordMatches(item, snap.entries)
 		entriesFirst = w.byRecord // otherwise read before a write the item shows: again
 	}
 	if w.entryIndexed() && !snap.x.Absent && !entriesFirst {
@@ -411,7 +410,7 @@ func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
 	case !s.Exists():
 		return entitystate.Expectation{Absent: true}, nil
 	}
-	if unknown := unknownIndexes(s.Indexes, w.mine); len(unknown) > 0 {
+	if unknown := store.UnknownIndexes(s.Indexes, w.mine); len(unknown) > 0 {
 		return entitystate.Expectation{}, &UnknownIndexError{Key: k, Indexes: unknown}
 	}
 	x := entitystate.Expect(s)
@@ -448,7 +447,7 @@ func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types
 	item[schema.AttrUpdated] = str(schema.FormatTime(w.now))
 	item[schema.AttrVersion] = number(x.Next())
 	item[schema.AttrToken] = str(w.token)
-	item[schema.AttrShape] = str(shapeOf(w.base))
+	item[schema.AttrShape] = str(store.ShapeOf(w.base))
 	if w.mine != "" {
 		item[schema.AttrIndexes] = str(w.mine)
 	}
@@ -473,11 +472,11 @@ func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types
 			held = append(held, x.Left...)
 		}
 		p.claims, p.releases = w.c.indexes.ClaimChanges(held, entries)
-		if recordsNewExpiry(x, entitystate.ExpiresOf(item)) {
+		if store.RecordsNewExpiry(x, entitystate.ExpiresOf(item)) {
 			p.claims = w.c.indexes.UniqueClaims(entries) // each claim records the holder's expiry
 		}
 		if w.byRecord {
-			p.entryOps = append(p.entryOps, projectedPuts(w.c.names.IndexEntries, entries)...)
+			p.entryOps = append(p.entryOps, store.ProjectedPuts(w.c.names.IndexEntries, entries)...)
 		}
 	}
 	if err := checkItemSize(w.e.Key, item); err != nil {
@@ -544,7 +543,7 @@ func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 // another try once the value's holder is found to have ended (see freeHeld), the
 // holder's *UniqueError otherwise.
 func (w *write) claimRefused(ctx context.Context, cl indexentries.Claim, item map[string]types.AttributeValue) (commitResult, error) {
-	freed, err := w.c.freeHeld(ctx, cl, item)
+	freed, err := w.c.core.FreeHeld(ctx, cl, item)
 	if err == nil && !freed {
 		err = uniqueTaken(cl, item)
 	}
@@ -568,46 +567,4 @@ func (w *write) result(a commit.Attempt, p *putPlan) (commitResult, error) {
 // storedEntity returns the entity as the item written stores it.
 func (w *write) storedEntity(item map[string]types.AttributeValue) (*Entity, error) {
 	return decodeEntity(item)
-}
-
-// recordMatches reports whether the index entries read are those the entity item
-// records (_index_entries), with no large write under way: then they are the entries
-// of the version read, whatever the order of the two reads, since every write
-// changes both together. Projected attributes are not in the record; a write that
-// relies on it puts every projected entry again.
-func recordMatches(item map[string]types.AttributeValue, entries []map[string]types.AttributeValue) bool {
-	if item == nil || item[schema.AttrPending] != nil || item[schema.AttrVersion] == nil {
-		return false
-	}
-	var record map[string][]string
-	if attributevalue.Unmarshal(item[schema.AttrIndexEntries], &record) != nil {
-		return false
-	}
-	n := 0
-	for _, keys := range record {
-		n += len(slices.Compact(slices.Sorted(slices.Values(keys))))
-	}
-	if n != len(entries) {
-		return false
-	}
-	for _, e := range store.ParseEntries(entries) {
-		if !slices.Contains(record[e.IndexName], e.Value.Encoding()) {
-			return false
-		}
-	}
-	return true
-}
-
-// projectedPuts returns the puts of the entries that project attributes.
-func projectedPuts(table string, entries []indexentries.Entry) []batching.WriteOp {
-	var ops []batching.WriteOp
-	for _, e := range entries {
-		if len(e.Attributes) == 0 {
-			continue
-		}
-		if item, err := e.Item(); err == nil {
-			ops = append(ops, batching.PutOp(table, e.PrimaryKey(), item))
-		}
-	}
-	return ops
 }

@@ -105,31 +105,3 @@ func TestReadStoredRejectsMalformedMarks(t *testing.T) {
 		})
 	}
 }
-
-func TestUnknownIndexes(t *testing.T) {
-	tests := []struct {
-		name         string
-		stored, mine string
-		want         []string
-	}{
-		{"none stored", "", "a:b", nil},
-		{"none stored or mine", "", "", nil},
-		{"equal", "a:b", "a:b", nil},
-		{"a subset of mine", "b", "a:b:c", nil},
-		{"all unknown to a client without indexes", "a:b", "", []string{"a", "b"}},
-		{"some unknown", "a:b:c", "b", []string{"a", "c"}},
-		{"names are unescaped", "p%25q:x%3Ay:z", "z", []string{"p%q", "x:y"}},
-		{"escaped names are compared escaped", "x%3Ay", entitystate.IndexSet([]string{"x:y"}), nil},
-		{"a name mine only contains", "ab", "abc", []string{"ab"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, unknownIndexes(tt.stored, tt.mine))
-		})
-	}
-}
-
-func TestIndexSetRoundTripsThroughUnknownIndexes(t *testing.T) {
-	names := []string{"z", "a:b", "100%", "a:b", "m"}
-	require.ElementsMatch(t, []string{"100%", "a:b", "m", "z"}, unknownIndexes(entitystate.IndexSet(names), ""))
-}

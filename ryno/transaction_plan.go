@@ -81,7 +81,7 @@ func (w *write) refused(x entitystate.Expectation, op *txOp) func(context.Contex
 			if role.Release {
 				return true, &ConflictError{Key: w.e.Key, Reason: "a value it held was claimed meanwhile"}
 			}
-			switch freed, err := w.c.freeHeld(ctx, role.Claim, item); {
+			switch freed, err := w.c.core.FreeHeld(ctx, role.Claim, item); {
 			case err != nil:
 				return false, err
 			case freed:
@@ -181,7 +181,7 @@ func (c *Client) readWithEntries(ctx context.Context, k Key) (item map[string]ty
 		}
 		return err
 	})
-	if err != nil || item == nil || recordMatches(item, entries) {
+	if err != nil || item == nil || store.RecordMatches(item, entries) {
 		return item, entries, item != nil, err
 	}
 	entries, err = c.core.ReadIndexEntries(ctx, relationships.Key(k))

@@ -2,12 +2,8 @@ package ryno
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -38,23 +34,6 @@ import (
 // 4 KB: an entity with more attribute names is put after a read instead.
 const maxUpsertExpression = 3500
 
-// shapeOf is the digest of the names of base's attributes and metadata: 16 bytes of
-// SHA-256 over the sorted names, each prefixed with its length, base64-encoded.
-func shapeOf(base map[string]types.AttributeValue) string {
-	var names []string
-	for name := range base {
-		if name == schema.AttrMeta || name == schema.AttrExpires || !strings.HasPrefix(name, schema.ReservedPrefix) {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
-	h := sha256.New()
-	for _, name := range names { // length-prefixed: no two lists of names write alike
-		fmt.Fprintf(h, "%d:%s", len(name), name)
-	}
-	return base64.RawStdEncoding.EncodeToString(h.Sum(nil)[:16])
-}
-
 // upsertInput returns the UpdateItem of a write that needs no read, or nil.
 func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 	if w.mode == modeCreate || w.e.Version > 0 || !w.e.Created.IsZero() || w.entryIndexed() || len(w.predicates) > 0 || w.cond != nil {
@@ -71,7 +50,7 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 		Set(expression.Name(schema.AttrUpdated), expression.Value(now)).
 		Set(version, expression.Plus(expression.IfNotExists(version, expression.Value(number(0))), expression.Value(number(1)))).
 		Set(expression.Name(schema.AttrToken), expression.Value(str(w.token))).
-		Set(expression.Name(schema.AttrShape), expression.Value(str(shapeOf(w.base))))
+		Set(expression.Name(schema.AttrShape), expression.Value(str(store.ShapeOf(w.base))))
 	if w.indexed() { // inline indexes only: the record of no entry, as a put writes it
 		u = u.Set(expression.Name(schema.AttrIndexEntries), expression.Value(indexes.Record(nil)))
 	} else {
@@ -88,7 +67,7 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 			u = u.Set(a.name(name), expression.Value(w.base[name]))
 		}
 	}
-	same := expression.Name(schema.AttrShape).Equal(expression.Value(str(shapeOf(w.base)))).
+	same := expression.Name(schema.AttrShape).Equal(expression.Value(str(store.ShapeOf(w.base)))).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrPending)),
 			expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
 			actions.NotExpired(w.now),

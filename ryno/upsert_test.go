@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 func TestShapeOfNamesTheAttributesAndMetadataOnly(t *testing.T) {
@@ -26,7 +27,7 @@ func TestShapeOfNamesTheAttributesAndMetadataOnly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.same, shapeOf(base) == shapeOf(tt.other))
+			require.Equal(t, tt.same, store.ShapeOf(base) == store.ShapeOf(tt.other))
 		})
 	}
 }

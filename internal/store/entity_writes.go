@@ -1,0 +1,163 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/indexes"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// FreeHeld makes the value of claim cl, which a write found held (item is the claim
+// as stored), free when its holder has ended: expired, being deleted, or gone
+// without its claims (removed by DynamoDB's time to live before a consumer ran). It
+// completes the holder's deletion, or releases the claim while the holder is still
+// missing, and reports whether the write should try again. A live holder keeps it.
+func (c *Core) FreeHeld(ctx context.Context, cl indexentries.Claim, item map[string]types.AttributeValue) (bool, error) {
+	held, err := indexentries.ClaimFromItem(item)
+	if err != nil {
+		return false, nil // not a claim the store wrote: the refusal stands
+	}
+	holder := Key{Scope: held.Scope, Type: held.Type, ID: held.ID}
+	if holder == (Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}) {
+		return false, nil
+	}
+	stored, err := c.GetItem(ctx, holder, true)
+	if err != nil {
+		return false, err
+	}
+	s, err := c.ReadStored(holder, stored)
+	switch {
+	case err != nil:
+		return false, err
+	case s.Live():
+		return false, nil
+	case s.Ending():
+		if err := c.CompleteDelete(ctx, holder, s); err != nil {
+			return false, errs.Wrap(err, "completing the deletion of %s, which held %v in %s", holder, cl.Value.Interface(), cl.IndexName)
+		}
+		return true, nil
+	}
+	absent := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrID)), nil)
+	a := c.Transact(ctx, []types.TransactWriteItem{
+		{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.Names.Entities), Key: actions.EntityKey(holder),
+			ConditionExpression: absent.Condition, ExpressionAttributeNames: absent.Names}},
+		actions.Release(c.Names.IndexEntries, held),
+	}, commit.NewToken())
+
+	switch a.Outcome {
+	case commit.Committed:
+		return true, nil
+	case commit.ConditionFailed: // the holder exists again, or the claim moved: read anew
+		return a.Action == 1, nil
+	}
+	return false, a.Err
+}
+
+// RecordsNewExpiry reports whether a write meeting x that stores the expiry
+// expires must put the claims its entity keeps again, so that they record it: the
+// stored expiry differs, or is unknown and the write sets one. A claim recording
+// an earlier expiry than its holder's only costs LookupUnique a read of the holder.
+func RecordsNewExpiry(x entitystate.Expectation, expires int64) bool {
+	switch {
+	case x.Absent:
+		return false // every claim is new
+	case x.ExpiresKnown:
+		return x.Expires != expires
+	}
+	return expires > 0
+}
+
+// UnknownIndexes returns the names in the encoded set stored that are not in mine.
+func UnknownIndexes(stored, mine string) []string {
+	if stored == "" || stored == mine {
+		return nil
+	}
+	known := strings.Split(mine, string(schema.Delimiter))
+	var unknown []string
+	for _, escaped := range strings.Split(stored, string(schema.Delimiter)) {
+		if slices.Contains(known, escaped) {
+			continue
+		}
+		name, err := schema.Unescape(escaped)
+		if err != nil {
+			name = escaped
+		}
+		unknown = append(unknown, indexes.Display(name))
+	}
+	return unknown
+}
+
+// ShapeOf is the digest of the names of base's attributes and metadata: 16 bytes of
+// SHA-256 over the sorted names, each prefixed with its length, base64-encoded.
+func ShapeOf(base map[string]types.AttributeValue) string {
+	var names []string
+	for name := range base {
+		if name == schema.AttrMeta || name == schema.AttrExpires || !strings.HasPrefix(name, schema.ReservedPrefix) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	h := sha256.New()
+	for _, name := range names { // length-prefixed: no two lists of names write alike
+		fmt.Fprintf(h, "%d:%s", len(name), name)
+	}
+	return base64.RawStdEncoding.EncodeToString(h.Sum(nil)[:16])
+}
+
+// RecordMatches reports whether the index entries read are those the entity item
+// records (_index_entries), with no large write under way: then they are the entries
+// of the version read, whatever the order of the two reads, since every write
+// changes both together. Projected attributes are not in the record; a write that
+// relies on it puts every projected entry again.
+func RecordMatches(item map[string]types.AttributeValue, entries []map[string]types.AttributeValue) bool {
+	if item == nil || item[schema.AttrPending] != nil || item[schema.AttrVersion] == nil {
+		return false
+	}
+	var record map[string][]string
+	if attributevalue.Unmarshal(item[schema.AttrIndexEntries], &record) != nil {
+		return false
+	}
+	n := 0
+	for _, keys := range record {
+		n += len(slices.Compact(slices.Sorted(slices.Values(keys))))
+	}
+	if n != len(entries) {
+		return false
+	}
+	for _, e := range ParseEntries(entries) {
+		if !slices.Contains(record[e.IndexName], e.Value.Encoding()) {
+			return false
+		}
+	}
+	return true
+}
+
+// ProjectedPuts returns the puts of the entries that project attributes.
+func ProjectedPuts(table string, entries []indexentries.Entry) []batching.WriteOp {
+	var ops []batching.WriteOp
+	for _, e := range entries {
+		if len(e.Attributes) == 0 {
+			continue
+		}
+		if item, err := e.Item(); err == nil {
+			ops = append(ops, batching.PutOp(table, e.PrimaryKey(), item))
+		}
+	}
+	return ops
+}

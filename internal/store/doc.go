@@ -16,7 +16,9 @@
 //     lists, entries the reverse index lacks) and for orphans, and the repairs
 //     that finish or delete them (check.go, check_*.go, repair.go);
 //   - Reindex: an entity's entries brought in line with the registered indexes,
-//     under the condition that it is as read (reindex.go).
+//     under the condition that it is as read (reindex.go);
+//   - what the writes of entities, still in package ryno, share with the rest
+//     (entity_writes.go).
 //
 // It works on items, internal keys (relationships.Key) and its own errors
 // (errors.go); package ryno converts its Key, Entity and typed errors at its edge,

@@ -21,7 +21,7 @@ func (c *Client) CheckSchema(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	st, err := migrations.Check(ctx, c.api, migrations.Options{TablePrefix: c.opts.TablePrefix})
+	st, err := migrations.Check(ctx, c.core.API, migrations.Options{TablePrefix: c.opts.TablePrefix})
 	if err != nil {
 		return wrap(err, "check the schema of %s", c.opts.TablePrefix)
 	}

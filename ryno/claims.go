@@ -82,9 +82,9 @@ func (c *Client) uniqueIndex(si ScopedIndex, value indexing.Value) (indexes.Def[
 // lookupUnique reads the claim of value in si and returns the key it names.
 func (c *Client) lookupUnique(ctx context.Context, si ScopedIndex, value indexing.Value, consistent bool) (Key, error) {
 	scope, index := si.Scope, si.Index
-	in := store.GetInput(c.names.IndexEntries, indexentries.ClaimPrimaryKey(scope, index, value))
+	in := store.GetInput(c.core.Names.IndexEntries, indexentries.ClaimPrimaryKey(scope, index, value))
 	in.ConsistentRead = aws.Bool(consistent)
-	out, err := c.api.GetItem(ctx, in)
+	out, err := c.core.API.GetItem(ctx, in)
 	if err != nil {
 		return Key{}, wrap(err, "lookup %v in %s of %s", value.Interface(), index, scope)
 	}

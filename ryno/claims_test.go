@@ -23,7 +23,7 @@ func TestHandOverMergesAReleaseAndAClaimOfOneValue(t *testing.T) {
 	require.NoError(t, err)
 	release := actions.Role{Kind: actions.RoleClaim, Claim: indexentries.ClaimOf(emailEntry("a", "x")), Release: true}
 	claim := actions.Role{Kind: actions.RoleClaim, Claim: indexentries.ClaimOf(emailEntry("b", "x"))}
-	releaseAct, claimAct := actions.Release(c.names.IndexEntries, release.Claim), actions.Claim(c.names.IndexEntries, claim.Claim, 1234)
+	releaseAct, claimAct := actions.Release(c.core.Names.IndexEntries, release.Claim), actions.Claim(c.core.Names.IndexEntries, claim.Claim, 1234)
 	for _, pair := range []struct {
 		a, b       actions.Role
 		actA, actB types.TransactWriteItem

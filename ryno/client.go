@@ -19,13 +19,9 @@ import (
 // concurrent use.
 type Client struct {
 	core    *store.Core // the tables, their requests and the configuration the machinery reads
-	api     DynamoDBAPI
 	opts    Options
-	names   schema.Names
-	batch   *batching.Engine
 	indexes indexRegistry
 	sets    map[string]bool                                               // Options.Sets and Options.OrderedSets
-	ordered map[string]bool                                               // Options.OrderedSets
 	obs     *observer                                                     // nil when nobody observes the calls
 	queues  groupcommit.Queue[listID, store.ListOp, relationships.Change] // list calls waiting to be written together
 	bg      background                                                    // work left running by calls that returned
@@ -80,13 +76,9 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 	}}
 	c := &Client{
 		core:    core,
-		api:     api,
 		opts:    opts,
-		names:   names,
-		batch:   batch,
 		indexes: registry,
 		sets:    setOf(slices.Concat(opts.Sets, opts.OrderedSets)),
-		ordered: setOf(opts.OrderedSets),
 		obs:     obs,
 		queues:  groupcommit.Queue[listID, store.ListOp, relationships.Change]{Same: sameListKind},
 	}
@@ -94,7 +86,7 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 }
 
 // Names returns the table and index names the client uses.
-func (c *Client) Names() tables.Names { return c.names }
+func (c *Client) Names() tables.Names { return c.core.Names }
 
 // now returns the current time as it will be stored.
 func (c *Client) now() time.Time { return schema.TruncateTime(c.opts.Now()) }

@@ -147,12 +147,12 @@ func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_
 		if err := k.Validate(); err != nil {
 			return nil, wrap(err, "keys[%d]", i)
 		}
-		ops[i] = batching.NewGetOp(c.names.Entities, k.item())
+		ops[i] = batching.NewGetOp(c.core.Names.Entities, k.item())
 	}
 	if len(ops) == 0 {
 		return []*Entity{}, nil
 	}
-	items, err := c.batch.Get(ctx, ops, batching.ReadOptions{Consistent: o.consistent(c)})
+	items, err := c.core.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: o.consistent(c)})
 	if err != nil {
 		return nil, err
 	}

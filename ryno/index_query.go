@@ -129,14 +129,14 @@ func (c *Client) indexQuery(scope, index string, cond indexing.Condition) (pageQ
 	}
 	return pageQuery{
 		in: &dynamodb.QueryInput{
-			TableName:                 aws.String(c.names.IndexEntries),
-			IndexName:                 aws.String(c.names.IndexLookup),
+			TableName:                 aws.String(c.core.Names.IndexEntries),
+			IndexName:                 aws.String(c.core.Names.IndexLookup),
 			KeyConditionExpression:    aws.String(expr.KeyCondition),
 			ExpressionAttributeNames:  expr.Names,
 			ExpressionAttributeValues: expr.Values,
 		},
 		position: listings.Lookup(scope, index, cond),
-		identity: c.names.IndexLookup + "\x00" + schema.ScopeIndexName(scope, index) + "\x00" + cond.String(),
+		identity: c.core.Names.IndexLookup + "\x00" + schema.ScopeIndexName(scope, index) + "\x00" + cond.String(),
 	}, nil
 }
 
@@ -154,10 +154,10 @@ func (c *Client) inlineQuery(scope string, ix indexes.Def[Entity], cond indexing
 		}
 		names[placeholder] = name
 	}
-	gsi := c.names.EntitiesInline[slot]
+	gsi := c.core.Names.EntitiesInline[slot]
 	return pageQuery{
 		in: &dynamodb.QueryInput{
-			TableName:                 aws.String(c.names.Entities),
+			TableName:                 aws.String(c.core.Names.Entities),
 			IndexName:                 aws.String(gsi),
 			KeyConditionExpression:    aws.String(expr.KeyCondition),
 			ExpressionAttributeNames:  names,

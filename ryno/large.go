@@ -42,11 +42,11 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 		if err != nil {
 			return commitResult{}, &PartialWriteError{Entity: written, Err: err}
 		}
-		if entryOps, err = indexes.Ops(w.c.names.IndexEntries, stored, p.entries); err != nil {
+		if entryOps, err = indexes.Ops(w.c.core.Names.IndexEntries, stored, p.entries); err != nil {
 			return commitResult{}, &PartialWriteError{Entity: written, Err: err}
 		}
 	}
-	batch := w.c.batch.Shared()
+	batch := w.c.core.Batch.Shared()
 	g := store.Guard{Key: relationships.Key(w.e.Key), Attr: schema.AttrPending, Token: w.token}
 	err = batching.Parallel(ctx, len(p.lists)+1, len(p.lists)+1, func(ctx context.Context, i int) error {
 		if i == 0 {
@@ -84,7 +84,7 @@ func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types
 	}
 	t := &actions.Transaction{}
 	t.Add(w.c.core.PutAction(item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(item))
-	actions.AddClaims(t, w.c.names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(item))
+	actions.AddClaims(t, w.c.core.Names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(item))
 	a := w.c.core.Transact(ctx, t.Actions, commit.NewToken())
 	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
 		return w.claimRefused(ctx, t.Roles[a.Action].Claim, a.Item)

@@ -48,13 +48,13 @@ func (c *Client) byTypeQuery(scope, typ string) (pageQuery, error) {
 	stk := schema.ScopeTypeKey(scope, typ)
 	return pageQuery{
 		in: &dynamodb.QueryInput{
-			TableName:                 aws.String(c.names.Entities),
-			IndexName:                 aws.String(c.names.EntitiesByType),
+			TableName:                 aws.String(c.core.Names.Entities),
+			IndexName:                 aws.String(c.core.Names.EntitiesByType),
 			KeyConditionExpression:    aws.String("#k = :k"),
 			ExpressionAttributeNames:  map[string]string{"#k": schema.AttrScopeTypeKey},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":k": str(stk)},
 		},
 		position: listings.ByType(scope, typ),
-		identity: c.names.EntitiesByType + "\x00" + stk,
+		identity: c.core.Names.EntitiesByType + "\x00" + stk,
 	}, nil
 }

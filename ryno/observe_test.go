@@ -215,7 +215,7 @@ func TestUnobservedClientPaysNothing(t *testing.T) {
 	if c.obs != nil {
 		t.Fatal("a client without OnCall, TracerProvider or Logger has an observer")
 	}
-	if _, ok := c.api.(requests.Reads).API.(requests.Missing).API.(requests.Observed); ok {
+	if _, ok := c.core.API.(requests.Reads).API.(requests.Missing).API.(requests.Observed); ok {
 		t.Fatal("an unobserved client sends its requests through the observer")
 	}
 	ctx := context.Background()

@@ -34,7 +34,7 @@ func validateOrdered(predicate string, objects []Key) error {
 // orderedQuery is the query of Relationships on an ordered set: its entries in the
 // by-object LSI, in order.
 func (c *Client) orderedQuery(subject Key, predicate string) pageQuery {
-	in := store.KeyCondition(c.names.Relationships, c.names.RelationshipsByObject, schema.AttrSubjectKey, subject.String())
+	in := store.KeyCondition(c.core.Names.Relationships, c.core.Names.RelationshipsByObject, schema.AttrSubjectKey, subject.String())
 	in = store.WithSortPrefix(in, schema.AttrPredicateObjectKey, schema.OrderedSetPrefix(predicate))
 	return pageQuery{
 		in:    in,
@@ -47,7 +47,7 @@ func (c *Client) orderedQuery(subject Key, predicate string) pageQuery {
 				return err == nil
 			}},
 		}},
-		identity: c.names.RelationshipsByObject + "\x00" + subject.String() + "\x00" + schema.Escape(predicate),
+		identity: c.core.Names.RelationshipsByObject + "\x00" + subject.String() + "\x00" + schema.Escape(predicate),
 	}
 }
 

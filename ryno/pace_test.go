@@ -16,7 +16,7 @@ func TestConflictPacerUsesTheConflictBudget(t *testing.T) {
 	})
 	require.NoError(t, err)
 	var slept []time.Duration
-	c.batch.Sleep = func(_ context.Context, d time.Duration) error {
+	c.core.Batch.Sleep = func(_ context.Context, d time.Duration) error {
 		slept = append(slept, d)
 		return nil
 	}

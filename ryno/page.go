@@ -101,7 +101,7 @@ func (c *Client) queryPage(ctx context.Context, q pageQuery, p PageOptions) ([]m
 	in.Limit = aws.Int32(int32(min(limit+1, maxQueryLimit)))
 	in.ExclusiveStartKey = start
 	in.ScanIndexForward = aws.Bool(!p.Descending)
-	out, err := c.api.Query(ctx, &in)
+	out, err := c.core.API.Query(ctx, &in)
 	if err != nil {
 		return nil, "", err
 	}

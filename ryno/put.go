@@ -463,7 +463,7 @@ func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types
 		}
 		indexes.PutInline(item, inline)
 		item[schema.AttrIndexEntries] = indexes.Record(entries)
-		if p.entryOps, err = indexes.Ops(w.c.names.IndexEntries, storedEntries, entries); err != nil {
+		if p.entryOps, err = indexes.Ops(w.c.core.Names.IndexEntries, storedEntries, entries); err != nil {
 			return nil, err
 		}
 		p.entries = entries
@@ -476,7 +476,7 @@ func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types
 			p.claims = w.c.indexes.UniqueClaims(entries) // each claim records the holder's expiry
 		}
 		if w.byRecord {
-			p.entryOps = append(p.entryOps, store.ProjectedPuts(w.c.names.IndexEntries, entries)...)
+			p.entryOps = append(p.entryOps, store.ProjectedPuts(w.c.core.Names.IndexEntries, entries)...)
 		}
 	}
 	if err := checkItemSize(w.e.Key, item); err != nil {
@@ -505,7 +505,7 @@ func (w *write) transaction(p *putPlan) *actions.Transaction {
 	for _, op := range batching.LastWriteWins(p.entryOps) {
 		t.Add(actions.Items([]batching.WriteOp{op})[0], actions.Role{Kind: actions.RoleIndex}, op.Size())
 	}
-	actions.AddClaims(t, w.c.names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(p.item))
+	actions.AddClaims(t, w.c.core.Names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(p.item))
 	for _, ch := range p.lists {
 		actions.AddChange(t, w.c.core.ListTables(), ch, w.c.opts.CheckObjects, w.c.opts.Now())
 	}

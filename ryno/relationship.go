@@ -63,7 +63,7 @@ func (c *Client) Relationships(ctx context.Context, subject Key, predicate strin
 		return nil, wrap(err, "relationships of %s", subject)
 	}
 	var page *Page[Relationship]
-	if c.ordered[predicate] {
+	if c.core.Ordered[predicate] {
 		page, err = orderedPage(subject, predicate, items, cursor)
 	} else {
 		page, err = relationshipPage(items, cursor)
@@ -79,13 +79,13 @@ func (c *Client) relationshipsQuery(subject Key, predicate string) (pageQuery, e
 	if err := validateSubject(subject, predicate, true); err != nil {
 		return pageQuery{}, err
 	}
-	if c.ordered[predicate] {
+	if c.core.Ordered[predicate] {
 		return c.orderedQuery(subject, predicate), nil
 	}
 	return pageQuery{
 		in:       c.core.OutgoingQuery(relationships.Key(subject), predicate),
 		position: listings.Outgoing(relationships.Key(subject), predicate, c.sets),
-		identity: c.names.Relationships + "\x00" + subject.String() + "\x00" + schema.Escape(predicate),
+		identity: c.core.Names.Relationships + "\x00" + subject.String() + "\x00" + schema.Escape(predicate),
 	}, nil
 }
 
@@ -216,7 +216,7 @@ func (c *Client) reverseQuery(object Key, predicate string) (pageQuery, error) {
 	q := pageQuery{
 		in:       c.core.IncomingQuery(relationships.Key(object)),
 		position: listings.Incoming(relationships.Key(object), predicate, c.sets),
-		identity: c.names.ReverseRelationships + "\x00" + object.String(),
+		identity: c.core.Names.ReverseRelationships + "\x00" + object.String(),
 	}
 	if predicate != "" {
 		if err := relationships.ValidatePredicate(predicate); err != nil {
@@ -251,9 +251,9 @@ func (c *Client) HasRelationship(ctx context.Context, subject Key, predicate str
 	}
 	if c.sets[predicate] {
 		e := relationships.SetEntry(relationships.Key(subject), predicate, relationships.Key(object))
-		in := store.GetInput(c.names.Relationships, e.PrimaryKey())
+		in := store.GetInput(c.core.Names.Relationships, e.PrimaryKey())
 		in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
-		out, err := c.api.GetItem(ctx, in)
+		out, err := c.core.API.GetItem(ctx, in)
 		if err != nil {
 			return false, wrap(err, "relationship %s -%s-> %s", subject, predicate, object)
 		}
@@ -261,7 +261,7 @@ func (c *Client) HasRelationship(ctx context.Context, subject Key, predicate str
 	}
 	in := c.core.EdgeQuery(relationships.Key(subject), predicate, relationships.Key(object))
 	in.Limit = aws.Int32(1)
-	out, err := c.api.Query(ctx, in)
+	out, err := c.core.API.Query(ctx, in)
 	if err != nil {
 		return false, wrap(err, "relationship %s -%s-> %s", subject, predicate, object)
 	}
@@ -295,9 +295,9 @@ func (c *Client) CountRelationships(ctx context.Context, subject Key, predicate 
 		n, err := c.core.CountSet(ctx, relationships.Key(subject), predicate)
 		return n, wrap(err, "count relationships %s -%s->", subject, predicate)
 	}
-	in := store.GetInput(c.names.Relationships, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
+	in := store.GetInput(c.core.Names.Relationships, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
 	in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
-	out, err := c.api.GetItem(ctx, in)
+	out, err := c.core.API.GetItem(ctx, in)
 	if err != nil {
 		return 0, wrap(err, "count relationships %s -%s->", subject, predicate)
 	}

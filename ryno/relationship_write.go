@@ -101,7 +101,7 @@ func (c *Client) validateList(subject Key, predicate string, objects []Key) erro
 	if err := relationships.Validate(relationships.Key(subject), predicate, relKeys(objects)); err != nil {
 		return err
 	}
-	if c.ordered[predicate] {
+	if c.core.Ordered[predicate] {
 		return validateOrdered(predicate, objects)
 	}
 	return nil
@@ -135,5 +135,5 @@ func (c *Client) checkEntityAlso(t *actions.Transaction, k Key, role actions.Rol
 	}
 	now := c.opts.Now()
 	cond := also.build(now)
-	actions.CheckEntity(t, c.names.Entities, relationships.Key(k), role, now, &cond)
+	actions.CheckEntity(t, c.core.Names.Entities, relationships.Key(k), role, now, &cond)
 }

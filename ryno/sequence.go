@@ -57,7 +57,7 @@ func (c *Client) TransactNext(ctx context.Context, owner Key, name string, build
 	}
 	conflicts := batching.Policy(c.opts.Conflicts)
 	conflicts.MaxAttempts *= drawAttempts
-	pace := batching.NewPacer(conflicts, c.batch.Sleep, retrying)
+	pace := batching.NewPacer(conflicts, c.core.Batch.Sleep, retrying)
 	for {
 		last, err := c.readSequence(ctx, owner, name, true)
 		if err != nil {
@@ -133,9 +133,9 @@ func sequenceKey(owner Key, name string) map[string]types.AttributeValue {
 
 // readSequence reads the last number drawn from owner's sequence name.
 func (c *Client) readSequence(ctx context.Context, owner Key, name string, consistent bool) (int64, error) {
-	in := store.GetInput(c.names.Relationships, sequenceKey(owner, name))
+	in := store.GetInput(c.core.Names.Relationships, sequenceKey(owner, name))
 	in.ConsistentRead = aws.Bool(consistent)
-	out, err := c.api.GetItem(ctx, in)
+	out, err := c.core.API.GetItem(ctx, in)
 	if err != nil || out.Item == nil {
 		return 0, err
 	}
@@ -164,7 +164,7 @@ func (c *Client) txSequence(op *txOp, written map[Key]opKind, joined *txOp) (*tx
 	b := commit.Build(cond, &u)
 	key := sequenceKey(op.key, op.predicate)
 	p.t.Add(types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(c.names.Relationships), Key: key,
+		TableName: aws.String(c.core.Names.Relationships), Key: key,
 		UpdateExpression: b.Update, ConditionExpression: b.Condition,
 		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}}, actions.Role{Kind: actions.RoleSequence}, schema.ItemSize(key))

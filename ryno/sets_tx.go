@@ -27,9 +27,9 @@ func (c *Client) txSet(ctx context.Context, op *txOp, written map[Key]opKind, jo
 	lop := store.ListOp{Subject: relationships.Key(op.key), Predicate: op.predicate}
 	gets := make([]batching.GetOp, len(objects))
 	for i, k := range objects {
-		gets[i] = batching.NewGetOp(c.names.Relationships, lop.SetEntry(k).PrimaryKey())
+		gets[i] = batching.NewGetOp(c.core.Names.Relationships, lop.SetEntry(k).PrimaryKey())
 	}
-	found, err := c.batch.Get(ctx, gets, batching.ReadOptions{Consistent: true})
+	found, err := c.core.Batch.Get(ctx, gets, batching.ReadOptions{Consistent: true})
 	if err != nil {
 		return nil, err
 	}
@@ -46,10 +46,10 @@ func (c *Client) txSet(ctx context.Context, op *txOp, written map[Key]opKind, jo
 			p.t.Add(c.setPut(lop, k, token), actions.Role{Kind: actions.RoleEntry}, 0)
 			p.result.Changed = append(p.result.Changed, Key(k))
 		case !add && there:
-			p.t.Add(actions.SetEntry(c.names.Relationships, gets[i].Key, true, true), actions.Role{Kind: actions.RoleEntry}, 0)
+			p.t.Add(actions.SetEntry(c.core.Names.Relationships, gets[i].Key, true, true), actions.Role{Kind: actions.RoleEntry}, 0)
 			p.result.Changed = append(p.result.Changed, Key(k))
 		default: // unchanged: it must still be as read
-			p.t.Add(actions.SetEntry(c.names.Relationships, gets[i].Key, there, false), actions.Role{Kind: actions.RoleEntry}, 0)
+			p.t.Add(actions.SetEntry(c.core.Names.Relationships, gets[i].Key, there, false), actions.Role{Kind: actions.RoleEntry}, 0)
 		}
 		if add && c.opts.CheckObjects {
 			c.core.CheckEntity(&p.t, k, actions.Role{Kind: actions.RoleObject, Object: k})
@@ -64,7 +64,7 @@ func (c *Client) txSet(ctx context.Context, op *txOp, written map[Key]opKind, jo
 func (c *Client) setPut(op store.ListOp, object store.Key, token string) types.TransactWriteItem {
 	b := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)), nil)
 	return types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(c.names.Relationships), Item: c.core.SetItem(op, object, token),
+		TableName: aws.String(c.core.Names.Relationships), Item: c.core.SetItem(op, object, token),
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}}
 }

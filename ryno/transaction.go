@@ -555,7 +555,7 @@ func (c *Client) txCheck(op *txOp) *txPart {
 	b := commit.Build(op.cond.build(c.opts.Now()), nil)
 	p := &txPart{op: op}
 	p.t.Add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: aws.String(c.names.Entities), Key: op.key.item(),
+		TableName: aws.String(c.core.Names.Entities), Key: op.key.item(),
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}}, actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(op.key.item()))
 	p.refused = func(context.Context, actions.Role, map[string]types.AttributeValue) (bool, error) {

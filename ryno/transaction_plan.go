@@ -207,7 +207,7 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 			var out *dynamodb.QueryOutput
 			in := c.core.IncomingQuery(relationships.Key(op.key))
 			in.Limit = aws.Int32(1)
-			if out, err = c.api.Query(ctx, in); err == nil {
+			if out, err = c.core.API.Query(ctx, in); err == nil {
 				incoming = out.Items
 			}
 		}
@@ -234,13 +234,13 @@ func (c *Client) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	}
 	c.addEntityDelete(&p.t, op, s)
 	for _, e := range store.ParseEntries(entries) {
-		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.names.IndexEntries, e.PrimaryKey())})[0], actions.Role{Kind: actions.RoleIndex}, 0)
+		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.core.Names.IndexEntries, e.PrimaryKey())})[0], actions.Role{Kind: actions.RoleIndex}, 0)
 		if c.indexes.Unique(e.Type, e.IndexName) {
-			p.t.Add(actions.Release(c.names.IndexEntries, indexentries.ClaimOf(e)), actions.Role{Kind: actions.RoleClaim, Claim: indexentries.ClaimOf(e), Release: true}, 0)
+			p.t.Add(actions.Release(c.core.Names.IndexEntries, indexentries.ClaimOf(e)), actions.Role{Kind: actions.RoleClaim, Claim: indexentries.ClaimOf(e), Release: true}, 0)
 		}
 	}
 	for _, b := range partition {
-		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.names.Relationships, batching.Project(b, schema.RelationshipKeyAttrs()))})[0], actions.Role{Kind: actions.RoleHead}, 0)
+		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.core.Names.Relationships, batching.Project(b, schema.RelationshipKeyAttrs()))})[0], actions.Role{Kind: actions.RoleHead}, 0)
 	}
 	p.refused = func(_ context.Context, role actions.Role, item map[string]types.AttributeValue) (bool, error) {
 		now, _ := c.core.ReadStored(relationships.Key(op.key), item)
@@ -267,7 +267,7 @@ func (c *Client) addEntityDelete(t *actions.Transaction, op *txOp, s entitystate
 	}
 	b := commit.Build(cond, nil)
 	t.Add(types.TransactWriteItem{Delete: &types.Delete{
-		TableName: aws.String(c.names.Entities), Key: op.key.item(),
+		TableName: aws.String(c.core.Names.Entities), Key: op.key.item(),
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}, actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(op.key.item()))
@@ -276,7 +276,7 @@ func (c *Client) addEntityDelete(t *actions.Transaction, op *txOp, s entitystate
 // partitionItems returns the keys of the items in k's partition of the relationship
 // entries table: its entries, and its lists' heads and markers.
 func (c *Client) partitionItems(ctx context.Context, k Key) ([]map[string]types.AttributeValue, error) {
-	in := store.KeysOnly(store.KeyCondition(c.names.Relationships, "", schema.AttrSubjectKey, k.String()), schema.AttrSubjectKey, schema.AttrPredicateKey)
+	in := store.KeysOnly(store.KeyCondition(c.core.Names.Relationships, "", schema.AttrSubjectKey, k.String()), schema.AttrSubjectKey, schema.AttrPredicateKey)
 	in.ConsistentRead = aws.Bool(true)
 	return c.core.QueryAll(ctx, in)
 }

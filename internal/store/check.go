@@ -365,18 +365,3 @@ func (c *Core) unheldClaims(ctx context.Context, batch *batching.Engine, claims 
 	}
 	return orphans, nil
 }
-
-// scanPages runs in page after page, handing each page's items to fn, until no page
-// follows or fn fails.
-func (c *Core) scanPages(ctx context.Context, in *dynamodb.ScanInput, fn func([]map[string]types.AttributeValue) error) error {
-	return EachPage(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, error) {
-		page := *in
-		page.ExclusiveStartKey = start
-		out, err := c.API.Scan(ctx, &page)
-		if err != nil {
-			return nil, nil, err
-		}
-		return out.Items, out.LastEvaluatedKey, nil
-	}, fn)
-
-}

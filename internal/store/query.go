@@ -26,6 +26,21 @@ func (c *Core) QueryPages(ctx context.Context, in *dynamodb.QueryInput, fn func(
 	}, fn)
 }
 
+// scanPages runs in page after page, handing each page's items to fn, until no page
+// follows or fn fails.
+func (c *Core) scanPages(ctx context.Context, in *dynamodb.ScanInput, fn func([]map[string]types.AttributeValue) error) error {
+	return EachPage(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, error) {
+		page := *in
+		page.ExclusiveStartKey = start
+		out, err := c.API.Scan(ctx, &page)
+		if err != nil {
+			return nil, nil, err
+		}
+		return out.Items, out.LastEvaluatedKey, nil
+	}, fn)
+
+}
+
 // EachPage fetches page after page, from the start of a listing and then from the
 // last key of the page before, handing each page's items to fn, until no page follows
 // or fetch or fn fails.

@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/entitystate"
@@ -32,15 +31,6 @@ func (e *UniqueError) Error() string {
 }
 
 func (e *UniqueError) Is(target error) bool { return target == ErrExists || target == ErrConflict }
-
-// uniqueTaken is the error of a claim refused: who holds the value.
-func uniqueTaken(cl indexentries.Claim, item map[string]types.AttributeValue) error {
-	owner := Key{Scope: cl.Scope}
-	if held, err := indexentries.ClaimFromItem(item); err == nil {
-		owner.Type, owner.ID = held.Type, held.ID
-	}
-	return &UniqueError{Index: cl.IndexName, Value: cl.Value.Interface(), Owner: owner}
-}
 
 // LookupUnique returns the key of the entity holding value in the unique index in,
 // or an error matching ErrNotFound when none does. One GetItem of the value's claim,

@@ -21,7 +21,6 @@ type Client struct {
 	core    *store.Core // the tables, their requests and the configuration the machinery reads
 	opts    Options
 	indexes indexRegistry
-	sets    map[string]bool                                               // Options.Sets and Options.OrderedSets
 	obs     *observer                                                     // nil when nobody observes the calls
 	queues  groupcommit.Queue[listID, store.ListOp, relationships.Change] // list calls waiting to be written together
 	bg      background                                                    // work left running by calls that returned
@@ -70,7 +69,9 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		Conflicts:      batching.Policy(opts.Conflicts),
 		Retrying:       retrying,
 		ListLease:      opts.ListLease,
+		Sets:           setOf(slices.Concat(opts.Sets, opts.OrderedSets)),
 		Ordered:        setOf(opts.OrderedSets),
+		CheckObjects:   opts.CheckObjects,
 		Owns:           owns,
 		Indexes:        registryView{registry},
 	}}
@@ -78,7 +79,6 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		core:    core,
 		opts:    opts,
 		indexes: registry,
-		sets:    setOf(slices.Concat(opts.Sets, opts.OrderedSets)),
 		obs:     obs,
 		queues:  groupcommit.Queue[listID, store.ListOp, relationships.Change]{Same: sameListKind},
 	}

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 	"github.com/stretchr/testify/require"
 )
@@ -83,7 +85,8 @@ func TestPublicErrorShowsTheStoreErrorsAsPublicTypes(t *testing.T) {
 		{"held, in a call's context", wrap(held, "add relationships %s -cards->", subject), &LeaseError{Key: subject, Predicate: "cards", Until: until, Err: context.DeadlineExceeded}},
 		{"a list conflict joined to another error", errors.Join(io.EOF, wrap(lost, "x")), &ConflictError{Key: subject, Predicate: "cards", Reason: "gave up"}},
 		{"a list conflict after the entity was written", &PartialWriteError{Entity: &Entity{Key: subject, Version: 2}, Err: lost}, &ConflictError{Key: subject, Predicate: "cards", Reason: "gave up"}},
-		{"a transaction's refusal", &TransactionError{Ops: []OpError{{Index: 1, Op: "Add", Key: subject, Err: held}}}, &LeaseError{Key: subject, Predicate: "cards", Until: until, Err: context.DeadlineExceeded}},
+		{"a transaction's refusal", &store.TransactionError{Ops: []store.OpError{{Index: 1, Op: "Add", Key: sk, Err: held}}}, &LeaseError{Key: subject, Predicate: "cards", Until: until, Err: context.DeadlineExceeded}},
+		{"a list conflict after the store wrote the entity", &store.PartialWriteError{Key: sk, Version: 2, Err: lost}, &ConflictError{Key: subject, Predicate: "cards", Reason: "gave up"}},
 		{"another version", wrap(stale, "delete"), &ConflictError{Key: subject, Expected: 3, Stored: 4, Reason: stale.Reason}},
 		{"no entity", gone, &ConflictError{Key: subject, Expected: 3, Missing: true, Reason: gone.Reason}},
 		{"a condition", wrap(refused, "delete"), &ConditionError{Key: subject, Condition: "open = true"}},
@@ -117,4 +120,43 @@ func TestPublicErrorShowsTheStoreErrorsAsPublicTypes(t *testing.T) {
 	}
 	other := wrap(io.EOF, "get")
 	require.Same(t, other, publicError(other), "an error with nothing to show is returned as it is")
+}
+
+func TestPublicErrorShowsTheStoreRefusalsOfEntityWrites(t *testing.T) {
+	k := Key{Scope: "s", Type: "user", ID: "u"}
+	item := map[string]types.AttributeValue{
+		schema.AttrID: str("u"), schema.AttrScope: str("s"), schema.AttrType: str("user"),
+		schema.AttrVersion: number(2), "name": str("ada"),
+	}
+	taken := &store.UniqueError{Index: "email", Value: "a@x", Owner: relationships.Key(k)}
+	unknown := &store.UnknownIndexError{Key: relationships.Key(k), Indexes: []string{"byName"}}
+	partial := &store.PartialWriteError{Key: relationships.Key(k), Version: 2, Item: item, Err: io.EOF}
+	refused := &store.TransactionError{Ops: []store.OpError{{Index: 0, Op: "create", Key: relationships.Key(k), Err: taken}}}
+
+	var ue *UniqueError
+	require.ErrorAs(t, publicError(wrap(taken, "create")), &ue)
+	require.Equal(t, &UniqueError{Index: "email", Value: "a@x", Owner: k}, ue)
+	require.ErrorIs(t, publicError(taken), ErrExists)
+	require.EqualError(t, publicError(taken), taken.Error(), "the message is the store's")
+
+	var ui *UnknownIndexError
+	require.ErrorAs(t, publicError(unknown), &ui)
+	require.Equal(t, &UnknownIndexError{Key: k, Indexes: []string{"byName"}}, ui)
+	require.EqualError(t, publicError(unknown), unknown.Error())
+
+	var pw *PartialWriteError
+	require.ErrorAs(t, publicError(partial), &pw)
+	require.Equal(t, k, pw.Entity.Key)
+	require.Equal(t, int64(2), pw.Entity.Version)
+	require.Equal(t, "ada", pw.Entity.Attributes["name"], "the entity as the store wrote it")
+	require.Same(t, io.EOF, pw.Err)
+	require.EqualError(t, publicError(partial), partial.Error())
+
+	var te *TransactionError
+	require.ErrorAs(t, publicError(refused), &te)
+	require.Equal(t, k, te.Ops[0].Key)
+	require.ErrorAs(t, te, &ue, "each operation's refusal is shown too")
+	require.EqualError(t, te, refused.Error())
+	var internal *store.UniqueError
+	require.False(t, errors.As(te, &internal))
 }

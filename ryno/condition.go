@@ -9,6 +9,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Condition is what a write requires of the stored entity besides its version: a
@@ -157,3 +158,11 @@ func (e *ConditionError) Error() string {
 }
 
 func (e *ConditionError) Is(target error) bool { return target == ErrConflict }
+
+// store returns the condition as the store reads it; nil for none.
+func (c *Condition) store() *store.Condition {
+	if c == nil {
+		return nil
+	}
+	return &store.Condition{Text: c.text, Build: c.build}
+}

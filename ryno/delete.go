@@ -129,9 +129,5 @@ func writeOptionsOf(call string, opts []WriteOption) (writeOptions, error) {
 
 // expect is what a Delete with o requires of the stored entity.
 func (o writeOptions) expect() store.Expect {
-	x := store.Expect{Version: o.version}
-	if o.cond != nil {
-		x.Cond = &store.Condition{Text: o.cond.String(), Build: o.cond.build}
-	}
-	return x
+	return store.Expect{Version: o.version, Cond: o.cond.store()}
 }

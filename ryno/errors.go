@@ -3,7 +3,6 @@ package ryno
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -26,7 +25,7 @@ var (
 	ErrConflict = errs.ErrConflict
 	// ErrExists is returned (wrapped) by Create when the entity already exists.
 	// errors.Is(err, ErrConflict) holds for it too.
-	ErrExists error = &aliasError{msg: "ryno: entity already exists", also: ErrConflict}
+	ErrExists = errs.ErrExists
 	// ErrOutcomeUnknown is returned (wrapped) when a write's request failed in a way
 	// that leaves open whether it was applied (a lost response), and the store could
 	// not tell from the item: another writer changed it since. Read the entity to
@@ -35,7 +34,11 @@ var (
 	// ErrUnknownIndex is returned (wrapped in an *UnknownIndexError) when an entity
 	// was last written by a client that maintains indexes this client does not
 	// register: writing it here would leave their entries stale.
-	ErrUnknownIndex = errors.New("ryno: entity is indexed by indexes this client does not register")
+	ErrUnknownIndex = errs.ErrUnknownIndex
+	// ErrHasRelationships is returned (wrapped) by a transaction deleting an entity
+	// that holds relationship entries, or that entries point at: deleting them could
+	// take more than one transaction. Delete such an entity with Delete.
+	ErrHasRelationships = errs.ErrHasRelationships
 	// ErrInvalidCursor is returned (wrapped), before any request, for a cursor that
 	// was altered, is malformed, or was issued for another query, direction or
 	// key (Options.CursorKey).
@@ -71,15 +74,6 @@ type BatchError = batching.Error
 // attributes. Its String method formats it as table{attr=value, ...}, the attributes
 // sorted.
 type ItemKey = batching.ItemKey
-
-// aliasError is a sentinel that also matches another one with errors.Is.
-type aliasError struct {
-	msg  string
-	also error
-}
-
-func (e *aliasError) Error() string        { return e.msg }
-func (e *aliasError) Is(target error) bool { return target == e.also }
 
 // ConflictError reports a write whose expectation of the stored entity did not
 // hold: it expected version Expected (0: the entity absent, or any version for a
@@ -178,8 +172,9 @@ type TableNotFoundError = requests.TableNotFoundError
 
 // publicError shows the errors of the machinery below (package store) as the public
 // types they stand for, each context that wraps them kept: errors.As finds a
-// *ConflictError, a *LeaseError or a *ConditionError for a caller, never an internal type. Every call
-// ends through it.
+// *ConflictError, a *LeaseError, a *ConditionError, a *UniqueError, an
+// *UnknownIndexError, a *PartialWriteError or a *TransactionError for a caller,
+// never an internal type. Every call ends through it.
 func publicError(err error) error {
 	return errs.Map(err, func(e error) error {
 		switch e := e.(type) {
@@ -189,20 +184,26 @@ func publicError(err error) error {
 			return &LeaseError{Key: Key(e.Key), Predicate: e.Predicate, Until: e.Until, Err: e.Err}
 		case *store.ConditionError:
 			return &ConditionError{Key: Key(e.Key), Condition: e.Condition}
+		case *store.UniqueError:
+			return &UniqueError{Index: e.Index, Value: e.Value, Owner: Key(e.Owner)}
+		case *store.UnknownIndexError:
+			return &UnknownIndexError{Key: Key(e.Key), Indexes: e.Indexes}
+		case *store.PartialWriteError:
+			written, err := decodeEntity(e.Item)
+			if err != nil || written.Key != Key(e.Key) {
+				written = &Entity{Key: Key(e.Key), Version: e.Version}
+			}
+			return &PartialWriteError{Entity: written, Err: publicError(e.Err)}
 		case *PartialWriteError:
 			if inner := publicError(e.Err); inner != e.Err {
 				return &PartialWriteError{Entity: e.Entity, Err: inner}
 			}
-		case *TransactionError:
-			ops := slices.Clone(e.Ops)
-			changed := false
-			for i := range ops {
-				ops[i].Err = publicError(ops[i].Err)
-				changed = changed || ops[i].Err != e.Ops[i].Err
+		case *store.TransactionError:
+			ops := make([]OpError, len(e.Ops))
+			for i, o := range e.Ops {
+				ops[i] = OpError{Index: o.Index, Op: o.Op, Key: Key(o.Key), Err: publicError(o.Err)}
 			}
-			if changed {
-				return &TransactionError{Ops: ops}
-			}
+			return &TransactionError{Ops: ops}
 		}
 		return e
 	})

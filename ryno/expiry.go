@@ -2,8 +2,6 @@ package ryno
 
 import (
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // An entity written with an Expires time reads as missing from that second on,
@@ -11,16 +9,6 @@ import (
 // (hidden); a writer that meets it completes its deletion first, as it completes a
 // Delete cut off half-way (stored.ending), so nothing that referred to it outlives
 // it; writes that do not read the item first carry actions.NotExpired in their condition.
-
-// expirySeconds is t as the entities table stores an expiry: Unix seconds, rounded
-// up, so that an entity never expires before the time it was given.
-func expirySeconds(t time.Time) int64 {
-	s := t.Unix()
-	if t.Nanosecond() > 0 {
-		s++
-	}
-	return s
-}
 
 // validateExpiry checks an Expires time before any request: zero (no expiry), or a
 // time DynamoDB's time to live can hold, after the Unix epoch and before year 10000.
@@ -32,9 +20,4 @@ func validateExpiry(field string, t time.Time) error {
 		return invalid(field, t.UTC().Format(time.RFC3339), "must fall after 1970-01-01 and before year 10000")
 	}
 	return nil
-}
-
-// expiresAttr is the stored form of t, an entity's expiry.
-func expiresAttr(t time.Time) types.AttributeValue {
-	return number(expirySeconds(t))
 }

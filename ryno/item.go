@@ -59,7 +59,7 @@ func encodeEntity(e *Entity) (map[string]types.AttributeValue, error) {
 		return nil, err
 	}
 	if !e.Expires.IsZero() {
-		item[schema.AttrExpires] = expiresAttr(e.Expires)
+		item[schema.AttrExpires] = store.ExpiresAttr(e.Expires)
 	}
 	return item, nil
 }

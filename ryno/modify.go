@@ -93,32 +93,22 @@ func (c *Client) modifyOnce(ctx context.Context, k Key, o writeOptions, fn func(
 	}
 	e.Version, e.Created = read, created
 	o.version = 0 // checked above; the write expects the version read
-	w, err := c.newWrite(e, modeUpdate, o)
+	p, err := c.putOf(e, modeUpdate, o)
 	if err != nil {
 		return nil, err
 	}
-	return w.run(ctx)
+	item, err := c.core.Write(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return decodeEntity(item)
 }
 
-// getToWrite reads the entity k for a write that goes on from what it reads. An
-// entity being deleted, or expired, reads as missing once its deletion is
-// completed, as every writer meeting one completes it.
+// getToWrite reads the entity k for a write that goes on from what it reads.
 func (c *Client) getToWrite(ctx context.Context, k Key) (*Entity, error) {
-	item, err := c.core.GetItem(ctx, relationships.Key(k), true)
+	item, err := c.core.ReadLive(ctx, relationships.Key(k))
 	if err != nil {
 		return nil, err
-	}
-	s, err := c.core.ReadStored(relationships.Key(k), item)
-	switch {
-	case err != nil:
-		return nil, err
-	case s.Ending():
-		if err := c.core.CompleteDelete(ctx, relationships.Key(k), s); err != nil {
-			return nil, wrap(err, "completing the delete of %s", k)
-		}
-		return nil, notFound(k)
-	case !s.Exists():
-		return nil, notFound(k)
 	}
 	return decodeEntity(item)
 }

@@ -48,5 +48,5 @@ func TestPrepareTxCountsWhatPatchesSend(t *testing.T) {
 func TestEncodedPatchSize(t *testing.T) {
 	ep, err := encodePatch(Patch{Set: map[string]any{"name": "ada"}, Remove: []string{"old"}, Add: map[string]any{"n": 5}})
 	require.NoError(t, err)
-	require.Equal(t, len("name")+len("ada")+len("old")+len("n")+schema.ItemSize(map[string]types.AttributeValue{"": number(5)}), ep.size())
+	require.Equal(t, len("name")+len("ada")+len("old")+len("n")+schema.ItemSize(map[string]types.AttributeValue{"": number(5)}), ep.Size())
 }

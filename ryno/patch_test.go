@@ -15,7 +15,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 func TestEncodePatchRejects(t *testing.T) {
@@ -69,41 +71,41 @@ func TestEncodePatchAccepts(t *testing.T) {
 	tests := []struct {
 		name string
 		p    Patch
-		want encodedPatch
+		want store.Patch
 	}{
 		{"Add of Go numbers", Patch{Add: map[string]any{"i": 1, "neg": int64(-3), "u": uint8(7), "f": 1.5, "zero": 0}},
-			encodedPatch{add: map[string]string{"i": "1", "neg": "-3", "u": "7", "f": "1.5", "zero": "0"}}},
+			store.Patch{Add: map[string]string{"i": "1", "neg": "-3", "u": "7", "f": "1.5", "zero": "0"}}},
 		{"Add of Numbers", Patch{Add: map[string]any{"e": json.Number("1e3"), "d": json.Number("-0.000000000000000000000000000000000001")}},
-			encodedPatch{add: map[string]string{"e": "1e3", "d": "-0.000000000000000000000000000000000001"}}},
+			store.Patch{Add: map[string]string{"e": "1e3", "d": "-0.000000000000000000000000000000000001"}}},
 		{"Set", Patch{Set: map[string]any{"s": "x", "n": 2, "l": []any{1, "y"}, "null": nil}},
-			encodedPatch{set: map[string]types.AttributeValue{
+			store.Patch{Set: map[string]types.AttributeValue{
 				"s":    str("x"),
 				"n":    number(2),
 				"l":    &types.AttributeValueMemberL{Value: []types.AttributeValue{number(1), str("y")}},
 				"null": &types.AttributeValueMemberNULL{Value: true},
 			}}},
-		{"Remove keeps its order", Patch{Remove: []string{"b", "a"}}, encodedPatch{remove: []string{"b", "a"}}},
+		{"Remove keeps its order", Patch{Remove: []string{"b", "a"}}, store.Patch{Remove: []string{"b", "a"}}},
 		{"all three", Patch{Set: map[string]any{"s": "x"}, Remove: []string{"r"}, Add: map[string]any{"n": 1}},
-			encodedPatch{set: map[string]types.AttributeValue{"s": str("x")}, remove: []string{"r"}, add: map[string]string{"n": "1"}}},
+			store.Patch{Set: map[string]types.AttributeValue{"s": str("x")}, Remove: []string{"r"}, Add: map[string]string{"n": "1"}}},
 		{"Set of exactly an item's size", Patch{Set: map[string]any{"a": strings.Repeat("x", schema.MaxItemBytes-1)}},
-			encodedPatch{set: map[string]types.AttributeValue{"a": str(strings.Repeat("x", schema.MaxItemBytes-1))}}},
+			store.Patch{Set: map[string]types.AttributeValue{"a": str(strings.Repeat("x", schema.MaxItemBytes-1))}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := encodePatch(tt.p)
 			require.NoError(t, err)
-			if tt.want.set == nil {
-				tt.want.set = map[string]types.AttributeValue{}
+			if tt.want.Set == nil {
+				tt.want.Set = map[string]types.AttributeValue{}
 			}
-			if tt.want.add == nil {
-				tt.want.add = map[string]string{}
+			if tt.want.Add == nil {
+				tt.want.Add = map[string]string{}
 			}
 			require.Equal(t, tt.want, got)
 		})
 	}
 }
 
-func mustEncodePatch(t *testing.T, p Patch) encodedPatch {
+func mustEncodePatch(t *testing.T, p Patch) store.Patch {
 	t.Helper()
 	ep, err := encodePatch(p)
 	require.NoError(t, err)
@@ -153,7 +155,7 @@ func TestEncodedPatchApply(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := stored()
-			require.NoError(t, mustEncodePatch(t, tt.p).apply(e))
+			require.NoError(t, applyPatch(e, mustEncodePatch(t, tt.p)))
 			require.Equal(t, tt.want, e.Attributes)
 			require.Equal(t, stateKey, e.Key)
 		})
@@ -173,7 +175,7 @@ func TestEncodedPatchApplyAddsOnlyToNumbers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := &Entity{Key: stateKey, Attributes: map[string]any{"a": tt.value}}
-			err := mustEncodePatch(t, Patch{Add: map[string]any{"a": 1}}).apply(e)
+			err := applyPatch(e, mustEncodePatch(t, Patch{Add: map[string]any{"a": 1}}))
 			require.ErrorIs(t, err, ErrInvalid)
 			var ve *ValidationError
 			require.ErrorAs(t, err, &ve)
@@ -239,7 +241,7 @@ func TestPatchInput(t *testing.T) {
 	}
 	for _, tt := range tests { // every patch forgets the item's shape: it may add or remove names
 		t.Run(tt.name, func(t *testing.T) {
-			in := c.patchInput(stateKey, mustEncodePatch(t, tt.p), writeOptions{version: tt.version}, "tok")
+			in := c.core.PatchInput(relationships.Key(stateKey), mustEncodePatch(t, tt.p), store.PatchOptions{Version: tt.version}, "tok")
 			require.Equal(t, "t_entities_master", aws.ToString(in.TableName))
 			require.Equal(t, stateKey.item(), in.Key)
 			require.Equal(t, types.ReturnValueAllNew, in.ReturnValues)
@@ -274,7 +276,7 @@ func TestPatchInputNamesTopLevelAttributes(t *testing.T) {
 			for _, p := range []Patch{{Set: map[string]any{name: 1}}, {Remove: []string{name}}, {Add: map[string]any{name: 1}}} {
 				ep := mustEncodePatch(t, p)
 				var in *dynamodb.UpdateItemInput
-				require.NotPanics(t, func() { in = c.patchInput(stateKey, ep, writeOptions{}, "tok") })
+				require.NotPanics(t, func() { in = c.core.PatchInput(relationships.Key(stateKey), ep, store.PatchOptions{}, "tok") })
 				require.Contains(t, slices.Collect(maps.Values(in.ExpressionAttributeNames)), name)
 			}
 		})
@@ -283,6 +285,6 @@ func TestPatchInputNamesTopLevelAttributes(t *testing.T) {
 
 func TestEncodedPatchApplyRefusesAddToNull(t *testing.T) {
 	e := &Entity{Key: stateKey, Attributes: map[string]any{"n": nil}}
-	err := mustEncodePatch(t, Patch{Add: map[string]any{"n": 1}}).apply(e)
+	err := applyPatch(e, mustEncodePatch(t, Patch{Add: map[string]any{"n": 1}}))
 	require.ErrorIs(t, err, ErrInvalid)
 }

@@ -84,7 +84,7 @@ func (c *Client) relationshipsQuery(subject Key, predicate string) (pageQuery, e
 	}
 	return pageQuery{
 		in:       c.core.OutgoingQuery(relationships.Key(subject), predicate),
-		position: listings.Outgoing(relationships.Key(subject), predicate, c.sets),
+		position: listings.Outgoing(relationships.Key(subject), predicate, c.core.Sets),
 		identity: c.core.Names.Relationships + "\x00" + subject.String() + "\x00" + schema.Escape(predicate),
 	}, nil
 }
@@ -215,7 +215,7 @@ func (c *Client) reverseQuery(object Key, predicate string) (pageQuery, error) {
 	}
 	q := pageQuery{
 		in:       c.core.IncomingQuery(relationships.Key(object)),
-		position: listings.Incoming(relationships.Key(object), predicate, c.sets),
+		position: listings.Incoming(relationships.Key(object), predicate, c.core.Sets),
 		identity: c.core.Names.ReverseRelationships + "\x00" + object.String(),
 	}
 	if predicate != "" {
@@ -249,7 +249,7 @@ func (c *Client) HasRelationship(ctx context.Context, subject Key, predicate str
 	if err := relationships.Validate(relationships.Key(subject), predicate, []relationships.Key{relationships.Key(object)}); err != nil {
 		return false, err
 	}
-	if c.sets[predicate] {
+	if c.core.Sets[predicate] {
 		e := relationships.SetEntry(relationships.Key(subject), predicate, relationships.Key(object))
 		in := store.GetInput(c.core.Names.Relationships, e.PrimaryKey())
 		in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
@@ -291,7 +291,7 @@ func (c *Client) CountRelationships(ctx context.Context, subject Key, predicate 
 	if err := validateSubject(subject, predicate, false); err != nil {
 		return 0, err
 	}
-	if c.sets[predicate] {
+	if c.core.Sets[predicate] {
 		n, err := c.core.CountSet(ctx, relationships.Key(subject), predicate)
 		return n, wrap(err, "count relationships %s -%s->", subject, predicate)
 	}

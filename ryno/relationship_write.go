@@ -85,7 +85,7 @@ func (c *Client) listCall(ctx context.Context, kind store.ListKind, subject Key,
 		opt(&op)
 	}
 	write := c.writeListCombined
-	if c.sets[predicate] {
+	if c.core.Sets[predicate] {
 		write = c.core.WriteSet
 	}
 	ch, err := write(ctx, op)

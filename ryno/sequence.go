@@ -5,13 +5,10 @@ import (
 	"errors"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
-	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -24,9 +21,6 @@ import (
 
 // drawAttempts multiplies Options.Conflicts.MaxAttempts for the draws of one call.
 const drawAttempts = 4
-
-// errSequenceMoved is the refusal of a draw another call made first.
-var errSequenceMoved = errors.New("ryno: the sequence was drawn from meanwhile")
 
 // TransactNext draws the next number of owner's sequence name (1 first, then 2, and
 // so on), and commits the draw with the operations build returns for that number
@@ -89,7 +83,7 @@ func (c *Client) TransactNext(ctx context.Context, owner Key, name string, build
 func (c *Client) sequenceMoved(ctx context.Context, owner Key, name string, last int64, err error) (bool, error) {
 	var refused *TransactionError
 	switch {
-	case errors.Is(err, errSequenceMoved):
+	case errors.Is(err, store.ErrSequenceMoved):
 		return true, nil
 	case !errors.As(err, &refused):
 		return false, nil
@@ -123,56 +117,13 @@ func validateSequence(owner Key, name string) error {
 	return schema.ValidateKeyLength("sequence", schema.SequenceKey(name), schema.MaxSortKeyBytes)
 }
 
-// sequenceKey is the primary key of the item of owner's sequence name.
-func sequenceKey(owner Key, name string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{
-		schema.AttrSubjectKey:   str(owner.String()),
-		schema.AttrPredicateKey: str(schema.SequenceKey(name)),
-	}
-}
-
 // readSequence reads the last number drawn from owner's sequence name.
 func (c *Client) readSequence(ctx context.Context, owner Key, name string, consistent bool) (int64, error) {
-	in := store.GetInput(c.core.Names.Relationships, sequenceKey(owner, name))
+	in := store.GetInput(c.core.Names.Relationships, store.SequenceKey(relationships.Key(owner), name))
 	in.ConsistentRead = aws.Bool(consistent)
 	out, err := c.core.API.GetItem(ctx, in)
 	if err != nil || out.Item == nil {
 		return 0, err
 	}
 	return entitystate.VersionValue(out.Item[schema.AttrValue])
-}
-
-// txSequence plans a draw from a sequence in a transaction: its item set from the
-// number last read to the next, on the condition that it still holds the number
-// read, and the owner's existence checked (by its write, when the transaction
-// writes it).
-func (c *Client) txSequence(op *txOp, written map[Key]opKind, joined *txOp) (*txPart, error) {
-	p, err := c.subjectPart(op, written, joined, "sequence")
-	if err != nil {
-		return nil, err
-	}
-	value := expression.Name(schema.AttrValue)
-	cond := value.Equal(expression.Value(number(op.from)))
-	if op.from == 0 {
-		cond = expression.AttributeNotExists(value)
-	}
-	u := expression.Set(value, expression.Value(number(op.from+1))).
-		Set(expression.Name(schema.AttrSequence), expression.Value(str(op.predicate))).
-		Set(expression.Name(schema.AttrSubjectScope), expression.Value(str(op.key.Scope))).
-		Set(expression.Name(schema.AttrSubjectType), expression.Value(str(op.key.Type))).
-		Set(expression.Name(schema.AttrSubjectID), expression.Value(str(op.key.ID)))
-	b := commit.Build(cond, &u)
-	key := sequenceKey(op.key, op.predicate)
-	p.t.Add(types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(c.core.Names.Relationships), Key: key,
-		UpdateExpression: b.Update, ConditionExpression: b.Condition,
-		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-	}}, actions.Role{Kind: actions.RoleSequence}, schema.ItemSize(key))
-	p.refused = func(_ context.Context, role actions.Role, _ map[string]types.AttributeValue) (bool, error) {
-		if role.Kind == actions.RoleEntity {
-			return false, notFound(op.key)
-		}
-		return false, errSequenceMoved
-	}
-	return p, nil
 }

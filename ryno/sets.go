@@ -32,7 +32,7 @@ func setOf(predicates []string) map[string]bool {
 // write (ReplaceLists).
 func (c *Client) listsOnly(call string, predicates ...string) error {
 	for _, p := range predicates {
-		if c.sets[p] {
+		if c.core.Sets[p] {
 			return invalid(call, p, "is a set (Options.Sets): write it with AddRelationships, RemoveRelationships, ReplaceRelationships or their Tx forms")
 		}
 	}
@@ -45,7 +45,7 @@ func (c *Client) listsOnly(call string, predicates ...string) error {
 func (c *Client) takeSets(subject Key, o *writeOptions) (map[string][]Key, error) {
 	var sets map[string][]Key
 	for _, p := range slices.Sorted(maps.Keys(o.lists)) {
-		if !c.sets[p] {
+		if !c.core.Sets[p] {
 			continue
 		}
 		if err := c.validateList(subject, p, o.lists[p]); err != nil {

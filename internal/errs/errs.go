@@ -47,6 +47,15 @@ var (
 	// ErrConflict matches the error of a write that found the store other than it
 	// expected. Package ryno exports it.
 	ErrConflict = errors.New(Prefix + "conflicting write")
+	// ErrExists matches the error of a Create whose entity exists, and of a value
+	// of a unique index another entity holds. It matches ErrConflict too.
+	ErrExists error = &aliasError{msg: Prefix + "entity already exists", also: ErrConflict}
+	// ErrUnknownIndex matches the error of a write of an entity last written by a
+	// client maintaining indexes this one does not register.
+	ErrUnknownIndex = errors.New(Prefix + "entity is indexed by indexes this client does not register")
+	// ErrHasRelationships matches the error of a transaction deleting an entity
+	// that holds relationship entries, or that entries point at.
+	ErrHasRelationships = errors.New(Prefix + "the entity has relationship entries; delete it with Delete, outside a transaction")
 )
 
 // Map returns err with f applied to the innermost error of its chain of Wrap
@@ -84,3 +93,12 @@ func Map(err error, f func(error) error) error {
 
 // joinType is the type of the errors errors.Join returns, which Map rebuilds.
 var joinType = reflect.TypeOf(errors.Join(errors.New("")))
+
+// aliasError is a sentinel that also matches another one with errors.Is.
+type aliasError struct {
+	msg  string
+	also error
+}
+
+func (e *aliasError) Error() string        { return e.msg }
+func (e *aliasError) Is(target error) bool { return target == e.also }

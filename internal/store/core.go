@@ -26,7 +26,9 @@ type Config struct {
 	Retry          batching.Policy     // retries of throttled, unprocessed and ambiguous requests
 	Conflicts      batching.Policy     // attempts of a write that loses races to other writers
 	ListLease      time.Duration       // how long a lease holds a list for its writer
+	Sets           map[string]bool     // the predicates declared sets or ordered sets
 	Ordered        map[string]bool     // the predicates declared ordered sets
+	CheckObjects   bool                // list writes check that their objects exist
 	Owns           map[string][]string // the predicates whose objects each owner type owns
 	Indexes        Indexes             // the registered indexes
 	// Retrying is told of each retry: why, after how long, and the cause.

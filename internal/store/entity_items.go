@@ -72,3 +72,18 @@ func TimeOf(av types.AttributeValue) time.Time {
 	t, _ := schema.ParseTime(s.Value)
 	return t
 }
+
+// ExpirySeconds is t as the entities table stores an expiry: Unix seconds, rounded
+// up, so that an entity never expires before the time it was given.
+func ExpirySeconds(t time.Time) int64 {
+	s := t.Unix()
+	if t.Nanosecond() > 0 {
+		s++
+	}
+	return s
+}
+
+// ExpiresAttr is the stored form of t, an entity's expiry.
+func ExpiresAttr(t time.Time) types.AttributeValue {
+	return attrN(ExpirySeconds(t))
+}

@@ -2,9 +2,13 @@ package store
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // The store's refusals carry internal keys. Package ryno shows each as the public
@@ -67,3 +71,101 @@ func (e *ConditionError) Error() string {
 
 // Is makes errors.Is match errs.ErrConflict.
 func (e *ConditionError) Is(target error) bool { return target == errs.ErrConflict }
+
+// UniqueError reports a write refused because Owner holds the value of a unique
+// index (Value, as the map function emitted it).
+type UniqueError struct {
+	Index string
+	Value any
+	Owner Key
+}
+
+func (e *UniqueError) Error() string {
+	return fmt.Sprintf("%s%v is taken in unique index %s by %s", errs.Prefix, e.Value, e.Index, e.Owner)
+}
+
+// Is makes errors.Is match errs.ErrExists and errs.ErrConflict.
+func (e *UniqueError) Is(target error) bool {
+	return target == errs.ErrExists || target == errs.ErrConflict
+}
+
+// UnknownIndexError reports an entity last written with indexes (Indexes) this
+// client does not register.
+type UnknownIndexError struct {
+	Key     Key
+	Indexes []string
+}
+
+func (e *UnknownIndexError) Error() string {
+	return fmt.Sprintf("%s%s was last written with indexes %s, which this client does not register for type %q",
+		errs.Prefix, e.Key, strings.Join(e.Indexes, ", "), e.Key.Type)
+}
+
+// Is makes errors.Is match errs.ErrUnknownIndex.
+func (e *UnknownIndexError) Is(target error) bool { return target == errs.ErrUnknownIndex }
+
+// PartialWriteError reports a write that stored the entity Key at Version, as
+// Item, but failed in a later step, for Err.
+type PartialWriteError struct {
+	Key     Key
+	Version int64
+	Item    map[string]types.AttributeValue
+	Err     error
+}
+
+func (e *PartialWriteError) Error() string {
+	return fmt.Sprintf("%s%s is written (version %d), the rest is not: %s", errs.Prefix, e.Key, e.Version, errs.Message(e.Err))
+}
+
+func (e *PartialWriteError) Unwrap() error { return e.Err }
+
+// TransactionError reports a transaction refused because conditions of some of its
+// operations did not hold: Ops says which and why. Nothing was written.
+type TransactionError struct {
+	Ops []OpError
+}
+
+// OpError is why one operation of a transaction was refused.
+type OpError struct {
+	Index int // the operation's position in the call
+	Op    string
+	Key   Key
+	Err   error
+}
+
+func (e *TransactionError) Error() string {
+	parts := make([]string, len(e.Ops))
+	for i, o := range e.Ops {
+		parts[i] = fmt.Sprintf("operation %d (%s %s): %s", o.Index, o.Op, o.Key, errs.Message(o.Err))
+	}
+	return errs.Prefix + "transaction refused: " + strings.Join(parts, "; ")
+}
+
+// Unwrap returns the errors of the refused operations.
+func (e *TransactionError) Unwrap() []error {
+	out := make([]error, len(e.Ops))
+	for i, o := range e.Ops {
+		out[i] = o.Err
+	}
+	return out
+}
+
+// TransactionLimitError reports a transaction over one of DynamoDB's limits on
+// TransactWriteItems: Limit is "actions" (100), "bytes" (4 MB) or "item" (an item
+// written twice). Nothing was written. It matches ErrInvalid.
+type TransactionLimitError struct {
+	Limit  string
+	Detail string
+}
+
+func (e *TransactionLimitError) Error() string {
+	return fmt.Sprintf("%stransaction over DynamoDB's limit on %s: %s", errs.Prefix, e.Limit, e.Detail)
+}
+
+// Is makes errors.Is match schema.ErrInvalid.
+func (e *TransactionLimitError) Is(target error) bool { return target == schema.ErrInvalid }
+
+// invalid is the error of input refused before any request.
+func invalid(field, value, reason string) error {
+	return &schema.ValidationError{Field: field, Value: value, Reason: reason}
+}

@@ -21,6 +21,13 @@ type Indexes interface {
 	ClaimChanges(stored, emitted []indexentries.Entry) (claims, releases []indexentries.Claim)
 	// ClaimsOf returns the claims of the values entries hold in unique indexes.
 	ClaimsOf(entries []indexentries.Entry) []indexentries.Claim
+	// Has reports whether typ has indexes; HasEntries, whether any of them keeps
+	// entries in the index entries table (is not inline).
+	Has(typ string) bool
+	HasEntries(typ string) bool
+	// UniqueClaims returns the claims of the values entries emit into unique
+	// indexes, once each.
+	UniqueClaims(entries []indexentries.Entry) []indexentries.Claim
 	// Set returns the encoded set of the indexes registered for typ.
 	Set(typ string) string
 	// Unique reports whether the index name of typ is unique.

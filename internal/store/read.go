@@ -71,3 +71,26 @@ func DecodeStored(k Key, item map[string]types.AttributeValue, now time.Time) (e
 	}
 	return s, nil
 }
+
+// ReadLive reads the entity k, strongly consistent, for a write that goes on from
+// what it reads. An entity being deleted, or expired, reads as missing once its
+// deletion is completed, as every writer meeting one completes it.
+func (c *Core) ReadLive(ctx context.Context, k Key) (map[string]types.AttributeValue, error) {
+	item, err := c.GetItem(ctx, k, true)
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.ReadStored(k, item)
+	switch {
+	case err != nil:
+		return nil, err
+	case s.Ending():
+		if err := c.CompleteDelete(ctx, k, s); err != nil {
+			return nil, errs.Wrap(err, "completing the delete of %s", k)
+		}
+		return nil, notFound(k)
+	case !s.Exists():
+		return nil, notFound(k)
+	}
+	return item, nil
+}

@@ -1,4 +1,4 @@
-package ryno
+package store
 
 import (
 	"context"
@@ -13,10 +13,9 @@ import (
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/indexes"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
-	"github.com/rynodb/rynodb/internal/store"
 )
 
 // A Set or Update without a version need not know what is stored to replace it,
@@ -36,46 +35,46 @@ const maxUpsertExpression = 3500
 
 // upsertInput returns the UpdateItem of a write that needs no read, or nil.
 func (w *write) upsertInput() *dynamodb.UpdateItemInput {
-	if w.mode == modeCreate || w.e.Version > 0 || !w.e.Created.IsZero() || w.entryIndexed() || len(w.predicates) > 0 || w.cond != nil {
+	if w.Mode == PutCreate || w.Version > 0 || !w.Created.IsZero() || w.entryIndexed() || len(w.predicates) > 0 || w.Cond != nil {
 		return nil
 	}
 	inline, ok := w.inlineWithoutVersion()
 	if !ok {
 		return nil
 	}
-	now := str(schema.FormatTime(w.now))
+	now := attrS(schema.FormatTime(w.now))
 	created := expression.Name(schema.AttrCreated)
 	version := expression.Name(schema.AttrVersion)
 	u := expression.Set(created, expression.IfNotExists(created, expression.Value(now))).
 		Set(expression.Name(schema.AttrUpdated), expression.Value(now)).
-		Set(version, expression.Plus(expression.IfNotExists(version, expression.Value(number(0))), expression.Value(number(1)))).
-		Set(expression.Name(schema.AttrToken), expression.Value(str(w.token))).
-		Set(expression.Name(schema.AttrShape), expression.Value(str(store.ShapeOf(w.base))))
+		Set(version, expression.Plus(expression.IfNotExists(version, expression.Value(attrN(0))), expression.Value(attrN(1)))).
+		Set(expression.Name(schema.AttrToken), expression.Value(attrS(w.token))).
+		Set(expression.Name(schema.AttrShape), expression.Value(attrS(ShapeOf(w.Base))))
 	if w.indexed() { // inline indexes only: the record of no entry, as a put writes it
 		u = u.Set(expression.Name(schema.AttrIndexEntries), expression.Value(indexes.Record(nil)))
 	} else {
 		u = u.Remove(expression.Name(schema.AttrIndexEntries))
 	}
-	u = store.UpdateInline(u, inline)
+	u = UpdateInline(u, inline)
 	if w.mine != "" {
-		u = u.Set(expression.Name(schema.AttrIndexes), expression.Value(str(w.mine)))
+		u = u.Set(expression.Name(schema.AttrIndexes), expression.Value(attrS(w.mine)))
 	}
 	var a aliases
-	key := w.e.Key.item()
-	for _, name := range slices.Sorted(maps.Keys(w.base)) {
+	key := actions.EntityKey(w.Key)
+	for _, name := range slices.Sorted(maps.Keys(w.Base)) {
 		if _, isKey := key[name]; !isKey {
-			u = u.Set(a.name(name), expression.Value(w.base[name]))
+			u = u.Set(a.name(name), expression.Value(w.Base[name]))
 		}
 	}
-	same := expression.Name(schema.AttrShape).Equal(expression.Value(str(store.ShapeOf(w.base)))).
+	same := expression.Name(schema.AttrShape).Equal(expression.Value(attrS(ShapeOf(w.Base)))).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrPending)),
 			expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
 			actions.NotExpired(w.now),
 			indexSetIsOrNone(w.mine),
 			// Sent again after a lost response, it finds its own write and stops.
-			expression.Name(schema.AttrToken).NotEqual(expression.Value(str(w.token))))
+			expression.Name(schema.AttrToken).NotEqual(expression.Value(attrS(w.token))))
 	cond := expression.AttributeNotExists(expression.Name(schema.AttrID)).Or(same)
-	if w.mode == modeUpdate {
+	if w.Mode == PutUpdate {
 		cond = expression.AttributeExists(expression.Name(schema.AttrID)).And(same)
 	}
 	b := commit.Build(cond, &u)
@@ -83,7 +82,7 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 		return nil
 	}
 	a.resolve(b.Names)
-	return w.c.core.EntityUpdate(relationships.Key(w.e.Key), b)
+	return w.c.EntityUpdate(w.Key, b)
 }
 
 // inlineWithoutVersion returns the inline attributes of the entity written by an
@@ -95,13 +94,13 @@ func (w *write) inlineWithoutVersion() (attrs map[string]types.AttributeValue, o
 		return nil, true
 	}
 	emit := func(version int64, created time.Time) (map[string]types.AttributeValue, error) {
-		item := maps.Clone(w.base)
-		item[schema.AttrVersion] = number(version)
-		emitted, err := emitEntries(w.c.indexes, item, created, w.now)
+		item := maps.Clone(w.Base)
+		item[schema.AttrVersion] = attrN(version)
+		emitted, err := w.c.Indexes.Emit(item, created, w.now)
 		if err != nil {
 			return nil, err
 		}
-		attrs, _, err := w.c.indexes.InlineSplit(w.e.Type, emitted)
+		attrs, _, err := w.c.Indexes.InlineSplit(w.Key.Type, emitted)
 		return attrs, err
 	}
 	first, err := emit(1, w.now)
@@ -125,18 +124,17 @@ func indexSetIsOrNone(mine string) expression.ConditionBuilder {
 	return none.Or(entitystate.IndexSetIs(mine))
 }
 
-// upsert sends in. It returns the entity as stored, or the expectation a put must
+// upsert sends in. It returns the item as stored, or the expectation a put must
 // meet next, decided from the item that refused it.
-func (w *write) upsert(ctx context.Context, in *dynamodb.UpdateItemInput) (*Entity, entitystate.Expectation, error) {
-	send := w.c.core.UpdateSend(in)
-	a := w.c.core.Settle(ctx, send, send)
+func (w *write) upsert(ctx context.Context, in *dynamodb.UpdateItemInput) (map[string]types.AttributeValue, entitystate.Expectation, error) {
+	send := w.c.UpdateSend(in)
+	a := w.c.Settle(ctx, send, send)
 	switch a.Outcome {
 	case commit.Committed:
-		e, err := decodeEntity(a.Item)
-		return e, entitystate.Expectation{}, err
+		return a.Item, entitystate.Expectation{}, nil
 	case commit.ConditionFailed:
 		x, done, err := w.decideFromItem(ctx, a.Item)
 		return done, x, err
 	}
-	return nil, entitystate.Expectation{}, wrap(a.Err, "%s %s", w.mode, w.e.Key)
+	return nil, entitystate.Expectation{}, errs.Wrap(a.Err, "%s %s", w.Mode, w.Key)
 }

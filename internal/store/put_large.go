@@ -1,4 +1,4 @@
-package ryno
+package store
 
 import (
 	"context"
@@ -12,9 +12,7 @@ import (
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexes"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
-	"github.com/rynodb/rynodb/internal/store"
 )
 
 // commitLarge writes a change too large for one transaction. It puts the entity
@@ -30,7 +28,7 @@ import (
 // the entries.
 func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, error) {
 	item := maps.Clone(p.item)
-	item[schema.AttrPending] = str(w.token)
+	item[schema.AttrPending] = attrS(w.token)
 	r, err := w.putMarked(ctx, p, item)
 	if r.stored == nil || err != nil {
 		return r, err
@@ -38,41 +36,40 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 	written := r.stored
 	entryOps := p.entryOps
 	if p.x.Pending && w.entryIndexed() {
-		stored, err := w.c.core.ReadIndexEntries(ctx, relationships.Key(w.e.Key))
+		stored, err := w.c.ReadIndexEntries(ctx, w.Key)
 		if err != nil {
-			return commitResult{}, &PartialWriteError{Entity: written, Err: err}
+			return commitResult{}, w.partial(written, err)
 		}
-		if entryOps, err = indexes.Ops(w.c.core.Names.IndexEntries, stored, p.entries); err != nil {
-			return commitResult{}, &PartialWriteError{Entity: written, Err: err}
+		if entryOps, err = indexes.Ops(w.c.Names.IndexEntries, stored, p.entries); err != nil {
+			return commitResult{}, w.partial(written, err)
 		}
 	}
-	batch := w.c.core.Batch.Shared()
-	g := store.Guard{Key: relationships.Key(w.e.Key), Attr: schema.AttrPending, Token: w.token}
+	batch := w.c.Batch.Shared()
+	g := Guard{Key: w.Key, Attr: schema.AttrPending, Token: w.token}
 	err = batching.Parallel(ctx, len(p.lists)+1, len(p.lists)+1, func(ctx context.Context, i int) error {
 		if i == 0 {
-			return w.c.core.TransactGuarded(ctx, batch, g, entryOps)
+			return w.c.TransactGuarded(ctx, batch, g, entryOps)
 		}
 		ch := p.lists[i-1]
-		op := store.ListOp{Kind: store.ListReplace, Subject: relationships.Key(w.e.Key), Predicate: ch.Predicate,
-			Objects: relKeys(w.lists[ch.Predicate]), CheckObjects: w.c.opts.CheckObjects}
-		_, err := w.c.core.WriteList(ctx, op)
+		op := ListOp{Kind: ListReplace, Subject: w.Key, Predicate: ch.Predicate,
+			Objects: w.Lists[ch.Predicate], CheckObjects: w.c.CheckObjects}
+		_, err := w.c.WriteList(ctx, op)
 		return err
 	})
 	switch {
-	case errors.Is(err, store.ErrGuardFailed):
+	case errors.Is(err, ErrGuardFailed):
 		return commitResult{stored: written}, nil // superseded: the next writer reconciles
 	case err != nil:
-		return commitResult{}, &PartialWriteError{Entity: written, Err: err}
+		return commitResult{}, w.partial(written, err)
 	}
-	cleared, err := w.c.core.ClearPending(ctx, relationships.Key(w.e.Key), w.token)
+	cleared, err := w.c.ClearPending(ctx, w.Key, w.token)
 	switch {
-	case errors.Is(err, store.ErrGuardFailed):
+	case errors.Is(err, ErrGuardFailed):
 		return commitResult{stored: written}, nil
 	case err != nil:
-		return commitResult{}, &PartialWriteError{Entity: written, Err: err}
+		return commitResult{}, w.partial(written, err)
 	}
-	e, err := w.storedEntity(cleared)
-	return commitResult{stored: e}, err
+	return commitResult{stored: cleared}, nil
 }
 
 // putMarked puts the entity marked as item, with the claims and releases of its
@@ -80,18 +77,24 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 // without the entity holding it.
 func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types.AttributeValue) (commitResult, error) {
 	if len(p.claims)+len(p.releases) == 0 {
-		return w.result(w.c.core.PutItem(ctx, relationships.Key(w.e.Key), item, p.x, w.token), p)
+		return w.result(w.c.PutItem(ctx, w.Key, item, p.x, w.token), p)
 	}
 	t := &actions.Transaction{}
-	t.Add(w.c.core.PutAction(item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(item))
-	actions.AddClaims(t, w.c.core.Names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(item))
-	a := w.c.core.Transact(ctx, t.Actions, commit.NewToken())
+	t.Add(w.c.PutAction(item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(item))
+	actions.AddClaims(t, w.c.Names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(item))
+	a := w.c.Transact(ctx, t.Actions, commit.NewToken())
 	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
 		return w.claimRefused(ctx, t.Roles[a.Action].Claim, a.Item)
 	}
 	r, err := w.result(a, p)
 	if r.stored != nil {
-		r.stored, err = w.storedEntity(item)
+		r.stored = item
 	}
 	return r, err
+}
+
+// partial is the error of a write that stored written, then failed for err.
+func (w *write) partial(written map[string]types.AttributeValue, err error) error {
+	s, _ := w.c.ReadStored(w.Key, written)
+	return &PartialWriteError{Key: w.Key, Version: s.Version, Item: written, Err: err}
 }

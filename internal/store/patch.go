@@ -1,0 +1,169 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// Patch is a partial update of an entity, checked and encoded by package ryno.
+type Patch struct {
+	Set     map[string]types.AttributeValue
+	Remove  []string
+	Add     map[string]string // decimal numbers
+	Expires time.Time         // zero: kept
+}
+
+// Size is the bytes the patch sends beside the key: the attributes it sets, the
+// names it removes and the numbers it adds.
+func (p Patch) Size() int {
+	n := schema.ItemSize(p.Set)
+	for _, name := range p.Remove {
+		n += len(name)
+	}
+	adds := make(map[string]types.AttributeValue, len(p.Add))
+	for name, v := range p.Add {
+		adds[name] = &types.AttributeValueMemberN{Value: v}
+	}
+	if !p.Expires.IsZero() {
+		adds[schema.AttrExpires] = ExpiresAttr(p.Expires)
+	}
+	return n + schema.ItemSize(adds)
+}
+
+// PatchOptions are the conditions of a patch: the version it requires (0: any) and
+// the caller's condition.
+type PatchOptions struct {
+	Version int64
+	Cond    *Condition
+}
+
+// PatchItem applies p to the entity k, of a type without indexes, with one
+// UpdateItem, and returns the item as stored.
+func (c *Core) PatchItem(ctx context.Context, k Key, p Patch, o PatchOptions) (map[string]types.AttributeValue, error) {
+	token := commit.NewToken()
+	in := c.PatchInput(k, p, o, token)
+	send := c.UpdateSend(in)
+	unapplied := func(s entitystate.State) bool { return o.Version > 0 && s.Live() && s.Version == o.Version }
+	resolve := func(ctx context.Context) commit.Attempt {
+		return c.Resolve(ctx, k, token, unapplied, send)
+	}
+	a := c.Settle(ctx, send, resolve)
+	switch a.Outcome {
+	case commit.Committed:
+		return a.Item, nil
+	case commit.ConditionFailed:
+		return c.patchRefused(ctx, k, o, token, a.Item)
+	}
+	var api smithy.APIError
+	if errors.As(a.Err, &api) && api.ErrorCode() == "ValidationException" {
+		return nil, &schema.ValidationError{Field: "Patch", Value: k.String(), Reason: api.ErrorMessage()}
+	}
+	return nil, errs.Wrap(a.Err, "patch %s", k)
+}
+
+// PatchInput is the UpdateItem of p: the changes, the version and Updated bumped,
+// the token recorded, under the condition that the entity exists, is not being
+// deleted, is indexed by no client (its type has no index here), has the version
+// asked for, and does not already hold this write.
+func (c *Core) PatchInput(k Key, p Patch, o PatchOptions, token string) *dynamodb.UpdateItemInput {
+	now := schema.TruncateTime(c.Now())
+	u := expression.Set(expression.Name(schema.AttrUpdated), expression.Value(attrS(schema.FormatTime(now)))).
+		Set(expression.Name(schema.AttrToken), expression.Value(attrS(token))).
+		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
+	// The builder reads '.' and '[' in a name as a path into nested attributes; user
+	// names are top-level attributes whatever they hold, so it gets aliases.
+	var a aliases
+	for _, n := range slices.Sorted(maps.Keys(p.Set)) {
+		u = u.Set(a.name(n), expression.Value(p.Set[n]))
+	}
+	for _, n := range p.Remove {
+		u = u.Remove(a.name(n))
+	}
+	if !p.Expires.IsZero() {
+		u = u.Set(expression.Name(schema.AttrExpires), expression.Value(ExpiresAttr(p.Expires)))
+	}
+	// The patch may add or remove names: the item's shape is no longer known.
+	u = u.Remove(expression.Name(schema.AttrShape))
+	for _, n := range slices.Sorted(maps.Keys(p.Add)) {
+		u = u.Add(a.name(n), expression.Value(&types.AttributeValueMemberN{Value: p.Add[n]}))
+	}
+	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
+		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
+			actions.NotExpired(now),
+			expression.AttributeNotExists(expression.Name(schema.AttrIndexes)),
+			expression.Name(schema.AttrToken).NotEqual(expression.Value(attrS(token))))
+	if o.Version > 0 {
+		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(o.Version))))
+	}
+	if o.Cond != nil {
+		cond = cond.And(o.Cond.Build(now))
+	}
+	b := commit.Build(cond, &u)
+	a.resolve(b.Names)
+	return c.EntityUpdate(k, b)
+}
+
+// aliases stands in for attribute names in an expression builder: plain names the
+// builder parses as they are, swapped for the real ones in the built names.
+type aliases struct{ names []string }
+
+// name returns the builder for the attribute named n.
+func (a *aliases) name(n string) expression.NameBuilder {
+	a.names = append(a.names, n)
+	return expression.Name("alias" + strconv.Itoa(len(a.names)-1))
+}
+
+// resolve swaps the aliases in built names for the names they stand for. Aliases
+// never meet the store's own names, which all start with '_'.
+func (a *aliases) resolve(built map[string]string) {
+	for placeholder, name := range built {
+		if i, ok := strings.CutPrefix(name, "alias"); ok {
+			if n, err := strconv.Atoi(i); err == nil && n < len(a.names) {
+				built[placeholder] = a.names[n]
+			}
+		}
+	}
+}
+
+// patchRefused explains a patch whose condition failed on the stored item.
+func (c *Core) patchRefused(ctx context.Context, k Key, o PatchOptions, token string, item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	version := o.Version
+	s, err := c.ReadStored(k, item)
+	switch {
+	case err != nil:
+		return nil, err
+	case s.Exists() && s.Token == token: // an earlier attempt landed
+		return item, nil
+	case s.Ending():
+		if err := c.CompleteDelete(ctx, k, s); err != nil {
+			return nil, errs.Wrap(err, "patch %s: completing a delete", k)
+		}
+		return nil, notFound(k)
+	case !s.Exists() && version > 0:
+		return nil, &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
+	case !s.Exists():
+		return nil, notFound(k)
+	case s.Indexes != "":
+		return nil, &UnknownIndexError{Key: k, Indexes: UnknownIndexes(s.Indexes, "")}
+	case o.Cond != nil && (version == 0 || s.Version == version):
+		return nil, &ConditionError{Key: k, Condition: o.Cond.Text}
+	}
+	return nil, &ConflictError{Key: k, Expected: version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.Version)}
+}

@@ -1,0 +1,522 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/indexes"
+	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// PutMode is which write of a whole entity a Put is.
+type PutMode int
+
+const (
+	PutCreate PutMode = iota // the entity must not exist
+	PutUpdate                // the entity must exist
+	PutSet                   // either
+)
+
+func (m PutMode) String() string {
+	return [...]string{"create", "update", "set"}[m]
+}
+
+// Put is one Create, Update or Set of an entity, checked and encoded by package
+// ryno.
+type Put struct {
+	Mode    PutMode
+	Key     Key
+	Version int64     // the version the writer carries: the stored one must have it (0: none)
+	Created time.Time // the Created time the entity carries (zero: none)
+	// Base is the entity's item without the store's bookkeeping: its key, scope,
+	// type, user attributes, metadata and expiry.
+	Base map[string]types.AttributeValue
+	// Lists are the lists to replace with the entity (ReplaceLists), by predicate.
+	Lists map[string][]Key
+	Cond  *Condition // the caller's condition (If), or nil
+}
+
+// Write stores the entity of p and returns its item as stored. Everything is
+// checked before any request.
+func (c *Core) Write(ctx context.Context, p Put) (map[string]types.AttributeValue, error) {
+	w, err := c.newWrite(p)
+	if err != nil {
+		return nil, err
+	}
+	return w.run(ctx)
+}
+
+// write is one Create, Update or Set in progress.
+type write struct {
+	c *Core
+	Put
+	token      string // names this call's write on the item
+	now        time.Time
+	mine       string   // the index set this client maintains for the type
+	predicates []string // the keys of Lists, sorted
+	// together reads the index entries in the same round as the entity item, as a
+	// transaction must, and checks them against the item's record of them.
+	together bool
+	// byRecord says the entries read were checked against the record only, which
+	// does not hold projections: the plan puts every projected entry again.
+	byRecord bool
+	// doubts remember contradictions between the heads and entries of lists read,
+	// one per predicate.
+	doubts []relationships.Doubt
+}
+
+// newWrite returns the write of p, after checking that a plan for the Created time
+// it carries (or now) holds: any later plan would fail as it does.
+func (c *Core) newWrite(p Put) (*write, error) {
+	w := &write{
+		c: c, Put: p, token: commit.NewToken(), now: schema.TruncateTime(c.Now()),
+		mine:       c.Indexes.Set(p.Key.Type),
+		predicates: slices.Sorted(maps.Keys(p.Lists)),
+		together:   p.Mode == PutSet, // a blind Set reads the entries beside the item
+	}
+	guess := entitystate.Expectation{Absent: true}
+	if p.Mode != PutCreate && !p.Created.IsZero() {
+		guess = entitystate.Expectation{Created: schema.TruncateTime(p.Created)}
+	}
+	if _, err := w.plan(guess, nil, nil); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// indexed reports whether the write runs map functions; entryIndexed, whether it
+// reads and writes index entries too (the type has indexes that are not inline).
+func (w *write) indexed() bool      { return w.c.Indexes.Has(w.Key.Type) }
+func (w *write) entryIndexed() bool { return w.c.Indexes.HasEntries(w.Key.Type) }
+
+// first returns the expectation of the first attempt, and whether the entity must be
+// read to complete it.
+func (w *write) first() (x entitystate.Expectation, read bool) {
+	switch {
+	case w.Mode == PutCreate:
+		return entitystate.Expectation{Absent: true}, false
+	case w.Version > 0:
+		x = entitystate.Expectation{Version: w.Version, Created: schema.TruncateTime(w.Created), Carried: true, Indexes: w.mine}
+		return x, w.Created.IsZero() // a put must know the Created time it keeps
+	case w.Mode == PutSet && w.Cond == nil && !w.entryIndexed() && len(w.predicates) == 0:
+		return entitystate.Expectation{Absent: true}, false // optimistic: one request for a new entity
+	}
+	// A blind Set that must know what it replaces (index entries, lists, a
+	// condition) reads it first: trying a create instead would spend a failed
+	// write, billed, on every existing entity.
+	return entitystate.Expectation{}, true
+}
+
+// conflict is the error of a write whose attempts ran out, for err.
+func (w *write) conflict(err error) error {
+	return &ConflictError{Key: w.Key, Expected: w.Version, Reason: "concurrent writers kept changing it: " + err.Error()}
+}
+
+// run makes attempts until one commits or fails for good. An attempt reads what its
+// plan needs, plans and commits under the condition that the stored entity is still
+// what it read; when the condition fails, the stored item it returns decides the next.
+func (w *write) run(ctx context.Context) (map[string]types.AttributeValue, error) {
+	x, read := w.first()
+	pace := w.c.ConflictPacer()
+	if in := w.upsertInput(); in != nil {
+		done, next, err := w.upsert(ctx, in)
+		if done != nil || err != nil {
+			return done, err
+		}
+		x, read = next, false
+		if err := pace.Wait(ctx); err != nil {
+			return nil, &ConflictError{Key: w.Key, Reason: "concurrent writers kept changing it: " + err.Error()}
+		}
+	}
+	for {
+		snap, done, err := w.read(ctx, x, read)
+		if done != nil || err != nil {
+			return done, err
+		}
+		held, again, err := w.readyLists(ctx, snap.lists)
+		if err != nil {
+			return nil, err
+		}
+		if again {
+			x, read = snap.x, false
+			if err := pace.Wait(ctx); err != nil {
+				if held != nil {
+					return nil, held
+				}
+				return nil, w.conflict(err)
+			}
+			continue
+		}
+		p, err := w.plan(snap.x, snap.entries, snap.lists)
+		if err != nil {
+			return nil, err
+		}
+		r, err := w.commit(ctx, p)
+		switch {
+		case r.stored != nil || err != nil:
+			return r.stored, err
+		case r.listsMoved: // same expectation; the lists are read again
+			x = snap.x
+		default:
+			if err := w.conditionFailed(x, r.old); err != nil {
+				return nil, err
+			}
+			if x, done, err = w.decideFromItem(ctx, r.old); done != nil || err != nil {
+				return done, err
+			}
+		}
+		read = false
+		if err := pace.Wait(ctx); err != nil {
+			return nil, w.conflict(err)
+		}
+	}
+}
+
+// readyLists inspects the lists read before a plan relies on them. It finishes a
+// list another writer left unfinished (or whose bookkeeping contradicts its entries)
+// and reports that the lists must be read again, as they must while another writer
+// holds one (held then says which) or a read is doubtful.
+func (w *write) readyLists(ctx context.Context, lists []ListState) (held *LeaseError, again bool, err error) {
+	if w.doubts == nil {
+		w.doubts = make([]relationships.Doubt, len(lists))
+	}
+	now := w.c.Now()
+	for i, s := range lists {
+		switch relationships.Inspect(s.Head, nil, s.Entries, true, now, &w.doubts[i]) {
+		case relationships.Held:
+			held, again = &LeaseError{Key: w.Key, Predicate: s.Head.Predicate, Until: s.Head.LeaseUntil}, true
+		case relationships.Left:
+			if _, err := w.c.WriteListLeased(ctx, nil, s.Head); err != nil {
+				return nil, false, err
+			}
+			again = true
+		case relationships.Doubtful:
+			again = true
+		}
+	}
+	return held, again, nil
+}
+
+// snapshot is what an attempt read: the expectation its commit checks, and the
+// stored index entries and lists its plan diffs against.
+type snapshot struct {
+	x       entitystate.Expectation
+	entries []map[string]types.AttributeValue
+	lists   []ListState
+}
+
+// read reads the entity item (when getItem), the lists the write replaces and the
+// stored index entries. Entries are diffed under a condition on the version, so they
+// must be read after that version was seen: in the first round when the caller
+// carried it or an earlier attempt saw it, after the entity item otherwise.
+func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem bool) (snapshot, map[string]types.AttributeValue, error) {
+	snap := snapshot{x: x, lists: make([]ListState, len(w.predicates))}
+	// An entity that does not exist has no lists: writes of a list check that
+	// their subject exists, and a Delete removes its lists before the entity. The
+	// transaction checks that no head exists, so a list left behind only costs a
+	// retry that reads it.
+	readLists := len(w.predicates) > 0 && !x.Absent
+	for i, p := range w.predicates {
+		snap.lists[i].Head = relationships.Head{Subject: w.Key, Predicate: p}
+	}
+	entriesFirst := w.entryIndexed() && !x.Absent && (!getItem || x.Carried || w.together)
+	var item map[string]types.AttributeValue
+	var heads []relationships.Head
+	reads := len(w.predicates) + 3
+	err := batching.Parallel(ctx, reads, w.c.MaxConcurrency+1, func(ctx context.Context, i int) error {
+		var err error
+		switch {
+		case i == 0 && getItem:
+			item, err = w.c.GetItem(ctx, w.Key, true)
+		case i == 1 && entriesFirst:
+			snap.entries, err = w.c.ReadIndexEntries(ctx, w.Key)
+		case i == 2 && readLists:
+			heads, err = w.c.ReadHeads(ctx, w.Key, w.predicates)
+		case i >= 3 && readLists:
+			snap.lists[i-3].Entries, err = w.c.ReadList(ctx, w.Key, w.predicates[i-3], true)
+		}
+		return err
+	})
+	for i, h := range heads {
+		snap.lists[i].Head = h
+	}
+	if err != nil {
+		return snap, nil, errs.Wrap(err, "%s %s", w.Mode, w.Key)
+	}
+	if getItem {
+		var done map[string]types.AttributeValue
+		if snap.x, done, err = w.decideFromItem(ctx, item); done != nil || err != nil {
+			return snap, done, err
+		}
+		if snap.x.Absent {
+			// No entity: entries read beside the item are none of its own, and the
+			// write puts every entry it emits, as a create does.
+			snap.entries = nil
+		}
+		if snap.x.Absent && item != nil {
+			// The decision completed the Delete it found, which swept the lists
+			// read beside the item: they are none now.
+			for i, p := range w.predicates {
+				snap.lists[i] = ListState{Head: relationships.Head{Subject: w.Key, Predicate: p}}
+			}
+		}
+	}
+	if entriesFirst && getItem && !x.Carried && !snap.x.Absent {
+		w.byRecord = RecordMatches(item, snap.entries)
+		entriesFirst = w.byRecord // otherwise read before a write the item shows: again
+	}
+	if w.entryIndexed() && !snap.x.Absent && !entriesFirst {
+		if snap.entries, err = w.c.ReadIndexEntries(ctx, w.Key); err != nil {
+			return snap, nil, errs.Wrap(err, "%s %s", w.Mode, w.Key)
+		}
+	}
+	return snap, nil, nil
+}
+
+// conditionFailed returns a *ConditionError when the write's condition is what
+// refused it: the stored item is otherwise as the write expected.
+func (w *write) conditionFailed(x entitystate.Expectation, item map[string]types.AttributeValue) error {
+	if w.Cond == nil {
+		return nil
+	}
+	s, err := w.c.ReadStored(w.Key, item)
+	if err != nil || !s.Live() || s.Token == w.token || !x.Holds(s) {
+		return nil
+	}
+	return &ConditionError{Key: w.Key, Condition: w.Cond.Text}
+}
+
+// decideFromItem decides the next expectation from the stored item (nil: none), or
+// that the call is done (the item it returns is not nil): its own earlier attempt
+// landed, or the item refuses it.
+func (w *write) decideFromItem(ctx context.Context, item map[string]types.AttributeValue) (entitystate.Expectation, map[string]types.AttributeValue, error) {
+	s, err := w.c.ReadStored(w.Key, item)
+	if err != nil {
+		return entitystate.Expectation{}, nil, err
+	}
+	if s.Exists() && s.Token == w.token {
+		return entitystate.Expectation{}, item, nil
+	}
+	if s.Ending() {
+		if err := w.c.CompleteDelete(ctx, w.Key, s); err != nil {
+			return entitystate.Expectation{}, nil, errs.Wrap(err, "%s %s: completing a delete", w.Mode, w.Key)
+		}
+		s = entitystate.State{}
+	}
+	x, err := w.decide(s)
+	x.Expires, x.ExpiresKnown = s.Expires, true
+	return x, nil, err
+}
+
+// decide returns the expectation of a write that found s stored, or why it must not
+// write.
+func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
+	k, v := w.Key, w.Version
+	switch {
+	case w.Mode == PutCreate && s.Exists():
+		return entitystate.Expectation{}, fmt.Errorf("%w: %s", errs.ErrExists, k)
+	case w.Mode == PutCreate:
+		return entitystate.Expectation{Absent: true}, nil
+	case v > 0 && !s.Exists():
+		return entitystate.Expectation{}, &ConflictError{Key: k, Expected: v, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", v)}
+	case v > 0 && s.Version != v:
+		return entitystate.Expectation{}, &ConflictError{Key: k, Expected: v, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", v, s.Version)}
+	case v > 0 && !w.Created.IsZero() && !s.Created.Equal(schema.TruncateTime(w.Created)):
+		return entitystate.Expectation{}, &ConflictError{Key: k, Expected: v, Stored: s.Version, Reason: "the entity was deleted and created again"}
+	case !s.Exists() && w.Mode == PutUpdate:
+		return entitystate.Expectation{}, notFound(k)
+	case !s.Exists():
+		return entitystate.Expectation{Absent: true}, nil
+	}
+	if unknown := UnknownIndexes(s.Indexes, w.mine); len(unknown) > 0 {
+		return entitystate.Expectation{}, &UnknownIndexError{Key: k, Indexes: unknown}
+	}
+	x := entitystate.Expect(s)
+	if x.Pending = s.Pending != ""; x.Pending {
+		x.Left = RecordEntries(k, s.Item)
+	}
+	return x, nil
+}
+
+// putPlan is what one attempt commits.
+type putPlan struct {
+	x        entitystate.Expectation
+	item     map[string]types.AttributeValue // the entity item to put
+	entries  []indexentries.Entry            // the index entries it emits
+	entryOps []batching.WriteOp              // index entries to put and delete
+	lists    []relationships.Change          // the lists it replaces
+	claims   []indexentries.Claim            // values of unique indexes it claims
+	releases []indexentries.Claim            // and those it gives up
+}
+
+// plan builds the item a write meeting x puts, and the changes to the index entries
+// and lists read. It checks what DynamoDB would refuse.
+func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types.AttributeValue, lists []ListState) (*putPlan, error) {
+	x.Now = w.now
+	if w.Cond != nil {
+		x.Cond = w.Cond.Build
+	}
+	created := w.now
+	if !x.Absent && !x.Created.IsZero() {
+		created = x.Created
+	}
+	item := maps.Clone(w.Base)
+	item[schema.AttrCreated] = attrS(schema.FormatTime(created))
+	item[schema.AttrUpdated] = attrS(schema.FormatTime(w.now))
+	item[schema.AttrVersion] = attrN(x.Next())
+	item[schema.AttrToken] = attrS(w.token)
+	item[schema.AttrShape] = attrS(ShapeOf(w.Base))
+	if w.mine != "" {
+		item[schema.AttrIndexes] = attrS(w.mine)
+	}
+	p := &putPlan{x: x, item: item}
+	if w.indexed() {
+		if err := w.planEntries(p, created, storedEntries); err != nil {
+			return nil, err
+		}
+	}
+	if err := CheckItemSize(w.Key, item); err != nil {
+		return nil, err
+	}
+	for i, s := range lists {
+		p.lists = append(p.lists, relationships.ChangeReplace(s.Head, s.Entries, w.Lists[w.predicates[i]]))
+	}
+	return p, nil
+}
+
+// planEntries adds to p the index entries and inline values its item emits, the
+// changes to the entries stored, and the unique values claimed and released.
+func (w *write) planEntries(p *putPlan, created time.Time, storedEntries []map[string]types.AttributeValue) error {
+	emitted, err := w.c.Indexes.Emit(p.item, created, w.now)
+	if err != nil {
+		return err
+	}
+	inline, entries, err := w.c.Indexes.InlineSplit(w.Key.Type, emitted)
+	if err != nil {
+		return err
+	}
+	indexes.PutInline(p.item, inline)
+	p.item[schema.AttrIndexEntries] = indexes.Record(entries)
+	if p.entryOps, err = indexes.Ops(w.c.Names.IndexEntries, storedEntries, entries); err != nil {
+		return err
+	}
+	p.entries = entries
+	held := ParseEntries(storedEntries)
+	if p.x.Pending {
+		held = append(held, p.x.Left...)
+	}
+	p.claims, p.releases = w.c.Indexes.ClaimChanges(held, entries)
+	if RecordsNewExpiry(p.x, entitystate.ExpiresOf(p.item)) {
+		p.claims = w.c.Indexes.UniqueClaims(entries) // each claim records the holder's expiry
+	}
+	if w.byRecord {
+		p.entryOps = append(p.entryOps, ProjectedPuts(w.c.Names.IndexEntries, entries)...)
+	}
+	return nil
+}
+
+// CheckItemSize rejects an item of the entity k that DynamoDB would refuse for its
+// size.
+func CheckItemSize(k Key, item map[string]types.AttributeValue) error {
+	if n := schema.ItemSize(item); n > schema.MaxItemBytes {
+		return &schema.ValidationError{Field: "Entity", Value: k.String(),
+			Reason: fmt.Sprintf("item is %d bytes; DynamoDB allows at most %d", n, schema.MaxItemBytes)}
+	}
+	return nil
+}
+
+// commitResult is how a commit ended: written, or refused by the condition with the
+// item then stored, or refused by a list another writer changed since it was read.
+type commitResult struct {
+	stored     map[string]types.AttributeValue
+	old        map[string]types.AttributeValue
+	listsMoved bool
+}
+
+// transaction returns the actions that commit the plan in one transaction: the
+// entity, its index entries and claims, its lists.
+func (w *write) transaction(p *putPlan) *actions.Transaction {
+	t := &actions.Transaction{}
+	t.Add(w.c.PutAction(p.item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(p.item))
+	t.MarkChecked(w.Key) // the put checks the entity
+	for _, op := range batching.LastWriteWins(p.entryOps) {
+		t.Add(actions.Items([]batching.WriteOp{op})[0], actions.Role{Kind: actions.RoleIndex}, op.Size())
+	}
+	actions.AddClaims(t, w.c.Names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(p.item))
+	for _, ch := range p.lists {
+		actions.AddChange(t, w.c.ListTables(), ch, w.c.CheckObjects, w.c.Now())
+	}
+	return t
+}
+
+// commit writes the plan: one conditional PutItem when only the entity changes, one
+// transaction when everything fits in one, the large path otherwise.
+func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
+	if len(p.entryOps) == 0 && len(p.lists) == 0 && len(p.claims)+len(p.releases) == 0 && !p.x.Pending {
+		return w.result(w.c.PutItem(ctx, w.Key, p.item, p.x, w.token), p)
+	}
+	t := w.transaction(p)
+	if p.x.Pending || !t.Fits() {
+		return w.commitLarge(ctx, p)
+	}
+	a := w.c.Transact(ctx, t.Actions, commit.NewToken())
+	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
+		r := Refusal(t, a)
+		switch {
+		case r.Missing != nil:
+			return commitResult{}, errs.Wrap(r.Missing, "%s %s", w.Mode, w.Key)
+		case r.Role.Kind == actions.RoleClaim && r.Role.Release: // another entity holds it: not ours to release
+			p.releases = slices.DeleteFunc(p.releases, func(cl indexentries.Claim) bool { return cl == r.Role.Claim })
+			return w.commit(ctx, p)
+		case r.Role.Kind == actions.RoleClaim:
+			return w.claimRefused(ctx, r.Role.Claim, a.Item)
+		}
+		return commitResult{listsMoved: true}, nil
+	}
+	return w.result(a, p)
+}
+
+// claimRefused is the result of a commit refused by the claim of cl, held as item:
+// another try once the value's holder is found to have ended (see FreeHeld), the
+// holder's *UniqueError otherwise.
+func (w *write) claimRefused(ctx context.Context, cl indexentries.Claim, item map[string]types.AttributeValue) (commitResult, error) {
+	freed, err := w.c.FreeHeld(ctx, cl, item)
+	if err == nil && !freed {
+		err = UniqueTaken(cl, item)
+	}
+	if err != nil {
+		return commitResult{}, errs.Wrap(err, "%s %s", w.Mode, w.Key)
+	}
+	return commitResult{listsMoved: true}, nil // same expectation, planned again
+}
+
+func (w *write) result(a commit.Attempt, p *putPlan) (commitResult, error) {
+	switch {
+	case a.Outcome == commit.Committed:
+		return commitResult{stored: p.item}, nil
+	case a.Outcome == commit.ConditionFailed && a.Action == 0:
+		return commitResult{old: a.Item}, nil
+	}
+	return commitResult{}, errs.Wrap(a.Err, "%s %s", w.Mode, w.Key)
+}
+
+// UniqueTaken is the error of a claim refused: who holds the value.
+func UniqueTaken(cl indexentries.Claim, item map[string]types.AttributeValue) error {
+	owner := Key{Scope: cl.Scope}
+	if held, err := indexentries.ClaimFromItem(item); err == nil {
+		owner.Type, owner.ID = held.Type, held.ID
+	}
+	return &UniqueError{Index: cl.IndexName, Value: cl.Value.Interface(), Owner: owner}
+}

@@ -1,0 +1,415 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// TxKind is what an operation of a transaction does.
+type TxKind int
+
+const (
+	TxCreate TxKind = iota
+	TxUpdate
+	TxSet
+	TxPatch
+	TxDelete
+	TxCheck
+	TxAdd
+	TxRemove
+	TxSequence
+)
+
+func (k TxKind) String() string {
+	return [...]string{"create", "update", "set", "patch", "delete", "check", "add relationships", "remove relationships", "draw from sequence"}[k]
+}
+
+// TxOp is one operation of a transaction, checked by package ryno.
+type TxOp struct {
+	Kind TxKind
+	Key  Key // the entity, or the subject of a list or sequence
+	Put  Put // Create, Update, Set
+	// Patch is the patch of a TxPatch. Of an indexed type, Patched returns the base
+	// item (as Put.Base) of the entity stored as item with the patch applied.
+	Patch     Patch
+	Patched   func(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error)
+	Version   int64      // the version a Patch or Delete requires (0: any)
+	Cond      *Condition // If; the condition of a TxCheck
+	Predicate string     // of a list; the name of a sequence
+	Objects   []Key
+	From      int64 // the number a draw from a sequence last read
+}
+
+// TxResult is what one operation of a committed transaction did: the item of the
+// entity it wrote, as stored, and the objects it added or removed.
+type TxResult struct {
+	Item    map[string]types.AttributeValue
+	Changed []Key
+}
+
+// ErrSequenceMoved is the refusal of a draw another call made first.
+var ErrSequenceMoved = errors.New(errs.Prefix + "the sequence was drawn from meanwhile")
+
+// errRetryTx asks for another attempt after a backoff: an entity is in the middle
+// of a large write.
+var errRetryTx = errors.New(errs.Prefix + "an entity of the transaction is being written")
+
+// Tx is a transaction being prepared: NewTx, Add for each operation, Seal, then
+// Commit.
+type Tx struct {
+	c   *Core
+	ops []*txOp
+	// written are the entities written by an operation: a list operation of the
+	// same subject checks it through that write.
+	written map[Key]TxKind
+	lists   map[string]bool // the lists and sequences of operations
+	checks  map[Key]*txOp   // the TxChecks
+	// joined are the TxChecks of the subjects of list operations: each list's check
+	// of its subject requires the TxCheck's condition too, one action for both.
+	joined map[Key]*txOp
+	bytes  int
+}
+
+// txOp is one operation, with what it needs between attempts.
+type txOp struct {
+	TxOp
+	index int
+	write *write // Create, Update, Set
+}
+
+// NewTx starts a transaction of n operations.
+func (c *Core) NewTx(n int) (*Tx, error) {
+	switch {
+	case n == 0:
+		return nil, invalid("Transact", "", "needs an operation")
+	case n > actions.MaxItems:
+		return nil, &TransactionLimitError{Limit: "actions", Detail: fmt.Sprintf("%d operations; a transaction holds at most %d actions", n, actions.MaxItems)}
+	}
+	return &Tx{c: c, written: map[Key]TxKind{}, lists: map[string]bool{}, checks: map[Key]*txOp{}}, nil
+}
+
+// Add adds the next operation, after checking it against the others.
+func (t *Tx) Add(op TxOp) error {
+	p := &txOp{TxOp: op, index: len(t.ops)}
+	switch op.Kind {
+	case TxCreate, TxUpdate, TxSet:
+		w, err := t.c.newWrite(op.Put)
+		if err != nil {
+			return errs.Wrap(err, "transaction operation %d (%s)", p.index, op.Kind)
+		}
+		p.write, p.Key = w, op.Put.Key
+		t.bytes += schema.ItemSize(op.Put.Base)
+	case TxPatch:
+		t.bytes += schema.ItemSize(actions.EntityKey(op.Key)) + op.Patch.Size()
+	}
+	switch op.Kind {
+	case TxAdd, TxRemove, TxSequence:
+		id := fmt.Sprint(op.Kind == TxSequence, "\x00", p.Key.String(), "\x00", op.Predicate)
+		if t.lists[id] {
+			return &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("the list or sequence %s %s is in two operations", p.Key, op.Predicate)}
+		}
+		t.lists[id] = true
+	default:
+		if _, dup := t.written[p.Key]; dup {
+			return &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("%s is in two operations", p.Key)}
+		}
+		t.written[p.Key] = op.Kind
+		if op.Kind == TxCheck {
+			t.checks[p.Key] = p
+		}
+	}
+	t.ops = append(t.ops, p)
+	return nil
+}
+
+// Seal ends the preparation: it joins the checks of list subjects and checks the
+// size of what the operations send.
+func (t *Tx) Seal() error {
+	t.joined = map[Key]*txOp{}
+	for _, p := range t.ops {
+		if p.Kind == TxAdd || p.Kind == TxRemove || p.Kind == TxSequence {
+			if chk, ok := t.checks[p.Key]; ok {
+				t.joined[p.Key] = chk
+			}
+		}
+	}
+	if t.bytes > actions.MaxBytes {
+		return &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the entities and patches alone are %d bytes; a transaction holds at most %d", t.bytes, actions.MaxBytes)}
+	}
+	return nil
+}
+
+// Commit reads what the operations need in one parallel round, plans and sends the
+// transaction, and plans again when another writer got there first, within
+// Config.Conflicts.
+func (t *Tx) Commit(ctx context.Context) ([]TxResult, error) {
+	pace := t.c.ConflictPacer()
+	for {
+		parts, err := t.read(ctx)
+		var early *TransactionError
+		switch {
+		case errors.Is(err, errRetryTx):
+			if err := pace.Wait(ctx); err != nil {
+				return nil, errs.Wrap(errRetryTx, "transaction")
+			}
+			continue
+		case errors.As(err, &early):
+			return nil, early
+		case err != nil:
+			return nil, err
+		}
+		all, owners, err := t.assemble(parts)
+		if err != nil {
+			return nil, err
+		}
+		a := t.c.Transact(ctx, all.Actions, commit.NewToken())
+		switch a.Outcome {
+		case commit.Committed:
+			return t.results(parts), nil
+		case commit.ConditionFailed:
+		default:
+			return nil, errs.Wrap(a.Err, "transaction")
+		}
+		refused, retry := t.refusals(ctx, parts, all, owners, a)
+		if !retry {
+			return nil, &TransactionError{Ops: refused}
+		}
+		if err := pace.Wait(ctx); err != nil {
+			return nil, &TransactionError{Ops: refused}
+		}
+	}
+}
+
+// txPart is what one operation adds to the transaction, once it has read.
+type txPart struct {
+	op      *txOp
+	t       actions.Transaction
+	result  TxResult
+	refused func(ctx context.Context, role actions.Role, item map[string]types.AttributeValue) (retry bool, err error)
+	// joined is the TxCheck whose condition this list operation's check of its
+	// subject holds too: a refusal of that check while the subject exists is its.
+	joined *txOp
+}
+
+// read reads what every operation needs, in parallel, and plans its actions. The
+// operations that what they read refuses already (see refuses) fail the call
+// together, in a *TransactionError; errRetryTx asks for another attempt.
+func (t *Tx) read(ctx context.Context) ([]*txPart, error) {
+	parts := make([]*txPart, len(t.ops))
+	var (
+		mu      sync.Mutex
+		refused []OpError
+		retry   error
+	)
+	err := batching.Parallel(ctx, len(t.ops), t.c.MaxConcurrency, func(ctx context.Context, i int) error {
+		op := t.ops[i]
+		part, err := t.plan(ctx, op)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err == nil:
+			parts[i] = part
+		case refuses(err):
+			refused = append(refused, op.refusal(err))
+		case errors.Is(err, errRetryTx):
+			retry = err
+		default:
+			return errs.Wrap(err, "transaction operation %d (%s %s)", i, op.Kind, op.Key)
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case len(refused) > 0:
+		slices.SortFunc(refused, func(a, b OpError) int { return cmp.Compare(a.Index, b.Index) })
+		return nil, &TransactionError{Ops: refused}
+	case retry != nil:
+		return nil, retry
+	}
+	return parts, nil
+}
+
+// refuses reports whether err, met while planning an operation, refuses the
+// transaction as a failed condition at its commit would: the entity is missing, has
+// another version or already exists, a value is taken, the entity has relationship
+// entries or indexes this client does not register.
+func refuses(err error) bool {
+	return errors.Is(err, errs.ErrConflict) || errors.Is(err, errs.ErrNotFound) ||
+		errors.Is(err, errs.ErrHasRelationships) || errors.Is(err, errs.ErrUnknownIndex)
+}
+
+// refusal reports the operation refused for err.
+func (op *txOp) refusal(err error) OpError {
+	return OpError{Index: op.index, Op: op.Kind.String(), Key: op.Key, Err: err}
+}
+
+// plan reads what op needs and returns its part.
+func (t *Tx) plan(ctx context.Context, op *txOp) (*txPart, error) {
+	switch op.Kind {
+	case TxCreate, TxUpdate, TxSet:
+		return t.c.txWrite(ctx, op, op.write)
+	case TxPatch:
+		return t.c.txPatch(ctx, op)
+	case TxDelete:
+		return t.c.txDelete(ctx, op)
+	case TxCheck:
+		if t.joined[op.Key] == op {
+			return &txPart{op: op}, nil // checked by the list operation of its subject
+		}
+		return t.c.txCheck(op), nil
+	case TxSequence:
+		return t.c.txSequence(op, t.written, t.joined[op.Key])
+	}
+	if t.c.Sets[op.Predicate] {
+		return t.c.txSet(ctx, op, t.written, t.joined[op.Key])
+	}
+	return t.c.txList(ctx, op, t.written, t.joined[op.Key])
+}
+
+// assemble joins the parts into one transaction and checks DynamoDB's limits. owners
+// says which part each action belongs to. An operation claiming a value of a unique
+// index that an earlier one claims is refused, as a second writer would be.
+func (t *Tx) assemble(parts []*txPart) (*actions.Transaction, []int, error) {
+	all := &actions.Transaction{}
+	var owners []int
+	var refused []OpError
+	seen := map[string]int{} // item -> action
+	for i, p := range parts {
+		for j, act := range p.t.Actions {
+			id := actionItem(act)
+			role := p.t.Roles[j]
+			k, dup := seen[id]
+			switch {
+			case !dup:
+				seen[id] = len(all.Actions)
+				all.Add(act, role, 0)
+				owners = append(owners, i)
+				continue
+			case claiming(all.Roles[k]) && claiming(role):
+				if len(refused) == 0 || refused[len(refused)-1].Index != p.op.index {
+					refused = append(refused, p.op.refusal(UniqueTaken(role.Claim, all.Roles[k].Claim.Item())))
+				}
+				continue
+			}
+			merged, ok := handOver(all.Roles[k], role, all.Actions[k], act)
+			if !ok {
+				return nil, nil, &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("operation %d writes an item another operation writes", p.op.index)}
+			}
+			all.Actions[k], all.Roles[k], owners[k] = merged, role, i
+		}
+		all.Bytes += p.t.Bytes
+	}
+	switch {
+	case len(refused) > 0:
+		return nil, nil, &TransactionError{Ops: refused}
+	case len(all.Actions) > actions.MaxItems:
+		return nil, nil, &TransactionLimitError{Limit: "actions", Detail: fmt.Sprintf("the operations take %d actions (entities, index entries, claims, list entries, markers and heads); at most %d", len(all.Actions), actions.MaxItems)}
+	case all.Bytes > actions.MaxBytes:
+		return nil, nil, &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the operations write %d bytes; at most %d", all.Bytes, actions.MaxBytes)}
+	}
+	return all, owners, nil
+}
+
+// claiming reports whether the action of role claims a value of a unique index.
+func claiming(role actions.Role) bool { return role.Kind == actions.RoleClaim && !role.Release }
+
+// handOver merges the release of a unique value by one operation (one of the
+// roles a and b, whose actions are actA and actB) and its claim by another into one
+// action: the claim as built, on the condition that the value is free or held by
+// either entity.
+func handOver(a, b actions.Role, actA, actB types.TransactWriteItem) (types.TransactWriteItem, bool) {
+	if a.Kind != actions.RoleClaim || b.Kind != actions.RoleClaim || a.Release == b.Release {
+		return types.TransactWriteItem{}, false
+	}
+	release, claim, put := a.Claim, b.Claim, actB.Put
+	if b.Release {
+		release, claim, put = b.Claim, a.Claim, actA.Put
+	}
+	cond := actions.OwnedByOrFree(claim.Type, claim.ID).Or(
+		expression.Name(schema.AttrType).Equal(expression.Value(attrS(release.Type))).
+			And(expression.Name(schema.AttrID).Equal(expression.Value(attrS(release.ID)))))
+	bc := commit.Build(cond, nil)
+	merged := *put
+	merged.ConditionExpression, merged.ExpressionAttributeNames, merged.ExpressionAttributeValues = bc.Condition, bc.Names, bc.Values
+	return types.TransactWriteItem{Put: &merged}, true
+}
+
+// actionItem identifies the item an action writes or checks.
+func actionItem(act types.TransactWriteItem) string {
+	switch {
+	case act.Put != nil:
+		return batching.ItemID(aws.ToString(act.Put.TableName), keyOf(aws.ToString(act.Put.TableName), act.Put.Item))
+	case act.Update != nil:
+		return batching.ItemID(aws.ToString(act.Update.TableName), act.Update.Key)
+	case act.Delete != nil:
+		return batching.ItemID(aws.ToString(act.Delete.TableName), act.Delete.Key)
+	}
+	return batching.ItemID(aws.ToString(act.ConditionCheck.TableName), act.ConditionCheck.Key)
+}
+
+// keyOf returns the key of an item of one of the store's tables.
+func keyOf(table string, item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	for _, names := range [][]string{
+		{schema.AttrID, schema.AttrScopeTypeKey},
+		schema.RelationshipKeyAttrs(),
+		schema.IndexEntryKeyAttrs(),
+	} {
+		if _, ok := item[names[1]]; ok {
+			return batching.Project(item, names)
+		}
+	}
+	return item
+}
+
+// refusals reads every failed condition of a cancelled transaction. It reports
+// whether to plan and send the transaction again: when every refusal was another
+// writer getting there first, for operations without a version.
+func (t *Tx) refusals(ctx context.Context, parts []*txPart, all *actions.Transaction, owners []int, a commit.Attempt) ([]OpError, bool) {
+	var errs []OpError
+	retry := true
+	for i, reason := range a.Reasons {
+		if aws.ToString(reason.Code) != "ConditionalCheckFailed" {
+			continue
+		}
+		p := parts[owners[i]]
+		if chk := p.joined; chk != nil && all.Roles[i].Kind == actions.RoleEntity && !t.c.subjectGone(reason.Item) {
+			// The subject exists: the TxCheck joined to its list's check refused.
+			errs, retry = append(errs, chk.refusal(chk.conditionError())), false
+			continue
+		}
+		again, err := p.refused(ctx, all.Roles[i], reason.Item)
+		retry = retry && again
+		errs = append(errs, p.op.refusal(err))
+	}
+	return errs, retry && len(errs) > 0
+}
+
+// subjectGone reports whether the item a failed check returned is no entity a list
+// may be written for: none, one being deleted, or one expired.
+func (c *Core) subjectGone(item map[string]types.AttributeValue) bool {
+	return item == nil || c.Hidden(item)
+}
+
+// results returns what each operation did.
+func (t *Tx) results(parts []*txPart) []TxResult {
+	out := make([]TxResult, len(parts))
+	for i, p := range parts {
+		out[i] = p.result
+	}
+	return out
+}

@@ -1,0 +1,265 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// txWrite plans a Create, Update or Set in a transaction: it reads the entity item
+// (unless the entity carries what the write needs), its index entries and its lists
+// in one round, as Set does, without its optimistic create.
+func (c *Core) txWrite(ctx context.Context, op *txOp, w *write) (*txPart, error) {
+	w.together = true
+	x, getItem := w.first()
+	if w.Mode == PutSet && x.Absent {
+		x, getItem = entitystate.Expectation{}, true // one transaction: learn what is stored first
+	}
+	snap, done, err := w.read(ctx, x, getItem)
+	switch {
+	case err != nil:
+		return nil, err
+	case done != nil:
+		return nil, fmt.Errorf("%w: an earlier attempt of this transaction wrote it", errRetryTx)
+	case snap.x.Pending:
+		return nil, errRetryTx
+	}
+	p, err := w.plan(snap.x, snap.entries, snap.lists)
+	if err != nil {
+		return nil, err
+	}
+	part := &txPart{op: op, t: *w.transaction(p), result: TxResult{Item: p.item}}
+	part.refused = w.refused(snap.x)
+	return part, nil
+}
+
+// refused explains a refused action of the write of x.
+func (w *write) refused(x entitystate.Expectation) func(context.Context, actions.Role, map[string]types.AttributeValue) (bool, error) {
+	return func(ctx context.Context, role actions.Role, item map[string]types.AttributeValue) (bool, error) {
+		switch role.Kind {
+		case actions.RoleEntity:
+			if err := w.conditionFailed(x, item); err != nil {
+				return false, err
+			}
+			s, err := w.c.ReadStored(w.Key, item)
+			if err != nil {
+				return false, err
+			}
+			if s.Ending() {
+				return true, &ConflictError{Key: w.Key, Reason: "being deleted"}
+			}
+			if _, err := w.decide(s); err != nil {
+				return false, err
+			}
+			return true, &ConflictError{Key: w.Key, Expected: x.Version, Stored: s.Version, Reason: "written meanwhile"}
+		case actions.RoleClaim:
+			if role.Release {
+				return true, &ConflictError{Key: w.Key, Reason: "a value it held was claimed meanwhile"}
+			}
+			switch freed, err := w.c.FreeHeld(ctx, role.Claim, item); {
+			case err != nil:
+				return false, err
+			case freed:
+				return true, &ConflictError{Key: w.Key, Reason: "a value it claims was held by an entity that has ended"}
+			}
+			return false, UniqueTaken(role.Claim, item)
+		case actions.RoleObject:
+			return false, fmt.Errorf("%w: %s, the object of an edge", errs.ErrNotFound, role.Object)
+		}
+		return true, &ConflictError{Key: w.Key, Predicate: role.List, Reason: "its list changed meanwhile"}
+	}
+}
+
+// txPatch plans a Patch in a transaction: one conditional update on a type without
+// indexes; on an indexed type, the entity and its entries are read, the patch
+// applied, and the entity written with its entries as Update does.
+func (c *Core) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
+	if !c.Indexes.Has(op.Key.Type) {
+		token := commit.NewToken()
+		in := c.PatchInput(op.Key, op.Patch, op.patchOptions(), token)
+		p := &txPart{op: op}
+		p.t.Add(types.TransactWriteItem{Update: &types.Update{
+			TableName: in.TableName, Key: in.Key, UpdateExpression: in.UpdateExpression,
+			ConditionExpression: in.ConditionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
+			ExpressionAttributeValues:           in.ExpressionAttributeValues,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}}, actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(in.Key)+op.Patch.Size())
+		p.refused = func(ctx context.Context, _ actions.Role, item map[string]types.AttributeValue) (bool, error) {
+			_, err := c.patchRefused(ctx, op.Key, op.patchOptions(), token, item)
+			return false, err
+		}
+		return p, nil
+	}
+	item, entries, byRecord, err := c.readWithEntries(ctx, op.Key)
+	if err != nil {
+		return nil, err
+	}
+	if item == nil || c.Hidden(item) {
+		return nil, notFound(op.Key)
+	}
+	s, err := c.ReadStored(op.Key, item)
+	switch {
+	case err != nil:
+		return nil, err
+	case op.Version > 0 && s.Version != op.Version:
+		return nil, &ConflictError{Key: op.Key, Expected: op.Version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.Version, s.Version)}
+	}
+	base, err := op.Patched(item)
+	if err != nil {
+		return nil, err
+	}
+	// A blind patch (no Version) expects the version read (x below), and a refusal
+	// for a newer one plans it again instead of ending it.
+	w, err := c.newWrite(Put{Mode: PutUpdate, Key: op.Key, Version: op.Version, Created: s.Created, Base: base, Cond: op.Cond})
+	if err != nil {
+		return nil, err
+	}
+	w.byRecord = byRecord
+	x := entitystate.Expect(s)
+	if s.Pending != "" {
+		return nil, errRetryTx
+	}
+	p, err := w.plan(x, entries, nil)
+	if err != nil {
+		return nil, err
+	}
+	part := &txPart{op: op, t: *w.transaction(p), result: TxResult{Item: p.item}}
+	refused := w.refused(x)
+	part.refused = func(ctx context.Context, role actions.Role, item map[string]types.AttributeValue) (bool, error) {
+		retry, err := refused(ctx, role, item)
+		return retry && op.Version == 0, err
+	}
+	return part, nil
+}
+
+// readWithEntries reads the entity item k and its index entries in one round. When
+// the item records the entries read, they are those of the version read (byRecord);
+// otherwise they are read again, after the item.
+func (c *Core) readWithEntries(ctx context.Context, k Key) (item map[string]types.AttributeValue, entries []map[string]types.AttributeValue, byRecord bool, err error) {
+	if !c.Indexes.HasEntries(k.Type) {
+		item, err = c.GetItem(ctx, k, true)
+		return item, nil, item != nil, err
+	}
+	err = batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+		var err error
+		if i == 0 {
+			item, err = c.GetItem(ctx, k, true)
+		} else {
+			entries, err = c.ReadIndexEntries(ctx, k)
+		}
+		return err
+	})
+	if err != nil || item == nil || RecordMatches(item, entries) {
+		return item, entries, item != nil, err
+	}
+	entries, err = c.ReadIndexEntries(ctx, k)
+	return item, entries, false, err
+}
+
+// txDelete plans a Delete in a transaction: the entity, its index entries, the
+// claims of its unique values and the heads of its empty lists, under the condition
+// that it is still the version read, which must be the one IfVersion asks for. An
+// entity with relationship entries is refused.
+func (c *Core) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
+	var partition, incoming []map[string]types.AttributeValue
+	var item map[string]types.AttributeValue
+	var entries []map[string]types.AttributeValue
+	err := batching.Parallel(ctx, 3, 3, func(ctx context.Context, i int) error {
+		var err error
+		switch i {
+		case 0:
+			item, entries, _, err = c.readWithEntries(ctx, op.Key)
+		case 1:
+			partition, err = c.partitionItems(ctx, op.Key)
+		default:
+			var out *dynamodb.QueryOutput
+			in := c.IncomingQuery(op.Key)
+			in.Limit = aws.Int32(1)
+			if out, err = c.API.Query(ctx, in); err == nil {
+				incoming = out.Items
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := &txPart{op: op}
+	s, err := c.ReadStored(op.Key, item)
+	switch {
+	case err != nil:
+		return nil, err
+	case !s.Live() && op.Version > 0:
+		return nil, &ConflictError{Key: op.Key, Expected: op.Version, Missing: true, Reason: "the entity does not exist"}
+	case !s.Live():
+		return p, nil // nothing to delete: not an error
+	case op.Version > 0 && s.Version != op.Version:
+		return nil, &ConflictError{Key: op.Key, Expected: op.Version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.Version, s.Version)}
+	case len(incoming) > 0 || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !Bookkeeping(i) }):
+		return nil, errs.ErrHasRelationships
+	case s.Pending != "":
+		return nil, errRetryTx
+	}
+	c.addEntityDelete(&p.t, op, s)
+	for _, e := range ParseEntries(entries) {
+		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.Names.IndexEntries, e.PrimaryKey())})[0], actions.Role{Kind: actions.RoleIndex}, 0)
+		if c.Indexes.Unique(e.Type, e.IndexName) {
+			p.t.Add(actions.Release(c.Names.IndexEntries, indexentries.ClaimOf(e)), actions.Role{Kind: actions.RoleClaim, Claim: indexentries.ClaimOf(e), Release: true}, 0)
+		}
+	}
+	for _, b := range partition {
+		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.Names.Relationships, batching.Project(b, schema.RelationshipKeyAttrs()))})[0], actions.Role{Kind: actions.RoleHead}, 0)
+	}
+	p.refused = func(_ context.Context, role actions.Role, item map[string]types.AttributeValue) (bool, error) {
+		now, _ := c.ReadStored(op.Key, item)
+		switch {
+		case role.Kind != actions.RoleEntity:
+			return true, &ConflictError{Key: op.Key, Reason: "its entries changed meanwhile"}
+		case op.Version > 0 && now.Version != op.Version:
+			return false, &ConflictError{Key: op.Key, Expected: op.Version, Stored: now.Version, Missing: !now.Live(), Reason: "another version"}
+		case op.Cond != nil && now.Version == s.Version:
+			return false, &ConditionError{Key: op.Key, Condition: op.Cond.Text}
+		}
+		return true, &ConflictError{Key: op.Key, Reason: "written meanwhile"}
+	}
+	return p, nil
+}
+
+// addEntityDelete adds the deletion of the entity stored as s, conditional on its
+// version (which pins the entries read) and the caller's condition.
+func (c *Core) addEntityDelete(t *actions.Transaction, op *txOp, s entitystate.State) {
+	cond := expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(s.Version))).
+		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
+	if op.Cond != nil {
+		cond = cond.And(op.Cond.Build(c.Now()))
+	}
+	b := commit.Build(cond, nil)
+	t.Add(types.TransactWriteItem{Delete: &types.Delete{
+		TableName: aws.String(c.Names.Entities), Key: actions.EntityKey(op.Key),
+		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}, actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(actions.EntityKey(op.Key)))
+}
+
+// partitionItems returns the keys of the items in k's partition of the relationship
+// entries table: its entries, and its lists' heads and markers.
+func (c *Core) partitionItems(ctx context.Context, k Key) ([]map[string]types.AttributeValue, error) {
+	in := KeysOnly(KeyCondition(c.Names.Relationships, "", schema.AttrSubjectKey, k.String()), schema.AttrSubjectKey, schema.AttrPredicateKey)
+	in.ConsistentRead = aws.Bool(true)
+	return c.QueryAll(ctx, in)
+}
+
+// patchOptions are the conditions of a TxPatch.
+func (op *txOp) patchOptions() PatchOptions { return PatchOptions{Version: op.Version, Cond: op.Cond} }

@@ -6,13 +6,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-
 	"github.com/rynodb/rynodb/indexing"
-	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/indexes"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -71,38 +67,8 @@ func (c *Client) uniqueIndex(si ScopedIndex, value indexing.Value) (indexes.Def[
 
 // lookupUnique reads the claim of value in si and returns the key it names.
 func (c *Client) lookupUnique(ctx context.Context, si ScopedIndex, value indexing.Value, consistent bool) (Key, error) {
-	scope, index := si.Scope, si.Index
-	in := store.GetInput(c.core.Names.IndexEntries, indexentries.ClaimPrimaryKey(scope, index, value))
-	in.ConsistentRead = aws.Bool(consistent)
-	out, err := c.core.API.GetItem(ctx, in)
-	if err != nil {
-		return Key{}, wrap(err, "lookup %v in %s of %s", value.Interface(), index, scope)
-	}
-	if out.Item == nil {
-		return Key{}, unheld(si, value)
-	}
-	cl, err := indexentries.ClaimFromItem(out.Item)
-	if err != nil {
-		return Key{}, err
-	}
-	holder := Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}
-	if !entitystate.ExpiredAt(entitystate.ExpiresOf(out.Item), c.opts.Now()) {
-		return holder, nil
-	}
-	// The holder has expired, unless a write extended it since the claim was put.
-	item, err := c.core.GetItem(ctx, relationships.Key(holder), consistent)
-	switch {
-	case err != nil:
-		return Key{}, err
-	case item == nil || c.core.Hidden(item):
-		return Key{}, unheld(si, value)
-	}
-	return holder, nil
-}
-
-// unheld is the error of a value no entity holds.
-func unheld(si ScopedIndex, value indexing.Value) error {
-	return fmt.Errorf("%w: no entity of %s holds %v in %s", ErrNotFound, si.Scope, value.Interface(), si.Index)
+	k, err := c.core.LookupUnique(ctx, si.Scope, si.Index, value, consistent)
+	return Key(k), err
 }
 
 // GetByUnique returns the entity holding value in the unique index in, or an
@@ -142,7 +108,7 @@ func (c *Client) GetByUnique(ctx context.Context, in ScopedIndex, value indexing
 			return e, err
 		}
 	}
-	return nil, unheld(in, value)
+	return nil, store.Unheld(in.Scope, in.Index, value)
 }
 
 // emits reports whether ix's map function emits value for e: whether e, as read,

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/rynodb/rynodb/internal/batching"
-	"github.com/rynodb/rynodb/internal/groupcommit"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
@@ -21,9 +19,8 @@ type Client struct {
 	core    *store.Core // the tables, their requests and the configuration the machinery reads
 	opts    Options
 	indexes indexRegistry
-	obs     *observer                                                     // nil when nobody observes the calls
-	queues  groupcommit.Queue[listID, store.ListOp, relationships.Change] // list calls waiting to be written together
-	bg      background                                                    // work left running by calls that returned
+	obs     *observer  // nil when nobody observes the calls
+	bg      background // work left running by calls that returned
 }
 
 // New returns a Client using api, typically a *dynamodb.Client. The tables must exist
@@ -61,26 +58,26 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 	api = requests.Reads{API: requests.Missing{API: api}, Retry: batching.Policy(opts.Retry), Sleep: batching.SleepContext, Retrying: retrying}
 	batch := batching.NewEngine(api, opts.MaxConcurrency, batching.Policy(opts.Retry))
 	batch.Retrying = retrying
-	core := &store.Core{API: api, Names: names, Batch: batch, Config: store.Config{
-		Now:            opts.Now,
-		MaxConcurrency: opts.MaxConcurrency,
-		ConsistentRead: opts.ConsistentRead,
-		Retry:          batching.Policy(opts.Retry),
-		Conflicts:      batching.Policy(opts.Conflicts),
-		Retrying:       retrying,
-		ListLease:      opts.ListLease,
-		Sets:           setOf(slices.Concat(opts.Sets, opts.OrderedSets)),
-		Ordered:        setOf(opts.OrderedSets),
-		CheckObjects:   opts.CheckObjects,
-		Owns:           owns,
-		Indexes:        registryView{registry},
-	}}
+	core := store.NewCore(api, names, batch, store.Config{
+		Now:                opts.Now,
+		MaxConcurrency:     opts.MaxConcurrency,
+		ConsistentRead:     opts.ConsistentRead,
+		Retry:              batching.Policy(opts.Retry),
+		Conflicts:          batching.Policy(opts.Conflicts),
+		Retrying:           retrying,
+		ListLease:          opts.ListLease,
+		Sets:               setOf(slices.Concat(opts.Sets, opts.OrderedSets)),
+		Ordered:            setOf(opts.OrderedSets),
+		CheckObjects:       opts.CheckObjects,
+		Owns:               owns,
+		Indexes:            registryView{registry},
+		SeparateListWrites: opts.SeparateListWrites,
+	})
 	c := &Client{
 		core:    core,
 		opts:    opts,
 		indexes: registry,
 		obs:     obs,
-		queues:  groupcommit.Queue[listID, store.ListOp, relationships.Change]{Same: sameListKind},
 	}
 	return c, nil
 }

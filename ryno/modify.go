@@ -47,8 +47,8 @@ func (c *Client) Modify(ctx context.Context, k Key, fn func(e *Entity) error, op
 	if err != nil {
 		return nil, err
 	}
-	if err := c.replaceSets(ctx, stored, sets); err != nil {
-		return nil, err
+	if err := c.core.ReplaceSets(ctx, relationships.Key(k), sets); err != nil {
+		return nil, &PartialWriteError{Entity: stored, Err: err}
 	}
 	return stored, nil
 }

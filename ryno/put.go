@@ -79,7 +79,7 @@ func (c *Client) put(ctx context.Context, e *Entity, mode putMode, opts []WriteO
 	if err != nil {
 		return nil, err
 	}
-	var sets map[string][]Key
+	var sets map[string][]relationships.Key
 	if e != nil { // putOf refuses a nil entity
 		if sets, err = c.takeSets(e.Key, &o); err != nil {
 			return nil, err
@@ -89,18 +89,12 @@ func (c *Client) put(ctx context.Context, e *Entity, mode putMode, opts []WriteO
 	if err != nil {
 		return nil, err
 	}
+	p.Sets = sets
 	item, err := c.core.Write(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	stored, err := decodeEntity(item)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.replaceSets(ctx, stored, sets); err != nil {
-		return nil, err
-	}
-	return stored, nil
+	return decodeEntity(item)
 }
 
 // putOf checks e and returns its write, before any request.

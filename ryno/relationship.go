@@ -4,7 +4,6 @@ import (
 	"context"
 	"iter"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/listings"
@@ -249,23 +248,8 @@ func (c *Client) HasRelationship(ctx context.Context, subject Key, predicate str
 	if err := relationships.Validate(relationships.Key(subject), predicate, []relationships.Key{relationships.Key(object)}); err != nil {
 		return false, err
 	}
-	if c.core.Sets[predicate] {
-		e := relationships.SetEntry(relationships.Key(subject), predicate, relationships.Key(object))
-		in := store.GetInput(c.core.Names.Relationships, e.PrimaryKey())
-		in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
-		out, err := c.core.API.GetItem(ctx, in)
-		if err != nil {
-			return false, wrap(err, "relationship %s -%s-> %s", subject, predicate, object)
-		}
-		return out.Item != nil, nil
-	}
-	in := c.core.EdgeQuery(relationships.Key(subject), predicate, relationships.Key(object))
-	in.Limit = aws.Int32(1)
-	out, err := c.core.API.Query(ctx, in)
-	if err != nil {
-		return false, wrap(err, "relationship %s -%s-> %s", subject, predicate, object)
-	}
-	return len(out.Items) > 0, nil
+	has, err := c.core.HasRelationship(ctx, relationships.Key(subject), predicate, relationships.Key(object))
+	return has, wrap(err, "relationship %s -%s-> %s", subject, predicate, object)
 }
 
 // validateSubject checks a subject and, unless it may be empty, a predicate.
@@ -291,19 +275,6 @@ func (c *Client) CountRelationships(ctx context.Context, subject Key, predicate 
 	if err := validateSubject(subject, predicate, false); err != nil {
 		return 0, err
 	}
-	if c.core.Sets[predicate] {
-		n, err := c.core.CountSet(ctx, relationships.Key(subject), predicate)
-		return n, wrap(err, "count relationships %s -%s->", subject, predicate)
-	}
-	in := store.GetInput(c.core.Names.Relationships, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
-	in.ConsistentRead = aws.Bool(c.opts.ConsistentRead)
-	out, err := c.core.API.GetItem(ctx, in)
-	if err != nil {
-		return 0, wrap(err, "count relationships %s -%s->", subject, predicate)
-	}
-	head, err := relationships.HeadFromItem(relationships.Key(subject), predicate, out.Item)
-	if err != nil {
-		return 0, err
-	}
-	return head.Count, nil
+	n, err := c.core.CountRelationships(ctx, relationships.Key(subject), predicate)
+	return n, wrap(err, "count relationships %s -%s->", subject, predicate)
 }

@@ -84,11 +84,7 @@ func (c *Client) listCall(ctx context.Context, kind store.ListKind, subject Key,
 	for _, opt := range opts {
 		opt(&op)
 	}
-	write := c.writeListCombined
-	if c.core.Sets[predicate] {
-		write = c.core.WriteSet
-	}
-	ch, err := write(ctx, op)
+	ch, err := c.core.WriteRelationships(ctx, op)
 	if err != nil {
 		return relationships.Change{}, wrap(err, "%s %s -%s->", kind, subject, predicate)
 	}

@@ -1,13 +1,10 @@
 package ryno
 
 import (
-	"context"
 	"maps"
 	"slices"
 
-	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/relationships"
-	"github.com/rynodb/rynodb/internal/store"
 )
 
 // A set (a predicate in Options.Sets) keeps one entry per object, keyed by the
@@ -42,8 +39,8 @@ func (c *Client) listsOnly(call string, predicates ...string) error {
 // takeSets removes the sets (Options.Sets) from the lists of o, checked, and returns
 // them: Create, Update, Set and Modify write them after the entity, as
 // ReplaceRelationships does. A transaction keeps refusing them (validateLists).
-func (c *Client) takeSets(subject Key, o *writeOptions) (map[string][]Key, error) {
-	var sets map[string][]Key
+func (c *Client) takeSets(subject Key, o *writeOptions) (map[string][]relationships.Key, error) {
+	var sets map[string][]relationships.Key
 	for _, p := range slices.Sorted(maps.Keys(o.lists)) {
 		if !c.core.Sets[p] {
 			continue
@@ -52,29 +49,10 @@ func (c *Client) takeSets(subject Key, o *writeOptions) (map[string][]Key, error
 			return nil, wrap(err, "ReplaceLists[%q]", p)
 		}
 		if sets == nil {
-			sets, o.lists = map[string][]Key{}, maps.Clone(o.lists)
+			sets, o.lists = map[string][]relationships.Key{}, maps.Clone(o.lists)
 		}
-		sets[p] = o.lists[p]
+		sets[p] = relKeys(o.lists[p])
 		delete(o.lists, p)
 	}
 	return sets, nil
-}
-
-// replaceSets replaces each set of the entity stored with its objects, in
-// parallel, once the entity is written. A set that fails leaves the entity written:
-// the error is a *PartialWriteError, and the same call again completes the sets.
-func (c *Client) replaceSets(ctx context.Context, stored *Entity, sets map[string][]Key) error {
-	predicates := slices.Sorted(maps.Keys(sets))
-	err := batching.Parallel(ctx, len(predicates), c.opts.MaxConcurrency, func(ctx context.Context, i int) error {
-		p := predicates[i]
-		op := store.ListOp{Kind: store.ListReplace, Subject: relationships.Key(stored.Key), Predicate: p, Objects: relKeys(sets[p]), CheckObjects: c.opts.CheckObjects}
-		if _, err := c.core.WriteSet(ctx, op); err != nil {
-			return wrap(err, "replace the set %s of %s", p, stored.Key)
-		}
-		return nil
-	})
-	if err != nil {
-		return &PartialWriteError{Entity: stored, Err: err}
-	}
-	return nil
 }

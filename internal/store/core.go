@@ -9,6 +9,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/groupcommit"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -20,17 +21,20 @@ type Key = relationships.Key
 // Config is what the machinery reads of the client's options, with the defaults
 // already applied.
 type Config struct {
-	Now            func() time.Time    // the clock of expiries, leases and timestamps
-	MaxConcurrency int                 // requests of one call in flight at once
-	ConsistentRead bool                // reads are strongly consistent unless a call says otherwise
-	Retry          batching.Policy     // retries of throttled, unprocessed and ambiguous requests
-	Conflicts      batching.Policy     // attempts of a write that loses races to other writers
-	ListLease      time.Duration       // how long a lease holds a list for its writer
-	Sets           map[string]bool     // the predicates declared sets or ordered sets
-	Ordered        map[string]bool     // the predicates declared ordered sets
-	CheckObjects   bool                // list writes check that their objects exist
-	Owns           map[string][]string // the predicates whose objects each owner type owns
-	Indexes        Indexes             // the registered indexes
+	Now            func() time.Time // the clock of expiries, leases and timestamps
+	MaxConcurrency int              // requests of one call in flight at once
+	ConsistentRead bool             // reads are strongly consistent unless a call says otherwise
+	Retry          batching.Policy  // retries of throttled, unprocessed and ambiguous requests
+	Conflicts      batching.Policy  // attempts of a write that loses races to other writers
+	ListLease      time.Duration    // how long a lease holds a list for its writer
+	Sets           map[string]bool  // the predicates declared sets or ordered sets
+	Ordered        map[string]bool  // the predicates declared ordered sets
+	CheckObjects   bool             // list writes check that their objects exist
+	// SeparateListWrites writes every Add and Remove of a list alone, never with
+	// the calls queued for the same list.
+	SeparateListWrites bool
+	Owns               map[string][]string // the predicates whose objects each owner type owns
+	Indexes            Indexes             // the registered indexes
 	// Retrying is told of each retry: why, after how long, and the cause.
 	Retrying func(ctx context.Context, why batching.Reason, wait time.Duration, cause error)
 }
@@ -43,7 +47,15 @@ type Core struct {
 	Batch *batching.Engine
 	Config
 
-	clock positionClock // positions of ordered sets
+	clock  positionClock                                           // positions of ordered sets
+	queues groupcommit.Queue[listID, ListOp, relationships.Change] // list calls waiting to be written together
+}
+
+// NewCore returns the core of a client.
+func NewCore(api requests.API, names schema.Names, batch *batching.Engine, cfg Config) *Core {
+	c := &Core{API: api, Names: names, Batch: batch, Config: cfg}
+	c.queues.Same = sameListKind
+	return c
 }
 
 // Pacing is how a conditional write is sent again: within Config.Retry, reporting

@@ -4,8 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/internal/entitystate"
 )
 
 func TestExpirySecondsRoundsUp(t *testing.T) {

@@ -45,7 +45,9 @@ type Put struct {
 	Base map[string]types.AttributeValue
 	// Lists are the lists to replace with the entity (ReplaceLists), by predicate.
 	Lists map[string][]Key
-	Cond  *Condition // the caller's condition (If), or nil
+	// Sets are the sets to replace once the entity is written, by predicate.
+	Sets map[string][]Key
+	Cond *Condition // the caller's condition (If), or nil
 }
 
 // Write stores the entity of p and returns its item as stored. Everything is
@@ -55,7 +57,29 @@ func (c *Core) Write(ctx context.Context, p Put) (map[string]types.AttributeValu
 	if err != nil {
 		return nil, err
 	}
-	return w.run(ctx)
+	item, err := w.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.ReplaceSets(ctx, p.Key, p.Sets); err != nil {
+		// The entity is written: the same call again completes the sets.
+		return nil, w.partial(item, err)
+	}
+	return item, nil
+}
+
+// ReplaceSets replaces each of the sets of the entity k with its objects, in
+// parallel, once the entity is written.
+func (c *Core) ReplaceSets(ctx context.Context, k Key, sets map[string][]Key) error {
+	predicates := slices.Sorted(maps.Keys(sets))
+	return batching.Parallel(ctx, len(predicates), c.MaxConcurrency, func(ctx context.Context, i int) error {
+		p := predicates[i]
+		op := ListOp{Kind: ListReplace, Subject: k, Predicate: p, Objects: sets[p], CheckObjects: c.CheckObjects}
+		if _, err := c.WriteSet(ctx, op); err != nil {
+			return errs.Wrap(err, "replace the set %s of %s", p, k)
+		}
+		return nil
+	})
 }
 
 // write is one Create, Update or Set in progress.

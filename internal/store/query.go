@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -142,4 +143,45 @@ func (c *Core) EdgeQuery(subject Key, predicate string, object Key) *dynamodb.Qu
 	in.ExpressionAttributeValues[":sk"] = attrS(schema.PredicateObjectKey(predicate, object.Scope, object.Type, object.ID))
 	in.ConsistentRead = aws.Bool(c.ConsistentRead)
 	return in
+}
+
+// HasRelationship reports whether subject's list under predicate holds object: one
+// GetItem of a set's entry, or one Query of the by-object index of a list.
+func (c *Core) HasRelationship(ctx context.Context, subject Key, predicate string, object Key) (bool, error) {
+	if c.Sets[predicate] {
+		e := relationships.SetEntry(subject, predicate, object)
+		in := GetInput(c.Names.Relationships, e.PrimaryKey())
+		in.ConsistentRead = aws.Bool(c.ConsistentRead)
+		out, err := c.API.GetItem(ctx, in)
+		if err != nil {
+			return false, err
+		}
+		return out.Item != nil, nil
+	}
+	in := c.EdgeQuery(subject, predicate, object)
+	in.Limit = aws.Int32(1)
+	out, err := c.API.Query(ctx, in)
+	if err != nil {
+		return false, err
+	}
+	return len(out.Items) > 0, nil
+}
+
+// CountRelationships counts the entries of subject's list under predicate: its
+// head's count, or a set's entries (CountSet).
+func (c *Core) CountRelationships(ctx context.Context, subject Key, predicate string) (int, error) {
+	if c.Sets[predicate] {
+		return c.CountSet(ctx, subject, predicate)
+	}
+	in := GetInput(c.Names.Relationships, relationships.HeadPrimaryKey(subject, predicate))
+	in.ConsistentRead = aws.Bool(c.ConsistentRead)
+	out, err := c.API.GetItem(ctx, in)
+	if err != nil {
+		return 0, err
+	}
+	head, err := relationships.HeadFromItem(subject, predicate, out.Item)
+	if err != nil {
+		return 0, err
+	}
+	return head.Count, nil
 }

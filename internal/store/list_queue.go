@@ -1,10 +1,9 @@
-package ryno
+package store
 
 import (
 	"context"
 
 	"github.com/rynodb/rynodb/internal/relationships"
-	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Concurrent Adds (or Removes) of one list by one Client commit together
@@ -15,45 +14,37 @@ import (
 // one process then stop racing one another for its head; writers in other
 // processes still race, and retry.
 
-// combinable reports whether op may share a batch: an Add or a Remove that does
-// not check its objects (one missing object would fail every call of the batch).
-func (c *Client) combinable(op store.ListOp) bool {
-	return !c.opts.SeparateListWrites && !op.CheckObjects && (op.Kind == store.ListAdd || op.Kind == store.ListRemove)
-}
-
-// writeListCombined writes op with the calls of the same kind queued for its list
-// meanwhile, or alone when it may not share a batch.
-func (c *Client) writeListCombined(ctx context.Context, op store.ListOp) (relationships.Change, error) {
-	if !c.combinable(op) {
-		return c.core.WriteList(ctx, op)
+// WriteRelationships writes op: on a set, as WriteSet does; on a list, with the
+// calls of the same kind queued for it meanwhile, or alone when it may not share a
+// batch.
+func (c *Core) WriteRelationships(ctx context.Context, op ListOp) (relationships.Change, error) {
+	switch {
+	case c.Sets[op.Predicate]:
+		return c.WriteSet(ctx, op)
+	case !c.combinable(op):
+		return c.WriteList(ctx, op)
 	}
-	return c.queues.Do(ctx, listID{subject: Key(op.Subject), predicate: op.Predicate}, op, c.writeBatch)
-}
-
-// listID names one list: a subject's list under a predicate.
-type listID struct {
-	subject   Key
-	predicate string
+	return c.queues.Do(ctx, listID{subject: op.Subject, predicate: op.Predicate}, op, c.writeBatch)
 }
 
 // sameListKind reports whether b may join a batch a leads: both Adds, or both
 // Removes.
-func sameListKind(a, b store.ListOp) bool { return a.Kind == b.Kind }
+func sameListKind(a, b ListOp) bool { return a.Kind == b.Kind }
 
 // writeBatch writes ops, calls of one kind on one list, as one call, and returns
 // what each of them changed.
-func (c *Client) writeBatch(ctx context.Context, ops []store.ListOp) ([]relationships.Change, error) {
+func (c *Core) writeBatch(ctx context.Context, ops []ListOp) ([]relationships.Change, error) {
 	op := ops[0]
 	op.Objects = nil
 	for _, o := range ops {
 		op.Objects = append(op.Objects, o.Objects...)
 	}
-	ch, err := c.core.WriteList(ctx, op)
+	ch, err := c.WriteList(ctx, op)
 	if err != nil {
 		return nil, err
 	}
 	changed := ch.Added
-	if op.Kind == store.ListRemove {
+	if op.Kind == ListRemove {
 		changed = ch.Removed
 	}
 	attributed := shareOut(changed, ops)
@@ -61,7 +52,7 @@ func (c *Client) writeBatch(ctx context.Context, ops []store.ListOp) ([]relation
 	for i := range ops {
 		out[i] = ch
 		out[i].Added, out[i].Removed = nil, nil
-		if op.Kind == store.ListAdd {
+		if op.Kind == ListAdd {
 			out[i].Added = attributed[i]
 		} else {
 			out[i].Removed = attributed[i]
@@ -72,7 +63,7 @@ func (c *Client) writeBatch(ctx context.Context, ops []store.ListOp) ([]relation
 
 // shareOut gives each call of batch the objects of changed it named, each to the
 // first call naming it, in the call's order.
-func shareOut(changed []relationships.Key, batch []store.ListOp) [][]relationships.Key {
+func shareOut(changed []relationships.Key, batch []ListOp) [][]relationships.Key {
 	left := make(map[relationships.Key]bool, len(changed))
 	for _, k := range changed {
 		left[k] = true
@@ -87,4 +78,10 @@ func shareOut(changed []relationships.Key, batch []store.ListOp) [][]relationshi
 		}
 	}
 	return out
+}
+
+// combinable reports whether op may share a batch: an Add or a Remove that does
+// not check its objects (one missing object would fail every call of the batch).
+func (c *Core) combinable(op ListOp) bool {
+	return !c.SeparateListWrites && !op.CheckObjects && (op.Kind == ListAdd || op.Kind == ListRemove)
 }

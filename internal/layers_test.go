@@ -34,7 +34,7 @@ var mayImport = map[string][]string{
 	"exprtest":      {},
 	"indexes":       {"indexing", "internal/batching", "internal/entitystate", "internal/indexentries", "internal/relationships", "internal/schema"},
 	"listings":      {"indexing", "internal/paging", "internal/relationships", "internal/schema"},
-	"store":         {"indexing", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/groupcommit", "internal/indexentries", "internal/indexes", "internal/relationships", "internal/requests", "internal/schema", "internal/sweep"},
+	"store":         {"indexing", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/groupcommit", "internal/indexentries", "internal/indexes", "internal/listings", "internal/paging", "internal/relationships", "internal/requests", "internal/schema", "internal/sweep"},
 }
 
 // public are the packages of the public face that no internal package may import.

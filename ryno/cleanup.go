@@ -52,16 +52,5 @@ func (c *Client) CompleteDelete(ctx context.Context, k Key) (err error) {
 	if err := k.Validate(); err != nil {
 		return err
 	}
-	item, err := c.core.GetItem(ctx, relationships.Key(k), true)
-	if err != nil {
-		return err
-	}
-	s, err := c.core.ReadStored(relationships.Key(k), item)
-	if err != nil || !s.Ending() {
-		return err
-	}
-	if err := c.core.CompleteDelete(ctx, relationships.Key(k), s); err != nil {
-		return wrap(err, "complete the delete of %s", k)
-	}
-	return nil
+	return c.core.FinishDelete(ctx, relationships.Key(k))
 }

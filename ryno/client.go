@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"time"
 
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/requests"
@@ -84,9 +83,6 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 
 // Names returns the table and index names the client uses.
 func (c *Client) Names() tables.Names { return c.core.Names }
-
-// now returns the current time as it will be stored.
-func (c *Client) now() time.Time { return schema.TruncateTime(c.opts.Now()) }
 
 // checkAPI refuses a nil api, and an interface holding a nil pointer (a nil
 // *dynamodb.Client), whose first request would panic.

@@ -24,6 +24,7 @@ import (
 	"github.com/rynodb/rynodb/internal/paging"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // cursorKey and otherCursorKey seal the cursors of the tests.
@@ -35,7 +36,7 @@ var (
 // cursorListing is one kind of listing whose cursors the tests decode.
 type cursorListing struct {
 	name  string
-	query func(c *Client) (pageQuery, error)
+	query func(c *Client) (store.PageQuery, error)
 	// item is an item the query returns; a page ending at it has a cursor holding
 	// its key.
 	item map[string]types.AttributeValue
@@ -132,7 +133,7 @@ func indexEncoding(index, enc string) func(map[string]string) {
 func indexListing(name, index string, cond indexing.Condition, v indexing.Value, edits ...keyEdit) cursorListing {
 	return cursorListing{
 		name:  name,
-		query: func(c *Client) (pageQuery, error) { return c.indexQuery("acme", index, cond) },
+		query: func(c *Client) (store.PageQuery, error) { return c.indexQuery("acme", index, cond) },
 		item:  indexItem(index, v),
 		edits: append([]keyEdit{
 			{"an entity of another scope", setAttr(schema.AttrSubjectKey, keyRobot.String()), false},
@@ -146,11 +147,15 @@ func indexListing(name, index string, cond indexing.Condition, v indexing.Value,
 }
 
 func cursorListings() []cursorListing {
-	reverse := func(predicate string) func(c *Client) (pageQuery, error) {
-		return func(c *Client) (pageQuery, error) { return c.reverseQuery(keyBob, predicate) }
+	reverse := func(predicate string) func(c *Client) (store.PageQuery, error) {
+		return func(c *Client) (store.PageQuery, error) {
+			return c.core.IncomingPage(relationships.Key(keyBob), predicate)
+		}
 	}
-	outgoing := func(predicate string) func(c *Client) (pageQuery, error) {
-		return func(c *Client) (pageQuery, error) { return c.relationshipsQuery(keyAda, predicate) }
+	outgoing := func(predicate string) func(c *Client) (store.PageQuery, error) {
+		return func(c *Client) (store.PageQuery, error) {
+			return c.core.OutgoingPage(relationships.Key(keyAda), predicate)
+		}
 	}
 	reverseEdits := []keyEdit{
 		{"another subject of another scope", withReverseKey(setAttr(schema.AttrSubjectKey, keyRobot.String())), true},
@@ -166,7 +171,7 @@ func cursorListings() []cursorListing {
 	return []cursorListing{
 		{
 			name:  "ListByType",
-			query: func(c *Client) (pageQuery, error) { return c.byTypeQuery("acme", "person") },
+			query: func(c *Client) (store.PageQuery, error) { return c.core.ByTypePage("acme", "person") },
 			item:  entityItem(),
 			edits: []keyEdit{
 				{"another entity", setAttr(schema.AttrID, "bob"), true},
@@ -273,7 +278,7 @@ func (r *queryRecorder) Query(_ context.Context, in *dynamodb.QueryInput, _ ...f
 }
 
 // pageQuery returns the query of l on c.
-func (l cursorListing) pageQuery(t testing.TB, c *Client) pageQuery {
+func (l cursorListing) pageQuery(t testing.TB, c *Client) store.PageQuery {
 	t.Helper()
 	q, err := l.query(c)
 	require.NoError(t, err)
@@ -281,14 +286,14 @@ func (l cursorListing) pageQuery(t testing.TB, c *Client) pageQuery {
 }
 
 // codecOf returns the codec of q's cursors on c, ascending.
-func codecOf(c *Client, q pageQuery) paging.Codec {
-	return paging.Codec{Identity: q.identity, Seal: c.opts.CursorKey}
+func codecOf(c *Client, q store.PageQuery) paging.Codec {
+	return paging.Codec{Identity: q.Identity, Seal: c.opts.CursorKey}
 }
 
 // keyOf returns the key of the item l returns: what a page ending at it continues
 // from.
-func (l cursorListing) keyOf(q pageQuery) map[string]types.AttributeValue {
-	return batching.Project(l.item, q.position.Names())
+func (l cursorListing) keyOf(q store.PageQuery) map[string]types.AttributeValue {
+	return batching.Project(l.item, q.Position.Names())
 }
 
 // forge returns a cursor of cc holding key with its checksum right, sealed when cc
@@ -349,9 +354,9 @@ func withStrings(key map[string]types.AttributeValue, raw map[string]string) map
 // each of the type and within the size the schema gives it, meeting q's key
 // condition (and filter). It reads the schema and the key condition, not the
 // cursor code.
-func requireQueryable(t testing.TB, c *Client, l cursorListing, q pageQuery, key map[string]types.AttributeValue) {
+func requireQueryable(t testing.TB, c *Client, l cursorListing, q store.PageQuery, key map[string]types.AttributeValue) {
 	t.Helper()
-	kinds, limits := schemaOf(t, c, q.in)
+	kinds, limits := schemaOf(t, c, q.In)
 	require.ElementsMatch(t, slices.Collect(maps.Keys(kinds)), slices.Collect(maps.Keys(key)))
 	raw := stringsOf(t, key)
 	for name, v := range key {
@@ -368,7 +373,7 @@ func requireQueryable(t testing.TB, c *Client, l cursorListing, q pageQuery, key
 			require.NoError(t, err, name)
 		}
 	}
-	require.True(t, keyConditionHolds(t, q.in, raw), "%v is outside %s", raw, aws.ToString(q.in.KeyConditionExpression))
+	require.True(t, keyConditionHolds(t, q.In, raw), "%v is outside %s", raw, aws.ToString(q.In.KeyConditionExpression))
 	if l.filter != nil {
 		require.True(t, l.filter(raw), "%v does not pass the filter", raw)
 	}
@@ -519,14 +524,14 @@ func TestCursorRoundTripsTheKeyOfEveryListing(t *testing.T) {
 				key := l.keyOf(q)
 				requireQueryable(t, c, l, q, key)
 				for _, descending := range []bool{false, true} {
-					cc := paging.Codec{Identity: q.identity, Descending: descending, Seal: seal}
+					cc := paging.Codec{Identity: q.Identity, Descending: descending, Seal: seal}
 					s, err := cc.Encode(key)
 					require.NoError(t, err)
-					got, err := cc.Decode(s, q.position)
+					got, err := cc.Decode(s, q.Position)
 					require.NoError(t, err)
 					require.Equal(t, key, got)
 				}
-				empty, err := codecOf(c, q).Decode("", q.position)
+				empty, err := codecOf(c, q).Decode("", q.Position)
 				require.NoError(t, err)
 				require.Nil(t, empty, "the empty cursor starts at the beginning")
 			})
@@ -554,7 +559,7 @@ func TestCursorKeysAreCheckedAgainstTheQuery(t *testing.T) {
 						raw := stringsOf(t, key)
 						e.edit(raw)
 						edited := withStrings(key, raw)
-						got, err := cc.Decode(forge(t, cc, valuesOf(edited)), q.position)
+						got, err := cc.Decode(forge(t, cc, valuesOf(edited)), q.Position)
 						if !e.valid {
 							require.ErrorIs(t, err, ErrInvalidCursor)
 							return
@@ -564,9 +569,9 @@ func TestCursorKeysAreCheckedAgainstTheQuery(t *testing.T) {
 						requireQueryable(t, c, l, q, got)
 					})
 				}
-				for name, broken := range brokenKeys(q.position, valuesOf(key)) {
+				for name, broken := range brokenKeys(q.Position, valuesOf(key)) {
 					t.Run(name, func(t *testing.T) {
-						_, err := cc.Decode(forge(t, cc, broken), q.position)
+						_, err := cc.Decode(forge(t, cc, broken), q.Position)
 						require.ErrorIs(t, err, ErrInvalidCursor)
 					})
 				}
@@ -638,19 +643,19 @@ func TestAlteredCursorsAreRefused(t *testing.T) {
 			require.NoError(t, err)
 			t.Run(l.name+sealedName(seal), func(t *testing.T) {
 				for name, altered := range alteredCursors(t, cc, s) {
-					_, err := cc.Decode(altered, q.position)
+					_, err := cc.Decode(altered, q.Position)
 					require.ErrorIs(t, err, ErrInvalidCursor, name)
 				}
 				backwards := cc
 				backwards.Descending = true
-				_, err := backwards.Decode(s, q.position)
+				_, err := backwards.Decode(s, q.Position)
 				require.ErrorIs(t, err, ErrInvalidCursor, "the other direction")
 				for j, other := range listings {
 					if j == i {
 						continue
 					}
 					oq := other.pageQuery(t, c)
-					_, err := codecOf(c, oq).Decode(s, oq.position)
+					_, err := codecOf(c, oq).Decode(s, oq.Position)
 					require.ErrorIs(t, err, ErrInvalidCursor, "a cursor of %s", l.name)
 				}
 			})
@@ -681,7 +686,7 @@ func TestSealedCursors(t *testing.T) {
 			again, err := codecOf(sealing, q).Encode(key)
 			require.NoError(t, err)
 			require.NotEqual(t, sealed, again, "each cursor has its own nonce")
-			got, err := codecOf(sealing, q).Decode(again, q.position)
+			got, err := codecOf(sealing, q).Decode(again, q.Position)
 			require.NoError(t, err)
 			require.Equal(t, key, got)
 
@@ -702,7 +707,7 @@ func TestSealedCursors(t *testing.T) {
 				}{sealing, paging.Encoding.EncodeToString(tampered)}
 			}
 			for name, r := range refused {
-				_, err := codecOf(r.c, q).Decode(r.cursor, q.position)
+				_, err := codecOf(r.c, q).Decode(r.cursor, q.Position)
 				require.ErrorIs(t, err, ErrInvalidCursor, name)
 			}
 		})
@@ -712,21 +717,25 @@ func TestSealedCursors(t *testing.T) {
 func TestListingsRefuseInvalidCursorsWithoutARequest(t *testing.T) {
 	ctx := context.Background()
 	less := indexing.Less(indexing.Int(40))
-	outgoing := func(predicate string) func(c *Client) (pageQuery, error) {
-		return func(c *Client) (pageQuery, error) { return c.relationshipsQuery(keyAda, predicate) }
+	outgoing := func(predicate string) func(c *Client) (store.PageQuery, error) {
+		return func(c *Client) (store.PageQuery, error) {
+			return c.core.OutgoingPage(relationships.Key(keyAda), predicate)
+		}
 	}
-	incoming := func(predicate string) func(c *Client) (pageQuery, error) {
-		return func(c *Client) (pageQuery, error) { return c.reverseQuery(keyBob, predicate) }
+	incoming := func(predicate string) func(c *Client) (store.PageQuery, error) {
+		return func(c *Client) (store.PageQuery, error) {
+			return c.core.IncomingPage(relationships.Key(keyBob), predicate)
+		}
 	}
-	index := func(c *Client) (pageQuery, error) { return c.indexQuery("acme", "age", less) }
+	index := func(c *Client) (store.PageQuery, error) { return c.indexQuery("acme", "age", less) }
 	listings := []struct {
 		name  string
-		query func(c *Client) (pageQuery, error)
+		query func(c *Client) (store.PageQuery, error)
 		item  map[string]types.AttributeValue
 		call  func(c *Client, p PageOptions) error
 	}{
 		{
-			"ListByType", func(c *Client) (pageQuery, error) { return c.byTypeQuery("acme", "person") }, entityItem(),
+			"ListByType", func(c *Client) (store.PageQuery, error) { return c.core.ByTypePage("acme", "person") }, entityItem(),
 			func(c *Client, p PageOptions) error {
 				_, err := c.ListByType(ctx, Type{Scope: "acme", Name: "person"}, p)
 				return err
@@ -781,7 +790,7 @@ func TestListingsRefuseInvalidCursorsWithoutARequest(t *testing.T) {
 				c, r := newCursorClient(t, seal)
 				q, err := l.query(c)
 				require.NoError(t, err)
-				key := batching.Project(l.item, q.position.Names())
+				key := batching.Project(l.item, q.Position.Names())
 				valid, err := codecOf(c, q).Encode(key)
 				require.NoError(t, err)
 
@@ -837,7 +846,7 @@ func FuzzDecodeCursor(f *testing.F) {
 	sealing, _ := newCursorClient(f, cursorKey)
 	listings := cursorListings()
 	clients := [fuzzModes]*Client{fuzzCursor: plain, fuzzSealedCursor: sealing, fuzzKey: plain}
-	queries := make([][fuzzModes]pageQuery, len(listings))
+	queries := make([][fuzzModes]store.PageQuery, len(listings))
 	for i, l := range listings {
 		for mode, c := range clients {
 			queries[i][mode] = l.pageQuery(f, c)
@@ -866,7 +875,7 @@ func FuzzDecodeCursor(f *testing.F) {
 			require.NoError(f, err)
 			f.Add(uint8(i), uint8(mode), s)
 			f.Add(uint8(i), uint8(mode), s[:len(s)/2])
-			f.Add(uint8(i), uint8(mode), forge(f, cc, brokenKeys(q.position, valuesOf(key))[q.position.Attrs[0].Name+" empty"]))
+			f.Add(uint8(i), uint8(mode), forge(f, cc, brokenKeys(q.Position, valuesOf(key))[q.Position.Attrs[0].Name+" empty"]))
 		}
 	}
 	f.Fuzz(func(t *testing.T, listing, mode uint8, s string) {
@@ -880,7 +889,7 @@ func FuzzDecodeCursor(f *testing.F) {
 			}
 			s = forge(t, cc, key)
 		}
-		key, err := cc.Decode(s, q.position)
+		key, err := cc.Decode(s, q.Position)
 		switch {
 		case err != nil:
 			require.ErrorIs(t, err, ErrInvalidCursor)
@@ -897,7 +906,7 @@ func FuzzDecodeCursor(f *testing.F) {
 					return !strings.ContainsRune("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", r)
 				}), "a sealed cursor is accepted only in its alphabet")
 			}
-			got, err := cc.Decode(again, q.position)
+			got, err := cc.Decode(again, q.Position)
 			require.NoError(t, err)
 			require.Equal(t, key, got)
 		}

@@ -4,16 +4,14 @@ import (
 	"context"
 	"iter"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/indexes"
-	"github.com/rynodb/rynodb/internal/listings"
 	"github.com/rynodb/rynodb/internal/numbers"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // IndexEntry is one entry of an index: the entity it points at, the value its map
@@ -112,60 +110,19 @@ func decodePage[T any](items []map[string]types.AttributeValue, cursor string,
 	return page, nil
 }
 
-// indexQuery is the query of QueryIndexEntries. An index the client does not
+// indexQuery is the query of QueryIndexEntries: through the lookup index, or the
+// inline index of the entities table that holds it. An index the client does not
 // register is refused, as LookupUnique refuses it: its entries, if any, are those
 // another client maintains, or stale ones.
-func (c *Client) indexQuery(scope, index string, cond indexing.Condition) (pageQuery, error) {
+func (c *Client) indexQuery(scope, index string, cond indexing.Condition) (store.PageQuery, error) {
 	ix, ok := c.indexes.ByName(index)
-	if !ok {
-		return pageQuery{}, errUnregistered(index)
+	switch {
+	case !ok:
+		return store.PageQuery{}, errUnregistered(index)
+	case ix.Inline > 0:
+		return c.core.InlinePage(scope, ix.Type, ix.Name, ix.Inline, cond)
 	}
-	expr, err := cond.Expression(scope, index)
-	if err != nil {
-		return pageQuery{}, err
-	}
-	if ix.Inline > 0 {
-		return c.inlineQuery(scope, ix, cond, expr), nil
-	}
-	return pageQuery{
-		in: &dynamodb.QueryInput{
-			TableName:                 aws.String(c.core.Names.IndexEntries),
-			IndexName:                 aws.String(c.core.Names.IndexLookup),
-			KeyConditionExpression:    aws.String(expr.KeyCondition),
-			ExpressionAttributeNames:  expr.Names,
-			ExpressionAttributeValues: expr.Values,
-		},
-		position: listings.Lookup(scope, index, cond),
-		identity: c.core.Names.IndexLookup + "\x00" + schema.ScopeIndexName(scope, index) + "\x00" + cond.String(),
-	}, nil
-}
-
-// inlineQuery is the query of the inline index ix: expr, on the attributes of its
-// slot in the entities table's GSI.
-func (c *Client) inlineQuery(scope string, ix indexes.Def[Entity], cond indexing.Condition, expr indexing.Expression) pageQuery {
-	slot := ix.Inline - 1
-	names := make(map[string]string, len(expr.Names))
-	for placeholder, name := range expr.Names {
-		switch name {
-		case schema.AttrScopeIndexName:
-			name = schema.AttrInlineName[slot]
-		case schema.AttrIndexKey:
-			name = schema.AttrInlineKey[slot]
-		}
-		names[placeholder] = name
-	}
-	gsi := c.core.Names.EntitiesInline[slot]
-	return pageQuery{
-		in: &dynamodb.QueryInput{
-			TableName:                 aws.String(c.core.Names.Entities),
-			IndexName:                 aws.String(gsi),
-			KeyConditionExpression:    aws.String(expr.KeyCondition),
-			ExpressionAttributeNames:  names,
-			ExpressionAttributeValues: expr.Values,
-		},
-		position: listings.Inline(scope, ix.Type, ix.Name, ix.Inline, cond),
-		identity: gsi + "\x00" + schema.ScopeIndexName(scope, ix.Name) + "\x00" + cond.String(),
-	}
+	return c.core.IndexPage(scope, index, cond)
 }
 
 // AllIndexEntries iterates over every entry QueryIndexEntries would page through.

@@ -85,15 +85,6 @@ func encodeValue(field string, v any) (types.AttributeValue, error) {
 	return av, nil
 }
 
-// checkItemSize rejects an item DynamoDB would refuse for its size.
-func checkItemSize(k Key, item map[string]types.AttributeValue) error {
-	if n := schema.ItemSize(item); n > schema.MaxItemBytes {
-		return invalid("Entity", k.String(),
-			fmt.Sprintf("item is %d bytes; DynamoDB allows at most %d", n, schema.MaxItemBytes))
-	}
-	return nil
-}
-
 // EntityFromItem decodes an item of the entities table, as a DynamoDB stream record,
 // an export or a backup holds it: the key, timestamps, version, metadata and
 // attributes, with numbers as json.Number. The store's own attributes (those

@@ -3,13 +3,6 @@ package ryno
 import (
 	"context"
 	"iter"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/rynodb/rynodb/internal/listings"
-	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // ListByType returns one page of the entities of type t, ordered by the
@@ -22,7 +15,7 @@ func (c *Client) ListByType(ctx context.Context, t Type, p PageOptions) (_ *Page
 	if err != nil {
 		return nil, err
 	}
-	q, err := c.byTypeQuery(t.Scope, t.Name)
+	q, err := c.core.ByTypePage(t.Scope, t.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -39,22 +32,4 @@ func (c *Client) AllByType(ctx context.Context, t Type, p PageOptions) iter.Seq2
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[*Entity], error) {
 		return c.ListByType(ctx, t, p)
 	})
-}
-
-func (c *Client) byTypeQuery(scope, typ string) (pageQuery, error) {
-	if err := schema.ValidateScopeType(scope, typ); err != nil {
-		return pageQuery{}, err
-	}
-	stk := schema.ScopeTypeKey(scope, typ)
-	return pageQuery{
-		in: &dynamodb.QueryInput{
-			TableName:                 aws.String(c.core.Names.Entities),
-			IndexName:                 aws.String(c.core.Names.EntitiesByType),
-			KeyConditionExpression:    aws.String("#k = :k"),
-			ExpressionAttributeNames:  map[string]string{"#k": schema.AttrScopeTypeKey},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":k": str(stk)},
-		},
-		position: listings.ByType(scope, typ),
-		identity: c.core.Names.EntitiesByType + "\x00" + stk,
-	}, nil
 }

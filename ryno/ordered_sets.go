@@ -3,10 +3,8 @@ package ryno
 import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/internal/paging"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
-	"github.com/rynodb/rynodb/internal/store"
 )
 
 // An ordered set (Options.OrderedSets) is a set whose entries also hold a
@@ -29,26 +27,6 @@ func validateOrdered(predicate string, objects []Key) error {
 		}
 	}
 	return nil
-}
-
-// orderedQuery is the query of Relationships on an ordered set: its entries in the
-// by-object LSI, in order.
-func (c *Client) orderedQuery(subject Key, predicate string) pageQuery {
-	in := store.KeyCondition(c.core.Names.Relationships, c.core.Names.RelationshipsByObject, schema.AttrSubjectKey, subject.String())
-	in = store.WithSortPrefix(in, schema.AttrPredicateObjectKey, schema.OrderedSetPrefix(predicate))
-	return pageQuery{
-		in:    in,
-		local: true,
-		position: paging.Position{Attrs: []paging.Attr{
-			{Name: schema.AttrSubjectKey, Fixed: subject.String()},
-			{Name: schema.AttrPredicateKey, Max: schema.MaxSortKeyBytes},
-			{Name: schema.AttrPredicateObjectKey, Max: schema.MaxSortKeyBytes, Valid: func(k string) bool {
-				_, err := schema.ParseOrderedSetKey(predicate, k)
-				return err == nil
-			}},
-		}},
-		identity: c.core.Names.RelationshipsByObject + "\x00" + subject.String() + "\x00" + schema.Escape(predicate),
-	}
 }
 
 // orderedPage decodes a page of an ordered set's entries from the keys the

@@ -5,12 +5,9 @@ import (
 	"iter"
 	"strconv"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/internal/batching"
-	"github.com/rynodb/rynodb/internal/paging"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // defaultPageLimit is the page size when PageOptions.Limit is zero.
@@ -56,78 +53,15 @@ func (p PageOptions) limit() (int, error) {
 	return p.Limit, nil
 }
 
-// pageQuery is a Query whose results are paged with cursors.
-type pageQuery struct {
-	in *dynamodb.QueryInput // key condition and names; no Limit or ExclusiveStartKey
-	// position describes the keys of the items the query returns: the attributes
-	// that locate an item (the table's key plus, for an index, the index's key) and
-	// what the query requires of them. A cursor holding any other key is refused.
-	position paging.Position
-	// identity names the query; a cursor is bound to it and refused by others.
-	identity string
-	// local says the index the query reads is a local one, which reads
-	// consistently when asked, as a table does.
-	local bool
-}
-
-// global reports whether q reads a global secondary index, which DynamoDB keeps
-// eventually consistent.
-func (q pageQuery) global() bool { return q.in.IndexName != nil && !q.local }
-
-// begin checks the page options of q, with seal the client's Options.CursorKey: the
-// page's limit, the cursors of its query and direction, and the position to start
-// after (nil for the first page).
-func (q pageQuery) begin(p PageOptions, seal []byte) (limit int, cursors paging.Codec, start map[string]types.AttributeValue, err error) {
-	if limit, err = p.limit(); err != nil {
-		return 0, paging.Codec{}, nil, err
-	}
-	if p.Consistent && q.global() {
-		return 0, paging.Codec{}, nil, invalid("PageOptions.Consistent", "", "this listing reads a global secondary index, which DynamoDB keeps eventually consistent")
-	}
-	cursors = paging.Codec{Identity: q.identity, Descending: p.Descending, Seal: seal}
-	start, err = cursors.Decode(p.Cursor, q.position)
-	return limit, cursors, start, err
-}
-
-// queryPage runs one page of q. It asks for one item more than the page holds, so an
-// empty Cursor means that no item follows.
-func (c *Client) queryPage(ctx context.Context, q pageQuery, p PageOptions) ([]map[string]types.AttributeValue, string, error) {
-	limit, cursors, start, err := q.begin(p, c.opts.CursorKey)
+// queryPage runs the page of q that p asks for: its items, and the cursor of the
+// next page ("" when no item follows).
+func (c *Client) queryPage(ctx context.Context, q store.PageQuery, p PageOptions) ([]map[string]types.AttributeValue, string, error) {
+	limit, err := p.limit()
 	if err != nil {
 		return nil, "", err
 	}
-	in := *q.in
-	in.ConsistentRead = c.consistentPage(q, p)
-	in.Limit = aws.Int32(int32(min(limit+1, maxQueryLimit)))
-	in.ExclusiveStartKey = start
-	in.ScanIndexForward = aws.Bool(!p.Descending)
-	out, err := c.core.API.Query(ctx, &in)
-	if err != nil {
-		return nil, "", err
-	}
-	items, next := out.Items, out.LastEvaluatedKey
-	if len(items) > limit {
-		items = items[:limit]
-		next = batching.Project(items[limit-1], q.position.Names())
-	}
-	if len(next) == 0 {
-		return items, "", nil
-	}
-	cursor, err := cursors.Encode(next)
-	return items, cursor, err
+	return c.core.QueryPage(ctx, q, store.PageRequest{Limit: limit, Cursor: p.Cursor, Descending: p.Descending, Consistent: p.Consistent, Seal: c.opts.CursorKey})
 }
-
-// consistentPage returns the ConsistentRead of a page of q: asked for, or the
-// client's default on a table. nil leaves DynamoDB's default, eventually consistent.
-func (c *Client) consistentPage(q pageQuery, p PageOptions) *bool {
-	if p.Consistent || (c.opts.ConsistentRead && !q.global()) {
-		return aws.Bool(true)
-	}
-	return nil
-}
-
-// maxQueryLimit keeps Limit+1 within int32.
-const maxQueryLimit = 1<<31 - 1
 
 // all iterates over every item of a listing, fetching pages as it goes. It stops at
 // the first error, which it yields.

@@ -3,10 +3,7 @@ package ryno
 import (
 	"context"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // ReindexProgress counts what a Reindex has done so far.
@@ -26,9 +23,6 @@ type Duplicate struct {
 	Entity, Owner Key
 }
 
-// reindexPage is how many entities Reindex handles at a time.
-const reindexPage = 100
-
 // Reindex recomputes the index entries of every entity of a type in scope, with the
 // indexes registered now, and repairs the difference in the index entries table: run
 // it after adding an index or changing a map function. Entries of indexes no longer
@@ -45,20 +39,9 @@ func (c *Client) Reindex(ctx context.Context, t Type, progress func(ReindexProgr
 	if err != nil {
 		return ReindexProgress{}, err
 	}
-	scope, typ := t.Scope, t.Name
 	var done ReindexProgress
-	q, err := c.byTypeQuery(scope, typ)
-	if err != nil {
-		return done, err
-	}
-	in := *q.in
-	in.Limit = aws.Int32(reindexPage)
-	err = c.core.QueryPages(ctx, &in, func(items []map[string]types.AttributeValue) error {
-		puts, deletes, dups, err := c.core.ReindexPage(ctx, items)
-		if err != nil {
-			return err
-		}
-		done.Entities += len(items)
+	err = c.core.Reindex(ctx, t.Scope, t.Name, func(items, puts, deletes int, dups []store.Duplicate) {
+		done.Entities += items
 		done.Puts += puts
 		done.Deletes += deletes
 		for _, d := range dups {
@@ -67,11 +50,6 @@ func (c *Client) Reindex(ctx context.Context, t Type, progress func(ReindexProgr
 		if progress != nil {
 			progress(done)
 		}
-		return nil
 	})
-
-	if err != nil {
-		return done, wrap(err, "reindex %s", schema.ScopeTypeKey(scope, typ))
-	}
-	return done, nil
+	return done, err
 }

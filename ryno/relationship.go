@@ -6,10 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/internal/listings"
 	"github.com/rynodb/rynodb/internal/relationships"
-	"github.com/rynodb/rynodb/internal/schema"
-	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Relationship is one entry of a subject's ordered list of objects under a predicate:
@@ -53,7 +50,7 @@ func (c *Client) Relationships(ctx context.Context, subject Key, predicate strin
 	if err != nil {
 		return nil, err
 	}
-	q, err := c.relationshipsQuery(subject, predicate)
+	q, err := c.core.OutgoingPage(relationships.Key(subject), predicate)
 	if err != nil {
 		return nil, err
 	}
@@ -71,21 +68,6 @@ func (c *Client) Relationships(ctx context.Context, subject Key, predicate strin
 		return nil, wrap(err, "relationships of %s", subject)
 	}
 	return page, nil
-}
-
-// relationshipsQuery is the query of Relationships.
-func (c *Client) relationshipsQuery(subject Key, predicate string) (pageQuery, error) {
-	if err := validateSubject(subject, predicate, true); err != nil {
-		return pageQuery{}, err
-	}
-	if c.core.Ordered[predicate] {
-		return c.orderedQuery(subject, predicate), nil
-	}
-	return pageQuery{
-		in:       c.core.OutgoingQuery(relationships.Key(subject), predicate),
-		position: listings.Outgoing(relationships.Key(subject), predicate, c.core.Sets),
-		identity: c.core.Names.Relationships + "\x00" + subject.String() + "\x00" + schema.Escape(predicate),
-	}, nil
 }
 
 // AllRelationships iterates over every relationship Relationships would page through.
@@ -163,7 +145,7 @@ func (c *Client) ReverseRelationships(ctx context.Context, object Key, predicate
 	if err != nil {
 		return nil, err
 	}
-	q, err := c.reverseQuery(object, predicate)
+	q, err := c.core.IncomingPage(relationships.Key(object), predicate)
 	if err != nil {
 		return nil, err
 	}
@@ -204,28 +186,6 @@ func (c *Client) AllReverseRelatedEntities(ctx context.Context, object Key, pred
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[*Entity], error) {
 		return c.ReverseRelatedEntities(ctx, object, predicate, p)
 	})
-}
-
-// reverseQuery is the query of ReverseRelationships: with a predicate, its key
-// condition keeps the _reverse_key values that start with it.
-func (c *Client) reverseQuery(object Key, predicate string) (pageQuery, error) {
-	if err := object.Validate(); err != nil {
-		return pageQuery{}, err
-	}
-	q := pageQuery{
-		in:       c.core.IncomingQuery(relationships.Key(object)),
-		position: listings.Incoming(relationships.Key(object), predicate, c.core.Sets),
-		identity: c.core.Names.ReverseRelationships + "\x00" + object.String(),
-	}
-	if predicate != "" {
-		if err := relationships.ValidatePredicate(predicate); err != nil {
-			return pageQuery{}, err
-		}
-		q.in = store.WithSortPrefix(q.in, schema.AttrReverseKey, schema.PredicatePrefix(predicate))
-		// A predicate makes another query, with cursors of its own.
-		q.identity += "\x00" + schema.Escape(predicate)
-	}
-	return q, nil
 }
 
 // AllReverseRelationships iterates over every relationship ReverseRelationships would

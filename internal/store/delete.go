@@ -221,3 +221,17 @@ type Condition struct {
 	Text  string
 	Build func(now time.Time) expression.ConditionBuilder
 }
+
+// FinishDelete completes the Delete of k that was cut off, or the deletion of k
+// expired: nothing when k is neither.
+func (c *Core) FinishDelete(ctx context.Context, k Key) error {
+	item, err := c.GetItem(ctx, k, true)
+	if err != nil {
+		return err
+	}
+	s, err := c.ReadStored(k, item)
+	if err != nil || !s.Ending() {
+		return err
+	}
+	return errs.Wrap(c.CompleteDelete(ctx, k, s), "complete the delete of %s", k)
+}

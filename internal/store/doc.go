@@ -4,10 +4,19 @@
 //   - the core every part shares (Core): the tables and the requests that read
 //     them, conditional writes settled within the retry policy, and the guards of
 //     changes made in several transactions (guard.go);
+//   - the writes of entities: Create, Update and Set (Write), each attempt
+//     reading what its plan needs, then committing the entity with its index
+//     entries, unique claims and lists in one transaction, or under a pending mark
+//     when they do not fit in one (put.go, put_large.go); the upsert that needs no
+//     read (upsert.go); Patch's one UpdateItem (patch.go); the lookup of a unique
+//     value (unique.go);
+//   - Transact: each operation read and planned, the transaction assembled within
+//     DynamoDB's limits, and its refusals read (transact*.go);
 //   - the list engine: the write of a relationship list in one transaction
 //     planned from its head and markers (lists.go), and under a lease when it does
-//     not fit in one (lease.go); sets and ordered sets, one item per object, and
-//     the positions of ordered sets (sets.go);
+//     not fit in one (lease.go); concurrent calls on one list written together
+//     (list_queue.go); sets and ordered sets, one item per object, and the
+//     positions of ordered sets (sets.go);
 //   - the Delete: its tombstone, what the entity owns deleted first, then the
 //     sweep of what refers to it in transactions that check the tombstone, lists
 //     kept exact, and the item last (delete.go, sweep.go); an expired entity is
@@ -17,16 +26,19 @@
 //     that finish or delete them (check.go, check_*.go, repair.go);
 //   - Reindex: an entity's entries brought in line with the registered indexes,
 //     under the condition that it is as read (reindex.go);
-//   - what the writes of entities, still in package ryno, share with the rest
-//     (entity_writes.go).
+//   - the listings: the query of each one, and one page of it read from a
+//     cursor (listing.go).
 //
 // It works on items, internal keys (relationships.Key) and its own errors
-// (errors.go); package ryno converts its Key, Entity and typed errors at its edge,
-// and hands the store the index registry through the Indexes interface, which
-// runs the user's map functions on its Entity.
+// (errors.go). Package ryno checks and encodes each call (its Entity into the base
+// item of a Put, its options into the store's), decodes the items the store
+// returns, shows the store's errors as its public types, and hands the store the
+// index registry through the Indexes interface, which runs the user's map
+// functions on its Entity.
 //
 // It may import the SDK, package indexing (index values, a leaf with no I/O) and
 // the internal packages below it (actions, batching, commit, entitystate, errs,
-// indexentries, indexes, relationships, requests, schema, sweep), never ryno or
-// another package of the public face: internal/layers_test.go holds the rule.
+// groupcommit, indexentries, indexes, relationships, requests, schema, sweep),
+// never ryno or another package of the public face: internal/layers_test.go holds
+// the rule.
 package store

@@ -21,6 +21,31 @@ import (
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
+// reindexPage is how many entities Reindex reads per request.
+const reindexPage = 100
+
+// Reindex brings the index entries of every entity of typ in scope in line with
+// the registered indexes, a page of entities at a time, and tells done what each
+// page did: the entities read, the entries put and deleted, and the unique values
+// it found held by another entity.
+func (c *Core) Reindex(ctx context.Context, scope, typ string, done func(items, puts, deletes int, dups []Duplicate)) error {
+	q, err := c.ByTypePage(scope, typ)
+	if err != nil {
+		return err
+	}
+	in := *q.In
+	in.Limit = aws.Int32(reindexPage)
+	err = c.QueryPages(ctx, &in, func(items []map[string]types.AttributeValue) error {
+		puts, deletes, dups, err := c.ReindexPage(ctx, items)
+		if err != nil {
+			return err
+		}
+		done(len(items), puts, deletes, dups)
+		return nil
+	})
+	return errs.Wrap(err, "reindex %s", schema.ScopeTypeKey(scope, typ))
+}
+
 // ReindexPage repairs the entries of the entities stored as items, in parallel.
 func (c *Core) ReindexPage(ctx context.Context, items []map[string]types.AttributeValue) (puts, deletes int, dups []Duplicate, err error) {
 	done := make([]*reindexing, len(items))

@@ -1,0 +1,211 @@
+package store
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/listings"
+	"github.com/rynodb/rynodb/internal/paging"
+	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// PageQuery is the query of one listing: its key condition, what its cursors may
+// hold, and the identity that binds a cursor to it.
+type PageQuery struct {
+	In       *dynamodb.QueryInput // key condition and names; no Limit or ExclusiveStartKey
+	Position paging.Position      // what a cursor of the query may hold
+	// Identity names the query (table or index, partition, condition): a cursor
+	// issued for another fails to decode.
+	Identity string
+	// Local says the index In reads is a local secondary index, which strongly
+	// consistent reads may read.
+	Local bool
+}
+
+// Global reports whether the query reads a global secondary index, which
+// DynamoDB keeps eventually consistent.
+func (q PageQuery) Global() bool { return q.In.IndexName != nil && !q.Local }
+
+// PageRequest is which page of a listing a call asks for.
+type PageRequest struct {
+	Limit      int // at least 1
+	Cursor     string
+	Descending bool
+	Consistent bool   // strongly consistent, whatever Config.ConsistentRead says
+	Seal       []byte // the key cursors are sealed with; nil: not sealed
+}
+
+// maxQueryLimit is the largest Limit a Query takes.
+const maxQueryLimit = 1<<31 - 1
+
+// QueryPage runs one page of q: at most r.Limit items, from r.Cursor on, and the
+// cursor of the next page ("" when there is none). It asks DynamoDB for one item
+// more than the limit, so that a page that ends the listing returns no cursor.
+func (c *Core) QueryPage(ctx context.Context, q PageQuery, r PageRequest) ([]map[string]types.AttributeValue, string, error) {
+	if r.Consistent && q.Global() {
+		return nil, "", invalid("PageOptions.Consistent", "", "this listing reads a global secondary index, which DynamoDB keeps eventually consistent")
+	}
+	cursors := paging.Codec{Identity: q.Identity, Descending: r.Descending, Seal: r.Seal}
+	start, err := cursors.Decode(r.Cursor, q.Position)
+	if err != nil {
+		return nil, "", err
+	}
+	in := *q.In
+	if r.Consistent || (c.ConsistentRead && !q.Global()) {
+		in.ConsistentRead = aws.Bool(true)
+	} else {
+		in.ConsistentRead = nil
+	}
+	in.Limit = aws.Int32(int32(min(r.Limit+1, maxQueryLimit)))
+	in.ExclusiveStartKey = start
+	in.ScanIndexForward = aws.Bool(!r.Descending)
+	out, err := c.API.Query(ctx, &in)
+	if err != nil {
+		return nil, "", err
+	}
+	items, next := out.Items, out.LastEvaluatedKey
+	if len(items) > r.Limit {
+		items = items[:r.Limit]
+		next = batching.Project(items[r.Limit-1], q.Position.Names())
+	}
+	if len(next) == 0 {
+		return items, "", nil
+	}
+	cursor, err := cursors.Encode(next)
+	return items, cursor, err
+}
+
+// ByTypePage is the query of the entities of type typ in scope, through the
+// by-type index.
+func (c *Core) ByTypePage(scope, typ string) (PageQuery, error) {
+	if err := schema.ValidateScopeType(scope, typ); err != nil {
+		return PageQuery{}, err
+	}
+	stk := schema.ScopeTypeKey(scope, typ)
+	return PageQuery{
+		In:       KeyCondition(c.Names.Entities, c.Names.EntitiesByType, schema.AttrScopeTypeKey, stk),
+		Position: listings.ByType(scope, typ),
+		Identity: c.Names.EntitiesByType + "\x00" + stk,
+	}, nil
+}
+
+// OutgoingPage is the query of subject's relationships under predicate (every
+// predicate when ""), in list order; an ordered set's in the order of its
+// positions, through the by-object local index.
+func (c *Core) OutgoingPage(subject Key, predicate string) (PageQuery, error) {
+	if err := schema.ValidateEntityKey(subject.Scope, subject.Type, subject.ID); err != nil {
+		return PageQuery{}, err
+	}
+	if predicate != "" {
+		if err := relationships.ValidatePredicate(predicate); err != nil {
+			return PageQuery{}, err
+		}
+	}
+	if c.Ordered[predicate] {
+		return c.orderedPage(subject, predicate), nil
+	}
+	return PageQuery{
+		In:       c.OutgoingQuery(subject, predicate),
+		Position: listings.Outgoing(subject, predicate, c.Sets),
+		Identity: c.Names.Relationships + "\x00" + subject.String() + "\x00" + schema.Escape(predicate),
+	}, nil
+}
+
+// orderedPage is the query of an ordered set's entries in the order of their
+// positions.
+func (c *Core) orderedPage(subject Key, predicate string) PageQuery {
+	in := KeyCondition(c.Names.Relationships, c.Names.RelationshipsByObject, schema.AttrSubjectKey, subject.String())
+	in = WithSortPrefix(in, schema.AttrPredicateObjectKey, schema.OrderedSetPrefix(predicate))
+	return PageQuery{
+		In:    in,
+		Local: true,
+		Position: paging.Position{Attrs: []paging.Attr{
+			{Name: schema.AttrSubjectKey, Fixed: subject.String()},
+			{Name: schema.AttrPredicateKey, Max: schema.MaxSortKeyBytes},
+			{Name: schema.AttrPredicateObjectKey, Max: schema.MaxSortKeyBytes, Valid: func(k string) bool {
+				_, err := schema.ParseOrderedSetKey(predicate, k)
+				return err == nil
+			}},
+		}},
+		Identity: c.Names.RelationshipsByObject + "\x00" + subject.String() + "\x00" + schema.Escape(predicate),
+	}
+}
+
+// IncomingPage is the query of the relationships pointing at object, through the
+// reverse index: with a predicate, those whose _reverse_key starts with it.
+func (c *Core) IncomingPage(object Key, predicate string) (PageQuery, error) {
+	if err := schema.ValidateEntityKey(object.Scope, object.Type, object.ID); err != nil {
+		return PageQuery{}, err
+	}
+	q := PageQuery{
+		In:       c.IncomingQuery(object),
+		Position: listings.Incoming(object, predicate, c.Sets),
+		Identity: c.Names.ReverseRelationships + "\x00" + object.String(),
+	}
+	if predicate != "" {
+		if err := relationships.ValidatePredicate(predicate); err != nil {
+			return PageQuery{}, err
+		}
+		q.In = WithSortPrefix(q.In, schema.AttrReverseKey, schema.PredicatePrefix(predicate))
+		// A predicate makes another query, with cursors of its own.
+		q.Identity += "\x00" + schema.Escape(predicate)
+	}
+	return q, nil
+}
+
+// IndexPage is the query of cond in the index of scope named index, through the
+// lookup index of the index entries table.
+func (c *Core) IndexPage(scope, index string, cond indexing.Condition) (PageQuery, error) {
+	expr, err := cond.Expression(scope, index)
+	if err != nil {
+		return PageQuery{}, err
+	}
+	return PageQuery{
+		In: &dynamodb.QueryInput{
+			TableName:                 aws.String(c.Names.IndexEntries),
+			IndexName:                 aws.String(c.Names.IndexLookup),
+			KeyConditionExpression:    aws.String(expr.KeyCondition),
+			ExpressionAttributeNames:  expr.Names,
+			ExpressionAttributeValues: expr.Values,
+		},
+		Position: listings.Lookup(scope, index, cond),
+		Identity: c.Names.IndexLookup + "\x00" + schema.ScopeIndexName(scope, index) + "\x00" + cond.String(),
+	}, nil
+}
+
+// InlinePage is the query of cond in the inline index named index of typ, held in
+// slot (from 1) of the entities table's inline indexes.
+func (c *Core) InlinePage(scope, typ, index string, slot int, cond indexing.Condition) (PageQuery, error) {
+	expr, err := cond.Expression(scope, index)
+	if err != nil {
+		return PageQuery{}, err
+	}
+	names := make(map[string]string, len(expr.Names))
+	for placeholder, name := range expr.Names {
+		switch name {
+		case schema.AttrScopeIndexName:
+			name = schema.AttrInlineName[slot-1]
+		case schema.AttrIndexKey:
+			name = schema.AttrInlineKey[slot-1]
+		}
+		names[placeholder] = name
+	}
+	gsi := c.Names.EntitiesInline[slot-1]
+	return PageQuery{
+		In: &dynamodb.QueryInput{
+			TableName:                 aws.String(c.Names.Entities),
+			IndexName:                 aws.String(gsi),
+			KeyConditionExpression:    aws.String(expr.KeyCondition),
+			ExpressionAttributeNames:  names,
+			ExpressionAttributeValues: expr.Values,
+		},
+		Position: listings.Inline(scope, typ, index, slot, cond),
+		Identity: gsi + "\x00" + schema.ScopeIndexName(scope, index) + "\x00" + cond.String(),
+	}, nil
+}

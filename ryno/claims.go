@@ -3,12 +3,12 @@ package ryno
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/indexes"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -22,11 +22,14 @@ type UniqueError struct {
 	Owner Key
 }
 
-func (e *UniqueError) Error() string {
-	return fmt.Sprintf("ryno: %v is taken in unique index %s by %s", e.Value, e.Index, e.Owner)
-}
+func (e *UniqueError) Error() string { return e.twin().Error() }
 
-func (e *UniqueError) Is(target error) bool { return target == ErrExists || target == ErrConflict }
+func (e *UniqueError) Is(target error) bool { return e.twin().Is(target) }
+
+// twin is the error as the store raises it, the one source of its message.
+func (e *UniqueError) twin() *store.UniqueError {
+	return &store.UniqueError{Index: e.Index, Value: e.Value, Owner: relationships.Key(e.Owner)}
+}
 
 // LookupUnique returns the key of the entity holding value in the unique index in,
 // or an error matching ErrNotFound when none does. One GetItem of the value's claim,

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
 	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -153,11 +154,14 @@ type ConditionError struct {
 	Condition string
 }
 
-func (e *ConditionError) Error() string {
-	return fmt.Sprintf("ryno: %s: the condition %s does not hold", e.Key, e.Condition)
-}
+func (e *ConditionError) Error() string { return e.twin().Error() }
 
-func (e *ConditionError) Is(target error) bool { return target == ErrConflict }
+func (e *ConditionError) Is(target error) bool { return e.twin().Is(target) }
+
+// twin is the error as the store raises it, the one source of its message.
+func (e *ConditionError) twin() *store.ConditionError {
+	return &store.ConditionError{Key: relationships.Key(e.Key), Condition: e.Condition}
+}
 
 // store returns the condition as the store reads it; nil for none.
 func (c *Condition) store() *store.Condition {

@@ -2,14 +2,13 @@ package ryno
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/paging"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/store"
 	"github.com/rynodb/rynodb/tables"
@@ -90,16 +89,14 @@ type ConflictError struct {
 	Reason    string // why, for the message
 }
 
-func (e *ConflictError) Error() string {
-	if e.Predicate != "" {
-		return fmt.Sprintf("ryno: conflicting write of the list %s -%s->: %s", e.Key, e.Predicate, e.Reason)
-	}
-	return fmt.Sprintf("ryno: conflicting write of %s: %s", e.Key, e.Reason)
-}
+func (e *ConflictError) Error() string { return e.twin().Error() }
 
 // Is makes errors.Is match ErrConflict, and ErrNotFound when the entity is missing.
-func (e *ConflictError) Is(target error) bool {
-	return target == ErrConflict || e.Missing && target == ErrNotFound
+func (e *ConflictError) Is(target error) bool { return e.twin().Is(target) }
+
+// twin is the error as the store raises it, the one source of its message.
+func (e *ConflictError) twin() *store.ConflictError {
+	return &store.ConflictError{Key: relationships.Key(e.Key), Predicate: e.Predicate, Expected: e.Expected, Stored: e.Stored, Missing: e.Missing, Reason: e.Reason}
 }
 
 // LeaseError reports a write of a relationship list that another writer holds for a
@@ -115,13 +112,15 @@ type LeaseError struct {
 	Err       error // why the write stopped waiting: its attempts ran out, or its context ended
 }
 
-func (e *LeaseError) Error() string {
-	return fmt.Sprintf("ryno: the list %s -%s-> is held by another writer until %s",
-		e.Key, e.Predicate, e.Until.UTC().Format(time.RFC3339Nano))
-}
+func (e *LeaseError) Error() string { return e.twin().Error() }
 
 // Is makes errors.Is match ErrConflict.
-func (e *LeaseError) Is(target error) bool { return target == ErrConflict }
+func (e *LeaseError) Is(target error) bool { return e.twin().Is(target) }
+
+// twin is the error as the store raises it, the one source of its message.
+func (e *LeaseError) twin() *store.LeaseError {
+	return &store.LeaseError{Key: relationships.Key(e.Key), Predicate: e.Predicate, Until: e.Until, Err: e.Err}
+}
 
 func (e *LeaseError) Unwrap() error { return e.Err }
 
@@ -135,7 +134,7 @@ type PartialWriteError struct {
 }
 
 func (e *PartialWriteError) Error() string {
-	return fmt.Sprintf("ryno: %s is written (version %d), the rest is not: %s", e.Entity.Key, e.Entity.Version, errs.Message(e.Err))
+	return (&store.PartialWriteError{Key: relationships.Key(e.Entity.Key), Version: e.Entity.Version, Err: e.Err}).Error()
 }
 
 func (e *PartialWriteError) Unwrap() error { return e.Err }
@@ -149,12 +148,14 @@ type UnknownIndexError struct {
 	Indexes []string
 }
 
-func (e *UnknownIndexError) Error() string {
-	return fmt.Sprintf("ryno: %s was last written with indexes %s, which this client does not register for type %q",
-		e.Key, strings.Join(e.Indexes, ", "), e.Key.Type)
-}
+func (e *UnknownIndexError) Error() string { return e.twin().Error() }
 
-func (e *UnknownIndexError) Is(target error) bool { return target == ErrUnknownIndex }
+func (e *UnknownIndexError) Is(target error) bool { return e.twin().Is(target) }
+
+// twin is the error as the store raises it, the one source of its message.
+func (e *UnknownIndexError) twin() *store.UnknownIndexError {
+	return &store.UnknownIndexError{Key: relationships.Key(e.Key), Indexes: e.Indexes}
+}
 
 func invalid(field, value, reason string) error {
 	return &ValidationError{Field: field, Value: value, Reason: reason}

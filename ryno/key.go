@@ -1,6 +1,8 @@
 package ryno
 
 import (
+	"strconv"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/actions"
@@ -47,4 +49,8 @@ func (t Type) String() string { return schema.ScopeTypeKey(t.Scope, t.Name) }
 type ScopedIndex struct {
 	Scope string
 	Index string // the Name of a registered Index
+}
+
+func number(n int64) *types.AttributeValueMemberN {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }

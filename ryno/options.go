@@ -10,8 +10,12 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/rynodb/rynodb/internal/paging"
 	"github.com/rynodb/rynodb/internal/relationships"
 )
+
+// CursorKeySize is the length of Options.CursorKey: an AES-256 key.
+const CursorKeySize = paging.KeySize
 
 // Options configures a Client. Only TablePrefix is required.
 type Options struct {

@@ -2,6 +2,8 @@ package ryno
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/relationships"
@@ -99,6 +101,19 @@ func (c *Client) validateList(subject Key, predicate string, objects []Key) erro
 	}
 	if c.core.Ordered[predicate] {
 		return validateOrdered(predicate, objects)
+	}
+	return nil
+}
+
+// validateLists checks every list a write replaces; sets are not written there.
+func (c *Client) validateLists(subject Key, lists map[string][]Key) error {
+	for _, predicate := range slices.Sorted(maps.Keys(lists)) {
+		if err := c.validateList(subject, predicate, lists[predicate]); err != nil {
+			return wrap(err, "ReplaceLists[%q]", predicate)
+		}
+		if err := c.listsOnly("ReplaceLists", predicate); err != nil {
+			return err
+		}
 	}
 	return nil
 }

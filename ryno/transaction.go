@@ -2,12 +2,9 @@ package ryno
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -106,11 +103,11 @@ type OpError struct {
 }
 
 func (e *TransactionError) Error() string {
-	parts := make([]string, len(e.Ops))
+	ops := make([]store.OpError, len(e.Ops))
 	for i, o := range e.Ops {
-		parts[i] = fmt.Sprintf("operation %d (%s %s): %s", o.Index, o.Op, o.Key, errs.Message(o.Err))
+		ops[i] = store.OpError{Index: o.Index, Op: o.Op, Key: relationships.Key(o.Key), Err: o.Err}
 	}
-	return "ryno: transaction refused: " + strings.Join(parts, "; ")
+	return (&store.TransactionError{Ops: ops}).Error()
 }
 
 // Unwrap returns the errors of the refused operations.

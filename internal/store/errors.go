@@ -12,7 +12,9 @@ import (
 )
 
 // The store's refusals carry internal keys. Package ryno shows each as the public
-// type of the same name, with the same fields and message.
+// type of the same name, with the same fields (its Key for the internal one, its
+// Entity for the item), whose Error and Is are those of its twin here: one source
+// for each message.
 
 // ConflictError reports a write whose expectation of the stored entity did not
 // hold: it expected version Expected (0: the entity absent, or any version for a

@@ -1,7 +1,10 @@
 package store
 
 import (
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
@@ -45,4 +48,104 @@ func findValue(t *testing.T, values map[string]types.AttributeValue, s string) s
 	}
 	t.Fatalf("no value %q in %v", s, values)
 	return ""
+}
+
+// noIndexes is a registry with no index: entity writes emit nothing.
+type noIndexes struct{}
+
+func (noIndexes) Emit(map[string]types.AttributeValue, time.Time, time.Time) ([]indexentries.Entry, error) {
+	return nil, nil
+}
+
+func (noIndexes) InlineSplit(_ string, entries []indexentries.Entry) (map[string]types.AttributeValue, []indexentries.Entry, error) {
+	return nil, entries, nil
+}
+
+func (noIndexes) ClaimChanges(_, _ []indexentries.Entry) (claims, releases []indexentries.Claim) {
+	return nil, nil
+}
+
+func (noIndexes) ClaimsOf([]indexentries.Entry) []indexentries.Claim     { return nil }
+func (noIndexes) UniqueClaims([]indexentries.Entry) []indexentries.Claim { return nil }
+func (noIndexes) Set(string) string                                      { return "" }
+func (noIndexes) Unique(string, string) bool                             { return false }
+func (noIndexes) Has(string) bool                                        { return false }
+func (noIndexes) HasEntries(string) bool                                 { return false }
+
+func TestTxRefusesWhatNoTransactionCanHoldBeforeAnyRequest(t *testing.T) {
+	c := testCore(t, nil, 4, 3) // no API: a request would panic
+	c.Indexes = noIndexes{}
+	entity := func(id string, bytes int) TxOp {
+		k := Key{Scope: "s", Type: "t", ID: id}
+		base := actions.EntityKey(k)
+		base["blob"] = attrS(strings.Repeat("x", bytes))
+		return TxOp{Kind: TxCreate, Put: Put{Mode: PutCreate, Key: k, Base: base}}
+	}
+	list := func(kind TxKind, predicate string) TxOp {
+		return TxOp{Kind: kind, Key: stateKey, Predicate: predicate, Objects: []Key{{Scope: "s", Type: "t", ID: "o"}}}
+	}
+	check := TxOp{Kind: TxCheck, Key: stateKey, Cond: &Condition{Text: "exists"}}
+	big := func(n int) []TxOp {
+		ops := make([]TxOp, n)
+		for i := range ops {
+			ops[i] = entity(strconv.Itoa(i), 390_000)
+		}
+		return ops
+	}
+	tests := []struct {
+		name  string
+		ops   []TxOp
+		limit string // "" when the transaction may be sent
+	}{
+		{"an entity twice", []TxOp{entity("a", 1), entity("a", 1)}, "item"},
+		{"an entity and a check of it", []TxOp{{Kind: TxCheck, Key: Key{Scope: "s", Type: "t", ID: "a"}, Cond: check.Cond}, entity("a", 1)}, "item"},
+		{"a list twice", []TxOp{list(TxAdd, "p"), list(TxRemove, "p")}, "item"},
+		{"a list and a sequence of one name", []TxOp{list(TxAdd, "p"), {Kind: TxSequence, Key: stateKey, Predicate: "p"}}, ""},
+		{"a list and a write of its subject", []TxOp{list(TxAdd, "p"), {Kind: TxPatch, Key: stateKey}}, ""},
+		{"10 entities of 390 KB", big(10), ""},
+		{"11 entities of 390 KB", big(11), "bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tx, err := c.NewTx(len(tt.ops))
+			require.NoError(t, err)
+			for _, op := range tt.ops {
+				if err = tx.Add(op); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				err = tx.Seal()
+			}
+			if tt.limit == "" {
+				require.NoError(t, err)
+				return
+			}
+			var limit *TransactionLimitError
+			require.ErrorAs(t, err, &limit)
+			require.Equal(t, tt.limit, limit.Limit)
+			require.ErrorIs(t, err, schema.ErrInvalid)
+		})
+	}
+
+	_, err := c.NewTx(0)
+	require.ErrorIs(t, err, schema.ErrInvalid, "no operation")
+	_, err = c.NewTx(actions.MaxItems + 1)
+	var limit *TransactionLimitError
+	require.ErrorAs(t, err, &limit)
+	require.Equal(t, "actions", limit.Limit)
+}
+
+func TestTxJoinsTheCheckOfAListSubjectToTheListsCheck(t *testing.T) {
+	c := testCore(t, nil, 4, 3)
+	tx, err := c.NewTx(3)
+	require.NoError(t, err)
+	chk := TxOp{Kind: TxCheck, Key: stateKey, Cond: &Condition{Text: "exists"}}
+	other := TxOp{Kind: TxCheck, Key: Key{Scope: "s", Type: "t", ID: "other"}, Cond: chk.Cond}
+	for _, op := range []TxOp{chk, other, {Kind: TxAdd, Key: stateKey, Predicate: "p"}} {
+		require.NoError(t, tx.Add(op))
+	}
+	require.NoError(t, tx.Seal())
+	require.Len(t, tx.joined, 1, "only the check of a list's subject joins")
+	require.Same(t, tx.ops[0], tx.joined[stateKey])
 }

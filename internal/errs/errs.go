@@ -1,5 +1,3 @@
-// Package errs gives every error message of the module one "ryno: " prefix, however
-// many layers wrap it on the way to the caller.
 package errs
 
 import (

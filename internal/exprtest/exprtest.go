@@ -1,6 +1,3 @@
-// Package exprtest renders DynamoDB expressions for tests to compare: each
-// placeholder of a name or a value replaced by what it stands for, without
-// spaces. Only tests import it.
 package exprtest
 
 import (

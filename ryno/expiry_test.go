@@ -11,7 +11,6 @@ import (
 
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/entitystate"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -94,39 +93,6 @@ func without(item map[string]types.AttributeValue, name string) map[string]types
 		}
 	}
 	return out
-}
-
-func TestStoredExpiry(t *testing.T) {
-	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	item := func(attrs map[string]any) map[string]types.AttributeValue {
-		attrs[schema.AttrVersion] = number(2)
-		return storedItem(attrs)
-	}
-	tests := []struct {
-		name                 string
-		item                 map[string]types.AttributeValue
-		live, ending, hidden bool
-	}{
-		{"no expiry", item(map[string]any{}), true, false, false},
-		{"expires later", item(map[string]any{schema.AttrExpires: number(now.Unix() + 1)}), true, false, false},
-		{"expired", item(map[string]any{schema.AttrExpires: number(now.Unix())}), false, true, true},
-		{"expired and being deleted", item(map[string]any{schema.AttrExpires: number(now.Unix() - 9), schema.AttrDeleting: "d"}), false, true, true},
-		{"an expiry that is no number is none", item(map[string]any{schema.AttrExpires: "soon"}), true, false, false},
-	}
-	c, err := New(struct{ DynamoDBAPI }{}, Options{TablePrefix: "t", Now: func() time.Time { return now }})
-	require.NoError(t, err)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, err := c.core.ReadStored(relationships.Key(stateKey), tt.item)
-			require.NoError(t, err)
-			require.Equal(t, tt.live, s.Live(), "live")
-			require.Equal(t, tt.ending, s.Ending(), "ending")
-			require.Equal(t, tt.hidden, c.core.Hidden(tt.item), "hidden")
-		})
-	}
-	missing, err := c.core.ReadStored(relationships.Key(stateKey), nil)
-	require.NoError(t, err)
-	require.False(t, missing.Ending(), "no item: nothing to complete")
 }
 
 func TestConditionsSeeExpiry(t *testing.T) {

@@ -203,9 +203,10 @@ func (c *Client) txOpOf(op Op) (store.TxOp, error) {
 		if err := op.key.Validate(); err != nil {
 			return t, err
 		}
-		t.Patch, err = encodePatch(op.patch)
+		ep, err := encodePatch(op.patch)
+		t.Patch = ep
 		t.Patched = func(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
-			return patched(item, t.Patch)
+			return patched(item, ep)
 		}
 		return t, err
 	case opCheck:

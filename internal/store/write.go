@@ -38,13 +38,13 @@ func (c *Core) UpdateSend(in *dynamodb.UpdateItemInput) func(context.Context) co
 // attempt is resolved by reading the item: the write's token shows it landed, an
 // item still meeting x shows it did not (and it is sent again).
 func (c *Core) PutItem(ctx context.Context, k Key, item map[string]types.AttributeValue, x entitystate.Expectation, token string) commit.Attempt {
-	b := commit.Build(x.Condition(), nil)
+	put := c.PutAction(item, x).Put // one source for the put alone and in a transaction
 	in := &dynamodb.PutItemInput{
-		TableName:                           aws.String(c.Names.Entities),
-		Item:                                item,
-		ConditionExpression:                 b.Condition,
-		ExpressionAttributeNames:            b.Names,
-		ExpressionAttributeValues:           b.Values,
+		TableName:                           put.TableName,
+		Item:                                put.Item,
+		ConditionExpression:                 put.ConditionExpression,
+		ExpressionAttributeNames:            put.ExpressionAttributeNames,
+		ExpressionAttributeValues:           put.ExpressionAttributeValues,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
 	send := func(ctx context.Context) commit.Attempt {

@@ -72,7 +72,8 @@ type Options struct {
 	OrderedSets []string
 
 	// Owns declares what the entities of a type own: the objects of one of their
-	// lists. Deleting an owner deletes what it owns first, recursively, each with
+	// lists. Deleting an owner marks everything it owns as being deleted,
+	// recursively, before it deletes any of it, then deletes it, each with
 	// everything that refers to it; a Delete cut off half-way is completed, what it
 	// owns included, by whoever completes it. Every client deleting entities of the
 	// type must declare the same.

@@ -7,8 +7,9 @@ import (
 )
 
 // Owns declares that the entities of Type own the objects of their list under
-// Predicate: deleting an owner deletes what it owns first, recursively, each with
-// everything that refers to it, as Delete deletes one entity.
+// Predicate: deleting an owner marks what it owns, recursively, so that the whole
+// tree reads as missing, then deletes it, each entity with everything that refers
+// to it, as Delete deletes one entity.
 type Owns struct {
 	Type      string // the owner's type, in any scope
 	Predicate string // its list of what it owns

@@ -28,6 +28,12 @@ func (c *Core) DeleteEntity(ctx context.Context, k Key, x Expect) error {
 	if err != nil {
 		return err
 	}
+	return c.finishMarked(ctx, k, s)
+}
+
+// finishMarked completes the Delete of k that MarkDeleting returned s for.
+func (c *Core) finishMarked(ctx context.Context, k Key, s entitystate.State) error {
+	var err error
 	if s.Deleting == "" { // no entity: entries left from an earlier life are swept
 		err = c.Sweep(ctx, k, Guard{Key: k, Absent: true}, nil)
 	} else {
@@ -116,58 +122,158 @@ func (c *Core) CompleteDelete(ctx context.Context, k Key, s entitystate.State) e
 }
 
 // A Delete of an owner, once its tombstone is there (which refuses every write of
-// it, and so every addition to its lists), deletes the objects of each list it owns
-// before it sweeps its own partition: a Delete cut off half-way keeps the owner's
-// lists, and whoever completes it (the next Delete, the next writer of the owner,
-// check --repair) finds what is left to delete in them. An object listed twice is
-// deleted once; an object already gone costs a Delete of a missing entity, which
-// sweeps what still refers to it.
+// it, and so every addition to its lists), marks the whole tree it owns before it
+// deletes any of it: every object of each owned list gets its own tombstone, then
+// the objects those own, and so on, page by page, MaxConcurrency at once. So the
+// tree reads as missing, and refuses writes and additions under any of its
+// entities, from the end of this first pass, before the sweeps that take most of
+// the time. Then each owned entity's Delete is completed from the state its mark
+// returned, what it owns first, before the owner sweeps its own partition: a Delete
+// cut off half-way keeps the owner's lists, and whoever completes it (the next
+// Delete, the next writer of the owner, check --repair) finds what is left to
+// delete in them, and marks it again (a mark already there costs a refused
+// update). An object listed twice is deleted once; an object already gone costs a
+// Delete of a missing entity, which sweeps what still refers to it.
 
-// deleting is the context key of the entities a cascade is deleting, so that an
-// entity that owns itself, or an owner of its owner, ends the recursion.
-type deletingKey struct{}
+// treeKey is the context key of the tree a cascade is deleting, so that nested
+// cascades share it: an entity that owns itself, or an owner of its owner, ends the
+// recursion, and the marks of the first pass are not sent again.
+type treeKey struct{}
 
-// cascade deletes what k owns, when its type owns anything.
+// tree is the state of one cascade: the entities the first pass marked, with what
+// their marks returned, and those the second pass has taken to delete.
+type tree struct {
+	mu      sync.Mutex
+	marked  map[Key]*entitystate.State // nil until the mark returned
+	deleted map[Key]bool
+}
+
+func newTree(root Key) *tree {
+	return &tree{marked: map[Key]*entitystate.State{root: nil}, deleted: map[Key]bool{root: true}}
+}
+
+// toMark returns the keys of keys the first pass has not met yet, and records them.
+func (t *tree) toMark(keys []Key) []Key {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var fresh []Key
+	for _, k := range keys {
+		if _, ok := t.marked[k]; !ok {
+			t.marked[k] = nil
+			fresh = append(fresh, k)
+		}
+	}
+	return fresh
+}
+
+// setMarked records what the mark of k returned. Only the index record of the item
+// is kept (CompleteDelete releases its claims), so that a large tree holds little.
+func (t *tree) setMarked(k Key, s entitystate.State) {
+	if record, ok := s.Item[schema.AttrIndexEntries]; ok {
+		s.Item = map[string]types.AttributeValue{schema.AttrIndexEntries: record}
+	} else if s.Item != nil {
+		s.Item = map[string]types.AttributeValue{}
+	}
+	t.mu.Lock()
+	t.marked[k] = &s
+	t.mu.Unlock()
+}
+
+// toDelete returns the keys of keys the second pass has not taken yet, with the
+// state of each one's mark (nil when the first pass did not mark it), and takes them.
+func (t *tree) toDelete(keys []Key) ([]Key, []*entitystate.State) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var fresh []Key
+	var states []*entitystate.State
+	for _, k := range keys {
+		if !t.deleted[k] {
+			t.deleted[k] = true
+			fresh, states = append(fresh, k), append(states, t.marked[k])
+		}
+	}
+	return fresh, states
+}
+
+// cascade deletes what k owns, when its type owns anything: the first cascade of a
+// Delete marks the whole tree, then each level deletes its objects.
 func (c *Core) cascade(ctx context.Context, k Key) error {
-	predicates := c.Owns[k.Type]
-	if len(predicates) == 0 {
+	if len(c.Owns[k.Type]) == 0 {
 		return nil
 	}
-	seen, _ := ctx.Value(deletingKey{}).(*sync.Map)
-	if seen == nil {
-		seen = &sync.Map{}
-		ctx = context.WithValue(ctx, deletingKey{}, seen)
+	t, _ := ctx.Value(treeKey{}).(*tree)
+	if t == nil {
+		t = newTree(k)
+		ctx = context.WithValue(ctx, treeKey{}, t)
+		if err := c.markOwned(ctx, t, k); err != nil {
+			return errs.Wrap(err, "marking what %s owns", k)
+		}
 	}
-	seen.Store(k, true)
-	for _, p := range predicates {
-		if err := c.deleteOwned(ctx, k, p, seen); err != nil {
+	for _, p := range c.Owns[k.Type] {
+		if err := c.deleteOwned(ctx, t, k, p); err != nil {
 			return errs.Wrap(err, "deleting what %s owns under %s", k, p)
 		}
 	}
 	return nil
 }
 
+// markOwned puts the tombstone of a Delete on every entity owner owns, and on
+// what they own, recursively.
+func (c *Core) markOwned(ctx context.Context, t *tree, owner Key) error {
+	for _, p := range c.Owns[owner.Type] {
+		err := c.ownedPages(ctx, owner, p, func(objects []Key) error {
+			fresh := t.toMark(objects)
+			return batching.Parallel(ctx, len(fresh), c.MaxConcurrency, func(ctx context.Context, i int) error {
+				s, err := c.MarkDeleting(ctx, fresh[i], Expect{})
+				if err != nil {
+					return err
+				}
+				t.setMarked(fresh[i], s)
+				if s.Deleting == "" {
+					return nil // no entity, so nothing it owns
+				}
+				return c.markOwned(ctx, t, fresh[i])
+			})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // deleteOwned deletes the objects of owner's list under predicate, a page at a
-// time, in parallel within MaxConcurrency.
-func (c *Core) deleteOwned(ctx context.Context, owner Key, predicate string, seen *sync.Map) error {
+// time, in parallel within MaxConcurrency: those the first pass marked from the
+// state their mark returned, any other (none, unless a writer slipped one in) from
+// the start.
+func (c *Core) deleteOwned(ctx context.Context, t *tree, owner Key, predicate string) error {
+	return c.ownedPages(ctx, owner, predicate, func(objects []Key) error {
+		fresh, states := t.toDelete(objects)
+		return batching.Parallel(ctx, len(fresh), c.MaxConcurrency, func(ctx context.Context, i int) error {
+			if s := states[i]; s != nil {
+				return c.finishMarked(ctx, fresh[i], *s)
+			}
+			return c.DeleteEntity(ctx, fresh[i], Expect{})
+		})
+	})
+}
+
+// ownedPages calls fn with the objects of each page of owner's list under
+// predicate, read consistently.
+func (c *Core) ownedPages(ctx context.Context, owner Key, predicate string, fn func([]Key) error) error {
 	in := c.OutgoingQuery(relationships.Key(owner), predicate)
 	in.ConsistentRead = aws.Bool(true)
 	return c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
-		var objects []Key
+		objects := make([]Key, 0, len(items))
 		for _, item := range items {
 			e, err := relationships.FromItem(item)
 			if err != nil {
 				return err
 			}
-			if _, dup := seen.LoadOrStore(Key(e.Object), true); !dup {
-				objects = append(objects, Key(e.Object))
-			}
+			objects = append(objects, Key(e.Object))
 		}
-		return batching.Parallel(ctx, len(objects), c.MaxConcurrency, func(ctx context.Context, i int) error {
-			return c.DeleteEntity(ctx, objects[i], Expect{})
-		})
+		return fn(objects)
 	})
-
 }
 
 // Expire puts the tombstone of a Delete on k while it holds an expired entity, and

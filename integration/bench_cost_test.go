@@ -540,6 +540,24 @@ func costCalls(t *testing.T, db, seeder *ryno.Client, libRec *dynamotest.Recorde
 		}, func(run int) error {
 			return raw.SetIndexed(ctx, costPost(fmt.Sprintf("blind%d", run)), postAttrs("a", "c"), "tag", []string{"a", "c"})
 		}))
+	closed := func() map[string]any {
+		attrs := ticketAttrs()
+		attrs["status"] = "closed"
+		return attrs
+	}
+	row("Set without its version of an existing entity with 2 inline index values, 1 changed (raw: 2 index entries)",
+		costCall(t, libRec, func(run int) error {
+			_, err := seeder.Create(ctx, &ryno.Entity{Key: costTicket(fmt.Sprintf("blind%d", run)), Attributes: ticketAttrs()})
+			return err
+		}, func(run int) error {
+			_, err := db.Set(ctx, &ryno.Entity{Key: costTicket(fmt.Sprintf("blind%d", run)), Attributes: closed()})
+			return err
+		}),
+		costCall(t, rawRec, func(run int) error {
+			return rawSeeder.Create(ctx, costTicket(fmt.Sprintf("blind%d", run)), ticketAttrs(), "ticket", []string{"open", "3"})
+		}, func(run int) error {
+			return raw.SetIndexed(ctx, costTicket(fmt.Sprintf("blind%d", run)), closed(), "ticket", []string{"closed", "3"})
+		}))
 	return rows
 }
 

@@ -160,9 +160,10 @@ func TestUpdateWithoutAVersionIsOneRequest(t *testing.T) {
 }
 
 // TestAWriteWithoutAVersionLeavesNothingOfTheStoredAttributes writes entities
-// without their versions over stored ones whose attribute names differ, or that a
-// patch changed: nothing of the stored attributes survives, at the cost of one
-// refused update.
+// without their versions over stored ones, written by another client, whose
+// attribute names differ, or that a patch changed: nothing of the stored attributes
+// survives, at the cost of one refused update, since the writer has never met that
+// shape.
 func TestAWriteWithoutAVersionLeavesNothingOfTheStoredAttributes(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -188,13 +189,15 @@ func TestAWriteWithoutAVersionLeavesNothingOfTheStoredAttributes(t *testing.T) {
 	for _, tt := range tests {
 		for _, op := range []string{"Set", "Update"} {
 			t.Run(tt.name+", "+op, func(t *testing.T) {
-				db, counter, _ := newStore(t)
+				s := newStoreWith(t, nil)
+				db, counter := s.Client, s.counter
+				creator := newClientOn(t, s, ryno.Options{})
 				stored := person("ada", tt.stored)
 				stored.Meta = tt.meta
-				created, err := db.Create(ctx, stored)
+				created, err := creator.Create(ctx, stored)
 				require.NoError(t, err)
 				if tt.patch != nil {
-					_, err := db.Patch(ctx, stored.Key, *tt.patch)
+					_, err := creator.Patch(ctx, stored.Key, *tt.patch)
 					require.NoError(t, err)
 				}
 				counter.Reset()
@@ -215,6 +218,77 @@ func TestAWriteWithoutAVersionLeavesNothingOfTheStoredAttributes(t *testing.T) {
 				require.Equal(t, got.Attributes, read.Attributes)
 			})
 		}
+	}
+}
+
+// TestAWriteWithoutAVersionOverAShapeItHasMetIsOneUpdate writes an entity whose
+// optional attributes come and go, as a struct with omitempty fields does, without
+// its version: over a stored shape the client has written, read, or been refused
+// by before, the write is one UpdateItem that removes the names it does not set. A
+// shape it has not met (another client's, or one a Patch left) costs one refused
+// update, once.
+func TestAWriteWithoutAVersionOverAShapeItHasMetIsOneUpdate(t *testing.T) {
+	full := map[string]any{"name": "Ada", "phone": "555", "email": "ada@example.com"}
+	short := map[string]any{"name": "Ada"}
+	other := map[string]any{"name": "Ada", "twitter": "@ada"}
+	type step struct {
+		by    string // "db", the client counted, or "other", another client
+		op    string // "Set", "Get" or "Patch"
+		attrs map[string]any
+		calls map[string]int // of db's writes
+	}
+	one := map[string]int{"UpdateItem": 1}
+	refused := map[string]int{"UpdateItem": 1, "PutItem": 1}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"its own earlier writes", []step{
+			{"db", "Set", full, one}, {"db", "Set", short, one}, {"db", "Set", full, one}, {"db", "Set", other, one},
+			{"db", "Set", short, one}, {"db", "Set", full, one},
+		}},
+		{"a shape it read", []step{
+			{"other", "Set", full, nil}, {"db", "Get", nil, nil}, {"db", "Set", short, one},
+		}},
+		{"a shape it has not met, then met", []step{
+			{"other", "Set", full, nil}, {"db", "Set", short, refused}, {"other", "Set", full, nil}, {"db", "Set", short, one},
+		}},
+		{"a shape another client wrote since", []step{
+			{"db", "Set", full, one}, {"other", "Set", other, nil}, {"db", "Set", short, refused}, {"db", "Set", other, one},
+		}},
+		{"a Patch since, which records no shape", []step{
+			{"db", "Set", full, one}, {"other", "Patch", map[string]any{"phone": "556"}, nil}, {"db", "Set", short, refused},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStoreWith(t, nil)
+			clients := map[string]*ryno.Client{"db": s.Client, "other": newClientOn(t, s, ryno.Options{})}
+			reader := newClientOn(t, s, ryno.Options{}) // reads apart, so db learns nothing from them
+			k := pk("ada")
+			for i, st := range tt.steps {
+				c := clients[st.by]
+				s.counter.Reset()
+				var err error
+				switch st.op {
+				case "Set":
+					_, err = c.Set(ctx, person("ada", st.attrs))
+				case "Get":
+					_, err = c.Get(ctx, k)
+				case "Patch":
+					_, err = c.Patch(ctx, k, ryno.Patch{Set: st.attrs})
+				}
+				require.NoError(t, err, "step %d", i)
+				if st.calls != nil {
+					require.Equal(t, st.calls, requests(s.counter), "step %d: %s of %v", i, st.op, st.attrs)
+				}
+				if st.op == "Set" {
+					read, err := reader.Get(ctx, k)
+					require.NoError(t, err)
+					require.Equal(t, person("ada", st.attrs).Attributes, read.Attributes, "step %d: only the attributes written", i)
+				}
+			}
+		})
 	}
 }
 

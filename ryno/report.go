@@ -20,8 +20,8 @@ type CallReport struct {
 	// Retries counts what was sent again: attempts the SDK's retryer made, and the
 	// store's retries after throttling, items left unprocessed, a transaction
 	// conflict, a lost response, or a write that lost a race with another writer.
-	// A Set of an entity that exists counts one: its first attempt guesses the
-	// entity new, which saves a read when it is.
+	// A Set or Update without a version over a stored shape the client has not met
+	// counts one: its first attempt, an update that needs no read, is refused.
 	Retries     int
 	Throttles   int        // attempts DynamoDB throttled
 	Unprocessed int        // items DynamoDB left unprocessed, counted at each response

@@ -49,6 +49,7 @@ type Core struct {
 
 	clock  positionClock                                           // positions of ordered sets
 	queues groupcommit.Queue[listID, ListOp, relationships.Change] // list calls waiting to be written together
+	shapes shapes                                                  // of the entities written and found, by type
 }
 
 // NewCore returns the core of a client.

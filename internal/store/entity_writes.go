@@ -2,9 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -101,23 +98,6 @@ func UnknownIndexes(stored, mine string) []string {
 		unknown = append(unknown, indexes.Display(name))
 	}
 	return unknown
-}
-
-// ShapeOf is the digest of the names of base's attributes and metadata: 16 bytes of
-// SHA-256 over the sorted names, each prefixed with its length, base64-encoded.
-func ShapeOf(base map[string]types.AttributeValue) string {
-	var names []string
-	for name := range base {
-		if name == schema.AttrMeta || name == schema.AttrExpires || !strings.HasPrefix(name, schema.ReservedPrefix) {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
-	h := sha256.New()
-	for _, name := range names { // length-prefixed: no two lists of names write alike
-		fmt.Fprintf(h, "%d:%s", len(name), name)
-	}
-	return base64.RawStdEncoding.EncodeToString(h.Sum(nil)[:16])
 }
 
 // RecordMatches reports whether the index entries read are those the entity item

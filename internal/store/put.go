@@ -61,6 +61,7 @@ func (c *Core) Write(ctx context.Context, p Put) (map[string]types.AttributeValu
 	if err != nil {
 		return nil, err
 	}
+	c.shapes.learn(p.Key.Type, shapeNames(p.Base))
 	if err := c.ReplaceSets(ctx, p.Key, p.Sets); err != nil {
 		// The entity is written: the same call again completes the sets.
 		return nil, w.partial(item, err)

@@ -24,6 +24,9 @@ func (c *Core) GetItem(ctx context.Context, k Key, consistent bool) (map[string]
 	if err != nil {
 		return nil, errs.Wrap(err, "get %s", k)
 	}
+	if out.Item != nil {
+		c.shapes.learnStored(k.Type, out.Item) // a write of what was read needs no other
+	}
 	return out.Item, nil
 }
 

@@ -33,7 +33,9 @@ import (
 // 4 KB: an entity with more attribute names is put after a read instead.
 const maxUpsertExpression = 3500
 
-// upsertInput returns the UpdateItem of a write that needs no read, or nil.
+// upsertInput returns the UpdateItem of a write that needs no read, or nil. It
+// replaces an item of its own shape, or of any other shape the client remembers for
+// the type, as many of them as the expression has room for, the most recent first.
 func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 	if w.Mode == PutCreate || w.Version > 0 || !w.Created.IsZero() || w.entryIndexed() || len(w.predicates) > 0 || w.Cond != nil {
 		return nil
@@ -42,6 +44,19 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 	if !ok {
 		return nil
 	}
+	others := w.c.shapes.others(w.Key.Type, ShapeOf(w.Base))
+	for n := len(others); n >= 0; n-- {
+		if in := w.upsertOver(inline, others[:n]); in != nil {
+			return in
+		}
+	}
+	return nil
+}
+
+// upsertOver returns the UpdateItem of an upsert replacing an item of the write's
+// shape or of one of others, or nil when its expression would be too large.
+func (w *write) upsertOver(inline map[string]types.AttributeValue, others []shape) *dynamodb.UpdateItemInput {
+	ours := ShapeOf(w.Base)
 	now := attrS(schema.FormatTime(w.now))
 	created := expression.Name(schema.AttrCreated)
 	version := expression.Name(schema.AttrVersion)
@@ -49,7 +64,7 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 		Set(expression.Name(schema.AttrUpdated), expression.Value(now)).
 		Set(version, expression.Plus(expression.IfNotExists(version, expression.Value(attrN(0))), expression.Value(attrN(1)))).
 		Set(expression.Name(schema.AttrToken), expression.Value(attrS(w.token))).
-		Set(expression.Name(schema.AttrShape), expression.Value(attrS(ShapeOf(w.Base))))
+		Set(expression.Name(schema.AttrShape), expression.Value(attrS(ours)))
 	if w.indexed() { // inline indexes only: the record of no entry, as a put writes it
 		u = u.Set(expression.Name(schema.AttrIndexEntries), expression.Value(indexes.Record(nil)))
 	} else {
@@ -66,7 +81,18 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 			u = u.Set(a.name(name), expression.Value(w.Base[name]))
 		}
 	}
-	same := expression.Name(schema.AttrShape).Equal(expression.Value(attrS(ShapeOf(w.Base)))).
+	shapes := []expression.OperandBuilder{}
+	removed := map[string]bool{}
+	for _, sh := range others {
+		shapes = append(shapes, expression.Value(attrS(sh.digest)))
+		for _, name := range sh.names {
+			if _, set := w.Base[name]; !set && !removed[name] {
+				removed[name] = true
+				u = u.Remove(a.name(name))
+			}
+		}
+	}
+	same := expression.Name(schema.AttrShape).In(expression.Value(attrS(ours)), shapes...).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrPending)),
 			expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
 			actions.NotExpired(w.now),
@@ -131,8 +157,10 @@ func (w *write) upsert(ctx context.Context, in *dynamodb.UpdateItemInput) (map[s
 	a := w.c.Settle(ctx, send, send)
 	switch a.Outcome {
 	case commit.Committed:
+		w.c.shapes.learn(w.Key.Type, shapeNames(w.Base))
 		return a.Item, entitystate.Expectation{}, nil
 	case commit.ConditionFailed:
+		w.c.shapes.learnStored(w.Key.Type, a.Item)
 		x, done, err := w.decideFromItem(ctx, a.Item)
 		return done, x, err
 	}

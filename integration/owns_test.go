@@ -251,6 +251,56 @@ func TestADeleteOfAnOwnerHidesTheWholeTreeBeforeItDeletesAny(t *testing.T) {
 	}
 }
 
+// TestADeleteOfAnOwnerLeavesWhatANewLifeOfItOwns holds a Delete of a project after
+// it marked the tree, while another client completes the Delete and creates the
+// project anew, with a new issue and an issue of the old key, each with a comment.
+// Released, the first Delete deletes nothing of the new tree: objects it did not
+// mark are the new life's, and the marks it made were completed by the other.
+func TestADeleteOfAnOwnerLeavesWhatANewLifeOfItOwns(t *testing.T) {
+	var armed atomic.Bool
+	release, deleting := make(chan struct{}), make(chan struct{})
+	var first sync.Once
+	s := newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+		return dynamotest.Wrap(api, func(ctx context.Context, op string, send func(context.Context) error) error {
+			if armed.Load() && (op == "TransactWriteItems" || op == "DeleteItem" || op == "BatchWriteItem") {
+				first.Do(func() { close(deleting) })
+				<-release
+			}
+			return send(ctx)
+		})
+	}, ryno.Options{Owns: ownsTree, MaxConcurrency: 1}) // the last issue is reached after the release
+	keys := seedTree(t, s, "rocket", 6, 1)
+	other := newClientOn(t, s, ryno.Options{Owns: ownsTree})
+
+	armed.Store(true)
+	require.NoError(t, s.Delete(ctx, keys[0], ryno.InBackground()))
+	select {
+	case <-deleting:
+	case <-time.After(2 * time.Minute):
+		close(release)
+		t.Fatal("the Delete never began to delete")
+	}
+	require.NoError(t, other.Delete(ctx, keys[0]), "another client completes the Delete")
+	requireTreeGone(t, s, keys)
+
+	project, fresh, reused := keys[0], treeKey("issue", "fresh"), treeKey("issue", "rocket-5")
+	newTree := []ryno.Key{project, fresh, reused, treeKey("comment", "fresh-c"), treeKey("comment", "rocket-5-c")}
+	createSubjects(t, other, newTree...)
+	require.NoError(t, other.ReplaceRelationships(ctx, project, "issues", []ryno.Key{fresh, reused}))
+	require.NoError(t, other.ReplaceRelationships(ctx, fresh, "comments", []ryno.Key{newTree[3]}))
+	require.NoError(t, other.ReplaceRelationships(ctx, reused, "comments", []ryno.Key{newTree[4]}))
+
+	close(release)
+	require.NoError(t, s.Wait(ctx))
+	got, err := other.BatchGet(ctx, newTree)
+	require.NoError(t, err)
+	for i, e := range got {
+		require.NotNil(t, e, "%s of the new life stays", newTree[i])
+	}
+	require.Equal(t, []ryno.Key{fresh, reused}, objectsOf(t, other, project, "issues", 10))
+	require.Equal(t, []ryno.Key{newTree[4]}, objectsOf(t, other, reused, "comments", 10))
+}
+
 // TestAStreamConsumerCompletesADeleteOfATreeCutOff cuts a Delete of a project off
 // after a few of its transactions, as a Lambda function ended at its timeout would,
 // then hands the entities table's stream to a changes.Completer: it finds the

@@ -114,7 +114,7 @@ func (c *Core) CompleteDelete(ctx context.Context, k Key, s entitystate.State) e
 			return err
 		}
 	}
-	if err := c.cascade(ctx, k); err != nil {
+	if err := c.cascade(ctx, k, s.Deleting); err != nil {
 		return err
 	}
 	g := Guard{Key: k, Attr: schema.AttrDeleting, Token: s.Deleting}
@@ -195,9 +195,10 @@ func (t *tree) toDelete(keys []Key) ([]Key, []*entitystate.State) {
 	return fresh, states
 }
 
-// cascade deletes what k owns, when its type owns anything: the first cascade of a
-// Delete marks the whole tree, then each level deletes its objects.
-func (c *Core) cascade(ctx context.Context, k Key) error {
+// cascade deletes what k, marked by the Delete whose token is deleting, owns, when
+// its type owns anything: the first cascade of a Delete marks the whole tree, then
+// each level deletes its objects.
+func (c *Core) cascade(ctx context.Context, k Key, deleting string) error {
 	if len(c.Owns[k.Type]) == 0 {
 		return nil
 	}
@@ -210,7 +211,7 @@ func (c *Core) cascade(ctx context.Context, k Key) error {
 		}
 	}
 	for _, p := range c.Owns[k.Type] {
-		if err := c.deleteOwned(ctx, t, k, p); err != nil {
+		if err := c.deleteOwned(ctx, t, k, deleting, p); err != nil {
 			return errs.Wrap(err, "deleting what %s owns under %s", k, p)
 		}
 	}
@@ -242,13 +243,28 @@ func (c *Core) markOwned(ctx context.Context, t *tree, owner Key) error {
 	return nil
 }
 
-// deleteOwned deletes the objects of owner's list under predicate, a page at a
-// time, in parallel within MaxConcurrency: those the first pass marked from the
-// state their mark returned, any other (none, unless a writer slipped one in) from
-// the start.
-func (c *Core) deleteOwned(ctx context.Context, t *tree, owner Key, predicate string) error {
+// deleteOwned completes the Deletes of the objects of owner's list under
+// predicate, a page at a time, in parallel within MaxConcurrency: those the first
+// pass marked from the state each mark returned. An object the pass did not mark
+// was listed after it: by a set Add whose entry landed after the owner's mark (it
+// takes it back only when its read of the owner follows), or under a new life of
+// the owner, created after another writer completed this Delete. So it is deleted
+// only while the owner still holds this Delete's tombstone (deleting), read once
+// per page that needs it. Likewise, a Delete of a marked object whose tombstone
+// another writer completed finds its guard gone and leaves the entity created
+// since.
+func (c *Core) deleteOwned(ctx context.Context, t *tree, owner Key, deleting, predicate string) error {
 	return c.ownedPages(ctx, owner, predicate, func(objects []Key) error {
 		fresh, states := t.toDelete(objects)
+		if slices.Contains(states, nil) {
+			ours, err := c.stillDeleting(ctx, owner, deleting)
+			if err != nil {
+				return err
+			}
+			if !ours {
+				fresh, states = markedOnly(fresh, states)
+			}
+		}
 		return batching.Parallel(ctx, len(fresh), c.MaxConcurrency, func(ctx context.Context, i int) error {
 			if s := states[i]; s != nil {
 				return c.finishMarked(ctx, fresh[i], *s)
@@ -256,6 +272,29 @@ func (c *Core) deleteOwned(ctx context.Context, t *tree, owner Key, predicate st
 			return c.DeleteEntity(ctx, fresh[i], Expect{})
 		})
 	})
+}
+
+// markedOnly returns the keys of keys whose state is known, with their states.
+func markedOnly(keys []Key, states []*entitystate.State) ([]Key, []*entitystate.State) {
+	var k2 []Key
+	var s2 []*entitystate.State
+	for i, s := range states {
+		if s != nil {
+			k2, s2 = append(k2, keys[i]), append(s2, s)
+		}
+	}
+	return k2, s2
+}
+
+// stillDeleting reports whether k holds the tombstone of the Delete whose token is
+// deleting, read consistently.
+func (c *Core) stillDeleting(ctx context.Context, k Key, deleting string) (bool, error) {
+	item, err := c.GetItem(ctx, k, true)
+	if err != nil {
+		return false, err
+	}
+	s, err := c.ReadStored(k, item)
+	return err == nil && deleting != "" && s.Deleting == deleting, err
 }
 
 // ownedPages calls fn with the objects of each page of owner's list under

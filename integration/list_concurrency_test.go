@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -523,6 +524,61 @@ func TestWritersOfOneListInOneClientNeverGiveUp(t *testing.T) {
 	require.ElementsMatch(t, want, got)
 	requireListExact(t, s, subject, "follows")
 	require.Less(t, s.counter.Count("TransactWriteItems"), calls, "calls waiting for the list were written together")
+}
+
+// TestWritersOfOneListInManyClientsNeverGiveUp has 8 clients, as 8 processes would
+// be, each in a goroutine, mix single Adds and Removes on one list with the default
+// Conflicts, starting each round together: the clients race for the list's head
+// and retry, but no call gives up, each call reports exactly the objects it changed,
+// and the list ends as the calls say.
+func TestWritersOfOneListInManyClientsNeverGiveUp(t *testing.T) {
+	const writers, rounds = 8, 10
+	s, subject := listStore(t, ryno.Options{})
+	var retries atomic.Int64
+	clients := make([]*ryno.Client, writers)
+	for w := range clients {
+		clients[w] = newClientOn(t, s, ryno.Options{ConsistentRead: true, OnCall: func(_ context.Context, r ryno.CallReport) {
+			retries.Add(int64(r.Retries))
+		}})
+	}
+	var want []ryno.Key
+	for round := range rounds {
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		errs := make([]error, writers)
+		for w, db := range clients {
+			kept := pk(fmt.Sprintf("r%02d-w%d", round, w))
+			gone := pk(fmt.Sprintf("r%02d-w%d-gone", round, w))
+			want = append(want, kept)
+			wg.Go(func() {
+				<-start
+				for _, step := range []struct {
+					add    bool
+					object ryno.Key
+				}{{true, gone}, {true, kept}, {false, gone}, {false, kept}, {true, kept}} {
+					var changed []ryno.Key
+					var err error
+					if step.add {
+						changed, err = db.AddRelationships(ctx, subject, "follows", []ryno.Key{step.object})
+					} else {
+						changed, err = db.RemoveRelationships(ctx, subject, "follows", []ryno.Key{step.object})
+					}
+					switch {
+					case err != nil:
+						errs[w] = errors.Join(errs[w], err)
+					case !slices.Equal(changed, []ryno.Key{step.object}):
+						errs[w] = errors.Join(errs[w], fmt.Errorf("add %t of %s changed %v", step.add, step.object, changed))
+					}
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		require.NoError(t, errors.Join(errs...), "round %d", round)
+	}
+	require.ElementsMatch(t, want, objectsOf(t, s.Client, subject, "follows", 500))
+	requireListExact(t, s, subject, "follows")
+	require.Positive(t, retries.Load(), "the clients raced for the list and retried")
 }
 
 // TestACallQueuedForABusyListMayGiveUpWhileItWaits holds the first writer of a list

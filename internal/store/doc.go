@@ -8,8 +8,9 @@
 //     reading what its plan needs, then committing the entity with its index
 //     entries, unique claims and lists in one transaction, or under a pending mark
 //     when they do not fit in one (put.go, put_large.go); the upsert that needs no
-//     read (upsert.go); Patch's one UpdateItem (patch.go); the lookup of a unique
-//     value (unique.go);
+//     read (upsert.go), over any shape of the type the client remembers
+//     (shapes.go); Patch's one UpdateItem (patch.go); the lookup of a unique value
+//     (unique.go);
 //   - Transact: each operation read and planned, the transaction assembled within
 //     DynamoDB's limits, and its refusals read (transact*.go);
 //   - the list engine: the write of a relationship list in one transaction
@@ -17,7 +18,7 @@
 //     not fit in one (lease.go); concurrent calls on one list written together
 //     (list_queue.go); sets and ordered sets, one item per object, and the
 //     positions of ordered sets (sets.go);
-//   - the Delete: its tombstone, what the entity owns deleted first, then the
+//   - the Delete: its tombstone, what the entity owns marked, then deleted, then the
 //     sweep of what refers to it in transactions that check the tombstone, lists
 //     kept exact, and the item last (delete.go, sweep.go); an expired entity is
 //     deleted the same way by the writer that meets it;

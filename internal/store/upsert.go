@@ -44,9 +44,10 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 	if !ok {
 		return nil
 	}
-	others := w.c.shapes.others(w.Key.Type, ShapeOf(w.Base))
+	ours := ShapeOf(w.Base)
+	others := w.c.shapes.others(w.Key.Type, ours)
 	for n := len(others); n >= 0; n-- {
-		if in := w.upsertOver(inline, others[:n]); in != nil {
+		if in := w.upsertOver(inline, ours, others[:n]); in != nil {
 			return in
 		}
 	}
@@ -54,9 +55,8 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 }
 
 // upsertOver returns the UpdateItem of an upsert replacing an item of the write's
-// shape or of one of others, or nil when its expression would be too large.
-func (w *write) upsertOver(inline map[string]types.AttributeValue, others []shape) *dynamodb.UpdateItemInput {
-	ours := ShapeOf(w.Base)
+// shape (ours) or of one of others, or nil when its expression would be too large.
+func (w *write) upsertOver(inline map[string]types.AttributeValue, ours string, others []shape) *dynamodb.UpdateItemInput {
 	now := attrS(schema.FormatTime(w.now))
 	created := expression.Name(schema.AttrCreated)
 	version := expression.Name(schema.AttrVersion)

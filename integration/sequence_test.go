@@ -65,6 +65,53 @@ func TestConcurrentDrawsFromOneSequenceNumberOneToN(t *testing.T) {
 	}
 }
 
+// TestADrawAndAListOfItsOwnerCommitTogether has 8 goroutines at a barrier each
+// create an issue numbered from a project's sequence and add it to the project's
+// list in the same transaction (one check of the project serves both): the numbers
+// are 1 to 8, and the list holds the issues in the order of their numbers, as their
+// commits came. Two lists of the project in one transaction commit too. A project
+// that does not exist refuses the whole transaction.
+func TestADrawAndAListOfItsOwnerCommitTogether(t *testing.T) {
+	const drawers = 8
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+	project := pk("listed")
+	createSubjects(t, s.Client, project)
+	build := func(project ryno.Key) func(n int64) ([]ryno.Op, error) {
+		return func(n int64) ([]ryno.Op, error) {
+			issue := issueOf(project, n)
+			return []ryno.Op{ryno.TxCreate(issue), ryno.TxAddRelationships(project, "issues", []ryno.Key{issue.Key})}, nil
+		}
+	}
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make([]error, drawers)
+	for g := range drawers {
+		wg.Go(func() {
+			<-start
+			_, _, errs[g] = s.TransactNext(ctx, project, "issues", build(project))
+		})
+	}
+	close(start)
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+	var want []ryno.Key
+	for n := int64(1); n <= drawers; n++ {
+		want = append(want, issueOf(project, n).Key)
+	}
+	require.Equal(t, want, objectsOf(t, s.Client, project, "issues", 100))
+
+	// Two lists of one subject in one transaction: one check of it too.
+	_, err := s.Transact(ctx, ryno.TxAddRelationships(project, "pinned", want[:1]), ryno.TxAddRelationships(project, "triaged", want[1:3]))
+	require.NoError(t, err)
+	require.Equal(t, want[1:3], objectsOf(t, s.Client, project, "triaged", 100))
+
+	missing := pk("no-such-project")
+	_, _, err = s.TransactNext(ctx, missing, "issues", build(missing))
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	_, err = s.Get(ctx, issueOf(missing, 1).Key)
+	require.ErrorIs(t, err, ryno.ErrNotFound, "nothing of the refused transaction")
+}
+
 func TestADrawWhoseOperationsAreRefusedUsesNoNumber(t *testing.T) {
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
 	project := pk("acme")

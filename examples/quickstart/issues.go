@@ -12,17 +12,23 @@ import (
 )
 
 // An issue tracker in a few lines: issues numbered per project from a sequence,
-// found by an inline tuple index (project, status, opened), starred through a set,
-// and watched through an ordered set.
+// listed and owned by their project (Options.Owns), found by an inline tuple index
+// (project, status, opened), starred through a set, and watched through an ordered
+// set.
 
 var rocket = ryno.Key{Scope: "acme", Type: "project", ID: "rocket"}
 
-// Index and set names of the issue tracker.
+// Index, list and set names of the issue tracker.
 const (
+	issues   = "issues" // the project's list of its issues, which it owns: declared in Options.Owns
 	byStatus = "issues-by-status"
 	stars    = "stars"    // a set: declared in Options.Sets
 	watchers = "watchers" // an ordered set: declared in Options.OrderedSets
 )
+
+// owns declares that a project owns the issues of its list: deleting the project
+// deletes them.
+var owns = []ryno.Owns{{Type: "project", Predicate: issues}}
 
 // emitStatus indexes an issue under (project, status, opened): one tuple, ordered
 // part by part, with no separator or padding to choose.
@@ -67,10 +73,11 @@ func fileIssues(ctx context.Context, db *ryno.Client) error {
 		go func() {
 			defer wg.Done()
 			numbers[i], _, errs[i] = db.TransactNext(ctx, rocket, "issues", func(n int64) ([]ryno.Op, error) {
-				return []ryno.Op{ryno.TxCreate(&ryno.Entity{Key: issueKey(rocket, n), Attributes: map[string]any{
+				issue := issueKey(rocket, n)
+				return []ryno.Op{ryno.TxCreate(&ryno.Entity{Key: issue, Attributes: map[string]any{
 					"project": rocket.ID, "number": n, "title": titles[(n-1)%int64(len(titles))], "status": "open",
 					"opened": base.Add(time.Duration(n) * 24 * time.Hour).Format(time.RFC3339),
-				}})}, nil
+				}}), ryno.TxAddRelationships(rocket, issues, []ryno.Key{issue})}, nil
 			})
 		}()
 	}
@@ -86,7 +93,27 @@ func fileIssues(ctx context.Context, db *ryno.Client) error {
 		return err
 	}
 	fmt.Printf("   five issues filed at once got the numbers %v; the sequence's last is %d\n", numbers, last)
-	fmt.Println("   (each number is drawn in the same transaction as its issue: no gap, no repeat)")
+	fmt.Println("   (each number is drawn in the same transaction as its issue, which the project's list gains: no gap, no repeat)")
+	return nil
+}
+
+func deleteProject(ctx context.Context, db *ryno.Client) error {
+	n, err := db.CountRelationships(ctx, rocket, issues)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   the project lists %d issues, and Options.Owns says it owns them\n", n)
+	if err := db.Delete(ctx, rocket); err != nil {
+		return err
+	}
+	left := 0
+	for _, err := range db.AllByType(ctx, ryno.Type{Scope: "acme", Name: "issue"}, ryno.PageOptions{}) {
+		if err != nil {
+			return err
+		}
+		left++
+	}
+	fmt.Printf("   Delete(project) marked the issues, then deleted them with their stars and watchers: %d issues left\n", left)
 	return nil
 }
 

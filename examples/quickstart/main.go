@@ -75,6 +75,7 @@ var steps = []step{
 	{"Open issues of the project, newest first: an inline tuple index (project, status, opened), one Query", openIssuesNewestFirst},
 	{"Star an issue from several requests at once: a set", starIssue},
 	{"Watch an issue: an ordered set lists its watchers in the order they came", watchIssue},
+	{"Delete the project: it owns its issues, which go with it", deleteProject},
 }
 
 func main() {
@@ -98,7 +99,7 @@ func main() {
 func rynoCommand(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return cli.Run(ctx, cli.Config{Indexes: indexes, Sets: []string{stars}, OrderedSets: []string{watchers}}, args, os.Stdout, os.Stderr)
+	return cli.Run(ctx, cli.Config{Indexes: indexes, Owns: owns, Sets: []string{stars}, OrderedSets: []string{watchers}}, args, os.Stdout, os.Stderr)
 }
 
 func run(ctx context.Context, endpoint, prefix string) error {
@@ -111,7 +112,7 @@ func run(ctx context.Context, endpoint, prefix string) error {
 	}
 	// OnCall receives what each call cost; every step ends with its total.
 	var spent costs
-	db, err := ryno.New(api, ryno.Options{TablePrefix: prefix, Indexes: indexes, Sets: []string{stars}, OrderedSets: []string{watchers}, OnCall: spent.add})
+	db, err := ryno.New(api, ryno.Options{TablePrefix: prefix, Indexes: indexes, Owns: owns, Sets: []string{stars}, OrderedSets: []string{watchers}, OnCall: spent.add})
 	if err != nil {
 		return err
 	}

@@ -89,6 +89,9 @@ type txOp struct {
 	TxOp
 	index int
 	write *write // Create, Update, Set
+	// subjectChecked says that an earlier operation on a list or sequence of the
+	// same subject checks it: a transaction may hold one action on an item.
+	subjectChecked bool
 }
 
 // NewTx starts a transaction of n operations.
@@ -136,15 +139,19 @@ func (t *Tx) Add(op TxOp) error {
 	return nil
 }
 
-// Seal ends the preparation: it joins the checks of list subjects and checks the
-// size of what the operations send.
+// Seal ends the preparation: it joins the checks of list subjects, leaves the
+// check of a subject to the first operation on its lists and sequences, and checks
+// the size of what the operations send.
 func (t *Tx) Seal() error {
 	t.joined = map[Key]*txOp{}
+	checked := map[Key]bool{}
 	for _, p := range t.ops {
 		if p.Kind == TxAdd || p.Kind == TxRemove || p.Kind == TxSequence {
 			if chk, ok := t.checks[p.Key]; ok {
 				t.joined[p.Key] = chk
 			}
+			p.subjectChecked = checked[p.Key]
+			checked[p.Key] = true
 		}
 	}
 	if t.bytes > actions.MaxBytes {

@@ -125,8 +125,9 @@ func writtenLive(written map[Key]TxKind) map[Key]bool {
 // subjectPart starts the part of an operation on a list, set or sequence of
 // op.key: the subject's existence checked, with the condition of joined (the
 // TxCheck of the subject) when not nil, unless another operation of the
-// transaction writes it (which checks it); a transaction deleting it is refused.
-// what names what the operation writes.
+// transaction writes it (which checks it) or an earlier operation on the subject's
+// lists and sequences checks it; a transaction deleting it is refused. what names
+// what the operation writes.
 func (c *Core) subjectPart(op *txOp, written map[Key]TxKind, joined *txOp, what string) (*txPart, error) {
 	if kind, ok := written[op.Key]; ok && kind == TxDelete {
 		return nil, invalid("Transact", op.Key.String(), "deletes the subject of a "+what+" it writes")
@@ -134,6 +135,10 @@ func (c *Core) subjectPart(op *txOp, written map[Key]TxKind, joined *txOp, what 
 	p := &txPart{op: op, joined: joined}
 	for k := range writtenLive(written) {
 		p.t.MarkChecked(k)
+	}
+	if op.subjectChecked {
+		p.t.MarkChecked(op.Key)
+		p.joined = nil // the check, and so its refusal, is the first operation's
 	}
 	var also *Condition
 	if joined != nil {

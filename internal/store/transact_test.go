@@ -149,3 +149,33 @@ func TestTxJoinsTheCheckOfAListSubjectToTheListsCheck(t *testing.T) {
 	require.Len(t, tx.joined, 1, "only the check of a list's subject joins")
 	require.Same(t, tx.ops[0], tx.joined[stateKey])
 }
+
+func TestTxChecksASubjectOnceForAllItsListsAndSequences(t *testing.T) {
+	c := testCore(t, nil, 4, 3)
+	other := Key{Scope: "s", Type: "t", ID: "other"}
+	ops := []TxOp{
+		{Kind: TxAdd, Key: stateKey, Predicate: "p"},
+		{Kind: TxSequence, Key: stateKey, Predicate: "n"},
+		{Kind: TxAdd, Key: other, Predicate: "p"},
+		{Kind: TxRemove, Key: stateKey, Predicate: "q"},
+	}
+	tx, err := c.NewTx(len(ops))
+	require.NoError(t, err)
+	for _, op := range ops {
+		require.NoError(t, tx.Add(op))
+	}
+	require.NoError(t, tx.Seal())
+	var checked []bool
+	for _, op := range tx.ops {
+		checked = append(checked, op.subjectChecked)
+	}
+	require.Equal(t, []bool{false, true, false, true}, checked, "the first operation on each subject checks it, for all")
+
+	p, err := c.subjectPart(tx.ops[1], map[Key]TxKind{}, nil, "sequence")
+	require.NoError(t, err)
+	require.Empty(t, p.t.Actions, "no second check of the subject")
+	p, err = c.subjectPart(tx.ops[0], map[Key]TxKind{}, nil, "list")
+	require.NoError(t, err)
+	require.Len(t, p.t.Actions, 1)
+	require.NotNil(t, p.t.Actions[0].ConditionCheck)
+}

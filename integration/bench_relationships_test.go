@@ -229,7 +229,7 @@ func BenchmarkDeleteOwnerOf1000IssuesOf3Comments(b *testing.B) {
 	}
 	var hidden atomic.Int64 // the time of the first deleting request, in Unix nanoseconds
 	db, err := ryno.New(dynamotest.Wrap(counter, func(ctx context.Context, op string, send func(context.Context) error) error {
-		if op == "TransactWriteItems" || op == "DeleteItem" || op == "BatchWriteItem" {
+		if deletingOp(op) {
 			hidden.CompareAndSwap(0, time.Now().UnixNano())
 		}
 		return send(ctx)

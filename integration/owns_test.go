@@ -194,6 +194,47 @@ func TestADeleteInTheBackgroundReturnsOnceTheOwnerReadsAsDeleted(t *testing.T) {
 	require.ErrorIs(t, err, ryno.ErrInvalid, "a Delete option")
 }
 
+// deletingOp reports whether a request of op deletes something: what a sweep sends.
+func deletingOp(op string) bool {
+	return op == "TransactWriteItems" || op == "DeleteItem" || op == "BatchWriteItem"
+}
+
+// deleteGate holds every deleting request of the client it wraps, once armed,
+// until released, and says when the first of them arrives.
+type deleteGate struct {
+	armed    atomic.Bool
+	first    sync.Once
+	deleting chan struct{} // closed when the first deleting request is held
+	release  chan struct{}
+}
+
+func newDeleteGate() *deleteGate {
+	return &deleteGate{deleting: make(chan struct{}), release: make(chan struct{})}
+}
+
+// wrap is the wrapper of newStoreOpts that holds the requests.
+func (g *deleteGate) wrap(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+	return dynamotest.Wrap(api, func(ctx context.Context, op string, send func(context.Context) error) error {
+		if g.armed.Load() && deletingOp(op) {
+			g.first.Do(func() { close(g.deleting) })
+			<-g.release
+		}
+		return send(ctx)
+	})
+}
+
+// awaitDeleting waits until the first deleting request is held, failing the test
+// (with everything released) when none comes.
+func (g *deleteGate) awaitDeleting(t *testing.T) {
+	t.Helper()
+	select {
+	case <-g.deleting:
+	case <-time.After(2 * time.Minute):
+		close(g.release)
+		t.Fatal("the Delete never began to delete")
+	}
+}
+
 // TestADeleteOfAnOwnerHidesTheWholeTreeBeforeItDeletesAny deletes a project owning
 // 60 issues of 3 comments in the background while every request that deletes
 // something (TransactWriteItems, DeleteItem, BatchWriteItem) is held. When the
@@ -203,29 +244,14 @@ func TestADeleteInTheBackgroundReturnsOnceTheOwnerReadsAsDeleted(t *testing.T) {
 func TestADeleteOfAnOwnerHidesTheWholeTreeBeforeItDeletesAny(t *testing.T) {
 	for _, concurrency := range []int{1, 32} {
 		t.Run(fmt.Sprint("MaxConcurrency ", concurrency), func(t *testing.T) {
-			var armed atomic.Bool
-			release, deleting := make(chan struct{}), make(chan struct{})
-			var first sync.Once
-			s := newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
-				return dynamotest.Wrap(api, func(ctx context.Context, op string, send func(context.Context) error) error {
-					if armed.Load() && (op == "TransactWriteItems" || op == "DeleteItem" || op == "BatchWriteItem") {
-						first.Do(func() { close(deleting) })
-						<-release
-					}
-					return send(ctx)
-				})
-			}, ryno.Options{Owns: ownsTree, MaxConcurrency: concurrency})
+			gate := newDeleteGate()
+			s := newStoreOpts(t, gate.wrap, ryno.Options{Owns: ownsTree, MaxConcurrency: concurrency})
 			keys := seedTree(t, s, "rocket", 60, 3)
 			reader := newClientOn(t, s, ryno.Options{Owns: ownsTree})
 
-			armed.Store(true)
+			gate.armed.Store(true)
 			require.NoError(t, s.Delete(ctx, keys[0], ryno.InBackground()))
-			select {
-			case <-deleting:
-			case <-time.After(2 * time.Minute):
-				close(release)
-				t.Fatal("the Delete never began to delete")
-			}
+			gate.awaitDeleting(t)
 			got, err := reader.BatchGet(ctx, keys)
 			require.NoError(t, err)
 			var visible []string
@@ -244,7 +270,7 @@ func TestADeleteOfAnOwnerHidesTheWholeTreeBeforeItDeletesAny(t *testing.T) {
 				require.ErrorIs(t, err, ryno.ErrNotFound)
 			}
 
-			close(release)
+			close(gate.release)
 			require.NoError(t, s.Wait(ctx))
 			requireTreeGone(t, s, keys)
 		})
@@ -257,29 +283,15 @@ func TestADeleteOfAnOwnerHidesTheWholeTreeBeforeItDeletesAny(t *testing.T) {
 // Released, the first Delete deletes nothing of the new tree: objects it did not
 // mark are the new life's, and the marks it made were completed by the other.
 func TestADeleteOfAnOwnerLeavesWhatANewLifeOfItOwns(t *testing.T) {
-	var armed atomic.Bool
-	release, deleting := make(chan struct{}), make(chan struct{})
-	var first sync.Once
-	s := newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
-		return dynamotest.Wrap(api, func(ctx context.Context, op string, send func(context.Context) error) error {
-			if armed.Load() && (op == "TransactWriteItems" || op == "DeleteItem" || op == "BatchWriteItem") {
-				first.Do(func() { close(deleting) })
-				<-release
-			}
-			return send(ctx)
-		})
-	}, ryno.Options{Owns: ownsTree, MaxConcurrency: 1}) // the last issue is reached after the release
+	gate := newDeleteGate()
+	// One entity at a time: the last issue is reached after the release.
+	s := newStoreOpts(t, gate.wrap, ryno.Options{Owns: ownsTree, MaxConcurrency: 1})
 	keys := seedTree(t, s, "rocket", 6, 1)
 	other := newClientOn(t, s, ryno.Options{Owns: ownsTree})
 
-	armed.Store(true)
+	gate.armed.Store(true)
 	require.NoError(t, s.Delete(ctx, keys[0], ryno.InBackground()))
-	select {
-	case <-deleting:
-	case <-time.After(2 * time.Minute):
-		close(release)
-		t.Fatal("the Delete never began to delete")
-	}
+	gate.awaitDeleting(t)
 	require.NoError(t, other.Delete(ctx, keys[0]), "another client completes the Delete")
 	requireTreeGone(t, s, keys)
 
@@ -290,7 +302,7 @@ func TestADeleteOfAnOwnerLeavesWhatANewLifeOfItOwns(t *testing.T) {
 	require.NoError(t, other.ReplaceRelationships(ctx, fresh, "comments", []ryno.Key{newTree[3]}))
 	require.NoError(t, other.ReplaceRelationships(ctx, reused, "comments", []ryno.Key{newTree[4]}))
 
-	close(release)
+	close(gate.release)
 	require.NoError(t, s.Wait(ctx))
 	got, err := other.BatchGet(ctx, newTree)
 	require.NoError(t, err)

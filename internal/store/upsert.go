@@ -81,10 +81,10 @@ func (w *write) upsertOver(inline map[string]types.AttributeValue, ours string, 
 			u = u.Set(a.name(name), expression.Value(w.Base[name]))
 		}
 	}
-	shapes := []expression.OperandBuilder{}
+	var digests []expression.OperandBuilder
 	removed := map[string]bool{}
 	for _, sh := range others {
-		shapes = append(shapes, expression.Value(attrS(sh.digest)))
+		digests = append(digests, expression.Value(attrS(sh.digest)))
 		for _, name := range sh.names {
 			if _, set := w.Base[name]; !set && !removed[name] {
 				removed[name] = true
@@ -92,7 +92,7 @@ func (w *write) upsertOver(inline map[string]types.AttributeValue, ours string, 
 			}
 		}
 	}
-	same := expression.Name(schema.AttrShape).In(expression.Value(attrS(ours)), shapes...).
+	same := expression.Name(schema.AttrShape).In(expression.Value(attrS(ours)), digests...).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrPending)),
 			expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
 			actions.NotExpired(w.now),
@@ -156,8 +156,7 @@ func (w *write) upsert(ctx context.Context, in *dynamodb.UpdateItemInput) (map[s
 	send := w.c.UpdateSend(in)
 	a := w.c.Settle(ctx, send, send)
 	switch a.Outcome {
-	case commit.Committed:
-		w.c.shapes.learn(w.Key.Type, shapeNames(w.Base))
+	case commit.Committed: // Write learns the shape written
 		return a.Item, entitystate.Expectation{}, nil
 	case commit.ConditionFailed:
 		w.c.shapes.learnStored(w.Key.Type, a.Item)

@@ -182,6 +182,14 @@ func costPosts(prefix string, n int) []ryno.Key {
 
 func personAttrs() map[string]any { return map[string]any{"name": "Ada Lovelace", "born": 1815} }
 
+// bigPersonAttrs are a person's with a 3 KB biography: an entity of a size met in
+// practice, where a transaction's check of it costs 2 WCU per KB.
+func bigPersonAttrs() map[string]any {
+	attrs := personAttrs()
+	attrs["bio"] = strings.Repeat("Analytical Engine. ", 3000/19)
+	return attrs
+}
+
 func postAttrs(tags ...string) map[string]any {
 	return map[string]any{"title": "Notes on the Analytical Engine", "tags": tags}
 }
@@ -301,18 +309,20 @@ func costCalls(t *testing.T, db, seeder *ryno.Client, libRec *dynamotest.Recorde
 		changed[10*i] = k
 	}
 	subject := func(what string, run int) ryno.Key { return costPerson(fmt.Sprintf("%s%d", what, run)) }
-	libList := func(what string, list []ryno.Key) func(int) error {
+	libListOf := func(what string, list []ryno.Key, attrs map[string]any) func(int) error {
 		return func(run int) error {
-			_, err := seeder.Set(ctx, &ryno.Entity{Key: subject(what, run), Attributes: personAttrs()},
+			_, err := seeder.Set(ctx, &ryno.Entity{Key: subject(what, run), Attributes: attrs},
 				ryno.ReplaceLists(map[string][]ryno.Key{follows: list}))
 			return err
 		}
 	}
-	rawList := func(what string, list []ryno.Key) func(int) error {
+	rawListOf := func(what string, list []ryno.Key, attrs map[string]any) func(int) error {
 		return func(run int) error {
-			return rawSeeder.Set(ctx, subject(what, run), personAttrs(), map[string][]ryno.Key{follows: list})
+			return rawSeeder.Set(ctx, subject(what, run), attrs, map[string][]ryno.Key{follows: list})
 		}
 	}
+	libList := func(what string, list []ryno.Key) func(int) error { return libListOf(what, list, personAttrs()) }
+	rawList := func(what string, list []ryno.Key) func(int) error { return rawListOf(what, list, personAttrs()) }
 	wantOne := func(keys []ryno.Key, err error) error {
 		if err == nil && len(keys) != 1 {
 			err = fmt.Errorf("changed %d objects, want 1", len(keys))
@@ -329,6 +339,14 @@ func costCalls(t *testing.T, db, seeder *ryno.Client, libRec *dynamotest.Recorde
 		}),
 		costCall(t, rawRec, rawList("add", list100), func(run int) error {
 			return raw.Add(ctx, subject("add", run), follows, []ryno.Key{costPerson("new")})
+		}))
+
+	row("AddRelationships, 1 object to a list of 100 of a 3 KB subject",
+		costCall(t, libRec, libListOf("addbig", list100, bigPersonAttrs()), func(run int) error {
+			return wantOne(db.AddRelationships(ctx, subject("addbig", run), follows, []ryno.Key{costPerson("new")}))
+		}),
+		costCall(t, rawRec, rawListOf("addbig", list100, bigPersonAttrs()), func(run int) error {
+			return raw.Add(ctx, subject("addbig", run), follows, []ryno.Key{costPerson("new")})
 		}))
 
 	row("RemoveRelationships, 1 object from a list of 100",

@@ -10,17 +10,28 @@ import (
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/relationships"
 )
 
-// A list write reads the list's head and what it changes (the markers of its
-// objects, or the whole list), plans a relationships.Change, and commits it in one
-// transaction whose conditions make the plan hold at commit: the head's version (and
-// the digest of a whole-list read), each marker it relies on, the subject's
-// existence and, when asked, the objects'. A refused condition means another writer
-// got there first: it reads and plans again. Changes too large for one transaction
-// take a lease on the list instead (lease.go).
+// A list write reads the list's head, the subject, and what it changes (the markers
+// of its objects, or the whole list), plans a relationships.Change, and commits it
+// in one transaction whose conditions make the plan hold at commit: the head's
+// version (and the digest of a whole-list read), each marker it relies on and, when
+// asked, the objects' existence. A refused condition means another writer got there
+// first: it reads and plans again. Changes too large for one transaction take a
+// lease on the list instead (lease.go).
+//
+// The subject's existence is checked in the transaction only by a write that
+// creates the head, or whose subject has an expiry (which the check holds to the
+// commit's instant). Otherwise the read found the subject live, and the head stands
+// for it: a Delete marks the entity before it reads what to sweep, and deletes each
+// head on the condition that its version is the one read (sweep.OwnHead). A write
+// that read the live subject and commits after that read moves the version, so the
+// sweep reads again; one that commits after the head's delete finds no head and
+// reads again, and a new head needs the subject's check. A write that overlapped
+// the Delete is ordered before it, and nothing it wrote outlives the sweep.
 
 // ListKind is the operation of a list write.
 type ListKind int
@@ -45,24 +56,54 @@ type ListOp struct {
 }
 
 // ListState is what a list write read: the head, and the markers of its objects
-// (Add, Remove) or the whole list (Replace).
+// (Add, Remove) or the whole list (Replace); and, when asked, the subject.
 type ListState struct {
 	Head    relationships.Head
 	Markers map[relationships.Key]relationships.Marker
 	Entries []relationships.Entry
+	// SubjectStands says the subject was read with the list, live and with no
+	// expiry: while the head exists, it stands for the subject (see above).
+	SubjectStands bool
+	subject       map[string]types.AttributeValue
 }
 
 // ReadListState reads what op plans from, in one round: the head and the markers in
-// one consistent BatchGetItem, or the head and the whole list in parallel.
-func (c *Core) ReadListState(ctx context.Context, op ListOp) (ListState, error) {
+// one consistent BatchGetItem, or the head and the whole list in parallel. With
+// subject, the subject's item is read in the same BatchGetItem, and a subject that
+// is not live fails the read with ErrNotFound (a Delete in progress completed first).
+func (c *Core) ReadListState(ctx context.Context, op ListOp, subject bool) (ListState, error) {
+	var s ListState
+	var err error
 	if op.Kind == ListReplace {
-		return c.ReadWholeList(ctx, op.Subject, op.Predicate)
+		s, err = c.readWholeList(ctx, op.Subject, op.Predicate, subject)
+	} else {
+		s, err = c.readHeadAndMarkers(ctx, op, subject)
 	}
+	if err != nil || !subject {
+		return s, err
+	}
+	stored, err := c.ReadStored(op.Subject, s.subject)
+	if err != nil {
+		return s, err
+	}
+	if !stored.Live() {
+		return s, c.SubjectGone(ctx, op.Subject, stored)
+	}
+	s.SubjectStands = stored.Expires == 0
+	return s, nil
+}
+
+// readHeadAndMarkers reads the head and the markers of op's objects, and the subject's
+// item when asked, in one consistent BatchGetItem.
+func (c *Core) readHeadAndMarkers(ctx context.Context, op ListOp, subject bool) (ListState, error) {
 	objects := DistinctKeys(op.Objects)
-	ops := make([]batching.GetOp, 0, len(objects)+1)
+	ops := make([]batching.GetOp, 0, len(objects)+2)
 	ops = append(ops, batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(op.Subject, op.Predicate)))
 	for _, o := range objects {
 		ops = append(ops, batching.NewGetOp(c.Names.Relationships, relationships.MarkerPrimaryKey(op.Subject, op.Predicate, relationships.Key(o))))
+	}
+	if subject {
+		ops = append(ops, batching.NewGetOp(c.Names.Entities, actions.EntityKey(op.Subject)))
 	}
 	items, err := c.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
 	if err != nil {
@@ -80,17 +121,25 @@ func (c *Core) ReadListState(ctx context.Context, op ListOp) (ListState, error) 
 		}
 		s.Markers[relationships.Key(o)] = m
 	}
+	if subject {
+		s.subject = items[ops[len(ops)-1].ID]
+	}
 	return s, nil
 }
 
-// ReadWholeList reads the head of a list and its entries in parallel.
-func (c *Core) ReadWholeList(ctx context.Context, subject Key, predicate string) (ListState, error) {
+// readWholeList reads the head of a list (with the subject's item, when asked, in
+// one BatchGetItem) and its entries, in parallel.
+func (c *Core) readWholeList(ctx context.Context, subject Key, predicate string, withSubject bool) (ListState, error) {
 	var s ListState
-	var head map[string]types.AttributeValue
+	ops := []batching.GetOp{batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))}
+	if withSubject {
+		ops = append(ops, batching.NewGetOp(c.Names.Entities, actions.EntityKey(subject)))
+	}
+	var items map[string]map[string]types.AttributeValue
 	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
-			head, err = c.GetRelationshipItem(ctx, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
+			items, err = c.getItems(ctx, ops)
 		} else {
 			s.Entries, err = c.ReadList(ctx, subject, predicate, true)
 		}
@@ -99,8 +148,23 @@ func (c *Core) ReadWholeList(ctx context.Context, subject Key, predicate string)
 	if err != nil {
 		return s, err
 	}
-	s.Head, err = relationships.HeadFromItem(relationships.Key(subject), predicate, head)
+	if withSubject {
+		s.subject = items[ops[1].ID]
+	}
+	s.Head, err = relationships.HeadFromItem(relationships.Key(subject), predicate, items[ops[0].ID])
 	return s, err
+}
+
+// getItems reads ops consistently: one GetItem for one, a BatchGetItem for more.
+func (c *Core) getItems(ctx context.Context, ops []batching.GetOp) (map[string]map[string]types.AttributeValue, error) {
+	if len(ops) > 1 {
+		return c.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
+	}
+	out, err := c.API.GetItem(ctx, GetInput(ops[0].Table, ops[0].Key))
+	if err != nil || out.Item == nil {
+		return nil, err
+	}
+	return map[string]map[string]types.AttributeValue{ops[0].ID: out.Item}, nil
 }
 
 // ReadHeads reads the heads of subject's lists for predicates in one consistent
@@ -180,7 +244,7 @@ func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, 
 	pace := c.ConflictPacer()
 	var doubt relationships.Doubt
 	for {
-		s, err := c.ReadListState(ctx, op)
+		s, err := c.ReadListState(ctx, op, true)
 		if err != nil {
 			return relationships.Change{}, err
 		}
@@ -210,7 +274,7 @@ func (c *Core) ReadListReady(ctx context.Context, op ListOp) (ListState, error) 
 	pace := c.ConflictPacer()
 	var doubt relationships.Doubt
 	for {
-		s, err := c.ReadListState(ctx, op)
+		s, err := c.ReadListState(ctx, op, false)
 		if err != nil {
 			return s, err
 		}
@@ -237,11 +301,16 @@ func (c *Core) ReadListReady(ctx context.Context, op ListOp) (ListState, error) 
 func (c *Core) CommitList(ctx context.Context, op ListOp, s ListState) (relationships.Change, bool, error) {
 	ch := op.Plan(s)
 	t := &actions.Transaction{}
-	c.CheckEntity(t, op.Subject, actions.Role{Kind: actions.RoleEntity})
+	if !s.SubjectStands || !ch.Expect.Exists {
+		c.CheckEntity(t, op.Subject, actions.Role{Kind: actions.RoleEntity})
+	}
 	actions.AddChange(t, c.ListTables(), ch, op.CheckObjects, c.Now())
-	if !t.Fits() {
+	switch {
+	case !t.Fits():
 		ch, err := c.WriteListLeased(ctx, &op, s.Head)
 		return ch, true, err
+	case len(t.Actions) == 0: // nothing to write or rely on: as of the read
+		return ch, true, nil
 	}
 	a := c.Transact(ctx, t.Actions, commit.NewToken())
 	switch {
@@ -299,7 +368,17 @@ func (c *Core) SubjectMissing(ctx context.Context, subject Key) error {
 	if err != nil {
 		return err
 	}
-	if s, err := c.ReadStored(relationships.Key(subject), item); err == nil && s.Ending() {
+	s, err := c.ReadStored(relationships.Key(subject), item)
+	if err != nil {
+		return fmt.Errorf("%w: %s", errs.ErrNotFound, subject)
+	}
+	return c.SubjectGone(ctx, subject, s)
+}
+
+// SubjectGone is the error of a list write whose subject was read as s, not live:
+// a Delete in progress (or an expiry) is completed first.
+func (c *Core) SubjectGone(ctx context.Context, subject Key, s entitystate.State) error {
+	if s.Ending() {
 		if err := c.CompleteDelete(ctx, subject, s); err != nil {
 			return errs.Wrap(err, "completing a delete in progress")
 		}

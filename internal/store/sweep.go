@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -37,8 +38,25 @@ func (c *Core) Sweep(ctx context.Context, k Key, g Guard, claims []indexentries.
 	return err
 }
 
-// SweepHolding is Sweep, reporting whether g held to the end.
+// SweepHolding is Sweep, reporting whether g held to the end. A pass that a write
+// of the entity's own lists overtook (the writer read the entity before its
+// tombstone) is followed by another; only writes already in flight can do that,
+// so passes end.
 func (c *Core) SweepHolding(ctx context.Context, k Key, g Guard, claims []indexentries.Claim) (bool, error) {
+	pace := c.ConflictPacer()
+	for {
+		held, err := c.sweepPass(ctx, k, g, claims)
+		if !errors.Is(err, errOwnListWritten) {
+			return held, err
+		}
+		if err := pace.Wait(ctx); err != nil {
+			return false, errs.Wrap(err, "the entity's own lists kept changing while it was swept")
+		}
+	}
+}
+
+// sweepPass reads what refers to k and deletes it, once.
+func (c *Core) sweepPass(ctx context.Context, k Key, g Guard, claims []indexentries.Claim) (bool, error) {
 	refs := c.references(k)
 	first, err := c.firstPages(ctx, refs)
 	if err != nil {
@@ -163,14 +181,7 @@ func (c *Core) sweepTransaction(ctx context.Context, first types.TransactWriteIt
 		owner := []int{-1}
 		for i, p := range parts {
 			for j, act := range c.partActions(p) {
-				role := actions.Role{Kind: actions.RoleEntry}
-				switch {
-				case p.List != nil && j < 2:
-					role.Kind = [...]actions.RoleKind{actions.RoleHead, actions.RoleMarker}[j]
-				case p.List == nil && j >= len(p.Deletes)+len(p.Fenced):
-					role = actions.Role{Kind: actions.RoleClaim, Claim: p.Releases[j-len(p.Deletes)-len(p.Fenced)]}
-				}
-				t.Add(act, role, 0)
+				t.Add(act, partRole(p, j), 0)
 				owner = append(owner, i)
 			}
 		}
@@ -186,6 +197,8 @@ func (c *Core) sweepTransaction(ctx context.Context, first types.TransactWriteIt
 		p := &parts[owner[a.Action]]
 		role := t.Roles[a.Action]
 		switch {
+		case role.Kind == actions.RoleHead && p.List == nil: // a write of the entity's own list since the read
+			return errOwnListWritten
 		case role.Kind == actions.RoleClaim: // another entity holds the value by now
 			p.Releases = slices.DeleteFunc(p.Releases, func(cl indexentries.Claim) bool { return cl == role.Claim })
 			continue
@@ -234,6 +247,29 @@ func (c *Core) sweepTransaction(ctx context.Context, first types.TransactWriteIt
 		}
 	}
 }
+
+// partRole is the role of p's j-th action in a sweep's transaction.
+func partRole(p sweep.Part, j int) actions.Role {
+	if p.List != nil {
+		if j < 2 {
+			return actions.Role{Kind: [...]actions.RoleKind{actions.RoleHead, actions.RoleMarker}[j]}
+		}
+		return actions.Role{Kind: actions.RoleEntry}
+	}
+	j -= len(p.Deletes) + len(p.Fenced)
+	switch {
+	case j < 0:
+		return actions.Role{Kind: actions.RoleEntry}
+	case j < len(p.Releases):
+		return actions.Role{Kind: actions.RoleClaim, Claim: p.Releases[j]}
+	}
+	return actions.Role{Kind: actions.RoleHead}
+}
+
+// errOwnListWritten stops a pass of a sweep: a write of one of the entity's own
+// lists committed after the sweep read it (its head's version moved), so the
+// pass missed what it wrote. The sweep reads again.
+var errOwnListWritten = errors.New("ryno: a list of the entity was written during its sweep")
 
 // refreshPart reads the entries of another subject's list that point at the
 // object whose entries p deletes (consistently, through the by-object index) and
@@ -392,6 +428,11 @@ func (c *Core) partActions(p sweep.Part) []types.TransactWriteItem {
 		for _, cl := range p.Releases {
 			acts = append(acts, actions.Release(c.Names.IndexEntries, cl))
 		}
+		for _, h := range p.Heads {
+			b := commit.Build(h.Condition(), nil)
+			acts = append(acts, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(c.Names.Relationships), Key: h.Key,
+				ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}})
+		}
 		return acts
 	}
 	ch := *p.List
@@ -437,9 +478,12 @@ func (c *Core) references(k Key) []reference {
 	own := func(items []map[string]types.AttributeValue) []sweep.Part {
 		var p sweep.Part
 		for _, item := range items {
-			if InSet(item) {
+			switch {
+			case InSet(item):
 				p.Fenced = append(p.Fenced, sweep.FenceOf(item))
-			} else {
+			case isHead(item):
+				p.Heads = append(p.Heads, sweep.OwnHeadOf(item))
+			default:
 				p.Deletes = append(p.Deletes, batching.DeleteOp(c.Names.Relationships, batching.Project(item, relKey)))
 			}
 		}
@@ -450,7 +494,7 @@ func (c *Core) references(k Key) []reference {
 	}
 	return []reference{
 		{KeysOnly(c.IndexEntriesQuery(relationships.Key(k)), append(schema.IndexEntryKeyAttrs(), entryNames...)...), c.indexParts},
-		{KeysOnly(partition, append(slices.Clone(relKey), schema.AttrToken, schema.AttrPredicateObjectKey)...), own},
+		{KeysOnly(partition, append(slices.Clone(relKey), schema.AttrToken, schema.AttrPredicateObjectKey, schema.AttrVersion)...), own},
 		{c.IncomingQuery(relationships.Key(k)), func(items []map[string]types.AttributeValue) []sweep.Part { return c.incomingParts(k, items) }},
 	}
 }
@@ -570,6 +614,12 @@ func InSet(item map[string]types.AttributeValue) bool {
 		return schema.IsOrderedSetKey(k.Value)
 	}
 	return false
+}
+
+// isHead reports whether item of the relationship entries table is a list's head.
+func isHead(item map[string]types.AttributeValue) bool {
+	k, ok := item[schema.AttrPredicateKey].(*types.AttributeValueMemberS)
+	return ok && strings.HasPrefix(k.Value, schema.ListHeadPrefix)
 }
 
 // Bookkeeping reports whether item of the relationship entries table is a list's

@@ -25,7 +25,10 @@ type Part struct {
 	// Releases are the claims of unique values the entity held, deleted unless
 	// another entity owns them by now.
 	Releases []indexentries.Claim
-	List     *relationships.Change // for entries of another list: its commutative change
+	// Heads are the deletes of the heads of the entity's own lists, each on the
+	// condition that the head is still the one the sweep read.
+	Heads []OwnHead
+	List  *relationships.Change // for entries of another list: its commutative change
 	// Partial says the entries of list are not all the marker holds (a part of a
 	// split group, or the reverse index missed some): the positions are taken out
 	// of the marker rather than the marker deleted.
@@ -35,7 +38,7 @@ type Part struct {
 // Actions is how many actions of a transaction p takes.
 func (p Part) Actions() int {
 	if p.List == nil {
-		return len(p.Deletes) + len(p.Fenced) + len(p.Releases)
+		return len(p.Deletes) + len(p.Fenced) + len(p.Releases) + len(p.Heads)
 	}
 	return len(p.List.Deletes) + 2 // the head and the marker
 }
@@ -63,6 +66,35 @@ type Fenced struct {
 func FenceOf(item map[string]types.AttributeValue) Fenced {
 	key := batching.Project(item, schema.RelationshipKeyAttrs())
 	return Fenced{Key: key, Token: tokenOf(item)}
+}
+
+// OwnHead is the delete of the head of one of the entity's own lists, on the
+// condition that its version is still Version, the one the sweep read. A list
+// write needs its head, bumps its version, and checks the subject only when it
+// creates the head (the subject is read with the head otherwise). So a write that
+// read the subject before its tombstone and commits after the sweep's read makes
+// this delete fail, and the sweep reads again; one that commits after it is
+// refused, and finds the tombstone.
+type OwnHead struct {
+	Key     map[string]types.AttributeValue
+	Version int64
+}
+
+// OwnHeadOf is the delete of the head item (with its key and _version).
+func OwnHeadOf(item map[string]types.AttributeValue) OwnHead {
+	h := OwnHead{Key: batching.Project(item, schema.RelationshipKeyAttrs())}
+	if n, ok := item[schema.AttrVersion].(*types.AttributeValueMemberN); ok {
+		h.Version, _ = strconv.ParseInt(n.Value, 10, 64)
+	}
+	return h
+}
+
+// Condition is the condition of the delete: the head's version is the one read.
+func (h OwnHead) Condition() expression.ConditionBuilder {
+	if h.Version == 0 {
+		return expression.AttributeNotExists(expression.Name(schema.AttrVersion))
+	}
+	return expression.Name(schema.AttrVersion).Equal(expression.Value(&types.AttributeValueMemberN{Value: strconv.FormatInt(h.Version, 10)}))
 }
 
 // ClaimsBeside returns the claims that no part releases already: one transaction
@@ -138,9 +170,14 @@ func split(parts []Part, capacity int) []Part {
 				out = append(out, Part{Fenced: p.Fenced[:n]})
 				p.Fenced = p.Fenced[n:]
 				continue
+			case p.List == nil && len(p.Releases) > 0:
+				n := min(capacity, len(p.Releases))
+				out = append(out, Part{Releases: p.Releases[:n]})
+				p.Releases = p.Releases[n:]
+				continue
 			case p.List == nil:
-				out = append(out, Part{Releases: p.Releases[:capacity]})
-				p.Releases = p.Releases[capacity:]
+				out = append(out, Part{Heads: p.Heads[:capacity]})
+				p.Heads = p.Heads[capacity:]
 				continue
 			}
 			n := capacity - 2

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/exprtest"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -78,7 +79,7 @@ func TestPack(t *testing.T) {
 }
 
 // TestPackKeepsEveryAction packs random parts: every delete, fenced delete,
-// release and list entry is in exactly one transaction, no transaction passes the
+// release, own head and list entry is in exactly one transaction, no transaction passes the
 // capacity or holds one list twice, and a list split in parts says so.
 func TestPackKeepsEveryAction(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 9))
@@ -93,8 +94,9 @@ func TestPackKeepsEveryAction(t *testing.T) {
 				want["fenced"] += len(p.Fenced)
 				parts = append(parts, p)
 			case 1:
-				p := Part{Releases: make([]indexentries.Claim, r.IntN(150))}
+				p := Part{Releases: make([]indexentries.Claim, r.IntN(150)), Heads: make([]OwnHead, r.IntN(150))}
 				want["release"] += len(p.Releases)
+				want["head"] += len(p.Heads)
 				parts = append(parts, p)
 			default:
 				n := 1 + r.IntN(200)
@@ -112,6 +114,7 @@ func TestPackKeepsEveryAction(t *testing.T) {
 				got["delete"] += len(p.Deletes)
 				got["fenced"] += len(p.Fenced)
 				got["release"] += len(p.Releases)
+				got["head"] += len(p.Heads)
 				if p.List == nil {
 					continue
 				}
@@ -204,5 +207,36 @@ func TestFenceOf(t *testing.T) {
 	delete(item, schema.AttrToken)
 	if FenceOf(item).Token != "" {
 		t.Error("an entry without a token fences on its absence")
+	}
+}
+
+func TestOwnHead(t *testing.T) {
+	key := map[string]types.AttributeValue{
+		schema.AttrSubjectKey:   &types.AttributeValueMemberS{Value: "s:t:1"},
+		schema.AttrPredicateKey: &types.AttributeValueMemberS{Value: schema.ListHeadKey("follows")},
+	}
+	tests := []struct {
+		name    string
+		version types.AttributeValue
+		want    string
+	}{
+		{"a head", &types.AttributeValueMemberN{Value: "42"}, "_version=42"},
+		{"a head without a version", nil, "attribute_not_exists(_version)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			item := maps.Clone(key)
+			item[schema.AttrCount] = &types.AttributeValueMemberN{Value: "3"}
+			if tt.version != nil {
+				item[schema.AttrVersion] = tt.version
+			}
+			h := OwnHeadOf(item)
+			if fmt.Sprint(h.Key) != fmt.Sprint(key) {
+				t.Errorf("OwnHeadOf key = %v, want the primary key %v", h.Key, key)
+			}
+			if got := exprtest.Condition(t, h.Condition()); got != tt.want {
+				t.Errorf("condition %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -1,0 +1,249 @@
+package integration_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/integration/dynamotest"
+	"github.com/rynodb/rynodb/ryno"
+)
+
+// A list write whose head exists checks its subject in its read, not in its
+// transaction; the head stands for the subject, since a Delete deletes each head of
+// the entity on the condition that it is as read. These tests hold a writer's
+// transaction at the two places a Delete can meet it.
+
+// heldCommit holds the first TransactWriteItems of the client it wraps (with all,
+// every one), once armed, until released, and says when the first is held.
+type heldCommit struct {
+	all     bool
+	armed   atomic.Bool
+	once    sync.Once
+	held    chan struct{}
+	release chan struct{}
+}
+
+func newHeldCommit(all bool) *heldCommit {
+	return &heldCommit{all: all, held: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (h *heldCommit) wrap(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+	return dynamotest.Wrap(api, func(ctx context.Context, op string, send func(context.Context) error) error {
+		hold := false
+		if h.armed.Load() && op == "TransactWriteItems" {
+			hold = h.all
+			h.once.Do(func() { hold = true; close(h.held) })
+		}
+		if hold {
+			<-h.release
+		}
+		return send(ctx)
+	})
+}
+
+// wait waits for ch, failing the test after a wide margin.
+func wait(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("%s never happened", what)
+	}
+}
+
+func TestAListWriteOverlappingADeleteOfItsSubjectLeavesNothing(t *testing.T) {
+	for _, size := range []int{3, 150} { // one sweep transaction; several
+		for _, kind := range []string{"add", "remove", "replace"} {
+			t.Run(fmt.Sprintf("%s, list of %d, commits between the sweep's read and its delete", kind, size), func(t *testing.T) {
+				writeOverlappingADelete(t, kind, size, true)
+			})
+			t.Run(fmt.Sprintf("%s, list of %d, commits after the sweep", kind, size), func(t *testing.T) {
+				writeOverlappingADelete(t, kind, size, false)
+			})
+		}
+	}
+}
+
+// writeOverlappingADelete starts a list write of kind on a subject whose list holds
+// size objects, holds its transaction once it has read the subject live, and
+// deletes the subject with another client. With between, the write commits after
+// the Delete has read what to sweep and before any of its transactions; otherwise,
+// after the Delete has returned. Either way nothing of the subject is left, and a
+// write that committed after the Delete's read made the Delete read again.
+func writeOverlappingADelete(t *testing.T, kind string, size int, between bool) {
+	writer, deleter := newHeldCommit(false), newHeldCommit(true)
+	s := newStoreOpts(t, nil, ryno.Options{ConsistentRead: true})
+	w := mustNew(t, writer.wrap(s.raw), s.Names().Prefix, nil, ryno.Options{SeparateListWrites: true})
+	subject := pk("doomed")
+	objects := pks("o", size)
+	createSubjects(t, s.Client, subject)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", objects))
+
+	writer.armed.Store(true)
+	var werr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		switch kind {
+		case "add":
+			_, werr = w.AddRelationships(ctx, subject, "follows", []ryno.Key{pk("late")})
+		case "remove":
+			_, werr = w.RemoveRelationships(ctx, subject, "follows", objects[:1])
+		default:
+			werr = w.ReplaceRelationships(ctx, subject, "follows", append(slices.Clone(objects[1:]), pk("late")))
+		}
+	}()
+	wait(t, writer.held, "the writer's commit")
+
+	var transactions atomic.Int32
+	counted := dynamotest.Wrap(s.raw, func(ctx context.Context, op string, send func(context.Context) error) error {
+		if op == "TransactWriteItems" {
+			transactions.Add(1)
+		}
+		return send(ctx)
+	})
+	d := mustNew(t, deleter.wrap(counted), s.Names().Prefix, nil, ryno.Options{ConsistentRead: true})
+	if between {
+		deleter.armed.Store(true)
+		derr := make(chan error, 1)
+		go func() { derr <- d.Delete(ctx, subject) }()
+		wait(t, deleter.held, "the Delete's first transaction")
+		close(writer.release)
+		wait(t, done, "the writer's return")
+		close(deleter.release)
+		require.NoError(t, <-derr)
+		require.NoError(t, werr, "the write committed before the Delete's transaction: it is ordered before the Delete")
+		require.Greater(t, transactions.Load(), int32(1), "the write moved the head the Delete read: the Delete read again")
+	} else {
+		require.NoError(t, d.Delete(ctx, subject))
+		close(writer.release)
+		wait(t, done, "the writer's return")
+		require.ErrorIs(t, werr, ryno.ErrNotFound, "a write reading again after the Delete finds no subject")
+	}
+	_, err := s.Get(ctx, subject, ryno.Consistent())
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	requireNothingOf(t, s, subject, false)
+}
+
+// TestListWritersRacingADeleteOfTheirSubjectLeaveNothing races writers adding to,
+// removing from and replacing a list against the Delete of its subject, over many
+// rounds: each write either succeeded before the Delete (and was swept) or fails
+// with ErrNotFound, and nothing of the subject is left.
+func TestListWritersRacingADeleteOfTheirSubjectLeaveNothing(t *testing.T) {
+	const rounds, writers = 15, 6
+	s := newStoreOpts(t, nil, ryno.Options{ConsistentRead: true})
+	clients := make([]*ryno.Client, writers)
+	for i := range clients {
+		clients[i] = newClientOn(t, s, ryno.Options{ConsistentRead: true})
+	}
+	for round := range rounds {
+		subject := pk(fmt.Sprintf("doomed%02d", round))
+		createSubjects(t, s.Client, subject)
+		require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", pks("o", 4)))
+		errs := make([]error, writers+1)
+		race(writers+1, func(g int) {
+			if g == writers {
+				errs[g] = s.Delete(ctx, subject)
+				return
+			}
+			for i := range 4 {
+				var err error
+				object := pk(fmt.Sprintf("w%d-%d", g, i))
+				switch g % 3 {
+				case 0:
+					_, err = clients[g].AddRelationships(ctx, subject, "follows", []ryno.Key{object})
+				case 1:
+					_, err = clients[g].RemoveRelationships(ctx, subject, "follows", []ryno.Key{pk(fmt.Sprint("o", i))})
+				default:
+					err = clients[g].ReplaceRelationships(ctx, subject, "follows", []ryno.Key{object, pk("o1")})
+				}
+				if err != nil && !errors.Is(err, ryno.ErrNotFound) {
+					errs[g] = err
+				}
+			}
+		})
+		require.NoError(t, errors.Join(errs...), "round %d", round)
+		requireNothingOf(t, s, subject, false)
+	}
+}
+
+// TestAListWriteChecksItsSubjectInItsTransactionOnlyWhenItCreatesTheHead records
+// the requests of list writes: the first write of a list checks the subject in its
+// transaction, and so does every write of a subject that expires (the check holds
+// the expiry to the commit); every other one reads the subject with the head, and
+// its transaction holds nothing of the entities table.
+func TestAListWriteChecksItsSubjectInItsTransactionOnlyWhenItCreatesTheHead(t *testing.T) {
+	raw := dynamotest.API(t)
+	prefix := dynamotest.Tables(t, raw)
+	rec := dynamotest.NewRecorder(raw, dynamotest.RecorderOptions{})
+	db := mustNew(t, rec, prefix, nil, ryno.Options{})
+	entities := db.Names().Entities
+	subject, session := pk("ada"), pk("session")
+	createSubjects(t, db, subject)
+	_, err := db.Create(ctx, &ryno.Entity{Key: session, Expires: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	require.NoError(t, changed(db.AddRelationships(ctx, session, "follows", pks("o", 1))))
+
+	writes := []struct {
+		name        string
+		write       func() error
+		checks      int // actions on the entities table in the transaction
+		readsEntity bool
+	}{
+		{"the first Add, which creates the head", func() error { return changed(db.AddRelationships(ctx, subject, "follows", pks("o", 2))) }, 1, true},
+		{"a later Add", func() error { return changed(db.AddRelationships(ctx, subject, "follows", pks("p", 1))) }, 0, true},
+		{"a Remove", func() error { return changed(db.RemoveRelationships(ctx, subject, "follows", pks("o", 1))) }, 0, true},
+		{"a Replace", func() error { return db.ReplaceRelationships(ctx, subject, "follows", pks("q", 3)) }, 0, true},
+		{"the Replace of a new list", func() error { return db.ReplaceRelationships(ctx, subject, "likes", pks("q", 3)) }, 1, true},
+		{"an Add to the list of a subject that expires", func() error { return changed(db.AddRelationships(ctx, session, "follows", pks("p", 1))) }, 1, true},
+	}
+	for _, w := range writes {
+		rec.Reset()
+		require.NoError(t, w.write(), w.name)
+		checks, readsEntity, transactions := 0, false, 0
+		for _, r := range rec.Requests() {
+			switch in := r.Input.(type) {
+			case *dynamodb.TransactWriteItemsInput:
+				transactions++
+				for _, a := range in.TransactItems {
+					if actionTable(a) == entities {
+						checks++
+					}
+				}
+			case *dynamodb.BatchGetItemInput:
+				_, ok := in.RequestItems[entities]
+				readsEntity = readsEntity || ok
+			}
+		}
+		require.Equal(t, 1, transactions, w.name)
+		require.Equal(t, w.checks, checks, "%s: actions on the entities table in its transaction", w.name)
+		require.Equal(t, w.readsEntity, readsEntity, "%s: reads the subject with the head", w.name)
+	}
+	require.Equal(t, pks("q", 3), objectsOf(t, db, subject, "follows", 10))
+}
+
+// actionTable is the table an action of a transaction writes or checks.
+func actionTable(a types.TransactWriteItem) string {
+	switch {
+	case a.Put != nil:
+		return aws.ToString(a.Put.TableName)
+	case a.Update != nil:
+		return aws.ToString(a.Update.TableName)
+	case a.Delete != nil:
+		return aws.ToString(a.Delete.TableName)
+	case a.ConditionCheck != nil:
+		return aws.ToString(a.ConditionCheck.TableName)
+	}
+	return ""
+}

@@ -10,9 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/integration/dynamotest"
@@ -217,7 +215,7 @@ func TestAListWriteChecksItsSubjectInItsTransactionOnlyWhenItCreatesTheHead(t *t
 			case *dynamodb.TransactWriteItemsInput:
 				transactions++
 				for _, a := range in.TransactItems {
-					if actionTable(a) == entities {
+					if dynamotest.ActionTable(a) == entities {
 						checks++
 					}
 				}
@@ -231,19 +229,4 @@ func TestAListWriteChecksItsSubjectInItsTransactionOnlyWhenItCreatesTheHead(t *t
 		require.Equal(t, w.readsEntity, readsEntity, "%s: reads the subject with the head", w.name)
 	}
 	require.Equal(t, pks("q", 3), objectsOf(t, db, subject, "follows", 10))
-}
-
-// actionTable is the table an action of a transaction writes or checks.
-func actionTable(a types.TransactWriteItem) string {
-	switch {
-	case a.Put != nil:
-		return aws.ToString(a.Put.TableName)
-	case a.Update != nil:
-		return aws.ToString(a.Update.TableName)
-	case a.Delete != nil:
-		return aws.ToString(a.Delete.TableName)
-	case a.ConditionCheck != nil:
-		return aws.ToString(a.ConditionCheck.TableName)
-	}
-	return ""
 }

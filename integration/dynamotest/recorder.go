@@ -345,6 +345,9 @@ func tablesOf(in any) []string {
 	return nil
 }
 
+// ActionTable is the table an action of a transaction writes or checks.
+func ActionTable(a types.TransactWriteItem) string { return aws.ToString(transactTable(a)) }
+
 func transactTable(a types.TransactWriteItem) *string {
 	switch {
 	case a.Put != nil:

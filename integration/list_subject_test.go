@@ -62,7 +62,7 @@ func wait(t *testing.T, ch <-chan struct{}, what string) {
 
 func TestAListWriteOverlappingADeleteOfItsSubjectLeavesNothing(t *testing.T) {
 	for _, size := range []int{3, 150} { // one sweep transaction; several
-		for _, kind := range []string{"add", "remove", "replace"} {
+		for _, kind := range []string{"add", "remove", "replace", "transaction"} {
 			t.Run(fmt.Sprintf("%s, list of %d, commits between the sweep's read and its delete", kind, size), func(t *testing.T) {
 				writeOverlappingADelete(t, kind, size, true)
 			})
@@ -98,6 +98,9 @@ func writeOverlappingADelete(t *testing.T, kind string, size int, between bool) 
 			_, werr = w.AddRelationships(ctx, subject, "follows", []ryno.Key{pk("late")})
 		case "remove":
 			_, werr = w.RemoveRelationships(ctx, subject, "follows", objects[:1])
+		case "transaction":
+			_, werr = w.Transact(ctx, ryno.TxAddRelationships(subject, "follows", []ryno.Key{pk("late")}),
+				ryno.TxRemoveRelationships(subject, "likes", objects[:1]))
 		default:
 			werr = w.ReplaceRelationships(ctx, subject, "follows", append(slices.Clone(objects[1:]), pk("late")))
 		}
@@ -205,6 +208,18 @@ func TestAListWriteChecksItsSubjectInItsTransactionOnlyWhenItCreatesTheHead(t *t
 		{"a Replace", func() error { return db.ReplaceRelationships(ctx, subject, "follows", pks("q", 3)) }, 0, true},
 		{"the Replace of a new list", func() error { return db.ReplaceRelationships(ctx, subject, "likes", pks("q", 3)) }, 1, true},
 		{"an Add to the list of a subject that expires", func() error { return changed(db.AddRelationships(ctx, session, "follows", pks("p", 1))) }, 1, true},
+		{"a transaction of two existing lists of two subjects", func() error {
+			_, err := db.Transact(ctx, ryno.TxAddRelationships(subject, "follows", pks("r", 1)), ryno.TxAddRelationships(session, "follows", pks("r", 1)))
+			return err
+		}, 1, true}, // the session expires
+		{"a transaction of two existing lists of one subject", func() error {
+			_, err := db.Transact(ctx, ryno.TxAddRelationships(subject, "follows", pks("s", 1)), ryno.TxRemoveRelationships(subject, "likes", pks("q", 1)))
+			return err
+		}, 0, true},
+		{"a transaction creating a list", func() error {
+			_, err := db.Transact(ctx, ryno.TxAddRelationships(subject, "follows", pks("t", 1)), ryno.TxAddRelationships(subject, "knows", pks("t", 1)))
+			return err
+		}, 1, true},
 	}
 	for _, w := range writes {
 		rec.Reset()
@@ -228,5 +243,5 @@ func TestAListWriteChecksItsSubjectInItsTransactionOnlyWhenItCreatesTheHead(t *t
 		require.Equal(t, w.checks, checks, "%s: actions on the entities table in its transaction", w.name)
 		require.Equal(t, w.readsEntity, readsEntity, "%s: reads the subject with the head", w.name)
 	}
-	require.Equal(t, pks("q", 3), objectsOf(t, db, subject, "follows", 10))
+	require.Equal(t, slices.Concat(pks("q", 3), pks("r", 1), pks("s", 1), pks("t", 1)), objectsOf(t, db, subject, "follows", 10))
 }

@@ -61,16 +61,17 @@ type ListState struct {
 	Head    relationships.Head
 	Markers map[relationships.Key]relationships.Marker
 	Entries []relationships.Entry
+	// Subject is the subject as read with the list, when asked.
+	Subject entitystate.State
 	// SubjectStands says the subject was read with the list, live and with no
 	// expiry: while the head exists, it stands for the subject (see above).
 	SubjectStands bool
-	subject       map[string]types.AttributeValue
+	subjectItem   map[string]types.AttributeValue
 }
 
 // ReadListState reads what op plans from, in one round: the head and the markers in
 // one consistent BatchGetItem, or the head and the whole list in parallel. With
-// subject, the subject's item is read in the same BatchGetItem, and a subject that
-// is not live fails the read with ErrNotFound (a Delete in progress completed first).
+// subject, the subject's item is read in the same BatchGetItem.
 func (c *Core) ReadListState(ctx context.Context, op ListOp, subject bool) (ListState, error) {
 	var s ListState
 	var err error
@@ -82,14 +83,10 @@ func (c *Core) ReadListState(ctx context.Context, op ListOp, subject bool) (List
 	if err != nil || !subject {
 		return s, err
 	}
-	stored, err := c.ReadStored(op.Subject, s.subject)
-	if err != nil {
+	if s.Subject, err = c.ReadStored(op.Subject, s.subjectItem); err != nil {
 		return s, err
 	}
-	if !stored.Live() {
-		return s, c.SubjectGone(ctx, op.Subject, stored)
-	}
-	s.SubjectStands = stored.Expires == 0
+	s.SubjectStands = s.Subject.Live() && s.Subject.Expires == 0
 	return s, nil
 }
 
@@ -122,7 +119,7 @@ func (c *Core) readHeadAndMarkers(ctx context.Context, op ListOp, subject bool) 
 		s.Markers[relationships.Key(o)] = m
 	}
 	if subject {
-		s.subject = items[ops[len(ops)-1].ID]
+		s.subjectItem = items[ops[len(ops)-1].ID]
 	}
 	return s, nil
 }
@@ -149,7 +146,7 @@ func (c *Core) readWholeList(ctx context.Context, subject Key, predicate string,
 		return s, err
 	}
 	if withSubject {
-		s.subject = items[ops[1].ID]
+		s.subjectItem = items[ops[1].ID]
 	}
 	s.Head, err = relationships.HeadFromItem(relationships.Key(subject), predicate, items[ops[0].ID])
 	return s, err
@@ -248,6 +245,9 @@ func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, 
 		if err != nil {
 			return relationships.Change{}, err
 		}
+		if !s.Subject.Live() {
+			return relationships.Change{}, c.SubjectGone(ctx, op.Subject, s.Subject)
+		}
 		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == ListReplace, c.Now(), &doubt) {
 		case relationships.Left:
 			return c.WriteListLeased(ctx, &op, s.Head)
@@ -267,14 +267,14 @@ func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, 
 	}
 }
 
-// ReadListReady reads what op plans from, as writeList does, for a caller that
-// plans op into a transaction of its own: a list left unfinished is finished first,
-// and a live lease fails with a *LeaseError.
-func (c *Core) ReadListReady(ctx context.Context, op ListOp) (ListState, error) {
+// ReadListReady reads what op plans from, as writeList does (with the subject, when
+// asked), for a caller that plans op into a transaction of its own: a list left
+// unfinished is finished first, and a live lease fails with a *LeaseError.
+func (c *Core) ReadListReady(ctx context.Context, op ListOp, subject bool) (ListState, error) {
 	pace := c.ConflictPacer()
 	var doubt relationships.Doubt
 	for {
-		s, err := c.ReadListState(ctx, op, false)
+		s, err := c.ReadListState(ctx, op, subject)
 		if err != nil {
 			return s, err
 		}

@@ -92,6 +92,13 @@ type txOp struct {
 	// subjectChecked says that an earlier operation on a list or sequence of the
 	// same subject checks it: a transaction may hold one action on an item.
 	subjectChecked bool
+	// headsStand says every operation on the subject's lists and sequences is an
+	// Add or Remove of a list, with no TxCheck of the subject and no other write of
+	// it: each reads the subject with its list, and the subject is checked only when
+	// one of them needs it (it creates a head, or the subject expires), by
+	// assemble. Otherwise a head that exists stands for the subject, as for a list
+	// write of its own (lists.go).
+	headsStand bool
 }
 
 // NewTx starts a transaction of n operations.
@@ -145,13 +152,22 @@ func (t *Tx) Add(op TxOp) error {
 func (t *Tx) Seal() error {
 	t.joined = map[Key]*txOp{}
 	checked := map[Key]bool{}
+	listsOnly := map[Key]bool{}
 	for _, p := range t.ops {
 		if p.Kind == TxAdd || p.Kind == TxRemove || p.Kind == TxSequence {
 			if chk, ok := t.checks[p.Key]; ok {
 				t.joined[p.Key] = chk
 			}
 			p.subjectChecked = checked[p.Key]
+			only, seen := listsOnly[p.Key]
+			listsOnly[p.Key] = (only || !seen) && p.Kind != TxSequence && !t.c.Sets[p.Predicate]
 			checked[p.Key] = true
+		}
+	}
+	for _, p := range t.ops {
+		_, written := t.written[p.Key] // a TxCheck of it too
+		if listsOnly[p.Key] && !written {
+			p.headsStand, p.subjectChecked = true, false
 		}
 	}
 	if t.bytes > actions.MaxBytes {
@@ -210,6 +226,9 @@ type txPart struct {
 	// joined is the TxCheck whose condition this list operation's check of its
 	// subject holds too: a refusal of that check while the subject exists is its.
 	joined *txOp
+	// needsSubject asks assemble for the check of the subject, once for all the
+	// operations whose heads stand for it (txOp.headsStand).
+	needsSubject bool
 }
 
 // read reads what every operation needs, in parallel, and plans its actions. The
@@ -321,6 +340,11 @@ func (t *Tx) assemble(parts []*txPart) (*actions.Transaction, []int, error) {
 		}
 		all.Bytes += p.t.Bytes
 	}
+	for i, p := range parts {
+		if p.needsSubject {
+			t.checkSubject(all, &owners, seen, i, p.op.Key)
+		}
+	}
 	switch {
 	case len(refused) > 0:
 		return nil, nil, &TransactionError{Ops: refused}
@@ -330,6 +354,21 @@ func (t *Tx) assemble(parts []*txPart) (*actions.Transaction, []int, error) {
 		return nil, nil, &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the operations write %d bytes; at most %d", all.Bytes, actions.MaxBytes)}
 	}
 	return all, owners, nil
+}
+
+// checkSubject adds to all the check of the subject k of part i, whose heads stand
+// for it, unless an action on its item is there already: the check of another part
+// of k, or the check of k as an object, which requires as much.
+func (t *Tx) checkSubject(all *actions.Transaction, owners *[]int, seen map[string]int, i int, k Key) {
+	chk := &actions.Transaction{}
+	t.c.CheckEntity(chk, k, actions.Role{Kind: actions.RoleEntity})
+	id := actionItem(chk.Actions[0])
+	if _, dup := seen[id]; dup {
+		return
+	}
+	seen[id] = len(all.Actions)
+	all.Add(chk.Actions[0], chk.Roles[0], chk.Bytes)
+	*owners = append(*owners, i)
 }
 
 // claiming reports whether the action of role claims a value of a unique index.

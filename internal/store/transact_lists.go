@@ -35,11 +35,12 @@ func (op *txOp) conditionError() error {
 
 // txList plans an Add or Remove of a list. The subject's existence is checked, with
 // the condition of joined (the TxCheck of the subject) when not nil, or written by
-// another operation of the transaction.
+// another operation of the transaction; or, when the heads of the subject's lists
+// stand for it (txOp.headsStand), read with the list and checked only if needed.
 func (c *Core) txList(ctx context.Context, op *txOp, written map[Key]TxKind, joined *txOp) (*txPart, error) {
 	lop := ListOp{Kind: [...]ListKind{TxAdd: ListAdd, TxRemove: ListRemove}[op.Kind], Subject: op.Key,
 		Predicate: op.Predicate, Objects: op.Objects, CheckObjects: c.CheckObjects}
-	s, err := c.ReadListReady(ctx, lop)
+	s, err := c.ReadListReady(ctx, lop, op.headsStand)
 	if err != nil {
 		return nil, err
 	}
@@ -48,6 +49,7 @@ func (c *Core) txList(ctx context.Context, op *txOp, written map[Key]TxKind, joi
 		return nil, err
 	}
 	ch := lop.Plan(s)
+	p.needsSubject = op.headsStand && (!s.SubjectStands || !ch.Expect.Exists)
 	actions.AddChange(&p.t, c.ListTables(), ch, lop.CheckObjects, c.Now())
 	p.result.Changed = append(ch.Added, ch.Removed...)
 	p.refused = subjectRefusal(op, ListConflict(lop, errors.New("another writer changed it")))
@@ -136,9 +138,9 @@ func (c *Core) subjectPart(op *txOp, written map[Key]TxKind, joined *txOp, what 
 	for k := range writtenLive(written) {
 		p.t.MarkChecked(k)
 	}
-	if op.subjectChecked {
+	if op.subjectChecked || op.headsStand {
 		p.t.MarkChecked(op.Key)
-		p.joined = nil // the check, and so its refusal, is the first operation's
+		p.joined = nil // the check, and so its refusal, is the first operation's, or assemble's
 	}
 	var also *Condition
 	if joined != nil {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -178,4 +179,57 @@ func TestTxChecksASubjectOnceForAllItsListsAndSequences(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, p.t.Actions, 1)
 	require.NotNil(t, p.t.Actions[0].ConditionCheck)
+}
+
+func TestTxLetsTheHeadsOfASubjectWithOnlyListOperationsStandForIt(t *testing.T) {
+	c := testCore(t, nil, 4, 3)
+	c.Sets = map[string]bool{"likes": true}
+	key := func(id string) Key { return Key{Scope: "s", Type: "t", ID: id} }
+	ops := []TxOp{
+		{Kind: TxAdd, Key: key("lists"), Predicate: "p"},
+		{Kind: TxRemove, Key: key("lists"), Predicate: "q"},
+		{Kind: TxAdd, Key: key("drawn"), Predicate: "p"},
+		{Kind: TxSequence, Key: key("drawn"), Predicate: "n"},
+		{Kind: TxAdd, Key: key("set"), Predicate: "likes"},
+		{Kind: TxAdd, Key: key("checked"), Predicate: "p"},
+		{Kind: TxCheck, Key: key("checked")},
+		{Kind: TxAdd, Key: key("deleted"), Predicate: "p"},
+		{Kind: TxDelete, Key: key("deleted")},
+	}
+	tx, err := c.NewTx(len(ops))
+	require.NoError(t, err)
+	for _, op := range ops {
+		require.NoError(t, tx.Add(op))
+	}
+	require.NoError(t, tx.Seal())
+	var stand []string
+	for _, op := range tx.ops {
+		if op.headsStand {
+			stand = append(stand, fmt.Sprint(op.Key.ID, " ", op.Predicate))
+			require.False(t, op.subjectChecked, "%v: checked by assemble when needed, not by another operation", op.Key)
+		}
+	}
+	require.Equal(t, []string{"lists p", "lists q"}, stand,
+		"only a subject whose operations are all Adds and Removes of lists, with no sequence, set, TxCheck or write of it")
+
+	p, err := c.subjectPart(tx.ops[0], map[Key]TxKind{}, nil, "list")
+	require.NoError(t, err)
+	require.Empty(t, p.t.Actions, "the part holds no check of the subject")
+
+	// assemble checks the subject once, for the parts that need it.
+	parts := []*txPart{{op: tx.ops[0], needsSubject: true}, {op: tx.ops[1], needsSubject: true}, {op: tx.ops[2]}}
+	all, owners, err := tx.assemble(parts)
+	require.NoError(t, err)
+	require.Len(t, all.Actions, 1)
+	require.NotNil(t, all.Actions[0].ConditionCheck)
+	require.Equal(t, actions.RoleEntity, all.Roles[0].Kind)
+	require.Equal(t, []int{0}, owners, "the check's refusal is the first part's")
+	parts[0].needsSubject = false
+	all, _, err = tx.assemble(parts)
+	require.NoError(t, err)
+	require.Len(t, all.Actions, 1, "either part may ask")
+	parts[1].needsSubject = false
+	all, _, err = tx.assemble(parts)
+	require.NoError(t, err)
+	require.Empty(t, all.Actions, "no part needs it: the heads stand for the subject")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/integration/dynamotest"
@@ -244,4 +246,103 @@ func TestAListWriteChecksItsSubjectInItsTransactionOnlyWhenItCreatesTheHead(t *t
 		require.Equal(t, w.readsEntity, readsEntity, "%s: reads the subject with the head", w.name)
 	}
 	require.Equal(t, slices.Concat(pks("q", 3), pks("r", 1), pks("s", 1), pks("t", 1)), objectsOf(t, db, subject, "follows", 10))
+}
+
+// TestAnAddToAnOwnedListCommittingBeforeItsOwnersSweepLeavesNoOrphan holds an Add
+// of an issue to its project's owned list until the Delete of the project has
+// deleted the issues it found and is about to sweep the project itself: the one
+// window where an issue added by a write that read the project before its
+// tombstone would be listed too late to be deleted with it. A write of an owned
+// list checks its subject in its transaction, so the Add is refused, and the issue
+// it named is never owned by a deleted project.
+func TestAnAddToAnOwnedListCommittingBeforeItsOwnersSweepLeavesNoOrphan(t *testing.T) {
+	for _, inTransaction := range []bool{false, true} {
+		t.Run(fmt.Sprint("in a transaction ", inTransaction), func(t *testing.T) {
+			addOwnedBeforeTheOwnersSweep(t, inTransaction)
+		})
+	}
+}
+
+// addOwnedBeforeTheOwnersSweep runs the test above, the Add alone or in a
+// transaction.
+func addOwnedBeforeTheOwnersSweep(t *testing.T, inTransaction bool) {
+	writer := newHeldCommit(false)
+	owner := treeKey("project", "apollo")
+	var sweepingOwner atomic.Bool
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	// The Delete's sweep of the project's own partition is its only Query that
+	// reads the heads' versions.
+	deleter := func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+		return beforeQuery{api, func(q *dynamodb.QueryInput) {
+			if sweepsOwnPartition(q, owner) {
+				once.Do(func() { sweepingOwner.Store(true); close(held); <-release })
+			}
+		}}
+	}
+	s := newStoreOpts(t, deleter, ryno.Options{Owns: ownsTree})
+	keys := seedTree(t, s, "apollo", 3, 1)
+	late := treeKey("issue", "apollo-late")
+	_, err := s.Create(ctx, &ryno.Entity{Key: late})
+	require.NoError(t, err)
+	w := mustNew(t, writer.wrap(s.raw), s.Names().Prefix, nil, ryno.Options{Owns: ownsTree})
+
+	writer.armed.Store(true)
+	var werr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if inTransaction {
+			_, werr = w.Transact(ctx, ryno.TxAddRelationships(owner, "issues", []ryno.Key{late}))
+		} else {
+			_, werr = w.AddRelationships(ctx, owner, "issues", []ryno.Key{late})
+		}
+	}()
+	wait(t, writer.held, "the writer's commit")
+	derr := make(chan error, 1)
+	go func() { derr <- s.Delete(ctx, owner) }()
+	wait(t, held, "the sweep of the project")
+	close(writer.release)
+	wait(t, done, "the writer's return")
+	close(release)
+	require.NoError(t, <-derr)
+	require.True(t, sweepingOwner.Load())
+
+	got, err := s.BatchGet(ctx, append(keys, late))
+	require.NoError(t, err)
+	for i, e := range got[:len(keys)] {
+		require.Nil(t, e, "%s, of the deleted tree", keys[i])
+	}
+	if werr == nil {
+		require.Nil(t, got[len(keys)], "an issue added to the project before its Delete is deleted with it")
+	}
+	require.ErrorIs(t, werr, ryno.ErrNotFound, "the Add commits after the project's tombstone: refused")
+	require.NotNil(t, got[len(keys)], "the issue never added lives on, owned by nobody")
+	require.Empty(t, subjectsPointingAt(t, s.Client, late), "and nothing lists it")
+	requireNothingOf(t, s, owner, false)
+}
+
+// sweepsOwnPartition reports whether q is the query of a Delete's sweep of k's
+// partition of the relationship entries table, the one that reads heads' versions.
+func sweepsOwnPartition(q *dynamodb.QueryInput, k ryno.Key) bool {
+	if q.IndexName != nil || q.ProjectionExpression == nil || !slices.Contains(slices.Collect(maps.Values(q.ExpressionAttributeNames)), "_version") {
+		return false
+	}
+	for _, v := range q.ExpressionAttributeValues {
+		if s, ok := v.(*types.AttributeValueMemberS); ok && s.Value == k.String() {
+			return true
+		}
+	}
+	return false
+}
+
+// beforeQuery is a client that calls before with each Query it sends.
+type beforeQuery struct {
+	ryno.DynamoDBAPI
+	before func(*dynamodb.QueryInput)
+}
+
+func (b beforeQuery) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	b.before(in)
+	return b.DynamoDBAPI.Query(ctx, in, opts...)
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -24,8 +25,8 @@ import (
 // lease on the list instead (lease.go).
 //
 // The subject's existence is checked in the transaction only by a write that
-// creates the head, or whose subject has an expiry (which the check holds to the
-// commit's instant). Otherwise the read found the subject live, and the head stands
+// creates the head, whose subject has an expiry (which the check holds to the
+// commit's instant), or whose list owns its objects (OwnedList). Otherwise the read found the subject live, and the head stands
 // for it: a Delete marks the entity before it reads what to sweep, and deletes each
 // head on the condition that its version is the one read (sweep.OwnHead). A write
 // that read the live subject and commits after that read moves the version, so the
@@ -64,7 +65,8 @@ type ListState struct {
 	// Subject is the subject as read with the list, when asked.
 	Subject entitystate.State
 	// SubjectStands says the subject was read with the list, live and with no
-	// expiry: while the head exists, it stands for the subject (see above).
+	// expiry, and the list owns nothing: while the head exists, it stands for the
+	// subject (see above).
 	SubjectStands bool
 	subjectItem   map[string]types.AttributeValue
 }
@@ -86,7 +88,7 @@ func (c *Core) ReadListState(ctx context.Context, op ListOp, subject bool) (List
 	if s.Subject, err = c.ReadStored(op.Subject, s.subjectItem); err != nil {
 		return s, err
 	}
-	s.SubjectStands = s.Subject.Live() && s.Subject.Expires == 0
+	s.SubjectStands = s.Subject.Live() && s.Subject.Expires == 0 && !c.OwnedList(op.Subject, op.Predicate)
 	return s, nil
 }
 
@@ -373,6 +375,15 @@ func (c *Core) SubjectMissing(ctx context.Context, subject Key) error {
 		return fmt.Errorf("%w: %s", errs.ErrNotFound, subject)
 	}
 	return c.SubjectGone(ctx, subject, s)
+}
+
+// OwnedList reports whether subject's list under predicate owns its objects
+// (Options.Owns). Its head never stands for the subject: a Delete of the subject
+// reads such a list to delete the objects it owns, before it sweeps the head, so an
+// object added after that read and before the sweep would outlive its owner. A
+// write of an owned list checks its subject in its transaction.
+func (c *Core) OwnedList(subject Key, predicate string) bool {
+	return slices.Contains(c.Owns[subject.Type], predicate)
 }
 
 // SubjectGone is the error of a list write whose subject was read as s, not live:

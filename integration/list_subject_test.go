@@ -346,3 +346,40 @@ func (b beforeQuery) Query(ctx context.Context, in *dynamodb.QueryInput, opts ..
 	b.before(in)
 	return b.DynamoDBAPI.Query(ctx, in, opts...)
 }
+
+// TestATxDeleteOverlappingAListWriteLeavesNoOrphan holds an Add to the emptied
+// list of an entity (its head stays) until a TxDelete of the entity has read its
+// partition, and the TxDelete until the Add has committed: the TxDelete's delete of
+// the head requires the version it read, so it is refused and reads again, and
+// finds the entity holding an entry.
+func TestATxDeleteOverlappingAListWriteLeavesNoOrphan(t *testing.T) {
+	writer, deleter := newHeldCommit(false), newHeldCommit(true)
+	s := newStoreOpts(t, nil, ryno.Options{ConsistentRead: true})
+	w := mustNew(t, writer.wrap(s.raw), s.Names().Prefix, nil, ryno.Options{})
+	d := mustNew(t, deleter.wrap(s.raw), s.Names().Prefix, nil, ryno.Options{})
+	subject := pk("emptied")
+	createSubjects(t, s.Client, subject)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", pks("o", 2)))
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", nil))
+
+	writer.armed.Store(true)
+	var werr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, werr = w.AddRelationships(ctx, subject, "follows", pks("late", 1))
+	}()
+	wait(t, writer.held, "the writer's commit")
+	deleter.armed.Store(true)
+	derr := make(chan error, 1)
+	go func() { _, err := d.Transact(ctx, ryno.TxDelete(subject)); derr <- err }()
+	wait(t, deleter.held, "the TxDelete's commit")
+	close(writer.release)
+	wait(t, done, "the writer's return")
+	close(deleter.release)
+	require.NoError(t, werr)
+	require.ErrorIs(t, <-derr, ryno.ErrHasRelationships, "the TxDelete read again and found the entry")
+	_, err := s.Get(ctx, subject, ryno.Consistent())
+	require.NoError(t, err, "the entity stays, with its list")
+	require.Equal(t, pks("late", 1), objectsOf(t, s.Client, subject, "follows", 10))
+}

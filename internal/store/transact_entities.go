@@ -17,6 +17,7 @@ import (
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/sweep"
 )
 
 // txWrite plans a Create, Update or Set in a transaction: it reads the entity item
@@ -221,7 +222,7 @@ func (c *Core) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 		}
 	}
 	for _, b := range partition {
-		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.Names.Relationships, batching.Project(b, schema.RelationshipKeyAttrs()))})[0], actions.Role{Kind: actions.RoleHead}, 0)
+		p.t.Add(c.bookkeepingDelete(b), actions.Role{Kind: actions.RoleHead}, 0)
 	}
 	p.refused = func(_ context.Context, role actions.Role, item map[string]types.AttributeValue) (bool, error) {
 		now, _ := c.ReadStored(op.Key, item)
@@ -257,9 +258,21 @@ func (c *Core) addEntityDelete(t *actions.Transaction, op *txOp, s entitystate.S
 // partitionItems returns the keys of the items in k's partition of the relationship
 // entries table: its entries, and its lists' heads and markers.
 func (c *Core) partitionItems(ctx context.Context, k Key) ([]map[string]types.AttributeValue, error) {
-	in := KeysOnly(KeyCondition(c.Names.Relationships, "", schema.AttrSubjectKey, k.String()), schema.AttrSubjectKey, schema.AttrPredicateKey)
+	in := KeysOnly(KeyCondition(c.Names.Relationships, "", schema.AttrSubjectKey, k.String()), schema.AttrSubjectKey, schema.AttrPredicateKey, schema.AttrVersion)
 	in.ConsistentRead = aws.Bool(true)
 	return c.QueryAll(ctx, in)
+}
+
+// bookkeepingDelete is the delete of item, a head, marker or sequence of an entity
+// a TxDelete deletes; a head on the condition that it is as read, since a list write
+// that read the entity before the transaction may commit first (sweep.OwnHead).
+func (c *Core) bookkeepingDelete(item map[string]types.AttributeValue) types.TransactWriteItem {
+	del := &types.Delete{TableName: aws.String(c.Names.Relationships), Key: batching.Project(item, schema.RelationshipKeyAttrs())}
+	if isHead(item) {
+		b := commit.Build(sweep.OwnHeadOf(item).Condition(), nil)
+		del.ConditionExpression, del.ExpressionAttributeNames, del.ExpressionAttributeValues = b.Condition, b.Names, b.Values
+	}
+	return types.TransactWriteItem{Delete: del}
 }
 
 // patchOptions are the conditions of a TxPatch.

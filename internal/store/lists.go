@@ -26,13 +26,14 @@ import (
 //
 // The subject's existence is checked in the transaction only by a write that
 // creates the head, whose subject has an expiry (which the check holds to the
-// commit's instant), or whose list owns its objects (OwnedList). Otherwise the read found the subject live, and the head stands
-// for it: a Delete marks the entity before it reads what to sweep, and deletes each
-// head on the condition that its version is the one read (sweep.OwnHead). A write
-// that read the live subject and commits after that read moves the version, so the
-// sweep reads again; one that commits after the head's delete finds no head and
-// reads again, and a new head needs the subject's check. A write that overlapped
-// the Delete is ordered before it, and nothing it wrote outlives the sweep.
+// commit's instant), or whose list owns its objects (OwnedList). Otherwise the read
+// found the subject live, and the head stands for it: a Delete marks the entity
+// before it reads what to sweep, and deletes each head on the condition that its
+// version is the one read (sweep.OwnHead). A write that read the live subject and
+// commits after that read moves the version, so the sweep reads again; one that
+// commits after the head's delete finds no head and reads again, and a new head
+// needs the subject's check. A write that overlapped the Delete is ordered before
+// it, and nothing it wrote outlives the sweep.
 
 // ListKind is the operation of a list write.
 type ListKind int

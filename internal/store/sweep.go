@@ -248,6 +248,14 @@ func (c *Core) sweepTransaction(ctx context.Context, first types.TransactWriteIt
 	}
 }
 
+// ownHeadDelete is the delete of the head of one of the swept entity's lists, on
+// the condition that it is as read.
+func (c *Core) ownHeadDelete(h sweep.OwnHead) types.TransactWriteItem {
+	b := commit.Build(h.Condition(), nil)
+	return types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(c.Names.Relationships), Key: h.Key,
+		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}}
+}
+
 // partRole is the role of p's j-th action in a sweep's transaction.
 func partRole(p sweep.Part, j int) actions.Role {
 	if p.List != nil {
@@ -429,9 +437,7 @@ func (c *Core) partActions(p sweep.Part) []types.TransactWriteItem {
 			acts = append(acts, actions.Release(c.Names.IndexEntries, cl))
 		}
 		for _, h := range p.Heads {
-			b := commit.Build(h.Condition(), nil)
-			acts = append(acts, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(c.Names.Relationships), Key: h.Key,
-				ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}})
+			acts = append(acts, c.ownHeadDelete(h))
 		}
 		return acts
 	}

@@ -267,12 +267,10 @@ func (c *Core) partitionItems(ctx context.Context, k Key) ([]map[string]types.At
 // a TxDelete deletes; a head on the condition that it is as read, since a list write
 // that read the entity before the transaction may commit first (sweep.OwnHead).
 func (c *Core) bookkeepingDelete(item map[string]types.AttributeValue) types.TransactWriteItem {
-	del := &types.Delete{TableName: aws.String(c.Names.Relationships), Key: batching.Project(item, schema.RelationshipKeyAttrs())}
 	if isHead(item) {
-		b := commit.Build(sweep.OwnHeadOf(item).Condition(), nil)
-		del.ConditionExpression, del.ExpressionAttributeNames, del.ExpressionAttributeValues = b.Condition, b.Names, b.Values
+		return c.ownHeadDelete(sweep.OwnHeadOf(item))
 	}
-	return types.TransactWriteItem{Delete: del}
+	return actions.Items([]batching.WriteOp{batching.DeleteOp(c.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs()))})[0]
 }
 
 // patchOptions are the conditions of a TxPatch.

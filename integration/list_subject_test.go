@@ -142,7 +142,8 @@ func writeOverlappingADelete(t *testing.T, kind string, size int, between bool) 
 // TestListWritersRacingADeleteOfTheirSubjectLeaveNothing races writers adding to,
 // removing from and replacing a list against the Delete of its subject, over many
 // rounds: each write either succeeded before the Delete (and was swept) or fails
-// with ErrNotFound, and nothing of the subject is left.
+// with ErrNotFound (or lost its races: ErrConflict), and nothing of the subject is
+// left.
 func TestListWritersRacingADeleteOfTheirSubjectLeaveNothing(t *testing.T) {
 	const rounds, writers = 15, 6
 	s := newStoreOpts(t, nil, ryno.Options{ConsistentRead: true})
@@ -171,8 +172,8 @@ func TestListWritersRacingADeleteOfTheirSubjectLeaveNothing(t *testing.T) {
 				default:
 					err = clients[g].ReplaceRelationships(ctx, subject, "follows", []ryno.Key{object, pk("o1")})
 				}
-				if err != nil && !errors.Is(err, ryno.ErrNotFound) {
-					errs[g] = err
+				if err != nil && !errors.Is(err, ryno.ErrNotFound) && !errors.Is(err, ryno.ErrConflict) {
+					errs[g] = err // a conflict is a writer losing races, not damage
 				}
 			}
 		})

@@ -384,3 +384,35 @@ func TestATxDeleteOverlappingAListWriteLeavesNoOrphan(t *testing.T) {
 	require.NoError(t, err, "the entity stays, with its list")
 	require.Equal(t, pks("late", 1), objectsOf(t, s.Client, subject, "follows", 10))
 }
+
+// TestDeletesOfOneEntityRacingEachOtherAllReturn starts 8 Deletes of one entity
+// at once, from 8 clients, over rounds: the entity has lists of its own (one too
+// large for one transaction) and entries pointing at it. Each sweep deletes the
+// heads on the condition that they are as it read them, so the sweeps refuse each
+// other's reads and read again; every Delete returns, and nothing is left.
+func TestDeletesOfOneEntityRacingEachOtherAllReturn(t *testing.T) {
+	const rounds, deleters = 8, 8
+	s := newStoreOpts(t, nil, ryno.Options{ConsistentRead: true})
+	clients := make([]*ryno.Client, deleters)
+	for i := range clients {
+		clients[i] = newClientOn(t, s, ryno.Options{})
+	}
+	fans := pks("fan", 2)
+	createSubjects(t, s.Client, fans...)
+	for round := range rounds {
+		k := pk(fmt.Sprintf("target%02d", round))
+		createSubjects(t, s.Client, k)
+		require.NoError(t, s.ReplaceRelationships(ctx, k, "follows", pks("o", 150)))
+		require.NoError(t, s.ReplaceRelationships(ctx, k, "likes", pks("l", 3)))
+		for _, f := range fans {
+			require.NoError(t, changed(s.AddRelationships(ctx, f, "follows", []ryno.Key{k})))
+		}
+		errs := make([]error, deleters)
+		race(deleters, func(g int) { errs[g] = clients[g].Delete(ctx, k) })
+		require.NoError(t, errors.Join(errs...), "round %d", round)
+		requireNothingOf(t, s, k, true)
+		for _, f := range fans {
+			requireListExact(t, s, f, "follows")
+		}
+	}
+}

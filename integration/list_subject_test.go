@@ -62,6 +62,26 @@ func wait(t *testing.T, ch <-chan struct{}, what string) {
 	}
 }
 
+// background runs call in a goroutine, whose error comes on the channel returned.
+func background(call func() error) <-chan error {
+	ch := make(chan error, 1)
+	go func() { ch <- call() }()
+	return ch
+}
+
+// result waits for the error of a call run in the background, failing the test
+// after a wide margin.
+func result(t *testing.T, ch <-chan error, what string) error {
+	t.Helper()
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("%s never returned", what)
+		return nil
+	}
+}
+
 func TestAListWriteOverlappingADeleteOfItsSubjectLeavesNothing(t *testing.T) {
 	for _, size := range []int{3, 150} { // one sweep transaction; several
 		for _, kind := range []string{"add", "remove", "replace", "transaction"} {
@@ -91,22 +111,19 @@ func writeOverlappingADelete(t *testing.T, kind string, size int, between bool) 
 	require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", objects))
 
 	writer.armed.Store(true)
-	var werr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	write := background(func() error {
 		switch kind {
 		case "add":
-			_, werr = w.AddRelationships(ctx, subject, "follows", []ryno.Key{pk("late")})
+			return changed(w.AddRelationships(ctx, subject, "follows", []ryno.Key{pk("late")}))
 		case "remove":
-			_, werr = w.RemoveRelationships(ctx, subject, "follows", objects[:1])
+			return changed(w.RemoveRelationships(ctx, subject, "follows", objects[:1]))
 		case "transaction":
-			_, werr = w.Transact(ctx, ryno.TxAddRelationships(subject, "follows", []ryno.Key{pk("late")}),
+			_, err := w.Transact(ctx, ryno.TxAddRelationships(subject, "follows", []ryno.Key{pk("late")}),
 				ryno.TxRemoveRelationships(subject, "likes", objects[:1]))
-		default:
-			werr = w.ReplaceRelationships(ctx, subject, "follows", append(slices.Clone(objects[1:]), pk("late")))
+			return err
 		}
-	}()
+		return w.ReplaceRelationships(ctx, subject, "follows", append(slices.Clone(objects[1:]), pk("late")))
+	})
 	wait(t, writer.held, "the writer's commit")
 
 	var transactions atomic.Int32
@@ -119,20 +136,18 @@ func writeOverlappingADelete(t *testing.T, kind string, size int, between bool) 
 	d := mustNew(t, deleter.wrap(counted), s.Names().Prefix, nil, ryno.Options{ConsistentRead: true})
 	if between {
 		deleter.armed.Store(true)
-		derr := make(chan error, 1)
-		go func() { derr <- d.Delete(ctx, subject) }()
+		del := background(func() error { return d.Delete(ctx, subject) })
 		wait(t, deleter.held, "the Delete's first transaction")
 		close(writer.release)
-		wait(t, done, "the writer's return")
+		werr := result(t, write, "the write")
 		close(deleter.release)
-		require.NoError(t, <-derr)
+		require.NoError(t, result(t, del, "the Delete"))
 		require.NoError(t, werr, "the write committed before the Delete's transaction: it is ordered before the Delete")
 		require.Greater(t, transactions.Load(), int32(1), "the write moved the head the Delete read: the Delete read again")
 	} else {
 		require.NoError(t, d.Delete(ctx, subject))
 		close(writer.release)
-		wait(t, done, "the writer's return")
-		require.ErrorIs(t, werr, ryno.ErrNotFound, "a write reading again after the Delete finds no subject")
+		require.ErrorIs(t, result(t, write, "the write"), ryno.ErrNotFound, "a write reading again after the Delete finds no subject")
 	}
 	_, err := s.Get(ctx, subject, ryno.Consistent())
 	require.ErrorIs(t, err, ryno.ErrNotFound)
@@ -289,24 +304,20 @@ func addOwnedBeforeTheOwnersSweep(t *testing.T, inTransaction bool) {
 	w := mustNew(t, writer.wrap(s.raw), s.Names().Prefix, nil, ryno.Options{Owns: ownsTree})
 
 	writer.armed.Store(true)
-	var werr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	write := background(func() error {
 		if inTransaction {
-			_, werr = w.Transact(ctx, ryno.TxAddRelationships(owner, "issues", []ryno.Key{late}))
-		} else {
-			_, werr = w.AddRelationships(ctx, owner, "issues", []ryno.Key{late})
+			_, err := w.Transact(ctx, ryno.TxAddRelationships(owner, "issues", []ryno.Key{late}))
+			return err
 		}
-	}()
+		return changed(w.AddRelationships(ctx, owner, "issues", []ryno.Key{late}))
+	})
 	wait(t, writer.held, "the writer's commit")
-	derr := make(chan error, 1)
-	go func() { derr <- s.Delete(ctx, owner) }()
+	del := background(func() error { return s.Delete(ctx, owner) })
 	wait(t, held, "the sweep of the project")
 	close(writer.release)
-	wait(t, done, "the writer's return")
+	werr := result(t, write, "the Add")
 	close(release)
-	require.NoError(t, <-derr)
+	require.NoError(t, result(t, del, "the Delete"))
 	require.True(t, sweepingOwner.Load())
 
 	got, err := s.BatchGet(ctx, append(keys, late))
@@ -364,22 +375,15 @@ func TestATxDeleteOverlappingAListWriteLeavesNoOrphan(t *testing.T) {
 	require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", nil))
 
 	writer.armed.Store(true)
-	var werr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, werr = w.AddRelationships(ctx, subject, "follows", pks("late", 1))
-	}()
+	write := background(func() error { return changed(w.AddRelationships(ctx, subject, "follows", pks("late", 1))) })
 	wait(t, writer.held, "the writer's commit")
 	deleter.armed.Store(true)
-	derr := make(chan error, 1)
-	go func() { _, err := d.Transact(ctx, ryno.TxDelete(subject)); derr <- err }()
+	del := background(func() error { _, err := d.Transact(ctx, ryno.TxDelete(subject)); return err })
 	wait(t, deleter.held, "the TxDelete's commit")
 	close(writer.release)
-	wait(t, done, "the writer's return")
+	require.NoError(t, result(t, write, "the Add"))
 	close(deleter.release)
-	require.NoError(t, werr)
-	require.ErrorIs(t, <-derr, ryno.ErrHasRelationships, "the TxDelete read again and found the entry")
+	require.ErrorIs(t, result(t, del, "the TxDelete"), ryno.ErrHasRelationships, "the TxDelete read again and found the entry")
 	_, err := s.Get(ctx, subject, ryno.Consistent())
 	require.NoError(t, err, "the entity stays, with its list")
 	require.Equal(t, pks("late", 1), objectsOf(t, s.Client, subject, "follows", 10))

@@ -69,102 +69,61 @@ type ListState struct {
 	// expiry, and the list owns nothing: while the head exists, it stands for the
 	// subject (see above).
 	SubjectStands bool
-	subjectItem   map[string]types.AttributeValue
 }
 
-// ReadListState reads what op plans from, in one round: the head and the markers in
-// one consistent BatchGetItem, or the head and the whole list in parallel. With
-// subject, the subject's item is read in the same BatchGetItem.
+// ReadListState reads what op plans from, in one round: the head, the markers of
+// op's objects (Add, Remove) and, with subject, the subject's item in one consistent
+// BatchGetItem; beside it, for a Replace, the whole list.
 func (c *Core) ReadListState(ctx context.Context, op ListOp, subject bool) (ListState, error) {
-	var s ListState
-	var err error
-	if op.Kind == ListReplace {
-		s, err = c.readWholeList(ctx, op.Subject, op.Predicate, subject)
-	} else {
-		s, err = c.readHeadAndMarkers(ctx, op, subject)
-	}
-	if err != nil || !subject {
-		return s, err
-	}
-	if s.Subject, err = c.ReadStored(op.Subject, s.subjectItem); err != nil {
-		return s, err
-	}
-	s.SubjectStands = s.Subject.Live() && s.Subject.Expires == 0 && !c.OwnedList(op.Subject, op.Predicate)
-	return s, nil
-}
-
-// readHeadAndMarkers reads the head and the markers of op's objects, and the subject's
-// item when asked, in one consistent BatchGetItem.
-func (c *Core) readHeadAndMarkers(ctx context.Context, op ListOp, subject bool) (ListState, error) {
 	objects := DistinctKeys(op.Objects)
-	ops := make([]batching.GetOp, 0, len(objects)+2)
-	ops = append(ops, batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(op.Subject, op.Predicate)))
+	if op.Kind == ListReplace {
+		objects = nil
+	}
+	gets := make([]batching.GetOp, 0, len(objects)+2)
+	gets = append(gets, batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(op.Subject, op.Predicate)))
 	for _, o := range objects {
-		ops = append(ops, batching.NewGetOp(c.Names.Relationships, relationships.MarkerPrimaryKey(op.Subject, op.Predicate, relationships.Key(o))))
+		gets = append(gets, batching.NewGetOp(c.Names.Relationships, relationships.MarkerPrimaryKey(op.Subject, op.Predicate, relationships.Key(o))))
 	}
 	if subject {
-		ops = append(ops, batching.NewGetOp(c.Names.Entities, actions.EntityKey(op.Subject)))
-	}
-	items, err := c.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
-	if err != nil {
-		return ListState{}, err
+		gets = append(gets, batching.NewGetOp(c.Names.Entities, actions.EntityKey(op.Subject)))
 	}
 	var s ListState
-	if s.Head, err = relationships.HeadFromItem(op.Subject, op.Predicate, items[ops[0].ID]); err != nil {
-		return s, err
-	}
-	s.Markers = make(map[relationships.Key]relationships.Marker, len(objects))
-	for i, o := range objects {
-		m, err := relationships.MarkerFromItem(relationships.Key(o), items[ops[i+1].ID])
-		if err != nil {
-			return s, err
-		}
-		s.Markers[relationships.Key(o)] = m
-	}
-	if subject {
-		s.subjectItem = items[ops[len(ops)-1].ID]
-	}
-	return s, nil
-}
-
-// readWholeList reads the head of a list (with the subject's item, when asked, in
-// one BatchGetItem) and its entries, in parallel.
-func (c *Core) readWholeList(ctx context.Context, subject Key, predicate string, withSubject bool) (ListState, error) {
-	var s ListState
-	ops := []batching.GetOp{batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))}
-	if withSubject {
-		ops = append(ops, batching.NewGetOp(c.Names.Entities, actions.EntityKey(subject)))
-	}
 	var items map[string]map[string]types.AttributeValue
-	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+	reads := 1
+	if op.Kind == ListReplace {
+		reads = 2
+	}
+	err := batching.Parallel(ctx, reads, reads, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
-			items, err = c.getItems(ctx, ops)
+			items, err = c.Batch.Get(ctx, gets, batching.ReadOptions{Consistent: true})
 		} else {
-			s.Entries, err = c.ReadList(ctx, subject, predicate, true)
+			s.Entries, err = c.ReadList(ctx, op.Subject, op.Predicate, true)
 		}
 		return err
 	})
 	if err != nil {
 		return s, err
 	}
-	if withSubject {
-		s.subjectItem = items[ops[1].ID]
+	if s.Head, err = relationships.HeadFromItem(op.Subject, op.Predicate, items[gets[0].ID]); err != nil {
+		return s, err
 	}
-	s.Head, err = relationships.HeadFromItem(relationships.Key(subject), predicate, items[ops[0].ID])
-	return s, err
-}
-
-// getItems reads ops consistently: one GetItem for one, a BatchGetItem for more.
-func (c *Core) getItems(ctx context.Context, ops []batching.GetOp) (map[string]map[string]types.AttributeValue, error) {
-	if len(ops) > 1 {
-		return c.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
+	if op.Kind != ListReplace {
+		s.Markers = make(map[relationships.Key]relationships.Marker, len(objects))
+		for i, o := range objects {
+			if s.Markers[relationships.Key(o)], err = relationships.MarkerFromItem(relationships.Key(o), items[gets[i+1].ID]); err != nil {
+				return s, err
+			}
+		}
 	}
-	out, err := c.API.GetItem(ctx, GetInput(ops[0].Table, ops[0].Key))
-	if err != nil || out.Item == nil {
-		return nil, err
+	if !subject {
+		return s, nil
 	}
-	return map[string]map[string]types.AttributeValue{ops[0].ID: out.Item}, nil
+	if s.Subject, err = c.ReadStored(op.Subject, items[gets[len(gets)-1].ID]); err != nil {
+		return s, err
+	}
+	s.SubjectStands = s.Subject.Live() && s.Subject.Expires == 0 && !c.OwnedList(op.Subject, op.Predicate)
+	return s, nil
 }
 
 // ReadHeads reads the heads of subject's lists for predicates in one consistent

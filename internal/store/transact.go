@@ -152,16 +152,19 @@ func (t *Tx) Add(op TxOp) error {
 func (t *Tx) Seal() error {
 	t.joined = map[Key]*txOp{}
 	checked := map[Key]bool{}
-	listsOnly := map[Key]bool{}
+	listsOnly := map[Key]bool{} // by subject: every operation on it is an Add or Remove of a list
 	for _, p := range t.ops {
 		if p.Kind == TxAdd || p.Kind == TxRemove || p.Kind == TxSequence {
 			if chk, ok := t.checks[p.Key]; ok {
 				t.joined[p.Key] = chk
 			}
 			p.subjectChecked = checked[p.Key]
-			only, seen := listsOnly[p.Key]
-			listsOnly[p.Key] = (only || !seen) && p.Kind != TxSequence && !t.c.Sets[p.Predicate]
 			checked[p.Key] = true
+			list := p.Kind != TxSequence && !t.c.Sets[p.Predicate]
+			if only, seen := listsOnly[p.Key]; seen {
+				list = list && only
+			}
+			listsOnly[p.Key] = list
 		}
 	}
 	for _, p := range t.ops {
@@ -360,14 +363,12 @@ func (t *Tx) assemble(parts []*txPart) (*actions.Transaction, []int, error) {
 // for it, unless an action on its item is there already: the check of another part
 // of k, or the check of k as an object, which requires as much.
 func (t *Tx) checkSubject(all *actions.Transaction, owners *[]int, seen map[string]int, i int, k Key) {
-	chk := &actions.Transaction{}
-	t.c.CheckEntity(chk, k, actions.Role{Kind: actions.RoleEntity})
-	id := actionItem(chk.Actions[0])
+	id := batching.ItemID(t.c.Names.Entities, actions.EntityKey(k))
 	if _, dup := seen[id]; dup {
 		return
 	}
 	seen[id] = len(all.Actions)
-	all.Add(chk.Actions[0], chk.Roles[0], chk.Bytes)
+	t.c.CheckEntity(all, k, actions.Role{Kind: actions.RoleEntity})
 	*owners = append(*owners, i)
 }
 

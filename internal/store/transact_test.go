@@ -160,12 +160,7 @@ func TestTxChecksASubjectOnceForAllItsListsAndSequences(t *testing.T) {
 		{Kind: TxAdd, Key: other, Predicate: "p"},
 		{Kind: TxRemove, Key: stateKey, Predicate: "q"},
 	}
-	tx, err := c.NewTx(len(ops))
-	require.NoError(t, err)
-	for _, op := range ops {
-		require.NoError(t, tx.Add(op))
-	}
-	require.NoError(t, tx.Seal())
+	tx := sealedTx(t, c, ops)
 	var checked []bool
 	for _, op := range tx.ops {
 		checked = append(checked, op.subjectChecked)
@@ -196,12 +191,7 @@ func TestTxLetsTheHeadsOfASubjectWithOnlyListOperationsStandForIt(t *testing.T) 
 		{Kind: TxAdd, Key: key("deleted"), Predicate: "p"},
 		{Kind: TxDelete, Key: key("deleted")},
 	}
-	tx, err := c.NewTx(len(ops))
-	require.NoError(t, err)
-	for _, op := range ops {
-		require.NoError(t, tx.Add(op))
-	}
-	require.NoError(t, tx.Seal())
+	tx := sealedTx(t, c, ops)
 	var stand []string
 	for _, op := range tx.ops {
 		if op.headsStand {
@@ -232,4 +222,16 @@ func TestTxLetsTheHeadsOfASubjectWithOnlyListOperationsStandForIt(t *testing.T) 
 	all, _, err = tx.assemble(parts)
 	require.NoError(t, err)
 	require.Empty(t, all.Actions, "no part needs it: the heads stand for the subject")
+}
+
+// sealedTx returns the transaction of ops, sealed.
+func sealedTx(t *testing.T, c *Core, ops []TxOp) *Tx {
+	t.Helper()
+	tx, err := c.NewTx(len(ops))
+	require.NoError(t, err)
+	for _, op := range ops {
+		require.NoError(t, tx.Add(op))
+	}
+	require.NoError(t, tx.Seal())
+	return tx
 }

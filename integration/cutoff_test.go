@@ -446,6 +446,16 @@ func (d damage) setCount(subject ryno.Key, predicate string, n int) {
 	require.NoError(d.t, err)
 }
 
+// setHead sets attribute name of the head of subject's list to av.
+func (d damage) setHead(subject ryno.Key, predicate, name string, av types.AttributeValue) {
+	_, err := d.s.raw.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(d.s.Names().Relationships),
+		Key:                       relationships.HeadPrimaryKey(relationships.Key(subject), predicate),
+		UpdateExpression:          aws.String("SET #a = :v"),
+		ExpressionAttributeNames:  map[string]string{"#a": name},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": av}})
+	require.NoError(d.t, err)
+}
+
 func entryAt(subject ryno.Key, predicate string, i int, object ryno.Key) relationships.Entry {
 	return relationships.Entry{Subject: relationships.Key(subject), Predicate: predicate, Index: i, Object: relationships.Key(object)}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/integration/dynamotest"
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/ryno"
 )
 
@@ -418,5 +419,31 @@ func TestDeletesOfOneEntityRacingEachOtherAllReturn(t *testing.T) {
 		for _, f := range fans {
 			requireListExact(t, s, f, "follows")
 		}
+	}
+}
+
+// TestADeleteEndsWhenAHeadOfItsListsIsDamaged deletes an entity one of whose list
+// heads holds a _version that is no number (written by hand, say): the Delete deletes
+// that head on the condition that it is as read, whatever its type, and returns
+// rather than read again until its attempts run out.
+func TestADeleteEndsWhenAHeadOfItsListsIsDamaged(t *testing.T) {
+	tests := []struct {
+		name    string
+		version types.AttributeValue
+	}{
+		{"a string", &types.AttributeValueMemberS{Value: "seven"}},
+		{"a fraction", &types.AttributeValueMemberN{Value: "1.5"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStoreOpts(t, nil, ryno.Options{ConsistentRead: true})
+			subject := pk("damaged")
+			createSubjects(t, s.Client, subject)
+			require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", pks("o", 3)))
+			damage{t, s}.setHead(subject, "follows", schema.AttrVersion, tt.version)
+
+			require.NoError(t, s.Delete(ctx, subject))
+			requireNothingOf(t, s, subject, false)
+		})
 	}
 }

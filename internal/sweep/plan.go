@@ -69,32 +69,30 @@ func FenceOf(item map[string]types.AttributeValue) Fenced {
 }
 
 // OwnHead is the delete of the head of one of the entity's own lists, on the
-// condition that its version is still Version, the one the sweep read. A list
-// write needs its head, bumps its version, and checks the subject only when it
-// creates the head (the subject is read with the head otherwise). So a write that
-// read the subject before its tombstone and commits after the sweep's read makes
-// this delete fail, and the sweep reads again; one that commits after it is
-// refused, and finds the tombstone.
+// condition that its _version is still the one the sweep read. A list write needs
+// its head, bumps its version, and checks the subject only when it creates the head
+// (the subject is read with the head otherwise). So a write that read the subject
+// before its tombstone and commits after the sweep's read makes this delete fail,
+// and the sweep reads again; one that commits after it is refused, and finds the
+// tombstone.
 type OwnHead struct {
-	Key     map[string]types.AttributeValue
-	Version int64
+	Key map[string]types.AttributeValue
+	// Version is the head's _version as read, whatever its type (a head damaged by
+	// hand still matches itself, so the sweep ends), nil for none.
+	Version types.AttributeValue
 }
 
 // OwnHeadOf is the delete of the head item (with its key and _version).
 func OwnHeadOf(item map[string]types.AttributeValue) OwnHead {
-	h := OwnHead{Key: batching.Project(item, schema.RelationshipKeyAttrs())}
-	if n, ok := item[schema.AttrVersion].(*types.AttributeValueMemberN); ok {
-		h.Version, _ = strconv.ParseInt(n.Value, 10, 64)
-	}
-	return h
+	return OwnHead{Key: batching.Project(item, schema.RelationshipKeyAttrs()), Version: item[schema.AttrVersion]}
 }
 
 // Condition is the condition of the delete: the head's version is the one read.
 func (h OwnHead) Condition() expression.ConditionBuilder {
-	if h.Version == 0 {
+	if h.Version == nil {
 		return expression.AttributeNotExists(expression.Name(schema.AttrVersion))
 	}
-	return expression.Name(schema.AttrVersion).Equal(expression.Value(&types.AttributeValueMemberN{Value: strconv.FormatInt(h.Version, 10)}))
+	return expression.Name(schema.AttrVersion).Equal(expression.Value(h.Version))
 }
 
 // ClaimsBeside returns the claims that no part releases already: one transaction

@@ -222,6 +222,7 @@ func TestOwnHead(t *testing.T) {
 	}{
 		{"a head", &types.AttributeValueMemberN{Value: "42"}, "_version=42"},
 		{"a head without a version", nil, "attribute_not_exists(_version)"},
+		{"a head whose version is damaged", &types.AttributeValueMemberS{Value: "x"}, `_version="x"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@
 package integration_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rynodb/rynodb/indexing"
@@ -54,6 +57,10 @@ type costRow struct {
 	name     string
 	lib, raw costSide
 }
+
+// libRetries sums the Retries of every call report of the workload clients: what
+// they sent again (a race lost to another writer, a throttled or lost request).
+var libRetries atomic.Int64
 
 // localChecks counts the requests whose bill was checked against the capacity
 // DynamoDB Local reported.
@@ -280,6 +287,7 @@ func TestCostReport(t *testing.T) {
 		"transactions, failed conditions, queries that read nothing and missing keys of a BatchGetItem.\n",
 		localChecks.Load())
 
+	libOpts.OnCall = func(_ context.Context, r ryno.CallReport) { libRetries.Add(int64(r.Retries)) }
 	lib, err := ryno.New(api, libOpts)
 	if err != nil {
 		t.Fatal(err)
@@ -296,6 +304,77 @@ func TestCostReport(t *testing.T) {
 	fmt.Fprintf(w, "\n### Throughput: %d goroutines, %s a side, interleaved\n\n", costWriters, duration)
 	fmt.Fprintf(w, "DynamoDB Local on this machine, shared by both sides in turn. Each cell: library / raw.\n\n")
 	printWorkloads(w, results)
+
+	fmt.Fprintf(w, "\n### How DynamoDB Local runs transactions: calls/s, 3 new items a call, no library\n\n")
+	printCeiling(w, transactionCeiling(t, duration/2, &rawStore{api: api, names: rawNames}))
+}
+
+// ceilingKinds are the two ways transactionCeiling writes 3 items.
+var ceilingKinds = []string{"TransactWriteItems of 3", "PutItem, then BatchWriteItem of 2"}
+
+// transactionCeiling measures how the calls/s of each of ceilingKinds grow from 1
+// goroutine to costWriters, for d each: a ceiling on the throughput of any
+// workload that commits a transaction a call, whatever the design.
+func transactionCeiling(t *testing.T, d time.Duration, raw *rawStore) [2][2]float64 {
+	table := aws.String(raw.names.IndexEntries)
+	item := func(id string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{
+			schema.AttrSubjectKey: &types.AttributeValueMemberS{Value: id},
+			schema.AttrUniqueKey:  &types.AttributeValueMemberS{Value: "ceiling"},
+		}
+	}
+	write := []func(seq int64) error{
+		func(seq int64) error {
+			_, err := raw.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+				{Put: &types.Put{TableName: table, Item: item(fmt.Sprint("a", seq))}},
+				{Put: &types.Put{TableName: table, Item: item(fmt.Sprint("b", seq))}},
+				{Put: &types.Put{TableName: table, Item: item(fmt.Sprint("c", seq))}},
+			}})
+			return err
+		},
+		func(seq int64) error {
+			if _, err := raw.api.PutItem(ctx, &dynamodb.PutItemInput{TableName: table, Item: item(fmt.Sprint("a", seq))}); err != nil {
+				return err
+			}
+			_, err := raw.api.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
+				*table: {{PutRequest: &types.PutRequest{Item: item(fmt.Sprint("b", seq))}}, {PutRequest: &types.PutRequest{Item: item(fmt.Sprint("c", seq))}}},
+			}})
+			return err
+		},
+	}
+	var out [2][2]float64
+	var seq atomic.Int64
+	for k, call := range write {
+		for i, goroutines := range []int{1, costWriters} {
+			var calls atomic.Int64
+			deadline := time.Now().Add(d)
+			start := time.Now()
+			var g errgroup.Group
+			for range goroutines {
+				g.Go(func() error {
+					for time.Now().Before(deadline) {
+						if err := call(seq.Add(1)); err != nil {
+							return err
+						}
+						calls.Add(1)
+					}
+					return nil
+				})
+			}
+			if err := g.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			out[k][i] = float64(calls.Load()) / time.Since(start).Seconds()
+		}
+	}
+	return out
+}
+
+func printCeiling(w io.Writer, ceiling [2][2]float64) {
+	fmt.Fprintf(w, "| requests | 1 goroutine | %d goroutines | %d ÷ 1 |\n|---|---|---|---|\n", costWriters, costWriters)
+	for k, name := range ceilingKinds {
+		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.2g× |\n", name, ceiling[k][0], ceiling[k][1], ceiling[k][1]/ceiling[k][0])
+	}
 }
 
 // costCalls measures each call of the report on both sides.
@@ -621,6 +700,7 @@ type costWorkload struct {
 type costThroughput struct {
 	calls     int
 	conflicts int // calls that failed with ErrConflict
+	retries   int // what the calls sent again (CallReport.Retries)
 	elapsed   time.Duration
 	latencies []time.Duration
 }
@@ -765,7 +845,11 @@ func costWorkloads(t *testing.T, duration time.Duration, lib, seeder *ryno.Clien
 		var libSeq, rawSeq atomic.Int64
 		for s := range turns {
 			sides := []func(){
-				func() { runSide(t, turn, wl.lib, &libSeq, &res.lib) },
+				func() {
+					before := libRetries.Load()
+					runSide(t, turn, wl.lib, &libSeq, &res.lib)
+					res.lib.retries += int(libRetries.Load() - before)
+				},
 				func() { runSide(t, turn, wl.raw, &rawSeq, &res.raw) },
 			}
 			if s%2 == 1 {
@@ -834,16 +918,16 @@ func runSide(t *testing.T, d time.Duration, call func(g int, seq int64) error, s
 func costMs(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
 
 func printWorkloads(w io.Writer, results []costWorkloadResult) {
-	fmt.Fprintln(w, "| workload | calls/s | p50 ms | p99 ms | calls failed with ErrConflict | positions held twice after the run |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| workload | calls/s | p50 ms | p99 ms | calls failed with ErrConflict | requests sent again | positions held twice after the run |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, r := range results {
 		dups := "—"
 		if r.dups {
 			dups = fmt.Sprintf("%d / %d", r.libDup, r.rawDup)
 		}
-		fmt.Fprintf(w, "| %s | %.0f / %.0f (%.2g×) | %s / %s | %s / %s | %d of %d / — | %s |\n", r.name,
+		fmt.Fprintf(w, "| %s | %.0f / %.0f (%.2g×) | %s / %s | %s / %s | %d of %d / — | %d / — | %s |\n", r.name,
 			r.lib.perSecond(), r.raw.perSecond(), r.lib.perSecond()/r.raw.perSecond(),
 			costMs(r.lib.quantile(0.5)), costMs(r.raw.quantile(0.5)), costMs(r.lib.quantile(0.99)), costMs(r.raw.quantile(0.99)),
-			r.lib.conflicts, r.lib.calls, dups)
+			r.lib.conflicts, r.lib.calls, r.lib.retries, dups)
 	}
 }

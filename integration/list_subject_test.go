@@ -447,3 +447,46 @@ func TestADeleteEndsWhenAHeadOfItsListsIsDamaged(t *testing.T) {
 		})
 	}
 }
+
+// TestATransactionWhoseListOperationChangesNothingStillNeedsItsSubject holds a
+// transaction whose list operations change nothing (a Remove of an object the list
+// does not hold, an Add of one it holds) while a Delete of their subject runs to
+// its end: the transaction writes no head, so nothing stands for the subject but a
+// check of it, and it must fail with ErrNotFound rather than commit its other
+// operations after the subject is gone.
+func TestATransactionWhoseListOperationChangesNothingStillNeedsItsSubject(t *testing.T) {
+	tests := []struct {
+		name string
+		op   func(subject ryno.Key) ryno.Op
+	}{
+		{"a Remove of an object the list does not hold", func(subject ryno.Key) ryno.Op {
+			return ryno.TxRemoveRelationships(subject, "follows", pks("absent", 1))
+		}},
+		{"an Add of an object the list holds", func(subject ryno.Key) ryno.Op {
+			return ryno.TxAddRelationships(subject, "follows", pks("o", 1))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			writer := newHeldCommit(false)
+			s := newStoreOpts(t, nil, ryno.Options{ConsistentRead: true})
+			w := mustNew(t, writer.wrap(s.raw), s.Names().Prefix, nil, ryno.Options{})
+			subject, created := pk("doomed"), pk("created")
+			createSubjects(t, s.Client, subject)
+			require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", pks("o", 2)))
+
+			writer.armed.Store(true)
+			tx := background(func() error {
+				_, err := w.Transact(ctx, tt.op(subject), ryno.TxCreate(&ryno.Entity{Key: created}))
+				return err
+			})
+			wait(t, writer.held, "the transaction's commit")
+			require.NoError(t, s.Delete(ctx, subject))
+			close(writer.release)
+			require.ErrorIs(t, result(t, tx, "the transaction"), ryno.ErrNotFound)
+			_, err := s.Get(ctx, created, ryno.Consistent())
+			require.ErrorIs(t, err, ryno.ErrNotFound, "nothing of the transaction was written")
+			requireNothingOf(t, s, subject, false)
+		})
+	}
+}

@@ -49,7 +49,9 @@ func (c *Core) txList(ctx context.Context, op *txOp, written map[Key]TxKind, joi
 		return nil, err
 	}
 	ch := lop.Plan(s)
-	p.needsSubject = op.headsStand && (!s.SubjectStands || !ch.Expect.Exists)
+	// The head stands for the subject only in a transaction that writes it: one
+	// changing nothing (a Remove of an object the list does not hold) checks it.
+	p.needsSubject = op.headsStand && (!s.SubjectStands || !ch.Expect.Exists || ch.Empty())
 	actions.AddChange(&p.t, c.ListTables(), ch, lop.CheckObjects, c.Now())
 	p.result.Changed = append(ch.Added, ch.Removed...)
 	p.refused = subjectRefusal(op, ListConflict(lop, errors.New("another writer changed it")))

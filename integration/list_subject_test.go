@@ -490,3 +490,74 @@ func TestATransactionWhoseListOperationChangesNothingStillNeedsItsSubject(t *tes
 		})
 	}
 }
+
+// nthCommits holds the TransactWriteItems of the client it wraps whose numbers
+// (from 1) are in gates, each until its release, and says when each is held.
+type nthCommits struct {
+	count atomic.Int32
+	gates map[int32]*gate
+}
+
+type gate struct{ held, release chan struct{} }
+
+func newNthCommits(ns ...int32) *nthCommits {
+	g := &nthCommits{gates: map[int32]*gate{}}
+	for _, n := range ns {
+		g.gates[n] = &gate{held: make(chan struct{}), release: make(chan struct{})}
+	}
+	return g
+}
+
+func (g *nthCommits) wrap(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+	return dynamotest.Wrap(api, func(ctx context.Context, op string, send func(context.Context) error) error {
+		if op == "TransactWriteItems" {
+			if gt, ok := g.gates[g.count.Add(1)]; ok {
+				close(gt.held)
+				<-gt.release
+			}
+		}
+		return send(ctx)
+	})
+}
+
+// TestATxDeleteOfAnEntityWhoseListIsLeasedIsRefused runs a TxDelete while a write
+// too large for one transaction holds a list of the entity under its lease: the
+// writer's transactions check the lease and the entity, but change neither the
+// head's version nor the entity's, so a TxDelete committing after one of them would
+// leave its entries behind. The TxDelete is refused with ErrHasRelationships, and
+// the write completes.
+func TestATxDeleteOfAnEntityWhoseListIsLeasedIsRefused(t *testing.T) {
+	// A leased Add sends the lease, the intent, two transactions of entries, then the
+	// release: hold the two of entries.
+	writer, deleter := newNthCommits(3, 4), newHeldCommit(false)
+	s := newStoreOpts(t, nil, ryno.Options{ConsistentRead: true})
+	w := mustNew(t, writer.wrap(s.raw), s.Names().Prefix, nil, ryno.Options{})
+	d := mustNew(t, deleter.wrap(s.raw), s.Names().Prefix, nil, ryno.Options{})
+	subject, objects := pk("leased"), pks("big", 60)
+	createSubjects(t, s.Client, subject)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", pks("o", 2)))
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", nil))
+
+	write := background(func() error { return changed(w.AddRelationships(ctx, subject, "follows", objects)) })
+	wait(t, writer.gates[3].held, "the writer's first transaction of entries")
+	deleter.armed.Store(true)
+	del := background(func() error { _, err := d.Transact(ctx, ryno.TxDelete(subject)); return err })
+	var delErr error
+	select {
+	case delErr = <-del: // refused as it read
+		close(writer.gates[3].release)
+	case <-deleter.held: // planned: let the writer's entries commit before it
+		close(writer.gates[3].release)
+		wait(t, writer.gates[4].held, "the writer's second transaction of entries")
+		close(deleter.release)
+		delErr = result(t, del, "the TxDelete")
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the TxDelete neither returned nor committed")
+	}
+	close(writer.gates[4].release)
+	werr := result(t, write, "the Add")
+	require.ErrorIs(t, delErr, ryno.ErrHasRelationships, "a list under a lease is gaining entries")
+	require.NoError(t, werr)
+	require.Equal(t, objects, objectsOf(t, s.Client, subject, "follows", 100))
+	requireListExact(t, s, subject, "follows")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -209,7 +210,7 @@ func (c *Core) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 		return p, nil // nothing to delete: not an error
 	case op.Version > 0 && s.Version != op.Version:
 		return nil, &ConflictError{Key: op.Key, Expected: op.Version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.Version, s.Version)}
-	case len(incoming) > 0 || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !Bookkeeping(i) }):
+	case len(incoming) > 0 || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !Bookkeeping(i) || underLease(i) }):
 		return nil, errs.ErrHasRelationships
 	case s.Pending != "":
 		return nil, errRetryTx
@@ -256,11 +257,26 @@ func (c *Core) addEntityDelete(t *actions.Transaction, op *txOp, s entitystate.S
 }
 
 // partitionItems returns the keys of the items in k's partition of the relationship
-// entries table: its entries, and its lists' heads and markers.
+// entries table: its entries, and its lists' heads (with their version and lease),
+// markers and intents.
 func (c *Core) partitionItems(ctx context.Context, k Key) ([]map[string]types.AttributeValue, error) {
-	in := KeysOnly(KeyCondition(c.Names.Relationships, "", schema.AttrSubjectKey, k.String()), schema.AttrSubjectKey, schema.AttrPredicateKey, schema.AttrVersion)
+	in := KeysOnly(KeyCondition(c.Names.Relationships, "", schema.AttrSubjectKey, k.String()),
+		schema.AttrSubjectKey, schema.AttrPredicateKey, schema.AttrVersion, schema.AttrLease)
 	in.ConsistentRead = aws.Bool(true)
 	return c.QueryAll(ctx, in)
+}
+
+// underLease reports whether item, of an entity's partition, is a head a writer
+// holds (its lease expired or not) or a part of a writer's intent: a list gaining
+// entries in transactions that check the lease and the entity but change neither
+// the head's version nor the entity's, so that no condition of a TxDelete would see
+// them commit.
+func underLease(item map[string]types.AttributeValue) bool {
+	if _, leased := item[schema.AttrLease]; leased && isHead(item) {
+		return true
+	}
+	k, ok := item[schema.AttrPredicateKey].(*types.AttributeValueMemberS)
+	return ok && strings.HasPrefix(k.Value, schema.ListIntentPrefix)
 }
 
 // bookkeepingDelete is the delete of item, a head, marker or sequence of an entity

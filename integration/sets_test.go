@@ -428,3 +428,33 @@ func TestALateSweepOfASetLeavesTheEntriesOfANewLife(t *testing.T) {
 	require.NoError(t, <-done, "the stalled Delete finds its guard gone, and stops")
 	require.Equal(t, objects[:3], objectsOf(t, s.Client, hub, setPredicate, 10), "the new life's entries are all there")
 }
+
+// TestACleanupOfAnEntityCreatedAnewChangesNothing cleans up after an entity that
+// exists (created anew after the item a stream record names was removed): its own
+// set, too large for one transaction, the sets pointing at it and its list stay
+// whole. The deletes of set entries beyond one transaction carry only the token
+// each entry had when read, so they go only once the sweep has seen the entity still
+// missing after its read.
+func TestACleanupOfAnEntityCreatedAnewChangesNothing(t *testing.T) {
+	s := setStore(t, ryno.Options{})
+	k, fans := pk("anew"), pks("fan", 30)
+	objects := pks("o", 110)
+	createSubjects(t, s.Client, append([]ryno.Key{k}, fans...)...)
+	_, err := s.AddRelationships(ctx, k, setPredicate, objects)
+	require.NoError(t, err)
+	require.NoError(t, s.ReplaceRelationships(ctx, k, "follows", objects[:3]))
+	for _, f := range fans {
+		require.NoError(t, changed(s.AddRelationships(ctx, f, setPredicate, []ryno.Key{k})))
+	}
+
+	require.NoError(t, s.Cleanup(ctx, k))
+	n, err := s.CountRelationships(ctx, k, setPredicate)
+	require.NoError(t, err)
+	require.Equal(t, len(objects), n, "the entity's own set")
+	require.Equal(t, objects[:3], objectsOf(t, s.Client, k, "follows", 10))
+	for _, f := range fans {
+		has, err := s.HasRelationship(ctx, f, setPredicate, k)
+		require.NoError(t, err)
+		require.True(t, has, "%s still likes the entity", f)
+	}
+}

@@ -57,6 +57,25 @@ func (g Guard) Action(entities string) types.TransactWriteItem {
 	}}
 }
 
+// Holds reports whether g holds on item, the entity item as read (nil for none).
+func (g Guard) Holds(item map[string]types.AttributeValue) bool {
+	if g.Absent {
+		_, exists := item[schema.AttrID]
+		return !exists
+	}
+	v, ok := item[g.Attr].(*types.AttributeValueMemberS)
+	return ok && v.Value == g.Token
+}
+
+// GuardHolds reads g's entity consistently and reports whether g holds now.
+func (c *Core) GuardHolds(ctx context.Context, g Guard) (bool, error) {
+	out, err := c.API.GetItem(ctx, GetInput(c.Names.Entities, actions.EntityKey(g.Key)))
+	if err != nil {
+		return false, err
+	}
+	return g.Holds(out.Item), nil
+}
+
 // ErrGuardFailed stops the chunks of a guarded change: the guard no longer holds.
 var ErrGuardFailed = errors.New("ryno: guard no longer holds")
 

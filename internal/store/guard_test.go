@@ -276,3 +276,34 @@ func TestTransactGuardedResendsWithTheSameToken(t *testing.T) {
 		require.Equal(t, api.requests[0].TransactItems, in.TransactItems, "request %d", i+2)
 	}
 }
+
+func TestGuardHolds(t *testing.T) {
+	k := Key{Scope: "s", Type: "t", ID: "1"}
+	live := map[string]types.AttributeValue{schema.AttrID: &types.AttributeValueMemberS{Value: "1"}}
+	marked := func(token string) map[string]types.AttributeValue {
+		item := map[string]types.AttributeValue{schema.AttrID: &types.AttributeValueMemberS{Value: "1"}}
+		item[schema.AttrDeleting] = &types.AttributeValueMemberS{Value: token}
+		return item
+	}
+	tombstone := Guard{Key: k, Attr: schema.AttrDeleting, Token: "tok"}
+	absent := Guard{Key: k, Absent: true}
+	tests := []struct {
+		name string
+		g    Guard
+		item map[string]types.AttributeValue
+		want bool
+	}{
+		{"its tombstone", tombstone, marked("tok"), true},
+		{"another Delete's tombstone", tombstone, marked("other"), false},
+		{"the entity created anew", tombstone, live, false},
+		{"the entity gone", tombstone, nil, false},
+		{"missing, and missing", absent, nil, true},
+		{"missing, then created anew", absent, live, false},
+		{"missing, then being deleted", absent, marked("tok"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, tt.g.Holds(tt.item))
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -141,20 +142,34 @@ func (c *Core) sweepOnce(ctx context.Context, g Guard, final types.TransactWrite
 // fenced deletes of set entries, all within batch's bound. More fenced deletes than
 // fencedLimit go in the transactions: a transaction takes 99 where a wave of
 // requests takes MaxConcurrency.
+//
+// A fenced delete holds no guard, only the token its entry had when read: it is
+// sent once g is seen to hold after the read (one consistent GetItem, beside the
+// transactions), so the tokens are of the entity's life being swept. Otherwise a
+// sweep reading after the entity was deleted and created anew (a Delete cut off
+// and completed by another caller, then a Create) would read the new life's
+// tokens, and its deletes would pass their fences.
 func (c *Core) sweepParts(ctx context.Context, batch *batching.Engine, g Guard, parts []sweep.Part) error {
 	fenced, parts := sweep.TakeFenced(parts, fencedWaves*c.MaxConcurrency)
 	txs := sweep.Pack(parts, actions.MaxItems-1)
 	check := g.Action(c.Names.Entities)
+	holds := sync.OnceValues(func() (bool, error) { return c.GuardHolds(ctx, g) })
 	return batching.Parallel(ctx, len(txs)+len(fenced), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		release, err := batch.Acquire(ctx)
 		if err != nil {
 			return err
 		}
 		defer release()
-		if i >= len(txs) {
-			return c.deleteFenced(ctx, fenced[i-len(txs)])
+		if i < len(txs) {
+			return c.sweepTransaction(ctx, check, txs[i])
 		}
-		return c.sweepTransaction(ctx, check, txs[i])
+		switch held, err := holds(); {
+		case err != nil:
+			return err
+		case !held:
+			return ErrGuardFailed
+		}
+		return c.deleteFenced(ctx, fenced[i-len(txs)])
 	})
 }
 

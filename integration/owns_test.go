@@ -417,3 +417,32 @@ func TestAStreamConsumerCompletesADeleteBesideTheDeleteItself(t *testing.T) {
 		requireTreeGone(t, s, keys)
 	}
 }
+
+// TestATxDeleteOfAnOwnerIsRefusedBeforeAnyRequest: a TxDelete puts no tombstone, so
+// an Add to an owned list or set committing between its read and its commit would
+// list a child under an owner gone, alive for good. A TxDelete of an entity of a
+// type that owns anything is refused before any request; Delete deletes it with
+// what it owns.
+func TestATxDeleteOfAnOwnerIsRefusedBeforeAnyRequest(t *testing.T) {
+	var sent atomic.Int32
+	s := newStoreOpts(t, nil, ryno.Options{Owns: ownsTree})
+	db := mustNew(t, dynamotest.Wrap(s.raw, func(ctx context.Context, op string, send func(context.Context) error) error {
+		sent.Add(1)
+		return send(ctx)
+	}), s.Names().Prefix, nil, ryno.Options{Owns: ownsTree})
+	project, note := treeKey("project", "empty"), treeKey("note", "n")
+	createSubjects(t, s.Client, project)
+
+	_, err := db.Transact(ctx, ryno.TxDelete(project), ryno.TxCreate(&ryno.Entity{Key: note}))
+	require.ErrorIs(t, err, ryno.ErrInvalid)
+	var invalid *ryno.ValidationError
+	require.ErrorAs(t, err, &invalid)
+	require.Contains(t, invalid.Reason, "Delete")
+	require.Zero(t, sent.Load(), "refused before any request")
+	_, err = s.Get(ctx, project, ryno.Consistent())
+	require.NoError(t, err, "the project stays")
+
+	// An entity of a type that owns nothing is deleted in a transaction as before.
+	_, err = db.Transact(ctx, ryno.TxDelete(treeKey("comment", "none")), ryno.TxCreate(&ryno.Entity{Key: note}))
+	require.NoError(t, err)
+}

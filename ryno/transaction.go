@@ -2,6 +2,7 @@ package ryno
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -220,6 +221,22 @@ func (c *Client) txOpOf(op Op) (store.TxOp, error) {
 		return t, op.cond.err
 	case opAdd, opRemove:
 		return t, c.validateList(op.key, op.predicate, op.objects)
+	case opDelete:
+		if err := op.key.Validate(); err != nil {
+			return t, err
+		}
+		return t, c.notOwner(op.key)
 	}
 	return t, op.key.Validate()
+}
+
+// notOwner refuses a TxDelete of k when its type owns anything (Options.Owns). A
+// TxDelete puts no tombstone: an Add to an owned list or set committing between its
+// read and its commit would leave a child listed under an owner gone, alive for
+// good. Delete marks the owner first, and deletes what it owns.
+func (c *Client) notOwner(k Key) error {
+	if owned := c.core.Owns[k.Type]; len(owned) > 0 {
+		return invalid("TxDelete", k.String(), fmt.Sprintf("entities of type %q own their %q (Options.Owns): delete one with Delete, which deletes what it owns", k.Type, owned[0]))
+	}
+	return nil
 }

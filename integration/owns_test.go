@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/changes"
@@ -445,4 +447,82 @@ func TestATxDeleteOfAnOwnerIsRefusedBeforeAnyRequest(t *testing.T) {
 	// An entity of a type that owns nothing is deleted in a transaction as before.
 	_, err = db.Transact(ctx, ryno.TxDelete(treeKey("comment", "none")), ryno.TxCreate(&ryno.Entity{Key: note}))
 	require.NoError(t, err)
+}
+
+// TestADeleteOfAnOwnerStalledBeforeItReadsItsListsMarksNothingOfANewLife holds a
+// Delete of a project (in the background, as a Lambda function frozen after its
+// response would) just before its first read of the project's issues. Another
+// client completes the Delete, and the project is created anew with issues of its
+// own. Released, the stalled Delete reads the new life's list: it must see that the
+// project no longer holds its tombstone, and mark and delete nothing of it.
+func TestADeleteOfAnOwnerStalledBeforeItReadsItsListsMarksNothingOfANewLife(t *testing.T) {
+	var armed atomic.Bool
+	var once sync.Once
+	held, release := make(chan struct{}), make(chan struct{})
+	s := newStoreOpts(t, nil, ryno.Options{Owns: ownsTree})
+	stalled := mustNew(t, dynamotest.Wrap(s.raw, func(ctx context.Context, op string, send func(context.Context) error) error {
+		if armed.Load() && op == "Query" {
+			hold := false
+			once.Do(func() { hold = true; close(held) })
+			if hold {
+				<-release
+			}
+		}
+		return send(ctx)
+	}), s.Names().Prefix, nil, ryno.Options{Owns: ownsTree})
+	keys := seedTree(t, s, "rocket", 3, 1)
+
+	armed.Store(true)
+	require.NoError(t, stalled.Delete(ctx, keys[0], ryno.InBackground()))
+	wait(t, held, "the Delete's first read of the project's issues")
+	require.NoError(t, s.Delete(ctx, keys[0]), "another client completes the Delete")
+	requireTreeGone(t, s, keys)
+
+	project, fresh, reused := keys[0], treeKey("issue", "fresh"), treeKey("issue", "rocket-2")
+	newTree := []ryno.Key{project, fresh, reused, treeKey("comment", "fresh-c")}
+	createSubjects(t, s.Client, newTree...)
+	require.NoError(t, s.ReplaceRelationships(ctx, project, "issues", []ryno.Key{fresh, reused}))
+	require.NoError(t, s.ReplaceRelationships(ctx, fresh, "comments", newTree[3:]))
+
+	close(release)
+	require.NoError(t, stalled.Wait(ctx))
+	got, err := s.BatchGet(ctx, newTree)
+	require.NoError(t, err)
+	for i, e := range got {
+		require.NotNil(t, e, "%s of the new life stays", newTree[i])
+	}
+	require.Equal(t, []ryno.Key{fresh, reused}, objectsOf(t, s.Client, project, "issues", 10))
+	require.Equal(t, newTree[3:], objectsOf(t, s.Client, fresh, "comments", 10))
+}
+
+// TestAnOwnerRemovedAloneHasWhatItOwnsDeleted removes a project's item alone, as
+// DynamoDB's time to live does when no writer met the project after it expired: its
+// list of issues is still there, and each way of cleaning up after a missing entity
+// (a stream consumer's Cleanup, check --repair, a Delete of the missing key) deletes
+// the issues and their comments with it, rather than leave them alive with nothing
+// pointing at them.
+func TestAnOwnerRemovedAloneHasWhatItOwnsDeleted(t *testing.T) {
+	ways := []struct {
+		name    string
+		cleanUp func(s *store, k ryno.Key) error
+	}{
+		{"Cleanup", func(s *store, k ryno.Key) error { return s.Cleanup(ctx, k) }},
+		{"check --repair", func(s *store, _ ryno.Key) error {
+			_, err := s.Check(ctx, ryno.CheckOptions{Repair: true})
+			return err
+		}},
+		{"Delete", func(s *store, k ryno.Key) error { return s.Delete(ctx, k) }},
+	}
+	for _, w := range ways {
+		t.Run(w.name, func(t *testing.T) {
+			s := newStoreOpts(t, nil, ryno.Options{Owns: ownsTree})
+			keys := seedTree(t, s, "rocket", 12, 2)
+			_, err := s.raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.Names().Entities),
+				Key: entityKeyItem(keys[0])})
+			require.NoError(t, err)
+
+			require.NoError(t, w.cleanUp(s, keys[0]))
+			requireTreeGone(t, s, keys)
+		})
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/rynodb/rynodb/internal/relationships"
-	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Cleanup deletes what refers to the entity k while k does not exist: the
@@ -12,12 +11,13 @@ import (
 // index entries and the unique values it claimed, as Delete does for an entity that
 // is gone. It is for an entity item removed alone, as DynamoDB's time to live
 // removes one: a stream consumer calls it for each changes.EntityDeleted that is
-// Expired (see package changes).
+// Expired (see package changes). When k's type owns anything (Options.Owns), it
+// first deletes the entities k's owned lists still name, as a Delete of k would.
 //
 // Each of its transactions checks that k is still missing, so it is safe to call
 // twice, and late: once k exists again (created anew, or being deleted by a Delete
-// that will finish), it stops and changes nothing. It never deletes an entity; use
-// Delete for that.
+// that will finish), it stops and changes nothing. It never deletes k, nor any
+// entity but those a missing owner owned; use Delete for that.
 func (c *Client) Cleanup(ctx context.Context, k Key) (err error) {
 	ctx, call, err := c.begin(ctx, "Cleanup")
 	defer call.end(&err)
@@ -27,7 +27,7 @@ func (c *Client) Cleanup(ctx context.Context, k Key) (err error) {
 	if err := k.Validate(); err != nil {
 		return err
 	}
-	if err := c.core.Sweep(ctx, relationships.Key(k), store.Guard{Key: relationships.Key(k), Absent: true}, nil); err != nil {
+	if _, err := c.core.SweepMissing(ctx, relationships.Key(k)); err != nil {
 		return wrap(err, "clean up after %s", k)
 	}
 	return nil

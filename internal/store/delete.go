@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,7 +36,7 @@ func (c *Core) DeleteEntity(ctx context.Context, k Key, x Expect) error {
 func (c *Core) finishMarked(ctx context.Context, k Key, s entitystate.State) error {
 	var err error
 	if s.Deleting == "" { // no entity: entries left from an earlier life are swept
-		err = c.Sweep(ctx, k, Guard{Key: k, Absent: true}, nil)
+		_, err = c.SweepMissing(ctx, k)
 	} else {
 		err = c.CompleteDelete(ctx, k, s)
 	}
@@ -114,11 +115,24 @@ func (c *Core) CompleteDelete(ctx context.Context, k Key, s entitystate.State) e
 			return err
 		}
 	}
-	if err := c.cascade(ctx, k, s.Deleting); err != nil {
+	g := Guard{Key: k, Attr: schema.AttrDeleting, Token: s.Deleting}
+	if err := c.cascade(ctx, g); err != nil {
 		return err
 	}
-	g := Guard{Key: k, Attr: schema.AttrDeleting, Token: s.Deleting}
 	return c.Sweep(ctx, k, g, c.Indexes.ClaimsOf(RecordEntries(k, s.Item)))
+}
+
+// SweepMissing deletes what refers to k while k is missing, as Sweep does, and
+// first, when k's type owns anything, what k owned: an owner whose item is gone
+// (removed by DynamoDB's time to live, say, before any writer completed its
+// expiry) still lists what it owns, and its sweep would leave those alive with
+// nothing pointing at them. It reports whether k stayed missing to the end.
+func (c *Core) SweepMissing(ctx context.Context, k Key) (bool, error) {
+	g := Guard{Key: k, Absent: true}
+	if err := c.cascade(ctx, g); err != nil {
+		return false, err
+	}
+	return c.SweepHolding(ctx, k, g, nil)
 }
 
 // A Delete of an owner, once its tombstone is there (which refuses every write of
@@ -166,6 +180,15 @@ func (t *tree) toMark(keys []Key) []Key {
 	return fresh
 }
 
+// unmark forgets keys toMark returned, left unmarked.
+func (t *tree) unmark(keys []Key) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, k := range keys {
+		delete(t.marked, k)
+	}
+}
+
 // setMarked records what the mark of k returned. Only the index record of the item
 // is kept (CompleteDelete releases its claims), so that a large tree holds little.
 func (t *tree) setMarked(k Key, s entitystate.State) {
@@ -195,10 +218,14 @@ func (t *tree) toDelete(keys []Key) ([]Key, []*entitystate.State) {
 	return fresh, states
 }
 
-// cascade deletes what k, marked by the Delete whose token is deleting, owns, when
-// its type owns anything: the first cascade of a Delete marks the whole tree, then
-// each level deletes its objects.
-func (c *Core) cascade(ctx context.Context, k Key, deleting string) error {
+// cascade deletes what g's entity owns, when its type owns anything, while g
+// holds (the entity holds the tombstone of the Delete, or is missing): the first
+// cascade of a Delete marks the whole tree, then each level deletes its objects. A
+// guard found gone means another caller completed the Delete, and the entity may
+// have a new life: the cascade stops, and the sweep after it finds the guard gone
+// too.
+func (c *Core) cascade(ctx context.Context, g Guard) error {
+	k := g.Key
 	if len(c.Owns[k.Type]) == 0 {
 		return nil
 	}
@@ -206,34 +233,48 @@ func (c *Core) cascade(ctx context.Context, k Key, deleting string) error {
 	if t == nil {
 		t = newTree(k)
 		ctx = context.WithValue(ctx, treeKey{}, t)
-		if err := c.markOwned(ctx, t, k); err != nil {
+		if err := c.markOwned(ctx, t, g); err != nil && !errors.Is(err, ErrGuardFailed) {
 			return errs.Wrap(err, "marking what %s owns", k)
 		}
 	}
 	for _, p := range c.Owns[k.Type] {
-		if err := c.deleteOwned(ctx, t, k, deleting, p); err != nil {
+		if err := c.deleteOwned(ctx, t, g, p); err != nil {
 			return errs.Wrap(err, "deleting what %s owns under %s", k, p)
 		}
 	}
 	return nil
 }
 
-// markOwned puts the tombstone of a Delete on every entity owner owns, and on
-// what they own, recursively.
-func (c *Core) markOwned(ctx context.Context, t *tree, owner Key) error {
-	for _, p := range c.Owns[owner.Type] {
-		err := c.ownedPages(ctx, owner, p, func(objects []Key) error {
+// markOwned puts the tombstone of a Delete on every entity g's entity owns, and on
+// what they own, recursively. Each page of a list is marked only once g is seen to
+// hold after it was read (one consistent GetItem): an owner whose Delete another
+// caller completed may have been created anew, with a list of its own, which this
+// pass must not touch. It returns ErrGuardFailed when g no longer holds.
+func (c *Core) markOwned(ctx context.Context, t *tree, g Guard) error {
+	for _, p := range c.Owns[g.Key.Type] {
+		err := c.ownedPages(ctx, g.Key, p, func(objects []Key) error {
 			fresh := t.toMark(objects)
+			if len(fresh) == 0 {
+				return nil
+			}
+			if held, err := c.GuardHolds(ctx, g); err != nil || !held {
+				t.unmark(fresh)
+				return cmp.Or(err, ErrGuardFailed)
+			}
 			return batching.Parallel(ctx, len(fresh), c.MaxConcurrency, func(ctx context.Context, i int) error {
 				s, err := c.MarkDeleting(ctx, fresh[i], Expect{})
 				if err != nil {
 					return err
 				}
 				t.setMarked(fresh[i], s)
-				if s.Deleting == "" {
-					return nil // no entity, so nothing it owns
+				child := Guard{Key: fresh[i], Attr: schema.AttrDeleting, Token: s.Deleting}
+				if s.Deleting == "" { // no entity: what it owned is still listed
+					child = Guard{Key: fresh[i], Absent: true}
 				}
-				return c.markOwned(ctx, t, fresh[i])
+				if err := c.markOwned(ctx, t, child); !errors.Is(err, ErrGuardFailed) {
+					return err
+				}
+				return nil // completed by another caller meanwhile: its life is not ours
 			})
 		})
 		if err != nil {
@@ -243,25 +284,25 @@ func (c *Core) markOwned(ctx context.Context, t *tree, owner Key) error {
 	return nil
 }
 
-// deleteOwned completes the Deletes of the objects of owner's list under
-// predicate, a page at a time, in parallel within MaxConcurrency: those the first
+// deleteOwned completes the Deletes of the objects of the list under predicate of
+// g's entity, a page at a time, in parallel within MaxConcurrency: those the first
 // pass marked from the state each mark returned. An object the pass did not mark
 // was listed after it: by a set Add whose entry landed after the owner's mark (it
 // takes it back only when its read of the owner follows), or under a new life of
 // the owner, created after another writer completed this Delete. So it is deleted
-// only while the owner still holds this Delete's tombstone (deleting), read once
-// per page that needs it. Likewise, a Delete of a marked object whose tombstone
-// another writer completed finds its guard gone and leaves the entity created
-// since.
-func (c *Core) deleteOwned(ctx context.Context, t *tree, owner Key, deleting, predicate string) error {
-	return c.ownedPages(ctx, owner, predicate, func(objects []Key) error {
+// only while g still holds, read once per page that needs it. Likewise, a Delete of
+// a marked object whose
+// tombstone another writer completed finds its guard gone and leaves the entity
+// created since.
+func (c *Core) deleteOwned(ctx context.Context, t *tree, g Guard, predicate string) error {
+	return c.ownedPages(ctx, g.Key, predicate, func(objects []Key) error {
 		fresh, states := t.toDelete(objects)
 		if slices.Contains(states, nil) {
-			ours, err := c.stillDeleting(ctx, owner, deleting)
+			held, err := c.GuardHolds(ctx, g)
 			if err != nil {
 				return err
 			}
-			if !ours {
+			if !held {
 				fresh, states = markedOnly(fresh, states)
 			}
 		}
@@ -284,17 +325,6 @@ func markedOnly(keys []Key, states []*entitystate.State) ([]Key, []*entitystate.
 		}
 	}
 	return k2, s2
-}
-
-// stillDeleting reports whether k holds the tombstone of the Delete whose token is
-// deleting, read consistently.
-func (c *Core) stillDeleting(ctx context.Context, k Key, deleting string) (bool, error) {
-	item, err := c.GetItem(ctx, k, true)
-	if err != nil {
-		return false, err
-	}
-	s, err := c.ReadStored(k, item)
-	return err == nil && deleting != "" && s.Deleting == deleting, err
 }
 
 // ownedPages calls fn with the objects of each page of owner's list under

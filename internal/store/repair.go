@@ -161,7 +161,7 @@ func (c *Core) sweepMissing(ctx context.Context, k Key, item map[string]types.At
 	case s.Ending():
 		return true, c.CompleteDelete(ctx, k, s)
 	}
-	return c.SweepHolding(ctx, k, Guard{Key: k, Absent: true}, nil)
+	return c.SweepMissing(ctx, k)
 }
 
 // repairClaims deletes claims whose owner is missing, each only while it still is.

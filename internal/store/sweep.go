@@ -85,14 +85,15 @@ func (c *Core) sweepPass(ctx context.Context, k Key, g Guard, claims []indexentr
 		return c.sweepOnce(ctx, g, final, hasFinal, only)
 	}
 	batch := c.Batch.Shared()
+	firstHolds := c.guardCheck(ctx, g) // one read of the guard serves every first page
 	err = batching.Parallel(ctx, len(refs)+1, len(refs)+1, func(ctx context.Context, i int) error {
 		if i == len(refs) {
 			if len(extra) == 0 {
 				return nil
 			}
-			return c.sweepParts(ctx, batch, g, []sweep.Part{{Releases: extra}})
+			return c.sweepParts(ctx, batch, g, firstHolds, []sweep.Part{{Releases: extra}})
 		}
-		if err := c.sweepParts(ctx, batch, g, firstParts[i]); err != nil {
+		if err := c.sweepParts(ctx, batch, g, firstHolds, firstParts[i]); err != nil {
 			return err
 		}
 		if len(first[i].LastEvaluatedKey) == 0 {
@@ -101,7 +102,7 @@ func (c *Core) sweepPass(ctx context.Context, k Key, g Guard, claims []indexentr
 		next := *refs[i].query
 		next.ExclusiveStartKey = first[i].LastEvaluatedKey
 		return c.QueryPages(ctx, &next, func(items []map[string]types.AttributeValue) error {
-			return c.sweepParts(ctx, batch, g, refs[i].parts(items))
+			return c.sweepParts(ctx, batch, g, c.guardCheck(ctx, g), refs[i].parts(items))
 		})
 
 	})
@@ -144,16 +145,15 @@ func (c *Core) sweepOnce(ctx context.Context, g Guard, final types.TransactWrite
 // requests takes MaxConcurrency.
 //
 // A fenced delete holds no guard, only the token its entry had when read: it is
-// sent once g is seen to hold after the read (one consistent GetItem, beside the
-// transactions), so the tokens are of the entity's life being swept. Otherwise a
-// sweep reading after the entity was deleted and created anew (a Delete cut off
-// and completed by another caller, then a Create) would read the new life's
-// tokens, and its deletes would pass their fences.
-func (c *Core) sweepParts(ctx context.Context, batch *batching.Engine, g Guard, parts []sweep.Part) error {
+// sent once holds, a read of g made after parts were read, finds g holding (one
+// consistent GetItem, beside the transactions), so the tokens are of the entity's
+// life being swept. Otherwise a sweep reading after the entity was deleted and
+// created anew (a Delete cut off and completed by another caller, then a Create)
+// would read the new life's tokens, and its deletes would pass their fences.
+func (c *Core) sweepParts(ctx context.Context, batch *batching.Engine, g Guard, holds func() (bool, error), parts []sweep.Part) error {
 	fenced, parts := sweep.TakeFenced(parts, fencedWaves*c.MaxConcurrency)
 	txs := sweep.Pack(parts, actions.MaxItems-1)
 	check := g.Action(c.Names.Entities)
-	holds := sync.OnceValues(func() (bool, error) { return c.GuardHolds(ctx, g) })
 	return batching.Parallel(ctx, len(txs)+len(fenced), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		release, err := batch.Acquire(ctx)
 		if err != nil {
@@ -171,6 +171,12 @@ func (c *Core) sweepParts(ctx context.Context, batch *batching.Engine, g Guard, 
 		}
 		return c.deleteFenced(ctx, fenced[i-len(txs)])
 	})
+}
+
+// guardCheck returns a read of g, made once, at its first call: the caller calls it
+// only after the reads it must follow.
+func (c *Core) guardCheck(ctx context.Context, g Guard) func() (bool, error) {
+	return sync.OnceValues(func() (bool, error) { return c.GuardHolds(ctx, g) })
 }
 
 // fencedWaves bounds the fenced deletes of one page of a sweep, in waves of

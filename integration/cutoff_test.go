@@ -456,6 +456,18 @@ func (d damage) setHead(subject ryno.Key, predicate, name string, av types.Attri
 	require.NoError(d.t, err)
 }
 
+// takeLease takes the lease of subject's list, until until, as a writer does: its
+// version moves.
+func (d damage) takeLease(subject ryno.Key, predicate string, until time.Time) {
+	_, err := d.s.raw.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(d.s.Names().Relationships),
+		Key:                      relationships.HeadPrimaryKey(relationships.Key(subject), predicate),
+		UpdateExpression:         aws.String("SET #l = :l, #u = :u ADD #v :one"),
+		ExpressionAttributeNames: map[string]string{"#l": schema.AttrLease, "#u": schema.AttrLeaseUntil, "#v": schema.AttrVersion},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":l": &types.AttributeValueMemberS{Value: "app-writer"},
+			":u": &types.AttributeValueMemberN{Value: fmt.Sprint(until.UnixMilli())}, ":one": &types.AttributeValueMemberN{Value: "1"}}})
+	require.NoError(d.t, err)
+}
+
 func entryAt(subject ryno.Key, predicate string, i int, object ryno.Key) relationships.Entry {
 	return relationships.Entry{Subject: relationships.Key(subject), Predicate: predicate, Index: i, Object: relationships.Key(object)}
 }
@@ -570,4 +582,43 @@ func TestABlindSetWithListsOverADeleteCutOffSpendsNoFailedWrite(t *testing.T) {
 	require.Equal(t, int64(1), got.Version, "created anew")
 	require.Equal(t, []ryno.Key{b}, objectsOf(t, s.Client, k, "follows", 10))
 	requireListExact(t, s, k, "follows")
+}
+
+// TestCheckRepairLeavesAListAWriterHoldsAndGoesOn finds a list whose bookkeeping
+// disagrees with its entries, then, as the repair is about to take the list, a
+// writer of the application takes it first under its own lease: the repair leaves
+// the list to it (not finished) and completes the run, rather than fail the whole
+// check on one busy list. Once the writer is gone, the next repair rebuilds it.
+func TestCheckRepairLeavesAListAWriterHoldsAndGoesOn(t *testing.T) {
+	s := newStoreWith(t, nil)
+	hub, other := pk("hub"), pk("other")
+	createSubjects(t, s.Client, hub, other, pk("a"), pk("b"))
+	require.NoError(t, s.ReplaceRelationships(ctx, hub, "follows", []ryno.Key{pk("a"), pk("b")}))
+	require.NoError(t, s.ReplaceRelationships(ctx, other, "follows", []ryno.Key{pk("a"), pk("b")}))
+	d := damage{t, s}
+	d.setCount(hub, "follows", 7)
+	d.setCount(other, "follows", 9)
+
+	var armed atomic.Bool
+	var once sync.Once
+	checker := mustNew(t, dynamotest.Wrap(s.raw, func(ctx context.Context, op string, send func(context.Context) error) error {
+		if armed.Load() && (op == "TransactWriteItems" || op == "UpdateItem") {
+			once.Do(func() { d.takeLease(hub, "follows", time.Now().Add(time.Hour)) }) // the application's writer takes hub's list first
+		}
+		return send(ctx)
+	}), s.Names().Prefix, nil, ryno.Options{MaxConcurrency: 1,
+		Conflicts: ryno.RetryOptions{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}})
+
+	armed.Store(true)
+	done, err := checker.Check(ctx, ryno.CheckOptions{Repair: true})
+	require.NoError(t, err, "one busy list does not stop the check")
+	require.Equal(t, 2, done.Traces)
+	require.Equal(t, 1, done.Finished, "the other list is rebuilt; hub's is left to its writer")
+	requireListExact(t, s, other, "follows")
+
+	d.setHead(hub, "follows", schema.AttrLeaseUntil, &types.AttributeValueMemberN{Value: "1"}) // the writer was cut off
+	done, err = s.Check(ctx, ryno.CheckOptions{Repair: true})
+	require.NoError(t, err)
+	require.Equal(t, 1, done.Finished)
+	requireListExact(t, s, hub, "follows")
 }

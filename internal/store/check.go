@@ -197,7 +197,14 @@ func (c *Core) repairPage(ctx context.Context, run *checkRun, orphans []Orphan, 
 	var mu sync.Mutex
 	err = batching.Parallel(ctx, len(lists), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		l := lists[i]
-		if _, err := c.WriteListLeased(ctx, nil, l.head); err != nil && !errors.Is(err, errs.ErrNotFound) {
+		_, err := c.WriteListLeased(ctx, nil, l.head)
+		switch {
+		case errors.Is(err, errs.ErrConflict):
+			// A writer holds the list or keeps changing it: taking an expired lease
+			// over, it finishes what was left; a later check finds the list either
+			// way. The run goes on with the other lists and tables.
+			return nil
+		case err != nil && !errors.Is(err, errs.ErrNotFound):
 			return errs.Wrap(err, "repair the list %s -%s->", l.trace.Key, l.trace.Predicate)
 		}
 		mu.Lock()

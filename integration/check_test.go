@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -256,4 +257,54 @@ func TestCheckCommandReportsAndFinishesTracesOfWritesCutOff(t *testing.T) {
 	out, code = check()
 	require.Equal(t, cli.ExitOK, code)
 	require.Equal(t, "checked 0 relationship and 0 index entries: no orphans\n", out)
+}
+
+// TestCheckWhileWritersChangeAListReportsNothing runs check, ten times, while
+// writers of other processes keep adding to and removing from one list: a list at
+// work is not a trace, however its reads interleave with the writes, and each
+// check returns.
+func TestCheckWhileWritersChangeAListReportsNothing(t *testing.T) {
+	s := newStoreWith(t, nil)
+	hub := pk("hub")
+	objects := pks("o", 40)
+	createSubjects(t, s.Client, append([]ryno.Key{hub}, objects...)...)
+	require.NoError(t, s.ReplaceRelationships(ctx, hub, "follows", objects[:20]))
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for w := range errs {
+		db := newClientOn(t, s, ryno.Options{})
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				object := []ryno.Key{objects[(w*10+i)%len(objects)]}
+				var err error
+				if i%2 == 0 {
+					_, err = db.AddRelationships(ctx, hub, "follows", object)
+				} else {
+					_, err = db.RemoveRelationships(ctx, hub, "follows", object)
+				}
+				if err != nil && !errors.Is(err, ryno.ErrConflict) {
+					errs[w] = err
+					return
+				}
+			}
+		})
+	}
+	for range 10 {
+		var traces []ryno.Trace
+		done, err := s.Check(ctx, ryno.CheckOptions{OnTrace: func(tr ryno.Trace) { traces = append(traces, tr) }})
+		require.NoError(t, err)
+		require.Zero(t, done.Orphans)
+		require.Empty(t, traces, "a list at work is not a trace")
+	}
+	close(stop)
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+	requireListExact(t, s, hub, "follows")
 }

@@ -97,24 +97,44 @@ func (c *Core) headless(ctx context.Context, batch *batching.Engine, ids []listI
 }
 
 // verifyList reads a list whole and returns its trace, or nil when its bookkeeping
-// describes its entries. A disagreement a writer committing between the reads can
-// explain is read again: a trace is one read twice under the same head.
+// describes its entries. The first read takes the head and the list in parallel,
+// which a writer committing between them can make disagree; a disagreement is a
+// trace only when confirmed by a read of the list between two reads of its head
+// that find the same version (every write of a list moves it). A list that writers
+// keep changing past Options.Conflicts is a list at work, not a trace.
 func (c *Core) verifyList(ctx context.Context, id listID) (*listCheck, error) {
-	var prev *relationships.Head
+	h, s, err := c.readListWhole(ctx, id)
+	if err != nil || c.agrees(h, s) {
+		return nil, err
+	}
+	pace := c.ConflictPacer()
 	for {
-		h, s, err := c.readListWhole(ctx, id)
+		before, err := c.ReadHead(ctx, id.subject, id.predicate)
 		if err != nil {
 			return nil, err
 		}
-		detail := relationships.Disagreement(h, s.Entries, s.Markers, len(s.Intents), c.Now())
+		if s, err = c.ReadUnderLease(ctx, id.subject, id.predicate); err != nil {
+			return nil, err
+		}
+		if h, err = c.ReadHead(ctx, id.subject, id.predicate); err != nil {
+			return nil, err
+		}
 		switch {
-		case detail == "":
+		case before.Version == h.Version && before.Lease == h.Lease && c.agrees(h, s):
 			return nil, nil
-		case h.Lease != "" || prev != nil && prev.Version == h.Version:
+		case before.Version == h.Version && before.Lease == h.Lease:
+			detail := relationships.Disagreement(h, s.Entries, s.Markers, len(s.Intents), c.Now())
 			return &listCheck{head: h, trace: Trace{Kind: TraceList, Key: id.subject, Predicate: id.predicate, Detail: detail}}, nil
 		}
-		prev = &h
+		if err := pace.Wait(ctx); err != nil {
+			return nil, ctx.Err() // still changing: a writer at work, which the next check meets again
+		}
 	}
+}
+
+// agrees reports whether head h describes the list s read.
+func (c *Core) agrees(h relationships.Head, s LeasedState) bool {
+	return relationships.Disagreement(h, s.Entries, s.Markers, len(s.Intents), c.Now()) == ""
 }
 
 // readListWhole reads the head of a list, its entries, markers and intent parts, in

@@ -1,17 +1,20 @@
 package integration_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -330,4 +333,40 @@ func TestReplaceGivesPositionsToEntriesWrittenWithoutThem(t *testing.T) {
 	require.Equal(t, []ryno.Key{pk("new"), pk("kept")}, orderedObjects(t, s.Client, board, 10))
 	_, _, entries := listItems(t, s, board, orderedPredicate)
 	require.Len(t, entries, 2, "the entry of dropped is gone, and kept has one entry")
+}
+
+// TestAReplaceMovingAnObjectOfAnOrderedSetOfASubjectDeletedMeanwhileLeavesNothing
+// holds a Replace that moves an object already in the ordered set (it puts the
+// object's entry again, at its new position) until a Delete of the subject has
+// returned: the Replace finds the subject missing and takes back every entry it
+// put, the moved one included.
+func TestAReplaceMovingAnObjectOfAnOrderedSetOfASubjectDeletedMeanwhileLeavesNothing(t *testing.T) {
+	var armed atomic.Bool
+	var once sync.Once
+	held, release := make(chan struct{}), make(chan struct{})
+	s := orderedStore(t, ryno.Options{})
+	w := mustNew(t, dynamotest.Wrap(s.raw, func(ctx context.Context, op string, send func(context.Context) error) error {
+		if armed.Load() && op == "BatchWriteItem" {
+			hold := false
+			once.Do(func() { hold = true; close(held) })
+			if hold {
+				<-release
+			}
+		}
+		return send(ctx)
+	}), s.Names().Prefix, nil, ryno.Options{OrderedSets: []string{orderedPredicate}})
+	subject, x, y := pk("board"), pk("x"), pk("y")
+	createSubjects(t, s.Client, subject, x, y)
+	_, err := s.AddRelationships(ctx, subject, orderedPredicate, []ryno.Key{x, y})
+	require.NoError(t, err)
+
+	armed.Store(true)
+	replace := background(func() error { return w.ReplaceRelationships(ctx, subject, orderedPredicate, []ryno.Key{y, x}) })
+	wait(t, held, "the Replace's writes")
+	require.NoError(t, s.Delete(ctx, subject))
+	close(release)
+	require.ErrorIs(t, result(t, replace, "the Replace"), ryno.ErrNotFound)
+	requireNothingOf(t, s, subject, false)
+	_, _, entries := listItems(t, s, subject, orderedPredicate)
+	require.Empty(t, entries, "the entries of the ordered set")
 }

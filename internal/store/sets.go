@@ -383,8 +383,10 @@ func (c *Core) replaceOrderedSet(ctx context.Context, op ListOp) error {
 	}
 	add := op
 	add.Objects = nil
+	var put []Key // every object whose entry goes in again, those moved included
 	for _, e := range plan.Puts {
 		ops = append(ops, batching.PutOp(c.Names.Relationships, e.PrimaryKey(), TokenItem(e, token)))
+		put = append(put, Key(e.Object))
 		if !held[e.Object] {
 			add.Objects = append(add.Objects, Key(e.Object))
 		}
@@ -395,7 +397,9 @@ func (c *Core) replaceOrderedSet(ctx context.Context, op ListOp) error {
 	if err := c.Batch.Write(ctx, ops); err != nil {
 		return err
 	}
-	return c.confirmSet(ctx, add, add.Objects, add.Objects, token)
+	// A moved object's entry is written anew too: a subject found missing has it
+	// taken back with the others.
+	return c.confirmSet(ctx, add, put, add.Objects, token)
 }
 
 // DeleteIfToken deletes the relationship entry with key if the call token wrote it

@@ -25,9 +25,11 @@ import (
 // the entity on the condition that it is as read. These tests hold a writer's
 // transaction at the two places a Delete can meet it.
 
-// heldCommit holds the first TransactWriteItems of the client it wraps (with all,
-// every one), once armed, until released, and says when the first is held.
+// heldCommit holds the first TransactWriteItems (or request of op) of the client
+// it wraps (with all, every one), once armed, until released, and says when the
+// first is held.
 type heldCommit struct {
+	op      string
 	all     bool
 	armed   atomic.Bool
 	once    sync.Once
@@ -36,13 +38,20 @@ type heldCommit struct {
 }
 
 func newHeldCommit(all bool) *heldCommit {
-	return &heldCommit{all: all, held: make(chan struct{}), release: make(chan struct{})}
+	return &heldCommit{op: "TransactWriteItems", all: all, held: make(chan struct{}), release: make(chan struct{})}
+}
+
+// newHeldRequest holds the first request of op, once armed.
+func newHeldRequest(op string) *heldCommit {
+	h := newHeldCommit(false)
+	h.op = op
+	return h
 }
 
 func (h *heldCommit) wrap(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
 	return dynamotest.Wrap(api, func(ctx context.Context, op string, send func(context.Context) error) error {
 		hold := false
-		if h.armed.Load() && op == "TransactWriteItems" {
+		if h.armed.Load() && op == h.op {
 			hold = h.all
 			h.once.Do(func() { hold = true; close(h.held) })
 		}

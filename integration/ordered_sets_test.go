@@ -1,20 +1,17 @@
 package integration_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -341,30 +338,19 @@ func TestReplaceGivesPositionsToEntriesWrittenWithoutThem(t *testing.T) {
 // returned: the Replace finds the subject missing and takes back every entry it
 // put, the moved one included.
 func TestAReplaceMovingAnObjectOfAnOrderedSetOfASubjectDeletedMeanwhileLeavesNothing(t *testing.T) {
-	var armed atomic.Bool
-	var once sync.Once
-	held, release := make(chan struct{}), make(chan struct{})
+	gate := newHeldRequest("BatchWriteItem")
 	s := orderedStore(t, ryno.Options{})
-	w := mustNew(t, dynamotest.Wrap(s.raw, func(ctx context.Context, op string, send func(context.Context) error) error {
-		if armed.Load() && op == "BatchWriteItem" {
-			hold := false
-			once.Do(func() { hold = true; close(held) })
-			if hold {
-				<-release
-			}
-		}
-		return send(ctx)
-	}), s.Names().Prefix, nil, ryno.Options{OrderedSets: []string{orderedPredicate}})
+	w := mustNew(t, gate.wrap(s.raw), s.Names().Prefix, nil, ryno.Options{OrderedSets: []string{orderedPredicate}})
 	subject, x, y := pk("board"), pk("x"), pk("y")
 	createSubjects(t, s.Client, subject, x, y)
 	_, err := s.AddRelationships(ctx, subject, orderedPredicate, []ryno.Key{x, y})
 	require.NoError(t, err)
 
-	armed.Store(true)
+	gate.armed.Store(true)
 	replace := background(func() error { return w.ReplaceRelationships(ctx, subject, orderedPredicate, []ryno.Key{y, x}) })
-	wait(t, held, "the Replace's writes")
+	wait(t, gate.held, "the Replace's writes")
 	require.NoError(t, s.Delete(ctx, subject))
-	close(release)
+	close(gate.release)
 	require.ErrorIs(t, result(t, replace, "the Replace"), ryno.ErrNotFound)
 	requireNothingOf(t, s, subject, false)
 	_, _, entries := listItems(t, s, subject, orderedPredicate)

@@ -456,25 +456,14 @@ func TestATxDeleteOfAnOwnerIsRefusedBeforeAnyRequest(t *testing.T) {
 // own. Released, the stalled Delete reads the new life's list: it must see that the
 // project no longer holds its tombstone, and mark and delete nothing of it.
 func TestADeleteOfAnOwnerStalledBeforeItReadsItsListsMarksNothingOfANewLife(t *testing.T) {
-	var armed atomic.Bool
-	var once sync.Once
-	held, release := make(chan struct{}), make(chan struct{})
+	gate := newHeldRequest("Query")
 	s := newStoreOpts(t, nil, ryno.Options{Owns: ownsTree})
-	stalled := mustNew(t, dynamotest.Wrap(s.raw, func(ctx context.Context, op string, send func(context.Context) error) error {
-		if armed.Load() && op == "Query" {
-			hold := false
-			once.Do(func() { hold = true; close(held) })
-			if hold {
-				<-release
-			}
-		}
-		return send(ctx)
-	}), s.Names().Prefix, nil, ryno.Options{Owns: ownsTree})
+	stalled := mustNew(t, gate.wrap(s.raw), s.Names().Prefix, nil, ryno.Options{Owns: ownsTree})
 	keys := seedTree(t, s, "rocket", 3, 1)
 
-	armed.Store(true)
+	gate.armed.Store(true)
 	require.NoError(t, stalled.Delete(ctx, keys[0], ryno.InBackground()))
-	wait(t, held, "the Delete's first read of the project's issues")
+	wait(t, gate.held, "the Delete's first read of the project's issues")
 	require.NoError(t, s.Delete(ctx, keys[0]), "another client completes the Delete")
 	requireTreeGone(t, s, keys)
 
@@ -484,7 +473,7 @@ func TestADeleteOfAnOwnerStalledBeforeItReadsItsListsMarksNothingOfANewLife(t *t
 	require.NoError(t, s.ReplaceRelationships(ctx, project, "issues", []ryno.Key{fresh, reused}))
 	require.NoError(t, s.ReplaceRelationships(ctx, fresh, "comments", newTree[3:]))
 
-	close(release)
+	close(gate.release)
 	require.NoError(t, stalled.Wait(ctx))
 	got, err := s.BatchGet(ctx, newTree)
 	require.NoError(t, err)

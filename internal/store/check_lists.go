@@ -104,7 +104,7 @@ func (c *Core) headless(ctx context.Context, batch *batching.Engine, ids []listI
 // keep changing past Options.Conflicts is a list at work, not a trace.
 func (c *Core) verifyList(ctx context.Context, id listID) (*listCheck, error) {
 	h, s, err := c.readListWhole(ctx, id)
-	if err != nil || c.agrees(h, s) {
+	if err != nil || c.disagreement(h, s) == "" {
 		return nil, err
 	}
 	pace := c.ConflictPacer()
@@ -119,12 +119,11 @@ func (c *Core) verifyList(ctx context.Context, id listID) (*listCheck, error) {
 		if h, err = c.ReadHead(ctx, id.subject, id.predicate); err != nil {
 			return nil, err
 		}
-		switch {
-		case before.Version == h.Version && before.Lease == h.Lease && c.agrees(h, s):
+		if before.Version == h.Version && before.Lease == h.Lease { // the list read is the one h describes
+			if detail := c.disagreement(h, s); detail != "" {
+				return &listCheck{head: h, trace: Trace{Kind: TraceList, Key: id.subject, Predicate: id.predicate, Detail: detail}}, nil
+			}
 			return nil, nil
-		case before.Version == h.Version && before.Lease == h.Lease:
-			detail := relationships.Disagreement(h, s.Entries, s.Markers, len(s.Intents), c.Now())
-			return &listCheck{head: h, trace: Trace{Kind: TraceList, Key: id.subject, Predicate: id.predicate, Detail: detail}}, nil
 		}
 		if err := pace.Wait(ctx); err != nil {
 			return nil, ctx.Err() // still changing: a writer at work, which the next check meets again
@@ -132,9 +131,9 @@ func (c *Core) verifyList(ctx context.Context, id listID) (*listCheck, error) {
 	}
 }
 
-// agrees reports whether head h describes the list s read.
-func (c *Core) agrees(h relationships.Head, s LeasedState) bool {
-	return relationships.Disagreement(h, s.Entries, s.Markers, len(s.Intents), c.Now()) == ""
+// disagreement says how head h fails to describe the list s read, "" when it does.
+func (c *Core) disagreement(h relationships.Head, s LeasedState) string {
+	return relationships.Disagreement(h, s.Entries, s.Markers, len(s.Intents), c.Now())
 }
 
 // readListWhole reads the head of a list, its entries, markers and intent parts, in

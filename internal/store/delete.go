@@ -115,11 +115,20 @@ func (c *Core) CompleteDelete(ctx context.Context, k Key, s entitystate.State) e
 			return err
 		}
 	}
-	g := Guard{Key: k, Attr: schema.AttrDeleting, Token: s.Deleting}
+	g := deletingGuard(k, s.Deleting)
 	if err := c.cascade(ctx, g); err != nil {
 		return err
 	}
 	return c.Sweep(ctx, k, g, c.Indexes.ClaimsOf(RecordEntries(k, s.Item)))
+}
+
+// deletingGuard is the guard of the Delete of k whose tombstone is deleting: the
+// tombstone, or k missing for "" (no entity).
+func deletingGuard(k Key, deleting string) Guard {
+	if deleting == "" {
+		return Guard{Key: k, Absent: true}
+	}
+	return Guard{Key: k, Attr: schema.AttrDeleting, Token: deleting}
 }
 
 // SweepMissing deletes what refers to k while k is missing, as Sweep does, and
@@ -128,7 +137,7 @@ func (c *Core) CompleteDelete(ctx context.Context, k Key, s entitystate.State) e
 // expiry) still lists what it owns, and its sweep would leave those alive with
 // nothing pointing at them. It reports whether k stayed missing to the end.
 func (c *Core) SweepMissing(ctx context.Context, k Key) (bool, error) {
-	g := Guard{Key: k, Absent: true}
+	g := deletingGuard(k, "")
 	if err := c.cascade(ctx, g); err != nil {
 		return false, err
 	}
@@ -267,11 +276,8 @@ func (c *Core) markOwned(ctx context.Context, t *tree, g Guard) error {
 					return err
 				}
 				t.setMarked(fresh[i], s)
-				child := Guard{Key: fresh[i], Attr: schema.AttrDeleting, Token: s.Deleting}
-				if s.Deleting == "" { // no entity: what it owned is still listed
-					child = Guard{Key: fresh[i], Absent: true}
-				}
-				if err := c.markOwned(ctx, t, child); !errors.Is(err, ErrGuardFailed) {
+				// With no entity, what it owned is still listed, and marked while it stays missing.
+				if err := c.markOwned(ctx, t, deletingGuard(fresh[i], s.Deleting)); !errors.Is(err, ErrGuardFailed) {
 					return err
 				}
 				return nil // completed by another caller meanwhile: its life is not ours
@@ -291,9 +297,8 @@ func (c *Core) markOwned(ctx context.Context, t *tree, g Guard) error {
 // takes it back only when its read of the owner follows), or under a new life of
 // the owner, created after another writer completed this Delete. So it is deleted
 // only while g still holds, read once per page that needs it. Likewise, a Delete of
-// a marked object whose
-// tombstone another writer completed finds its guard gone and leaves the entity
-// created since.
+// a marked object whose tombstone another writer completed finds its guard gone
+// and leaves the entity created since.
 func (c *Core) deleteOwned(ctx context.Context, t *tree, g Guard, predicate string) error {
 	return c.ownedPages(ctx, g.Key, predicate, func(objects []Key) error {
 		fresh, states := t.toDelete(objects)

@@ -69,11 +69,11 @@ func (g Guard) Holds(item map[string]types.AttributeValue) bool {
 
 // GuardHolds reads g's entity consistently and reports whether g holds now.
 func (c *Core) GuardHolds(ctx context.Context, g Guard) (bool, error) {
-	out, err := c.API.GetItem(ctx, GetInput(c.Names.Entities, actions.EntityKey(g.Key)))
+	item, err := c.GetItem(ctx, g.Key, true)
 	if err != nil {
 		return false, err
 	}
-	return g.Holds(out.Item), nil
+	return g.Holds(item), nil
 }
 
 // ErrGuardFailed stops the chunks of a guarded change: the guard no longer holds.

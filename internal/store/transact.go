@@ -94,10 +94,10 @@ type txOp struct {
 	subjectChecked bool
 	// headsStand says every operation on the subject's lists and sequences is an
 	// Add or Remove of a list, with no TxCheck of the subject and no other write of
-	// it: each reads the subject with its list, and the subject is checked only when
-	// one of them needs it (it creates a head, its list owns its objects, or the
-	// subject expires), by assemble. Otherwise a head that exists stands for the subject, as for a list
-	// write of its own (lists.go).
+	// it: each reads the subject with its list, and assemble checks the subject only
+	// when one of them needs it (it creates a head or writes none, its list owns its
+	// objects, or the subject expires). Otherwise the heads written stand for the
+	// subject, as for a list write of its own (lists.go).
 	headsStand bool
 }
 

@@ -97,6 +97,8 @@ func entityChanges(rec Record) ([]Change, error) {
 	switch {
 	case cur == nil && old == nil:
 		return nil, fmt.Errorf("%s without an image of the entity", rec.EventName)
+	case cur == nil && old.missing, cur != nil && cur.missing:
+		return nil, nil // a tombstone a sweep put on a missing entity: no entity came or went
 	case cur == nil: // the item is gone
 		return []Change{{Kind: EntityDeleted, Key: old.Key, Old: old.Entity, Version: old.Version, Expired: expired(rec, old)}}, nil
 	case cur.deleting && old != nil && !old.deleting:
@@ -139,6 +141,9 @@ func versionRecord(item map[string]types.AttributeValue) bool {
 type entityImage struct {
 	*ryno.Entity
 	deleting bool // a tombstone: a Delete is under way
+	// missing is a tombstone put on a missing entity, to sweep what an earlier life
+	// left: it holds no entity (every write of one sets _created).
+	missing bool
 }
 
 func entityOf(item map[string]types.AttributeValue) (*entityImage, error) {
@@ -150,7 +155,8 @@ func entityOf(item map[string]types.AttributeValue) (*entityImage, error) {
 		return nil, err
 	}
 	_, deleting := item[schema.AttrDeleting]
-	return &entityImage{Entity: e, deleting: deleting}, nil
+	_, created := item[schema.AttrCreated]
+	return &entityImage{Entity: e, deleting: deleting, missing: deleting && !created}, nil
 }
 
 // relationshipChanges decodes a record of the relationship entries table: an

@@ -87,6 +87,8 @@ func TestDecode(t *testing.T) {
 			with(entityItem("3", "Ada"), schema.AttrDeleting, s("tok2")), false, nil},
 		{"the tombstoned item deleted", names.Entities, "REMOVE", with(entityItem("3", "Ada"), schema.AttrDeleting, s("tok")), nil, false,
 			[]string{"entity-deleted acme:person:ada v3"}},
+		{"a missing entity's tombstone laid, to sweep what it left", names.Entities, "INSERT", nil, missingTombstone(), false, nil},
+		{"a missing entity's tombstone deleted", names.Entities, "REMOVE", missingTombstone(), nil, false, nil},
 		{"expired by time to live", names.Entities, "REMOVE", entityItem("2", "Ada"), nil, true, []string{"entity-deleted acme:person:ada v2"}},
 		{"an upsert that created it", names.Entities, "INSERT", nil, without(entityItem("1", "Ada"), schema.AttrShape), false,
 			[]string{"entity-created acme:person:ada v1"}},
@@ -119,6 +121,16 @@ func TestDecode(t *testing.T) {
 			}
 			require.Equal(t, tt.want, strs)
 		})
+	}
+}
+
+// missingTombstone is the tombstone a sweep of what ada left, while missing, puts
+// on ada: no entity was written.
+func missingTombstone() item {
+	return item{
+		schema.AttrID: s(ada.ID), schema.AttrScopeTypeKey: s(schema.ScopeTypeKey(ada.Scope, ada.Type)),
+		schema.AttrScope: s(ada.Scope), schema.AttrType: s(ada.Type),
+		schema.AttrDeleting: s("tok"), schema.AttrToken: s("tok"),
 	}
 }
 

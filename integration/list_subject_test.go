@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
@@ -572,4 +573,54 @@ func TestATxDeleteOfAnEntityWhoseListIsLeasedIsRefused(t *testing.T) {
 	require.NoError(t, werr)
 	require.Equal(t, objects, objectsOf(t, s.Client, subject, "follows", 100))
 	requireListExact(t, s, subject, "follows")
+}
+
+// TestASweepOfAMissingEntityOverlappingItsCreationLeavesItsListWhole removes an
+// entity's item alone (as DynamoDB's time to live does), leaving a list too large
+// for one sweep transaction, and has a Delete of the key sweep it. One of the sweep's
+// transactions is held while the entity is created anew, then released. Whatever
+// the sweep deleted, the new life's list is whole: its head counts its entries and
+// its markers name them.
+func TestASweepOfAMissingEntityOverlappingItsCreationLeavesItsListWhole(t *testing.T) {
+	for _, way := range []string{"Delete", "Cleanup"} {
+		t.Run(way, func(t *testing.T) {
+			s := newStoreOpts(t, nil, ryno.Options{ConsistentRead: true})
+			subject := pk("left")
+			createSubjects(t, s.Client, subject)
+			require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", pks("o", 150)))
+			_, err := s.raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.Names().Entities),
+				Key: entityKeyItem(subject)})
+			require.NoError(t, err)
+
+			sweeper := newHeldCommit(false)
+			d := mustNew(t, sweeper.wrap(s.raw), s.Names().Prefix, nil, ryno.Options{ConsistentRead: true})
+			sweeper.armed.Store(true)
+			sweep := background(func() error {
+				if way == "Cleanup" {
+					return d.Cleanup(ctx, subject)
+				}
+				return d.Delete(ctx, subject)
+			})
+			wait(t, sweeper.held, "the sweep's first transaction")
+			created := background(func() error {
+				_, err := s.Create(ctx, &ryno.Entity{Key: subject})
+				return err
+			})
+			select { // the Create may wait for the sweep: let it send what it can first
+			case err := <-created:
+				created = background(func() error { return err })
+			case <-time.After(2 * time.Second):
+			}
+			close(sweeper.release)
+			if err := result(t, sweep, "the sweep"); !errors.Is(err, ryno.ErrNotFound) {
+				require.NoError(t, err)
+			}
+			require.NoError(t, result(t, created, "the Create"))
+
+			requireListExact(t, s, subject, "follows")
+			_, err = s.AddRelationships(ctx, subject, "follows", []ryno.Key{pk("new")})
+			require.NoError(t, err)
+			requireListExact(t, s, subject, "follows")
+		})
+	}
 }

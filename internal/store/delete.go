@@ -136,12 +136,48 @@ func deletingGuard(k Key, deleting string) Guard {
 // (removed by DynamoDB's time to live, say, before any writer completed its
 // expiry) still lists what it owns, and its sweep would leave those alive with
 // nothing pointing at them. It reports whether k stayed missing to the end.
+//
+// What fits in one transaction is deleted in it, on the condition that k is still
+// missing. More is deleted as a Delete deletes an entity: k gets a tombstone first
+// (markMissing), which a Create of k meets and completes, so no Create lands
+// between two of the sweep's transactions.
 func (c *Core) SweepMissing(ctx context.Context, k Key) (bool, error) {
 	g := deletingGuard(k, "")
 	if err := c.cascade(ctx, g); err != nil {
 		return false, err
 	}
-	return c.SweepHolding(ctx, k, g, nil)
+	held, err := c.SweepHolding(ctx, k, g, nil)
+	if !errors.Is(err, errSpansTransactions) {
+		return held, err
+	}
+	s, err := c.markMissing(ctx, k)
+	switch {
+	case err != nil:
+		return false, errs.Wrap(err, "marking %s, missing, to sweep what is left of it", k)
+	case !s.Ending():
+		return false, nil // created anew: what is left is its own
+	}
+	return true, c.CompleteDelete(ctx, k, s)
+}
+
+// markMissing puts the tombstone of a Delete on k while k is missing: an item of
+// k's key, scope and type, with no _created (no entity was written), that every
+// reader sees as missing. It returns the state of the item to complete: this
+// tombstone, another Delete's, or an entity written since (which is live).
+func (c *Core) markMissing(ctx context.Context, k Key) (entitystate.State, error) {
+	token := commit.NewToken()
+	cond := expression.AttributeNotExists(expression.Name(schema.AttrID))
+	update := expression.Set(expression.Name(schema.AttrDeleting), expression.Value(attrS(token))).
+		Set(expression.Name(schema.AttrToken), expression.Value(attrS(token))).
+		Set(expression.Name(schema.AttrScope), expression.Value(attrS(k.Scope))).
+		Set(expression.Name(schema.AttrType), expression.Value(attrS(k.Type)))
+	// Sent again after it landed, its condition fails and the item shows its token.
+	send := c.UpdateSend(c.EntityUpdate(k, commit.Build(cond, &update)))
+	a := c.Settle(ctx, send, send)
+	if a.Outcome != commit.Committed && a.Outcome != commit.ConditionFailed {
+		return entitystate.State{}, a.Err
+	}
+	return c.ReadStored(k, a.Item)
 }
 
 // A Delete of an owner, once its tombstone is there (which refuses every write of

@@ -77,6 +77,9 @@ func (c *Core) sweepPass(ctx context.Context, k Key, g Guard, claims []indexentr
 	}
 	final, hasFinal := c.DeleteAction(g)
 	txs := sweep.Pack(parts, actions.MaxItems-1)
+	if g.Absent && (more || len(txs) > 1) {
+		return false, errSpansTransactions
+	}
 	if !more && len(txs) <= 1 {
 		var only []sweep.Part
 		if len(txs) == 1 {
@@ -294,6 +297,13 @@ func partRole(p sweep.Part, j int) actions.Role {
 	}
 	return actions.Role{Kind: actions.RoleHead}
 }
+
+// errSpansTransactions stops a sweep guarded by the entity's absence before it
+// writes: what is left needs more than one transaction, and a Create landing
+// between two of them would take a list half swept as its own (its head gone
+// while entries stay, or the reverse), which later writes would build on. Such a
+// sweep runs under a tombstone instead (SweepMissing).
+var errSpansTransactions = errors.New("ryno: the sweep of a missing entity spans transactions")
 
 // errOwnListWritten stops a pass of a sweep: a write of one of the entity's own
 // lists committed after the sweep read it (its head's version moved), so the

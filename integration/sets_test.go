@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -457,5 +458,60 @@ func TestACleanupOfAnEntityCreatedAnewChangesNothing(t *testing.T) {
 		has, err := s.HasRelationship(ctx, f, setPredicate, k)
 		require.NoError(t, err)
 		require.True(t, has, "%s still likes the entity", f)
+	}
+}
+
+// TestAFailedReplaceTakesBackOnlyWhatItCreated runs a ReplaceRelationships with
+// CheckObjects that names a missing object, and holds it once it has read the set
+// while another client adds one of the objects it puts. The Add returns first,
+// having added the object; the Replace then fails on the missing object and takes
+// back only the entries it created: the one the Add created stays.
+func TestAFailedReplaceTakesBackOnlyWhatItCreated(t *testing.T) {
+	for _, ordered := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ordered %v", ordered), func(t *testing.T) {
+			opts := ryno.Options{CheckObjects: true}
+			predicate := setPredicate
+			if ordered {
+				predicate = orderedPredicate
+				opts.OrderedSets = []string{predicate}
+			} else {
+				opts.Sets = []string{predicate}
+			}
+			s := newStoreOpts(t, nil, opts)
+			fan, a, x := pk("fan"), pk("a"), pk("x")
+			createSubjects(t, s.Client, fan, a, x)
+			_, err := s.AddRelationships(ctx, fan, predicate, []ryno.Key{a})
+			require.NoError(t, err)
+
+			var armed atomic.Bool
+			read, release := make(chan struct{}), make(chan struct{})
+			var once sync.Once
+			held := dynamotest.Wrap(s.raw, func(ctx context.Context, op string, send func(context.Context) error) error {
+				err := send(ctx)
+				if armed.Load() && op == "Query" {
+					once.Do(func() { close(read); <-release })
+				}
+				return err
+			})
+			opts.TablePrefix = s.Names().Prefix
+			r, err := ryno.New(held, opts)
+			require.NoError(t, err)
+			armed.Store(true)
+			replace := background(func() error {
+				return r.ReplaceRelationships(ctx, fan, predicate, []ryno.Key{a, x, pk("nobody")})
+			})
+			wait(t, read, "the Replace's read of the set")
+			added, err := s.AddRelationships(ctx, fan, predicate, []ryno.Key{x})
+			require.NoError(t, err)
+			require.Equal(t, []ryno.Key{x}, added)
+			close(release)
+
+			err = result(t, replace, "the Replace")
+			require.ErrorIs(t, err, ryno.ErrNotFound)
+			require.ErrorContains(t, err, pk("nobody").String())
+			has, err := s.HasRelationship(ctx, fan, predicate, x)
+			require.NoError(t, err)
+			require.True(t, has, "the Add, which returned, added x; the failed Replace did not create its entry")
+		})
 	}
 }

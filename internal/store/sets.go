@@ -41,18 +41,33 @@ func (c *Core) WriteSet(ctx context.Context, op ListOp) (relationships.Change, e
 func (c *Core) addToSet(ctx context.Context, op ListOp) ([]Key, error) {
 	objects := DistinctKeys(op.Objects)
 	token := commit.NewToken()
-	created := make([]bool, len(objects))
 	items := make([]map[string]types.AttributeValue, len(objects))
 	for i, k := range objects { // in order: an ordered set takes their positions in it
 		items[i] = c.SetItem(op, k, token)
 	}
+	added, err := c.putEntries(ctx, objects, items, token, c.Ordered[op.Predicate])
+	if err != nil {
+		return nil, err
+	}
+	if err := c.confirmSet(ctx, op, objects, added, token); err != nil {
+		return nil, err
+	}
+	return added, nil
+}
+
+// putEntries puts items, the entries of objects written by the call token, one
+// PutItem each in parallel, and returns the objects whose entries were not there
+// before: those the call created, which it alone may take back. With keep, an
+// entry already there stays in its place (keepPlace).
+func (c *Core) putEntries(ctx context.Context, objects []Key, items []map[string]types.AttributeValue, token string, keep bool) ([]Key, error) {
+	created := make([]bool, len(objects))
 	err := batching.Parallel(ctx, len(objects), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		in := &dynamodb.PutItemInput{
 			TableName:    aws.String(c.Names.Relationships),
 			Item:         items[i],
 			ReturnValues: types.ReturnValueAllOld,
 		}
-		if c.Ordered[op.Predicate] {
+		if keep {
 			keepPlace(in, token)
 		}
 		out, err := c.API.PutItem(ctx, in)
@@ -69,16 +84,39 @@ func (c *Core) addToSet(ctx context.Context, op ListOp) ([]Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	var added []Key
+	var out []Key
 	for i, k := range objects {
 		if created[i] {
-			added = append(added, k)
+			out = append(out, k)
 		}
 	}
-	if err := c.confirmSet(ctx, op, objects, added, token); err != nil {
-		return nil, err
+	return out, nil
+}
+
+// writeChanges writes ops, a Replace's deletes and puts of entries, in
+// BatchWriteItem requests, and the puts of items, the entries of fresh, the
+// objects new to the set: with them in the batches too, unless op checks its
+// objects. Then each goes alone beside the batches (putEntries), so that a Replace
+// failing on a missing object takes back only the entries it created, not one that
+// another writer's Add put after the Replace read the set. It returns the objects
+// whose entries the call created.
+func (c *Core) writeChanges(ctx context.Context, op ListOp, ops []batching.WriteOp, fresh []Key, items []map[string]types.AttributeValue, token string) ([]Key, error) {
+	if !op.CheckObjects {
+		for _, item := range items {
+			ops = append(ops, batching.PutOp(c.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs()), item))
+		}
+		return fresh, c.Batch.Write(ctx, ops)
 	}
-	return added, nil
+	var created []Key
+	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+		if i == 0 {
+			return c.Batch.Write(ctx, ops)
+		}
+		var err error
+		created, err = c.putEntries(ctx, fresh, items, token, false)
+		return err
+	})
+	return created, err
 }
 
 // SetEntry is the entry of object in op's set.
@@ -159,17 +197,18 @@ func (c *Core) replaceSet(ctx context.Context, op ListOp) error {
 	}
 	add := op
 	add.Objects = nil
+	var items []map[string]types.AttributeValue
 	for _, k := range want {
 		if !held[k] {
-			e := op.SetEntry(k)
 			add.Objects = append(add.Objects, k)
-			ops = append(ops, batching.PutOp(c.Names.Relationships, e.PrimaryKey(), c.SetItem(op, k, token)))
+			items = append(items, c.SetItem(op, k, token))
 		}
 	}
-	if err := c.Batch.Write(ctx, ops); err != nil {
+	created, err := c.writeChanges(ctx, op, ops, add.Objects, items, token)
+	if err != nil {
 		return err
 	}
-	return c.confirmSet(ctx, add, add.Objects, add.Objects, token)
+	return c.confirmSet(ctx, add, add.Objects, created, token)
 }
 
 // confirmSet reads, after the call token wrote the entries of objects (created
@@ -383,23 +422,27 @@ func (c *Core) replaceOrderedSet(ctx context.Context, op ListOp) error {
 	}
 	add := op
 	add.Objects = nil
+	var items []map[string]types.AttributeValue
 	var put []Key // every object whose entry goes in again, those moved included
 	for _, e := range plan.Puts {
-		ops = append(ops, batching.PutOp(c.Names.Relationships, e.PrimaryKey(), TokenItem(e, token)))
 		put = append(put, Key(e.Object))
-		if !held[e.Object] {
-			add.Objects = append(add.Objects, Key(e.Object))
+		if held[e.Object] {
+			ops = append(ops, batching.PutOp(c.Names.Relationships, e.PrimaryKey(), TokenItem(e, token)))
+			continue
 		}
+		add.Objects = append(add.Objects, Key(e.Object))
+		items = append(items, TokenItem(e, token))
 	}
 	for _, e := range plan.Deletes {
 		ops = append(ops, batching.DeleteOp(c.Names.Relationships, e.PrimaryKey()))
 	}
-	if err := c.Batch.Write(ctx, ops); err != nil {
+	created, err := c.writeChanges(ctx, op, ops, add.Objects, items, token)
+	if err != nil {
 		return err
 	}
 	// A moved object's entry is written anew too: a subject found missing has it
 	// taken back with the others.
-	return c.confirmSet(ctx, add, put, add.Objects, token)
+	return c.confirmSet(ctx, add, put, created, token)
 }
 
 // DeleteIfToken deletes the relationship entry with key if the call token wrote it

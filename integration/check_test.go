@@ -308,3 +308,30 @@ func TestCheckWhileWritersChangeAListReportsNothing(t *testing.T) {
 	require.NoError(t, errors.Join(errs...))
 	requireListExact(t, s, hub, "follows")
 }
+
+// TestCheckRepairDeletesAnOrphanEntryMissingFromTheReverseIndex plants an entry
+// to a missing object that a writer of schema version 2 wrote, without its
+// _reverse_key: the sweep of its object, which reads the reverse index, cannot
+// find it. The repair indexes it first, deletes it with the list kept exact, and
+// counts it repaired only then.
+func TestCheckRepairDeletesAnOrphanEntryMissingFromTheReverseIndex(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{})
+	fan, star, other := pk("fan"), pk("star"), pk("other")
+	createSubjects(t, s.Client, fan, star, other)
+	_, err := s.AddRelationships(ctx, fan, "follows", []ryno.Key{other, star})
+	require.NoError(t, err)
+	stripReverseKeys(t, s.raw, s.Names(), fan)
+	_, err = s.raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.Names().Entities), Key: entityKeyItem(star)})
+	require.NoError(t, err)
+
+	done, err := s.Check(ctx, ryno.CheckOptions{Repair: true})
+	require.NoError(t, err)
+	require.Equal(t, 1, done.Orphans, "%+v", done)
+	require.Equal(t, 1, done.Repaired, "%+v", done)
+	require.Equal(t, []ryno.Key{other}, objectsOf(t, s.Client, fan, "follows", 10), "the entry to star is gone")
+	requireListExact(t, s, fan, "follows")
+
+	done, err = s.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.Zero(t, done.Orphans, "%+v", done)
+}

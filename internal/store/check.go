@@ -14,6 +14,7 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -29,6 +30,10 @@ type Orphan struct {
 	claim  indexentries.Claim              // the claim, for role "claim"
 	item   bool                            // the entry is a claim item of the index entries table
 	stored map[string]types.AttributeValue // the missing entity as Check read it: none, or being deleted
+	// unindexed is the entry, when a writer of schema version 2 wrote it without its
+	// _reverse_key: the sweep of its object, which reads the reverse index, cannot
+	// find it until it is indexed.
+	unindexed *relationships.Entry
 }
 
 // Trace is what a write cut off left behind.
@@ -330,7 +335,11 @@ func (c *Core) findOrphans(ctx context.Context, batch *batching.Engine, t checke
 				break
 			}
 			if e, ok := existing[batching.ItemID(c.Names.Entities, actions.EntityKey(k))]; !ok || Deleted(e) {
-				orphans = append(orphans, Orphan{Entry: entry, Role: r.role, Missing: k, item: claim, stored: e})
+				o := Orphan{Entry: entry, Role: r.role, Missing: k, item: claim, stored: e}
+				if u, ok := relationships.Unindexed(item); ok && t.table == c.Names.Relationships {
+					o.unindexed = &u
+				}
+				orphans = append(orphans, o)
 				orphan = true
 				break
 			}

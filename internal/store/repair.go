@@ -126,6 +126,10 @@ func (c *Core) repairOrphans(ctx context.Context, run *checkRun, orphans []Orpha
 	if err != nil {
 		return deleted, kept, err
 	}
+	unindexed, err := c.indexOrphans(ctx, orphans)
+	if err != nil {
+		return deleted, kept, err
+	}
 	var mu sync.Mutex
 	err = batching.Parallel(ctx, len(missing), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		k := missing[i].Missing
@@ -145,8 +149,41 @@ func (c *Core) repairOrphans(ctx context.Context, run *checkRun, orphans []Orpha
 	if err != nil {
 		return deleted, kept, err
 	}
+	left, err := c.stillThere(ctx, batch, unindexed)
+	deleted, kept = deleted-left, kept+left
+	if err != nil {
+		return deleted, kept, err
+	}
 	d, k, err := c.repairClaims(ctx, batch, claims)
 	return deleted + d, kept + k, err
+}
+
+// indexOrphans writes the _reverse_key of each orphan entry written without it,
+// so that the sweep of its missing object finds it, and returns the keys of those
+// entries. It goes before the sweeps; the reverse index is eventually consistent,
+// so stillThere counts those a sweep missed all the same.
+func (c *Core) indexOrphans(ctx context.Context, orphans []Orphan) ([]batching.ItemKey, error) {
+	var entries []unindexedEntry
+	var keys []batching.ItemKey
+	for _, o := range orphans {
+		if o.unindexed != nil && o.Missing != (Key{}) {
+			entries = append(entries, unindexedEntry{entry: *o.unindexed, trace: Trace{Kind: TraceUnindexed, Key: Key(o.unindexed.Subject)}})
+			keys = append(keys, o.Entry)
+		}
+	}
+	_, err := c.repairUnindexed(ctx, entries)
+	return keys, err
+}
+
+// stillThere reads keys consistently and returns how many are still there: orphans
+// a sweep missed, left for the next check, which finds them indexed.
+func (c *Core) stillThere(ctx context.Context, batch *batching.Engine, keys []batching.ItemKey) (int, error) {
+	ops := make([]batching.GetOp, len(keys))
+	for i, k := range keys {
+		ops[i] = batching.NewGetOp(k.Table, k.Key)
+	}
+	found, err := batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: schema.RelationshipKeyAttrs()})
+	return len(found), err
 }
 
 // sweepMissing deletes what refers to the entity k, which Check read as item

@@ -3,10 +3,12 @@ package integration_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -334,4 +336,52 @@ func TestCheckRepairDeletesAnOrphanEntryMissingFromTheReverseIndex(t *testing.T)
 	done, err = s.Check(ctx, ryno.CheckOptions{})
 	require.NoError(t, err)
 	require.Zero(t, done.Orphans, "%+v", done)
+}
+
+// TestCheckLeavesAReindexAtWorkAlone holds a Reindex of an entity too large for
+// one transaction after it marked the entity and wrote its entries, an hour after
+// the entity was written, and checks meanwhile: the mark is the Reindex's, fresh,
+// not the trace of a write cut off.
+func TestCheckLeavesAReindexAtWorkAlone(t *testing.T) {
+	clk := newManualClock()
+	tags := func(prefix string) func(e *ryno.Entity, emit func(indexing.Value)) {
+		return func(e *ryno.Entity, emit func(indexing.Value)) {
+			tags, _ := e.Attributes["tags"].([]any)
+			for _, tag := range tags {
+				emit(indexing.String(fmt.Sprint(prefix, tag)))
+			}
+		}
+	}
+	v1 := []ryno.Index{{Type: "post", Name: "tag", Map: tags("a")}}
+	v2 := []ryno.Index{{Type: "post", Name: "tag", Map: tags("b")}}
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: v1, Now: clk.Now, ListLease: testLease})
+	post := ryno.Key{Scope: "acme", Type: "post", ID: "big"}
+	var many []string
+	for i := range 120 {
+		many = append(many, fmt.Sprintf("t%03d", i))
+	}
+	_, err := s.Create(ctx, &ryno.Entity{Key: post, Attributes: map[string]any{"tags": many}})
+	require.NoError(t, err)
+	clk.Advance(time.Hour)
+
+	held := newHeldRequest("UpdateItem") // the Reindex's clearing of its mark
+	r := mustNew(t, held.wrap(s.raw), s.Names().Prefix, v2, ryno.Options{Now: clk.Now, ListLease: testLease})
+	held.armed.Store(true)
+	reindex := background(func() error {
+		_, err := r.Reindex(ctx, ryno.Type{Scope: "acme", Name: "post"}, nil)
+		return err
+	})
+	wait(t, held.held, "the Reindex's clearing of its mark")
+	checker := newClientOn(t, s, ryno.Options{Indexes: v2, Now: clk.Now, ListLease: testLease})
+	var traces []ryno.Trace
+	_, err = checker.Check(ctx, ryno.CheckOptions{OnTrace: func(tr ryno.Trace) { traces = append(traces, tr) }})
+	require.NoError(t, err)
+	require.Empty(t, traces, "the mark is the Reindex's, put a moment ago")
+	close(held.release)
+	require.NoError(t, result(t, reindex, "the Reindex"))
+
+	clk.Advance(time.Hour)
+	done, err := checker.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.Zero(t, done.Traces, "the Reindex cleared its mark")
 }

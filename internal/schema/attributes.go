@@ -27,6 +27,9 @@ const (
 	AttrToken    = "_token"    // S: the token of the write that stored the item
 	AttrIndexes  = "_indexes"  // S: the index names the last writer maintained; absent for none
 	AttrPending  = "_pending"  // S: token of a writer whose index entries are being written
+	// AttrPendingSince is when a Reindex put its pending mark (FormatTime): a
+	// Reindex does not move _updated, by which check tells a mark's age otherwise.
+	AttrPendingSince = "_pending_since"
 	AttrDeleting = "_deleting" // S: token of a Delete in progress (a tombstone)
 )
 

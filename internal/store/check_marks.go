@@ -50,7 +50,8 @@ func (c *Core) checkMarks(ctx context.Context, run *checkRun, items []map[string
 		if err != nil {
 			return err
 		}
-		switch updated := TimeOf(item[schema.AttrUpdated]); {
+		// A Reindex marks an entity without moving _updated: its mark says when.
+		switch updated := later(TimeOf(item[schema.AttrUpdated]), TimeOf(item[schema.AttrPendingSince])); {
 		case s.Deleting != "":
 			traces = append(traces, Trace{Kind: TraceDelete, Key: k,
 				Detail: fmt.Sprintf("being deleted (version %d); what refers to it may be left", s.Version)})
@@ -77,6 +78,14 @@ func (c *Core) checkMarks(ctx context.Context, run *checkRun, items []map[string
 	}
 	run.report(nil, traces, nil, 0, counts)
 	return err
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // finishMarks finishes the writes cut off that traces name, with the entities as

@@ -220,7 +220,8 @@ func (r *reindexing) recordUpdate(set string, record types.AttributeValue, large
 		u = u.Set(expression.Name(schema.AttrIndexes), expression.Value(attrS(set)))
 	}
 	if large {
-		u = u.Set(expression.Name(schema.AttrPending), expression.Value(attrS(r.token)))
+		u = u.Set(expression.Name(schema.AttrPending), expression.Value(attrS(r.token))).
+			Set(expression.Name(schema.AttrPendingSince), expression.Value(attrS(schema.FormatTime(r.c.Now()))))
 	}
 	return u
 }
@@ -311,6 +312,7 @@ func sameRecord(stored, record types.AttributeValue) bool {
 // errGuardFailed when the mark is gone (another writer took over).
 func (c *Core) ClearPending(ctx context.Context, k Key, token string) (map[string]types.AttributeValue, error) {
 	update := expression.Remove(expression.Name(schema.AttrPending)).
+		Remove(expression.Name(schema.AttrPendingSince)).
 		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
 	mark := expression.Name(schema.AttrPending).Equal(expression.Value(attrS(token)))
 	send := c.UpdateSend(c.EntityUpdate(k, commit.Build(mark, &update)))

@@ -23,14 +23,14 @@ const (
 	AttrExpires = "_expires"
 
 	// Concurrency control; see package ryno.
-	AttrVersion  = "_version"  // N: 1 on create, +1 on every write
-	AttrToken    = "_token"    // S: the token of the write that stored the item
-	AttrIndexes  = "_indexes"  // S: the index names the last writer maintained; absent for none
-	AttrPending  = "_pending"  // S: token of a writer whose index entries are being written
+	AttrVersion = "_version" // N: 1 on create, +1 on every write
+	AttrToken   = "_token"   // S: the token of the write that stored the item
+	AttrIndexes = "_indexes" // S: the index names the last writer maintained; absent for none
+	AttrPending = "_pending" // S: token of a writer whose index entries are being written
 	// AttrPendingSince is when a Reindex put its pending mark (FormatTime): a
 	// Reindex does not move _updated, by which check tells a mark's age otherwise.
 	AttrPendingSince = "_pending_since"
-	AttrDeleting = "_deleting" // S: token of a Delete in progress (a tombstone)
+	AttrDeleting     = "_deleting" // S: token of a Delete in progress (a tombstone)
 )
 
 // Attributes of a relationship entry item.

@@ -332,6 +332,16 @@ func doc(id, slug string, tags int) *ryno.Entity {
 }
 
 func TestAWriteCutOffReleasesTheValueItClaimedToTheNextWriter(t *testing.T) {
+	t.Run("the next write takes a third value", func(t *testing.T) { writeAfterACutOffWrite(t, "third") })
+	// The cut write released "first" with its put, though the entry of "first" is
+	// still stored: the next writer must claim it again.
+	t.Run("the next write takes the value back", func(t *testing.T) { writeAfterACutOffWrite(t, "first") })
+}
+
+// writeAfterACutOffWrite cuts off a write changing a document's unique slug from
+// "first" to "second" after its put, then writes the slug next: the value the cut
+// write claimed is free, and next is the document's alone.
+func writeAfterACutOffWrite(t *testing.T, next string) {
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
 	clk := newManualClock()
 	_, err := s.Set(ctx, doc("d", "first", 1))
@@ -351,10 +361,13 @@ func TestAWriteCutOffReleasesTheValueItClaimedToTheNextWriter(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "second", got.Attributes["slug"], "the entity was put, with its claim, before the cut")
 
-	_, err = s.Set(ctx, doc("d", "third", 1))
+	_, err = s.Set(ctx, doc("d", next, 1))
 	require.NoError(t, err)
 	_, err = s.Create(ctx, doc("other", "second", 1))
 	require.NoError(t, err, "the value the cut write claimed is free again")
+	_, err = s.Create(ctx, doc("another", next, 1))
+	var taken *ryno.UniqueError
+	require.ErrorAs(t, err, &taken, "the document holds %q", next)
 	requireClaimsExact(t, s)
 	requireIndexExact(t, s)
 }

@@ -439,10 +439,17 @@ func (w *write) planEntries(p *putPlan, created time.Time, storedEntries []map[s
 	}
 	p.entries = entries
 	held := ParseEntries(storedEntries)
+	claimed := held
 	if p.x.Pending {
+		// The writer cut off put its record with its claims, releasing those of the
+		// values it dropped, whose entries may still be stored: what it recorded is
+		// what is claimed. Releasing more is harmless (a release another entity's
+		// claim refuses is dropped); claiming less would leave a value unclaimed.
+		claimed = p.x.Left
 		held = append(held, p.x.Left...)
 	}
-	p.claims, p.releases = w.c.Indexes.ClaimChanges(held, entries)
+	p.claims, _ = w.c.Indexes.ClaimChanges(claimed, entries)
+	_, p.releases = w.c.Indexes.ClaimChanges(held, entries)
 	if RecordsNewExpiry(p.x, entitystate.ExpiresOf(p.item)) {
 		p.claims = w.c.Indexes.UniqueClaims(entries) // each claim records the holder's expiry
 	}

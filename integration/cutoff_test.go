@@ -372,6 +372,34 @@ func writeAfterACutOffWrite(t *testing.T, next string) {
 	requireIndexExact(t, s)
 }
 
+// TestATransactionMeetingAWriteCutOffFinishesIt cuts off a large write (150 index
+// entries down to 2) after its put, then writes the entity in a transaction: the
+// transaction finishes the cut write's index entries, as every writer meeting its
+// mark does, and commits.
+func TestATransactionMeetingAWriteCutOffFinishesIt(t *testing.T) {
+	ops := map[string]func(k ryno.Key) ryno.Op{
+		"TxPatch":  func(k ryno.Key) ryno.Op { return ryno.TxPatch(k, ryno.Patch{Set: map[string]any{"title": "patched"}}) },
+		"TxSet":    func(k ryno.Key) ryno.Op { return ryno.TxSet(doc("d", "third", 1)) },
+		"TxDelete": func(k ryno.Key) ryno.Op { return ryno.TxDelete(k) },
+	}
+	for name, op := range ops {
+		t.Run(name, func(t *testing.T) {
+			s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+			_, err := s.Set(ctx, doc("d", "first", 150))
+			require.NoError(t, err)
+			cut := newFaultyClient(t, s, ryno.Options{Indexes: slugIndexes, MaxConcurrency: 1, Retry: ryno.RetryOptions{MaxAttempts: 1}})
+			cut.faults.FailAfter("TransactWriteItems", 1, func() error { return errInjected })
+			_, err = cut.db.Set(ctx, doc("d", "second", 1))
+			require.ErrorIs(t, err, errInjected)
+
+			_, err = s.Transact(ctx, op(doc("d", "", 0).Key))
+			require.NoError(t, err)
+			requireClaimsExact(t, s)
+			requireIndexExact(t, s)
+		})
+	}
+}
+
 func TestADeleteAfterAWriteCutOffReleasesTheValueItClaimed(t *testing.T) {
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
 	clk := newManualClock()

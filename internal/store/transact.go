@@ -68,6 +68,34 @@ var ErrSequenceMoved = errors.New(errs.Prefix + "the sequence was drawn from mea
 // of a large write.
 var errRetryTx = errors.New(errs.Prefix + "an entity of the transaction is being written")
 
+// pendingError is errRetryTx for the entity Key, which holds the pending mark of a
+// large write: cut off, or still writing its index entries. The transaction
+// finishes those entries first, as every writer meeting the mark does (a writer
+// still at work finds its mark gone, and leaves the rest to it).
+type pendingError struct{ Key Key }
+
+func (e *pendingError) Error() string { return errRetryTx.Error() + ": " + e.Key.String() }
+func (e *pendingError) Unwrap() error { return errRetryTx }
+
+// FinishPending finishes the index entries of the large write whose pending mark k
+// holds, as check --repair does, when this client registers the indexes the entity
+// was written with; otherwise it leaves the mark to a client that does. It reports
+// whether it finished them.
+func (c *Core) FinishPending(ctx context.Context, k Key) (bool, error) {
+	item, err := c.GetItem(ctx, k, true)
+	if err != nil {
+		return false, err
+	}
+	s, err := c.ReadStored(k, item)
+	if err != nil || !s.Live() || s.Pending == "" || s.Indexes != c.Indexes.Set(k.Type) {
+		return false, err
+	}
+	if _, err := c.reindexEntity(ctx, item); err != nil {
+		return false, errs.Wrap(err, "finishing the write of %s cut off", k)
+	}
+	return true, nil
+}
+
 // Tx is a transaction being prepared: NewTx, Add for each operation, Seal, then
 // Commit.
 type Tx struct {
@@ -187,7 +215,13 @@ func (t *Tx) Commit(ctx context.Context) ([]TxResult, error) {
 	for {
 		parts, err := t.read(ctx)
 		var early *TransactionError
+		var pending *pendingError
 		switch {
+		case errors.As(err, &pending):
+			if _, err := t.c.FinishPending(ctx, pending.Key); err != nil {
+				return nil, errs.Wrap(err, "transaction")
+			}
+			fallthrough // and read again, within Config.Conflicts
 		case errors.Is(err, errRetryTx):
 			if err := pace.Wait(ctx); err != nil {
 				return nil, errs.Wrap(errRetryTx, "transaction")

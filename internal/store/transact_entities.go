@@ -37,7 +37,7 @@ func (c *Core) txWrite(ctx context.Context, op *txOp, w *write) (*txPart, error)
 	case done != nil:
 		return nil, fmt.Errorf("%w: an earlier attempt of this transaction wrote it", errRetryTx)
 	case snap.x.Pending:
-		return nil, errRetryTx
+		return nil, &pendingError{Key: op.Key}
 	}
 	p, err := w.plan(snap.x, snap.entries, snap.lists)
 	if err != nil {
@@ -132,7 +132,7 @@ func (c *Core) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 	w.byRecord = byRecord
 	x := entitystate.Expect(s)
 	if s.Pending != "" {
-		return nil, errRetryTx
+		return nil, &pendingError{Key: op.Key}
 	}
 	p, err := w.plan(x, entries, nil)
 	if err != nil {
@@ -213,7 +213,7 @@ func (c *Core) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	case len(incoming) > 0 || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !Bookkeeping(i) || underLease(i) }):
 		return nil, errs.ErrHasRelationships
 	case s.Pending != "":
-		return nil, errRetryTx
+		return nil, &pendingError{Key: op.Key}
 	}
 	c.addEntityDelete(&p.t, op, s)
 	for _, e := range ParseEntries(entries) {

@@ -523,3 +523,34 @@ func TestATransactionCreatesAnObjectAndItsEdgeWithObjectChecks(t *testing.T) {
 	_, err = s.Transact(ctx, ryno.TxAddRelationships(hub, "follows", []ryno.Key{pk("nobody")}))
 	require.ErrorIs(t, err, ryno.ErrNotFound, "an object no operation writes is still checked")
 }
+
+// TestATxDeleteOfAMissingEntity deletes an entity that does not exist in a
+// transaction: alone or with another operation it commits, and it holds at the
+// commit: an entity created between the transaction's read and its commit is
+// deleted by it (the transaction reads again), never left alive beside it.
+func TestATxDeleteOfAMissingEntity(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{})
+	_, err := s.Transact(ctx, ryno.TxDelete(account("never")))
+	require.NoError(t, err, "alone")
+	_, err = s.Transact(ctx, ryno.TxDelete(account("never")), ryno.TxCreate(&ryno.Entity{Key: account("other")}))
+	require.NoError(t, err, "with another operation")
+	_, err = s.Get(ctx, account("other"), ryno.Consistent())
+	require.NoError(t, err)
+
+	held := newHeldCommit(false)
+	d := mustNew(t, held.wrap(s.raw), s.Names().Prefix, nil)
+	held.armed.Store(true)
+	tx := background(func() error {
+		_, err := d.Transact(ctx, ryno.TxDelete(account("late")), ryno.TxCreate(&ryno.Entity{Key: account("third")}))
+		return err
+	})
+	wait(t, held.held, "the transaction's commit")
+	_, err = s.Create(ctx, &ryno.Entity{Key: account("late")})
+	require.NoError(t, err)
+	close(held.release)
+	require.NoError(t, result(t, tx, "the transaction"))
+	_, err = s.Get(ctx, account("late"), ryno.Consistent())
+	require.ErrorIs(t, err, ryno.ErrNotFound, "the transaction committed after the Create: it deleted the entity")
+	_, err = s.Get(ctx, account("third"), ryno.Consistent())
+	require.NoError(t, err)
+}

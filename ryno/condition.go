@@ -54,10 +54,7 @@ func Exists() Condition {
 // Absent is the condition that the entity does not exist (or is being deleted, or
 // has expired).
 func Absent() Condition {
-	return Condition{text: "does not exist", build: func(now time.Time) expression.ConditionBuilder {
-		return expression.AttributeNotExists(expression.Name(schema.AttrID)).
-			Or(expression.AttributeExists(expression.Name(schema.AttrDeleting)), actions.Expired(now))
-	}}
+	return Condition{text: "does not exist", build: actions.Gone}
 }
 
 // VersionIs is the condition that the entity exists with version v.

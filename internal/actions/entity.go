@@ -40,6 +40,13 @@ func Live(now time.Time) expression.ConditionBuilder {
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)), NotExpired(now))
 }
 
+// Gone is the condition that no live entity is stored: none, one being deleted,
+// or one expired at now.
+func Gone(now time.Time) expression.ConditionBuilder {
+	return expression.AttributeNotExists(expression.Name(schema.AttrID)).
+		Or(expression.AttributeExists(expression.Name(schema.AttrDeleting)), Expired(now))
+}
+
 // CheckEntity adds to t the check that the entity k of table is Live at now, once
 // per entity; with also, when not nil, in the same check, which then returns the
 // stored item when it fails.

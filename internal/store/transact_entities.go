@@ -207,7 +207,8 @@ func (c *Core) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	case !s.Live() && op.Version > 0:
 		return nil, &ConflictError{Key: op.Key, Expected: op.Version, Missing: true, Reason: "the entity does not exist"}
 	case !s.Live():
-		return p, nil // nothing to delete: not an error
+		c.checkGone(p, op.Key) // nothing to delete: not an error, while it stays so
+		return p, nil
 	case op.Version > 0 && s.Version != op.Version:
 		return nil, &ConflictError{Key: op.Key, Expected: op.Version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.Version, s.Version)}
 	case len(incoming) > 0 || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !Bookkeeping(i) || underLease(i) }):
@@ -238,6 +239,20 @@ func (c *Core) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 		return true, &ConflictError{Key: op.Key, Reason: "written meanwhile"}
 	}
 	return p, nil
+}
+
+// checkGone makes p, the TxDelete of k read as missing, check that k is still not
+// live at the commit: an entity created after the read would otherwise stay alive
+// beside a transaction that deleted it. Refused, the transaction reads again.
+func (c *Core) checkGone(p *txPart, k Key) {
+	b := commit.Build(actions.Gone(c.Now()), nil)
+	p.t.Add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: aws.String(c.Names.Entities), Key: actions.EntityKey(k),
+		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
+	}}, actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(actions.EntityKey(k)))
+	p.refused = func(context.Context, actions.Role, map[string]types.AttributeValue) (bool, error) {
+		return true, &ConflictError{Key: k, Reason: "created meanwhile"}
+	}
 }
 
 // addEntityDelete adds the deletion of the entity stored as s, conditional on its

@@ -79,6 +79,7 @@ func TestClassify(t *testing.T) {
 		{"client fault", &smithy.GenericAPIError{Code: "ValidationException", Fault: smithy.FaultClient}, Failed, nil, 0},
 		{"client fault wrapped", opError(&smithy.GenericAPIError{Code: "ValidationException", Fault: smithy.FaultClient}), Failed, nil, 0},
 		{"resource not found", &types.ResourceNotFoundException{}, Failed, nil, 0},
+		{"refused by the SDK before sending", opError(&smithy.InvalidParamsError{Context: "TransactWriteItemsInput"}), Failed, nil, 0},
 		{"HTTP 400", httpError(400), Failed, nil, 0},
 		{"HTTP 499", opError(httpError(499)), Failed, nil, 0},
 
@@ -162,6 +163,8 @@ func TestSettle(t *testing.T) {
 			wantErr: []string{"lost 4"}, outcomeUnknownIs: true, sent: 1, resolved: 3},
 		{name: "ambiguous last is unknown", sends: []Attempt{retry(1), retry(2), retry(3), lost(4)},
 			wantErr: []string{"lost 4"}, outcomeUnknownIs: true, sent: 4},
+		{name: "ambiguous, then retryable until the budget ends, is unknown", sends: []Attempt{lost(1), retry(3), retry(4)},
+			resolves: []Attempt{retry(2)}, wantErr: []string{"throttled 4"}, outcomeUnknownIs: true, sent: 3, resolved: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

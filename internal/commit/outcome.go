@@ -64,12 +64,16 @@ func Classify(err error) Attempt {
 	return Attempt{Outcome: Ambiguous, Err: err}
 }
 
-// rejected reports whether DynamoDB answered err with a client error: the request
-// was refused as a whole and changed nothing. Server errors, lost responses and
-// cancelled requests may have been applied.
+// rejected reports whether DynamoDB answered err with a client error, or the SDK
+// refused the request before sending it: the request changed nothing. Server
+// errors, lost responses and cancelled requests may have been applied.
 func rejected(err error) bool {
 	var api smithy.APIError
 	if errors.As(err, &api) && api.ErrorFault() == smithy.FaultClient {
+		return true
+	}
+	var invalid *smithy.InvalidParamsError
+	if errors.As(err, &invalid) {
 		return true
 	}
 	var resp *awshttp.ResponseError

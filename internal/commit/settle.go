@@ -29,11 +29,14 @@ type Pacing struct {
 // Throttled and conflicting attempts are sent again after a backoff; after an
 // ambiguous one, resolve says what happened (it may send the write again when that
 // is safe). Both count against the retry policy. A write whose outcome stays
-// unknown fails with ErrOutcomeUnknown.
+// unknown fails with ErrOutcomeUnknown: so does one whose retries run out after an
+// ambiguous attempt, since that attempt may have been applied.
 func Settle(ctx context.Context, p Pacing, send, resolve func(context.Context) Attempt) Attempt {
 	state := batching.RetryState{Opts: p.Retry}
 	a := send(ctx)
+	unsure := false
 	for a.Outcome == Retryable || a.Outcome == Ambiguous {
+		unsure = unsure || a.Outcome == Ambiguous
 		wait, again := state.Next(1, 1)
 		cause := a.Err
 		if again {
@@ -45,7 +48,7 @@ func Settle(ctx context.Context, p Pacing, send, resolve func(context.Context) A
 			}
 		}
 		switch {
-		case !again && a.Outcome == Ambiguous:
+		case !again && unsure:
 			return Attempt{Outcome: Failed, Err: fmt.Errorf("%w: %w", ErrOutcomeUnknown, cause)}
 		case !again:
 			return Attempt{Outcome: Failed, Err: cause}

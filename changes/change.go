@@ -58,10 +58,13 @@ type Change struct {
 	Old, New *ryno.Entity
 
 	// Version is the entity's version after the change, or for EntityDeleted the
-	// version it had when deleted. Versions only grow: a consumer that keeps the last
-	// version it applied per key can skip a record delivered again. The one pair
-	// that shares a version is an EntityDeleting and the EntityDeleted after it (the
-	// tombstone is the last version): compare the Kind too.
+	// version it had when deleted. Versions grow within one life of the entity: a
+	// Create after a Delete starts again at 1. So a consumer that skips a record
+	// delivered again by the last version it applied per key must forget that
+	// version at the EntityDeleted (or compare Old's and New's Created as well).
+	// The one pair that shares a version is an EntityDeleting and the
+	// EntityDeleted after it (the tombstone is the last version): compare the Kind
+	// too. Each record's SequenceNumber, which grows per item, identifies it alone.
 	Version int64
 
 	// Expired says that the entity of an EntityDeleted had expired: DynamoDB's time

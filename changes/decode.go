@@ -55,6 +55,9 @@ func (d *Decoder) Stream(table string, r streams.Record) ([]Change, error) {
 // that changed hands. A record it cannot read, or of a table that is not the
 // store's, is an error naming the record.
 func (d *Decoder) Decode(rec Record) ([]Change, error) {
+	if err := rec.imagesFit(); err != nil {
+		return nil, fmt.Errorf("changes: record %s (%s of %s): %w", rec.EventID, rec.EventName, rec.Table, err)
+	}
 	var (
 		out []Change
 		err error
@@ -131,10 +134,34 @@ func expired(rec Record, old *entityImage) bool {
 	return !rec.Time.Before(old.Expires.Truncate(time.Minute))
 }
 
-// versionRecord reports whether item is the record of the schema version.
+// versionRecord reports whether item is the record of the schema version: its
+// sort key is the record's, which no entity's can be.
 func versionRecord(item map[string]types.AttributeValue) bool {
 	id, ok := item[schema.AttrID].(*types.AttributeValueMemberS)
-	return ok && id.Value == schema.VersionItemID
+	sk, ok2 := item[schema.AttrScopeTypeKey].(*types.AttributeValueMemberS)
+	return ok && ok2 && id.Value == schema.VersionItemID && sk.Value == schema.VersionItemSortKey
+}
+
+// imagesFit checks that rec holds the images its event needs: a stream that
+// records fewer (NEW_IMAGE, OLD_IMAGE, KEYS_ONLY) would have an update read as a
+// creation, or a removal as nothing, so such a record is an error, never a skip.
+// The store's tables stream NEW_AND_OLD_IMAGES.
+func (rec Record) imagesFit() error {
+	var fit bool
+	switch rec.EventName {
+	case "INSERT":
+		fit = rec.New != nil
+	case "MODIFY":
+		fit = rec.Old != nil && rec.New != nil
+	case "REMOVE":
+		fit = rec.Old != nil
+	default:
+		return fmt.Errorf("unknown event %q", rec.EventName)
+	}
+	if !fit {
+		return fmt.Errorf("the record lacks an image its event needs; the stream must record NEW_AND_OLD_IMAGES")
+	}
+	return nil
 }
 
 // entityImage is an image of an entity item.

@@ -93,13 +93,15 @@ func TestDecode(t *testing.T) {
 		{"an upsert that created it", names.Entities, "INSERT", nil, without(entityItem("1", "Ada"), schema.AttrShape), false,
 			[]string{"entity-created acme:person:ada v1"}},
 		{"the schema version", names.Entities, "MODIFY", version, with(version, schema.AttrSchemaVersion, n("4")), false, nil},
+		{"an entity whose id is the schema version's", names.Entities, "INSERT", nil, with(entityItem("1", "Ada"), schema.AttrID, s(schema.VersionItemID)), false,
+			[]string{"entity-created acme:person:" + schema.VersionItemID + " v1"}},
 		{"an entry added", names.Relationships, "INSERT", nil, entry, false, []string{"relationship-added acme:person:ada -follows-> acme:person:bob at 3"}},
 		{"an entry removed", names.Relationships, "REMOVE", entry, nil, false, []string{"relationship-removed acme:person:ada -follows-> acme:person:bob at 3"}},
 		{"an entry given its reverse key", names.Relationships, "MODIFY", without(entry, schema.AttrReverseKey), entry, false, nil},
 		{"a set entry added", names.Relationships, "INSERT", nil, set, false, []string{"relationship-added acme:person:ada -likes-> acme:person:bob at 0"}},
 		{"a marker", names.Relationships, "INSERT", nil, relationships.MarkerItem(relationships.Key(ada), "follows", relationships.Key(bob), []int{3}), false, nil},
 		{"a head", names.Relationships, "MODIFY", headItem("1"), headItem("2"), false, nil},
-		{"a sequence", names.Relationships, "MODIFY", nil, item{schema.AttrSubjectKey: s(ada.String()), schema.AttrPredicateKey: s(schema.SequenceKey("issues")), schema.AttrValue: n("7")}, false, nil},
+		{"a sequence", names.Relationships, "INSERT", nil, item{schema.AttrSubjectKey: s(ada.String()), schema.AttrPredicateKey: s(schema.SequenceKey("issues")), schema.AttrValue: n("7")}, false, nil},
 		{"a value claimed", names.IndexEntries, "INSERT", nil, claim(ada), false, []string{`unique-claimed acme/email "a@example.com" by acme:person:ada`}},
 		{"a value released", names.IndexEntries, "REMOVE", claim(ada), nil, false, []string{`unique-released acme/email "a@example.com" by acme:person:ada`}},
 		{"a value that changed hands", names.IndexEntries, "MODIFY", claim(ada), claim(bob), false, []string{
@@ -182,7 +184,13 @@ func TestDecodeRefusesWhatItCannotRead(t *testing.T) {
 		rec  Record
 		want string
 	}{
-		{"another store's table", Record{Table: "other_entities_master", EventID: "e7"}, `record e7 is of table "other_entities_master"`},
+		{"another store's table", Record{Table: "other_entities_master", EventID: "e7", EventName: "INSERT", New: entityItem("1", "Ada")}, `record e7 is of table "other_entities_master"`},
+		{"a removal without its old image (a KEYS_ONLY stream)", Record{Table: d.names.Relationships, EventID: "e13", EventName: "REMOVE"}, "record e13"},
+		{"an update with its new image only (a NEW_IMAGE stream)", Record{Table: d.names.Entities, EventID: "e14", EventName: "MODIFY",
+			New: entityItem("2", "Ada")}, "NEW_AND_OLD_IMAGES"},
+		{"an update with its old image only", Record{Table: d.names.Entities, EventID: "e15", EventName: "MODIFY",
+			Old: entityItem("2", "Ada")}, "record e15"},
+		{"an unknown event", Record{Table: d.names.Entities, EventID: "e16", EventName: "UPSERT", New: entityItem("2", "Ada")}, `unknown event "UPSERT"`},
 		{"an entity without a key", Record{Table: d.names.Entities, EventID: "e8", EventName: "INSERT", New: item{"name": s("x")}}, "record e8"},
 		{"an entity version of the wrong type", Record{Table: d.names.Entities, EventID: "e9", EventName: "INSERT",
 			New: with(entityItem("1", "Ada"), schema.AttrVersion, s("one"))}, "record e9"},

@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -79,6 +80,8 @@ func TestListByTypeLastFullPageHasNoCursor(t *testing.T) {
 		"no empty trailing page")
 	require.Equal(t, [][]string{ids}, pageThrough(t, db, counter, ryno.PageOptions{Limit: 6}),
 		"a page that holds everything has no cursor")
+	require.Equal(t, [][]string{ids}, pageThrough(t, db, counter, ryno.PageOptions{Limit: math.MaxInt}),
+		"a limit beyond what a Query takes is the largest it takes")
 }
 
 func TestListByTypeOrderFollowsUpdates(t *testing.T) {

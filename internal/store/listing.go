@@ -62,7 +62,7 @@ func (c *Core) QueryPage(ctx context.Context, q PageQuery, r PageRequest) ([]map
 	} else {
 		in.ConsistentRead = nil
 	}
-	in.Limit = aws.Int32(int32(min(r.Limit+1, maxQueryLimit)))
+	in.Limit = aws.Int32(int32(min(r.Limit, maxQueryLimit-1) + 1)) // one more tells whether any follows
 	in.ExclusiveStartKey = start
 	in.ScanIndexForward = aws.Bool(!r.Descending)
 	out, err := c.API.Query(ctx, &in)

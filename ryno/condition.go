@@ -32,8 +32,25 @@ func (c Condition) And(o Condition) Condition {
 	return Condition{
 		build: func(now time.Time) expression.ConditionBuilder { return c.build(now).And(o.build(now)) },
 		text:  c.text + " and " + o.text,
-		err:   firstErr(c.err, o.err),
+		err:   firstErr(c.valid(), o.valid()),
 	}
+}
+
+// validIfAny is valid for c when not nil.
+func (c *Condition) validIfAny() error {
+	if c == nil {
+		return nil
+	}
+	return c.valid()
+}
+
+// valid returns the error that makes c unusable: a zero Condition, built by none
+// of the functions above, or an attribute a condition cannot name.
+func (c Condition) valid() error {
+	if c.build == nil {
+		return invalid("Condition", "", "is the zero Condition; build one with Attr, Exists, Absent or VersionIs")
+	}
+	return c.err
 }
 
 func firstErr(errs ...error) error {

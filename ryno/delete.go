@@ -121,8 +121,8 @@ func writeOptionsOf(call string, opts []WriteOption) (writeOptions, error) {
 	if o.version < 0 {
 		return o, invalid("IfVersion", fmt.Sprint(o.version), "must not be negative")
 	}
-	if o.cond != nil && o.cond.err != nil {
-		return o, o.cond.err
+	if err := o.cond.validIfAny(); err != nil {
+		return o, err
 	}
 	return o, nil
 }

@@ -218,7 +218,7 @@ func (c *Client) txOpOf(op Op) (store.TxOp, error) {
 			return t, invalid("TxCheck", op.key.String(), "needs a condition")
 		}
 		t.Cond = op.cond.store()
-		return t, op.cond.err
+		return t, op.cond.valid()
 	case opAdd, opRemove:
 		return t, c.validateList(op.key, op.predicate, op.objects)
 	case opDelete:

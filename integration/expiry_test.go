@@ -618,3 +618,34 @@ func TestLookupUniqueSeesItsHolderExpire(t *testing.T) {
 	_, err = db.GetByUnique(ctx, slug, indexing.String("hello"))
 	require.ErrorIs(t, err, ryno.ErrNotFound)
 }
+
+// TestAConditionOnAnAttributeHoldsOnlyOnALiveEntity checks an attribute of an
+// entity in a transaction: it holds while the entity lives, and not once it has
+// expired, though its item still holds the attribute; nor once a Delete has laid
+// its tombstone.
+func TestAConditionOnAnAttributeHoldsOnlyOnALiveEntity(t *testing.T) {
+	x := newExpiring(t)
+	hello := ryno.Attr("slug").Equal("hello")
+	_, err := x.db.Transact(ctx, ryno.TxCheck(x.d1, hello), ryno.TxCreate(&ryno.Entity{Key: pk("before")}))
+	require.NoError(t, err, "d1 lives")
+
+	x.clk.Advance(time.Hour)
+	_, err = x.db.Transact(ctx, ryno.TxCheck(x.d1, hello), ryno.TxCreate(&ryno.Entity{Key: pk("after")}))
+	var refused *ryno.TransactionError
+	require.ErrorAs(t, err, &refused, "d1 has expired")
+	_, err = x.db.Get(ctx, pk("after"))
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+
+	held := newHeldRequest("Query") // the Delete's first read of what to sweep
+	d := mustNew(t, held.wrap(x.s.raw), x.s.Names().Prefix, nil)
+	held.armed.Store(true)
+	e := doc("d2", "bye", 1)
+	_, err = x.db.Create(ctx, e)
+	require.NoError(t, err)
+	del := background(func() error { return d.Delete(ctx, e.Key) })
+	wait(t, held.held, "the Delete's read, after its tombstone")
+	_, err = x.db.Transact(ctx, ryno.TxCheck(e.Key, ryno.Attr("slug").Equal("bye")), ryno.TxCreate(&ryno.Entity{Key: pk("during")}))
+	require.ErrorAs(t, err, &refused, "d2 is being deleted")
+	close(held.release)
+	require.NoError(t, result(t, del, "the Delete"))
+}

@@ -83,7 +83,9 @@ func VersionIs(v int64) Condition {
 }
 
 // Attr names a user attribute of the entity, for a condition on it. The name is the
-// attribute's whole name; DynamoDB's path syntax ('.', '[') is not read.
+// attribute's whole name; DynamoDB's path syntax ('.', '[') is not read. A
+// condition on an attribute holds only on a live entity: not on a missing one,
+// nor on one being deleted or expired, whose item still holds its attributes.
 func Attr(name string) AttrRef { return AttrRef{name: name} }
 
 // AttrRef is an attribute a condition tests.
@@ -135,8 +137,10 @@ func (a AttrRef) compare(op string, v any, cmp func(expression.NameBuilder, expr
 }
 
 func (a AttrRef) condition(text string, f func(expression.NameBuilder) expression.ConditionBuilder) Condition {
-	c := Condition{text: a.name + " " + text, build: func(time.Time) expression.ConditionBuilder {
-		return f(expression.NameNoDotSplit(a.name))
+	// Only a live entity has attributes to test: a tombstone, which keeps them, and
+	// an entity expired read as missing.
+	c := Condition{text: a.name + " " + text, build: func(now time.Time) expression.ConditionBuilder {
+		return actions.Live(now).And(f(expression.NameNoDotSplit(a.name)))
 	}}
 	switch {
 	case strings.ContainsAny(a.name, "[]"):

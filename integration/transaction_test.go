@@ -554,3 +554,35 @@ func TestATxDeleteOfAMissingEntity(t *testing.T) {
 	_, err = s.Get(ctx, account("third"), ryno.Consistent())
 	require.NoError(t, err)
 }
+
+// TestASetThatWouldCreateTheEntityHoldsItsCondition sets a missing entity under a
+// condition: one that a missing entity cannot meet (Exists, a test of an
+// attribute) refuses the Set with a *ConditionError and nothing is written, alone
+// or in a transaction; Absent lets it create the entity.
+func TestASetThatWouldCreateTheEntityHoldsItsCondition(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{})
+	conds := map[string]ryno.Condition{
+		"Exists":         ryno.Exists(),
+		"an attribute":   ryno.Attr("balance").Equal(0),
+		"version 1":      ryno.VersionIs(1),
+		"an attribute absent": ryno.Attr("balance").Absent(),
+	}
+	for name, cond := range conds {
+		t.Run(name, func(t *testing.T) {
+			k := account("set-" + strings.ReplaceAll(name, " ", "-"))
+			_, err := s.Set(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"balance": 1}}, ryno.If(cond))
+			var refused *ryno.ConditionError
+			require.ErrorAs(t, err, &refused, "Set")
+			_, err = s.Transact(ctx, ryno.TxSet(&ryno.Entity{Key: k}, ryno.If(cond)))
+			require.ErrorAs(t, err, &refused, "TxSet")
+			_, err = s.Get(ctx, k, ryno.Consistent())
+			require.ErrorIs(t, err, ryno.ErrNotFound, "nothing was written")
+		})
+	}
+	k := account("set-absent")
+	_, err := s.Set(ctx, &ryno.Entity{Key: k}, ryno.If(ryno.Absent()))
+	require.NoError(t, err)
+	_, err = s.Set(ctx, &ryno.Entity{Key: k}, ryno.If(ryno.Absent()))
+	var refused *ryno.ConditionError
+	require.ErrorAs(t, err, &refused, "it exists now")
+}

@@ -71,7 +71,11 @@ func Expect(s State) Expectation {
 // write bumps the version, so an equal version means the same item.
 func (x Expectation) Condition() expression.ConditionBuilder {
 	if x.Absent {
-		return expression.AttributeNotExists(expression.Name(schema.AttrID))
+		c := expression.AttributeNotExists(expression.Name(schema.AttrID))
+		if x.Cond != nil { // a write that creates the entity holds it too: Exists refuses it
+			c = c.And(x.Cond(x.Now))
+		}
+		return c
 	}
 	var c expression.ConditionBuilder
 	if x.Version == 0 {

@@ -316,6 +316,9 @@ func (w *write) conditionFailed(x entitystate.Expectation, item map[string]types
 	if w.Cond == nil {
 		return nil
 	}
+	if x.Absent && item == nil { // still missing: the condition refused the creation
+		return &ConditionError{Key: w.Key, Condition: w.Cond.Text}
+	}
 	s, err := w.c.ReadStored(w.Key, item)
 	if err != nil || !s.Live() || s.Token == w.token || !x.Holds(s) {
 		return nil

@@ -60,7 +60,10 @@ func (w *write) refused(x entitystate.Expectation) func(context.Context, actions
 			if err != nil {
 				return false, err
 			}
-			if s.Ending() {
+			if s.Ending() { // a Delete cut off, or an expired entity: completed first, as every writer does
+				if err := w.c.CompleteDelete(ctx, w.Key, s); err != nil {
+					return false, errs.Wrap(err, "completing the delete of %s", w.Key)
+				}
 				return true, &ConflictError{Key: w.Key, Reason: "being deleted"}
 			}
 			if _, err := w.decide(s); err != nil {

@@ -124,17 +124,20 @@ func (c *Core) PatchInput(k Key, p Patch, o PatchOptions, token string) *dynamod
 // builder parses as they are, swapped for the real ones in the built names.
 type aliases struct{ names []string }
 
+// aliasPrefix starts every alias: reserved, so no user attribute a condition
+// names is taken for one, and none of the store's own names starts so.
+const aliasPrefix = schema.ReservedPrefix + "alias"
+
 // name returns the builder for the attribute named n.
 func (a *aliases) name(n string) expression.NameBuilder {
 	a.names = append(a.names, n)
-	return expression.Name("alias" + strconv.Itoa(len(a.names)-1))
+	return expression.Name(aliasPrefix + strconv.Itoa(len(a.names)-1))
 }
 
-// resolve swaps the aliases in built names for the names they stand for. Aliases
-// never meet the store's own names, which all start with '_'.
+// resolve swaps the aliases in built names for the names they stand for.
 func (a *aliases) resolve(built map[string]string) {
 	for placeholder, name := range built {
-		if i, ok := strings.CutPrefix(name, "alias"); ok {
+		if i, ok := strings.CutPrefix(name, aliasPrefix); ok {
 			if n, err := strconv.Atoi(i); err == nil && n < len(a.names) {
 				built[placeholder] = a.names[n]
 			}

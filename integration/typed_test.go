@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -127,6 +128,18 @@ func TestModifyAsChangesOnlyWhatTheStructNames(t *testing.T) {
 	typed, err := ryno.GetAs[book](ctx, s.Client, k)
 	require.NoError(t, err)
 	require.Equal(t, 300+writers, typed.Pages, "no update lost")
+
+	expires := s.clock.Now().Add(48 * time.Hour).Truncate(time.Second)
+	_, err = ryno.ModifyAs(ctx, s.Client, k, func(b *book) error { b.Expires = expires; return nil })
+	require.NoError(t, err)
+	got, err = s.Get(ctx, k)
+	require.NoError(t, err)
+	require.True(t, expires.Equal(got.Expires), "the expiry set is written: %v", got.Expires)
+	_, err = ryno.ModifyAs(ctx, s.Client, k, func(b *book) error { b.Pages++; return nil })
+	require.NoError(t, err)
+	got, err = s.Get(ctx, k)
+	require.NoError(t, err)
+	require.True(t, expires.Equal(got.Expires), "and kept by a write that does not change it")
 
 	_, err = ryno.ModifyAs(ctx, s.Client, k, func(*book) error { return errInjected })
 	require.ErrorIs(t, err, errInjected)

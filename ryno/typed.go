@@ -149,7 +149,8 @@ func writeAs[T any](v *T, write func(*Entity) (*Entity, error)) error {
 // reading and calling fn again when another writer got there first. Attributes of
 // the stored entity that T does not name (no field of T encodes to them) are kept
 // as read, and so is the metadata: a struct that knows part of an entity changes
-// that part only. It returns the entity as stored, as a T.
+// that part only. An Expires that fn sets on T's Record is written; left as read
+// (or zero), the stored one stays. It returns the entity as stored, as a T.
 func ModifyAs[T any](ctx context.Context, c *Client, k Key, fn func(v *T) error, opts ...WriteOption) (*T, error) {
 	named := namedAttributes(reflect.TypeOf((*T)(nil)).Elem())
 	stored, err := c.Modify(ctx, k, func(e *Entity) error {
@@ -170,6 +171,9 @@ func ModifyAs[T any](ctx context.Context, c *Client, k Key, fn func(v *T) error,
 			}
 		}
 		e.Attributes = next.Attributes
+		if !next.Expires.IsZero() { // a zero Expires keeps the stored one
+			e.Expires = next.Expires
+		}
 		return nil
 	}, opts...)
 	if err != nil {

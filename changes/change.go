@@ -69,8 +69,9 @@ type Change struct {
 
 	// Expired says that the entity of an EntityDeleted had expired: DynamoDB's time
 	// to live deleted its item (the record names the DynamoDB service as its user,
-	// or, as DynamoDB Local writes it, the item went alone in the minute of its
-	// Expires or later), or the store deleted it once its Expires had passed
+	// or, as DynamoDB Local writes it, the item went alone, at a record time rounded
+	// to a whole minute, in the minute of its Expires or later), or the store
+	// deleted it (or removed it alone, as a TxDelete does) once its Expires had passed
 	// (Entity.Expires).
 	Expired bool
 

@@ -118,17 +118,17 @@ func entityChanges(rec Record) ([]Change, error) {
 
 // expired reports whether the entity item rec removes had expired: DynamoDB's time
 // to live removed it (the record names the service as its user, as AWS writes it),
-// or it carried an expiry that had passed when it was removed. A record's time is
-// rounded down, by DynamoDB Local to the minute, and its time-to-live records name
-// no user: an item removed alone, without the store's tombstone, in the minute of
-// its expiry or after, was removed by time to live.
+// or it carried an expiry that had passed when it was removed. DynamoDB Local
+// rounds a record's time down to the minute, and its time-to-live records name no
+// user: an item removed alone, without the store's tombstone, at a whole minute
+// that is the minute of its expiry or later, was removed by time to live.
 func expired(rec Record, old *entityImage) bool {
 	switch {
 	case rec.ByService:
 		return true
 	case old.Expires.IsZero():
 		return false
-	case old.deleting:
+	case old.deleting || !rec.Time.Equal(rec.Time.Truncate(time.Minute)):
 		return !rec.Time.Before(old.Expires)
 	}
 	return !rec.Time.Before(old.Expires.Truncate(time.Minute))

@@ -317,6 +317,7 @@ func TestDeletionsOfExpiredEntitiesAreExpired(t *testing.T) {
 		{"removed alone in the minute of its expiry, the record's time rounded down", true, minute, when, true},
 		{"removed alone a minute before its expiry", true, minute, minute.Add(time.Minute), false},
 		{"a Delete in the minute of its expiry, the record's time rounded down", false, minute, when, false},
+		{"removed alone (a TxDelete) seconds before its expiry, the record's time to the second", true, when, when.Add(40 * time.Second), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -183,8 +183,9 @@ func ModifyAs[T any](ctx context.Context, c *Client, k Key, fn func(v *T) error,
 }
 
 // namedAttributes returns the attribute names the fields of struct type t encode
-// to, as attributevalue does: the dynamodbav tag's name or the field's, embedded
-// structs flattened, fields tagged "-" left out. A type that is no struct names none.
+// to, as attributevalue does: the dynamodbav tag's name or the field's (an embedded
+// non-struct's is its type's), embedded structs flattened, fields tagged "-" left
+// out. A type that is no struct names none.
 func namedAttributes(t reflect.Type) map[string]bool {
 	names := map[string]bool{}
 	for t.Kind() == reflect.Pointer {
@@ -198,18 +199,26 @@ func namedAttributes(t reflect.Type) map[string]bool {
 		name, _, _ := strings.Cut(f.Tag.Get("dynamodbav"), ",")
 		switch {
 		case name == "-":
-		case f.Anonymous && name == "":
+		case f.Anonymous && name == "" && isStruct(f.Type):
 			for n := range namedAttributes(f.Type) {
 				names[n] = true
 			}
 		case !f.IsExported():
-		case name == "":
+		case name == "": // an exported embedded non-struct is named by its type
 			names[f.Name] = true
 		default:
 			names[name] = true
 		}
 	}
 	return names
+}
+
+// isStruct reports whether t is a struct, or a pointer to one.
+func isStruct(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct
 }
 
 // GetByUniqueAs is GetByUnique into a new T.

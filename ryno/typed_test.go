@@ -106,11 +106,18 @@ func TestNamedAttributesAreThoseTheEncoderWrites(t *testing.T) {
 		Skipped int `dynamodbav:"-"`
 		hidden  int
 	}
+	type Labels []string
+	type withNonStructEmbeds struct {
+		Labels
+		Title string `dynamodbav:"title"`
+	}
 	tests := []struct {
 		name string
 		full any // a value whose every named field encodes
 		want []string
 	}{
+		{"an embedded non-struct named by its type",
+			withNonStructEmbeds{Labels: Labels{"a"}, Title: "x"}, []string{"Labels", "title"}},
 		{"tags, omitempty and the record", book{Title: "x", Tags: []string{"a"}}, []string{"title", "pages", "price", "tags"}},
 		{"embedded structs flattened, '-' and unexported left out",
 			withEmbeds{inner: inner{Color: "red"}, book: &book{Title: "x", Tags: []string{"a"}}, Renamed: 1, Skipped: 1, hidden: 1},

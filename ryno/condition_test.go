@@ -45,3 +45,25 @@ func TestAZeroConditionIsRefusedBeforeAnyRequest(t *testing.T) {
 		})
 	}
 }
+
+// TestATransactionDeletingTheSubjectOfAListItWritesIsRefusedBeforeAnyRequest: a
+// TxDelete beside a list operation or a draw on the same entity cannot both
+// commit; the transaction is refused before any request.
+func TestATransactionDeletingTheSubjectOfAListItWritesIsRefusedBeforeAnyRequest(t *testing.T) {
+	ctx := context.Background()
+	k := Key{Scope: "acme", Type: "person", ID: "ada"}
+	o := Key{Scope: "acme", Type: "person", ID: "bob"}
+	for name, op := range map[string]Op{
+		"TxAddRelationships":    TxAddRelationships(k, "follows", []Key{o}),
+		"TxRemoveRelationships": TxRemoveRelationships(k, "follows", []Key{o}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			api, sent := scriptedClient(t, 1, func(int, string, map[string]any) (int, string) { return 500, `{}` })
+			db, err := New(api, Options{TablePrefix: "app"})
+			require.NoError(t, err)
+			_, err = db.Transact(ctx, TxDelete(k), op)
+			require.ErrorIs(t, err, ErrInvalid)
+			require.Empty(t, sent.bodies, "no request was sent")
+		})
+	}
+}

@@ -183,6 +183,10 @@ func (t *Tx) Seal() error {
 	listsOnly := map[Key]bool{} // by subject: every operation on it is an Add or Remove of a list
 	for _, p := range t.ops {
 		if p.Kind == TxAdd || p.Kind == TxRemove || p.Kind == TxSequence {
+			if kind, ok := t.written[p.Key]; ok && kind == TxDelete {
+				what := map[TxKind]string{TxAdd: "list", TxRemove: "list", TxSequence: "sequence"}[p.Kind]
+				return invalid("Transact", p.Key.String(), "deletes the subject of a "+what+" it writes")
+			}
 			if chk, ok := t.checks[p.Key]; ok {
 				t.joined[p.Key] = chk
 			}

@@ -651,3 +651,21 @@ func TestAConditionOnAnAttributeHoldsOnlyOnALiveEntity(t *testing.T) {
 	close(held.release)
 	require.NoError(t, result(t, del, "the Delete"))
 }
+
+// TestAValueLeftByAnEarlierLifeIsFree removes an entity holding a unique value
+// alone, as DynamoDB's time to live does, and creates it again with another value
+// before anything swept what it left: the claim of its old value names a live
+// holder whose record lacks the value, and another entity takes it.
+func TestAValueLeftByAnEarlierLifeIsFree(t *testing.T) {
+	x := newExpiring(t)
+	_, err := x.s.raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(x.s.Names().Entities), Key: entityKeyItem(x.d1)})
+	require.NoError(t, err)
+	_, err = x.db.Create(ctx, doc("d1", "bye", 1))
+	require.NoError(t, err)
+
+	_, err = x.db.Create(ctx, doc("d2", "hello", 1))
+	require.NoError(t, err, "the value d1 held in its earlier life is free")
+	_, err = x.db.Create(ctx, doc("d3", "bye", 1))
+	var taken *ryno.UniqueError
+	require.ErrorAs(t, err, &taken, "the value d1 holds now is not")
+}

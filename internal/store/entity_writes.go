@@ -24,7 +24,10 @@ import (
 // as stored), free when its holder has ended: expired, being deleted, or gone
 // without its claims (removed by DynamoDB's time to live before a consumer ran). It
 // completes the holder's deletion, or releases the claim while the holder is still
-// missing, and reports whether the write should try again. A live holder keeps it.
+// missing, and reports whether the write should try again. A live holder keeps it,
+// unless its index record lacks the value: then the claim is one an earlier life
+// left (the entity removed alone, and created again before anything swept what it
+// left), released while the holder keeps the version read.
 func (c *Core) FreeHeld(ctx context.Context, cl indexentries.Claim, item map[string]types.AttributeValue) (bool, error) {
 	held, err := indexentries.ClaimFromItem(item)
 	if err != nil {
@@ -42,8 +45,10 @@ func (c *Core) FreeHeld(ctx context.Context, cl indexentries.Claim, item map[str
 	switch {
 	case err != nil:
 		return false, err
-	case s.Live():
+	case s.Live() && recordHolds(holder, stored, held):
 		return false, nil
+	case s.Live():
+		return c.releaseStale(ctx, holder, s.Version, held)
 	case s.Ending():
 		if err := c.CompleteDelete(ctx, holder, s); err != nil {
 			return false, errs.Wrap(err, "completing the deletion of %s, which held %v in %s", holder, cl.Value.Interface(), cl.IndexName)
@@ -62,6 +67,34 @@ func (c *Core) FreeHeld(ctx context.Context, cl indexentries.Claim, item map[str
 		return true, nil
 	case commit.ConditionFailed: // the holder exists again, or the claim moved: read anew
 		return a.Action == 1, nil
+	}
+	return false, a.Err
+}
+
+// recordHolds reports whether the index record of item, the live entity k, holds
+// the value of cl; an item with no record (written before records) is taken to.
+// Every unique value is in the record: an inline index cannot be unique.
+func recordHolds(k Key, item map[string]types.AttributeValue, cl indexentries.Claim) bool {
+	if _, ok := item[schema.AttrIndexEntries]; !ok {
+		return true
+	}
+	return slices.ContainsFunc(RecordEntries(k, item), func(e indexentries.Entry) bool {
+		return e.IndexName == cl.IndexName && e.Value.Encoding() == cl.Value.Encoding()
+	})
+}
+
+// releaseStale releases cl, a claim of holder that its record at version lacks,
+// while holder keeps that version, and reports whether the write should try again.
+func (c *Core) releaseStale(ctx context.Context, holder Key, version int64, cl indexentries.Claim) (bool, error) {
+	same := commit.Build(expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(version))), nil)
+	a := c.Transact(ctx, []types.TransactWriteItem{
+		{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.Names.Entities), Key: actions.EntityKey(holder),
+			ConditionExpression: same.Condition, ExpressionAttributeNames: same.Names, ExpressionAttributeValues: same.Values}},
+		actions.Release(c.Names.IndexEntries, cl),
+	}, commit.NewToken())
+	switch a.Outcome {
+	case commit.Committed, commit.ConditionFailed: // released, or the holder or the claim moved: read anew
+		return true, nil
 	}
 	return false, a.Err
 }

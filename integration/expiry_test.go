@@ -129,7 +129,10 @@ func TestAWriterMeetingAnExpiredEntityDeletesItFirst(t *testing.T) {
 	}{
 		{"Create", func(x *expiring) error { _, err := x.db.Create(ctx, doc("d1", "hello", 1)); return err }, false},
 		{"Set", func(x *expiring) error { _, err := x.db.Set(ctx, doc("d1", "hello", 1)); return err }, false},
-		{"TxCreate", func(x *expiring) error { _, err := x.db.Transact(ctx, ryno.TxCreate(doc("d1", "hello", 1))); return err }, false},
+		{"TxCreate", func(x *expiring) error {
+			_, err := x.db.Transact(ctx, ryno.TxCreate(doc("d1", "hello", 1)))
+			return err
+		}, false},
 		{"TxSet", func(x *expiring) error { _, err := x.db.Transact(ctx, ryno.TxSet(doc("d1", "hello", 1))); return err }, false},
 		{"Set with the version read", func(x *expiring) error {
 			d := doc("d1", "hello", 1)

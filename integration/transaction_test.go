@@ -562,9 +562,9 @@ func TestATxDeleteOfAMissingEntity(t *testing.T) {
 func TestASetThatWouldCreateTheEntityHoldsItsCondition(t *testing.T) {
 	s := newStoreOpts(t, nil, ryno.Options{})
 	conds := map[string]ryno.Condition{
-		"Exists":         ryno.Exists(),
-		"an attribute":   ryno.Attr("balance").Equal(0),
-		"version 1":      ryno.VersionIs(1),
+		"Exists":              ryno.Exists(),
+		"an attribute":        ryno.Attr("balance").Equal(0),
+		"version 1":           ryno.VersionIs(1),
 		"an attribute absent": ryno.Attr("balance").Absent(),
 	}
 	for name, cond := range conds {

@@ -624,3 +624,22 @@ func TestASweepOfAMissingEntityOverlappingItsCreationLeavesItsListWhole(t *testi
 		})
 	}
 }
+
+// TestACleanupMeetingTheTombstoneOfACleanupCutOffCompletesIt leaves what a sweep of
+// a missing entity cut off leaves, its tombstone on the missing key and a few
+// entries, and cleans up again: the second call completes the first.
+func TestACleanupMeetingTheTombstoneOfACleanupCutOffCompletesIt(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{ConsistentRead: true})
+	subject := pk("left")
+	createSubjects(t, s.Client, subject)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", pks("o", 3)))
+	_, err := s.raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.Names().Entities), Item: map[string]types.AttributeValue{
+		schema.AttrID: str(subject.ID), schema.AttrScopeTypeKey: str(schema.ScopeTypeKey(subject.Scope, subject.Type)),
+		schema.AttrScope: str(subject.Scope), schema.AttrType: str(subject.Type),
+		schema.AttrDeleting: str("cut"), schema.AttrToken: str("cut"),
+	}})
+	require.NoError(t, err)
+
+	require.NoError(t, s.Cleanup(ctx, subject))
+	requireNothingOf(t, s, subject, false)
+}

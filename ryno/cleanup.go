@@ -15,13 +15,14 @@ import (
 // first deletes the entities k's owned lists still name, as a Delete of k would.
 //
 // What fits in one transaction is deleted in one that checks that k is still
-// missing, so it is safe to call twice, and late: once k exists again (created
-// anew, or being deleted by a Delete that will finish), it stops and changes
-// nothing. More than that is swept as Delete sweeps: k gets a tombstone first (an
-// item that reads as missing, deleted last), so a Create of k meanwhile completes
-// the sweep before it writes rather than take a list half swept as its own. It
-// never deletes an entity of k, nor any entity but those a missing owner owned;
-// use Delete for that.
+// missing, so it is safe to call twice, and late: once k is created anew, it stops
+// and changes nothing. More than that is swept as Delete sweeps: k gets a
+// tombstone first (an item that reads as missing, deleted last), so a Create of k
+// meanwhile completes the sweep before it writes rather than take a list half
+// swept as its own. A tombstone it meets (a Delete's, or that of a Cleanup cut
+// off) or an expired entity has its deletion completed, as every writer meeting
+// one does. It never deletes a live entity of k, nor any entity but those a
+// missing owner owned; use Delete for that.
 func (c *Client) Cleanup(ctx context.Context, k Key) (err error) {
 	ctx, call, err := c.begin(ctx, "Cleanup")
 	defer call.end(&err)

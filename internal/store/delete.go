@@ -140,14 +140,19 @@ func deletingGuard(k Key, deleting string) Guard {
 // What fits in one transaction is deleted in it, on the condition that k is still
 // missing. More is deleted as a Delete deletes an entity: k gets a tombstone first
 // (markMissing), which a Create of k meets and completes, so no Create lands
-// between two of the sweep's transactions.
+// between two of the sweep's transactions. A k found holding a tombstone (one
+// such sweep cut off, or a Delete's) or an expired entity has that deletion
+// completed.
 func (c *Core) SweepMissing(ctx context.Context, k Key) (bool, error) {
 	g := deletingGuard(k, "")
 	if err := c.cascade(ctx, g); err != nil {
 		return false, err
 	}
 	held, err := c.SweepHolding(ctx, k, g, nil)
-	if !errors.Is(err, errSpansTransactions) {
+	switch {
+	case err == nil && !held:
+		return c.completeEnding(ctx, k)
+	case !errors.Is(err, errSpansTransactions):
 		return held, err
 	}
 	s, err := c.markMissing(ctx, k)
@@ -156,6 +161,21 @@ func (c *Core) SweepMissing(ctx context.Context, k Key) (bool, error) {
 		return false, errs.Wrap(err, "marking %s, missing, to sweep what is left of it", k)
 	case !s.Ending():
 		return false, nil // created anew: what is left is its own
+	}
+	return true, c.CompleteDelete(ctx, k, s)
+}
+
+// completeEnding completes the deletion k holds, if any: a tombstone (a Delete's, or
+// that of a sweep of k missing that was cut off), or an entity expired. It reports
+// whether it did; an entity created anew is left alone.
+func (c *Core) completeEnding(ctx context.Context, k Key) (bool, error) {
+	item, err := c.GetItem(ctx, k, true)
+	if err != nil {
+		return false, err
+	}
+	s, err := c.ReadStored(k, item)
+	if err != nil || !s.Ending() {
+		return false, err
 	}
 	return true, c.CompleteDelete(ctx, k, s)
 }

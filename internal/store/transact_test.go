@@ -188,8 +188,6 @@ func TestTxLetsTheHeadsOfASubjectWithOnlyListOperationsStandForIt(t *testing.T) 
 		{Kind: TxAdd, Key: key("set"), Predicate: "likes"},
 		{Kind: TxAdd, Key: key("checked"), Predicate: "p"},
 		{Kind: TxCheck, Key: key("checked")},
-		{Kind: TxAdd, Key: key("deleted"), Predicate: "p"},
-		{Kind: TxDelete, Key: key("deleted")},
 	}
 	tx := sealedTx(t, c, ops)
 	var stand []string
@@ -222,6 +220,12 @@ func TestTxLetsTheHeadsOfASubjectWithOnlyListOperationsStandForIt(t *testing.T) 
 	all, _, err = tx.assemble(parts)
 	require.NoError(t, err)
 	require.Empty(t, all.Actions, "no part needs it: the heads stand for the subject")
+
+	deleting, err := c.NewTx(2)
+	require.NoError(t, err)
+	require.NoError(t, deleting.Add(TxOp{Kind: TxAdd, Key: key("deleted"), Predicate: "p"}))
+	require.NoError(t, deleting.Add(TxOp{Kind: TxDelete, Key: key("deleted")}))
+	require.ErrorContains(t, deleting.Seal(), "deletes the subject of a list it writes", "refused before any read")
 }
 
 // sealedTx returns the transaction of ops, sealed.

@@ -104,6 +104,13 @@ func TestDeletingAnOwnerDeletesWhatItOwnsRecursively(t *testing.T) {
 	}
 }
 
+// checkRepair runs check --repair over the store of s: one of the ways a user
+// completes what a writer left.
+func checkRepair(s *store, _ ryno.Key) error {
+	_, err := s.Check(ctx, ryno.CheckOptions{Repair: true})
+	return err
+}
+
 // TestADeleteOfAnOwnerCutOffIsCompletedWithWhatItOwns cuts a Delete of a project
 // off after a few of its transactions, then completes it in each way a user may:
 // Delete again, a write of the project, check --repair.
@@ -117,10 +124,7 @@ func TestADeleteOfAnOwnerCutOffIsCompletedWithWhatItOwns(t *testing.T) {
 			_, err := s.Set(ctx, &ryno.Entity{Key: root})
 			return err
 		}},
-		{"check --repair", func(s *store, _ ryno.Key) error {
-			_, err := s.Check(ctx, ryno.CheckOptions{Repair: true})
-			return err
-		}},
+		{"check --repair", checkRepair},
 	}
 	for _, tt := range completers {
 		t.Run(tt.name, func(t *testing.T) {
@@ -496,10 +500,7 @@ func TestAnOwnerRemovedAloneHasWhatItOwnsDeleted(t *testing.T) {
 		cleanUp func(s *store, k ryno.Key) error
 	}{
 		{"Cleanup", func(s *store, k ryno.Key) error { return s.Cleanup(ctx, k) }},
-		{"check --repair", func(s *store, _ ryno.Key) error {
-			_, err := s.Check(ctx, ryno.CheckOptions{Repair: true})
-			return err
-		}},
+		{"check --repair", checkRepair},
 		{"Delete", func(s *store, k ryno.Key) error { return s.Delete(ctx, k) }},
 	}
 	for _, w := range ways {

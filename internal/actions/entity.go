@@ -47,6 +47,15 @@ func Gone(now time.Time) expression.ConditionBuilder {
 		Or(expression.AttributeExists(expression.Name(schema.AttrDeleting)), Expired(now))
 }
 
+// EntityCheck is the check of cond on the item of the entity k in table.
+func EntityCheck(table string, k relationships.Key, cond expression.ConditionBuilder) types.TransactWriteItem {
+	b := commit.Build(cond, nil)
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: aws.String(table), Key: EntityKey(k),
+		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
+	}}
+}
+
 // CheckEntity adds to t the check that the entity k of table is Live at now, once
 // per entity; with also, when not nil, in the same check, which then returns the
 // stored item when it fails.

@@ -151,7 +151,7 @@ func (c *Core) SweepMissing(ctx context.Context, k Key) (bool, error) {
 	held, err := c.SweepHolding(ctx, k, g, nil)
 	switch {
 	case err == nil && !held:
-		return c.completeEnding(ctx, k)
+		return c.finishEnding(ctx, k)
 	case !errors.Is(err, errSpansTransactions):
 		return held, err
 	}
@@ -161,21 +161,6 @@ func (c *Core) SweepMissing(ctx context.Context, k Key) (bool, error) {
 		return false, errs.Wrap(err, "marking %s, missing, to sweep what is left of it", k)
 	case !s.Ending():
 		return false, nil // created anew: what is left is its own
-	}
-	return true, c.CompleteDelete(ctx, k, s)
-}
-
-// completeEnding completes the deletion k holds, if any: a tombstone (a Delete's, or
-// that of a sweep of k missing that was cut off), or an entity expired. It reports
-// whether it did; an entity created anew is left alone.
-func (c *Core) completeEnding(ctx context.Context, k Key) (bool, error) {
-	item, err := c.GetItem(ctx, k, true)
-	if err != nil {
-		return false, err
-	}
-	s, err := c.ReadStored(k, item)
-	if err != nil || !s.Ending() {
-		return false, err
 	}
 	return true, c.CompleteDelete(ctx, k, s)
 }
@@ -461,13 +446,20 @@ type Condition struct {
 // FinishDelete completes the Delete of k that was cut off, or the deletion of k
 // expired: nothing when k is neither.
 func (c *Core) FinishDelete(ctx context.Context, k Key) error {
+	_, err := c.finishEnding(ctx, k)
+	return err
+}
+
+// finishEnding is FinishDelete, reporting whether k held a deletion to complete (a
+// tombstone, or an entity expired); an entity live, or created anew, is left alone.
+func (c *Core) finishEnding(ctx context.Context, k Key) (bool, error) {
 	item, err := c.GetItem(ctx, k, true)
 	if err != nil {
-		return err
+		return false, err
 	}
 	s, err := c.ReadStored(k, item)
 	if err != nil || !s.Ending() {
-		return err
+		return false, err
 	}
-	return errs.Wrap(c.CompleteDelete(ctx, k, s), "complete the delete of %s", k)
+	return true, errs.Wrap(c.CompleteDelete(ctx, k, s), "complete the delete of %s", k)
 }

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -42,31 +41,29 @@ func (c *Core) FreeHeld(ctx context.Context, cl indexentries.Claim, item map[str
 		return false, err
 	}
 	s, err := c.ReadStored(holder, stored)
+	// The claim goes while the holder stays as read: missing, or at the version whose
+	// record lacks the value.
+	holds := expression.AttributeNotExists(expression.Name(schema.AttrID))
 	switch {
 	case err != nil:
 		return false, err
 	case s.Live() && recordHolds(holder, stored, held):
 		return false, nil
 	case s.Live():
-		return c.releaseStale(ctx, holder, s.Version, held)
+		holds = expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(s.Version)))
 	case s.Ending():
 		if err := c.CompleteDelete(ctx, holder, s); err != nil {
 			return false, errs.Wrap(err, "completing the deletion of %s, which held %v in %s", holder, cl.Value.Interface(), cl.IndexName)
 		}
 		return true, nil
 	}
-	absent := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrID)), nil)
 	a := c.Transact(ctx, []types.TransactWriteItem{
-		{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.Names.Entities), Key: actions.EntityKey(holder),
-			ConditionExpression: absent.Condition, ExpressionAttributeNames: absent.Names}},
+		actions.EntityCheck(c.Names.Entities, holder, holds),
 		actions.Release(c.Names.IndexEntries, held),
 	}, commit.NewToken())
-
 	switch a.Outcome {
-	case commit.Committed:
+	case commit.Committed, commit.ConditionFailed: // released, or the holder or the claim moved: read anew
 		return true, nil
-	case commit.ConditionFailed: // the holder exists again, or the claim moved: read anew
-		return a.Action == 1, nil
 	}
 	return false, a.Err
 }
@@ -81,22 +78,6 @@ func recordHolds(k Key, item map[string]types.AttributeValue, cl indexentries.Cl
 	return slices.ContainsFunc(RecordEntries(k, item), func(e indexentries.Entry) bool {
 		return e.IndexName == cl.IndexName && e.Value.Encoding() == cl.Value.Encoding()
 	})
-}
-
-// releaseStale releases cl, a claim of holder that its record at version lacks,
-// while holder keeps that version, and reports whether the write should try again.
-func (c *Core) releaseStale(ctx context.Context, holder Key, version int64, cl indexentries.Claim) (bool, error) {
-	same := commit.Build(expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(version))), nil)
-	a := c.Transact(ctx, []types.TransactWriteItem{
-		{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.Names.Entities), Key: actions.EntityKey(holder),
-			ConditionExpression: same.Condition, ExpressionAttributeNames: same.Names, ExpressionAttributeValues: same.Values}},
-		actions.Release(c.Names.IndexEntries, cl),
-	}, commit.NewToken())
-	switch a.Outcome {
-	case commit.Committed, commit.ConditionFailed: // released, or the holder or the claim moved: read anew
-		return true, nil
-	}
-	return false, a.Err
 }
 
 // RecordsNewExpiry reports whether a write meeting x that stores the expiry

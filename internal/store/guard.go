@@ -47,14 +47,7 @@ func (g Guard) Action(entities string) types.TransactWriteItem {
 	if g.Absent {
 		cond = expression.AttributeNotExists(expression.Name(schema.AttrID))
 	}
-	b := commit.Build(cond, nil)
-	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName:                 aws.String(entities),
-		Key:                       actions.EntityKey(g.Key),
-		ConditionExpression:       b.Condition,
-		ExpressionAttributeNames:  b.Names,
-		ExpressionAttributeValues: b.Values,
-	}}
+	return actions.EntityCheck(entities, g.Key, cond)
 }
 
 // Holds reports whether g holds on item, the entity item as read (nil for none).

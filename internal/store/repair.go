@@ -166,7 +166,7 @@ func (c *Core) indexOrphans(ctx context.Context, orphans []Orphan) ([]batching.I
 	var entries []unindexedEntry
 	var keys []batching.ItemKey
 	for _, o := range orphans {
-		if o.unindexed != nil && o.Missing != (Key{}) {
+		if o.unindexed != nil { // an orphan of a missing entity, as findOrphans sets it
 			entries = append(entries, unindexedEntry{entry: *o.unindexed, trace: Trace{Kind: TraceUnindexed, Key: Key(o.unindexed.Subject)}})
 			keys = append(keys, o.Entry)
 		}

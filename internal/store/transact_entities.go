@@ -248,11 +248,8 @@ func (c *Core) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 // live at the commit: an entity created after the read would otherwise stay alive
 // beside a transaction that deleted it. Refused, the transaction reads again.
 func (c *Core) checkGone(p *txPart, k Key) {
-	b := commit.Build(actions.Gone(c.Now()), nil)
-	p.t.Add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: aws.String(c.Names.Entities), Key: actions.EntityKey(k),
-		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-	}}, actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(actions.EntityKey(k)))
+	p.t.Add(actions.EntityCheck(c.Names.Entities, k, actions.Gone(c.Now())),
+		actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(actions.EntityKey(k)))
 	p.refused = func(context.Context, actions.Role, map[string]types.AttributeValue) (bool, error) {
 		return true, &ConflictError{Key: k, Reason: "created meanwhile"}
 	}

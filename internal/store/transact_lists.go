@@ -16,12 +16,9 @@ import (
 
 // txCheck is a condition check on an entity.
 func (c *Core) txCheck(op *txOp) *txPart {
-	b := commit.Build(op.Cond.Build(c.Now()), nil)
 	p := &txPart{op: op}
-	p.t.Add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: aws.String(c.Names.Entities), Key: actions.EntityKey(op.Key),
-		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
-	}}, actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(actions.EntityKey(op.Key)))
+	p.t.Add(actions.EntityCheck(c.Names.Entities, op.Key, op.Cond.Build(c.Now())),
+		actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(actions.EntityKey(op.Key)))
 	p.refused = func(context.Context, actions.Role, map[string]types.AttributeValue) (bool, error) {
 		return false, op.conditionError()
 	}

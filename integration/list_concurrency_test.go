@@ -422,6 +422,28 @@ func TestObjectChecksRefuseAnEdgeToAMissingEntity(t *testing.T) {
 	require.ErrorIs(t, err, ryno.ErrNotFound, "the subject must exist")
 }
 
+// TestObjectChecksOfAWriteTooLargeForOneTransaction replaces a list by 120 objects
+// with CheckObjects: a write under a lease, which reads its objects in batches. All
+// existing, the list is written; one missing among them, nothing is.
+func TestObjectChecksOfAWriteTooLargeForOneTransaction(t *testing.T) {
+	s, subject := listStore(t, ryno.Options{})
+	objects := make([]ryno.Key, 120)
+	for i := range objects {
+		objects[i] = pk(fmt.Sprint("o", i))
+	}
+	createSubjects(t, s.Client, objects...)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", objects, ryno.CheckObjects(true)))
+	require.Equal(t, objects, objectsOf(t, s.Client, subject, "follows", 200))
+
+	other := pk("other")
+	createSubjects(t, s.Client, other)
+	err := s.ReplaceRelationships(ctx, other, "follows", append(objects[:119:119], pk("ghost")), ryno.CheckObjects(true))
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	require.ErrorContains(t, err, "acme:person:ghost")
+	require.Empty(t, objectsOf(t, s.Client, other, "follows", 200))
+	requireListExact(t, s, other, "follows")
+}
+
 func TestAWriterMeetingADeleteCutOffCompletesIt(t *testing.T) {
 	writes := map[string]func(db *ryno.Client, k ryno.Key) error{
 		"AddRelationships": func(db *ryno.Client, k ryno.Key) error {

@@ -2,6 +2,7 @@ package batching
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,7 +39,7 @@ func (s *itemSet) add(id string, item map[string]types.AttributeValue) {
 // ReadOptions shape the reads of a batch.
 type ReadOptions struct {
 	Consistent bool
-	Projection []string // the attributes to read, which must include the key; all when empty
+	Projection []string // the attributes to read, the key's always among them; all when empty
 }
 
 // Get reads the items of ops with BatchGetItem and returns those that exist, by
@@ -99,13 +100,27 @@ func (b *Engine) getChunk(ctx context.Context, pending []GetOp, ro ReadOptions, 
 	})
 }
 
+// withKey returns names with the names of key added, so that each item read can be
+// told by its key; nil (every attribute) for no names.
+func withKey(names []string, key map[string]types.AttributeValue) []string {
+	if len(names) == 0 {
+		return nil
+	}
+	for _, k := range keyNames(key) {
+		if !slices.Contains(names, k) {
+			names = append(slices.Clip(names), k)
+		}
+	}
+	return names
+}
+
 func getRequests(ops []GetOp, ro ReadOptions) map[string]types.KeysAndAttributes {
 	reqs := make(map[string]types.KeysAndAttributes, 1)
 	for _, op := range ops {
 		r, ok := reqs[op.Table]
 		if !ok {
 			r.ConsistentRead = aws.Bool(ro.Consistent)
-			r.ProjectionExpression, r.ExpressionAttributeNames = Projection(ro.Projection)
+			r.ProjectionExpression, r.ExpressionAttributeNames = Projection(withKey(ro.Projection, op.Key))
 		}
 		r.Keys = append(r.Keys, op.Key)
 		reqs[op.Table] = r

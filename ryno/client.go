@@ -68,7 +68,8 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		Sets:               setOf(slices.Concat(opts.Sets, opts.OrderedSets)),
 		Ordered:            setOf(opts.OrderedSets),
 		CheckObjects:       opts.CheckObjects,
-		Owns:               owns,
+		Owns:               owns.owns,
+		OwnersOf:           owns.ownersOf,
 		Indexes:            registryView{registry},
 		SeparateListWrites: opts.SeparateListWrites,
 	})

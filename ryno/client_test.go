@@ -31,6 +31,29 @@ func TestNewRefusesANilClient(t *testing.T) {
 	}
 }
 
+func TestNewRefusesInvalidOwns(t *testing.T) {
+	tests := []struct {
+		name  string
+		owns  Owns
+		field string
+	}{
+		{"no owner type", Owns{Predicate: "issues"}, "Options.Owns[0].Type"},
+		{"no predicate", Owns{Type: "project"}, "predicate"}, // wrapped in "Options.Owns[0].Predicate"
+		{"an object type with a control character", Owns{Type: "project", Predicate: "issues", ObjectType: "is\x00sue"}, "Options.Owns[0].ObjectType"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db, err := New(&nilAPI{}, Options{TablePrefix: "app", Owns: []Owns{tt.owns}})
+			require.Nil(t, db)
+			requireInvalidField(t, err, tt.field)
+		})
+	}
+	db, err := New(&nilAPI{}, Options{TablePrefix: "app", Owns: []Owns{{Type: "project", Predicate: "issues", ObjectType: "issue"}}})
+	require.NoError(t, err)
+	require.True(t, db.core.ChecksOwners("issue"), "reads of issues check their owners")
+	require.False(t, db.core.ChecksOwners("project"))
+}
+
 // TestNilContextIsRefused calls every method that takes a context with a nil one:
 // each returns an error matching ErrInvalid, sends no request and does not panic,
 // whether the client is observed or not.

@@ -84,6 +84,9 @@ func WithRelationships(predicates ...string) GetOption {
 }
 
 func (c *Client) getEntity(ctx context.Context, k Key, consistent bool) (*Entity, error) {
+	if c.core.ChecksOwners(k.Type) {
+		return c.getChecked(ctx, k, consistent)
+	}
 	item, err := c.core.GetItem(ctx, relationships.Key(k), consistent)
 	if err != nil {
 		return nil, err
@@ -166,6 +169,9 @@ func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_
 		if entities[i], err = decodeEntity(item); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.dropOwnerHidden(ctx, entities, o.consistent(c)); err != nil {
+		return nil, err
 	}
 	return entities, nil
 }

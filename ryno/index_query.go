@@ -75,7 +75,11 @@ func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond ind
 // queryInline is QueryIndex of an inline index: its GSI holds the entity items
 // themselves, so one Query reads the page.
 func (c *Client) queryInline(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (*Page[*Entity], error) {
-	return indexPage(ctx, c, in, cond, p, c.core.Visible, decodeEntity)
+	page, err := indexPage(ctx, c, in, cond, p, c.core.Visible, decodeEntity)
+	if err != nil {
+		return nil, err
+	}
+	return c.keepOwnerVisible(ctx, page, false)
 }
 
 // indexPage reads one page of the items of the index in that match cond, and

@@ -23,7 +23,11 @@ func (c *Client) ListByType(ctx context.Context, t Type, p PageOptions) (_ *Page
 	if err != nil {
 		return nil, wrap(err, "list %s", t)
 	}
-	return decodePage(items, cursor, c.core.Visible, decodeEntity) // one being deleted or expired is gone for readers
+	page, err := decodePage(items, cursor, c.core.Visible, decodeEntity) // one being deleted or expired is gone for readers
+	if err != nil {
+		return nil, err
+	}
+	return c.keepOwnerVisible(ctx, page, c.opts.ConsistentRead)
 }
 
 // AllByType iterates over every entity of type t, in the order of

@@ -76,7 +76,9 @@ type Options struct {
 	// recursively, before it deletes any of it, then deletes it, each with
 	// everything that refers to it; a Delete cut off half-way is completed, what it
 	// owns included, by whoever completes it. Every client deleting entities of the
-	// type must declare the same.
+	// type must declare the same. An Owns naming its ObjectType hides the tree from
+	// this client's reads at the owner's tombstone, at a cost on every read of that
+	// type.
 	Owns []Owns
 
 	// SeparateListWrites makes every AddRelationships and RemoveRelationships its

@@ -34,7 +34,10 @@ type Config struct {
 	// the calls queued for the same list.
 	SeparateListWrites bool
 	Owns               map[string][]string // the predicates whose objects each owner type owns
-	Indexes            Indexes             // the registered indexes
+	// OwnersOf holds, by object type, the owned lists whose owner's Delete hides
+	// their objects of that type from readers at once (Owns.ObjectType).
+	OwnersOf map[string][]OwnerList
+	Indexes  Indexes // the registered indexes
 	// Retrying is told of each retry: why, after how long, and the cause.
 	Retrying func(ctx context.Context, why batching.Reason, wait time.Duration, cause error)
 }

@@ -1,0 +1,228 @@
+package store
+
+import (
+	"context"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/schema"
+)
+
+// OwnerList names a list that owns its objects: its owner's type and predicate.
+type OwnerList struct {
+	Type      string // the owner's type, in any scope
+	Predicate string
+}
+
+// maxOwnerLevels bounds how far up a read follows owners: the rounds of one read.
+// Ownership that loops stops earlier, as each owner is read once.
+const maxOwnerLevels = 16
+
+// ChecksOwners reports whether a read of an entity of type t looks up its owners
+// (Config.OwnersOf): whether an owner's Delete hides it at once.
+func (c *Core) ChecksOwners(t string) bool { return len(c.OwnersOf[t]) > 0 }
+
+// Owners finds the owners of each of keys whose type ChecksOwners: the subjects,
+// of the owner's type, of the owned lists of Config.OwnersOf that hold it. One Query
+// of the reverse index per key and list, all in parallel. The reverse index is
+// eventually consistent: an entry written an instant ago may not be found yet.
+func (c *Core) Owners(ctx context.Context, keys []Key) (map[Key][]Key, error) {
+	type lookup struct {
+		key  Key
+		list OwnerList
+	}
+	var lookups []lookup
+	for _, k := range keys {
+		for _, l := range c.OwnersOf[k.Type] {
+			lookups = append(lookups, lookup{k, l})
+		}
+	}
+	owners := make(map[Key][]Key, len(keys))
+	var mu sync.Mutex
+	err := batching.Parallel(ctx, len(lookups), c.MaxConcurrency, func(ctx context.Context, i int) error {
+		found, err := c.ownersIn(ctx, lookups[i].key, lookups[i].list)
+		mu.Lock()
+		defer mu.Unlock()
+		owners[lookups[i].key] = append(owners[lookups[i].key], found...)
+		return err
+	})
+	return owners, err
+}
+
+// ownersIn returns the subjects of type l.Type whose list l.Predicate holds k.
+func (c *Core) ownersIn(ctx context.Context, k Key, l OwnerList) ([]Key, error) {
+	in := WithSortPrefix(c.IncomingQuery(k), schema.AttrReverseKey, schema.PredicatePrefix(l.Predicate))
+	in = KeysOnly(in, schema.AttrSubjectScope, schema.AttrSubjectType, schema.AttrSubjectID)
+	items, err := c.QueryAll(ctx, in)
+	if err != nil {
+		return nil, errs.Wrap(err, "owners of %s under %s", k, l.Predicate)
+	}
+	var owners []Key
+	for _, item := range items {
+		s, err := subjectOf(item)
+		if err != nil {
+			return nil, errs.Wrap(err, "an entry of %s under %s", k, l.Predicate)
+		}
+		if s.Type == l.Type {
+			owners = append(owners, s)
+		}
+	}
+	return owners, nil
+}
+
+// HiddenByOwners reports which entities an owner hides: those with an owner, or an
+// owner of an owner and so on, that is being deleted, has expired or is gone while
+// its owned list still names them (DynamoDB's time to live removed it alone).
+// owners holds the owners Owners found for the entities read. Each level up is one
+// round: a BatchGetItem of the owners found, consistent as the read asked, beside
+// the Queries for their own owners.
+func (c *Core) HiddenByOwners(ctx context.Context, owners map[Key][]Key, consistent bool) (map[Key]bool, error) {
+	g := newOwnerGraph(owners)
+	for level := 0; level < maxOwnerLevels; level++ {
+		next := g.unread()
+		if len(next) == 0 {
+			break
+		}
+		var items map[Key]map[string]types.AttributeValue
+		var up map[Key][]Key
+		err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+			var err error
+			if i == 0 {
+				items, err = c.readOwners(ctx, next, consistent)
+			} else {
+				up, err = c.Owners(ctx, next)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range next {
+			item := items[k]
+			g.read(k, item == nil || c.Hidden(item), up[k])
+		}
+	}
+	return g.hidden(), nil
+}
+
+// readOwners reads what a reader needs to tell whether each of keys has ended.
+func (c *Core) readOwners(ctx context.Context, keys []Key, consistent bool) (map[Key]map[string]types.AttributeValue, error) {
+	ops := make([]batching.GetOp, len(keys))
+	for i, k := range keys {
+		ops[i] = batching.NewGetOp(c.Names.Entities, actions.EntityKey(k))
+	}
+	found, err := c.Batch.Get(ctx, ops, batching.ReadOptions{
+		Consistent: consistent,
+		Projection: []string{schema.AttrDeleting, schema.AttrExpires},
+	})
+	if err != nil {
+		return nil, errs.Wrap(err, "reading owners")
+	}
+	items := make(map[Key]map[string]types.AttributeValue, len(keys))
+	for i, op := range ops {
+		if item, ok := found[op.ID]; ok {
+			items[keys[i]] = item
+		}
+	}
+	return items, nil
+}
+
+// ownerGraph is what a read has learned of the owners of the entities it read: who
+// owns whom, and which owners have ended. It sends no request.
+type ownerGraph struct {
+	read0 []Key         // the entities read, in the order given
+	up    map[Key][]Key // each key's owners
+	ended map[Key]bool  // each owner read: whether it has ended
+	seen  map[Key]bool  // each key whose owners are known, or being read
+}
+
+func newOwnerGraph(owners map[Key][]Key) *ownerGraph {
+	g := &ownerGraph{up: map[Key][]Key{}, ended: map[Key]bool{}, seen: map[Key]bool{}}
+	for k, o := range owners {
+		g.read0 = append(g.read0, k)
+		g.up[k] = o
+		g.seen[k] = true
+	}
+	return g
+}
+
+// unread returns the owners named but not read yet, each once, skipping those above
+// an entity already known to be hidden.
+func (g *ownerGraph) unread() []Key {
+	var keys []Key
+	for _, k := range g.read0 {
+		if g.hides(k) {
+			continue
+		}
+		g.walk(k, func(o Key) bool {
+			if !g.seen[o] {
+				g.seen[o] = true
+				keys = append(keys, o)
+			}
+			return false
+		})
+	}
+	return keys
+}
+
+// read records what reading owner k found: whether it has ended, and its owners.
+func (g *ownerGraph) read(k Key, ended bool, owners []Key) {
+	g.ended[k] = ended
+	if !ended {
+		g.up[k] = owners
+	}
+}
+
+// hides reports whether an owner above k, at any level read so far, has ended.
+func (g *ownerGraph) hides(k Key) bool {
+	return g.walk(k, func(o Key) bool { return g.ended[o] })
+}
+
+// walk visits every owner above k once, depth first, and reports whether visit
+// returned true for one of them, where it stops.
+func (g *ownerGraph) walk(k Key, visit func(Key) bool) bool {
+	done := map[Key]bool{k: true}
+	stack := []Key{k}
+	for len(stack) > 0 {
+		k := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, o := range g.up[k] {
+			if done[o] {
+				continue
+			}
+			done[o] = true
+			if visit(o) {
+				return true
+			}
+			stack = append(stack, o)
+		}
+	}
+	return false
+}
+
+// hidden returns the entities read that an ended owner hides.
+func (g *ownerGraph) hidden() map[Key]bool {
+	out := map[Key]bool{}
+	for _, k := range g.read0 {
+		if g.hides(k) {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// subjectOf reads the subject of a relationship entry from its item.
+func subjectOf(item map[string]types.AttributeValue) (k Key, err error) {
+	if k.Scope, err = stringOf(schema.AttrSubjectScope, item); err != nil {
+		return k, err
+	}
+	if k.Type, err = stringOf(schema.AttrSubjectType, item); err != nil {
+		return k, err
+	}
+	k.ID, err = stringOf(schema.AttrSubjectID, item)
+	return k, err
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -27,8 +28,9 @@ const (
 )
 
 // owns declares that a project owns the issues of its list: deleting the project
-// deletes them.
-var owns = []ryno.Owns{{Type: "project", Predicate: issues}}
+// deletes them. ObjectType makes reads of issues check their project, so the
+// project's Delete hides them all at its first request.
+var owns = []ryno.Owns{{Type: "project", Predicate: issues, ObjectType: "issue"}}
 
 // emitStatus indexes an issue under (project, status, opened): one tuple, ordered
 // part by part, with no separator or padding to choose.
@@ -103,7 +105,12 @@ func deleteProject(ctx context.Context, db *ryno.Client) error {
 		return err
 	}
 	fmt.Printf("   the project lists %d issues, and Options.Owns says it owns them\n", n)
-	if err := db.Delete(ctx, rocket); err != nil {
+	if err := db.Delete(ctx, rocket, ryno.InBackground()); err != nil {
+		return err
+	}
+	_, err = db.Get(ctx, issueKey(rocket, 1))
+	fmt.Printf("   Delete(project, InBackground) returned at its tombstone, and issue 1 already reads as missing: %v\n", errors.Is(err, ryno.ErrNotFound))
+	if err := db.Wait(ctx); err != nil {
 		return err
 	}
 	left := 0

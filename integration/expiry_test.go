@@ -672,3 +672,32 @@ func TestAValueLeftByAnEarlierLifeIsFree(t *testing.T) {
 	var taken *ryno.UniqueError
 	require.ErrorAs(t, err, &taken, "the value d1 holds now is not")
 }
+
+// TestAnIndexEntryLeftByAnEarlierLifeFindsNothing removes an entity alone, as
+// DynamoDB's time to live does, and creates it again with other tags before anything
+// swept its index entries: a query of an old tag finds the entry of the earlier life,
+// and must not return the new life, whose tags are others.
+func TestAnIndexEntryLeftByAnEarlierLifeFindsNothing(t *testing.T) {
+	x := newExpiring(t)
+	_, err := x.s.raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(x.s.Names().Entities), Key: entityKeyItem(x.d1)})
+	require.NoError(t, err)
+	_, err = x.db.Create(ctx, doc("d1", "bye", 1))
+	require.NoError(t, err)
+
+	tags := ryno.ScopedIndex{Scope: "acme", Index: "doc-tag"}
+	entries, err := x.db.QueryIndexEntries(ctx, tags, indexing.Equal(indexing.String("hello-tag001")), ryno.PageOptions{})
+	require.NoError(t, err)
+	require.Len(t, entries.Items, 1, "the earlier life's entry is still stored")
+	page, err := x.db.QueryIndex(ctx, tags, indexing.Equal(indexing.String("hello-tag001")), ryno.PageOptions{})
+	require.NoError(t, err)
+	require.Empty(t, page.Items, "the new life does not hold the old tag")
+	page, err = x.db.QueryIndex(ctx, tags, indexing.BeginsWith(indexing.String("bye-")), ryno.PageOptions{})
+	require.NoError(t, err)
+	require.Len(t, page.Items, 1, "it holds its own")
+
+	_, err = x.db.Set(ctx, doc("d1", "bye", 2))
+	require.NoError(t, err)
+	entries, err = x.db.QueryIndexEntries(ctx, tags, indexing.Equal(indexing.String("hello-tag001")), ryno.PageOptions{})
+	require.NoError(t, err)
+	require.Empty(t, entries.Items, "the next write of the entity deletes what its earlier life left")
+}

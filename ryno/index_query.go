@@ -3,6 +3,7 @@ package ryno
 import (
 	"context"
 	"iter"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -29,7 +30,8 @@ type IndexEntry struct {
 // the entities table: one Query, then parallel BatchGetItem requests, two rounds per
 // page. An inline index's GSI holds the entities themselves, so without
 // Options.ConsistentRead one Query reads the page. An entity emitting several
-// matching values appears once per value; entries whose entity no longer exists are
+// matching values appears once per value; entries whose entity no longer exists,
+// or whose entity as read emits no value cond selects (a stale entry), are
 // skipped. An index the client does not register fails with a *ValidationError
 // (ErrInvalid) before any request, as in QueryIndexEntries, AllInIndex,
 // AllIndexEntries and LookupUnique.
@@ -50,7 +52,31 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 	for i, e := range entries.Items {
 		keys[i] = e.Key
 	}
-	return c.entitiesPage(ctx, keys, entries.Cursor, false)
+	page, err := c.entitiesPage(ctx, keys, entries.Cursor, false)
+	if err != nil {
+		return nil, err
+	}
+	ix, _ := c.indexes.ByName(in.Index)
+	return keepMatching(ix, cond, page)
+}
+
+// keepMatching removes from page the entities for which ix's map function, run on
+// the entity as read, emits no value cond selects. The entry that found such an
+// entity is stale: left by an earlier life of its key that DynamoDB's time to live
+// removed before a sweep, or by a value the entity dropped after the Query.
+func keepMatching(ix indexes.Def[Entity], cond indexing.Condition, page *Page[*Entity]) (*Page[*Entity], error) {
+	kept := page.Items[:0]
+	for _, e := range page.Items {
+		values, err := emitted(ix, e)
+		if err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(values, cond.Match) {
+			kept = append(kept, e)
+		}
+	}
+	page.Items = kept
+	return page, nil
 }
 
 // QueryIndexEntries returns one page of the entries of the index in that match cond, in index order, with their projected attributes, without reading the

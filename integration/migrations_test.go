@@ -375,8 +375,9 @@ func TestMigrationsNewerVersionIsDrift(t *testing.T) {
 			schema.AttrID:           &types.AttributeValueMemberS{Value: schema.VersionItemID},
 			schema.AttrScopeTypeKey: &types.AttributeValueMemberS{Value: schema.VersionItemSortKey},
 		},
-		UpdateExpression:          aws.String("SET #v = :v"),
-		ExpressionAttributeNames:  map[string]string{"#v": schema.AttrSchemaVersion},
+		// As a release of version 7 that keeps no older program working records it.
+		UpdateExpression:          aws.String("SET #v = :v, #c = :v"),
+		ExpressionAttributeNames:  map[string]string{"#v": schema.AttrSchemaVersion, "#c": schema.AttrSchemaCompatible},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: "7"}},
 	})
 	require.NoError(t, err)

@@ -3,6 +3,7 @@ package integration_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -179,4 +180,33 @@ func TestCheckSchemaOfUnmigratedData(t *testing.T) {
 	require.Empty(t, se.Missing)
 	require.Empty(t, se.Drift)
 	require.Equal(t, []migrations.ActionKind{migrations.ActionRunMigration, migrations.ActionRunMigration, migrations.ActionRecordVersion}, actionKinds(se.Pending))
+}
+
+// TestCheckSchemaOfANewerCompatibleVersion records a schema version newer than this
+// release knows, as a newer release's `ryno migrate up` does during a rolling
+// deploy: a record that keeps this release's programs working passes CheckSchema,
+// and migrate up still refuses it; one that does not fails CheckSchema.
+func TestCheckSchemaOfANewerCompatibleVersion(t *testing.T) {
+	s := newStoreWith(t, nil)
+	record := func(v, compatible int) {
+		_, err := s.raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.Names().Entities), Item: map[string]types.AttributeValue{
+			schema.AttrID:               str(schema.VersionItemID),
+			schema.AttrScopeTypeKey:     str(schema.VersionItemSortKey),
+			schema.AttrSchemaVersion:    &types.AttributeValueMemberN{Value: fmt.Sprint(v)},
+			schema.AttrSchemaCompatible: &types.AttributeValueMemberN{Value: fmt.Sprint(compatible)},
+		}})
+		require.NoError(t, err)
+	}
+	next := migrations.CurrentVersion + 1
+
+	record(next, migrations.CurrentVersion)
+	require.NoError(t, s.CheckSchema(ctx), "a newer version that keeps this one working")
+	st, err := migrations.Check(ctx, s.raw, migrations.Options{TablePrefix: s.Names().Prefix})
+	require.NoError(t, err)
+	require.Len(t, st.Warnings(), 1, "status says the store is newer")
+	_, err = newProviderFor(t, s.raw, s.Names().Prefix, schema.Billing{}).Up(ctx)
+	require.ErrorIs(t, err, migrations.ErrDrift, "this release does not migrate a newer store")
+
+	record(next, next)
+	require.ErrorIs(t, s.CheckSchema(ctx), ryno.ErrSchemaMismatch, "a newer version that does not")
 }

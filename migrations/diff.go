@@ -47,16 +47,23 @@ func diff(t target, s *snapshot, migs []migration) *Plan {
 	}
 	p.Actions = append(p.Actions, settings...)
 	if len(t.tables) > 0 {
-		p.planVersion(aws.ToString(t.tables[0].TableName), migs)
+		p.planVersion(aws.ToString(t.tables[0].TableName), migs, s.compatible)
 	}
 	p.Actions = append(p.Actions, retire...)
 	return p
 }
 
 // planVersion adds the data steps and version record a store at p.RecordedVersion
-// needs, or the drift of a version newer than the target. versionTable holds the record.
-func (p *Plan) planVersion(versionTable string, migs []migration) {
+// needs, or the drift of a version newer than the target: an error, or a warning
+// when the record says programs of the target version still work at it
+// (compatible, 0 when it says nothing). versionTable holds the record.
+func (p *Plan) planVersion(versionTable string, migs []migration, compatible int) {
 	switch {
+	case p.RecordedVersion > p.TargetVersion && compatible > 0 && compatible <= p.TargetVersion:
+		p.Drift = append(p.Drift, Drift{Kind: DriftVersion, Severity: SeverityWarning, Table: versionTable,
+			Detail: fmt.Sprintf("recorded schema version %d is newer than %d, the newest this program knows; "+
+				"it keeps programs of version %d and later working, so this one reads and writes the store, but cannot migrate it",
+				p.RecordedVersion, p.TargetVersion, compatible)})
 	case p.RecordedVersion > p.TargetVersion:
 		p.Drift = append(p.Drift, Drift{Kind: DriftVersion, Severity: SeverityError, Table: versionTable,
 			Detail: fmt.Sprintf("recorded schema version %d is newer than %d, the newest this program knows; use a newer release",

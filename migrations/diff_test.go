@@ -70,6 +70,7 @@ func TestDiff(t *testing.T) {
 		name     string
 		billing  schema.Billing
 		recorded int
+		compat   int // the recorded version's Compatible
 		live     func(live map[string]*types.TableDescription) // changes the all-ACTIVE tables
 		actions  []string
 		drift    []string
@@ -229,6 +230,18 @@ func TestDiff(t *testing.T) {
 			drift:    []string{"error version app_entities_master "},
 		},
 		{
+			name:     "recorded version newer, compatible with this one",
+			recorded: 5,
+			compat:   CurrentVersion,
+			drift:    []string{"warning version app_entities_master "},
+		},
+		{
+			name:     "recorded version newer, compatible with newer ones only",
+			recorded: 6,
+			compat:   CurrentVersion + 1,
+			drift:    []string{"error version app_entities_master "},
+		},
+		{
 			name:     "billing mode differs",
 			billing:  provisioned,
 			recorded: 4,
@@ -328,7 +341,7 @@ func TestDiff(t *testing.T) {
 			if tt.live != nil {
 				tt.live(live)
 			}
-			p := diff(target{tables: want}, &snapshot{live: live, version: tt.recorded}, allMigrations())
+			p := diff(target{tables: want}, &snapshot{live: live, version: tt.recorded, compatible: tt.compat}, allMigrations())
 			require.Equal(t, tt.actions, actionStrings(p.Actions))
 			require.Equal(t, tt.drift, driftStrings(p.Drift))
 			require.Equal(t, tt.recorded, p.RecordedVersion)

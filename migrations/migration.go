@@ -19,21 +19,37 @@ const CurrentVersion = 4
 type migration struct {
 	Version     int
 	Description string
+	// Compatible is the oldest version whose programs still read and write a store
+	// at this one: a program that knows only an older version checks a store at
+	// this one as working (with a warning) when it is at least Compatible. A
+	// version that only adds indexes keeps the one before; one that changes what
+	// the programs write or read must name itself.
+	Compatible int
 
 	run func(ctx context.Context, api API, names schema.Names) error // data step; nil if none
 }
 
 // migrations lists every version in order, from 1 to CurrentVersion.
 var migrations = []migration{
-	{Version: 1, Description: "create the entities, relationship and index tables with their GSIs and LSI"},
-	{Version: 2, Description: "build the heads and markers of relationship lists written before them", run: buildListHeads},
-	{Version: 3, Description: "give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships", run: addReverseKeys},
-	{Version: 4, Description: "add the entities table's inline index GSIs, entities_inline_1 and entities_inline_2"},
+	{Version: 1, Compatible: 1, Description: "create the entities, relationship and index tables with their GSIs and LSI"},
+	{Version: 2, Compatible: 2, Description: "build the heads and markers of relationship lists written before them", run: buildListHeads},
+	{Version: 3, Compatible: 3, Description: "give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships", run: addReverseKeys},
+	{Version: 4, Compatible: 3, Description: "add the entities table's inline index GSIs, entities_inline_1 and entities_inline_2"},
 }
 
 // allMigrations returns the schema versions in order, the last being CurrentVersion.
 func allMigrations() []migration {
 	return append([]migration(nil), migrations...)
+}
+
+// compatibleWith returns the Compatible of version v in migs, or v when migs lacks it.
+func compatibleWith(migs []migration, v int) int {
+	for _, m := range migs {
+		if m.Version == v {
+			return m.Compatible
+		}
+	}
+	return v
 }
 
 // latest returns the highest version in migs, or 0 when migs is empty.

@@ -76,6 +76,7 @@ func (p *Provider) Status(ctx context.Context) (*Status, error) {
 type snapshot struct {
 	live       map[string]*types.TableDescription      // by table name; missing tables are absent
 	version    int                                     // recorded schema version; 0 when none
+	compatible int                                     // the oldest version whose programs work at it; 0 when not recorded
 	recovery   map[string]bool                         // point-in-time recovery by table; nil when not read
 	timeToLive map[string]*types.TimeToLiveDescription // by table; absent when not read
 }
@@ -113,11 +114,11 @@ func (p *Provider) inspect(ctx context.Context) (*snapshot, error) {
 	}
 	// With other keys the record cannot be read; that table is reported as drift.
 	if e := s.live[p.names.Entities]; e != nil && keysMatch(p.definitions()[0], e) {
-		v, err := p.readVersion(ctx)
+		r, err := p.readVersion(ctx)
 		if err != nil {
 			return nil, err
 		}
-		s.version = v
+		s.version, s.compatible = r.version, r.compatible
 	}
 	if p.opts.PointInTimeRecovery {
 		recovery, err := p.readRecovery(ctx, s.live)

@@ -207,6 +207,10 @@ func TestUpRefusesDrift(t *testing.T) {
 		{"newer version", func(p *Provider, api *fakeAPI) {
 			api.setVersion(p.Names().Entities, &types.AttributeValueMemberN{Value: "9"})
 		}, DriftVersion},
+		{"newer version that keeps this one working", func(p *Provider, api *fakeAPI) {
+			api.setVersion(p.Names().Entities, &types.AttributeValueMemberN{Value: "9"})
+			api.tables[p.Names().Entities].version[schema.AttrSchemaCompatible] = &types.AttributeValueMemberN{Value: "3"}
+		}, DriftVersion},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -342,7 +346,7 @@ func TestWriteVersionNeverLowers(t *testing.T) {
 	require.ErrorIs(t, err, ErrDrift)
 	v, err := p.readVersion(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, 2, v)
+	require.Equal(t, recorded{version: 2, compatible: 2}, v, "the record says which programs still work at it")
 }
 
 func TestDown(t *testing.T) {

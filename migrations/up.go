@@ -3,6 +3,7 @@ package migrations
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -44,6 +45,13 @@ func (p *Provider) Up(ctx context.Context) (*Result, error) {
 	plan := p.diff(s)
 	if errs := plan.Errors(); len(errs) > 0 {
 		return nil, &DriftError{Drift: errs}
+	}
+	if plan.RecordedVersion > plan.TargetVersion {
+		// A newer release migrated the store: what this one would create or retire
+		// may undo it, even where its programs still work at that version.
+		return nil, &DriftError{Drift: []Drift{{Kind: DriftVersion, Severity: SeverityError, Table: p.names.Entities,
+			Detail: fmt.Sprintf("recorded schema version %d is newer than %d, the newest this program knows; migrate with a newer release",
+				plan.RecordedVersion, plan.TargetVersion)}}}
 	}
 	res := &Result{Warnings: plan.Warnings(), RecordedVersion: plan.RecordedVersion, Version: plan.RecordedVersion}
 	err = p.run(ctx, plan, s.version, res)

@@ -22,30 +22,49 @@ func versionKey() map[string]types.AttributeValue {
 	}
 }
 
-// readVersion returns the recorded schema version, or 0 when there is none.
-func (p *Provider) readVersion(ctx context.Context) (int, error) {
+// recorded is what the schema version record holds.
+type recorded struct {
+	version    int // the version applied last; 0 when none is recorded
+	compatible int // the oldest version whose programs work at it; 0 when not recorded
+}
+
+// readVersion returns the recorded schema version, zero when there is none.
+func (p *Provider) readVersion(ctx context.Context) (recorded, error) {
 	out, err := p.api.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(p.names.Entities),
 		Key:            versionKey(),
 		ConsistentRead: aws.Bool(true),
 	})
 	if isNotFound(err) { // a table still being created cannot be read yet
-		return 0, nil
+		return recorded{}, nil
 	}
 	if err != nil {
-		return 0, errs.Wrap(err, "read schema version")
+		return recorded{}, errs.Wrap(err, "read schema version")
 	}
-	av, ok := out.Item[schema.AttrSchemaVersion]
+	var r recorded
+	if r.version, err = p.versionNumber(out.Item, schema.AttrSchemaVersion); err != nil {
+		return recorded{}, err
+	}
+	if r.compatible, err = p.versionNumber(out.Item, schema.AttrSchemaCompatible); err != nil {
+		return recorded{}, err
+	}
+	return r, nil
+}
+
+// versionNumber reads the version attribute name of the record item: 0 when it is
+// missing.
+func (p *Provider) versionNumber(item map[string]types.AttributeValue, name string) (int, error) {
+	av, ok := item[name]
 	if !ok {
 		return 0, nil
 	}
 	n, isN := av.(*types.AttributeValueMemberN)
 	if !isN {
-		return 0, errs.New("read schema version: %s in %s is not a number", schema.AttrSchemaVersion, p.names.Entities)
+		return 0, errs.New("read schema version: %s in %s is not a number", name, p.names.Entities)
 	}
 	v, err := strconv.Atoi(n.Value)
 	if err != nil || v < 0 {
-		return 0, errs.New("read schema version: %s in %s is %q, not a version", schema.AttrSchemaVersion, p.names.Entities, n.Value)
+		return 0, errs.New("read schema version: %s in %s is %q, not a version", name, p.names.Entities, n.Value)
 	}
 	return v, nil
 }
@@ -56,6 +75,7 @@ func (p *Provider) writeVersion(ctx context.Context, v int) error {
 	item := versionKey()
 	item[schema.AttrSchemaVersion] = &types.AttributeValueMemberN{Value: strconv.Itoa(v)}
 	item[schema.AttrSchemaApplied] = &types.AttributeValueMemberS{Value: schema.FormatTime(time.Now())}
+	item[schema.AttrSchemaCompatible] = &types.AttributeValueMemberN{Value: strconv.Itoa(compatibleWith(migrations, v))}
 	_, err := p.api.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                 aws.String(p.names.Entities),
 		Item:                      item,

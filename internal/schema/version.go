@@ -9,4 +9,8 @@ const (
 	VersionItemSortKey = "_schema"         // the record's _scope_type_key
 	AttrSchemaVersion  = "_schema_version" // N: the version applied last
 	AttrSchemaApplied  = "_schema_applied" // S: when, in TimeLayout
+	// AttrSchemaCompatible is the oldest schema version whose programs still read and
+	// write a store at the recorded one (N): a program older than the recorded
+	// version works on as long as its own version is at least this.
+	AttrSchemaCompatible = "_schema_compatible_since"
 )

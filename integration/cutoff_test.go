@@ -663,3 +663,50 @@ func TestCheckRepairLeavesAListAWriterHoldsAndGoesOn(t *testing.T) {
 	require.Equal(t, 1, done.Finished)
 	requireListExact(t, s, hub, "follows")
 }
+
+// TestAVersionCarriedWithoutItsLifeReadsEntriesThatMatchTheItem writes a doc with
+// the version a caller carried and no Created, as an ETag of an earlier life of
+// the key gives: its read of the index entries lands before the doc is deleted and
+// created anew at that same version, its read of the item after. The condition on
+// the version holds on the new life; the entries it diffs must be the new life's,
+// or the new life's tags stay indexed under a doc that no longer holds them.
+func TestAVersionCarriedWithoutItsLifeReadsEntriesThatMatchTheItem(t *testing.T) {
+	var armed atomic.Bool
+	var once sync.Once
+	entriesRead, itemHeld := make(chan struct{}), make(chan struct{})
+	s := newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+		return dynamotest.Wrap(api, func(ctx context.Context, op string, send func(context.Context) error) error {
+			if !armed.Load() {
+				return send(ctx)
+			}
+			switch op {
+			case "Query":
+				defer once.Do(func() { close(entriesRead) })
+			case "GetItem":
+				<-itemHeld
+			}
+			return send(ctx)
+		})
+	}, ryno.Options{Indexes: slugIndexes})
+	other := newClientOn(t, s, ryno.Options{Indexes: slugIndexes})
+	_, err := other.Create(ctx, doc("d1", "first", 2))
+	require.NoError(t, err)
+
+	written := make(chan error, 1)
+	armed.Store(true)
+	go func() {
+		e := doc("d1", "mine", 1)
+		e.Version = 1 // carried, with no Created
+		_, err := s.Update(ctx, e)
+		written <- err
+	}()
+	<-entriesRead
+	require.NoError(t, other.Delete(ctx, doc("d1", "", 0).Key))
+	_, err = other.Create(ctx, doc("d1", "second", 2))
+	require.NoError(t, err)
+	close(itemHeld)
+	require.NoError(t, <-written, "version 1 of the new life is the version carried")
+	armed.Store(false)
+
+	requireIndexExact(t, s)
+}

@@ -298,7 +298,10 @@ func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem boo
 			}
 		}
 	}
-	if entriesFirst && getItem && !x.Carried && !snap.x.Absent {
+	// Entries read beside the item are its own when the caller saw its version
+	// before the call, but a version carried without Created may be another life's
+	// same number, written after the entries were read: the record tells.
+	if entriesFirst && getItem && (!x.Carried || x.Created.IsZero()) && !snap.x.Absent {
 		w.byRecord = RecordMatches(item, snap.entries)
 		entriesFirst = w.byRecord // otherwise read before a write the item shows: again
 	}

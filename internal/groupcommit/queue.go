@@ -19,6 +19,7 @@ type Queue[K comparable, T, R any] struct {
 
 // call is one call waiting for its batch.
 type call[T, R any] struct {
+	ctx  context.Context // the caller's
 	item T
 	lead chan struct{} // receives when the call must write the next batch
 	done chan struct{} // closed when its batch was written, or failed
@@ -33,12 +34,13 @@ type call[T, R any] struct {
 type Write[T, R any] func(ctx context.Context, items []T) ([]R, error)
 
 // Do queues item under key and returns its result once its batch is written. The
-// call that leads a batch writes it with write, under a context that ctx's
-// cancellation does not reach (the batch's other calls wait for it); write must
-// bound itself. A call whose ctx ends while it still waits, in no batch, returns
-// ctx.Err() and is never written.
+// call that leads a batch writes it with write, under a context that ends when the
+// contexts of every call of the batch have ended: the leader's alone does not stop
+// a batch others wait for, and a batch of one call has the call's own deadline. A
+// call whose ctx ends while it still waits, in no batch, returns ctx.Err() and is
+// never written; so does a call whose ctx has ended when its turn to lead comes.
 func (q *Queue[K, T, R]) Do(ctx context.Context, key K, item T, write Write[T, R]) (R, error) {
-	c := &call[T, R]{item: item, lead: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &call[T, R]{ctx: ctx, item: item, lead: make(chan struct{}, 1), done: make(chan struct{})}
 	q.join(key, c)
 	select {
 	case <-c.lead:
@@ -55,7 +57,11 @@ func (q *Queue[K, T, R]) Do(ctx context.Context, key K, item T, write Write[T, R
 			return c.res, c.err
 		}
 	}
-	q.writeBatch(context.WithoutCancel(ctx), key, write)
+	if err := ctx.Err(); err != nil && q.abdicate(key, c) {
+		var zero R
+		return zero, err
+	}
+	q.writeBatch(ctx, key, write)
 	<-c.done
 	return c.res, c.err
 }
@@ -110,6 +116,22 @@ func (q *Queue[K, T, R]) take(key K) []*call[T, R] {
 	return batch
 }
 
+// abdicate takes c, told to lead but not yet leading a batch, out of the queue of
+// key and hands the key to the next call. It reports false when a batch already
+// holds c.
+func (q *Queue[K, T, R]) abdicate(key K, c *call[T, R]) bool {
+	q.mu.Lock()
+	waiting := q.queues[key]
+	if c.taken || len(waiting) == 0 || waiting[0] != c {
+		q.mu.Unlock()
+		return false
+	}
+	q.queues[key] = waiting[1:]
+	q.mu.Unlock()
+	q.handOff(key)
+	return true
+}
+
 // handOff tells the call now at the head of the queue of key to lead the next
 // batch, or forgets the queue when none waits.
 func (q *Queue[K, T, R]) handOff(key K) {
@@ -126,15 +148,17 @@ func (q *Queue[K, T, R]) handOff(key K) {
 }
 
 // writeBatch writes the next batch of key, gives each of its calls its result, and
-// hands the key to the next.
-func (q *Queue[K, T, R]) writeBatch(ctx context.Context, key K, write Write[T, R]) {
+// hands the key to the next. A write that panics fails each call of the batch, and
+// the panic goes on in the leader once the key is handed on.
+func (q *Queue[K, T, R]) writeBatch(leader context.Context, key K, write Write[T, R]) {
 	batch := q.take(key)
-	defer q.handOff(key)
 	items := make([]T, len(batch))
 	for i, c := range batch {
 		items[i] = c.item
 	}
-	results, err := write(ctx, items)
+	ctx, stop := batchContext(leader, batch)
+	results, panicked, err := safeWrite(ctx, write, items)
+	stop()
 	if err == nil && len(results) != len(batch) {
 		err = errs.New("a batch of %d calls was written with %d results", len(batch), len(results))
 	}
@@ -144,4 +168,45 @@ func (q *Queue[K, T, R]) writeBatch(ctx context.Context, key K, write Write[T, R
 		}
 		close(c.done)
 	}
+	q.handOff(key)
+	if panicked != nil {
+		panic(panicked)
+	}
+}
+
+// batchContext returns the context of a batch's write: the leader's values, ended
+// once the context of every call of the batch has ended, with the cause of the last.
+// stop releases it.
+func batchContext[T, R any](leader context.Context, batch []*call[T, R]) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(leader))
+	var mu sync.Mutex
+	left := len(batch)
+	stops := make([]func() bool, len(batch))
+	for i, c := range batch {
+		stops[i] = context.AfterFunc(c.ctx, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if left--; left == 0 {
+				cancel(context.Cause(c.ctx))
+			}
+		})
+	}
+	return ctx, func() {
+		for _, s := range stops {
+			s()
+		}
+		cancel(nil)
+	}
+}
+
+// safeWrite runs write, turning a panic into an error for the batch and the value
+// to panic with again.
+func safeWrite[T, R any](ctx context.Context, write Write[T, R], items []T) (results []R, panicked any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			results, panicked, err = nil, r, errs.New("the write of a batch of %d calls panicked: %v", len(items), r)
+		}
+	}()
+	results, err = write(ctx, items)
+	return results, nil, err
 }

@@ -197,3 +197,120 @@ func TestManyCallsAreEachWrittenOnce(t *testing.T) {
 		require.Empty(t, q.queues, "round %d: every key idle again", round)
 	}
 }
+
+// TestACallWhoseContextHasEndedWhenItsTurnComesIsNeverWritten gives an idle key a
+// call whose context has already ended: it returns ctx.Err() and writes nothing,
+// and the key serves the next call.
+func TestACallWhoseContextHasEndedWhenItsTurnComesIsNeverWritten(t *testing.T) {
+	q, r := newQueue(), &recorder{}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := q.Do(ctx, "list", item{"add", 1}, r.write)
+	require.ErrorIs(t, err, context.Canceled)
+	require.Empty(t, r.batches, "nothing written")
+	require.Empty(t, q.queues)
+	got, err := q.Do(context.Background(), "list", item{"add", 2}, r.write)
+	require.NoError(t, err)
+	require.Equal(t, "add2", got)
+}
+
+// TestABatchIsWrittenUntilEveryCallOfItHasEnded checks the context of a batch's
+// write: a lone call's deadline reaches its write; in a batch of two, the leader's
+// cancellation alone does not, and both together do.
+func TestABatchIsWrittenUntilEveryCallOfItHasEnded(t *testing.T) {
+	waitForEnd := func(ctx context.Context, items []item) ([]string, error) {
+		<-ctx.Done()
+		return nil, context.Cause(ctx)
+	}
+	t.Run("alone", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		_, err := newQueue().Do(ctx, "list", item{"add", 1}, waitForEnd)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+	})
+	t.Run("in a batch", func(t *testing.T) {
+		q := newQueue()
+		r := &recorder{gate: make(chan struct{}), started: make(chan struct{}, 1)}
+		first := make(chan error, 1)
+		go func() { _, err := q.Do(context.Background(), "list", item{"add", 0}, r.write); first <- err }()
+		<-r.started // the key is busy: the next two queue behind it and go in one batch
+		ctxs := make([]context.Context, 2)
+		cancels := make([]context.CancelFunc, 2)
+		results := make(chan error, 2)
+		var ended atomic.Bool
+		for i := range ctxs {
+			ctxs[i], cancels[i] = context.WithCancel(context.Background())
+			go func() {
+				_, err := q.Do(ctxs[i], "list", item{"add", i + 1}, func(ctx context.Context, items []item) ([]string, error) {
+					cancels[0]() // the leader's own context ends
+					select {
+					case <-ctx.Done():
+						require.True(t, ended.Load(), "the write ended before the follower's context did")
+						return nil, context.Cause(ctx)
+					case <-time.After(50 * time.Millisecond):
+					}
+					ended.Store(true)
+					cancels[1]()
+					<-ctx.Done()
+					return nil, context.Cause(ctx)
+				})
+				results <- err
+			}()
+		}
+		require.Eventually(t, func() bool {
+			q.mu.Lock()
+			defer q.mu.Unlock()
+			return len(q.queues["list"]) == 2
+		}, 5*time.Second, time.Millisecond)
+		r.gate <- struct{}{}
+		require.NoError(t, <-first)
+		for range 2 {
+			require.ErrorIs(t, <-results, context.Canceled)
+		}
+		require.True(t, ended.Load())
+	})
+}
+
+// TestAWriteThatPanicsFailsItsBatchAndFreesTheKey makes a batch's write panic: the
+// other call of the batch gets an error instead of waiting for ever, the panic goes
+// on in the leader, and the key serves the next call.
+func TestAWriteThatPanicsFailsItsBatchAndFreesTheKey(t *testing.T) {
+	q := newQueue()
+	r := &recorder{gate: make(chan struct{}), started: make(chan struct{}, 1)}
+	first := make(chan error, 1)
+	go func() { _, err := q.Do(context.Background(), "list", item{"add", 0}, r.write); first <- err }()
+	<-r.started
+	boom := func(context.Context, []item) ([]string, error) { panic("boom") }
+	results := make(chan any, 2)
+	for i := 1; i <= 2; i++ {
+		go func() {
+			defer func() {
+				if p := recover(); p != nil {
+					results <- p
+				}
+			}()
+			_, err := q.Do(context.Background(), "list", item{"add", i}, boom)
+			results <- err
+		}()
+	}
+	require.Eventually(t, func() bool {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return len(q.queues["list"]) == 2
+	}, 5*time.Second, time.Millisecond)
+	r.gate <- struct{}{}
+	require.NoError(t, <-first)
+	got := []any{<-results, <-results}
+	require.Contains(t, got, any("boom"), "the leader panics")
+	var failed error
+	for _, g := range got {
+		if err, ok := g.(error); ok {
+			failed = err
+		}
+	}
+	require.ErrorContains(t, failed, "panicked: boom", "the follower fails")
+	require.Empty(t, q.queues)
+	out, err := q.Do(context.Background(), "list", item{"add", 3}, (&recorder{}).write)
+	require.NoError(t, err)
+	require.Equal(t, "add3", out)
+}

@@ -2,6 +2,7 @@ package batching
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -340,6 +341,59 @@ func TestBackoffStaysUnderTheCappedCeiling(t *testing.T) {
 			require.LessOrEqual(t, d, ceiling)
 		}
 	}
+}
+
+// TestCeilingNeverWraps doubles large base delays past the top bit of a Duration:
+// the ceiling stays at MaxDelay, never negative or short.
+func TestCeilingNeverWraps(t *testing.T) {
+	tests := []struct {
+		base, max time.Duration
+	}{
+		{20 * time.Second, time.Hour},
+		{time.Minute, 24 * time.Hour},
+		{time.Millisecond, time.Second},
+		{1, time.Second},
+	}
+	for _, tt := range tests {
+		r := Policy{BaseDelay: tt.base, MaxDelay: tt.max}
+		prev := time.Duration(0)
+		for n := 1; n <= 70; n++ {
+			c := r.Ceiling(n)
+			require.Positive(t, c, "base %v, retry %d", tt.base, n)
+			require.LessOrEqual(t, c, tt.max, "base %v, retry %d", tt.base, n)
+			require.GreaterOrEqual(t, c, prev, "base %v, retry %d: the ceiling never falls", tt.base, n)
+			prev = c
+		}
+		require.Equal(t, tt.max, prev)
+	}
+}
+
+// TestUntilDoneReportsEachRetryWithItsOwnReason sends a chunk throttled once, then
+// refused by a conflict once, then left unprocessed until the budget is spent: each
+// retry is reported with its own reason and cause, and the final error wraps no
+// cause of an earlier response.
+func TestUntilDoneReportsEachRetryWithItsOwnReason(t *testing.T) {
+	b := NewEngine(newFakeDB(t), 1, Policy{MaxAttempts: 4, BaseDelay: time.Microsecond, MaxDelay: time.Microsecond})
+	type retry struct {
+		why   Reason
+		cause bool
+	}
+	var got []retry
+	b.Retrying = func(_ context.Context, why Reason, _ time.Duration, cause error) {
+		got = append(got, retry{why, cause != nil})
+	}
+	conflict := errors.New("transaction conflict")
+	responses := []error{&RetryLater{throttled("BatchWriteItem")}, &RetryLater{conflict}, nil, nil}
+	n := 0
+	_, err := UntilDone(context.Background(), b, []int{1, 2}, func(_ context.Context, pending []int) ([]int, error) {
+		err := responses[n]
+		n++
+		return pending, err
+	})
+	require.ErrorIs(t, err, ErrUnprocessed)
+	require.False(t, IsThrottle(err), "the last responses were not throttled")
+	require.NotErrorIs(t, err, conflict)
+	require.Equal(t, []retry{{ReasonThrottled, true}, {ReasonConflict, true}, {ReasonUnprocessed, false}}, got)
 }
 
 func TestRetryStateCountsOnlyRequestsWithoutProgress(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"time"
 )
@@ -34,7 +35,8 @@ func (r Policy) Backoff(n int) time.Duration {
 // most MaxDelay.
 func (r Policy) Ceiling(n int) time.Duration {
 	ceiling := r.MaxDelay
-	if n <= 30 {
+	// BaseDelay doubled n-1 times, when that fits: a shift past the top bit wraps.
+	if n >= 1 && r.BaseDelay > 0 && n-1 < bits.LeadingZeros64(uint64(r.BaseDelay)) {
 		if d := r.BaseDelay << (n - 1); d < ceiling {
 			ceiling = d
 		}
@@ -92,11 +94,14 @@ func UntilDone[T any](ctx context.Context, b *Engine, pending []T, send func(con
 		switch {
 		case errors.As(err, &later):
 			cause = later.Err
+			why = ReasonConflict
 			if IsThrottle(cause) {
 				why = ReasonThrottled
 			}
 		case err != nil:
 			return pending, err
+		default:
+			cause = nil // this response left items unprocessed, for no reason of the last
 		}
 		if len(left) == 0 {
 			return nil, nil

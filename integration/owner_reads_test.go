@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -19,6 +20,11 @@ var ownsTreeChecked = []ryno.Owns{
 	{Type: "project", Predicate: "issues", ObjectType: "issue"},
 	{Type: "issue", Predicate: "comments", ObjectType: "comment"},
 }
+
+// issueIDs indexes issues by their id, unique: a way to reach an issue by value.
+var issueIDs = []ryno.Index{{Type: "issue", Name: "issue-id", Unique: true, Map: func(e *ryno.Entity, emit func(indexing.Value)) {
+	emit(indexing.String(e.ID))
+}}}
 
 // tombstoneGate lets the first UpdateItem of the client it wraps through once
 // armed (the tombstone of an owner's Delete), then holds every later request until
@@ -61,11 +67,11 @@ func visibleOf(t *testing.T, db *ryno.Client, keys []ryno.Key) []ryno.Key {
 // a reader that does not finds the issues and comments until the marking pass.
 func TestAnOwnersTombstoneHidesTheTreeFromReadsAtOnce(t *testing.T) {
 	gate := &tombstoneGate{release: make(chan struct{})}
-	s := newStoreOpts(t, gate.wrap, ryno.Options{Owns: ownsTree})
+	s := newStoreOpts(t, gate.wrap, ryno.Options{Owns: ownsTree, Indexes: issueIDs})
 	keys := seedTree(t, s, "rocket", 6, 2)
 	other := seedTree(t, s, "boat", 2, 1)
-	checked := newClientOn(t, s, ryno.Options{Owns: ownsTreeChecked})
-	unchecked := newClientOn(t, s, ryno.Options{Owns: ownsTree})
+	checked := newClientOn(t, s, ryno.Options{Owns: ownsTreeChecked, Indexes: issueIDs})
+	unchecked := newClientOn(t, s, ryno.Options{Owns: ownsTree, Indexes: issueIDs})
 	require.Equal(t, keys, visibleOf(t, checked, keys), "before the Delete, the tree reads as it is")
 
 	gate.armed.Store(true)
@@ -98,6 +104,22 @@ func TestAnOwnersTombstoneHidesTheTreeFromReadsAtOnce(t *testing.T) {
 		}
 		require.NotEmpty(t, page.Items, "ListByType %s lists the other tree", typ)
 	}
+	ids := ryno.ScopedIndex{Scope: "acme", Index: "issue-id"}
+	for _, db := range []*ryno.Client{checked, unchecked} {
+		page, err := db.QueryIndex(ctx, ids, indexing.BeginsWith(indexing.String("rocket-")), ryno.PageOptions{})
+		require.NoError(t, err)
+		if db == checked {
+			require.Empty(t, page.Items, "QueryIndex of the hidden issues")
+		} else {
+			require.Len(t, page.Items, 6, "QueryIndex without ObjectType")
+		}
+	}
+	_, err := checked.GetByUnique(ctx, ids, indexing.String("rocket-0"))
+	require.ErrorIs(t, err, ryno.ErrNotFound, "GetByUnique of a hidden issue")
+	found, err := checked.GetByUnique(ctx, ids, indexing.String("boat-0"))
+	require.NoError(t, err, "GetByUnique of the other tree's issue")
+	require.Equal(t, treeKey("issue", "boat-0"), found.Key)
+
 	related, err := checked.RelatedEntities(ctx, issue, "comments", ryno.PageOptions{Limit: 10})
 	require.NoError(t, err)
 	require.Empty(t, related.Items, "the comments of a hidden issue")

@@ -70,7 +70,7 @@ func TestDiff(t *testing.T) {
 		name     string
 		billing  schema.Billing
 		recorded int
-		compat   int // the recorded version's Compatible
+		compat   int                                           // the recorded version's Compatible
 		live     func(live map[string]*types.TableDescription) // changes the all-ACTIVE tables
 		actions  []string
 		drift    []string

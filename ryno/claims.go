@@ -117,21 +117,14 @@ func (c *Client) GetByUnique(ctx context.Context, in ScopedIndex, value indexing
 // emits reports whether ix's map function emits value for e: whether e, as read,
 // still holds the value's claim.
 func emits(ix indexes.Def[Entity], e *Entity, value indexing.Value) (bool, error) {
-	values, err := emitted(ix, e)
-	return slices.ContainsFunc(values, func(v indexing.Value) bool { return v.Encoding() == value.Encoding() }), err
-}
-
-// emitted returns the values ix's map function emits for e, as read: none for an
-// entity of another type.
-func emitted(ix indexes.Def[Entity], e *Entity) ([]indexing.Value, error) {
 	if e.Type != ix.Type {
-		return nil, nil
+		return false, nil
 	}
 	view := *e
 	view.Relationships = nil // as a write's map function sees it
 	values, err := indexentries.Emit(ix.Name, func(emit func(indexing.Value)) { ix.Map(view, emit) })
 	if err != nil {
-		return nil, wrap(err, "index %s of %s", ix.Name, e.Key)
+		return false, wrap(err, "get %s by %s", e.Key, ix.Name)
 	}
-	return values, nil
+	return slices.ContainsFunc(values, func(v indexing.Value) bool { return v.Encoding() == value.Encoding() }), nil
 }

@@ -52,6 +52,14 @@ func TestNewRefusesInvalidOwns(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, db.core.ChecksOwners("issue"), "reads of issues check their owners")
 	require.False(t, db.core.ChecksOwners("project"))
+
+	db, err = New(&nilAPI{}, Options{TablePrefix: "app", Owns: []Owns{
+		{Type: "project", Predicate: "items", ObjectType: "issue"},
+		{Type: "project", Predicate: "items", ObjectType: "note"},
+	}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"items"}, db.core.Owns["project"], "a list owning two object types is deleted once")
+	require.True(t, db.core.ChecksOwners("note"))
 }
 
 // TestNilContextIsRefused calls every method that takes a context with a nil one:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/relationships"
 )
@@ -145,32 +147,57 @@ func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_
 	if o.relationships {
 		return nil, invalid("BatchGet", "WithRelationships", "reads no relationships; use Get")
 	}
-	ops := make([]batching.GetOp, len(keys))
 	for i, k := range keys {
 		if err := k.Validate(); err != nil {
 			return nil, wrap(err, "keys[%d]", i)
 		}
-		ops[i] = batching.NewGetOp(c.core.Names.Entities, k.item())
 	}
-	if len(ops) == 0 {
-		return []*Entity{}, nil
-	}
-	items, err := c.core.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: o.consistent(c)})
+	items, err := c.readVisible(ctx, keys, o.consistent(c))
 	if err != nil {
 		return nil, err
 	}
-	entities := make([]*Entity, len(keys))
+	return c.decodeVisible(ctx, items, o.consistent(c))
+}
+
+// readVisible reads the entity items of keys, in the order of keys, with nil for an
+// entity missing, being deleted or expired: ceil(n/100) BatchGetItem requests in
+// parallel, each distinct key once.
+func (c *Client) readVisible(ctx context.Context, keys []Key, consistent bool) ([]map[string]types.AttributeValue, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	ops := make([]batching.GetOp, len(keys))
+	for i, k := range keys {
+		ops[i] = batching.NewGetOp(c.core.Names.Entities, k.item())
+	}
+	found, err := c.core.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: consistent})
+	if err != nil {
+		return nil, err
+	}
+	items := make([]map[string]types.AttributeValue, len(keys))
 	for i, op := range ops {
-		item, ok := items[op.ID]
-		if !ok || c.core.Hidden(item) {
+		if item, ok := found[op.ID]; ok && !c.core.Hidden(item) {
+			items[i] = item
+		}
+	}
+	return items, nil
+}
+
+// decodeVisible decodes items, nil staying nil, and leaves out (as nil) those an
+// owner hides (Owns.ObjectType).
+func (c *Client) decodeVisible(ctx context.Context, items []map[string]types.AttributeValue, consistent bool) ([]*Entity, error) {
+	entities := make([]*Entity, len(items))
+	for i, item := range items {
+		if item == nil {
 			continue
 		}
 		// Decoded per position: duplicate keys must not share one mutable entity.
+		var err error
 		if entities[i], err = decodeEntity(item); err != nil {
 			return nil, err
 		}
 	}
-	if err := c.dropOwnerHidden(ctx, entities, o.consistent(c)); err != nil {
+	if err := c.dropOwnerHidden(ctx, entities, consistent); err != nil {
 		return nil, err
 	}
 	return entities, nil

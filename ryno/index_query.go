@@ -3,7 +3,6 @@ package ryno
 import (
 	"context"
 	"iter"
-	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -31,8 +30,8 @@ type IndexEntry struct {
 // page. An inline index's GSI holds the entities themselves, so without
 // Options.ConsistentRead one Query reads the page. An entity emitting several
 // matching values appears once per value; entries whose entity no longer exists,
-// or whose entity as read emits no value cond selects (a stale entry), are
-// skipped. An index the client does not register fails with a *ValidationError
+// or whose entity as read records no value of the index that cond selects (a
+// stale entry), are skipped. An index the client does not register fails with a *ValidationError
 // (ErrInvalid) before any request, as in QueryIndexEntries, AllInIndex,
 // AllIndexEntries and LookupUnique.
 func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (_ *Page[*Entity], err error) {
@@ -52,30 +51,25 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 	for i, e := range entries.Items {
 		keys[i] = e.Key
 	}
-	page, err := c.entitiesPage(ctx, keys, entries.Cursor, false)
+	items, err := c.readVisible(ctx, keys, false)
 	if err != nil {
 		return nil, err
 	}
-	ix, _ := c.indexes.ByName(in.Index)
-	return keepMatching(ix, cond, page)
-}
-
-// keepMatching removes from page the entities for which ix's map function, run on
-// the entity as read, emits no value cond selects. The entry that found such an
-// entity is stale: left by an earlier life of its key that DynamoDB's time to live
-// removed before a sweep, or by a value the entity dropped after the Query.
-func keepMatching(ix indexes.Def[Entity], cond indexing.Condition, page *Page[*Entity]) (*Page[*Entity], error) {
-	kept := page.Items[:0]
-	for _, e := range page.Items {
-		values, err := emitted(ix, e)
-		if err != nil {
-			return nil, err
-		}
-		if slices.ContainsFunc(values, cond.Match) {
-			kept = append(kept, e)
+	for i, item := range items {
+		if selects, known := store.RecordSelects(item, in.Index, cond.Match); known && !selects {
+			items[i] = nil // a stale entry: the entity as read no longer holds a value cond selects
 		}
 	}
-	page.Items = kept
+	entities, err := c.decodeVisible(ctx, items, false)
+	if err != nil {
+		return nil, err
+	}
+	page := &Page[*Entity]{Items: make([]*Entity, 0, len(entities)), Cursor: entries.Cursor}
+	for _, e := range entities {
+		if e != nil {
+			page.Items = append(page.Items, e)
+		}
+	}
 	return page, nil
 }
 

@@ -21,7 +21,7 @@ func (c *Client) getChecked(ctx context.Context, k Key, consistent bool) (*Entit
 		if i == 0 {
 			item, err = c.core.GetItem(ctx, relationships.Key(k), consistent)
 		} else {
-			owners, err = c.core.Owners(ctx, []store.Key{relationships.Key(k)})
+			owners, err = c.core.Owners(ctx, []store.Key{relationships.Key(k)}, c.opts.MaxConcurrency-1)
 		}
 		return err
 	})
@@ -55,7 +55,7 @@ func (c *Client) dropOwnerHidden(ctx context.Context, entities []*Entity, consis
 	if len(keys) == 0 {
 		return nil
 	}
-	owners, err := c.core.Owners(ctx, keys)
+	owners, err := c.core.Owners(ctx, keys, c.opts.MaxConcurrency)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package ryno
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -42,7 +43,9 @@ func newOwnership(owns []Owns) (ownership, error) {
 		if err := relationships.ValidatePredicate(ow.Predicate); err != nil {
 			return o, wrap(err, "%s.Predicate", field)
 		}
-		o.owns[ow.Type] = append(o.owns[ow.Type], ow.Predicate)
+		if !slices.Contains(o.owns[ow.Type], ow.Predicate) { // a list owning two object types is named twice
+			o.owns[ow.Type] = append(o.owns[ow.Type], ow.Predicate)
+		}
 		if ow.ObjectType == "" {
 			continue
 		}

@@ -108,7 +108,10 @@ func deleteProject(ctx context.Context, db *ryno.Client) error {
 	if err := db.Delete(ctx, rocket, ryno.InBackground()); err != nil {
 		return err
 	}
-	_, err = db.Get(ctx, issueKey(rocket, 1))
+	_, err = db.Get(ctx, issueKey(rocket, 1), ryno.Consistent())
+	if err != nil && !errors.Is(err, ryno.ErrNotFound) {
+		return err
+	}
 	fmt.Printf("   Delete(project, InBackground) returned at its tombstone, and issue 1 already reads as missing: %v\n", errors.Is(err, ryno.ErrNotFound))
 	if err := db.Wait(ctx); err != nil {
 		return err

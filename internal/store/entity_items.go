@@ -33,6 +33,23 @@ func RecordEntries(k Key, item map[string]types.AttributeValue) []indexentries.E
 	return entries
 }
 
+// RecordSelects reports whether the record of the entity item (_index_entries)
+// holds a value of index that match selects: what the entity's last writer emitted,
+// with the version and numbers its map function saw then. known is false when the
+// item has no record to tell.
+func RecordSelects(item map[string]types.AttributeValue, index string, match func(indexing.Value) bool) (selects, known bool) {
+	var record map[string][]string
+	if item == nil || attributevalue.Unmarshal(item[schema.AttrIndexEntries], &record) != nil || record == nil {
+		return false, false
+	}
+	for _, enc := range record[index] {
+		if v, err := indexing.ParseValue(enc); err == nil && match(v) {
+			return true, true
+		}
+	}
+	return false, true
+}
+
 // ExpiryTime is an expiry in Unix seconds as a time; zero for none.
 func ExpiryTime(seconds int64) time.Time {
 	if seconds <= 0 {

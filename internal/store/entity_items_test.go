@@ -4,9 +4,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/indexes"
+	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func TestExpirySecondsRoundsUp(t *testing.T) {
@@ -25,6 +30,36 @@ func TestExpirySecondsRoundsUp(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			require.Equal(t, tt.want, ExpirySeconds(tt.t))
 			require.False(t, entitystate.ExpiredAt(tt.want, tt.t.Add(-time.Nanosecond)), "never expired before the time given")
+		})
+	}
+}
+
+func TestRecordSelectsWhatTheLastWriterEmitted(t *testing.T) {
+	withRecord := func(entries ...indexentries.Entry) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{schema.AttrIndexEntries: indexes.Record(entries)}
+	}
+	tag := func(v string) indexentries.Entry {
+		return indexentries.Entry{IndexName: "tag", Value: indexing.String(v)}
+	}
+	tests := []struct {
+		name           string
+		item           map[string]types.AttributeValue
+		cond           indexing.Condition
+		selects, known bool
+	}{
+		{"no item", nil, indexing.All(), false, false},
+		{"no record", map[string]types.AttributeValue{}, indexing.All(), false, false},
+		{"an empty record", withRecord(), indexing.All(), false, true},
+		{"a value selected", withRecord(tag("a"), tag("b")), indexing.Equal(indexing.String("b")), true, true},
+		{"no value selected", withRecord(tag("a")), indexing.BeginsWith(indexing.String("b")), false, true},
+		{"a value of another index", withRecord(indexentries.Entry{IndexName: "slug", Value: indexing.String("b")}),
+			indexing.Equal(indexing.String("b")), false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			selects, known := RecordSelects(tt.item, "tag", tt.cond.Match)
+			require.Equal(t, tt.selects, selects)
+			require.Equal(t, tt.known, known)
 		})
 	}
 }

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"maps"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -28,30 +30,47 @@ func (c *Core) ChecksOwners(t string) bool { return len(c.OwnersOf[t]) > 0 }
 
 // Owners finds the owners of each of keys whose type ChecksOwners: the subjects,
 // of the owner's type, of the owned lists of Config.OwnersOf that hold it. One Query
-// of the reverse index per key and list, all in parallel. The reverse index is
-// eventually consistent: an entry written an instant ago may not be found yet.
-func (c *Core) Owners(ctx context.Context, keys []Key) (map[Key][]Key, error) {
+// of the reverse index per distinct key and list, at most limit at once. The
+// reverse index is eventually consistent: an entry written an instant ago may not
+// be found yet.
+func (c *Core) Owners(ctx context.Context, keys []Key, limit int) (map[Key][]Key, error) {
 	type lookup struct {
 		key  Key
 		list OwnerList
 	}
 	var lookups []lookup
-	for _, k := range keys {
+	for _, k := range DistinctKeys(keys) {
 		for _, l := range c.OwnersOf[k.Type] {
 			lookups = append(lookups, lookup{k, l})
 		}
 	}
 	owners := make(map[Key][]Key, len(keys))
 	var mu sync.Mutex
-	err := batching.Parallel(ctx, len(lookups), c.MaxConcurrency, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(lookups), max(limit, 1), func(ctx context.Context, i int) error {
 		found, err := c.ownersIn(ctx, lookups[i].key, lookups[i].list)
 		mu.Lock()
 		defer mu.Unlock()
 		owners[lookups[i].key] = append(owners[lookups[i].key], found...)
 		return err
 	})
-	return owners, err
+	if err != nil {
+		return nil, &OwnerCheckError{Err: err}
+	}
+	return owners, nil
 }
+
+// OwnerCheckError is the failure of a read's check of its entities' owners. It
+// matches what its cause matches with errors.Is (throttling, a context's end), but
+// hides a *batching.Error of the owners' keys, which are not the keys the caller
+// asked for.
+type OwnerCheckError struct{ Err error }
+
+func (e *OwnerCheckError) Error() string {
+	return "checking the owners of the entities read: " + e.Err.Error()
+}
+
+// Is reports whether the cause matches target.
+func (e *OwnerCheckError) Is(target error) bool { return errors.Is(e.Err, target) }
 
 // ownersIn returns the subjects of type l.Type whose list l.Predicate holds k.
 func (c *Core) ownersIn(ctx context.Context, k Key, l OwnerList) ([]Key, error) {
@@ -89,12 +108,13 @@ func (c *Core) HiddenByOwners(ctx context.Context, owners map[Key][]Key, consist
 		}
 		var items map[Key]map[string]types.AttributeValue
 		var up map[Key][]Key
+		gets := (len(next) + 99) / 100 // BatchGetItem requests of the owners
 		err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 			var err error
 			if i == 0 {
 				items, err = c.readOwners(ctx, next, consistent)
 			} else {
-				up, err = c.Owners(ctx, next)
+				up, err = c.Owners(ctx, next, c.MaxConcurrency-gets)
 			}
 			return err
 		})
@@ -109,8 +129,30 @@ func (c *Core) HiddenByOwners(ctx context.Context, owners map[Key][]Key, consist
 	return g.hidden(), nil
 }
 
-// readOwners reads what a reader needs to tell whether each of keys has ended.
+// readOwners reads what a reader needs to tell whether each of keys has ended. An
+// owner an eventually consistent read finds missing is read again consistently: it
+// may have been created an instant ago.
 func (c *Core) readOwners(ctx context.Context, keys []Key, consistent bool) (map[Key]map[string]types.AttributeValue, error) {
+	items, err := c.readOwnerItems(ctx, keys, consistent)
+	if err != nil || consistent {
+		return items, err
+	}
+	var missing []Key
+	for _, k := range keys {
+		if items[k] == nil {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) == 0 {
+		return items, nil
+	}
+	again, err := c.readOwnerItems(ctx, missing, true)
+	maps.Copy(items, again)
+	return items, err
+}
+
+// readOwnerItems reads the state of each of keys: nil for none.
+func (c *Core) readOwnerItems(ctx context.Context, keys []Key, consistent bool) (map[Key]map[string]types.AttributeValue, error) {
 	ops := make([]batching.GetOp, len(keys))
 	for i, k := range keys {
 		ops[i] = batching.NewGetOp(c.Names.Entities, actions.EntityKey(k))
@@ -120,7 +162,7 @@ func (c *Core) readOwners(ctx context.Context, keys []Key, consistent bool) (map
 		Projection: []string{schema.AttrDeleting, schema.AttrExpires},
 	})
 	if err != nil {
-		return nil, errs.Wrap(err, "reading owners")
+		return nil, &OwnerCheckError{Err: err}
 	}
 	items := make(map[Key]map[string]types.AttributeValue, len(keys))
 	for i, op := range ops {

@@ -1,9 +1,14 @@
 package store
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rynodb/rynodb/internal/batching"
 )
 
 // TestOwnerGraphHidesWhatAnEndedOwnerAboveHolds drives the graph a read learns
@@ -52,4 +57,15 @@ func TestOwnerGraphHidesWhatAnEndedOwnerAboveHolds(t *testing.T) {
 			require.ElementsMatch(t, tt.hidden, hidden)
 		})
 	}
+}
+
+// TestAnOwnerCheckErrorHidesTheOwnersKeys wraps a batch error naming owners: the
+// caller asked for other keys, so errors.As finds no batch error, while errors.Is
+// still sees the cause.
+func TestAnOwnerCheckErrorHidesTheOwnersKeys(t *testing.T) {
+	err := fmt.Errorf("get: %w", &OwnerCheckError{Err: &batching.Error{Op: "BatchGetItem", Err: context.Canceled}})
+	var be *batching.Error
+	require.False(t, errors.As(err, &be))
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, err, "checking the owners of the entities read")
 }

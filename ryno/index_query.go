@@ -55,9 +55,11 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 	if err != nil {
 		return nil, err
 	}
-	for i, item := range items {
-		if selects, known := store.RecordSelects(item, in.Index, cond.Match); known && !selects {
-			items[i] = nil // a stale entry: the entity as read no longer holds a value cond selects
+	if ix, _ := c.indexes.ByName(in.Index); ix.Inline == 0 { // the record names the values of entry indexes only
+		for i, item := range items {
+			if selects, known := store.RecordSelects(item, in.Index, cond.Match); known && !selects {
+				items[i] = nil // a stale entry: the entity as read no longer holds a value cond selects
+			}
 		}
 	}
 	entities, err := c.decodeVisible(ctx, items, false)

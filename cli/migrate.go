@@ -208,6 +208,11 @@ func runPlan(ctx context.Context, r *runner, p *migrations.Provider, _ *settings
 		fmt.Fprintf(r.stdout, "up would refuse to run: %s above cannot be repaired by up\n", count(len(errs), "error"))
 		return reportedError(ExitError)
 	}
+	if plan.Newer() {
+		fmt.Fprintf(r.stdout, "up would refuse to run: schema version %d is newer than %d; migrate with a newer release\n",
+			plan.RecordedVersion, plan.TargetVersion)
+		return reportedError(ExitError)
+	}
 	if plan.Empty() {
 		fmt.Fprintf(r.stdout, "schema version %d is up to date; nothing to do\n", plan.TargetVersion)
 		return nil

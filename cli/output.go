@@ -59,6 +59,9 @@ func printStatus(w io.Writer, st *migrations.Status) {
 	switch {
 	case len(st.Errors()) > 0:
 		fmt.Fprintf(w, "%s: up refuses to run until they are resolved\n", count(len(st.Errors()), "drift error"))
+	case st.Newer():
+		fmt.Fprintf(w, "schema version %d is newer than this release's %d; it keeps this release working, which reads and writes it but does not migrate it\n",
+			st.RecordedVersion, st.TargetVersion)
 	case len(st.Pending) > 0:
 		fmt.Fprintln(w, `not up to date: run "ryno migrate up"`)
 	case !st.UpToDate():

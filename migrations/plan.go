@@ -17,6 +17,10 @@ type Plan struct {
 	Drift   []Drift  // differences from the schema; see Errors and Warnings
 }
 
+// Newer reports whether a newer release migrated the store: Up refuses it, even
+// when this program still reads and writes it.
+func (p *Plan) Newer() bool { return p.RecordedVersion > p.TargetVersion }
+
 // Empty reports whether the plan has no actions: Up has nothing to do.
 func (p *Plan) Empty() bool { return len(p.Actions) == 0 }
 

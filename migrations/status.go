@@ -17,9 +17,9 @@ type Status struct {
 }
 
 // UpToDate reports whether the store needs nothing: no pending action, no drift error,
-// and every table and index ACTIVE.
+// no newer schema version, and every table and index ACTIVE.
 func (s *Status) UpToDate() bool {
-	if len(s.Pending) > 0 || len(s.Errors()) > 0 {
+	if len(s.Pending) > 0 || len(s.Errors()) > 0 || s.Newer() {
 		return false
 	}
 	for _, t := range s.Tables {
@@ -34,6 +34,11 @@ func (s *Status) UpToDate() bool {
 	}
 	return true
 }
+
+// Newer reports whether a newer release migrated the store: one that this program
+// reads and writes when the record keeps it working (a warning, else a drift
+// error), and never migrates.
+func (s *Status) Newer() bool { return s.RecordedVersion > s.TargetVersion }
 
 // Errors returns the drift of SeverityError.
 func (s *Status) Errors() []Drift { return filterDrift(s.Drift, SeverityError) }

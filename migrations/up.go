@@ -46,7 +46,7 @@ func (p *Provider) Up(ctx context.Context) (*Result, error) {
 	if errs := plan.Errors(); len(errs) > 0 {
 		return nil, &DriftError{Drift: errs}
 	}
-	if plan.RecordedVersion > plan.TargetVersion {
+	if plan.Newer() {
 		// A newer release migrated the store: what this one would create or retire
 		// may undo it, even where its programs still work at that version.
 		return nil, &DriftError{Drift: []Drift{{Kind: DriftVersion, Severity: SeverityError, Table: p.names.Entities,

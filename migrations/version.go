@@ -75,7 +75,7 @@ func (p *Provider) writeVersion(ctx context.Context, v int) error {
 	item := versionKey()
 	item[schema.AttrSchemaVersion] = &types.AttributeValueMemberN{Value: strconv.Itoa(v)}
 	item[schema.AttrSchemaApplied] = &types.AttributeValueMemberS{Value: schema.FormatTime(time.Now())}
-	item[schema.AttrSchemaCompatible] = &types.AttributeValueMemberN{Value: strconv.Itoa(compatibleWith(migrations, v))}
+	item[schema.AttrSchemaCompatible] = &types.AttributeValueMemberN{Value: strconv.Itoa(compatibleWith(p.migrations, v))}
 	_, err := p.api.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                 aws.String(p.names.Entities),
 		Item:                      item,

@@ -51,7 +51,7 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 	for i, e := range entries.Items {
 		keys[i] = e.Key
 	}
-	items, err := c.readVisible(ctx, keys, false)
+	items, err := c.readVisible(ctx, keys, c.opts.ConsistentRead)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 			}
 		}
 	}
-	entities, err := c.decodeVisible(ctx, items, false)
+	entities, err := c.decodeVisible(ctx, items, c.opts.ConsistentRead)
 	if err != nil {
 		return nil, err
 	}

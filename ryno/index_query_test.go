@@ -64,3 +64,29 @@ func TestQueriesOfAnUnregisteredIndexSendNoRequest(t *testing.T) {
 		})
 	}
 }
+
+// TestQueryIndexReadsTheEntitiesAsOptionsAsk answers the index Query with one entry
+// and checks how the entity is read: strongly consistently under
+// Options.ConsistentRead, eventually otherwise.
+func TestQueryIndexReadsTheEntitiesAsOptionsAsk(t *testing.T) {
+	entry := `{"Items": [{"_scope": {"S": "acme"}, "_type": {"S": "doc"}, "_id": {"S": "d1"},
+		"_index_name": {"S": "tag"}, "_index_key": {"S": "` + indexing.String("a").Encoding() + `"}}]}`
+	for _, consistent := range []bool{false, true} {
+		api, sent := scriptedClient(t, 1, func(_ int, op string, _ map[string]any) (int, string) {
+			if op == "Query" {
+				return 200, entry
+			}
+			return 200, `{"Responses": {}}`
+		})
+		db, err := New(api, Options{TablePrefix: "app", ConsistentRead: consistent, Indexes: []Index{
+			{Type: "doc", Name: "tag", Map: func(*Entity, func(indexing.Value)) {}},
+		}})
+		require.NoError(t, err)
+		page, err := db.QueryIndex(context.Background(), ScopedIndex{Scope: "acme", Index: "tag"}, indexing.All(), PageOptions{})
+		require.NoError(t, err)
+		require.Empty(t, page.Items, "the entity is missing")
+		require.Len(t, sent.bodies, 2, "the Query, then the BatchGetItem")
+		got := sent.body(1)["RequestItems"].(map[string]any)["app_entities_master"].(map[string]any)["ConsistentRead"]
+		require.Equal(t, consistent, got, "ConsistentRead %v", consistent)
+	}
+}

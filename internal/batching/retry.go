@@ -34,9 +34,12 @@ func (r Policy) Backoff(n int) time.Duration {
 // Ceiling returns the most retry n (n >= 1) waits: BaseDelay doubled n-1 times, at
 // most MaxDelay.
 func (r Policy) Ceiling(n int) time.Duration {
+	if r.BaseDelay <= 0 {
+		return 0
+	}
 	ceiling := r.MaxDelay
 	// BaseDelay doubled n-1 times, when that fits: a shift past the top bit wraps.
-	if n >= 1 && r.BaseDelay > 0 && n-1 < bits.LeadingZeros64(uint64(r.BaseDelay)) {
+	if n >= 1 && n-1 < bits.LeadingZeros64(uint64(r.BaseDelay)) {
 		if d := r.BaseDelay << (n - 1); d < ceiling {
 			ceiling = d
 		}

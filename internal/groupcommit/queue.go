@@ -2,7 +2,9 @@ package groupcommit
 
 import (
 	"context"
+	"errors"
 	"sync"
+	"time"
 
 	"github.com/rynodb/rynodb/internal/errs"
 )
@@ -152,33 +154,50 @@ func (q *Queue[K, T, R]) handOff(key K) {
 // the panic goes on in the leader once the key is handed on.
 func (q *Queue[K, T, R]) writeBatch(leader context.Context, key K, write Write[T, R]) {
 	batch := q.take(key)
+	var results []R
+	var panicked any
+	// Until write returns: a write that never does (runtime.Goexit) still frees
+	// the batch and the key.
+	err := errs.New("the write of a batch of %d calls ended without returning", len(batch))
+	defer func() {
+		if err == nil && len(results) != len(batch) {
+			err = errs.New("a batch of %d calls was written with %d results", len(batch), len(results))
+		}
+		for i, c := range batch {
+			if c.err = err; err == nil {
+				c.res = results[i]
+			}
+			close(c.done)
+		}
+		q.handOff(key)
+		if panicked != nil {
+			panic(panicked)
+		}
+	}()
 	items := make([]T, len(batch))
 	for i, c := range batch {
 		items[i] = c.item
 	}
 	ctx, stop := batchContext(leader, batch)
-	results, panicked, err := safeWrite(ctx, write, items)
-	stop()
-	if err == nil && len(results) != len(batch) {
-		err = errs.New("a batch of %d calls was written with %d results", len(batch), len(results))
-	}
-	for i, c := range batch {
-		if c.err = err; err == nil {
-			c.res = results[i]
-		}
-		close(c.done)
-	}
-	q.handOff(key)
-	if panicked != nil {
-		panic(panicked)
-	}
+	defer stop()
+	results, panicked, err = safeWrite(ctx, write, items)
 }
 
-// batchContext returns the context of a batch's write: the leader's values, ended
-// once the context of every call of the batch has ended, with the cause of the last.
-// stop releases it.
+// batchContext returns the context of a batch's write. A batch of one call is
+// written under that call's context. A larger one gets the leader's values, the
+// latest deadline when every call has one, and ends once the context of every call
+// has ended, with the cause of the last. stop releases it.
 func batchContext[T, R any](leader context.Context, batch []*call[T, R]) (ctx context.Context, stop func()) {
-	ctx, cancel := context.WithCancelCause(context.WithoutCancel(leader))
+	if len(batch) == 1 {
+		return batch[0].ctx, func() {}
+	}
+	base := context.WithoutCancel(leader)
+	cancelDeadline := context.CancelFunc(func() {})
+	latest, deadline := latestDeadline(batch)
+	if deadline {
+		base, cancelDeadline = context.WithDeadline(base, latest)
+	}
+	ctx, cancel := context.WithCancelCause(base)
 	var mu sync.Mutex
 	left := len(batch)
 	stops := make([]func() bool, len(batch))
@@ -186,7 +205,9 @@ func batchContext[T, R any](leader context.Context, batch []*call[T, R]) (ctx co
 		stops[i] = context.AfterFunc(c.ctx, func() {
 			mu.Lock()
 			defer mu.Unlock()
-			if left--; left == 0 {
+			// The last to end, by the latest deadline, leaves it to the batch's own,
+			// so that the write fails with context.DeadlineExceeded, as alone.
+			if left--; left == 0 && !(deadline && errors.Is(c.ctx.Err(), context.DeadlineExceeded) && endsAt(c.ctx, latest)) {
 				cancel(context.Cause(c.ctx))
 			}
 		})
@@ -196,7 +217,30 @@ func batchContext[T, R any](leader context.Context, batch []*call[T, R]) (ctx co
 			s()
 		}
 		cancel(nil)
+		cancelDeadline()
 	}
+}
+
+// endsAt reports whether ctx's deadline is t.
+func endsAt(ctx context.Context, t time.Time) bool {
+	d, ok := ctx.Deadline()
+	return ok && d.Equal(t)
+}
+
+// latestDeadline returns the latest deadline of the calls of batch, and false when
+// one of them has none.
+func latestDeadline[T, R any](batch []*call[T, R]) (time.Time, bool) {
+	var latest time.Time
+	for _, c := range batch {
+		d, ok := c.ctx.Deadline()
+		if !ok {
+			return time.Time{}, false
+		}
+		if d.After(latest) {
+			latest = d
+		}
+	}
+	return latest, true
 }
 
 // safeWrite runs write, turning a panic into an error for the batch and the value

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -219,14 +220,42 @@ func TestACallWhoseContextHasEndedWhenItsTurnComesIsNeverWritten(t *testing.T) {
 // cancellation alone does not, and both together do.
 func TestABatchIsWrittenUntilEveryCallOfItHasEnded(t *testing.T) {
 	waitForEnd := func(ctx context.Context, items []item) ([]string, error) {
+		if _, ok := ctx.Deadline(); !ok {
+			return nil, errors.New("the write has no deadline")
+		}
 		<-ctx.Done()
-		return nil, context.Cause(ctx)
+		return nil, ctx.Err()
 	}
 	t.Run("alone", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 		defer cancel()
 		_, err := newQueue().Do(ctx, "list", item{"add", 1}, waitForEnd)
 		require.ErrorIs(t, err, context.DeadlineExceeded)
+	})
+	t.Run("in a batch with deadlines", func(t *testing.T) {
+		q := newQueue()
+		r := &recorder{gate: make(chan struct{}), started: make(chan struct{}, 1)}
+		first := make(chan error, 1)
+		go func() { _, err := q.Do(context.Background(), "list", item{"add", 0}, r.write); first <- err }()
+		<-r.started
+		results := make(chan error, 2)
+		start := time.Now()
+		for i, d := range []time.Duration{20 * time.Millisecond, 200 * time.Millisecond} {
+			ctx, cancel := context.WithTimeout(context.Background(), d)
+			defer cancel()
+			go func() { _, err := q.Do(ctx, "list", item{"add", i + 1}, waitForEnd); results <- err }()
+		}
+		require.Eventually(t, func() bool {
+			q.mu.Lock()
+			defer q.mu.Unlock()
+			return len(q.queues["list"]) == 2
+		}, 5*time.Second, time.Millisecond)
+		r.gate <- struct{}{}
+		require.NoError(t, <-first)
+		for range 2 {
+			require.ErrorIs(t, <-results, context.DeadlineExceeded, "the batch ends at the latest deadline")
+		}
+		require.GreaterOrEqual(t, time.Since(start), 200*time.Millisecond)
 	})
 	t.Run("in a batch", func(t *testing.T) {
 		q := newQueue()
@@ -313,4 +342,23 @@ func TestAWriteThatPanicsFailsItsBatchAndFreesTheKey(t *testing.T) {
 	out, err := q.Do(context.Background(), "list", item{"add", 3}, (&recorder{}).write)
 	require.NoError(t, err)
 	require.Equal(t, "add3", out)
+}
+
+// TestAWriteThatNeverReturnsStillFreesTheKey ends a write with runtime.Goexit, as
+// t.FailNow does: the key serves the next call.
+func TestAWriteThatNeverReturnsStillFreesTheKey(t *testing.T) {
+	q := newQueue()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		q.Do(context.Background(), "list", item{"add", 1}, func(context.Context, []item) ([]string, error) {
+			runtime.Goexit()
+			return nil, nil
+		})
+	}()
+	<-done
+	require.Empty(t, q.queues, "the key is free")
+	got, err := q.Do(context.Background(), "list", item{"add", 2}, (&recorder{}).write)
+	require.NoError(t, err)
+	require.Equal(t, "add2", got)
 }

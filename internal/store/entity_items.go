@@ -43,7 +43,11 @@ func RecordSelects(item map[string]types.AttributeValue, index string, match fun
 		return false, false
 	}
 	for _, enc := range record[index] {
-		if v, err := indexing.ParseValue(enc); err == nil && match(v) {
+		v, err := indexing.ParseValue(enc)
+		if err != nil {
+			return false, false // a value this program cannot read: the record cannot tell
+		}
+		if match(v) {
 			return true, true
 		}
 	}

@@ -54,6 +54,9 @@ func TestRecordSelectsWhatTheLastWriterEmitted(t *testing.T) {
 		{"no value selected", withRecord(tag("a")), indexing.BeginsWith(indexing.String("b")), false, true},
 		{"a value of another index", withRecord(indexentries.Entry{IndexName: "slug", Value: indexing.String("b")}),
 			indexing.Equal(indexing.String("b")), false, true},
+		{"a value this program cannot read", map[string]types.AttributeValue{schema.AttrIndexEntries: &types.AttributeValueMemberM{
+			Value: map[string]types.AttributeValue{"tag": &types.AttributeValueMemberL{Value: []types.AttributeValue{
+				&types.AttributeValueMemberS{Value: "?unknown"}}}}}}, indexing.All(), false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -49,6 +49,16 @@ func newExpiring(t *testing.T) *expiring {
 	return x
 }
 
+// removeAndCreateAgain removes d1's item alone, as DynamoDB's time to live does,
+// then creates d as d1's next life, before anything swept what the earlier one left.
+func (x *expiring) removeAndCreateAgain(t *testing.T, d *ryno.Entity) {
+	t.Helper()
+	_, err := x.s.raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(x.s.Names().Entities), Key: entityKeyItem(x.d1)})
+	require.NoError(t, err)
+	_, err = x.db.Create(ctx, d)
+	require.NoError(t, err)
+}
+
 // wholeSecondClock is a manual clock at the next whole second of the real time,
 // where expiries (stored to the second) fall exactly. The test tables have time to
 // live on, as the store's migrations leave them, and DynamoDB Local deletes expired
@@ -661,12 +671,9 @@ func TestAConditionOnAnAttributeHoldsOnlyOnALiveEntity(t *testing.T) {
 // holder whose record lacks the value, and another entity takes it.
 func TestAValueLeftByAnEarlierLifeIsFree(t *testing.T) {
 	x := newExpiring(t)
-	_, err := x.s.raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(x.s.Names().Entities), Key: entityKeyItem(x.d1)})
-	require.NoError(t, err)
-	_, err = x.db.Create(ctx, doc("d1", "bye", 1))
-	require.NoError(t, err)
+	x.removeAndCreateAgain(t, doc("d1", "bye", 1))
 
-	_, err = x.db.Create(ctx, doc("d2", "hello", 1))
+	_, err := x.db.Create(ctx, doc("d2", "hello", 1))
 	require.NoError(t, err, "the value d1 held in its earlier life is free")
 	_, err = x.db.Create(ctx, doc("d3", "bye", 1))
 	var taken *ryno.UniqueError
@@ -679,10 +686,7 @@ func TestAValueLeftByAnEarlierLifeIsFree(t *testing.T) {
 // and must not return the new life, whose tags are others.
 func TestAnIndexEntryLeftByAnEarlierLifeFindsNothing(t *testing.T) {
 	x := newExpiring(t)
-	_, err := x.s.raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(x.s.Names().Entities), Key: entityKeyItem(x.d1)})
-	require.NoError(t, err)
-	_, err = x.db.Create(ctx, doc("d1", "bye", 1))
-	require.NoError(t, err)
+	x.removeAndCreateAgain(t, doc("d1", "bye", 1))
 
 	tags := ryno.ScopedIndex{Scope: "acme", Index: "doc-tag"}
 	entries, err := x.db.QueryIndexEntries(ctx, tags, indexing.Equal(indexing.String("hello-tag001")), ryno.PageOptions{})

@@ -199,6 +199,30 @@ func TestManyCallsAreEachWrittenOnce(t *testing.T) {
 	}
 }
 
+// holdKey starts a call on key "list" whose write waits until released: calls made
+// meanwhile queue behind it. release lets it finish.
+func holdKey(t *testing.T, q *Queue[string, item, string]) (release func()) {
+	t.Helper()
+	r := &recorder{gate: make(chan struct{}), started: make(chan struct{}, 1)}
+	first := make(chan error, 1)
+	go func() { _, err := q.Do(context.Background(), "list", item{"hold", 0}, r.write); first <- err }()
+	<-r.started
+	return func() {
+		r.gate <- struct{}{}
+		require.NoError(t, <-first)
+	}
+}
+
+// awaitQueued waits until n calls wait on key "list".
+func awaitQueued(t *testing.T, q *Queue[string, item, string], n int) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return len(q.queues["list"]) == n
+	}, 5*time.Second, time.Millisecond)
+}
+
 // TestACallWhoseContextHasEndedWhenItsTurnComesIsNeverWritten gives an idle key a
 // call whose context has already ended: it returns ctx.Err() and writes nothing,
 // and the key serves the next call.
@@ -234,10 +258,7 @@ func TestABatchIsWrittenUntilEveryCallOfItHasEnded(t *testing.T) {
 	})
 	t.Run("in a batch with deadlines", func(t *testing.T) {
 		q := newQueue()
-		r := &recorder{gate: make(chan struct{}), started: make(chan struct{}, 1)}
-		first := make(chan error, 1)
-		go func() { _, err := q.Do(context.Background(), "list", item{"add", 0}, r.write); first <- err }()
-		<-r.started
+		release := holdKey(t, q)
 		results := make(chan error, 2)
 		start := time.Now()
 		for i, d := range []time.Duration{20 * time.Millisecond, 200 * time.Millisecond} {
@@ -245,13 +266,8 @@ func TestABatchIsWrittenUntilEveryCallOfItHasEnded(t *testing.T) {
 			defer cancel()
 			go func() { _, err := q.Do(ctx, "list", item{"add", i + 1}, waitForEnd); results <- err }()
 		}
-		require.Eventually(t, func() bool {
-			q.mu.Lock()
-			defer q.mu.Unlock()
-			return len(q.queues["list"]) == 2
-		}, 5*time.Second, time.Millisecond)
-		r.gate <- struct{}{}
-		require.NoError(t, <-first)
+		awaitQueued(t, q, 2)
+		release()
 		for range 2 {
 			require.ErrorIs(t, <-results, context.DeadlineExceeded, "the batch ends at the latest deadline")
 		}
@@ -259,10 +275,7 @@ func TestABatchIsWrittenUntilEveryCallOfItHasEnded(t *testing.T) {
 	})
 	t.Run("in a batch", func(t *testing.T) {
 		q := newQueue()
-		r := &recorder{gate: make(chan struct{}), started: make(chan struct{}, 1)}
-		first := make(chan error, 1)
-		go func() { _, err := q.Do(context.Background(), "list", item{"add", 0}, r.write); first <- err }()
-		<-r.started // the key is busy: the next two queue behind it and go in one batch
+		release := holdKey(t, q) // the next two calls queue behind it and go in one batch
 		ctxs := make([]context.Context, 2)
 		cancels := make([]context.CancelFunc, 2)
 		results := make(chan error, 2)
@@ -286,13 +299,8 @@ func TestABatchIsWrittenUntilEveryCallOfItHasEnded(t *testing.T) {
 				results <- err
 			}()
 		}
-		require.Eventually(t, func() bool {
-			q.mu.Lock()
-			defer q.mu.Unlock()
-			return len(q.queues["list"]) == 2
-		}, 5*time.Second, time.Millisecond)
-		r.gate <- struct{}{}
-		require.NoError(t, <-first)
+		awaitQueued(t, q, 2)
+		release()
 		for range 2 {
 			require.ErrorIs(t, <-results, context.Canceled)
 		}
@@ -305,10 +313,7 @@ func TestABatchIsWrittenUntilEveryCallOfItHasEnded(t *testing.T) {
 // on in the leader, and the key serves the next call.
 func TestAWriteThatPanicsFailsItsBatchAndFreesTheKey(t *testing.T) {
 	q := newQueue()
-	r := &recorder{gate: make(chan struct{}), started: make(chan struct{}, 1)}
-	first := make(chan error, 1)
-	go func() { _, err := q.Do(context.Background(), "list", item{"add", 0}, r.write); first <- err }()
-	<-r.started
+	release := holdKey(t, q)
 	boom := func(context.Context, []item) ([]string, error) { panic("boom") }
 	results := make(chan any, 2)
 	for i := 1; i <= 2; i++ {
@@ -322,13 +327,8 @@ func TestAWriteThatPanicsFailsItsBatchAndFreesTheKey(t *testing.T) {
 			results <- err
 		}()
 	}
-	require.Eventually(t, func() bool {
-		q.mu.Lock()
-		defer q.mu.Unlock()
-		return len(q.queues["list"]) == 2
-	}, 5*time.Second, time.Millisecond)
-	r.gate <- struct{}{}
-	require.NoError(t, <-first)
+	awaitQueued(t, q, 2)
+	release()
 	got := []any{<-results, <-results}
 	require.Contains(t, got, any("boom"), "the leader panics")
 	var failed error

@@ -64,15 +64,18 @@ func ExpiryTime(seconds int64) time.Time {
 
 // EntityKeyOf returns the key of the entity item.
 func EntityKeyOf(item map[string]types.AttributeValue) (Key, error) {
-	var k Key
-	var err error
-	if k.Scope, err = stringOf(schema.AttrScope, item); err != nil {
+	return keyFrom(item, schema.AttrScope, schema.AttrType, schema.AttrID)
+}
+
+// keyFrom reads a key from the string attributes of item named scope, typ and id.
+func keyFrom(item map[string]types.AttributeValue, scope, typ, id string) (k Key, err error) {
+	if k.Scope, err = stringOf(scope, item); err != nil {
 		return k, err
 	}
-	if k.Type, err = stringOf(schema.AttrType, item); err != nil {
+	if k.Type, err = stringOf(typ, item); err != nil {
 		return k, err
 	}
-	k.ID, err = stringOf(schema.AttrID, item)
+	k.ID, err = stringOf(id, item)
 	return k, err
 }
 

@@ -258,13 +258,6 @@ func (g *ownerGraph) hidden() map[Key]bool {
 }
 
 // subjectOf reads the subject of a relationship entry from its item.
-func subjectOf(item map[string]types.AttributeValue) (k Key, err error) {
-	if k.Scope, err = stringOf(schema.AttrSubjectScope, item); err != nil {
-		return k, err
-	}
-	if k.Type, err = stringOf(schema.AttrSubjectType, item); err != nil {
-		return k, err
-	}
-	k.ID, err = stringOf(schema.AttrSubjectID, item)
-	return k, err
+func subjectOf(item map[string]types.AttributeValue) (Key, error) {
+	return keyFrom(item, schema.AttrSubjectScope, schema.AttrSubjectType, schema.AttrSubjectID)
 }

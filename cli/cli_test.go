@@ -361,3 +361,19 @@ func TestUpSaysWhatItLeftUndone(t *testing.T) {
 	}, lines[:len(lines)-1])
 	require.Regexp(t, `^ryno: create table app_relationship_entries .*too many tables`, lines[len(lines)-1])
 }
+
+// TestAnEndpointFromTheEnvironmentIsUsedEvenWhenTheSDKIgnoresIt sets the endpoint
+// in AWS_ENDPOINT_URL_DYNAMODB with AWS_IGNORE_CONFIGURED_ENDPOINT_URLS on: the run
+// treats the endpoint as local (region and credentials for DynamoDB Local), so its
+// client must send there, not to the SDK's AWS endpoint.
+func TestAnEndpointFromTheEnvironmentIsUsedEvenWhenTheSDKIgnoresIt(t *testing.T) {
+	t.Setenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "true")
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "http://localhost:8000")
+	t.Setenv("AWS_REGION", "")
+	env := map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": "http://localhost:8000"}
+	r := &runner{getenv: func(k string) string { return env[k] }}
+	client, err := r.newClient(context.Background(), &command{name: "status"}, &settings{})
+	require.NoError(t, err)
+	require.Equal(t, "http://localhost:8000", aws.ToString(client.Options().BaseEndpoint))
+	require.Equal(t, localRegion, client.Options().Region)
+}

@@ -48,8 +48,11 @@ func (r *runner) newClient(ctx context.Context, cmd *command, s *settings) (*dyn
 		cfg.Credentials = credentials.NewStaticCredentialsProvider(localAccessKey, localSecretKey, "")
 	}
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-		if s.endpoint != "" {
-			o.BaseEndpoint = aws.String(s.endpoint)
+		// The endpoint this run resolved, from the flag or the environment, not left
+		// to the SDK: with AWS_IGNORE_CONFIGURED_ENDPOINT_URLS it would drop the
+		// variables and send a run set up for a local endpoint to AWS.
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
 		}
 		// DynamoDB Local sends no CRC32 header with error responses, and the SDK then
 		// logs a checksum warning for each (aws/aws-sdk-go-v2#3545).

@@ -23,8 +23,9 @@ const (
 // Config adapts the command to an application.
 type Config struct {
 	// Indexes are the application's indexes, as given to ryno.Options.Indexes. The
-	// reindex command runs their map functions, which only the application has, so it
-	// needs them; the other commands do not use them.
+	// reindex command runs their map functions, which only the application has, and
+	// check --repair needs them to finish a write cut off while writing an entity's
+	// index entries.
 	Indexes []ryno.Index
 	// Owns, Sets and OrderedSets are the application's, as given to ryno.Options:
 	// check --repair completes a Delete cut off, which deletes what an owner owns,

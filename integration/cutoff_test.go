@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -453,6 +454,27 @@ func TestCheckFinishesAWriteCutOffThatOnlyListWritesMet(t *testing.T) {
 	requireClaimsExact(t, s)
 	items := entityItems(t, s.raw, s.Names())
 	require.NotContains(t, items[d.Key.String()], schema.AttrPending, "the mark is gone")
+}
+
+// TestAnApplicationsOwnCheckRepairFinishesAWriteCutOff cuts a large write off, then
+// runs the application's own `ryno check --repair`, built with its indexes: the
+// write is finished and the command exits 0. The cut write's clock is months behind,
+// so its mark is older than the lease by the command's.
+func TestAnApplicationsOwnCheckRepairFinishesAWriteCutOff(t *testing.T) {
+	isolateAWS(t)
+	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
+	d := doc("d", "first", 150)
+	cut := newFaultyClient(t, s, ryno.Options{Indexes: slugIndexes, MaxConcurrency: 1, Retry: ryno.RetryOptions{MaxAttempts: 1}, Now: newManualClock().Now})
+	cut.faults.FailAfter("TransactWriteItems", 2, func() error { return errInjected })
+	_, err := cut.db.Set(ctx, d)
+	require.ErrorIs(t, err, errInjected)
+
+	var errOut bytes.Buffer
+	out, code := runApp(t, slugIndexes, &errOut, "check", "--repair", "--endpoint", dynamotest.Endpoint(), "--prefix", s.Names().Prefix)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out, errOut.String())
+	requireIndexExact(t, s)
+	requireClaimsExact(t, s)
+	require.NotContains(t, entityItems(t, s.raw, s.Names())[d.Key.String()], schema.AttrPending, "the mark is gone")
 }
 
 func withoutIndexCount(p ryno.CheckProgress) ryno.CheckProgress {

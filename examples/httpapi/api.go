@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/rynodb/rynodb/ryno"
@@ -69,6 +70,9 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := statusOf(err)
 	if status >= http.StatusInternalServerError && !errors.Is(r.Context().Err(), context.Canceled) {
 		a.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+	}
+	if seconds, ok := retryAfter(err, time.Now()); ok && status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", strconv.Itoa(seconds))
 	}
 	writeJSON(w, status, map[string]string{"error": msg})
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
+	"time"
 
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -41,6 +43,16 @@ func conditional(err error, version int64) error {
 	return err
 }
 
+// retryAfter returns how long a client should wait before it tries again, for the
+// Retry-After header of a 503: until the lease that refused the write ends.
+func retryAfter(err error, now time.Time) (seconds int, ok bool) {
+	var lease *ryno.LeaseError
+	if !errors.As(err, &lease) {
+		return 0, false
+	}
+	return max(1, int(math.Ceil(lease.Until.Sub(now).Seconds()))), true
+}
+
 // statusOf maps an error to the status and message the client sees. Only input
 // errors say more than their status: the message of a 500 must not reveal tables,
 // keys or the store's internals, which go to the log instead.
@@ -56,6 +68,10 @@ func statusOf(err error) (status int, msg string) {
 		return http.StatusBadRequest, "the cursor is not one this listing issued"
 	case errors.Is(err, ryno.ErrInvalid):
 		return http.StatusBadRequest, "the request is invalid"
+	case errors.As(err, new(*ryno.PartialWriteError)), errors.Is(err, ryno.ErrOutcomeUnknown):
+		// Before the precondition: the write may have landed, and the client must
+		// read the entity before it tries again.
+		return http.StatusInternalServerError, "the write may have landed; read the entity before trying again"
 	case errors.Is(err, errPreconditionFailed): // before ErrNotFound: a deleted entity fails If-Match too
 		return http.StatusPreconditionFailed, errPreconditionFailed.Error()
 	case errors.Is(err, ryno.ErrNotFound):
@@ -64,6 +80,10 @@ func statusOf(err error) (status int, msg string) {
 		return http.StatusConflict, "a value that must be unique is taken"
 	case errors.Is(err, ryno.ErrExists):
 		return http.StatusConflict, "already exists"
+	case errors.As(err, new(*ryno.LeaseError)): // before ErrConflict, which it matches
+		return http.StatusServiceUnavailable, "a large change holds the list; try again later"
+	case errors.As(err, new(*ryno.BatchError)) && (errors.Is(err, ryno.ErrUnprocessed) || errors.Is(err, context.DeadlineExceeded)):
+		return http.StatusServiceUnavailable, "the store is busy; try again later"
 	case errors.Is(err, ryno.ErrConflict):
 		return http.StatusConflict, "changed by a concurrent request; try again"
 	case errors.Is(err, context.DeadlineExceeded):

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -34,6 +36,13 @@ func TestStatusOfStoreErrors(t *testing.T) {
 		{"not found", ryno.ErrNotFound, 0, http.StatusNotFound},
 		{"not found, with If-Match", ryno.ErrNotFound, 3, http.StatusNotFound},
 		{"other", errors.New("boom"), 3, http.StatusInternalServerError},
+		{"written in part, with If-Match", &ryno.PartialWriteError{Entity: &ryno.Entity{Key: key}, Err: stale}, 3, http.StatusInternalServerError},
+		{"outcome unknown at the deadline", fmt.Errorf("%w: %w", ryno.ErrOutcomeUnknown, context.DeadlineExceeded), 0, http.StatusInternalServerError},
+		{"a list held by a lease", &ryno.LeaseError{Key: key, Predicate: "authors", Until: time.Now().Add(time.Minute), Err: ryno.ErrConflict}, 0, http.StatusServiceUnavailable},
+		{"a batch out of retries", &ryno.BatchError{Op: "BatchGetItem", Err: ryno.ErrUnprocessed}, 0, http.StatusServiceUnavailable},
+		{"a batch at the deadline", &ryno.BatchError{Op: "BatchGetItem", Err: context.DeadlineExceeded}, 0, http.StatusServiceUnavailable},
+		{"a batch that failed otherwise", &ryno.BatchError{Op: "BatchGetItem", Err: errors.New("boom")}, 0, http.StatusInternalServerError},
+		{"the deadline", fmt.Errorf("ryno: get: %w", context.DeadlineExceeded), 0, http.StatusServiceUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,5 +50,12 @@ func TestStatusOfStoreErrors(t *testing.T) {
 				t.Errorf("status %d (%s), want %d", got, msg, tt.want)
 			}
 		})
+	}
+	now := time.Now()
+	if s, ok := retryAfter(fmt.Errorf("ryno: add: %w", &ryno.LeaseError{Until: now.Add(1500 * time.Millisecond)}), now); !ok || s != 2 {
+		t.Errorf("Retry-After of a lease ending in 1.5 s: %d, %v; want 2", s, ok)
+	}
+	if _, ok := retryAfter(errors.New("boom"), now); ok {
+		t.Error("Retry-After of an error that is no lease")
 	}
 }

@@ -27,15 +27,24 @@ func readPayload(w http.ResponseWriter, r *http.Request, k kind) (payload, error
 	if errors.As(err, &tooLarge) {
 		return nil, &requestError{status: http.StatusRequestEntityTooLarge, msg: "the body is too large"}
 	} else if err != nil {
-		return nil, err
+		// The client's side failed: a body cut off, or sent too slowly.
+		return nil, badRequest("the body could not be read: %v", err)
 	}
 	return decodePayload(k, b)
 }
 
 // ifMatch returns the version the request's If-Match header names, 0 when it has
-// none.
+// none. A header present but empty, or given twice, is refused: it names no ETag,
+// and taking it for none would write unconditionally.
 func ifMatch(r *http.Request) (int64, error) {
-	return parseIfMatch(r.Header.Get("If-Match"))
+	values, ok := r.Header["If-Match"]
+	if !ok {
+		return 0, nil
+	}
+	if len(values) != 1 || values[0] == "" {
+		return 0, badRequest("If-Match must be one ETag, as sent in the ETag header")
+	}
+	return parseIfMatch(values[0])
 }
 
 // parseIfMatch parses an If-Match value: one ETag as the API sends it ("3"). A
@@ -44,8 +53,10 @@ func parseIfMatch(h string) (int64, error) {
 	if h == "" {
 		return 0, nil
 	}
-	v, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(h, `"`), `"`), 10, 64)
-	if err != nil || v < 1 {
+	digits, quoted := strings.CutPrefix(h, `"`)
+	digits, closed := strings.CutSuffix(digits, `"`)
+	v, err := strconv.ParseInt(digits, 10, 64)
+	if !quoted || !closed || err != nil || v < 1 || strconv.FormatInt(v, 10) != digits {
 		return 0, badRequest("If-Match must be one ETag, as sent in the ETag header")
 	}
 	return v, nil

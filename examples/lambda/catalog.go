@@ -60,15 +60,27 @@ type Article struct {
 
 func (a *Article) id() string { return a.ID }
 
+// Each tag is an index entry, written in the article's transaction: a bound on
+// them keeps one request's write small (a transaction holds 100 items).
+const (
+	maxTags     = 20
+	maxTagBytes = 64
+)
+
 func (a *Article) validate() error {
 	if strings.TrimSpace(a.Title) == "" {
 		return badRequest("title is required")
+	}
+	if len(a.Tags) > maxTags {
+		return badRequest("an article has at most %d tags", maxTags)
 	}
 	seen := make(map[string]bool, len(a.Tags))
 	for _, tag := range a.Tags {
 		switch {
 		case strings.TrimSpace(tag) == "":
 			return badRequest("tags must not be empty")
+		case len(tag) > maxTagBytes:
+			return badRequest("a tag has at most %d bytes", maxTagBytes)
 		case seen[tag]:
 			return badRequest("tag %q appears twice", tag)
 		}

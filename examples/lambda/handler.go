@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -32,6 +33,21 @@ type reply struct {
 	location string // the Location header of a created entity
 }
 
+// answerMargin is the time kept before the invocation's deadline to answer and log
+// a call that ran out of time: past the deadline Lambda ends the function, and the
+// client gets a bare error with nothing logged.
+const answerMargin = time.Second
+
+// withAnswerMargin returns ctx ending answerMargin before its deadline, or at once
+// when less remains; ctx as it is when it has no deadline.
+func withAnswerMargin(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, deadline.Add(-answerMargin))
+}
+
 // NewHandler returns a Handler serving the catalogue in db; it logs the errors
 // it hides from clients to log.
 func NewHandler(db *ryno.Client, log *slog.Logger) *Handler {
@@ -44,6 +60,8 @@ func NewHandler(db *ryno.Client, log *slog.Logger) *Handler {
 // so the returned error is always nil: a Lambda error would reach the client as a
 // bare 500 and count as a failed invocation.
 func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	ctx, cancel := withAnswerMargin(ctx)
+	defer cancel()
 	serve, ok := h.routes[req.RouteKey]
 	if !ok {
 		return h.failure(ctx, &req, errNoRoute), nil
@@ -67,6 +85,9 @@ func (h *Handler) failure(ctx context.Context, req *events.APIGatewayV2HTTPReque
 			"request_id", req.RequestContext.RequestID, "error", err)
 	}
 	resp, _ := reply{status: status, body: map[string]string{"error": msg}}.response()
+	if seconds, ok := retryAfter(err, time.Now()); ok && status == http.StatusServiceUnavailable {
+		resp.Headers["Retry-After"] = strconv.Itoa(seconds)
+	}
 	return resp // a map of strings always encodes
 }
 

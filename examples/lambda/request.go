@@ -32,7 +32,11 @@ func body(req *events.APIGatewayV2HTTPRequest) ([]byte, error) {
 // ifMatch returns the version the request's If-Match header names, 0 when it has
 // none. API Gateway passes header names in lower case.
 func ifMatch(req *events.APIGatewayV2HTTPRequest) (int64, error) {
-	return parseIfMatch(req.Headers["if-match"])
+	h, ok := req.Headers["if-match"]
+	if ok && h == "" { // present but empty names no ETag: not a write without one
+		return 0, badRequest("If-Match must be one ETag, as sent in the ETag header")
+	}
+	return parseIfMatch(h)
 }
 
 // parseIfMatch parses an If-Match value: one ETag as the API sends it ("3"). A
@@ -41,8 +45,10 @@ func parseIfMatch(h string) (int64, error) {
 	if h == "" {
 		return 0, nil
 	}
-	v, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(h, `"`), `"`), 10, 64)
-	if err != nil || v < 1 {
+	digits, quoted := strings.CutPrefix(h, `"`)
+	digits, closed := strings.CutSuffix(digits, `"`)
+	v, err := strconv.ParseInt(digits, 10, 64)
+	if !quoted || !closed || err != nil || v < 1 || strconv.FormatInt(v, 10) != digits {
 		return 0, badRequest("If-Match must be one ETag, as sent in the ETag header")
 	}
 	return v, nil

@@ -338,6 +338,51 @@ func TestCheckRepairDeletesAnOrphanEntryMissingFromTheReverseIndex(t *testing.T)
 	require.Zero(t, done.Orphans, "%+v", done)
 }
 
+// laggingReverse answers the reverse index's Queries with nothing while lagging,
+// as a GSI that has not caught up with a write yet does on AWS.
+type laggingReverse struct {
+	ryno.DynamoDBAPI
+	index string
+	lag   atomic.Bool
+}
+
+func (l *laggingReverse) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	if l.lag.Load() && aws.ToString(in.IndexName) == l.index {
+		return &dynamodb.QueryOutput{}, nil
+	}
+	return l.DynamoDBAPI.Query(ctx, in, opts...)
+}
+
+// TestCheckRepairCountsAnOrphanItsSweepMissedAsLeft plants the unindexed orphan of
+// the test above, and repairs while the reverse index lags behind the key the
+// repair writes: the sweep misses the entry, which is neither repaired nor kept
+// (so the CLI exits 1), and the next repair deletes it.
+func TestCheckRepairCountsAnOrphanItsSweepMissedAsLeft(t *testing.T) {
+	lagging := &laggingReverse{}
+	s := newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI { lagging.DynamoDBAPI = api; return lagging }, ryno.Options{})
+	lagging.index = s.Names().ReverseRelationships
+	fan, star := pk("fan"), pk("star")
+	createSubjects(t, s.Client, fan, star)
+	_, err := s.AddRelationships(ctx, fan, "follows", []ryno.Key{star})
+	require.NoError(t, err)
+	stripReverseKeys(t, s.raw, s.Names(), fan)
+	_, err = s.raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.Names().Entities), Key: entityKeyItem(star)})
+	require.NoError(t, err)
+
+	lagging.lag.Store(true)
+	done, err := s.Check(ctx, ryno.CheckOptions{Repair: true})
+	lagging.lag.Store(false)
+	require.NoError(t, err)
+	require.Equal(t, 1, done.Orphans, "%+v", done)
+	require.Zero(t, done.Repaired+done.Kept, "the entry is still there, and its entity is not: %+v", done)
+	require.Equal(t, []ryno.Key{star}, objectsOf(t, s.Client, fan, "follows", 10))
+
+	done, err = s.Check(ctx, ryno.CheckOptions{Repair: true})
+	require.NoError(t, err)
+	require.Equal(t, 1, done.Repaired, "%+v", done)
+	require.Empty(t, objectsOf(t, s.Client, fan, "follows", 10))
+}
+
 // TestCheckLeavesAReindexAtWorkAlone holds a Reindex of an entity too large for
 // one transaction after it marked the entity and wrote its entries, an hour after
 // the entity was written, and checks meanwhile: the mark is the Reindex's, fresh,

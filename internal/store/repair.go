@@ -131,6 +131,7 @@ func (c *Core) repairOrphans(ctx context.Context, run *checkRun, orphans []Orpha
 		return deleted, kept, err
 	}
 	var mu sync.Mutex
+	swept := map[Key]bool{}
 	err = batching.Parallel(ctx, len(missing), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		k := missing[i].Missing
 		gone, err := c.sweepMissing(ctx, k, missing[i].stored)
@@ -141,6 +142,7 @@ func (c *Core) repairOrphans(ctx context.Context, run *checkRun, orphans []Orpha
 			return errs.Wrap(err, "delete what refers to %s", k)
 		case gone:
 			deleted += byEntity[k]
+			swept[k] = true
 		default:
 			kept += byEntity[k]
 		}
@@ -149,8 +151,16 @@ func (c *Core) repairOrphans(ctx context.Context, run *checkRun, orphans []Orpha
 	if err != nil {
 		return deleted, kept, err
 	}
-	left, err := c.stillThere(ctx, batch, unindexed)
-	deleted, kept = deleted-left, kept+left
+	// Entries counted deleted that a sweep missed are left for the next check,
+	// neither deleted nor kept: the run then reports orphans left behind.
+	var counted []batching.ItemKey
+	for _, o := range unindexed {
+		if swept[o.Missing] {
+			counted = append(counted, o.Entry)
+		}
+	}
+	left, err := c.stillThere(ctx, batch, counted)
+	deleted -= left
 	if err != nil {
 		return deleted, kept, err
 	}
@@ -159,20 +169,20 @@ func (c *Core) repairOrphans(ctx context.Context, run *checkRun, orphans []Orpha
 }
 
 // indexOrphans writes the _reverse_key of each orphan entry written without it,
-// so that the sweep of its missing object finds it, and returns the keys of those
-// entries. It goes before the sweeps; the reverse index is eventually consistent,
-// so stillThere counts those a sweep missed all the same.
-func (c *Core) indexOrphans(ctx context.Context, orphans []Orphan) ([]batching.ItemKey, error) {
+// so that the sweep of its missing object finds it, and returns those orphans. It
+// goes before the sweeps; the reverse index is eventually consistent, so
+// stillThere counts those a sweep missed all the same.
+func (c *Core) indexOrphans(ctx context.Context, orphans []Orphan) ([]Orphan, error) {
 	var entries []unindexedEntry
-	var keys []batching.ItemKey
+	var unindexed []Orphan
 	for _, o := range orphans {
 		if o.unindexed != nil { // an orphan of a missing entity, as findOrphans sets it
 			entries = append(entries, unindexedEntry{entry: *o.unindexed, trace: Trace{Kind: TraceUnindexed, Key: Key(o.unindexed.Subject)}})
-			keys = append(keys, o.Entry)
+			unindexed = append(unindexed, o)
 		}
 	}
 	_, err := c.repairUnindexed(ctx, entries)
-	return keys, err
+	return unindexed, err
 }
 
 // stillThere reads keys consistently and returns how many are still there: orphans

@@ -98,6 +98,44 @@ func TestAnEntityDeletedAndCreatedAgainIsNotTheOneRead(t *testing.T) {
 	require.ErrorIs(t, err, ryno.ErrConflict, "Created tells the two lives apart")
 }
 
+// TestIfCreatedTellsTheLivesOfAKeyApart carries an ETag of an entity's first life,
+// its version and Created, into writes of its second life at the same version:
+// Update, Set and Delete with IfCreated refuse them, and the second life's own
+// Created passes. Calls that do not take IfCreated refuse it before any request.
+func TestIfCreatedTellsTheLivesOfAKeyApart(t *testing.T) {
+	db, _, _ := newStore(t)
+	first, err := db.Create(ctx, person("ada", map[string]any{"v": "first life"}))
+	require.NoError(t, err)
+	require.NoError(t, db.Delete(ctx, first.Key))
+	second, err := db.Create(ctx, person("ada", map[string]any{"v": "second life"}))
+	require.NoError(t, err)
+	require.Equal(t, first.Version, second.Version)
+	require.False(t, first.Created.Equal(second.Created), "the clock moved on")
+
+	stale := []ryno.WriteOption{ryno.IfVersion(first.Version), ryno.IfCreated(first.Created)}
+	var conflict *ryno.ConflictError
+	_, err = db.Update(ctx, person("ada", map[string]any{"v": "lost"}), stale...)
+	require.ErrorAs(t, err, &conflict, "Update")
+	_, err = db.Set(ctx, person("ada", map[string]any{"v": "lost"}), stale...)
+	require.ErrorAs(t, err, &conflict, "Set")
+	err = db.Delete(ctx, first.Key, stale...)
+	require.ErrorAs(t, err, &conflict, "Delete")
+	require.ErrorIs(t, err, ryno.ErrNotFound, "the life the ETag named is gone")
+	got, err := db.Get(ctx, first.Key, ryno.Consistent())
+	require.NoError(t, err)
+	require.Equal(t, "second life", got.Attributes["v"], "nothing was written")
+
+	_, err = db.Patch(ctx, first.Key, ryno.Patch{Set: map[string]any{"v": "x"}}, ryno.IfCreated(second.Created))
+	require.ErrorIs(t, err, ryno.ErrInvalid, "Patch does not take IfCreated")
+
+	current := []ryno.WriteOption{ryno.IfVersion(second.Version), ryno.IfCreated(second.Created)}
+	updated, err := db.Update(ctx, person("ada", map[string]any{"v": "kept"}), current...)
+	require.NoError(t, err)
+	require.NoError(t, db.Delete(ctx, first.Key, ryno.IfVersion(updated.Version), ryno.IfCreated(updated.Created)))
+	_, err = db.Get(ctx, first.Key, ryno.Consistent())
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+}
+
 func TestAVersionWithoutCreatedIsCheckedToo(t *testing.T) {
 	// An HTTP service gets the version from If-Match and the attributes from the
 	// body: the entity carries no Created.

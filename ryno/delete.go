@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/store"
@@ -53,6 +54,7 @@ type WriteOption func(*writeOptions)
 
 type writeOptions struct {
 	version    int64
+	created    time.Time // IfCreated; zero when not given
 	cond       *Condition
 	lists      map[string][]Key // ReplaceLists; nil when not given
 	background bool             // InBackground
@@ -83,21 +85,40 @@ func IfVersion(v int64) WriteOption {
 	return func(o *writeOptions) { o.version = v }
 }
 
+// IfCreated makes Update, Set or Delete require the stored entity to be the life of
+// its key created at t (Entity.Created, to the millisecond). An entity deleted and
+// created again starts at version 1 again, so a version alone, an HTTP ETag say,
+// does not tell its lives apart: with IfCreated, a write carrying one life's
+// version fails on another life at that version. A write that finds another life,
+// or no entity, fails with a *ConflictError matching ErrNotFound too, and writes
+// nothing.
+func IfCreated(t time.Time) WriteOption {
+	return func(o *writeOptions) { o.created = t }
+}
+
 // onEntity returns e as a write in mode sends it with these options: IfVersion
-// becomes the version the write expects.
+// becomes the version the write expects, IfCreated the life.
 func (o writeOptions) onEntity(e *Entity, mode putMode) (*Entity, error) {
 	if mode == modeCreate && (o.version > 0 || o.cond != nil) {
 		return nil, invalid("WriteOption", e.Key.String(),
 			"Create writes only an entity that does not exist; IfVersion and If apply to Update and Set")
 	}
-	if o.version == 0 || o.version == e.Version {
+	if !o.created.IsZero() && !e.Created.IsZero() && !e.Created.Equal(o.created) {
+		return nil, invalid("IfCreated", o.created.String(), fmt.Sprintf("differs from the entity's Created %s", e.Created))
+	}
+	if (o.version == 0 || o.version == e.Version) && (o.created.IsZero() || !e.Created.IsZero()) {
 		return e, nil
 	}
-	if e.Version != 0 {
+	if o.version != 0 && e.Version != 0 && e.Version != o.version {
 		return nil, invalid("IfVersion", fmt.Sprint(o.version), fmt.Sprintf("differs from the entity's Version %d", e.Version))
 	}
 	v := *e
-	v.Version = o.version
+	if o.version != 0 {
+		v.Version = o.version
+	}
+	if !o.created.IsZero() {
+		v.Created = o.created
+	}
 	return &v, nil
 }
 
@@ -121,6 +142,9 @@ func writeOptionsOf(call string, opts []WriteOption) (writeOptions, error) {
 	if o.version < 0 {
 		return o, invalid("IfVersion", fmt.Sprint(o.version), "must not be negative")
 	}
+	if !o.created.IsZero() && call != "Update" && call != "Set" && call != "Delete" {
+		return o, invalid("IfCreated", "", "applies to Update, Set and Delete, not to "+call)
+	}
 	if err := o.cond.validIfAny(); err != nil {
 		return o, err
 	}
@@ -129,5 +153,5 @@ func writeOptionsOf(call string, opts []WriteOption) (writeOptions, error) {
 
 // expect is what a Delete with o requires of the stored entity.
 func (o writeOptions) expect() store.Expect {
-	return store.Expect{Version: o.version, Cond: o.cond.store()}
+	return store.Expect{Version: o.version, Created: o.created, Cond: o.cond.store()}
 }

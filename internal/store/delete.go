@@ -56,6 +56,9 @@ func (c *Core) MarkDeleting(ctx context.Context, k Key, x Expect) (entitystate.S
 	if x.Version > 0 {
 		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(x.Version))))
 	}
+	if !x.Created.IsZero() {
+		cond = cond.And(expression.Name(schema.AttrCreated).Equal(expression.Value(attrS(schema.FormatTime(x.Created)))))
+	}
 	if x.Cond != nil {
 		cond = cond.And(x.Cond.Build(c.Now()))
 	}
@@ -91,8 +94,11 @@ func (c *Core) afterMarkFailed(k Key, token string, x Expect, item map[string]ty
 		return entitystate.State{}, err
 	case s.Deleting == token:
 		return s, nil
-	case version > 0 && !s.Live():
+	case (version > 0 || !x.Created.IsZero()) && !s.Live():
 		return entitystate.State{}, &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
+	case !x.Created.IsZero() && !s.Created.Equal(schema.TruncateTime(x.Created)):
+		return entitystate.State{}, &ConflictError{Key: k, Expected: version, Missing: true,
+			Reason: fmt.Sprintf("expected the entity created at %s, it was deleted and created again at %s", schema.FormatTime(x.Created), schema.FormatTime(s.Created))}
 	case version > 0 && s.Version != version:
 		return entitystate.State{}, &ConflictError{Key: k, Expected: version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.Version)}
 	case x.Cond != nil && s.Live():
@@ -430,9 +436,10 @@ func UpdateInline(u expression.UpdateBuilder, attrs map[string]types.AttributeVa
 }
 
 // Expect is what a Delete requires of the stored entity: version Version (0: any),
-// and Cond when not nil.
+// the life created at Created (zero: any), and Cond when not nil.
 type Expect struct {
 	Version int64
+	Created time.Time // the life of the entity (its _created), when not zero
 	Cond    *Condition
 }
 

@@ -85,16 +85,23 @@ func TestAStaleVersionConflictsAndWritesNothing(t *testing.T) {
 	}
 }
 
+// twoLives creates ada, deletes her and creates her again, and returns both lives
+// as their creates returned them: at the same version.
+func twoLives(t *testing.T, db *ryno.Client) (first, second *ryno.Entity) {
+	t.Helper()
+	first, err := db.Create(ctx, person("ada", map[string]any{"v": "first life"}))
+	require.NoError(t, err)
+	require.NoError(t, db.Delete(ctx, first.Key))
+	second, err = db.Create(ctx, person("ada", map[string]any{"v": "second life"}))
+	require.NoError(t, err)
+	require.Equal(t, first.Version, second.Version, "versions start again at 1")
+	return first, second
+}
+
 func TestAnEntityDeletedAndCreatedAgainIsNotTheOneRead(t *testing.T) {
 	db, _, _ := newStore(t)
-	read, err := db.Create(ctx, person("ada", map[string]any{"v": "first life"}))
-	require.NoError(t, err)
-	require.NoError(t, db.Delete(ctx, read.Key))
-	again, err := db.Create(ctx, person("ada", map[string]any{"v": "second life"}))
-	require.NoError(t, err)
-	require.Equal(t, read.Version, again.Version, "versions start again at 1")
-
-	_, err = db.Update(ctx, read)
+	read, _ := twoLives(t, db)
+	_, err := db.Update(ctx, read)
 	require.ErrorIs(t, err, ryno.ErrConflict, "Created tells the two lives apart")
 }
 
@@ -104,17 +111,12 @@ func TestAnEntityDeletedAndCreatedAgainIsNotTheOneRead(t *testing.T) {
 // Created passes. Calls that do not take IfCreated refuse it before any request.
 func TestIfCreatedTellsTheLivesOfAKeyApart(t *testing.T) {
 	db, _, _ := newStore(t)
-	first, err := db.Create(ctx, person("ada", map[string]any{"v": "first life"}))
-	require.NoError(t, err)
-	require.NoError(t, db.Delete(ctx, first.Key))
-	second, err := db.Create(ctx, person("ada", map[string]any{"v": "second life"}))
-	require.NoError(t, err)
-	require.Equal(t, first.Version, second.Version)
+	first, second := twoLives(t, db)
 	require.False(t, first.Created.Equal(second.Created), "the clock moved on")
 
 	stale := []ryno.WriteOption{ryno.IfVersion(first.Version), ryno.IfCreated(first.Created)}
 	var conflict *ryno.ConflictError
-	_, err = db.Update(ctx, person("ada", map[string]any{"v": "lost"}), stale...)
+	_, err := db.Update(ctx, person("ada", map[string]any{"v": "lost"}), stale...)
 	require.ErrorAs(t, err, &conflict, "Update")
 	_, err = db.Set(ctx, person("ada", map[string]any{"v": "lost"}), stale...)
 	require.ErrorAs(t, err, &conflict, "Set")

@@ -103,20 +103,20 @@ func (o writeOptions) onEntity(e *Entity, mode putMode) (*Entity, error) {
 		return nil, invalid("WriteOption", e.Key.String(),
 			"Create writes only an entity that does not exist; IfVersion and If apply to Update and Set")
 	}
-	if !o.created.IsZero() && !e.Created.IsZero() && !e.Created.Equal(o.created) {
-		return nil, invalid("IfCreated", o.created.String(), fmt.Sprintf("differs from the entity's Created %s", e.Created))
-	}
-	if (o.version == 0 || o.version == e.Version) && (o.created.IsZero() || !e.Created.IsZero()) {
+	if o.version == 0 && o.created.IsZero() {
 		return e, nil
-	}
-	if o.version != 0 && e.Version != 0 && e.Version != o.version {
-		return nil, invalid("IfVersion", fmt.Sprint(o.version), fmt.Sprintf("differs from the entity's Version %d", e.Version))
 	}
 	v := *e
 	if o.version != 0 {
+		if e.Version != 0 && e.Version != o.version {
+			return nil, invalid("IfVersion", fmt.Sprint(o.version), fmt.Sprintf("differs from the entity's Version %d", e.Version))
+		}
 		v.Version = o.version
 	}
 	if !o.created.IsZero() {
+		if !e.Created.IsZero() && !e.Created.Equal(o.created) {
+			return nil, invalid("IfCreated", o.created.String(), fmt.Sprintf("differs from the entity's Created %s", e.Created))
+		}
 		v.Created = o.created
 	}
 	return &v, nil

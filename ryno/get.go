@@ -166,18 +166,13 @@ func (c *Client) readVisible(ctx context.Context, keys []Key, consistent bool) (
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	ops := make([]batching.GetOp, len(keys))
-	for i, k := range keys {
-		ops[i] = batching.NewGetOp(c.core.Names.Entities, k.item())
-	}
-	found, err := c.core.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: consistent})
+	items, err := c.core.BatchReadEntities(ctx, relKeys(keys), batching.ReadOptions{Consistent: consistent})
 	if err != nil {
 		return nil, err
 	}
-	items := make([]map[string]types.AttributeValue, len(keys))
-	for i, op := range ops {
-		if item, ok := found[op.ID]; ok && !c.core.Hidden(item) {
-			items[i] = item
+	for i, item := range items {
+		if item != nil && c.core.Hidden(item) {
+			items[i] = nil
 		}
 	}
 	return items, nil

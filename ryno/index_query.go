@@ -66,13 +66,7 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 	if err != nil {
 		return nil, err
 	}
-	page := &Page[*Entity]{Items: make([]*Entity, 0, len(entities)), Cursor: entries.Cursor}
-	for _, e := range entities {
-		if e != nil {
-			page.Items = append(page.Items, e)
-		}
-	}
-	return page, nil
+	return presentPage(entities, entries.Cursor), nil
 }
 
 // QueryIndexEntries returns one page of the entries of the index in that match cond, in index order, with their projected attributes, without reading the

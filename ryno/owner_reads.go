@@ -77,12 +77,5 @@ func (c *Client) keepOwnerVisible(ctx context.Context, page *Page[*Entity], cons
 	if err := c.dropOwnerHidden(ctx, page.Items, consistent); err != nil {
 		return nil, err
 	}
-	kept := page.Items[:0]
-	for _, e := range page.Items {
-		if e != nil {
-			kept = append(kept, e)
-		}
-	}
-	page.Items = kept
-	return page, nil
+	return presentPage(page.Items, page.Cursor), nil
 }

@@ -3,6 +3,7 @@ package ryno
 import (
 	"context"
 	"iter"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -122,13 +123,12 @@ func (c *Client) entitiesPage(ctx context.Context, keys []Key, cursor string, co
 	if err != nil {
 		return nil, err
 	}
-	page := &Page[*Entity]{Items: make([]*Entity, 0, len(entities)), Cursor: cursor}
-	for _, e := range entities {
-		if e != nil {
-			page.Items = append(page.Items, e)
-		}
-	}
-	return page, nil
+	return presentPage(entities, cursor), nil
+}
+
+// presentPage is the page with cursor of entities that are not nil, in order.
+func presentPage(entities []*Entity, cursor string) *Page[*Entity] {
+	return &Page[*Entity]{Items: slices.DeleteFunc(entities, func(e *Entity) bool { return e == nil }), Cursor: cursor}
 }
 
 // ReverseRelationships returns one page of the relationships pointing at object: who

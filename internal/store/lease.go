@@ -466,16 +466,12 @@ func (c *Core) requireObjects(ctx context.Context, puts []relationships.Entry) e
 		objects = append(objects, Key(e.Object))
 	}
 	objects = DistinctKeys(objects)
-	ops := make([]batching.GetOp, len(objects))
-	for i, o := range objects {
-		ops[i] = batching.NewGetOp(c.Names.Entities, actions.EntityKey(o))
-	}
-	items, err := c.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: []string{schema.AttrID, schema.AttrDeleting, schema.AttrExpires}})
+	items, err := c.BatchReadEntities(ctx, objects, batching.ReadOptions{Consistent: true, Projection: []string{schema.AttrDeleting, schema.AttrExpires}})
 	if err != nil {
 		return err
 	}
 	for i, o := range objects {
-		if item, ok := items[ops[i].ID]; !ok || c.Hidden(item) {
+		if items[i] == nil || c.Hidden(items[i]) {
 			return &ObjectMissingError{Object: o}
 		}
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -153,11 +152,7 @@ func (c *Core) readOwners(ctx context.Context, keys []Key, consistent bool) (map
 
 // readOwnerItems reads the state of each of keys: nil for none.
 func (c *Core) readOwnerItems(ctx context.Context, keys []Key, consistent bool) (map[Key]map[string]types.AttributeValue, error) {
-	ops := make([]batching.GetOp, len(keys))
-	for i, k := range keys {
-		ops[i] = batching.NewGetOp(c.Names.Entities, actions.EntityKey(k))
-	}
-	found, err := c.Batch.Get(ctx, ops, batching.ReadOptions{
+	found, err := c.BatchReadEntities(ctx, keys, batching.ReadOptions{
 		Consistent: consistent,
 		Projection: []string{schema.AttrDeleting, schema.AttrExpires},
 	})
@@ -165,8 +160,8 @@ func (c *Core) readOwnerItems(ctx context.Context, keys []Key, consistent bool) 
 		return nil, &OwnerCheckError{Err: err}
 	}
 	items := make(map[Key]map[string]types.AttributeValue, len(keys))
-	for i, op := range ops {
-		if item, ok := found[op.ID]; ok {
+	for i, item := range found {
+		if item != nil {
 			items[keys[i]] = item
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -28,6 +29,25 @@ func (c *Core) GetItem(ctx context.Context, k Key, consistent bool) (map[string]
 		c.shapes.learnStored(k.Type, out.Item) // a write of what was read needs no other
 	}
 	return out.Item, nil
+}
+
+// BatchReadEntities reads the entity items of keys as ro asks, with BatchGetItem
+// requests in parallel, each distinct key once: in the order of keys, nil where
+// there is none.
+func (c *Core) BatchReadEntities(ctx context.Context, keys []Key, ro batching.ReadOptions) ([]map[string]types.AttributeValue, error) {
+	ops := make([]batching.GetOp, len(keys))
+	for i, k := range keys {
+		ops[i] = batching.NewGetOp(c.Names.Entities, actions.EntityKey(k))
+	}
+	found, err := c.Batch.Get(ctx, ops, ro)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]map[string]types.AttributeValue, len(keys))
+	for i, op := range ops {
+		items[i] = found[op.ID]
+	}
+	return items, nil
 }
 
 // GetInput is a strongly consistent GetItem of key in table.

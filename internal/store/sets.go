@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
@@ -301,19 +300,7 @@ func (c *Core) ReadEntities(ctx context.Context, keys []Key) ([]map[string]types
 		item, err := c.GetItem(ctx, relationships.Key(keys[0]), true)
 		return []map[string]types.AttributeValue{item}, err
 	}
-	ops := make([]batching.GetOp, len(keys))
-	for i, k := range keys {
-		ops[i] = batching.NewGetOp(c.Names.Entities, actions.EntityKey(k))
-	}
-	found, err := c.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
-	if err != nil {
-		return nil, err
-	}
-	items := make([]map[string]types.AttributeValue, len(keys))
-	for i, op := range ops {
-		items[i] = found[op.ID]
-	}
-	return items, nil
+	return c.BatchReadEntities(ctx, keys, batching.ReadOptions{Consistent: true})
 }
 
 // CountSet counts the entries of a set with Query's COUNT, one request per MB of

@@ -463,9 +463,9 @@ func TestACleanupOfAnEntityCreatedAnewChangesNothing(t *testing.T) {
 
 // TestAFailedReplaceTakesBackOnlyWhatItCreated runs a ReplaceRelationships with
 // CheckObjects that names a missing object, and holds it once it has read the set
-// while another client adds one of the objects it puts. The Add returns first,
-// having added the object; the Replace then fails on the missing object and takes
-// back only the entries it created: the one the Add created stays.
+// while another client adds one of the objects it would put. The Add returns first,
+// having added the object; the Replace then fails on the missing object, which it
+// found before writing anything: the entry the Add created stays.
 func TestAFailedReplaceTakesBackOnlyWhatItCreated(t *testing.T) {
 	for _, ordered := range []bool{false, true} {
 		t.Run(fmt.Sprintf("ordered %v", ordered), func(t *testing.T) {
@@ -512,6 +512,81 @@ func TestAFailedReplaceTakesBackOnlyWhatItCreated(t *testing.T) {
 			has, err := s.HasRelationship(ctx, fan, predicate, x)
 			require.NoError(t, err)
 			require.True(t, has, "the Add, which returned, added x; the failed Replace did not create its entry")
+		})
+	}
+}
+
+// TestARefusedReplaceWritesNothing replaces a list of each kind holding a, b and c
+// with c and an object that does not exist, under CheckObjects: the call is refused
+// with ErrNotFound and the list is as it was, a and b included.
+func TestARefusedReplaceWritesNothing(t *testing.T) {
+	for _, kind := range []string{"list", "set", "ordered set"} {
+		t.Run(kind, func(t *testing.T) {
+			opts := ryno.Options{CheckObjects: true, ConsistentRead: true}
+			switch kind {
+			case "set":
+				opts.Sets = []string{setPredicate}
+			case "ordered set":
+				opts.OrderedSets = []string{setPredicate}
+			}
+			s := newStoreOpts(t, nil, opts)
+			fan, a, b, c := pk("fan"), pk("a"), pk("b"), pk("c")
+			createSubjects(t, s.Client, fan, a, b, c)
+			require.NoError(t, s.ReplaceRelationships(ctx, fan, setPredicate, []ryno.Key{a, b, c}))
+
+			err := s.ReplaceRelationships(ctx, fan, setPredicate, []ryno.Key{c, pk("missing")})
+			require.ErrorIs(t, err, ryno.ErrNotFound)
+			require.ErrorContains(t, err, pk("missing").String())
+			require.Equal(t, []ryno.Key{a, b, c}, objectsOf(t, s.Client, fan, setPredicate, 10), "the list as it was")
+			_, _, entries := listItems(t, s, fan, setPredicate)
+			require.Len(t, entries, 3, "no entry written or left behind")
+		})
+	}
+}
+
+// TestAReplaceStandsBeforeADeleteOfItsObject holds a ReplaceRelationships with
+// CheckObjects after it found its objects, until a Delete of one of them has
+// ended: the Replace then puts an entry the Delete's sweep could not see. It stands,
+// as if it came before the Delete, and takes back that entry: the set ends without
+// the deleted object and nothing refers to it.
+func TestAReplaceStandsBeforeADeleteOfItsObject(t *testing.T) {
+	for _, ordered := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ordered %v", ordered), func(t *testing.T) {
+			opts := ryno.Options{CheckObjects: true, ConsistentRead: true}
+			if ordered {
+				opts.OrderedSets = []string{setPredicate}
+			} else {
+				opts.Sets = []string{setPredicate}
+			}
+			s := newStoreOpts(t, nil, opts)
+			fan, a, b, x := pk("fan"), pk("a"), pk("b"), pk("x")
+			createSubjects(t, s.Client, fan, a, b, x)
+			require.NoError(t, s.ReplaceRelationships(ctx, fan, setPredicate, []ryno.Key{a, b}))
+
+			var armed atomic.Bool
+			writing, release := make(chan struct{}), make(chan struct{})
+			var once sync.Once
+			held := dynamotest.Wrap(s.raw, func(ctx context.Context, op string, send func(context.Context) error) error {
+				if armed.Load() && (op == "PutItem" || op == "BatchWriteItem") {
+					once.Do(func() { close(writing); <-release })
+				}
+				return send(ctx)
+			})
+			opts.TablePrefix = s.Names().Prefix
+			r, err := ryno.New(held, opts)
+			require.NoError(t, err)
+			armed.Store(true)
+			replace := background(func() error { return r.ReplaceRelationships(ctx, fan, setPredicate, []ryno.Key{a, x}) })
+			wait(t, writing, "the Replace's first write")
+			require.NoError(t, s.Delete(ctx, x))
+			close(release)
+
+			require.NoError(t, result(t, replace, "the Replace"))
+			require.Equal(t, []ryno.Key{a}, objectsOf(t, s.Client, fan, setPredicate, 10))
+			require.Empty(t, subjectsPointingAt(t, s.Client, x), "no entry refers to the deleted object")
+			progress, err := s.Check(ctx, ryno.CheckOptions{})
+			require.NoError(t, err)
+			require.Zero(t, progress.Orphans)
 		})
 	}
 }

@@ -48,7 +48,7 @@ func (c *Core) addToSet(ctx context.Context, op ListOp) ([]Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.confirmSet(ctx, op, objects, added, token); err != nil {
+	if err := c.confirmSet(ctx, op, objects, added, token, false); err != nil {
 		return nil, err
 	}
 	return added, nil
@@ -173,7 +173,7 @@ func (c *Core) replaceSet(ctx context.Context, op ListOp) error {
 	if c.Ordered[op.Predicate] {
 		return c.replaceOrderedSet(ctx, op)
 	}
-	current, err := c.ReadList(ctx, op.Subject, op.Predicate, true)
+	current, err := c.readToReplace(ctx, op)
 	if err != nil {
 		return err
 	}
@@ -207,7 +207,7 @@ func (c *Core) replaceSet(ctx context.Context, op ListOp) error {
 	if err != nil {
 		return err
 	}
-	return c.confirmSet(ctx, add, add.Objects, created, token)
+	return c.confirmSet(ctx, add, add.Objects, created, token, true)
 }
 
 // confirmSet reads, after the call token wrote the entries of objects (created
@@ -216,9 +216,12 @@ func (c *Core) replaceSet(ctx context.Context, op ListOp) error {
 // entries back and fails with ErrNotFound: a subject being deleted has its Delete
 // completed (which sweeps them, unless the Delete ended first) and is read again; a
 // missing subject has them deleted while it stays missing (should it be created
-// meanwhile, the entries are its own, and the write stands); a missing object has
-// the entries the call created deleted.
-func (c *Core) confirmSet(ctx context.Context, op ListOp, objects, created []Key, token string) error {
+// meanwhile, the entries are its own, and the write stands). A missing object
+// fails an Add, which takes back the entries it created; a Replace, which found
+// every object before it wrote (readToReplace), stands, as if it came before the
+// object's Delete: it deletes the entries it wrote to the object, which that
+// Delete's sweep may have missed.
+func (c *Core) confirmSet(ctx context.Context, op ListOp, objects, created []Key, token string, replace bool) error {
 	for attempt := 0; ; attempt++ {
 		keys := []Key{op.Subject}
 		if op.CheckObjects {
@@ -233,7 +236,7 @@ func (c *Core) confirmSet(ctx context.Context, op ListOp, objects, created []Key
 		case err != nil:
 			return err
 		case s.Live():
-			return c.confirmObjects(ctx, op, objects, created, found[1:], token)
+			return c.confirmObjects(ctx, op, objects, created, found[1:], token, replace)
 		case attempt == maxSetConfirmations:
 			return notFound(op.Subject)
 		case s.Exists():
@@ -254,15 +257,60 @@ func (c *Core) confirmSet(ctx context.Context, op ListOp, objects, created []Key
 // back.
 const maxSetConfirmations = 4
 
-// confirmObjects fails the write when one of objects is missing (items holds what
-// was read of each), after deleting the entries of created.
-func (c *Core) confirmObjects(ctx context.Context, op ListOp, objects, created []Key, items []map[string]types.AttributeValue, token string) error {
+// confirmObjects checks objects, items holding what was read of each. When one is
+// missing, an Add fails after deleting the entries of created; a Replace deletes
+// the entries it wrote to the missing objects and stands (see confirmSet).
+func (c *Core) confirmObjects(ctx context.Context, op ListOp, objects, created []Key, items []map[string]types.AttributeValue, token string, replace bool) error {
+	missing, err := c.missingObjects(objects, items)
+	switch {
+	case len(missing) == 0:
+		return nil
+	case replace:
+		return c.takeBack(ctx, op, missing, token)
+	}
+	return errors.Join(err, c.takeBack(ctx, op, created, token))
+}
+
+// missingObjects returns the objects that items, what was read of each, find
+// missing, and the error of the first.
+func (c *Core) missingObjects(objects []Key, items []map[string]types.AttributeValue) ([]Key, error) {
+	var missing []Key
+	var first error
 	for i, item := range items {
 		if s, err := c.ReadStored(relationships.Key(objects[i]), item); err != nil || !s.Live() {
-			return errors.Join(err, c.takeBack(ctx, op, created, token), fmt.Errorf("object %w", notFound(objects[i])))
+			missing = append(missing, objects[i])
+			if first == nil {
+				first = errors.Join(err, fmt.Errorf("object %w", notFound(objects[i])))
+			}
 		}
 	}
-	return nil
+	return missing, first
+}
+
+// readToReplace reads the set op replaces and, with CheckObjects, its objects, in
+// one round: a Replace naming a missing object is refused before it writes anything.
+func (c *Core) readToReplace(ctx context.Context, op ListOp) ([]relationships.Entry, error) {
+	var current []relationships.Entry
+	var found []map[string]types.AttributeValue
+	objects := DistinctKeys(op.Objects)
+	check := op.CheckObjects && len(objects) > 0
+	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+		var err error
+		switch {
+		case i == 0:
+			current, err = c.ReadList(ctx, op.Subject, op.Predicate, true)
+		case check:
+			found, err = c.ReadEntities(ctx, objects)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.missingObjects(objects, found); err != nil {
+		return nil, err
+	}
+	return current, nil
 }
 
 // takeBack deletes the entries of objects that the call token wrote and nobody
@@ -377,7 +425,7 @@ func keepPlace(in *dynamodb.PutItemInput, token string) {
 // new objects and those out of order are put at their positions. Then it confirms
 // the subject as addToSet does.
 func (c *Core) replaceOrderedSet(ctx context.Context, op ListOp) error {
-	current, err := c.ReadList(ctx, op.Subject, op.Predicate, true)
+	current, err := c.readToReplace(ctx, op)
 	if err != nil {
 		return err
 	}
@@ -429,7 +477,7 @@ func (c *Core) replaceOrderedSet(ctx context.Context, op ListOp) error {
 	}
 	// A moved object's entry is written anew too: a subject found missing has it
 	// taken back with the others.
-	return c.confirmSet(ctx, add, put, created, token)
+	return c.confirmSet(ctx, add, put, created, token, true)
 }
 
 // DeleteIfToken deletes the relationship entry with key if the call token wrote it

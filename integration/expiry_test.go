@@ -705,3 +705,29 @@ func TestAnIndexEntryLeftByAnEarlierLifeFindsNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, entries.Items, "the next write of the entity deletes what its earlier life left")
 }
+
+// TestACreateWithListsAfterTimeToLiveRemovedTheItemAlone removes d1's item alone,
+// as time to live does, leaving its list "cites" stored, then creates d1 again with
+// ReplaceLists, nothing else writing: the new life holds exactly the list given,
+// as a Set with the same lists does.
+func TestACreateWithListsAfterTimeToLiveRemovedTheItemAlone(t *testing.T) {
+	for _, call := range []string{"Create", "Set"} {
+		for _, n := range []int{1, 120} { // in one transaction, and beyond
+			t.Run(fmt.Sprintf("%s of %d", call, n), func(t *testing.T) {
+				x := newExpiring(t)
+				_, err := x.s.raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(x.s.Names().Entities), Key: entityKeyItem(x.d1)})
+				require.NoError(t, err)
+				want := pks("y", n)
+				lists := ryno.ReplaceLists(map[string][]ryno.Key{"cites": want})
+				if call == "Create" {
+					_, err = x.db.Create(ctx, doc("d1", "again", 1), lists)
+				} else {
+					_, err = x.db.Set(ctx, doc("d1", "again", 1), lists)
+				}
+				require.NoError(t, err)
+				require.Equal(t, want, objectsOf(t, x.db, x.d1, "cites", n+10))
+				requireListExact(t, x.s, x.d1, "cites")
+			})
+		}
+	}
+}

@@ -97,6 +97,10 @@ type write struct {
 	// byRecord says the entries read were checked against the record only, which
 	// does not hold projections: the plan puts every projected entry again.
 	byRecord bool
+	// listsLeft says a commit expecting no entity met one of the lists it replaces
+	// stored (an earlier life's, which time to live removed alone): from then on an
+	// attempt reads the lists, whatever it expects of the entity.
+	listsLeft bool
 	// doubts remember contradictions between the heads and entries of lists read,
 	// one per predicate.
 	doubts []relationships.Doubt
@@ -252,7 +256,7 @@ func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem boo
 	// their subject exists, and a Delete removes its lists before the entity. The
 	// transaction checks that no head exists, so a list left behind only costs a
 	// retry that reads it.
-	readLists := len(w.predicates) > 0 && !x.Absent
+	readLists := len(w.predicates) > 0 && (!x.Absent || w.listsLeft)
 	for i, p := range w.predicates {
 		snap.lists[i].Head = relationships.Head{Subject: w.Key, Predicate: p}
 	}
@@ -521,6 +525,7 @@ func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 		case r.Role.Kind == actions.RoleClaim:
 			return w.claimRefused(ctx, r.Role.Claim, a.Item)
 		}
+		w.listsLeft = w.listsLeft || p.x.Absent
 		return commitResult{listsMoved: true}, nil
 	}
 	return w.result(a, p)

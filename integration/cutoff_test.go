@@ -732,3 +732,49 @@ func TestAVersionCarriedWithoutItsLifeReadsEntriesThatMatchTheItem(t *testing.T)
 
 	requireIndexExact(t, s)
 }
+
+// TestAMarkOfASetCutOffIsClearedOnceItsLeaseHasExpired cuts off a Set building a
+// list too large for one transaction, after its put and the first chunk of its
+// entries, in a client whose ListLease is 2 seconds. 2.4 seconds after that lease
+// has expired, clients with the default ListLease of 30 seconds come: an Add of one
+// object to the list finishes the list and clears the Set's pending mark; without
+// it, Check reports the mark, and Check with Repair clears it. The mark records
+// when its writer's lease ends, so nobody takes a writer gone for one at work.
+func TestAMarkOfASetCutOffIsClearedOnceItsLeaseHasExpired(t *testing.T) {
+	const lease = 2 * time.Second
+	for _, next := range []string{"add", "check"} {
+		t.Run(next, func(t *testing.T) {
+			s, subject := listStore(t, ryno.Options{})
+			clk := newManualClock()
+			objects := pks("o", 200)
+			createSubjects(t, s.Client, append(objects, pk("late"))...)
+			cut := newFaultyClient(t, s, ryno.Options{ListLease: lease, MaxConcurrency: 1, Now: clk.Now,
+				Retry: ryno.RetryOptions{MaxAttempts: 1}})
+			cut.faults.FailAfter("TransactWriteItems", 2, func() error { return errInjected }) // the intent, one chunk
+			_, err := cut.db.Set(ctx, &ryno.Entity{Key: subject}, ryno.ReplaceLists(map[string][]ryno.Key{"follows": objects}))
+			require.ErrorIs(t, err, errInjected)
+			marked := func() bool { return entityItems(t, s.raw, s.Names())[subject.String()][schema.AttrPending] != nil }
+			require.True(t, marked(), "cut off with its mark")
+
+			clk.Advance(lease + 2400*time.Millisecond)
+			db := newClientOn(t, s, ryno.Options{Now: clk.Now})
+			if next == "add" {
+				require.NoError(t, changed(db.AddRelationships(ctx, subject, "follows", []ryno.Key{pk("late")})))
+				require.Equal(t, append(objects, pk("late")), objectsOf(t, s.Client, subject, "follows", 300))
+				require.False(t, marked(), "the Add finished the Set it met")
+			} else {
+				done, err := db.Check(ctx, ryno.CheckOptions{})
+				require.NoError(t, err)
+				require.Equal(t, 2, done.Traces, "the list and the mark of a writer whose lease has expired")
+				done, err = db.Check(ctx, ryno.CheckOptions{Repair: true})
+				require.NoError(t, err)
+				require.Equal(t, 2, done.Finished)
+				require.False(t, marked(), "the repair cleared the mark")
+			}
+			requireListExact(t, s, subject, "follows")
+			done, err := db.Check(ctx, ryno.CheckOptions{})
+			require.NoError(t, err)
+			require.Zero(t, done.Traces+done.Orphans)
+		})
+	}
+}

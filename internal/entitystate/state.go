@@ -19,6 +19,9 @@ type State struct {
 	Indexes  string // the _indexes set of the last writer; "" for none
 	Token    string // the token of the write that stored it
 	Pending  string // token of a writer still writing index entries
+	// PendingUntil is when the lease of Pending's writer ends, in Unix
+	// milliseconds; 0 for a mark written before marks recorded it.
+	PendingUntil int64
 	Deleting string // token of a Delete in progress
 	Expires  int64  // the expiry, in Unix seconds; 0 for none
 	Expired  bool   // whether it had passed when the item was read
@@ -48,6 +51,9 @@ func Decode(item map[string]types.AttributeValue, now time.Time) (State, error) 
 	s.Indexes = OptionalString(item, schema.AttrIndexes)
 	s.Token = OptionalString(item, schema.AttrToken)
 	s.Pending = OptionalString(item, schema.AttrPending)
+	if n, ok := item[schema.AttrPendingUntil].(*types.AttributeValueMemberN); ok {
+		s.PendingUntil, _ = strconv.ParseInt(n.Value, 10, 64) // unreadable: judged by age
+	}
 	s.Deleting = OptionalString(item, schema.AttrDeleting)
 	return s, nil
 }

@@ -30,6 +30,10 @@ const (
 	// AttrPendingSince is when a Reindex put its pending mark (FormatTime): a
 	// Reindex does not move _updated, by which check tells a mark's age otherwise.
 	AttrPendingSince = "_pending_since"
+	// AttrPendingUntil is when the lease of the pending mark's writer ends (N, Unix
+	// milliseconds): from then on the writer is taken for gone, and whoever meets
+	// the mark finishes its write.
+	AttrPendingUntil = "_pending_until"
 	AttrDeleting     = "_deleting" // S: token of a Delete in progress (a tombstone)
 )
 

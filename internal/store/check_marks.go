@@ -35,10 +35,9 @@ func (c *Core) marksScan(segment, segments int, now time.Time) *dynamodb.ScanInp
 }
 
 // checkMarks reports the marks of a page of marked entities that are traces: every
-// tombstone, and pending marks older than Options.ListLease (younger ones belong to
-// writers at work). With Repair it finishes them.
+// tombstone, and pending marks whose writer's lease has expired (the others belong
+// to writers at work; see PendingLeft). With Repair it finishes them.
 func (c *Core) checkMarks(ctx context.Context, run *checkRun, items []map[string]types.AttributeValue) error {
-	now := c.Now()
 	var traces []Trace
 	var marked []entitystate.State
 	for _, item := range items {
@@ -50,8 +49,7 @@ func (c *Core) checkMarks(ctx context.Context, run *checkRun, items []map[string
 		if err != nil {
 			return err
 		}
-		// A Reindex marks an entity without moving _updated: its mark says when.
-		switch updated := later(TimeOf(item[schema.AttrUpdated]), TimeOf(item[schema.AttrPendingSince])); {
+		switch {
 		case s.Deleting != "":
 			traces = append(traces, Trace{Kind: TraceDelete, Key: k,
 				Detail: fmt.Sprintf("being deleted (version %d); what refers to it may be left", s.Version)})
@@ -59,10 +57,10 @@ func (c *Core) checkMarks(ctx context.Context, run *checkRun, items []map[string
 			traces = append(traces, Trace{Kind: TraceExpired, Key: k,
 				Detail: fmt.Sprintf("expired at %s (version %d) and not yet deleted; what refers to it is left until it is",
 					ExpiryTime(s.Expires).Format(time.RFC3339), s.Version)})
-		case now.Sub(updated) >= c.ListLease:
+		case c.PendingLeft(s):
 			traces = append(traces, Trace{Kind: TraceWrite, Key: k,
 				Detail: fmt.Sprintf("written at %s (version %d) by a writer that did not finish its index entries",
-					schema.FormatTime(updated), s.Version)})
+					schema.FormatTime(PendingSince(item)), s.Version)})
 		default:
 			continue
 		}

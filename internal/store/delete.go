@@ -67,6 +67,7 @@ func (c *Core) MarkDeleting(ctx context.Context, k Key, x Expect) (entitystate.S
 	update := expression.Set(expression.Name(schema.AttrDeleting), expression.Value(attrS(token))).
 		Set(expression.Name(schema.AttrToken), expression.Value(attrS(token))).
 		Remove(expression.Name(schema.AttrPending)).Remove(expression.Name(schema.AttrPendingSince)).
+		Remove(expression.Name(schema.AttrPendingUntil)).
 		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
 	// The entity leaves its inline indexes with the mark, as it leaves every read.
 	update = UpdateInline(update, EverySlot(nil))

@@ -198,10 +198,12 @@ func ListConflict(op ListOp, err error) error {
 // and commit under conditions that the read still holds. A list another writer
 // left unfinished, or whose bookkeeping contradicts its entries, is finished and
 // rebuilt under a lease first, with op (lease.go); so is a change too large for one
-// transaction.
+// transaction. A subject whose large write was cut off (its pending mark's lease
+// has expired) has that write finished first, once.
 func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, error) {
 	pace := c.ConflictPacer()
 	var doubt relationships.Doubt
+	finished := false
 	for {
 		s, err := c.ReadListState(ctx, op, true)
 		if err != nil {
@@ -209,6 +211,13 @@ func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, 
 		}
 		if !s.Subject.Live() {
 			return relationships.Change{}, c.SubjectGone(ctx, op.Subject, s.Subject)
+		}
+		if !finished && c.PendingLeft(s.Subject) {
+			finished = true
+			if _, err := c.FinishPending(ctx, op.Subject); err != nil {
+				return relationships.Change{}, err
+			}
+			continue
 		}
 		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == ListReplace, c.Now(), &doubt) {
 		case relationships.Left:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -29,6 +30,7 @@ import (
 func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, error) {
 	item := maps.Clone(p.item)
 	item[schema.AttrPending] = attrS(w.token)
+	item[schema.AttrPendingUntil] = attrN(w.c.pendingUntil())
 	r, err := w.putMarked(ctx, p, item)
 	if r.stored == nil || err != nil {
 		return r, err
@@ -91,6 +93,30 @@ func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types
 		r.stored = item
 	}
 	return r, err
+}
+
+// pendingUntil is the lease of a pending mark put now: when the writer putting it
+// is taken for gone.
+func (c *Core) pendingUntil() int64 { return c.Now().Add(c.ListLease).UnixMilli() }
+
+// PendingLeft reports whether the writer of s's pending mark has given it up: its
+// lease, which the mark records, has expired. A mark written before marks recorded
+// their lease is judged by its age against this client's ListLease.
+func (c *Core) PendingLeft(s entitystate.State) bool {
+	now := c.Now()
+	switch {
+	case s.Pending == "":
+		return false
+	case s.PendingUntil > 0:
+		return now.UnixMilli() >= s.PendingUntil
+	}
+	return now.Sub(PendingSince(s.Item)) >= c.ListLease
+}
+
+// PendingSince is when the pending mark of item was put: a Reindex records it, a
+// large write puts it with the item (_updated).
+func PendingSince(item map[string]types.AttributeValue) time.Time {
+	return later(TimeOf(item[schema.AttrUpdated]), TimeOf(item[schema.AttrPendingSince]))
 }
 
 // partial is the error of a write that stored written, then failed for err.

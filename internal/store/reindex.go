@@ -221,7 +221,8 @@ func (r *reindexing) recordUpdate(set string, record types.AttributeValue, large
 	}
 	if large {
 		u = u.Set(expression.Name(schema.AttrPending), expression.Value(attrS(r.token))).
-			Set(expression.Name(schema.AttrPendingSince), expression.Value(attrS(schema.FormatTime(r.c.Now()))))
+			Set(expression.Name(schema.AttrPendingSince), expression.Value(attrS(schema.FormatTime(r.c.Now())))).
+			Set(expression.Name(schema.AttrPendingUntil), expression.Value(attrN(r.c.pendingUntil())))
 	}
 	return u
 }
@@ -312,7 +313,7 @@ func sameRecord(stored, record types.AttributeValue) bool {
 // errGuardFailed when the mark is gone (another writer took over).
 func (c *Core) ClearPending(ctx context.Context, k Key, token string) (map[string]types.AttributeValue, error) {
 	update := expression.Remove(expression.Name(schema.AttrPending)).
-		Remove(expression.Name(schema.AttrPendingSince)).
+		Remove(expression.Name(schema.AttrPendingSince)).Remove(expression.Name(schema.AttrPendingUntil)).
 		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
 	mark := expression.Name(schema.AttrPending).Equal(expression.Value(attrS(token)))
 	send := c.UpdateSend(c.EntityUpdate(k, commit.Build(mark, &update)))

@@ -72,7 +72,7 @@ bench:
 	@$(with_dynamodb) \
 		$(GO) test -run '^$$' -bench . -benchmem ./... ./integration/...
 
-# The crash test of make test kills 8 processes; this one CRASH_ROUNDS. Set
+# The crash test of make test kills 9 processes; this one CRASH_ROUNDS. Set
 # RYNO_CRASH_SEED to the seed a run printed to repeat it.
 crash:
 	@$(with_dynamodb) \

@@ -35,8 +35,8 @@ const (
 
 // TestProcessesKilledMidWriteLeaveNothingHalfDone starts each large write in a
 // process of its own and kills it with SIGKILL at a request chosen at random: a
-// large Replace, a large Add, a large Remove, an indexed Set beyond one transaction
-// that changes a unique value, and a Delete with hundreds of edges in and out.
+// large Replace, a Set with a large list (ReplaceLists), a large Add, a large
+// Remove, an indexed Set beyond one transaction that changes a unique value, and a Delete with hundreds of edges in and out.
 // After each kill it checks what readers may see; then a next writer of the same
 // list or entity runs (the same call again, or another), and then Check with
 // Repair, and after each of them everything must be exact: every list is the old
@@ -56,7 +56,7 @@ const (
 // A write that takes the unique value of an expired entity with 300 edges is killed
 // too: it deletes the expired entity first, and whoever comes next finishes that.
 //
-// make test kills 8 processes (one per kind of write); make crash kills 75
+// make test kills 9 processes (one per kind of write); make crash kills 75
 // (RYNO_CRASH_ROUNDS).
 func TestProcessesKilledMidWriteLeaveNothingHalfDone(t *testing.T) {
 	rounds, seed := crashSettings(t)
@@ -115,6 +115,7 @@ type crashState struct {
 
 var crashScenarios = []crashScenario{
 	{"replace", setupCrashReplace},
+	{"setlist", setupCrashSetList},
 	{"add", setupCrashAdd},
 	{"remove", setupCrashRemove},
 	{"set", setupCrashSet},
@@ -202,6 +203,20 @@ func setupCrashReplace(t *testing.T, s *store, rng *rand.Rand) *crashState {
 	rng.Shuffle(len(next), func(i, j int) { next[i], next[j] = next[j], next[i] })
 	call := crashCall{Op: "replace", Subject: subject, Predicate: crashPredicate, Objects: next}
 	return listState(subject, call, old, next, kept[0])
+}
+
+// setupCrashSetList writes the entity with a list of 200 objects, 25 of its old 50
+// kept, with Set and ReplaceLists: the entity goes first with a pending mark, then
+// the list under a lease, then the mark is cleared.
+func setupCrashSetList(t *testing.T, s *store, rng *rand.Rand) *crashState {
+	subject := pk("hub")
+	old := pks("o", 50)
+	createObjects(t, s, slices.Concat([]ryno.Key{subject}, old, pks("n", 175))...)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, crashPredicate, old))
+	next := slices.Concat(old[:25], pks("n", 175))
+	rng.Shuffle(len(next), func(i, j int) { next[i], next[j] = next[j], next[i] })
+	call := crashCall{Op: "setlists", Subject: subject, Predicate: crashPredicate, Objects: next}
+	return listState(subject, call, old, next, old[0])
 }
 
 func setupCrashAdd(t *testing.T, s *store, _ *rand.Rand) *crashState {
@@ -578,9 +593,12 @@ func crashRound(t *testing.T, sc crashScenario, seed uint64, sent map[string]int
 	requireIndexExact(t, s)
 	requireClaimsExact(t, s)
 
-	checker := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, Sets: crashSets, OrderedSets: crashOrderedSets, Owns: ownsTree, ListLease: testLease, Now: later})
+	// The checker's own lease is longer than the writer's, as the CLI's default may
+	// be: it judges what the writer left by the writer's lease.
+	checker := newClientOn(t, s, ryno.Options{Indexes: slugIndexes, Sets: crashSets, OrderedSets: crashOrderedSets, Owns: ownsTree, ListLease: 10 * testLease, Now: later})
 	_, err = checker.Check(ctx, ryno.CheckOptions{Repair: true})
 	require.NoError(t, err)
+	requireNoMarks(t, s)
 	st.exact(t, s, call, "after check --repair")
 	requireIndexExact(t, s)
 	requireClaimsExact(t, s)
@@ -592,6 +610,15 @@ func crashRound(t *testing.T, sc crashScenario, seed uint64, sent map[string]int
 	require.NoError(t, err)
 	require.Zero(t, done.Orphans+done.Traces, "check finds nothing after the repair: %v", found)
 	return killed
+}
+
+// requireNoMarks checks that no entity item carries a pending mark or a tombstone.
+func requireNoMarks(t *testing.T, s *store) {
+	t.Helper()
+	for k, item := range entityItems(t, s.raw, s.Names()) {
+		require.NotContains(t, item, schema.AttrPending, "the pending mark of %s", k)
+		require.NotContains(t, item, schema.AttrDeleting, "the tombstone of %s", k)
+	}
 }
 
 // crashCount runs the scenario's write to the end in a worker and returns how many

@@ -13,18 +13,18 @@ import (
 // State is what a write needs to know of a stored entity item: its version and the
 // marks that concurrency control leaves on it.
 type State struct {
-	Item     map[string]types.AttributeValue // nil when there is no item
-	Version  int64                           // 0 for an item written before versions
-	Created  time.Time
-	Indexes  string // the _indexes set of the last writer; "" for none
-	Token    string // the token of the write that stored it
-	Pending  string // token of a writer still writing index entries
+	Item    map[string]types.AttributeValue // nil when there is no item
+	Version int64                           // 0 for an item written before versions
+	Created time.Time
+	Indexes string // the _indexes set of the last writer; "" for none
+	Token   string // the token of the write that stored it
+	Pending string // token of a writer still writing index entries
 	// PendingUntil is when the lease of Pending's writer ends, in Unix
 	// milliseconds; 0 for a mark written before marks recorded it.
 	PendingUntil int64
-	Deleting string // token of a Delete in progress
-	Expires  int64  // the expiry, in Unix seconds; 0 for none
-	Expired  bool   // whether it had passed when the item was read
+	Deleting     string // token of a Delete in progress
+	Expires      int64  // the expiry, in Unix seconds; 0 for none
+	Expired      bool   // whether it had passed when the item was read
 }
 
 // Decode decodes the state of item, nil for no item, as of now.

@@ -142,11 +142,29 @@ func versionRecord(item map[string]types.AttributeValue) bool {
 	return ok && ok2 && id.Value == schema.VersionItemID && sk.Value == schema.VersionItemSortKey
 }
 
-// imagesFit checks that rec holds the images its event needs: a stream that
-// records fewer (NEW_IMAGE, OLD_IMAGE, KEYS_ONLY) would have an update read as a
-// creation, or a removal as nothing, so such a record is an error, never a skip.
-// The store's tables stream NEW_AND_OLD_IMAGES.
+// bothImages is the view type of the streams the store's tables have, and the only
+// one whose records can be read.
+const bothImages = "NEW_AND_OLD_IMAGES"
+
+// A ViewTypeError refuses a record of a stream that does not record both images of
+// an item (NEW_IMAGE, OLD_IMAGE, KEYS_ONLY): read from such a stream, an update
+// would pass for a creation and a removal for nothing, so every one of its records
+// is refused, even one that holds the images its event needs.
+type ViewTypeError struct {
+	ViewType string // the record's StreamViewType
+}
+
+func (e *ViewTypeError) Error() string {
+	return fmt.Sprintf("the record is of a %s stream; the stream must record %s", e.ViewType, bothImages)
+}
+
+// imagesFit checks that rec is of a stream of both images (a *ViewTypeError
+// otherwise) and holds the images its event needs. A record that names no view
+// type (one built by hand) is read by its images alone.
 func (rec Record) imagesFit() error {
+	if rec.ViewType != "" && rec.ViewType != bothImages {
+		return &ViewTypeError{ViewType: rec.ViewType}
+	}
 	var fit bool
 	switch rec.EventName {
 	case "INSERT":
@@ -159,7 +177,7 @@ func (rec Record) imagesFit() error {
 		fit = rec.Old != nil || rec.New != nil
 	}
 	if !fit {
-		return fmt.Errorf("the record lacks an image its event needs; the stream must record NEW_AND_OLD_IMAGES")
+		return fmt.Errorf("the record lacks an image its event needs; the stream must record %s", bothImages)
 	}
 	return nil
 }

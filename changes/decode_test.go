@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	streams "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
@@ -336,4 +338,90 @@ func TestDeletionsOfExpiredEntitiesAreExpired(t *testing.T) {
 			require.Equal(t, tt.expires.IsZero(), got[0].Old.Expires.IsZero(), "the entity carries its expiry")
 		})
 	}
+}
+
+// toLambda is item as a Lambda function receives an image.
+func toLambda(t *testing.T, it item) map[string]events.DynamoDBAttributeValue {
+	t.Helper()
+	if it == nil {
+		return nil
+	}
+	out := make(map[string]events.DynamoDBAttributeValue, len(it))
+	for name, v := range it {
+		switch v := v.(type) {
+		case *types.AttributeValueMemberS:
+			out[name] = events.NewStringAttribute(v.Value)
+		case *types.AttributeValueMemberN:
+			out[name] = events.NewNumberAttribute(v.Value)
+		default:
+			t.Fatalf("attribute %s: a value of type %T", name, v)
+		}
+	}
+	return out
+}
+
+// toStream is item as the DynamoDB Streams API returns an image.
+func toStream(t *testing.T, it item) map[string]streams.AttributeValue {
+	t.Helper()
+	if it == nil {
+		return nil
+	}
+	out := make(map[string]streams.AttributeValue, len(it))
+	for name, v := range it {
+		switch v := v.(type) {
+		case *types.AttributeValueMemberS:
+			out[name] = &streams.AttributeValueMemberS{Value: v.Value}
+		case *types.AttributeValueMemberN:
+			out[name] = &streams.AttributeValueMemberN{Value: v.Value}
+		default:
+			t.Fatalf("attribute %s: a value of type %T", name, v)
+		}
+	}
+	return out
+}
+
+func TestRecordsOfAStreamWithoutBothImagesAreRefused(t *testing.T) {
+	d, err := NewDecoder("app")
+	require.NoError(t, err)
+	tests := []struct {
+		name, table, viewType, event string
+		old, new                     item
+	}{
+		{"an entity created, in a NEW_IMAGE stream", d.names.Entities, "NEW_IMAGE", "INSERT", nil, entityItem("1", "Ada")},
+		{"an entity updated, in a NEW_IMAGE stream", d.names.Entities, "NEW_IMAGE", "MODIFY", nil, entityItem("2", "Ada")},
+		{"an entry added, in a NEW_IMAGE stream", d.names.Relationships, "NEW_IMAGE", "INSERT", nil, follows(1).Item()},
+		{"a value claimed, in a NEW_IMAGE stream", d.names.IndexEntries, "NEW_IMAGE", "INSERT", nil, claim(ada)},
+		{"an entity deleted, in an OLD_IMAGE stream", d.names.Entities, "OLD_IMAGE", "REMOVE", entityItem("2", "Ada"), nil},
+		{"an entity created, in a KEYS_ONLY stream", d.names.Entities, "KEYS_ONLY", "INSERT", nil, entityItem("1", "Ada")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := d.Lambda(events.DynamoDBEventRecord{EventID: "e1", EventName: tt.event,
+				EventSourceArn: "arn:aws:dynamodb:us-east-1:123456789012:table/" + tt.table + "/stream/x",
+				Change: events.DynamoDBStreamRecord{StreamViewType: tt.viewType, SequenceNumber: "1",
+					OldImage: toLambda(t, tt.old), NewImage: toLambda(t, tt.new)}})
+			require.ErrorContains(t, err, "record e1")
+			var refused *ViewTypeError
+			require.ErrorAs(t, err, &refused)
+			require.Equal(t, tt.viewType, refused.ViewType)
+
+			_, err = d.Stream(tt.table, streams.Record{EventID: aws.String("e2"), EventName: streams.OperationType(tt.event),
+				Dynamodb: &streams.StreamRecord{StreamViewType: streams.StreamViewType(tt.viewType), SequenceNumber: aws.String("2"),
+					OldImage: toStream(t, tt.old), NewImage: toStream(t, tt.new)}})
+			require.ErrorContains(t, err, "record e2")
+			require.ErrorAs(t, err, &refused)
+			require.Equal(t, tt.viewType, refused.ViewType)
+		})
+	}
+
+	// The same creation read from a stream of both images, or from a record that
+	// names no view type (built by hand), is a creation.
+	for _, view := range []string{"NEW_AND_OLD_IMAGES", ""} {
+		got, err := d.Decode(Record{Table: d.names.Entities, EventName: "INSERT", ViewType: view, New: entityItem("1", "Ada")})
+		require.NoError(t, err)
+		require.Len(t, got, 1)
+		require.Equal(t, EntityCreated, got[0].Kind)
+	}
+	_, err = d.Decode(Record{Table: d.names.Entities, EventID: "e3", EventName: "MODIFY", New: entityItem("2", "Ada")})
+	require.ErrorContains(t, err, "lacks an image its event needs", "with no view type, a record lacking an image is refused")
 }

@@ -97,6 +97,9 @@ func entityChanges(rec Record) ([]Change, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new image: %w", err)
 	}
+	if err := versioned(rec.Table, old, cur); err != nil {
+		return nil, err
+	}
 	switch {
 	case cur == nil && old == nil:
 		return nil, fmt.Errorf("%s without an image of the entity", rec.EventName)
@@ -182,10 +185,37 @@ func (rec Record) imagesFit() error {
 	return nil
 }
 
+// An UnversionedError refuses a record of an entity item the store did not write:
+// every entity item it writes carries _version.
+type UnversionedError struct {
+	Table string   // the table of the record
+	Key   ryno.Key // the key of the item
+}
+
+func (e *UnversionedError) Error() string {
+	return fmt.Sprintf("the item of %s in %s has no %s, which every entity item the store writes carries: it is not the store's",
+		e.Key, e.Table, schema.AttrVersion)
+}
+
+// versioned checks that the entity images of a record of table carry a version.
+// Only the old image of a write may lack one: an item written before versions
+// existed, which reads as version 0 until that write gives it one. A missing
+// entity's tombstone holds no entity, and no version.
+func versioned(table string, old, cur *entityImage) error {
+	switch {
+	case cur != nil && !cur.missing && !cur.versioned:
+		return &UnversionedError{Table: table, Key: cur.Key}
+	case cur == nil && old != nil && !old.missing && !old.versioned:
+		return &UnversionedError{Table: table, Key: old.Key}
+	}
+	return nil
+}
+
 // entityImage is an image of an entity item.
 type entityImage struct {
 	*ryno.Entity
-	deleting bool // a tombstone: a Delete is under way
+	versioned bool // it carries _version
+	deleting  bool // a tombstone: a Delete is under way
 	// missing is a tombstone put on a missing entity, to sweep what an earlier life
 	// left: it holds no entity (every write of one sets _created).
 	missing bool
@@ -199,9 +229,10 @@ func entityOf(item map[string]types.AttributeValue) (*entityImage, error) {
 	if err != nil {
 		return nil, err
 	}
+	_, versioned := item[schema.AttrVersion]
 	_, deleting := item[schema.AttrDeleting]
 	_, created := item[schema.AttrCreated]
-	return &entityImage{Entity: e, deleting: deleting, missing: deleting && !created}, nil
+	return &entityImage{Entity: e, versioned: versioned, deleting: deleting, missing: deleting && !created}, nil
 }
 
 // relationshipChanges decodes a record of the relationship entries table: an

@@ -425,3 +425,38 @@ func TestRecordsOfAStreamWithoutBothImagesAreRefused(t *testing.T) {
 	_, err = d.Decode(Record{Table: d.names.Entities, EventID: "e3", EventName: "MODIFY", New: entityItem("2", "Ada")})
 	require.ErrorContains(t, err, "lacks an image its event needs", "with no view type, a record lacking an image is refused")
 }
+
+func TestAnEntityImageWithoutAVersionIsNotTheStores(t *testing.T) {
+	d, err := NewDecoder("app")
+	require.NoError(t, err)
+	unversioned := without(entityItem("1", "Ada"), schema.AttrVersion)
+	tests := []struct {
+		name, event string
+		old, new    item
+	}{
+		{"created", "INSERT", nil, unversioned},
+		{"written", "MODIFY", entityItem("1", "Ada"), unversioned},
+		{"removed", "REMOVE", unversioned, nil},
+		{"a tombstone laid without one", "MODIFY", entityItem("1", "Ada"), with(unversioned, schema.AttrDeleting, s("tok"))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := d.Decode(Record{Table: d.names.Entities, EventID: "e1", EventName: tt.event, Old: tt.old, New: tt.new})
+			require.Error(t, err, "decoded as %v", got)
+			require.ErrorContains(t, err, d.names.Entities)
+			require.ErrorContains(t, err, ada.String())
+			require.ErrorContains(t, err, schema.AttrVersion)
+			var foreign *UnversionedError
+			require.ErrorAs(t, err, &foreign)
+			require.Equal(t, UnversionedError{Table: d.names.Entities, Key: ada}, *foreign)
+		})
+	}
+
+	// An item written before versions existed reads as version 0: the store's first
+	// write of it gives it one.
+	got, err := d.Decode(Record{Table: d.names.Entities, EventName: "MODIFY", Old: unversioned, New: entityItem("1", "Ada L.")})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, "entity-updated acme:person:ada v1", got[0].String())
+	require.Equal(t, int64(0), got[0].Old.Version)
+}

@@ -270,3 +270,27 @@ func TestRecordsOfAStreamWithoutBothImagesAreRefused(t *testing.T) {
 		})
 	}
 }
+
+func TestARecordOfAnItemWithoutAVersionIsNotTheStores(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{})
+	table := s.Names().Entities
+	dynamotest.EnableStream(t, s.raw, table)
+	ada := pk("ada")
+	// An item of an entity's shape that the store did not write: it has no version.
+	_, err := s.raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+		schema.AttrID: str(ada.ID), schema.AttrScopeTypeKey: str(schema.ScopeTypeKey(ada.Scope, ada.Type)),
+		schema.AttrScope: str(ada.Scope), schema.AttrType: str(ada.Type), "name": str("Ada"),
+	}})
+	require.NoError(t, err)
+
+	_, records := dynamotest.StreamRecords(t, s.raw, table)
+	require.Len(t, records, 1)
+	d, err := changes.NewDecoder(s.Names().Prefix)
+	require.NoError(t, err)
+	cs, err := d.Stream(table, records[0])
+	var foreign *changes.UnversionedError
+	require.ErrorAs(t, err, &foreign, "decoded as %v", cs)
+	require.Equal(t, changes.UnversionedError{Table: table, Key: ada}, *foreign)
+	require.ErrorContains(t, err, table)
+	require.ErrorContains(t, err, ada.String())
+}

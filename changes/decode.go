@@ -121,16 +121,21 @@ func entityChanges(rec Record) ([]Change, error) {
 
 // expired reports whether the entity item rec removes had expired: DynamoDB's time
 // to live removed it (the record names the service as its user, as AWS writes it),
-// or it carried an expiry that had passed when it was removed. DynamoDB Local
-// rounds a record's time down to the minute, and its time-to-live records name no
-// user: an item removed alone, without the store's tombstone, at a whole minute
-// that is the minute of its expiry or later, was removed by time to live.
+// or the store deleted it once its expiry had passed, as its tombstone's time says
+// (the instant the deleting writer laid it, by the clock that found the entity
+// expired or not). The record's time decides only for an item removed alone and
+// for a tombstone written before it had a time. DynamoDB Local rounds a record's
+// time down to the minute, and its time-to-live records name no user: an item
+// removed alone, without the store's tombstone, at a whole minute that is the
+// minute of its expiry or later, was removed by time to live.
 func expired(rec Record, old *entityImage) bool {
 	switch {
 	case rec.ByService:
 		return true
 	case old.Expires.IsZero():
 		return false
+	case !old.deletingSince.IsZero():
+		return !old.deletingSince.Before(old.Expires)
 	case old.deleting || !rec.Time.Equal(rec.Time.Truncate(time.Minute)):
 		return !rec.Time.Before(old.Expires)
 	}
@@ -216,6 +221,9 @@ type entityImage struct {
 	*ryno.Entity
 	versioned bool // it carries _version
 	deleting  bool // a tombstone: a Delete is under way
+	// deletingSince is when the tombstone was laid; zero for none, or a tombstone
+	// written before it recorded its time.
+	deletingSince time.Time
 	// missing is a tombstone put on a missing entity, to sweep what an earlier life
 	// left: it holds no entity (every write of one sets _created).
 	missing bool
@@ -229,10 +237,31 @@ func entityOf(item map[string]types.AttributeValue) (*entityImage, error) {
 	if err != nil {
 		return nil, err
 	}
+	since, err := optionalTime(item, schema.AttrDeletingSince)
+	if err != nil {
+		return nil, err
+	}
 	_, versioned := item[schema.AttrVersion]
 	_, deleting := item[schema.AttrDeleting]
 	_, created := item[schema.AttrCreated]
-	return &entityImage{Entity: e, versioned: versioned, deleting: deleting, missing: deleting && !created}, nil
+	return &entityImage{Entity: e, versioned: versioned, deleting: deleting, deletingSince: since, missing: deleting && !created}, nil
+}
+
+// optionalTime returns the time attribute name of item: zero when there is none.
+func optionalTime(item map[string]types.AttributeValue, name string) (time.Time, error) {
+	av, ok := item[name]
+	if !ok {
+		return time.Time{}, nil
+	}
+	str, ok := av.(*types.AttributeValueMemberS)
+	if !ok {
+		return time.Time{}, fmt.Errorf("%s is %T, want a string", name, av)
+	}
+	t, err := schema.ParseTime(str.Value)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return t, nil
 }
 
 // relationshipChanges decodes a record of the relationship entries table: an

@@ -201,6 +201,8 @@ func TestDecodeRefusesWhatItCannotRead(t *testing.T) {
 		{"a claim missing its value", Record{Table: d.names.IndexEntries, EventID: "e11", EventName: "INSERT",
 			New: without(claim(ada), schema.AttrIndexKey)}, "record e11"},
 		{"no image at all", Record{Table: d.names.Entities, EventID: "e12", EventName: "REMOVE"}, "record e12"},
+		{"a tombstone's time of another form", Record{Table: d.names.Entities, EventID: "e17", EventName: "REMOVE",
+			Old: with(with(entityItem("3", "Ada"), schema.AttrDeleting, s("tok")), schema.AttrDeletingSince, s("yesterday"))}, schema.AttrDeletingSince},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -310,16 +312,22 @@ func TestDeletionsOfExpiredEntitiesAreExpired(t *testing.T) {
 		at      time.Time // the record's time
 		expires time.Time // of the entity removed; zero for none
 		want    bool
+		since   time.Time // when the tombstone was laid, as the store writes it; zero for a tombstone of an earlier version
 	}{
-		{"no expiry", false, when, time.Time{}, false},
-		{"expiring after its removal: a Delete", false, when, when.Add(time.Hour), false},
-		{"expired when removed", false, when, when.Add(-time.Second), true},
-		{"expiring at the second of its removal", false, when, when, true},
-		{"removed alone with no expiry", true, when, time.Time{}, false},
-		{"removed alone in the minute of its expiry, the record's time rounded down", true, minute, when, true},
-		{"removed alone a minute before its expiry", true, minute, minute.Add(time.Minute), false},
-		{"a Delete in the minute of its expiry, the record's time rounded down", false, minute, when, false},
-		{"removed alone (a TxDelete) seconds before its expiry, the record's time to the second", true, when, when.Add(40 * time.Second), false},
+		{"no expiry", false, when, time.Time{}, false, time.Time{}},
+		{"expiring after its removal: a Delete", false, when, when.Add(time.Hour), false, time.Time{}},
+		{"expired when removed", false, when, when.Add(-time.Second), true, time.Time{}},
+		{"expiring at the second of its removal", false, when, when, true, time.Time{}},
+		{"removed alone with no expiry", true, when, time.Time{}, false, time.Time{}},
+		{"removed alone in the minute of its expiry, the record's time rounded down", true, minute, when, true, time.Time{}},
+		{"removed alone a minute before its expiry", true, minute, minute.Add(time.Minute), false, time.Time{}},
+		{"a Delete in the minute of its expiry, the record's time rounded down", false, minute, when, false, time.Time{}},
+		{"removed alone (a TxDelete) seconds before its expiry, the record's time to the second", true, when, when.Add(40 * time.Second), false, time.Time{}},
+		{"a Delete that met it expired, in the minute of its expiry, the record's time rounded down", false, minute, when, true, when.Add(time.Second)},
+		{"a Delete that met it expired at the second of its expiry", false, minute, when, true, when},
+		{"a Delete begun before its expiry, its item removed after", false, when.Add(time.Minute), when, false, when.Add(-time.Millisecond)},
+		{"a Delete begun long before its expiry", false, when, when.Add(time.Hour), false, when},
+		{"a Delete with no expiry", false, when, time.Time{}, false, when},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -329,6 +337,9 @@ func TestDeletionsOfExpiredEntitiesAreExpired(t *testing.T) {
 			}
 			if !tt.expires.IsZero() {
 				old = with(old, schema.AttrExpires, n(fmt.Sprint(tt.expires.Unix())))
+			}
+			if !tt.since.IsZero() {
+				old = with(old, schema.AttrDeletingSince, s(schema.FormatTime(tt.since)))
 			}
 			got, err := d.Decode(Record{Table: "app_entities_master", EventName: "REMOVE", Time: tt.at, Old: old})
 			require.NoError(t, err)

@@ -31,6 +31,10 @@ const (
 	// Reindex does not move _updated, by which check tells a mark's age otherwise.
 	AttrPendingSince = "_pending_since"
 	AttrDeleting     = "_deleting" // S: token of a Delete in progress (a tombstone)
+	// AttrDeletingSince is when the Delete laid its tombstone (FormatTime), by the
+	// clock that found the entity expired or not: a stream consumer tells from it
+	// whether the entity deleted had expired, whatever the record's time.
+	AttrDeletingSince = "_deleting_since"
 )
 
 // Attributes of a relationship entry item.

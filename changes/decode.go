@@ -53,7 +53,9 @@ func (d *Decoder) Stream(table string, r streams.Record) ([]Change, error) {
 // (list heads and markers, intents, sequences, index entries, pending marks,
 // tombstones, the schema version), one for most records, two for a unique value
 // that changed hands. A record it cannot read, or of a table that is not the
-// store's, is an error naming the record.
+// store's, is an error naming the record: one of a stream that does not record
+// both images is a *ViewTypeError, one of an entity item the store did not write
+// an *UnversionedError.
 func (d *Decoder) Decode(rec Record) ([]Change, error) {
 	if err := rec.imagesFit(); err != nil {
 		return nil, fmt.Errorf("changes: record %s (%s of %s): %w", rec.EventID, rec.EventName, rec.Table, err)

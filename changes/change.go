@@ -71,8 +71,11 @@ type Change struct {
 	// to live deleted its item (the record names the DynamoDB service as its user,
 	// or, as DynamoDB Local writes it, the item went alone, at a record time rounded
 	// to a whole minute, in the minute of its Expires or later), or the store
-	// deleted it (or removed it alone, as a TxDelete does) once its Expires had passed
-	// (Entity.Expires).
+	// deleted it once its Expires had passed (Entity.Expires). A deletion of the
+	// store is read from its tombstone, which records when it was laid: by the
+	// writer that found the entity expired, or at the start of a Delete. Only an
+	// item removed alone (as a TxDelete removes it) and a tombstone of an earlier
+	// version, without a time, are read by the record's time.
 	Expired bool
 
 	// Relationship is the entry added or removed, with its position in the

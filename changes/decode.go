@@ -53,7 +53,9 @@ func (d *Decoder) Stream(table string, r streams.Record) ([]Change, error) {
 // (list heads and markers, intents, sequences, index entries, pending marks,
 // tombstones, the schema version), one for most records, two for a unique value
 // that changed hands. A record it cannot read, or of a table that is not the
-// store's, is an error naming the record.
+// store's, is an error naming the record: one of a stream that does not record
+// both images is a *ViewTypeError, one of an entity item the store did not write
+// an *UnversionedError.
 func (d *Decoder) Decode(rec Record) ([]Change, error) {
 	if err := rec.imagesFit(); err != nil {
 		return nil, fmt.Errorf("changes: record %s (%s of %s): %w", rec.EventID, rec.EventName, rec.Table, err)
@@ -97,6 +99,9 @@ func entityChanges(rec Record) ([]Change, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new image: %w", err)
 	}
+	if err := versioned(rec.Table, old, cur); err != nil {
+		return nil, err
+	}
 	switch {
 	case cur == nil && old == nil:
 		return nil, fmt.Errorf("%s without an image of the entity", rec.EventName)
@@ -118,16 +123,21 @@ func entityChanges(rec Record) ([]Change, error) {
 
 // expired reports whether the entity item rec removes had expired: DynamoDB's time
 // to live removed it (the record names the service as its user, as AWS writes it),
-// or it carried an expiry that had passed when it was removed. DynamoDB Local
-// rounds a record's time down to the minute, and its time-to-live records name no
-// user: an item removed alone, without the store's tombstone, at a whole minute
-// that is the minute of its expiry or later, was removed by time to live.
+// or the store deleted it once its expiry had passed, as its tombstone's time says
+// (the instant the deleting writer laid it, by the clock that found the entity
+// expired or not). The record's time decides only for an item removed alone and
+// for a tombstone written before it had a time. DynamoDB Local rounds a record's
+// time down to the minute, and its time-to-live records name no user: an item
+// removed alone, without the store's tombstone, at a whole minute that is the
+// minute of its expiry or later, was removed by time to live.
 func expired(rec Record, old *entityImage) bool {
 	switch {
 	case rec.ByService:
 		return true
 	case old.Expires.IsZero():
 		return false
+	case !old.deletingSince.IsZero():
+		return !old.deletingSince.Before(old.Expires)
 	case old.deleting || !rec.Time.Equal(rec.Time.Truncate(time.Minute)):
 		return !rec.Time.Before(old.Expires)
 	}
@@ -142,11 +152,29 @@ func versionRecord(item map[string]types.AttributeValue) bool {
 	return ok && ok2 && id.Value == schema.VersionItemID && sk.Value == schema.VersionItemSortKey
 }
 
-// imagesFit checks that rec holds the images its event needs: a stream that
-// records fewer (NEW_IMAGE, OLD_IMAGE, KEYS_ONLY) would have an update read as a
-// creation, or a removal as nothing, so such a record is an error, never a skip.
-// The store's tables stream NEW_AND_OLD_IMAGES.
+// bothImages is the view type of the streams the store's tables have, and the only
+// one whose records can be read.
+const bothImages = "NEW_AND_OLD_IMAGES"
+
+// A ViewTypeError refuses a record of a stream that does not record both images of
+// an item (NEW_IMAGE, OLD_IMAGE, KEYS_ONLY): read from such a stream, an update
+// would pass for a creation and a removal for nothing, so every one of its records
+// is refused, even one that holds the images its event needs.
+type ViewTypeError struct {
+	ViewType string // the record's StreamViewType
+}
+
+func (e *ViewTypeError) Error() string {
+	return fmt.Sprintf("the record is of a %s stream; the stream must record %s", e.ViewType, bothImages)
+}
+
+// imagesFit checks that rec is of a stream of both images (a *ViewTypeError
+// otherwise) and holds the images its event needs. A record that names no view
+// type (one built by hand) is read by its images alone.
 func (rec Record) imagesFit() error {
+	if rec.ViewType != "" && rec.ViewType != bothImages {
+		return &ViewTypeError{ViewType: rec.ViewType}
+	}
 	var fit bool
 	switch rec.EventName {
 	case "INSERT":
@@ -159,7 +187,33 @@ func (rec Record) imagesFit() error {
 		fit = rec.Old != nil || rec.New != nil
 	}
 	if !fit {
-		return fmt.Errorf("the record lacks an image its event needs; the stream must record NEW_AND_OLD_IMAGES")
+		return fmt.Errorf("the record lacks an image its event needs; the stream must record %s", bothImages)
+	}
+	return nil
+}
+
+// An UnversionedError refuses a record of an entity item the store did not write:
+// every entity item it writes carries _version.
+type UnversionedError struct {
+	Table string   // the table of the record
+	Key   ryno.Key // the key of the item
+}
+
+func (e *UnversionedError) Error() string {
+	return fmt.Sprintf("the item of %s in %s has no %s, which every entity item the store writes carries: it is not the store's",
+		e.Key, e.Table, schema.AttrVersion)
+}
+
+// versioned checks that the entity images of a record of table carry a version.
+// Only the old image of a write may lack one: an item written before versions
+// existed, which reads as version 0 until that write gives it one. A missing
+// entity's tombstone holds no entity, and no version.
+func versioned(table string, old, cur *entityImage) error {
+	switch {
+	case cur != nil && !cur.missing && !cur.versioned:
+		return &UnversionedError{Table: table, Key: cur.Key}
+	case cur == nil && old != nil && !old.missing && !old.versioned:
+		return &UnversionedError{Table: table, Key: old.Key}
 	}
 	return nil
 }
@@ -167,7 +221,11 @@ func (rec Record) imagesFit() error {
 // entityImage is an image of an entity item.
 type entityImage struct {
 	*ryno.Entity
-	deleting bool // a tombstone: a Delete is under way
+	versioned bool // it carries _version
+	deleting  bool // a tombstone: a Delete is under way
+	// deletingSince is when the tombstone was laid; zero for none, or a tombstone
+	// written before it recorded its time.
+	deletingSince time.Time
 	// missing is a tombstone put on a missing entity, to sweep what an earlier life
 	// left: it holds no entity (every write of one sets _created).
 	missing bool
@@ -181,9 +239,31 @@ func entityOf(item map[string]types.AttributeValue) (*entityImage, error) {
 	if err != nil {
 		return nil, err
 	}
+	since, err := optionalTime(item, schema.AttrDeletingSince)
+	if err != nil {
+		return nil, err
+	}
+	_, versioned := item[schema.AttrVersion]
 	_, deleting := item[schema.AttrDeleting]
 	_, created := item[schema.AttrCreated]
-	return &entityImage{Entity: e, deleting: deleting, missing: deleting && !created}, nil
+	return &entityImage{Entity: e, versioned: versioned, deleting: deleting, deletingSince: since, missing: deleting && !created}, nil
+}
+
+// optionalTime returns the time attribute name of item: zero when there is none.
+func optionalTime(item map[string]types.AttributeValue, name string) (time.Time, error) {
+	av, ok := item[name]
+	if !ok {
+		return time.Time{}, nil
+	}
+	str, ok := av.(*types.AttributeValueMemberS)
+	if !ok {
+		return time.Time{}, fmt.Errorf("%s is %T, want a string", name, av)
+	}
+	t, err := schema.ParseTime(str.Value)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return t, nil
 }
 
 // relationshipChanges decodes a record of the relationship entries table: an

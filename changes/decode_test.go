@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	streams "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
@@ -199,6 +201,8 @@ func TestDecodeRefusesWhatItCannotRead(t *testing.T) {
 		{"a claim missing its value", Record{Table: d.names.IndexEntries, EventID: "e11", EventName: "INSERT",
 			New: without(claim(ada), schema.AttrIndexKey)}, "record e11"},
 		{"no image at all", Record{Table: d.names.Entities, EventID: "e12", EventName: "REMOVE"}, "record e12"},
+		{"a tombstone's time of another form", Record{Table: d.names.Entities, EventID: "e17", EventName: "REMOVE",
+			Old: with(with(entityItem("3", "Ada"), schema.AttrDeleting, s("tok")), schema.AttrDeletingSince, s("yesterday"))}, schema.AttrDeletingSince},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -308,16 +312,22 @@ func TestDeletionsOfExpiredEntitiesAreExpired(t *testing.T) {
 		at      time.Time // the record's time
 		expires time.Time // of the entity removed; zero for none
 		want    bool
+		since   time.Time // when the tombstone was laid, as the store writes it; zero for a tombstone of an earlier version
 	}{
-		{"no expiry", false, when, time.Time{}, false},
-		{"expiring after its removal: a Delete", false, when, when.Add(time.Hour), false},
-		{"expired when removed", false, when, when.Add(-time.Second), true},
-		{"expiring at the second of its removal", false, when, when, true},
-		{"removed alone with no expiry", true, when, time.Time{}, false},
-		{"removed alone in the minute of its expiry, the record's time rounded down", true, minute, when, true},
-		{"removed alone a minute before its expiry", true, minute, minute.Add(time.Minute), false},
-		{"a Delete in the minute of its expiry, the record's time rounded down", false, minute, when, false},
-		{"removed alone (a TxDelete) seconds before its expiry, the record's time to the second", true, when, when.Add(40 * time.Second), false},
+		{"no expiry", false, when, time.Time{}, false, time.Time{}},
+		{"expiring after its removal: a Delete", false, when, when.Add(time.Hour), false, time.Time{}},
+		{"expired when removed", false, when, when.Add(-time.Second), true, time.Time{}},
+		{"expiring at the second of its removal", false, when, when, true, time.Time{}},
+		{"removed alone with no expiry", true, when, time.Time{}, false, time.Time{}},
+		{"removed alone in the minute of its expiry, the record's time rounded down", true, minute, when, true, time.Time{}},
+		{"removed alone a minute before its expiry", true, minute, minute.Add(time.Minute), false, time.Time{}},
+		{"a Delete in the minute of its expiry, the record's time rounded down", false, minute, when, false, time.Time{}},
+		{"removed alone (a TxDelete) seconds before its expiry, the record's time to the second", true, when, when.Add(40 * time.Second), false, time.Time{}},
+		{"a Delete that met it expired, in the minute of its expiry, the record's time rounded down", false, minute, when, true, when.Add(time.Second)},
+		{"a Delete that met it expired at the second of its expiry", false, minute, when, true, when},
+		{"a Delete begun before its expiry, its item removed after", false, when.Add(time.Minute), when, false, when.Add(-time.Millisecond)},
+		{"a Delete begun long before its expiry", false, when, when.Add(time.Hour), false, when},
+		{"a Delete with no expiry", false, when, time.Time{}, false, when},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -328,6 +338,9 @@ func TestDeletionsOfExpiredEntitiesAreExpired(t *testing.T) {
 			if !tt.expires.IsZero() {
 				old = with(old, schema.AttrExpires, n(fmt.Sprint(tt.expires.Unix())))
 			}
+			if !tt.since.IsZero() {
+				old = with(old, schema.AttrDeletingSince, s(schema.FormatTime(tt.since)))
+			}
 			got, err := d.Decode(Record{Table: "app_entities_master", EventName: "REMOVE", Time: tt.at, Old: old})
 			require.NoError(t, err)
 			require.Len(t, got, 1)
@@ -336,4 +349,125 @@ func TestDeletionsOfExpiredEntitiesAreExpired(t *testing.T) {
 			require.Equal(t, tt.expires.IsZero(), got[0].Old.Expires.IsZero(), "the entity carries its expiry")
 		})
 	}
+}
+
+// toLambda is item as a Lambda function receives an image.
+func toLambda(t *testing.T, it item) map[string]events.DynamoDBAttributeValue {
+	t.Helper()
+	if it == nil {
+		return nil
+	}
+	out := make(map[string]events.DynamoDBAttributeValue, len(it))
+	for name, v := range it {
+		switch v := v.(type) {
+		case *types.AttributeValueMemberS:
+			out[name] = events.NewStringAttribute(v.Value)
+		case *types.AttributeValueMemberN:
+			out[name] = events.NewNumberAttribute(v.Value)
+		default:
+			t.Fatalf("attribute %s: a value of type %T", name, v)
+		}
+	}
+	return out
+}
+
+// toStream is item as the DynamoDB Streams API returns an image.
+func toStream(t *testing.T, it item) map[string]streams.AttributeValue {
+	t.Helper()
+	if it == nil {
+		return nil
+	}
+	out := make(map[string]streams.AttributeValue, len(it))
+	for name, v := range it {
+		switch v := v.(type) {
+		case *types.AttributeValueMemberS:
+			out[name] = &streams.AttributeValueMemberS{Value: v.Value}
+		case *types.AttributeValueMemberN:
+			out[name] = &streams.AttributeValueMemberN{Value: v.Value}
+		default:
+			t.Fatalf("attribute %s: a value of type %T", name, v)
+		}
+	}
+	return out
+}
+
+func TestRecordsOfAStreamWithoutBothImagesAreRefused(t *testing.T) {
+	d, err := NewDecoder("app")
+	require.NoError(t, err)
+	tests := []struct {
+		name, table, viewType, event string
+		old, new                     item
+	}{
+		{"an entity created, in a NEW_IMAGE stream", d.names.Entities, "NEW_IMAGE", "INSERT", nil, entityItem("1", "Ada")},
+		{"an entity updated, in a NEW_IMAGE stream", d.names.Entities, "NEW_IMAGE", "MODIFY", nil, entityItem("2", "Ada")},
+		{"an entry added, in a NEW_IMAGE stream", d.names.Relationships, "NEW_IMAGE", "INSERT", nil, follows(1).Item()},
+		{"a value claimed, in a NEW_IMAGE stream", d.names.IndexEntries, "NEW_IMAGE", "INSERT", nil, claim(ada)},
+		{"an entity deleted, in an OLD_IMAGE stream", d.names.Entities, "OLD_IMAGE", "REMOVE", entityItem("2", "Ada"), nil},
+		{"an entity created, in a KEYS_ONLY stream", d.names.Entities, "KEYS_ONLY", "INSERT", nil, entityItem("1", "Ada")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := d.Lambda(events.DynamoDBEventRecord{EventID: "e1", EventName: tt.event,
+				EventSourceArn: "arn:aws:dynamodb:us-east-1:123456789012:table/" + tt.table + "/stream/x",
+				Change: events.DynamoDBStreamRecord{StreamViewType: tt.viewType, SequenceNumber: "1",
+					OldImage: toLambda(t, tt.old), NewImage: toLambda(t, tt.new)}})
+			require.ErrorContains(t, err, "record e1")
+			var refused *ViewTypeError
+			require.ErrorAs(t, err, &refused)
+			require.Equal(t, tt.viewType, refused.ViewType)
+
+			_, err = d.Stream(tt.table, streams.Record{EventID: aws.String("e2"), EventName: streams.OperationType(tt.event),
+				Dynamodb: &streams.StreamRecord{StreamViewType: streams.StreamViewType(tt.viewType), SequenceNumber: aws.String("2"),
+					OldImage: toStream(t, tt.old), NewImage: toStream(t, tt.new)}})
+			require.ErrorContains(t, err, "record e2")
+			require.ErrorAs(t, err, &refused)
+			require.Equal(t, tt.viewType, refused.ViewType)
+		})
+	}
+
+	// The same creation read from a stream of both images, or from a record that
+	// names no view type (built by hand), is a creation.
+	for _, view := range []string{"NEW_AND_OLD_IMAGES", ""} {
+		got, err := d.Decode(Record{Table: d.names.Entities, EventName: "INSERT", ViewType: view, New: entityItem("1", "Ada")})
+		require.NoError(t, err)
+		require.Len(t, got, 1)
+		require.Equal(t, EntityCreated, got[0].Kind)
+	}
+	_, err = d.Decode(Record{Table: d.names.Entities, EventID: "e3", EventName: "MODIFY", New: entityItem("2", "Ada")})
+	require.ErrorContains(t, err, "lacks an image its event needs", "with no view type, a record lacking an image is refused")
+}
+
+func TestAnEntityImageWithoutAVersionIsNotTheStores(t *testing.T) {
+	d, err := NewDecoder("app")
+	require.NoError(t, err)
+	unversioned := without(entityItem("1", "Ada"), schema.AttrVersion)
+	tests := []struct {
+		name, event string
+		old, new    item
+	}{
+		{"created", "INSERT", nil, unversioned},
+		{"written", "MODIFY", entityItem("1", "Ada"), unversioned},
+		{"removed", "REMOVE", unversioned, nil},
+		{"a tombstone laid without one", "MODIFY", entityItem("1", "Ada"), with(unversioned, schema.AttrDeleting, s("tok"))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := d.Decode(Record{Table: d.names.Entities, EventID: "e1", EventName: tt.event, Old: tt.old, New: tt.new})
+			require.Error(t, err, "decoded as %v", got)
+			require.ErrorContains(t, err, d.names.Entities)
+			require.ErrorContains(t, err, ada.String())
+			require.ErrorContains(t, err, schema.AttrVersion)
+			var foreign *UnversionedError
+			require.ErrorAs(t, err, &foreign)
+			require.Equal(t, UnversionedError{Table: d.names.Entities, Key: ada}, *foreign)
+		})
+	}
+
+	// An item written before versions existed reads as version 0: the store's first
+	// write of it gives it one.
+	got, err := d.Decode(Record{Table: d.names.Entities, EventName: "MODIFY", Old: unversioned, New: entityItem("1", "Ada L.")})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, "entity-updated acme:person:ada v1", got[0].String())
+	require.Equal(t, int64(0), got[0].Old.Version)
 }

@@ -20,6 +20,10 @@ type Record struct {
 	SequenceNumber string
 	Time           time.Time
 	Old, New       map[string]types.AttributeValue // the images; nil where there is none
+	// ViewType is the StreamViewType of the record's stream, which DynamoDB names in
+	// every record: only NEW_AND_OLD_IMAGES can be read. "" (a record built by hand)
+	// is read by its images: it must hold those its event needs.
+	ViewType string
 	// ByService says the DynamoDB service made the change: a time-to-live deletion.
 	ByService bool
 }
@@ -38,7 +42,7 @@ func FromStream(table string, r streams.Record) (Record, error) {
 	if d == nil {
 		return rec, fmt.Errorf("changes: record %s has no change", rec.EventID)
 	}
-	rec.SequenceNumber = aws.ToString(d.SequenceNumber)
+	rec.SequenceNumber, rec.ViewType = aws.ToString(d.SequenceNumber), string(d.StreamViewType)
 	if d.ApproximateCreationDateTime != nil {
 		rec.Time = d.ApproximateCreationDateTime.UTC()
 	}
@@ -111,7 +115,7 @@ func streamValue(v streams.AttributeValue) (types.AttributeValue, error) {
 // DynamoDB stream. Its table is the one its EventSourceArn names.
 func FromLambda(r events.DynamoDBEventRecord) (Record, error) {
 	rec := Record{EventID: r.EventID, EventName: r.EventName, SequenceNumber: r.Change.SequenceNumber,
-		Time: r.Change.ApproximateCreationDateTime.UTC()}
+		Time: r.Change.ApproximateCreationDateTime.UTC(), ViewType: r.Change.StreamViewType}
 	if r.UserIdentity != nil {
 		rec.ByService = r.UserIdentity.Type == "Service" && r.UserIdentity.PrincipalID == ttlPrincipal
 	}

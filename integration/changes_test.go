@@ -237,3 +237,60 @@ func TestAStreamConsumerCleansUpAfterTimeToLive(t *testing.T) {
 	require.NoError(t, err, "the new entity stays")
 	require.Equal(t, []ryno.Key{x, d1}, objectsOf(t, s.Client, fan, "reads", 10), "and what refers to it")
 }
+
+func TestRecordsOfAStreamWithoutBothImagesAreRefused(t *testing.T) {
+	for _, view := range []types.StreamViewType{types.StreamViewTypeNewImage, types.StreamViewTypeOldImage, types.StreamViewTypeKeysOnly} {
+		t.Run(string(view), func(t *testing.T) {
+			s := newStoreOpts(t, nil, ryno.Options{})
+			table := s.Names().Entities
+			dynamotest.EnableStreamOf(t, s.raw, table, view)
+			ada := pk("ada")
+			_, err := s.Create(ctx, &ryno.Entity{Key: ada, Attributes: map[string]any{"name": "Ada"}})
+			require.NoError(t, err)
+			_, err = s.Update(ctx, &ryno.Entity{Key: ada, Attributes: map[string]any{"name": "Ada L."}})
+			require.NoError(t, err)
+			require.NoError(t, s.Delete(ctx, ada))
+
+			_, records := dynamotest.StreamRecords(t, s.raw, table)
+			require.Len(t, records, 4, "the creation, the update, the tombstone and the removal")
+			d, err := changes.NewDecoder(s.Names().Prefix)
+			require.NoError(t, err)
+			for _, rec := range records {
+				require.Equal(t, string(view), string(rec.Dynamodb.StreamViewType), "DynamoDB Local names the view type")
+				cs, err := d.Stream(table, rec)
+				var refused *changes.ViewTypeError
+				require.ErrorAs(t, err, &refused, "%s refused, not read as %v", rec.EventName, cs)
+				require.Equal(t, string(view), refused.ViewType)
+			}
+			completer, err := changes.NewCompleter(s.Client)
+			require.NoError(t, err)
+			n, err := completer.Stream(ctx, table, records)
+			require.Error(t, err)
+			require.Zero(t, n, "the consumer stops at the first record")
+		})
+	}
+}
+
+func TestARecordOfAnItemWithoutAVersionIsNotTheStores(t *testing.T) {
+	s := newStoreOpts(t, nil, ryno.Options{})
+	table := s.Names().Entities
+	dynamotest.EnableStream(t, s.raw, table)
+	ada := pk("ada")
+	// An item of an entity's shape that the store did not write: it has no version.
+	_, err := s.raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+		schema.AttrID: str(ada.ID), schema.AttrScopeTypeKey: str(schema.ScopeTypeKey(ada.Scope, ada.Type)),
+		schema.AttrScope: str(ada.Scope), schema.AttrType: str(ada.Type), "name": str("Ada"),
+	}})
+	require.NoError(t, err)
+
+	_, records := dynamotest.StreamRecords(t, s.raw, table)
+	require.Len(t, records, 1)
+	d, err := changes.NewDecoder(s.Names().Prefix)
+	require.NoError(t, err)
+	cs, err := d.Stream(table, records[0])
+	var foreign *changes.UnversionedError
+	require.ErrorAs(t, err, &foreign, "decoded as %v", cs)
+	require.Equal(t, changes.UnversionedError{Table: table, Key: ada}, *foreign)
+	require.ErrorContains(t, err, table)
+	require.ErrorContains(t, err, ada.String())
+}

@@ -731,3 +731,55 @@ func TestACreateWithListsAfterTimeToLiveRemovedTheItemAlone(t *testing.T) {
 		}
 	}
 }
+
+func TestTheDeletionOfAnExpiredEntityIsExpiredInItsRecord(t *testing.T) {
+	tests := []struct {
+		name    string
+		advance time.Duration // the clock of the store's client, moved before delete runs
+		delete  func(x *expiring) error
+		expired bool
+	}{
+		{"a Set meeting it expired", time.Hour, func(x *expiring) error { _, err := x.db.Set(ctx, doc("d1", "hello", 1)); return err }, true},
+		{"a Patch meeting it expired", time.Hour, func(x *expiring) error {
+			if _, err := x.db.Patch(ctx, x.d1, ryno.Patch{Set: map[string]any{"n": 1}}); !errors.Is(err, ryno.ErrNotFound) {
+				return fmt.Errorf("want ErrNotFound, got %v", err)
+			}
+			return nil
+		}, true},
+		{"Cleanup", time.Hour, func(x *expiring) error { return x.db.Cleanup(ctx, x.d1) }, true},
+		{"check --repair", time.Hour, func(x *expiring) error {
+			_, err := x.db.Check(ctx, ryno.CheckOptions{Repair: true})
+			return err
+		}, true},
+		{"a Delete at its expiry", time.Hour, func(x *expiring) error { return x.db.Delete(ctx, x.d1) }, true},
+		{"a Delete a second before its expiry", time.Hour - time.Second, func(x *expiring) error { return x.db.Delete(ctx, x.d1) }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := newExpiring(t)
+			table := x.db.Names().Entities
+			dynamotest.EnableStream(t, x.s.raw, table)
+			// The records' times are the real clock's, an hour before the expiry (and
+			// rounded down to the minute by DynamoDB Local): only what the store wrote
+			// tells that the entity had expired.
+			x.clk.Advance(tt.advance)
+			require.NoError(t, tt.delete(x))
+
+			_, records := dynamotest.StreamRecords(t, x.s.raw, table)
+			d, err := changes.NewDecoder(x.db.Names().Prefix)
+			require.NoError(t, err)
+			var deleted []changes.Change
+			for _, rec := range records {
+				cs, err := d.Stream(table, rec)
+				require.NoError(t, err)
+				for _, c := range cs {
+					if c.Kind == changes.EntityDeleted && c.Key == x.d1 {
+						deleted = append(deleted, c)
+					}
+				}
+			}
+			require.Len(t, deleted, 1)
+			require.Equal(t, tt.expired, deleted[0].Expired, "%s at %s, expiring at %s", deleted[0], deleted[0].Time, deleted[0].Old.Expires)
+		})
+	}
+}

@@ -16,8 +16,14 @@ import (
 // `ryno migrate up --streams --update-existing` does.
 func EnableStream(t testing.TB, api *dynamodb.Client, table string) {
 	t.Helper()
+	EnableStreamOf(t, api, table, types.StreamViewTypeNewAndOldImages)
+}
+
+// EnableStreamOf turns on a stream of view on table.
+func EnableStreamOf(t testing.TB, api *dynamodb.Client, table string, view types.StreamViewType) {
+	t.Helper()
 	_, err := api.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{TableName: aws.String(table),
-		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages}})
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: view}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,10 @@ const (
 	// the mark finishes its write.
 	AttrPendingUntil = "_pending_until"
 	AttrDeleting     = "_deleting" // S: token of a Delete in progress (a tombstone)
+	// AttrDeletingSince is when the Delete laid its tombstone (FormatTime), by the
+	// clock that found the entity expired or not: a stream consumer tells from it
+	// whether the entity deleted had expired, whatever the record's time.
+	AttrDeletingSince = "_deleting_since"
 )
 
 // Attributes of a relationship entry item.

@@ -50,7 +50,7 @@ func (c *Core) finishMarked(ctx context.Context, k Key, s entitystate.State) err
 // of the Delete to complete: its own, or that of a Delete already in progress. The
 // item is none (deleting "") when there is no entity.
 func (c *Core) MarkDeleting(ctx context.Context, k Key, x Expect) (entitystate.State, error) {
-	token := commit.NewToken()
+	token, now := commit.NewToken(), c.Now()
 	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
 	if x.Version > 0 {
@@ -60,11 +60,14 @@ func (c *Core) MarkDeleting(ctx context.Context, k Key, x Expect) (entitystate.S
 		cond = cond.And(expression.Name(schema.AttrCreated).Equal(expression.Value(attrS(schema.FormatTime(x.Created)))))
 	}
 	if x.Cond != nil {
-		cond = cond.And(x.Cond.Build(c.Now()))
+		cond = cond.And(x.Cond.Build(now))
 	}
 	// Removing a pending mark stops a large write still writing its index entries:
-	// its chunks check the mark, so none can commit after the sweep has read.
+	// its chunks check the mark, so none can commit after the sweep has read. The
+	// tombstone's time, the instant its condition held (an Expire's: expired), is
+	// what tells a stream consumer that the entity had expired.
 	update := expression.Set(expression.Name(schema.AttrDeleting), expression.Value(attrS(token))).
+		Set(expression.Name(schema.AttrDeletingSince), expression.Value(attrS(schema.FormatTime(now)))).
 		Set(expression.Name(schema.AttrToken), expression.Value(attrS(token))).
 		Remove(expression.Name(schema.AttrPending)).Remove(expression.Name(schema.AttrPendingSince)).
 		Remove(expression.Name(schema.AttrPendingUntil)).
@@ -402,9 +405,8 @@ func (c *Core) ownedPages(ctx context.Context, owner Key, predicate string, fn f
 // returns the item of the Delete to complete, as markDeleting does: none (deleting
 // "") when k holds no expired entity by now.
 func (c *Core) Expire(ctx context.Context, k Key) (entitystate.State, error) {
-	now := c.Now()
-	cond := &Condition{Text: "expired", Build: func(time.Time) expression.ConditionBuilder { return actions.Expired(now) }}
-	s, err := c.MarkDeleting(ctx, k, Expect{Cond: cond})
+	// Expired at the instant the tombstone records.
+	s, err := c.MarkDeleting(ctx, k, Expect{Cond: &Condition{Text: "expired", Build: actions.Expired}})
 	var live *ConditionError
 	if errors.As(err, &live) {
 		return entitystate.State{}, nil // written anew meanwhile: the caller reads it again

@@ -3,12 +3,17 @@ package integration_test
 import (
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/ryno"
 )
 
@@ -89,13 +94,173 @@ func TestAStaleVersionConflictsAndWritesNothing(t *testing.T) {
 // as their creates returned them: at the same version.
 func twoLives(t *testing.T, db *ryno.Client) (first, second *ryno.Entity) {
 	t.Helper()
-	first, err := db.Create(ctx, person("ada", map[string]any{"v": "first life"}))
+	return twoLivesOf(t, db, "ada")
+}
+
+// twoLivesOf is twoLives for the person id.
+func twoLivesOf(t *testing.T, db *ryno.Client, id string) (first, second *ryno.Entity) {
+	t.Helper()
+	first, err := db.Create(ctx, person(id, map[string]any{"v": "first life"}))
 	require.NoError(t, err)
 	require.NoError(t, db.Delete(ctx, first.Key))
-	second, err = db.Create(ctx, person("ada", map[string]any{"v": "second life"}))
+	second, err = db.Create(ctx, person(id, map[string]any{"v": "second life"}))
 	require.NoError(t, err)
 	require.Equal(t, first.Version, second.Version, "versions start again at 1")
+	require.False(t, first.Created.Equal(second.Created), "the clock moved on")
 	return first, second
+}
+
+// personLife is a person of twoLives as a struct.
+type personLife struct {
+	ryno.Record
+	V string `dynamodbav:"v"`
+}
+
+// lifeOf returns e as a personLife, its Record filled as GetAs fills it.
+func lifeOf(t *testing.T, e *ryno.Entity) *personLife {
+	t.Helper()
+	v := new(personLife)
+	require.NoError(t, e.Decode(v))
+	require.Equal(t, e.Created, v.Created)
+	return v
+}
+
+// requireOtherLife requires err to refuse a write naming a life of its key that is
+// gone: a *ConflictError matching ErrNotFound too.
+func requireOtherLife(t *testing.T, err error) {
+	t.Helper()
+	var conflict *ryno.ConflictError
+	require.ErrorAs(t, err, &conflict)
+	require.ErrorIs(t, err, ryno.ErrConflict)
+	require.ErrorIs(t, err, ryno.ErrNotFound, "the life it named is gone")
+}
+
+// requireStored requires e to be stored as it is, index entries included.
+func requireStored(t *testing.T, s *store, e *ryno.Entity) {
+	t.Helper()
+	got, err := s.Get(ctx, e.Key, ryno.Consistent())
+	require.NoError(t, err)
+	require.Equal(t, e, got, "nothing was written")
+	requireIndexExact(t, s)
+}
+
+// lifeStores are a store of a type without indexes, whose Patch is one UpdateItem,
+// and one of an indexed type, whose Patch reads and writes as Modify does.
+func lifeStores(t *testing.T) map[string]*store {
+	return map[string]*store{
+		"plain":   newStoreWith(t, nil),
+		"indexed": newStoreOpts(t, nil, ryno.Options{Indexes: mixedIndexes}),
+	}
+}
+
+// TestTypedWritesOfAnEarlierLifeAreRefused writes back a struct read from a key's
+// first life onto its second life at the same version: UpdateAs and SetAs check the
+// Created of its Record, as Update checks an entity read, and write nothing. A
+// struct of the second life is written.
+func TestTypedWritesOfAnEarlierLifeAreRefused(t *testing.T) {
+	writes := map[string]func(*ryno.Client, *personLife) error{
+		"UpdateAs": func(db *ryno.Client, v *personLife) error { return ryno.UpdateAs(ctx, db, v) },
+		"SetAs":    func(db *ryno.Client, v *personLife) error { return ryno.SetAs(ctx, db, v) },
+	}
+	for kind, s := range lifeStores(t) {
+		for name, write := range writes {
+			t.Run(kind+"/"+name, func(t *testing.T) {
+				first, second := twoLivesOf(t, s.Client, name)
+				stale := lifeOf(t, first)
+				stale.V = "lost"
+				requireOtherLife(t, write(s.Client, stale))
+				requireStored(t, s, second)
+
+				current := lifeOf(t, second)
+				current.V = "kept"
+				require.NoError(t, write(s.Client, current))
+				require.Equal(t, second.Version+1, current.Version)
+				require.Equal(t, second.Created, current.Created)
+				got, err := s.Get(ctx, second.Key, ryno.Consistent())
+				require.NoError(t, err)
+				require.Equal(t, "kept", got.Attributes["v"])
+			})
+		}
+	}
+}
+
+// TestIfCreatedOnEveryWriteThatTakesIfVersion carries an ETag of a key's first life,
+// its version and Created, into every write that takes IfVersion, on the key's
+// second life at the same version: each is refused as a write of a life that is
+// gone, and writes nothing. IfCreated alone refuses it too. The second life's own
+// ETag passes.
+func TestIfCreatedOnEveryWriteThatTakesIfVersion(t *testing.T) {
+	type write func(db *ryno.Client, k ryno.Key, opts ...ryno.WriteOption) error
+	changed := func() map[string]any { return map[string]any{"v": "changed"} }
+	writes := map[string]write{
+		"Update": func(db *ryno.Client, k ryno.Key, opts ...ryno.WriteOption) error {
+			_, err := db.Update(ctx, &ryno.Entity{Key: k, Attributes: changed()}, opts...)
+			return err
+		},
+		"Set": func(db *ryno.Client, k ryno.Key, opts ...ryno.WriteOption) error {
+			_, err := db.Set(ctx, &ryno.Entity{Key: k, Attributes: changed()}, opts...)
+			return err
+		},
+		"Patch": func(db *ryno.Client, k ryno.Key, opts ...ryno.WriteOption) error {
+			_, err := db.Patch(ctx, k, ryno.Patch{Set: changed()}, opts...)
+			return err
+		},
+		"Modify": func(db *ryno.Client, k ryno.Key, opts ...ryno.WriteOption) error {
+			_, err := db.Modify(ctx, k, func(e *ryno.Entity) error { e.Attributes = changed(); return nil }, opts...)
+			return err
+		},
+		"ModifyAs": func(db *ryno.Client, k ryno.Key, opts ...ryno.WriteOption) error {
+			_, err := ryno.ModifyAs(ctx, db, k, func(v *personLife) error { v.V = "changed"; return nil }, opts...)
+			return err
+		},
+		"Delete": func(db *ryno.Client, k ryno.Key, opts ...ryno.WriteOption) error {
+			return db.Delete(ctx, k, opts...)
+		},
+		"TxUpdate": func(db *ryno.Client, k ryno.Key, opts ...ryno.WriteOption) error {
+			_, err := db.Transact(ctx, ryno.TxUpdate(&ryno.Entity{Key: k, Attributes: changed()}, opts...))
+			return err
+		},
+		"TxSet": func(db *ryno.Client, k ryno.Key, opts ...ryno.WriteOption) error {
+			_, err := db.Transact(ctx, ryno.TxSet(&ryno.Entity{Key: k, Attributes: changed()}, opts...))
+			return err
+		},
+		"TxPatch": func(db *ryno.Client, k ryno.Key, opts ...ryno.WriteOption) error {
+			_, err := db.Transact(ctx, ryno.TxPatch(k, ryno.Patch{Set: changed()}, opts...))
+			return err
+		},
+		"TxDelete": func(db *ryno.Client, k ryno.Key, opts ...ryno.WriteOption) error {
+			_, err := db.Transact(ctx, ryno.TxDelete(k, opts...))
+			return err
+		},
+	}
+	etags := map[string]func(e *ryno.Entity) []ryno.WriteOption{
+		"ETag": func(e *ryno.Entity) []ryno.WriteOption {
+			return []ryno.WriteOption{ryno.IfVersion(e.Version), ryno.IfCreated(e.Created)}
+		},
+		"IfCreated": func(e *ryno.Entity) []ryno.WriteOption { return []ryno.WriteOption{ryno.IfCreated(e.Created)} },
+	}
+	for kind, s := range lifeStores(t) {
+		for name, write := range writes {
+			for tag, etag := range etags {
+				t.Run(kind+"/"+name+"/"+tag, func(t *testing.T) {
+					first, second := twoLivesOf(t, s.Client, name+"-"+tag)
+					requireOtherLife(t, write(s.Client, first.Key, etag(first)...))
+					requireStored(t, s, second)
+
+					require.NoError(t, write(s.Client, second.Key, etag(second)...))
+					got, err := s.Get(ctx, second.Key, ryno.Consistent())
+					if strings.HasSuffix(name, "Delete") {
+						require.ErrorIs(t, err, ryno.ErrNotFound)
+						return
+					}
+					require.NoError(t, err)
+					require.Equal(t, "changed", got.Attributes["v"])
+					require.Equal(t, second.Created, got.Created)
+					requireIndexExact(t, s)
+				})
+			}
+		}
+	}
 }
 
 func TestAnEntityDeletedAndCreatedAgainIsNotTheOneRead(t *testing.T) {
@@ -108,7 +273,7 @@ func TestAnEntityDeletedAndCreatedAgainIsNotTheOneRead(t *testing.T) {
 // TestIfCreatedTellsTheLivesOfAKeyApart carries an ETag of an entity's first life,
 // its version and Created, into writes of its second life at the same version:
 // Update, Set and Delete with IfCreated refuse them, and the second life's own
-// Created passes. Calls that do not take IfCreated refuse it before any request.
+// Created passes. Create, which expects no entity, refuses IfCreated.
 func TestIfCreatedTellsTheLivesOfAKeyApart(t *testing.T) {
 	db, _, _ := newStore(t)
 	first, second := twoLives(t, db)
@@ -127,8 +292,8 @@ func TestIfCreatedTellsTheLivesOfAKeyApart(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "second life", got.Attributes["v"], "nothing was written")
 
-	_, err = db.Patch(ctx, first.Key, ryno.Patch{Set: map[string]any{"v": "x"}}, ryno.IfCreated(second.Created))
-	require.ErrorIs(t, err, ryno.ErrInvalid, "Patch does not take IfCreated")
+	_, err = db.Create(ctx, person("eve", nil), ryno.IfCreated(second.Created))
+	require.ErrorIs(t, err, ryno.ErrInvalid, "Create expects no entity, of any life")
 
 	current := []ryno.WriteOption{ryno.IfVersion(second.Version), ryno.IfCreated(second.Created)}
 	updated, err := db.Update(ctx, person("ada", map[string]any{"v": "kept"}), current...)
@@ -368,4 +533,93 @@ func TestIndexedWritesStayWithinTheirRounds(t *testing.T) {
 	require.Equal(t, 2, s.counter.Rounds(), "blind, new: the read finds nothing, then the transaction")
 	require.Equal(t, map[string]int{"GetItem": 1, "Query": 1, "TransactWriteItems": 1}, s.counter.Counts())
 	requireIndexExact(t, s)
+}
+
+// TestModifyUnderIfCreatedDoesNotTryAnotherLife deletes and creates the entity again
+// while fn runs: the write of the life read is refused, and Modify does not read the
+// new life to call fn again.
+func TestModifyUnderIfCreatedDoesNotTryAnotherLife(t *testing.T) {
+	s := newStoreWith(t, nil)
+	e, err := s.Create(ctx, person("ada", map[string]any{"v": "first life"}))
+	require.NoError(t, err)
+	other := newClientOn(t, s, ryno.Options{}) // another process, not counted
+	s.counter.Reset()
+
+	calls := 0
+	_, err = s.Modify(ctx, e.Key, func(read *ryno.Entity) error {
+		if calls++; calls == 1 {
+			require.NoError(t, other.Delete(ctx, e.Key))
+			_, err := other.Create(ctx, person("ada", map[string]any{"v": "second life"}))
+			require.NoError(t, err)
+		}
+		read.Attributes["v"] = "lost"
+		return nil
+	}, ryno.IfCreated(e.Created))
+	requireOtherLife(t, err)
+	require.Equal(t, 1, calls)
+	require.Equal(t, 1, s.counter.Count("GetItem"), "one attempt: the life is gone for good")
+	got, err := s.Get(ctx, e.Key, ryno.Consistent())
+	require.NoError(t, err)
+	require.Equal(t, "second life", got.Attributes["v"], "nothing was written")
+}
+
+// TestPatchChecksTheLifeInItsOneUpdateItem: a Patch of a type without indexes is one
+// UpdateItem with IfCreated as without, refused or not; only under IfCreated does its
+// condition name _created.
+func TestPatchChecksTheLifeInItsOneUpdateItem(t *testing.T) {
+	var rec *dynamotest.Recorder
+	s := newStoreWith(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
+		rec = dynamotest.NewRecorder(api, dynamotest.RecorderOptions{})
+		return rec
+	})
+	first, second := twoLives(t, s.Client)
+	add := ryno.Patch{Add: map[string]any{"n": 1}}
+	cases := []struct {
+		name    string
+		opts    []ryno.WriteOption
+		refused bool
+	}{
+		{"without IfCreated", nil, false},
+		{"IfCreated of the life stored", []ryno.WriteOption{ryno.IfCreated(second.Created)}, false},
+		{"an ETag of the life stored", []ryno.WriteOption{ryno.IfVersion(second.Version + 2), ryno.IfCreated(second.Created)}, false},
+		{"IfCreated of a life gone", []ryno.WriteOption{ryno.IfCreated(first.Created)}, true},
+		{"an ETag of a life gone", []ryno.WriteOption{ryno.IfVersion(second.Version + 3), ryno.IfCreated(first.Created)}, true},
+	}
+	for _, c := range cases {
+		rec.Reset()
+		_, err := s.Patch(ctx, first.Key, add, c.opts...)
+		if c.refused {
+			requireOtherLife(t, err)
+		} else {
+			require.NoError(t, err, c.name)
+		}
+		require.Equal(t, map[string]int{"UpdateItem": 1}, rec.Counts(), c.name)
+		in := rec.Requests()[0].Input.(*dynamodb.UpdateItemInput)
+		names := slices.Collect(maps.Values(in.ExpressionAttributeNames))
+		require.Equal(t, c.opts != nil, slices.Contains(names, "_created"), c.name)
+	}
+	got, err := s.Get(ctx, first.Key, ryno.Consistent())
+	require.NoError(t, err)
+	require.Equal(t, json.Number("3"), got.Attributes["n"], "the three patches of the life stored")
+}
+
+// TestIfCreatedIsCheckedBeforeAnyRequest: Create and TxCreate expect no entity, of
+// any life; an IfCreated no stored Created can equal, or an option that contradicts
+// the Record of a typed write, is refused before any request.
+func TestIfCreatedIsCheckedBeforeAnyRequest(t *testing.T) {
+	db, counter, _ := newStore(t)
+	k := person("ada", nil).Key
+	created := time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC)
+	read := &personLife{Record: ryno.Record{Key: k, Version: 1, Created: created}}
+	refused := map[string]error{}
+	_, refused["Create"] = db.Create(ctx, person("ada", nil), ryno.IfCreated(created))
+	_, refused["TxCreate"] = db.Transact(ctx, ryno.TxCreate(person("ada", nil), ryno.IfCreated(created)))
+	refused["CreateAs"] = ryno.CreateAs(ctx, db, &personLife{Record: ryno.Record{Key: k}}, ryno.IfCreated(created))
+	_, refused["year 10000"] = db.Patch(ctx, k, ryno.Patch{Set: map[string]any{"v": 1}}, ryno.IfCreated(created.AddDate(8000, 0, 0)))
+	refused["UpdateAs, another life"] = ryno.UpdateAs(ctx, db, read, ryno.IfCreated(created.Add(time.Second)))
+	refused["SetAs, another version"] = ryno.SetAs(ctx, db, read, ryno.IfVersion(2))
+	for name, err := range refused {
+		require.ErrorIs(t, err, ryno.ErrInvalid, name)
+	}
+	require.Zero(t, counter.Total(), "no request")
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
 
@@ -22,7 +23,8 @@ import (
 // mark, and the next write of the entity, or Delete called again, completes it.
 //
 // With IfVersion, the entity must have that version: otherwise the call fails with a
-// *ConflictError matching ErrConflict (and ErrNotFound when it does not exist).
+// *ConflictError matching ErrConflict (and ErrNotFound when it does not exist). With
+// IfCreated, it must be that life: otherwise the *ConflictError matches ErrNotFound.
 //
 // Entries pointing at the entity are found through the reverse index, which DynamoDB
 // keeps eventually consistent: an entry written a moment before the Delete can be
@@ -85,13 +87,15 @@ func IfVersion(v int64) WriteOption {
 	return func(o *writeOptions) { o.version = v }
 }
 
-// IfCreated makes Update, Set or Delete require the stored entity to be the life of
-// its key created at t (Entity.Created, to the millisecond). An entity deleted and
-// created again starts at version 1 again, so a version alone, an HTTP ETag say,
-// does not tell its lives apart: with IfCreated, a write carrying one life's
-// version fails on another life at that version. A write that finds another life,
-// or no entity, fails with a *ConflictError matching ErrNotFound too, and writes
-// nothing.
+// IfCreated makes a write require the stored entity to be the life of its key
+// created at t (Entity.Created, to the millisecond). It applies wherever IfVersion
+// does: Update, Set, Patch, Modify, Delete, the typed writes but CreateAs, and
+// their operations in Transact. An entity deleted and created again starts at
+// version 1 again, so a version alone, an HTTP ETag say, does not tell its lives
+// apart: with IfCreated, a write carrying one life's version fails on another life
+// at that version. A write that finds another life, or no entity, fails with a
+// *ConflictError matching ErrNotFound too, and writes nothing; Modify does not try
+// again. Without IfVersion it requires the life and takes any of its versions.
 func IfCreated(t time.Time) WriteOption {
 	return func(o *writeOptions) { o.created = t }
 }
@@ -99,9 +103,9 @@ func IfCreated(t time.Time) WriteOption {
 // onEntity returns e as a write in mode sends it with these options: IfVersion
 // becomes the version the write expects, IfCreated the life.
 func (o writeOptions) onEntity(e *Entity, mode putMode) (*Entity, error) {
-	if mode == modeCreate && (o.version > 0 || o.cond != nil) {
+	if mode == modeCreate && (o.version > 0 || !o.created.IsZero() || o.cond != nil) {
 		return nil, invalid("WriteOption", e.Key.String(),
-			"Create writes only an entity that does not exist; IfVersion and If apply to Update and Set")
+			"Create writes only an entity that does not exist; IfVersion, IfCreated and If apply to Update and Set")
 	}
 	if o.version == 0 && o.created.IsZero() {
 		return e, nil
@@ -114,7 +118,7 @@ func (o writeOptions) onEntity(e *Entity, mode putMode) (*Entity, error) {
 		v.Version = o.version
 	}
 	if !o.created.IsZero() {
-		if !e.Created.IsZero() && !e.Created.Equal(o.created) {
+		if !e.Created.IsZero() && !schema.TruncateTime(e.Created).Equal(o.created) {
 			return nil, invalid("IfCreated", o.created.String(), fmt.Sprintf("differs from the entity's Created %s", e.Created))
 		}
 		v.Created = o.created
@@ -142,13 +146,22 @@ func writeOptionsOf(call string, opts []WriteOption) (writeOptions, error) {
 	if o.version < 0 {
 		return o, invalid("IfVersion", fmt.Sprint(o.version), "must not be negative")
 	}
-	if !o.created.IsZero() && call != "Update" && call != "Set" && call != "Delete" {
-		return o, invalid("IfCreated", "", "applies to Update, Set and Delete, not to "+call)
+	if !o.created.IsZero() {
+		if schema.ValidateTime(o.created) != nil {
+			return o, invalid("IfCreated", o.created.UTC().String(), "is no Created time: its year is outside 1..9999")
+		}
+		o.created = schema.TruncateTime(o.created) // as stored
 	}
 	if err := o.cond.validIfAny(); err != nil {
 		return o, err
 	}
 	return o, nil
+}
+
+// life is the refusal of a write with o that finds k live since created (zero:
+// missing), when IfCreated names another life; nil otherwise.
+func (o writeOptions) life(k Key, created time.Time) error {
+	return store.OtherLife(relationships.Key(k), o.version, o.created, created)
 }
 
 // expect is what a Delete with o requires of the stored entity.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/rynodb/rynodb/internal/relationships"
 )
@@ -17,9 +18,11 @@ import (
 // written. It returns the entity as stored.
 //
 // fn may change the attributes and the metadata; not the key. The options are those
-// of Update: with IfVersion, a conflict is final. Each attempt reads the entity
-// strongly consistently, then writes as Update does: one GetItem and one PutItem for
-// an entity with no index entries or lists to write.
+// of Update: with IfVersion, a conflict is final. With IfCreated, the entity must be
+// the life created then, read and written: finding another life, or none, is final
+// too, a *ConflictError matching ErrNotFound, and fn is not called on it. Each
+// attempt reads the entity strongly consistently, then writes as Update does: one
+// GetItem and one PutItem for an entity with no index entries or lists to write.
 func (c *Client) Modify(ctx context.Context, k Key, fn func(e *Entity) error, opts ...WriteOption) (_ *Entity, err error) {
 	ctx, call, err := c.begin(ctx, "Modify")
 	defer call.end(&err)
@@ -65,6 +68,9 @@ func (c *Client) modify(ctx context.Context, k Key, o writeOptions, fn func(e *E
 		if !errors.As(publicError(err), &conflict) { // the store's conflicts, of lists, too
 			return stored, err
 		}
+		if conflict.Missing && !o.created.IsZero() { // nor will the life IfCreated names
+			return nil, err
+		}
 		if err := pace.Wait(ctx); err != nil {
 			return nil, &ConflictError{Key: k, Stored: conflict.Stored, Missing: conflict.Missing,
 				Reason: "concurrent writers kept changing it: " + err.Error()}
@@ -73,11 +79,19 @@ func (c *Client) modify(ctx context.Context, k Key, o writeOptions, fn func(e *E
 }
 
 // modifyOnce reads k, applies fn and writes it under the version read, which must be
-// version when not 0.
+// version when not 0, and the life read, which must be IfCreated's when given.
 func (c *Client) modifyOnce(ctx context.Context, k Key, o writeOptions, fn func(e *Entity) error) (*Entity, error) {
 	version := o.version
 	e, err := c.getToWrite(ctx, k)
+	if errors.Is(err, ErrNotFound) {
+		if gone := o.life(k, time.Time{}); gone != nil {
+			return nil, gone
+		}
+	}
 	if err != nil {
+		return nil, err
+	}
+	if err := o.life(k, e.Created); err != nil {
 		return nil, err
 	}
 	if version > 0 && e.Version != version {

@@ -34,11 +34,15 @@ type Patch struct {
 
 // Patch applies p to the entity k and returns the entity as stored. The entity must
 // exist (ErrNotFound otherwise); with IfVersion, it must have that version
-// (*ConflictError otherwise). Nothing is written when the call fails.
+// (*ConflictError otherwise); with IfCreated, it must be the life created then (a
+// *ConflictError matching ErrNotFound too otherwise), so that an ETag of a life
+// since deleted does not patch the key's new one. Nothing is written when the call
+// fails.
 //
 // On a type without indexes it is one UpdateItem, which also bumps the version and
-// Updated: concurrent patches all apply, in some order, and no addition is ever lost
-// or applied twice (a patch whose response is lost recognises its own write, or fails
+// Updated, and checks the version and the life asked for in its own condition:
+// concurrent patches all apply, in some order, and no addition is ever lost or
+// applied twice (a patch whose response is lost recognises its own write, or fails
 // with ErrOutcomeUnknown). On an indexed type the map functions must see the new
 // attributes, so the entity is read and written back as Modify does, with its index
 // entries in the same transaction.
@@ -127,7 +131,7 @@ func encodePatch(p Patch) (store.Patch, error) {
 
 // patchItem applies ep with one UpdateItem.
 func (c *Client) patchItem(ctx context.Context, k Key, ep store.Patch, o writeOptions) (*Entity, error) {
-	item, err := c.core.PatchItem(ctx, relationships.Key(k), ep, store.PatchOptions{Version: o.version, Cond: o.cond.store()})
+	item, err := c.core.PatchItem(ctx, relationships.Key(k), ep, store.PatchOptions{Version: o.version, Created: o.created, Cond: o.cond.store()})
 	if err != nil {
 		return nil, err
 	}

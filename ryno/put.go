@@ -26,7 +26,7 @@ func (c *Client) Create(ctx context.Context, e *Entity, opts ...WriteOption) (_ 
 // *ConflictError matching ErrConflict and writes nothing. Without a Version it
 // replaces whatever is stored, and fails with ErrNotFound when the entity does not
 // exist: one UpdateItem when the stored entity has the same attribute names (see
-// Set). IfVersion and If add conditions; see Set for lists and indexes.
+// Set). IfVersion, IfCreated and If add conditions; see Set for lists and indexes.
 func (c *Client) Update(ctx context.Context, e *Entity, opts ...WriteOption) (_ *Entity, err error) {
 	ctx, call, err := c.begin(ctx, "Update")
 	defer call.end(&err)
@@ -117,5 +117,5 @@ func (c *Client) putOf(e *Entity, mode putMode, o writeOptions) (store.Put, erro
 		}
 	}
 	return store.Put{Mode: mode, Key: relationships.Key(e.Key), Version: e.Version, Created: e.Created,
-		Base: base, Lists: lists, Cond: o.cond.store()}, nil
+		IfCreated: !o.created.IsZero(), Base: base, Lists: lists, Cond: o.cond.store()}, nil
 }

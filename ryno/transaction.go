@@ -41,21 +41,22 @@ const (
 func TxCreate(e *Entity, opts ...WriteOption) Op { return Op{kind: opCreate, entity: e, opts: opts} }
 
 // TxUpdate updates e, as Update does (conditional on e.Version when it carries one),
-// in a transaction. If adds a condition.
+// in a transaction. If adds a condition; IfVersion and IfCreated apply as to Update.
 func TxUpdate(e *Entity, opts ...WriteOption) Op { return Op{kind: opUpdate, entity: e, opts: opts} }
 
 // TxSet sets e, as Set does, in a transaction.
 func TxSet(e *Entity, opts ...WriteOption) Op { return Op{kind: opSet, entity: e, opts: opts} }
 
 // TxPatch patches the entity k, as Patch does, in a transaction: a counter, or a
-// balance moved under a condition (If).
+// balance moved under a condition (If). IfVersion and IfCreated apply as to Patch.
 func TxPatch(k Key, p Patch, opts ...WriteOption) Op {
 	return Op{kind: opPatch, key: k, patch: p, opts: opts}
 }
 
 // TxDelete deletes the entity k with its index entries, in a transaction. The
 // entity must hold no relationship entry and none may point at it: a Delete that
-// must sweep relationships is too large for one transaction (use Delete).
+// must sweep relationships is too large for one transaction (use Delete). IfVersion
+// and IfCreated apply as to Delete.
 func TxDelete(k Key, opts ...WriteOption) Op { return Op{kind: opDelete, key: k, opts: opts} }
 
 // TxCheck requires c of the entity k when the transaction commits, writing nothing.
@@ -189,7 +190,7 @@ func (c *Client) txOpOf(op Op) (store.TxOp, error) {
 	if err != nil {
 		return store.TxOp{}, err
 	}
-	t := store.TxOp{Kind: op.kind, Key: relationships.Key(op.key), Version: o.version, Cond: o.cond.store(),
+	t := store.TxOp{Kind: op.kind, Key: relationships.Key(op.key), Version: o.version, Created: o.created, Cond: o.cond.store(),
 		Predicate: op.predicate, Objects: relKeys(op.objects), From: op.from}
 	switch op.kind {
 	case opCreate, opUpdate, opSet:

@@ -16,7 +16,8 @@ import (
 // Record, embedded in a struct, lets the struct stand for an entity: GetAs and
 // Entity.Decode fill it with the entity's key, timestamps and version, and NewEntity,
 // EntityOf and the typed writes (CreateAs, UpdateAs, SetAs) read it back, so that a
-// write checks the version that was read. Its fields are never stored as attributes.
+// write checks the version and the life (Created) that were read. Its fields are
+// never stored as attributes.
 //
 //	type Book struct {
 //		ryno.Record
@@ -84,10 +85,13 @@ func CreateAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) 
 // names that v holds and removes those v leaves out (an omitempty field at its zero
 // value); attributes T does not name, and the metadata, are kept as stored, as
 // ModifyAs keeps them, so a struct that knows part of an entity never erases the
-// rest. The entity must exist (ErrNotFound); when v's Record holds a Version, the
-// stored entity must still have it (*ConflictError). It is one Patch (one UpdateItem
-// on a type without indexes) and updates v's Record from the stored entity. T must
-// embed a Record.
+// rest. The entity must exist (ErrNotFound). When v's Record holds a Version, the
+// stored entity must still have it (*ConflictError), and be the life its Created
+// names, when it holds one, as Update checks an entity read: a copy of a life since
+// deleted fails on the key's new life, at any version, with a *ConflictError
+// matching ErrNotFound too. IfVersion and IfCreated given must agree with the Record
+// (ErrInvalid otherwise). It is one Patch (one UpdateItem on a type without indexes)
+// and updates v's Record from the stored entity. T must embed a Record.
 func UpdateAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) error {
 	named := namedAttributes(reflect.TypeFor[T]())
 	return writeAs(v, func(e *Entity) (*Entity, error) { return c.patchNamed(ctx, e, named, opts) })
@@ -95,14 +99,17 @@ func UpdateAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) 
 
 // SetAs stores v: as UpdateAs when the entity exists, keeping the attributes T does
 // not name; as CreateAs when it does not. With a Version in v's Record, the entity
-// must exist with that version. Without one, it patches, creates when the entity is
-// missing, and patches again when another writer created it meanwhile. It updates
-// v's Record from the stored entity. T must embed a Record.
+// must exist with that version, and be the life the Record's Created names, as for
+// UpdateAs. Without one, it patches, creates when the entity is missing, and
+// patches again when another writer created it meanwhile; under IfVersion or
+// IfCreated it only patches. It updates v's Record from the stored entity. T must
+// embed a Record.
 func SetAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) error {
 	named := namedAttributes(reflect.TypeFor[T]())
 	return writeAs(v, func(e *Entity) (*Entity, error) {
 		stored, err := c.patchNamed(ctx, e, named, opts)
-		if e.Version > 0 || !errors.Is(err, ErrNotFound) {
+		// A conflict is final: the entity the options name is gone, not to be created.
+		if e.Version > 0 || !errors.Is(err, ErrNotFound) || errors.Is(err, ErrConflict) {
 			return stored, err
 		}
 		stored, err = c.Create(ctx, e, opts...)
@@ -115,7 +122,7 @@ func SetAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) err
 
 // patchNamed writes e, a struct encoded, as a Patch: every attribute it holds set,
 // every attribute its type names that it does not hold removed, under e's version
-// when it has one.
+// and life when it has a version, as Update writes an entity read.
 func (c *Client) patchNamed(ctx context.Context, e *Entity, named map[string]bool, opts []WriteOption) (*Entity, error) {
 	p := Patch{Set: e.Attributes, Expires: e.Expires}
 	for _, name := range slices.Sorted(maps.Keys(named)) {
@@ -123,8 +130,18 @@ func (c *Client) patchNamed(ctx context.Context, e *Entity, named map[string]boo
 			p.Remove = append(p.Remove, name)
 		}
 	}
+	o, err := writeOptionsOf("Patch", opts)
+	if err == nil {
+		_, err = o.onEntity(e, modeUpdate) // options that contradict the Record
+	}
+	if err != nil {
+		return nil, err
+	}
 	if e.Version > 0 {
 		opts = append(slices.Clip(opts), IfVersion(e.Version))
+		if !e.Created.IsZero() {
+			opts = append(opts, IfCreated(e.Created))
+		}
 	}
 	return c.Patch(ctx, e.Key, p, opts...)
 }
@@ -150,7 +167,9 @@ func writeAs[T any](v *T, write func(*Entity) (*Entity, error)) error {
 // the stored entity that T does not name (no field of T encodes to them) are kept
 // as read, and so is the metadata: a struct that knows part of an entity changes
 // that part only. An Expires that fn sets on T's Record is written; left as read
-// (or zero), the stored one stays. It returns the entity as stored, as a T.
+// (or zero), the stored one stays. It takes Modify's options: with IfVersion and
+// IfCreated from an ETag, it writes over that version of that life only. It returns
+// the entity as stored, as a T.
 func ModifyAs[T any](ctx context.Context, c *Client, k Key, fn func(v *T) error, opts ...WriteOption) (*T, error) {
 	named := namedAttributes(reflect.TypeOf((*T)(nil)).Elem())
 	stored, err := c.Modify(ctx, k, func(e *Entity) error {

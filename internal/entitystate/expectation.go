@@ -85,7 +85,7 @@ func (x Expectation) Condition() expression.ConditionBuilder {
 		c = expression.Name(schema.AttrVersion).Equal(expression.Value(number(x.Version)))
 	}
 	if !x.Created.IsZero() {
-		c = c.And(expression.Name(schema.AttrCreated).Equal(expression.Value(&types.AttributeValueMemberS{Value: schema.FormatTime(x.Created)})))
+		c = c.And(CreatedIs(x.Created))
 	}
 	if x.Carried {
 		c = c.And(expression.AttributeNotExists(expression.Name(schema.AttrPending)), IndexSetIs(x.Indexes))
@@ -97,6 +97,13 @@ func (x Expectation) Condition() expression.ConditionBuilder {
 		c = c.And(actions.NotExpired(x.Now))
 	}
 	return c
+}
+
+// CreatedIs is the condition that the stored entity is the life of its key created
+// at t, to the millisecond: an entity deleted and created again counts its versions
+// from 1 again, and only Created tells its lives apart.
+func CreatedIs(t time.Time) expression.ConditionBuilder {
+	return expression.Name(schema.AttrCreated).Equal(expression.Value(&types.AttributeValueMemberS{Value: schema.FormatTime(t)}))
 }
 
 // IndexSetIs is the condition that the stored index set is set.

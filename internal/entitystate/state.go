@@ -65,6 +65,14 @@ func (s State) Exists() bool { return s.Item != nil }
 // deleted, and not expired.
 func (s State) Live() bool { return s.Exists() && s.Deleting == "" && !s.Expired }
 
+// Life returns the Created time of the entity s holds, zero when s holds none live.
+func (s State) Life() time.Time {
+	if !s.Live() {
+		return time.Time{}
+	}
+	return s.Created
+}
+
 // Ending reports whether the item is an entity whose deletion a writer meeting it
 // completes: a Delete in progress, or an entity that has expired.
 func (s State) Ending() bool { return s.Deleting != "" || (s.Exists() && s.Expired) }

@@ -57,7 +57,7 @@ func (c *Core) MarkDeleting(ctx context.Context, k Key, x Expect) (entitystate.S
 		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(x.Version))))
 	}
 	if !x.Created.IsZero() {
-		cond = cond.And(expression.Name(schema.AttrCreated).Equal(expression.Value(attrS(schema.FormatTime(x.Created)))))
+		cond = cond.And(entitystate.CreatedIs(x.Created))
 	}
 	if x.Cond != nil {
 		cond = cond.And(x.Cond.Build(now))
@@ -93,16 +93,17 @@ func (c *Core) MarkDeleting(ctx context.Context, k Key, x Expect) (entitystate.S
 func (c *Core) afterMarkFailed(k Key, token string, x Expect, item map[string]types.AttributeValue) (entitystate.State, error) {
 	version := x.Version
 	s, err := c.ReadStored(k, item)
-	switch {
-	case err != nil:
+	if err != nil {
 		return entitystate.State{}, err
+	}
+	life := OtherLife(k, version, x.Created, s.Life())
+	switch {
 	case s.Deleting == token:
 		return s, nil
-	case (version > 0 || !x.Created.IsZero()) && !s.Live():
+	case life != nil:
+		return entitystate.State{}, life
+	case version > 0 && !s.Live():
 		return entitystate.State{}, &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
-	case !x.Created.IsZero() && !s.Created.Equal(schema.TruncateTime(x.Created)):
-		return entitystate.State{}, &ConflictError{Key: k, Expected: version, Missing: true,
-			Reason: fmt.Sprintf("expected the entity created at %s, it was deleted and created again at %s", schema.FormatTime(x.Created), schema.FormatTime(s.Created))}
 	case version > 0 && s.Version != version:
 		return entitystate.State{}, &ConflictError{Key: k, Expected: version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.Version)}
 	case x.Cond != nil && s.Live():

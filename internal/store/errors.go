@@ -42,6 +42,25 @@ func (e *ConflictError) Is(target error) bool {
 	return target == errs.ErrConflict || e.Missing && target == errs.ErrNotFound
 }
 
+// OtherLife is the refusal of a write that requires the life of k created at want
+// (IfCreated, or the Created a versioned write carries; zero: any) and finds the
+// live entity created at stored (zero: none). The life the write names is gone, so
+// the *ConflictError matches ErrNotFound too. Nil when stored is that life.
+func OtherLife(k Key, expected int64, want, stored time.Time) error {
+	if want.IsZero() {
+		return nil
+	}
+	switch want = schema.TruncateTime(want); {
+	case stored.IsZero():
+		return &ConflictError{Key: k, Expected: expected, Missing: true,
+			Reason: fmt.Sprintf("expected the entity created at %s, it does not exist", schema.FormatTime(want))}
+	case !stored.Equal(want):
+		return &ConflictError{Key: k, Expected: expected, Missing: true,
+			Reason: fmt.Sprintf("expected the entity created at %s, it was deleted and created again at %s", schema.FormatTime(want), schema.FormatTime(stored))}
+	}
+	return nil
+}
+
 // LeaseError reports a list write that another writer's lease kept out until
 // Until; Err says why the write stopped waiting.
 type LeaseError struct {

@@ -47,10 +47,11 @@ func (p Patch) Size() int {
 	return n + schema.ItemSize(adds)
 }
 
-// PatchOptions are the conditions of a patch: the version it requires (0: any) and
-// the caller's condition.
+// PatchOptions are the conditions of a patch: the version it requires (0: any), the
+// life (zero: any) and the caller's condition.
 type PatchOptions struct {
 	Version int64
+	Created time.Time // the entity's Created (IfCreated), when not zero
 	Cond    *Condition
 }
 
@@ -60,7 +61,10 @@ func (c *Core) PatchItem(ctx context.Context, k Key, p Patch, o PatchOptions) (m
 	token := commit.NewToken()
 	in := c.PatchInput(k, p, o, token)
 	send := c.UpdateSend(in)
-	unapplied := func(s entitystate.State) bool { return o.Version > 0 && s.Live() && s.Version == o.Version }
+	unapplied := func(s entitystate.State) bool {
+		return o.Version > 0 && s.Live() && s.Version == o.Version &&
+			(o.Created.IsZero() || s.Created.Equal(schema.TruncateTime(o.Created)))
+	}
 	resolve := func(ctx context.Context) commit.Attempt {
 		return c.Resolve(ctx, k, token, unapplied, send)
 	}
@@ -81,7 +85,7 @@ func (c *Core) PatchItem(ctx context.Context, k Key, p Patch, o PatchOptions) (m
 // PatchInput is the UpdateItem of p: the changes, the version and Updated bumped,
 // the token recorded, under the condition that the entity exists, is not being
 // deleted, is indexed by no client (its type has no index here), has the version
-// asked for, and does not already hold this write.
+// and the life asked for, and does not already hold this write.
 func (c *Core) PatchInput(k Key, p Patch, o PatchOptions, token string) *dynamodb.UpdateItemInput {
 	now := schema.TruncateTime(c.Now())
 	u := expression.Set(expression.Name(schema.AttrUpdated), expression.Value(attrS(schema.FormatTime(now)))).
@@ -111,6 +115,9 @@ func (c *Core) PatchInput(k Key, p Patch, o PatchOptions, token string) *dynamod
 			expression.Name(schema.AttrToken).NotEqual(expression.Value(attrS(token))))
 	if o.Version > 0 {
 		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(o.Version))))
+	}
+	if !o.Created.IsZero() {
+		cond = cond.And(entitystate.CreatedIs(o.Created))
 	}
 	if o.Cond != nil {
 		cond = cond.And(o.Cond.Build(now))
@@ -149,16 +156,23 @@ func (a *aliases) resolve(built map[string]string) {
 func (c *Core) patchRefused(ctx context.Context, k Key, o PatchOptions, token string, item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	version := o.Version
 	s, err := c.ReadStored(k, item)
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, err
+	}
+	life := OtherLife(k, version, o.Created, s.Life())
+	switch {
 	case s.Exists() && s.Token == token: // an earlier attempt landed
 		return item, nil
 	case s.Ending():
 		if err := c.CompleteDelete(ctx, k, s); err != nil {
 			return nil, errs.Wrap(err, "patch %s: completing a delete", k)
 		}
+		if life != nil {
+			return nil, life
+		}
 		return nil, notFound(k)
+	case life != nil:
+		return nil, life
 	case !s.Exists() && version > 0:
 		return nil, &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
 	case !s.Exists():

@@ -40,6 +40,9 @@ type Put struct {
 	Key     Key
 	Version int64     // the version the writer carries: the stored one must have it (0: none)
 	Created time.Time // the Created time the entity carries (zero: none)
+	// IfCreated makes the write require the life Created names even without a
+	// Version; with one, a Created carried is required anyway.
+	IfCreated bool
 	// Base is the entity's item without the store's bookkeeping: its key, scope,
 	// type, user attributes, metadata and expiry.
 	Base map[string]types.AttributeValue
@@ -139,7 +142,7 @@ func (w *write) first() (x entitystate.Expectation, read bool) {
 	case w.Version > 0:
 		x = entitystate.Expectation{Version: w.Version, Created: schema.TruncateTime(w.Created), Carried: true, Indexes: w.mine}
 		return x, w.Created.IsZero() // a put must know the Created time it keeps
-	case w.Mode == PutSet && w.Cond == nil && !w.entryIndexed() && len(w.predicates) == 0:
+	case w.Mode == PutSet && w.Cond == nil && !w.IfCreated && !w.entryIndexed() && len(w.predicates) == 0:
 		return entitystate.Expectation{Absent: true}, false // optimistic: one request for a new entity
 	}
 	// A blind Set that must know what it replaces (index entries, lists, a
@@ -359,17 +362,18 @@ func (w *write) decideFromItem(ctx context.Context, item map[string]types.Attrib
 // write.
 func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
 	k, v := w.Key, w.Version
+	life := OtherLife(k, v, w.life(), s.Life())
 	switch {
 	case w.Mode == PutCreate && s.Exists():
 		return entitystate.Expectation{}, fmt.Errorf("%w: %s", errs.ErrExists, k)
 	case w.Mode == PutCreate:
 		return entitystate.Expectation{Absent: true}, nil
+	case life != nil:
+		return entitystate.Expectation{}, life
 	case v > 0 && !s.Exists():
 		return entitystate.Expectation{}, &ConflictError{Key: k, Expected: v, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", v)}
 	case v > 0 && s.Version != v:
 		return entitystate.Expectation{}, &ConflictError{Key: k, Expected: v, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", v, s.Version)}
-	case v > 0 && !w.Created.IsZero() && !s.Created.Equal(schema.TruncateTime(w.Created)):
-		return entitystate.Expectation{}, &ConflictError{Key: k, Expected: v, Stored: s.Version, Reason: "the entity was deleted and created again"}
 	case !s.Exists() && w.Mode == PutUpdate:
 		return entitystate.Expectation{}, notFound(k)
 	case !s.Exists():
@@ -383,6 +387,15 @@ func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
 		x.Left = RecordEntries(k, s.Item)
 	}
 	return x, nil
+}
+
+// life returns the Created time of the life of its key the write requires (zero:
+// any): the one it carries with a version, or under IfCreated.
+func (w *write) life() time.Time {
+	if w.Version > 0 || w.IfCreated {
+		return w.Created
+	}
+	return time.Time{}
 }
 
 // putPlan is what one attempt commits.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -48,6 +49,7 @@ type TxOp struct {
 	Patch     Patch
 	Patched   func(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error)
 	Version   int64      // the version a Patch or Delete requires (0: any)
+	Created   time.Time  // the life a Patch or Delete requires (IfCreated; zero: any)
 	Cond      *Condition // If; the condition of a TxCheck
 	Predicate string     // of a list; the name of a sequence
 	Objects   []Key

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -113,9 +114,15 @@ func (c *Core) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 		return nil, err
 	}
 	if item == nil || c.Hidden(item) {
+		if err := OtherLife(op.Key, op.Version, op.Created, time.Time{}); err != nil {
+			return nil, err
+		}
 		return nil, notFound(op.Key)
 	}
 	s, err := c.ReadStored(op.Key, item)
+	if err == nil {
+		err = OtherLife(op.Key, op.Version, op.Created, s.Life())
+	}
 	switch {
 	case err != nil:
 		return nil, err
@@ -128,7 +135,7 @@ func (c *Core) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 	}
 	// A blind patch (no Version) expects the version read (x below), and a refusal
 	// for a newer one plans it again instead of ending it.
-	w, err := c.newWrite(Put{Mode: PutUpdate, Key: op.Key, Version: op.Version, Created: s.Created, Base: base, Cond: op.Cond})
+	w, err := c.newWrite(Put{Mode: PutUpdate, Key: op.Key, Version: op.Version, Created: s.Created, IfCreated: !op.Created.IsZero(), Base: base, Cond: op.Cond})
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +211,9 @@ func (c *Core) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	}
 	p := &txPart{op: op}
 	s, err := c.ReadStored(op.Key, item)
+	if err == nil {
+		err = OtherLife(op.Key, op.Version, op.Created, s.Life())
+	}
 	switch {
 	case err != nil:
 		return nil, err
@@ -231,9 +241,12 @@ func (c *Core) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	}
 	p.refused = func(_ context.Context, role actions.Role, item map[string]types.AttributeValue) (bool, error) {
 		now, _ := c.ReadStored(op.Key, item)
+		life := OtherLife(op.Key, op.Version, op.Created, now.Life())
 		switch {
 		case role.Kind != actions.RoleEntity:
 			return true, &ConflictError{Key: op.Key, Reason: "its entries changed meanwhile"}
+		case life != nil:
+			return false, life
 		case op.Version > 0 && now.Version != op.Version:
 			return false, &ConflictError{Key: op.Key, Expected: op.Version, Stored: now.Version, Missing: !now.Live(), Reason: "another version"}
 		case op.Cond != nil && now.Version == s.Version:
@@ -256,10 +269,14 @@ func (c *Core) checkGone(p *txPart, k Key) {
 }
 
 // addEntityDelete adds the deletion of the entity stored as s, conditional on its
-// version (which pins the entries read) and the caller's condition.
+// version (which pins the entries read), on its life when IfCreated asks for one,
+// and on the caller's condition.
 func (c *Core) addEntityDelete(t *actions.Transaction, op *txOp, s entitystate.State) {
 	cond := expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(s.Version))).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
+	if !op.Created.IsZero() {
+		cond = cond.And(entitystate.CreatedIs(op.Created))
+	}
 	if op.Cond != nil {
 		cond = cond.And(op.Cond.Build(c.Now()))
 	}
@@ -305,4 +322,6 @@ func (c *Core) bookkeepingDelete(item map[string]types.AttributeValue) types.Tra
 }
 
 // patchOptions are the conditions of a TxPatch.
-func (op *txOp) patchOptions() PatchOptions { return PatchOptions{Version: op.Version, Cond: op.Cond} }
+func (op *txOp) patchOptions() PatchOptions {
+	return PatchOptions{Version: op.Version, Created: op.Created, Cond: op.Cond}
+}

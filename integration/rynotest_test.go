@@ -148,3 +148,16 @@ func TestRynotestUsesTheCredentialsOfTheEnvironment(t *testing.T) {
 	require.True(t, errors.As(err, &missing), "%s is not among the tables of access key %q in %s: %v",
 		db.Names().Entities, rynotest.AccessKey, rynotest.Region, err)
 }
+
+func TestRynotestRefusesSeveralMigrationOptions(t *testing.T) {
+	f := &fatalTB{}
+	func() {
+		defer func() {
+			if r := recover(); r != nil && r != (fatalStop{}) {
+				panic(r)
+			}
+		}()
+		rynotest.Tables(f, rynotest.API(dynamotest.Endpoint()), migrations.Options{Streams: true}, migrations.Options{})
+	}()
+	require.Contains(t, f.msg, "2 migrations.Options given; give at most one")
+}

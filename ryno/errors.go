@@ -9,7 +9,6 @@ import (
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/paging"
 	"github.com/rynodb/rynodb/internal/relationships"
-	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/store"
 	"github.com/rynodb/rynodb/tables"
 )
@@ -49,7 +48,7 @@ var (
 	// ErrTableNotFound matches a *TableNotFoundError, and a *SchemaError that finds
 	// a table missing: the tables were not created (see package migrations) or
 	// Options.TablePrefix names another store.
-	ErrTableNotFound = requests.ErrTableNotFound
+	ErrTableNotFound = tables.ErrTableNotFound
 
 	// ErrSchemaMismatch matches a *SchemaError that finds the tables or their indexes
 	// other than this version of the store needs.
@@ -59,20 +58,20 @@ var (
 )
 
 // ValidationError reports input rejected before any request was sent: which field,
-// and why.
+// and why. It is package tables' type, which every package of the module returns.
 type ValidationError = tables.ValidationError
 
 // BatchError reports the items a batch read or write could not finish. Every key in
 // Keys was not read (BatchGetItem) or possibly not written (BatchWriteItem); every
 // other item of the batch was. Op is "BatchGetItem" or "BatchWriteItem"; Keys are
 // the unfinished items, sorted; Err says why: ErrUnprocessed, the context's error,
-// or the error of a request.
-type BatchError = batching.Error
+// or the error of a request. It is package tables' type.
+type BatchError = tables.BatchError
 
 // ItemKey is the primary key of one item of one table: Table, and Key, its key
 // attributes. Its String method formats it as table{attr=value, ...}, the attributes
-// sorted.
-type ItemKey = batching.ItemKey
+// sorted. It is package tables' type.
+type ItemKey = tables.ItemKey
 
 // ConflictError reports a write whose expectation of the stored entity did not
 // hold: it expected version Expected (0: the entity absent, or any version for a
@@ -168,14 +167,15 @@ func wrap(err error, format string, args ...any) error { return errs.Wrap(err, f
 // TableNotFoundError reports a request refused because a table of the store does
 // not exist: Table names it (several joined with "or" when DynamoDB did not say
 // which), and Err is DynamoDB's ResourceNotFoundException, which it unwraps to. It
-// matches ErrTableNotFound.
-type TableNotFoundError = requests.TableNotFoundError
+// matches ErrTableNotFound. It is package tables' type.
+type TableNotFoundError = tables.TableNotFoundError
 
 // publicError shows the errors of the machinery below (package store) as the public
 // types they stand for, each context that wraps them kept: errors.As finds a
 // *ConflictError, a *LeaseError, a *ConditionError, a *UniqueError, an
 // *UnknownIndexError, a *PartialWriteError or a *TransactionError for a caller,
-// never an internal type. Every call ends through it.
+// never an internal type; an edge to a missing object is ErrNotFound naming it.
+// Every call ends through it.
 func publicError(err error) error {
 	return errs.Map(err, func(e error) error {
 		switch e := e.(type) {
@@ -199,6 +199,8 @@ func publicError(err error) error {
 			if inner := publicError(e.Err); inner != e.Err {
 				return &PartialWriteError{Entity: e.Entity, Err: inner}
 			}
+		case *store.ObjectMissingError:
+			return e.Plain()
 		case *store.TransactionError:
 			ops := make([]OpError, len(e.Ops))
 			for i, o := range e.Ops {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/store"
+	"github.com/rynodb/rynodb/tables"
 )
 
 // Op is one operation of a transaction; see Transact and the Tx functions.
@@ -123,8 +124,8 @@ func (e *TransactionError) Unwrap() []error {
 
 // TransactionLimitError reports a transaction over one of DynamoDB's limits on
 // TransactWriteItems: Limit is "actions" (100), "bytes" (4 MB) or "item" (an item
-// written twice). Nothing was written. It matches ErrInvalid.
-type TransactionLimitError = store.TransactionLimitError
+// written twice). Nothing was written. It matches ErrInvalid. It is package tables' type.
+type TransactionLimitError = tables.TransactionLimitError
 
 // Transact commits ops in one TransactWriteItems: all of them or none. It reads what
 // the operations need (versions, index entries, list heads and markers) in one

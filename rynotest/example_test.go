@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/rynodb/rynodb/migrations"
 	"github.com/rynodb/rynodb/ryno"
 	"github.com/rynodb/rynodb/rynotest"
 )
@@ -14,4 +15,12 @@ func ExampleNew() {
 	var t *testing.T // the test's own
 	db := rynotest.New(t, ryno.Options{Sets: []string{"likes"}})
 	_, _ = db.Create(context.Background(), &ryno.Entity{Key: ryno.Key{Scope: "acme", Type: "person", ID: "ada"}})
+}
+
+// A test of a stream consumer turns the tables' streams on, as `ryno migrate up
+// --streams` does; the other options of migrations.Options apply the same way.
+func ExampleNew_streams() {
+	var t *testing.T // the test's own
+	db := rynotest.New(t, ryno.Options{}, migrations.Options{Streams: true})
+	_ = db.Names().Entities // its stream is the table's LatestStreamArn
 }

@@ -20,9 +20,8 @@ import (
 // such as http://localhost:8000.
 const EndpointEnv = "RYNO_DYNAMODB_ENDPOINT"
 
-// Region and the static credentials every client of this package uses. DynamoDB
-// Local keeps separate data for each access key and region, so tests and the
-// services they start must use the same ones.
+// Region and the static credentials a client of this package uses where the
+// environment names none (see API).
 const (
 	Region    = "us-east-1"
 	AccessKey = "local"
@@ -39,37 +38,90 @@ func Endpoint(t testing.TB) string {
 	return endpoint
 }
 
-// API returns a DynamoDB client for endpoint with Region and the static credentials.
+// API returns a DynamoDB client for endpoint with the credentials and region of the
+// environment, as the SDK's default configuration reads them: AWS_ACCESS_KEY_ID and
+// AWS_SECRET_ACCESS_KEY (with AWS_SESSION_TOKEN) when both are set, else AccessKey
+// and SecretKey; AWS_REGION, else AWS_DEFAULT_REGION, else Region. DynamoDB Local
+// keeps separate data for each access key and region, so a client that a service
+// under test builds from the same environment sees the tables this one creates.
 func API(endpoint string) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
-		Region:       Region,
+		Region:       region(),
 		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider(AccessKey, SecretKey, ""),
+		Credentials:  staticCredentials(),
 		// DynamoDB Local sends no CRC32 header with error responses, which the SDK
 		// would report as a checksum mismatch (aws/aws-sdk-go-v2#3545).
 		DisableValidateResponseChecksum: true,
 	})
 }
 
+// region returns the region of the environment, or Region.
+func region() string {
+	for _, name := range []string{"AWS_REGION", "AWS_DEFAULT_REGION"} {
+		if r := os.Getenv(name); r != "" {
+			return r
+		}
+	}
+	return Region
+}
+
+// staticCredentials returns the credentials of the environment, or AccessKey and
+// SecretKey. Like the SDK, it takes a key from the environment only with its secret.
+func staticCredentials() credentials.StaticCredentialsProvider {
+	id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
+	if id == "" || secret == "" {
+		return credentials.NewStaticCredentialsProvider(AccessKey, SecretKey, "")
+	}
+	return credentials.NewStaticCredentialsProvider(id, secret, os.Getenv("AWS_SESSION_TOKEN"))
+}
+
 // Tables creates the store's tables under a prefix no other test uses, with the
 // migrations (as `ryno migrate up` does), deletes them when t ends, and returns the
-// prefix.
-func Tables(t testing.TB, api *dynamodb.Client) string {
+// prefix. mig, at most one, sets the options `ryno migrate up` takes as flags, such
+// as migrations.Options{Streams: true} for a test of a stream consumer; Tables sets
+// its TablePrefix, and a PollInterval of 20ms when it has none.
+func Tables(t testing.TB, api *dynamodb.Client, mig ...migrations.Options) string {
 	t.Helper()
-	prefix := NewPrefix(t)
-	p, err := migrations.NewProvider(api, migrations.Options{TablePrefix: prefix, PollInterval: 20 * time.Millisecond})
+	opts := migrationOptions(t, mig)
+	opts.TablePrefix = NewPrefix(t)
+	p, err := migrations.NewProvider(api, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		for _, name := range p.Names().Tables() {
-			_, _ = api.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-		}
-	})
+	t.Cleanup(func() { dropTables(api, p.Names().Tables(), opts.DeletionProtection) })
 	if _, err := p.Up(context.Background()); err != nil {
-		t.Fatalf("rynotest: create the tables of %s at %s: %v", prefix, os.Getenv(EndpointEnv), err)
+		t.Fatalf("rynotest: create the tables of %s at %s: %v", opts.TablePrefix, os.Getenv(EndpointEnv), err)
 	}
-	return prefix
+	return opts.TablePrefix
+}
+
+// migrationOptions returns the one element of mig, or none, with its defaults.
+func migrationOptions(t testing.TB, mig []migrations.Options) migrations.Options {
+	t.Helper()
+	var opts migrations.Options
+	switch len(mig) {
+	case 0:
+	case 1:
+		opts = mig[0]
+	default:
+		t.Fatalf("rynotest: %d migrations.Options given; give at most one", len(mig))
+	}
+	if opts.PollInterval == 0 {
+		opts.PollInterval = 20 * time.Millisecond
+	}
+	return opts
+}
+
+// dropTables deletes the tables named, turning their deletion protection off first
+// when the test turned it on.
+func dropTables(api *dynamodb.Client, names []string, protected bool) {
+	ctx := context.Background()
+	for _, name := range names {
+		if protected {
+			_, _ = api.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), DeletionProtectionEnabled: aws.Bool(false)})
+		}
+		_, _ = api.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	}
 }
 
 // NewPrefix returns a table prefix no other test uses: "t" and 12 random hex digits.
@@ -83,11 +135,14 @@ func NewPrefix(t testing.TB) string {
 }
 
 // New returns a client on tables of t's own, at the endpoint of EndpointEnv, with
-// opts (whose TablePrefix it sets). The tables are deleted when t ends.
-func New(t testing.TB, opts ryno.Options) *ryno.Client {
+// opts (whose TablePrefix it sets) and the credentials and region of API. The
+// tables are created as Tables creates them, with mig, and deleted when t ends:
+//
+//	db := rynotest.New(t, ryno.Options{}, migrations.Options{Streams: true})
+func New(t testing.TB, opts ryno.Options, mig ...migrations.Options) *ryno.Client {
 	t.Helper()
 	api := API(Endpoint(t))
-	opts.TablePrefix = Tables(t, api)
+	opts.TablePrefix = Tables(t, api, mig...)
 	db, err := ryno.New(api, opts)
 	if err != nil {
 		t.Fatal(err)

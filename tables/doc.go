@@ -12,5 +12,11 @@
 //	app_index_entries           _subject_key / _unique_key
 //	  app_index_lookup          GSI _scope_index_name / _index_key
 //
-// The package performs no I/O.
+// It also defines, once, the errors that every package of the module returns and
+// the machinery under them raises: a *ValidationError for bad input, a *CallError
+// saying what a call was doing, a *BatchError, a *TableNotFoundError and a
+// *TransactionLimitError. Package ryno names all but CallError again (ryno.BatchError
+// is BatchError), so that a caller of ryno alone need not import this package.
+//
+// The package performs no I/O and imports no other package of the module.
 package tables

@@ -150,13 +150,14 @@ func TestInternalErrorIsHidden(t *testing.T) {
 // The function's start-up path: configuration from the environment, as Lambda
 // gives it, with sealed cursors.
 func TestHandlerFromEnvironment(t *testing.T) {
+	// The credentials first: the tables are created under those of the environment.
+	t.Setenv("AWS_ACCESS_KEY_ID", dynamotest.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", dynamotest.SecretKey)
+	t.Setenv("AWS_REGION", dynamotest.Region)
 	prefix := dynamotest.Tables(t, dynamotest.API(t))
 	t.Setenv(envPrefix, prefix)
 	t.Setenv(envEndpoint, dynamotest.Endpoint())
 	t.Setenv(envCursorKey, base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32)))
-	t.Setenv("AWS_ACCESS_KEY_ID", dynamotest.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", dynamotest.SecretKey)
-	t.Setenv("AWS_REGION", dynamotest.Region)
 
 	h, err := newHandlerFrom(context.Background(), os.Getenv, slog.New(slog.DiscardHandler))
 	if err != nil {

@@ -8,15 +8,17 @@ import (
 	"github.com/rynodb/rynodb/rynotest"
 )
 
-// Region and static credentials used for DynamoDB Local: those of package
-// rynotest, which DynamoDB Local keeps apart from any other.
+// Region and static credentials used for DynamoDB Local where the environment
+// names none: those of package rynotest, which DynamoDB Local keeps apart from any
+// other.
 const (
 	Region    = rynotest.Region
 	AccessKey = rynotest.AccessKey
 	SecretKey = rynotest.SecretKey
 )
 
-// NewAPI returns a DynamoDB client for endpoint with the static test credentials.
+// NewAPI returns a DynamoDB client for endpoint with rynotest's credentials and
+// region: the environment's, or the constants above.
 func NewAPI(endpoint string) *dynamodb.Client { return rynotest.API(endpoint) }
 
 // API returns a client for the DynamoDB Local started by Main.

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
@@ -43,8 +42,9 @@ func StreamRecords(t testing.TB, api *dynamodb.Client, table string) (string, []
 	if arn == "" {
 		t.Fatalf("table %s has no stream", table)
 	}
-	streams := dynamodbstreams.New(dynamodbstreams.Options{Region: Region, BaseEndpoint: aws.String(Endpoint()),
-		Credentials: credentials.NewStaticCredentialsProvider(AccessKey, SecretKey, "")})
+	own := NewAPI(Endpoint()).Options() // the credentials and region of the tables
+	streams := dynamodbstreams.New(dynamodbstreams.Options{Region: own.Region, BaseEndpoint: aws.String(Endpoint()),
+		Credentials: own.Credentials})
 	stream, err := streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
 	if err != nil {
 		t.Fatal(err)

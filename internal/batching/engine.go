@@ -2,6 +2,7 @@ package batching
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -80,6 +81,20 @@ func ItemID(table string, key map[string]types.AttributeValue) string {
 		b.WriteString(scalarString(key[name]))
 	}
 	return b.String()
+}
+
+// scalarString formats a key attribute value: S and N as their text, B as hex.
+func scalarString(v types.AttributeValue) string {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return fmt.Sprintf("%q", v.Value)
+	case *types.AttributeValueMemberN:
+		return v.Value
+	case *types.AttributeValueMemberB:
+		return fmt.Sprintf("%x", v.Value)
+	default:
+		return fmt.Sprintf("%T", v)
+	}
 }
 
 // keyNames returns the attribute names of key, sorted.

@@ -4,6 +4,7 @@
 // ErrConflict, ErrExists, ErrUnknownIndex, ErrHasRelationships), and Map, which
 // shows an error in other types with every context and errors.Join around it kept.
 //
-// It imports no package of this module: every other package may import it
-// (internal/layers_test.go holds the rule).
+// Its context errors are package tables' *CallError, the public type a caller sees.
+// It imports no other package of this module, and tables none: every other package
+// may import it (internal/layers_test.go holds the rule).
 package errs

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/rynodb/rynodb/tables"
 )
 
 // Prefix starts every error message the module returns.
@@ -14,23 +16,13 @@ const Prefix = "ryno: "
 // another message that has one.
 func Message(err error) string { return strings.TrimPrefix(err.Error(), Prefix) }
 
-// contextError says what a call was doing when err happened.
-type contextError struct {
-	doing string
-	err   error
-}
-
-func (e *contextError) Error() string { return Prefix + e.doing + ": " + Message(e.err) }
-
-func (e *contextError) Unwrap() error { return e.err }
-
-// Wrap returns err with what the call was doing, or nil for no error. errors.Is and
-// errors.As see through it.
+// Wrap returns err with what the call was doing, or nil for no error: a
+// *tables.CallError, which errors.Is and errors.As see through.
 func Wrap(err error, format string, args ...any) error {
 	if err == nil {
 		return nil
 	}
-	return &contextError{doing: fmt.Sprintf(format, args...), err: err}
+	return &tables.CallError{Op: fmt.Sprintf(format, args...), Err: err}
 }
 
 // New returns an error whose message is the formatted text after the prefix.
@@ -46,8 +38,9 @@ var (
 	// expected. Package ryno exports it.
 	ErrConflict = errors.New(Prefix + "conflicting write")
 	// ErrExists matches the error of a Create whose entity exists, and of a value
-	// of a unique index another entity holds. It matches ErrConflict too.
-	ErrExists error = &aliasError{msg: Prefix + "entity already exists", also: ErrConflict}
+	// of a unique index another entity holds. It wraps ErrConflict, so it matches it
+	// too; the precision .0 keeps ErrConflict's message out of its own.
+	ErrExists = fmt.Errorf(Prefix+"entity already exists%.0w", ErrConflict)
 	// ErrUnknownIndex matches the error of a write of an entity last written by a
 	// client maintaining indexes this one does not register.
 	ErrUnknownIndex = errors.New(Prefix + "entity is indexed by indexes this client does not register")
@@ -64,12 +57,12 @@ func Map(err error, f func(error) error) error {
 		return nil
 	}
 	switch e := err.(type) {
-	case *contextError:
-		inner := Map(e.err, f)
-		if inner == e.err {
+	case *tables.CallError:
+		inner := Map(e.Err, f)
+		if inner == e.Err {
 			return err
 		}
-		return &contextError{doing: e.doing, err: inner}
+		return &tables.CallError{Op: e.Op, Err: inner}
 	case interface{ Unwrap() []error }:
 		if reflect.TypeOf(err) != joinType {
 			break
@@ -91,12 +84,3 @@ func Map(err error, f func(error) error) error {
 
 // joinType is the type of the errors errors.Join returns, which Map rebuilds.
 var joinType = reflect.TypeOf(errors.Join(errors.New("")))
-
-// aliasError is a sentinel that also matches another one with errors.Is.
-type aliasError struct {
-	msg  string
-	also error
-}
-
-func (e *aliasError) Error() string        { return e.msg }
-func (e *aliasError) Is(target error) bool { return target == e.also }

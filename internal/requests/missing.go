@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/tables"
 )
 
 // Missing is the client the store sends its requests through: it turns
@@ -150,21 +152,8 @@ func joinOr(names []string) string {
 }
 
 // ErrTableNotFound matches a *TableNotFoundError (ryno.ErrTableNotFound).
-var ErrTableNotFound = errors.New("ryno: table not found")
+var ErrTableNotFound = tables.ErrTableNotFound
 
 // TableNotFoundError reports a request refused because a table of the store does
-// not exist. It matches ErrTableNotFound, and unwraps to DynamoDB's error.
-type TableNotFoundError struct {
-	Table string // the missing table; several joined with "or" when DynamoDB did not say which
-	Err   error  // DynamoDB's ResourceNotFoundException
-}
-
-func (e *TableNotFoundError) Error() string {
-	return "ryno: table " + e.Table + " not found; create the tables with `ryno migrate up` or check Options.TablePrefix"
-}
-
-// Is reports whether target is ErrTableNotFound.
-func (e *TableNotFoundError) Is(target error) bool { return target == ErrTableNotFound }
-
-// Unwrap returns DynamoDB's error.
-func (e *TableNotFoundError) Unwrap() error { return e.Err }
+// not exist: package tables' type of the name, which package ryno names too.
+type TableNotFoundError = tables.TableNotFoundError

@@ -1,5 +1,7 @@
 package schema
 
+import "github.com/rynodb/rynodb/tables"
+
 // ReservedPrefix starts every attribute name the store writes itself. User attribute
 // names must not start with it.
 const ReservedPrefix = "_"
@@ -93,7 +95,7 @@ const (
 // InlineSlots is how many inline indexes the entities table has: GSIs keyed by
 // attributes of the entity item itself, so that an index emitting at most one value
 // per entity is kept by DynamoDB with the item, with no index entry to write.
-const InlineSlots = 2
+const InlineSlots = len(tables.Names{}.EntitiesInline)
 
 // Attributes of an entity item in inline index slot n (1 to InlineSlots): its
 // GSI's partition key, the scope and index name as AttrScopeIndexName holds them,

@@ -1,6 +1,8 @@
-// Package schema defines the DynamoDB schema of a RynoDB store: the names of its three
-// tables and their indexes for a given prefix, the attribute names the store reserves,
-// the CreateTable definitions, and the codec that builds compound keys.
+// Package schema defines the DynamoDB schema of a RynoDB store: the attribute names
+// the store reserves and the codec that builds compound keys. The names of its three
+// tables and their indexes for a given prefix, their CreateTable definitions and
+// the validation error are package tables', which this package names again for the
+// machinery.
 //
 // A store with prefix "app" uses these tables and indexes:
 //
@@ -21,6 +23,5 @@
 // Timestamps are written in the fixed-width TimeLayout so that they sort in time order,
 // and ItemSize computes an item's size as DynamoDB counts it against MaxItemBytes.
 //
-// The package performs no I/O; it computes names, definitions and keys only. Package
-// tables exports what users need of it.
+// The package performs no I/O; it computes names, definitions and keys only.
 package schema

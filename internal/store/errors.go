@@ -9,6 +9,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/tables"
 )
 
 // The store's refusals carry internal keys. Package ryno shows each as the public
@@ -172,19 +173,8 @@ func (e *TransactionError) Unwrap() []error {
 }
 
 // TransactionLimitError reports a transaction over one of DynamoDB's limits on
-// TransactWriteItems: Limit is "actions" (100), "bytes" (4 MB) or "item" (an item
-// written twice). Nothing was written. It matches ErrInvalid.
-type TransactionLimitError struct {
-	Limit  string
-	Detail string
-}
-
-func (e *TransactionLimitError) Error() string {
-	return fmt.Sprintf("%stransaction over DynamoDB's limit on %s: %s", errs.Prefix, e.Limit, e.Detail)
-}
-
-// Is makes errors.Is match schema.ErrInvalid.
-func (e *TransactionLimitError) Is(target error) bool { return target == schema.ErrInvalid }
+// TransactWriteItems: package tables' type of the name, which package ryno names too.
+type TransactionLimitError = tables.TransactionLimitError
 
 // invalid is the error of input refused before any request.
 func invalid(field, value, reason string) error {

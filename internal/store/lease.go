@@ -478,11 +478,16 @@ func (c *Core) requireObjects(ctx context.Context, puts []relationships.Entry) e
 	return nil
 }
 
-// ObjectMissingError refuses an edge to an entity that does not exist.
+// ObjectMissingError refuses an edge to an entity that does not exist. Its caller
+// sees it as Plain.
 type ObjectMissingError struct{ Object Key }
 
-func (e *ObjectMissingError) Error() string {
-	return fmt.Sprintf("%v: %s, the object of an edge", errs.ErrNotFound, e.Object)
+func (e *ObjectMissingError) Error() string { return e.Plain().Error() }
+
+// Plain is the refusal as package ryno returns it: errs.ErrNotFound wrapped with
+// the object's key, of no type of the machinery.
+func (e *ObjectMissingError) Plain() error {
+	return fmt.Errorf("%w: %s, the object of an edge", errs.ErrNotFound, e.Object)
 }
 
 // Is makes errors.Is match errs.ErrNotFound.

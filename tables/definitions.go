@@ -1,4 +1,4 @@
-package schema
+package tables
 
 import (
 	"fmt"
@@ -57,6 +57,28 @@ func (b Billing) throughput() *types.ProvisionedThroughput {
 	}
 }
 
+// The key attributes of the tables and their indexes. Package internal/schema names
+// them for the rest of the module; its tests hold the two to the same spelling.
+const (
+	attrID                 = "_id"
+	attrScopeTypeKey       = "_scope_type_key"
+	attrUpdated            = "_updated"
+	attrSubjectKey         = "_subject_key"
+	attrPredicateKey       = "_predicate_key"
+	attrObjectKey          = "_object_key"
+	attrReverseKey         = "_reverse_key"
+	attrPredicateObjectKey = "_predicate_object_key"
+	attrUniqueKey          = "_unique_key"
+	attrScopeIndexName     = "_scope_index_name"
+	attrIndexKey           = "_index_key"
+)
+
+// The key attributes of the inline indexes' GSIs, by slot - 1.
+var (
+	attrInlineName = [len(Names{}.EntitiesInline)]string{"_inline1_name", "_inline2_name"}
+	attrInlineKey  = [len(Names{}.EntitiesInline)]string{"_inline1_key", "_inline2_key"}
+)
+
 // Definitions returns the CreateTable inputs of the three tables, in creation order,
 // each with its secondary indexes. Every call returns new values that the caller may
 // modify.
@@ -74,24 +96,24 @@ func entitiesTable(n Names, b Billing) *dynamodb.CreateTableInput {
 		BillingMode:           b.EffectiveMode(),
 		ProvisionedThroughput: b.throughput(),
 		AttributeDefinitions: []types.AttributeDefinition{
-			attr(AttrID, types.ScalarAttributeTypeS),
-			attr(AttrScopeTypeKey, types.ScalarAttributeTypeS),
-			attr(AttrUpdated, types.ScalarAttributeTypeS),
+			attr(attrID, types.ScalarAttributeTypeS),
+			attr(attrScopeTypeKey, types.ScalarAttributeTypeS),
+			attr(attrUpdated, types.ScalarAttributeTypeS),
 		},
-		KeySchema: keySchema(AttrID, AttrScopeTypeKey),
+		KeySchema: keySchema(attrID, attrScopeTypeKey),
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
 			IndexName:             aws.String(n.EntitiesByType),
-			KeySchema:             keySchema(AttrScopeTypeKey, AttrUpdated),
+			KeySchema:             keySchema(attrScopeTypeKey, attrUpdated),
 			Projection:            &types.Projection{ProjectionType: types.ProjectionTypeAll},
 			ProvisionedThroughput: b.throughput(),
 		}},
 	}
 	for i, gsi := range n.EntitiesInline {
 		t.AttributeDefinitions = append(t.AttributeDefinitions,
-			attr(AttrInlineName[i], types.ScalarAttributeTypeS), attr(AttrInlineKey[i], types.ScalarAttributeTypeS))
+			attr(attrInlineName[i], types.ScalarAttributeTypeS), attr(attrInlineKey[i], types.ScalarAttributeTypeS))
 		t.GlobalSecondaryIndexes = append(t.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
 			IndexName:             aws.String(gsi),
-			KeySchema:             keySchema(AttrInlineName[i], AttrInlineKey[i]),
+			KeySchema:             keySchema(attrInlineName[i], attrInlineKey[i]),
 			Projection:            &types.Projection{ProjectionType: types.ProjectionTypeAll},
 			ProvisionedThroughput: b.throughput(),
 		})
@@ -105,22 +127,22 @@ func relationshipsTable(n Names, b Billing) *dynamodb.CreateTableInput {
 		BillingMode:           b.EffectiveMode(),
 		ProvisionedThroughput: b.throughput(),
 		AttributeDefinitions: []types.AttributeDefinition{
-			attr(AttrSubjectKey, types.ScalarAttributeTypeS),
-			attr(AttrPredicateKey, types.ScalarAttributeTypeS),
-			attr(AttrObjectKey, types.ScalarAttributeTypeS),
-			attr(AttrReverseKey, types.ScalarAttributeTypeS),
-			attr(AttrPredicateObjectKey, types.ScalarAttributeTypeS),
+			attr(attrSubjectKey, types.ScalarAttributeTypeS),
+			attr(attrPredicateKey, types.ScalarAttributeTypeS),
+			attr(attrObjectKey, types.ScalarAttributeTypeS),
+			attr(attrReverseKey, types.ScalarAttributeTypeS),
+			attr(attrPredicateObjectKey, types.ScalarAttributeTypeS),
 		},
-		KeySchema: keySchema(AttrSubjectKey, AttrPredicateKey),
+		KeySchema: keySchema(attrSubjectKey, attrPredicateKey),
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
 			IndexName:             aws.String(n.ReverseRelationships),
-			KeySchema:             keySchema(AttrObjectKey, AttrReverseKey),
+			KeySchema:             keySchema(attrObjectKey, attrReverseKey),
 			Projection:            &types.Projection{ProjectionType: types.ProjectionTypeAll},
 			ProvisionedThroughput: b.throughput(),
 		}},
 		LocalSecondaryIndexes: []types.LocalSecondaryIndex{{
 			IndexName:  aws.String(n.RelationshipsByObject),
-			KeySchema:  keySchema(AttrSubjectKey, AttrPredicateObjectKey),
+			KeySchema:  keySchema(attrSubjectKey, attrPredicateObjectKey),
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
 		}},
 	}
@@ -132,15 +154,15 @@ func indexEntriesTable(n Names, b Billing) *dynamodb.CreateTableInput {
 		BillingMode:           b.EffectiveMode(),
 		ProvisionedThroughput: b.throughput(),
 		AttributeDefinitions: []types.AttributeDefinition{
-			attr(AttrSubjectKey, types.ScalarAttributeTypeS),
-			attr(AttrUniqueKey, types.ScalarAttributeTypeS),
-			attr(AttrScopeIndexName, types.ScalarAttributeTypeS),
-			attr(AttrIndexKey, types.ScalarAttributeTypeS),
+			attr(attrSubjectKey, types.ScalarAttributeTypeS),
+			attr(attrUniqueKey, types.ScalarAttributeTypeS),
+			attr(attrScopeIndexName, types.ScalarAttributeTypeS),
+			attr(attrIndexKey, types.ScalarAttributeTypeS),
 		},
-		KeySchema: keySchema(AttrSubjectKey, AttrUniqueKey),
+		KeySchema: keySchema(attrSubjectKey, attrUniqueKey),
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
 			IndexName:             aws.String(n.IndexLookup),
-			KeySchema:             keySchema(AttrScopeIndexName, AttrIndexKey),
+			KeySchema:             keySchema(attrScopeIndexName, attrIndexKey),
 			Projection:            &types.Projection{ProjectionType: types.ProjectionTypeAll},
 			ProvisionedThroughput: b.throughput(),
 		}},

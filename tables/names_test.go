@@ -1,4 +1,4 @@
-package schema
+package tables
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ func TestNewNames(t *testing.T) {
 		Prefix:                "app",
 		Entities:              "app_entities_master",
 		EntitiesByType:        "app_entities_by_type",
-		EntitiesInline:        [InlineSlots]string{"app_entities_inline_1", "app_entities_inline_2"},
+		EntitiesInline:        [2]string{"app_entities_inline_1", "app_entities_inline_2"},
 		Relationships:         "app_relationship_entries",
 		ReverseRelationships:  "app_incoming_relationships",
 		RelationshipsByObject: "app_relationships_by_object",

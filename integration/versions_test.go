@@ -623,3 +623,44 @@ func TestIfCreatedIsCheckedBeforeAnyRequest(t *testing.T) {
 	}
 	require.Zero(t, counter.Total(), "no request")
 }
+
+// TestIfVersionOfAMissingEntityIsAConflict carries a version into every write that
+// takes IfVersion, on a key with no entity (never created, or deleted): each fails
+// with a *ConflictError matching ErrNotFound too, as IfVersion promises, and
+// creates nothing.
+func TestIfVersionOfAMissingEntityIsAConflict(t *testing.T) {
+	writes := map[string]func(db *ryno.Client, k ryno.Key) error{
+		"Update": func(db *ryno.Client, k ryno.Key) error {
+			_, err := db.Update(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"v": "x"}}, ryno.IfVersion(1))
+			return err
+		},
+		"Set": func(db *ryno.Client, k ryno.Key) error {
+			_, err := db.Set(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"v": "x"}}, ryno.IfVersion(1))
+			return err
+		},
+		"Patch": func(db *ryno.Client, k ryno.Key) error {
+			_, err := db.Patch(ctx, k, ryno.Patch{Set: map[string]any{"v": "x"}}, ryno.IfVersion(1))
+			return err
+		},
+		"Modify": func(db *ryno.Client, k ryno.Key) error {
+			_, err := db.Modify(ctx, k, func(e *ryno.Entity) error { e.Attributes["v"] = "x"; return nil }, ryno.IfVersion(1))
+			return err
+		},
+		"Delete": func(db *ryno.Client, k ryno.Key) error { return db.Delete(ctx, k, ryno.IfVersion(1)) },
+	}
+	for kind, s := range lifeStores(t) {
+		for name, write := range writes {
+			t.Run(kind+"/"+name, func(t *testing.T) {
+				never := ryno.Key{Scope: "acme", Type: "person", ID: "never-" + name}
+				gone, _ := twoLivesOf(t, s.Client, "gone-"+name)
+				require.NoError(t, s.Delete(ctx, gone.Key))
+				for _, k := range []ryno.Key{never, gone.Key} {
+					err := write(s.Client, k)
+					requireOtherLife(t, err)
+					_, err = s.Get(ctx, k, ryno.Consistent())
+					require.ErrorIs(t, err, ryno.ErrNotFound, "nothing created")
+				}
+			})
+		}
+	}
+}

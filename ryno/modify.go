@@ -87,6 +87,10 @@ func (c *Client) modifyOnce(ctx context.Context, k Key, o writeOptions, fn func(
 		if gone := o.life(k, time.Time{}); gone != nil {
 			return nil, gone
 		}
+		if version > 0 { // IfVersion's refusal, as Update's
+			return nil, &ConflictError{Key: k, Expected: version, Missing: true,
+				Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
+		}
 	}
 	if err != nil {
 		return nil, err

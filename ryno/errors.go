@@ -34,8 +34,9 @@ var (
 	// register: writing it here would leave their entries stale.
 	ErrUnknownIndex = errs.ErrUnknownIndex
 	// ErrHasRelationships is returned (wrapped) by a transaction deleting an entity
-	// that holds relationship entries, or that entries point at: deleting them could
-	// take more than one transaction. Delete such an entity with Delete.
+	// that holds relationship entries, or that entries point at which no other
+	// operation of the transaction removes (see TxDelete): deleting them could take
+	// more than one transaction. Delete such an entity with Delete.
 	ErrHasRelationships = errs.ErrHasRelationships
 	// ErrInvalidCursor is returned (wrapped), before any request, for a cursor that
 	// was altered, is malformed, or was issued for another query, direction or

@@ -55,9 +55,25 @@ func TxPatch(k Key, p Patch, opts ...WriteOption) Op {
 }
 
 // TxDelete deletes the entity k with its index entries, in a transaction. The
-// entity must hold no relationship entry and none may point at it: a Delete that
-// must sweep relationships is too large for one transaction (use Delete). IfVersion
-// and IfCreated apply as to Delete.
+// entity must hold no relationship entry, and every entry pointing at it must be
+// removed by another operation of the transaction: a TxRemoveRelationships of k
+// from that entry's list or set, or a TxCreate, TxUpdate or TxSet replacing that
+// list (ReplaceLists) by one without k. Using an invitation once is one
+// transaction:
+//
+//	db.Transact(ctx,
+//		ryno.TxRemoveRelationships(group, "invitations", []ryno.Key{inv}),
+//		ryno.TxAddRelationships(group, "members", []ryno.Key{member}),
+//		ryno.TxDelete(inv))
+//
+// Another entry pointing at it, or one it holds, refuses the transaction with
+// ErrHasRelationships before anything is written: a Delete that must sweep
+// relationships may be too large for one transaction (use Delete). The entries
+// pointing at it are read through the reverse index, which DynamoDB keeps
+// eventually consistent, and a TxDelete puts no tombstone: an entry written by
+// another list a moment before the commit can outlive the entity, as an orphan
+// that Check reports and a Delete of k removes. IfVersion and IfCreated apply as
+// to Delete.
 func TxDelete(k Key, opts ...WriteOption) Op { return Op{kind: opDelete, key: k, opts: opts} }
 
 // TxCheck requires c of the entity k when the transaction commits, writing nothing.

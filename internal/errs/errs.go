@@ -45,7 +45,8 @@ var (
 	// client maintaining indexes this one does not register.
 	ErrUnknownIndex = errors.New(Prefix + "entity is indexed by indexes this client does not register")
 	// ErrHasRelationships matches the error of a transaction deleting an entity
-	// that holds relationship entries, or that entries point at.
+	// that holds relationship entries, or that entries point at which the
+	// transaction does not remove.
 	ErrHasRelationships = errors.New(Prefix + "the entity has relationship entries; delete it with Delete, outside a transaction")
 )
 

@@ -17,6 +17,7 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -238,6 +239,12 @@ func (t *Tx) Commit(ctx context.Context) ([]TxResult, error) {
 		case err != nil:
 			return nil, err
 		}
+		if moved := t.unremoved(parts); len(moved) > 0 {
+			if err := pace.Wait(ctx); err != nil {
+				return nil, &TransactionError{Ops: moved}
+			}
+			continue
+		}
 		all, owners, err := t.assemble(parts)
 		if err != nil {
 			return nil, err
@@ -272,6 +279,16 @@ type txPart struct {
 	// needsSubject asks assemble for the check of the subject, once for all the
 	// operations whose heads stand for it (txOp.headsStand).
 	needsSubject bool
+	// incoming are the entries a TxDelete read pointing at its entity, each in a
+	// list or set another operation removes the entity from (Tx.removes).
+	incoming []incomingEntry
+}
+
+// incomingEntry is an entry pointing at the entity of a TxDelete: its key as
+// stored, and what it says.
+type incomingEntry struct {
+	key   map[string]types.AttributeValue
+	entry relationships.Entry
 }
 
 // read reads what every operation needs, in parallel, and plans its actions. The
@@ -335,7 +352,7 @@ func (t *Tx) plan(ctx context.Context, op *txOp) (*txPart, error) {
 	case TxPatch:
 		return t.c.txPatch(ctx, op)
 	case TxDelete:
-		return t.c.txDelete(ctx, op)
+		return t.c.txDelete(ctx, op, t.removal(op.Key))
 	case TxCheck:
 		if t.joined[op.Key] == op {
 			return &txPart{op: op}, nil // checked by the list operation of its subject
@@ -348,6 +365,81 @@ func (t *Tx) plan(ctx context.Context, op *txOp) (*txPart, error) {
 		return t.c.txSet(ctx, op, t.written, t.joined[op.Key])
 	}
 	return t.c.txList(ctx, op, t.written, t.joined[op.Key])
+}
+
+// removal returns what says of an entry pointing at k whether an operation of the
+// transaction removes it (see removes), or nil when no operation removes k from a
+// list or set.
+func (t *Tx) removal(k Key) func(relationships.Entry) bool {
+	if !slices.ContainsFunc(t.ops, func(p *txOp) bool {
+		return p.Kind == TxRemove && slices.Contains(p.Objects, k) || len(p.Put.Lists) > 0
+	}) {
+		return nil
+	}
+	return func(e relationships.Entry) bool { return t.removes(e.Subject, e.Predicate, e.Object) }
+}
+
+// removes reports whether an operation of the transaction removes object from
+// subject's list or set predicate, so that no entry of it there outlives the
+// commit: a TxRemove of object, whose conditions hold what it read of object's
+// entries until the commit (a set's one entry, there or not; a list's marker of
+// object, with the positions it deletes), or a write replacing the list
+// (ReplaceLists) by one without object, on the condition that the list is the one
+// it read (the head's version and digest). An entry there that a TxDelete of
+// object reads must also be one that operation acts on (unremoved). Its action is
+// the only one on the entry's item: a TxDelete adds none on entries of other
+// subjects, and a transaction holds one action per item.
+func (t *Tx) removes(subject Key, predicate string, object Key) bool {
+	for _, p := range t.ops {
+		if p.Key != subject {
+			continue
+		}
+		switch p.Kind {
+		case TxRemove:
+			if p.Predicate == predicate && slices.Contains(p.Objects, object) {
+				return true
+			}
+		case TxCreate, TxUpdate, TxSet:
+			if objects, ok := p.Put.Lists[predicate]; ok && !slices.Contains(objects, object) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unremoved returns the refusals of the TxDeletes that read an entry pointing at
+// their entity, in a list another operation removes it from, that no action of
+// that operation touches. The removal of a list deletes the positions the entity's
+// marker held when it read it: the entry is newer than that read (whose conditions
+// would refuse the commit), or gone and still shown by the reverse index, which is
+// read eventually, or in a list whose markers do not describe it (written before
+// lists had heads). The transaction reads again, and the refusals, which match
+// ErrHasRelationships, stand when the entry stays.
+func (t *Tx) unremoved(parts []*txPart) []OpError {
+	var touched map[string]bool
+	var moved []OpError
+	for _, p := range parts {
+		if len(p.incoming) == 0 {
+			continue
+		}
+		if touched == nil {
+			touched = map[string]bool{}
+			for _, q := range parts {
+				for _, act := range q.t.Actions {
+					touched[actionItem(act)] = true
+				}
+			}
+		}
+		for _, in := range p.incoming {
+			if !touched[batching.ItemID(t.c.Names.Relationships, in.key)] {
+				moved = append(moved, p.op.refusal(fmt.Errorf("%w: an entry of %s %q pointing at it is not one the operation removing it from that list read",
+					errs.ErrHasRelationships, in.entry.Subject, in.entry.Predicate)))
+				break
+			}
+		}
+	}
+	return moved
 }
 
 // assemble joins the parts into one transaction and checks DynamoDB's limits. owners

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/actions"
@@ -18,6 +18,7 @@ import (
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/sweep"
 )
@@ -184,11 +185,16 @@ func (c *Core) readWithEntries(ctx context.Context, k Key) (item map[string]type
 // txDelete plans a Delete in a transaction: the entity, its index entries, the
 // claims of its unique values and the heads of its empty lists, under the condition
 // that it is still the version read, which must be the one IfVersion asks for. An
-// entity with relationship entries is refused.
-func (c *Core) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
-	var partition, incoming []map[string]types.AttributeValue
+// entity with relationship entries is refused, as is one that an entry points at
+// which no operation of the transaction removes (removed, see Tx.removes; nil when
+// none removes the entity from anything). The entries it removes are the part's
+// incoming, which Tx.unremoved matches with the actions of the other parts.
+func (c *Core) txDelete(ctx context.Context, op *txOp, removed func(relationships.Entry) bool) (*txPart, error) {
+	var partition []map[string]types.AttributeValue
+	var incoming []incomingEntry
 	var item map[string]types.AttributeValue
 	var entries []map[string]types.AttributeValue
+	var left bool
 	err := batching.Parallel(ctx, 3, 3, func(ctx context.Context, i int) error {
 		var err error
 		switch i {
@@ -197,12 +203,7 @@ func (c *Core) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 		case 1:
 			partition, err = c.partitionItems(ctx, op.Key)
 		default:
-			var out *dynamodb.QueryOutput
-			in := c.IncomingQuery(op.Key)
-			in.Limit = aws.Int32(1)
-			if out, err = c.API.Query(ctx, in); err == nil {
-				incoming = out.Items
-			}
+			left, incoming, err = c.incomingOf(ctx, op.Key, removed)
 		}
 		return err
 	})
@@ -224,11 +225,12 @@ func (c *Core) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 		return p, nil
 	case op.Version > 0 && s.Version != op.Version:
 		return nil, &ConflictError{Key: op.Key, Expected: op.Version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.Version, s.Version)}
-	case len(incoming) > 0 || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !Bookkeeping(i) || underLease(i) }):
+	case left || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !Bookkeeping(i) || underLease(i) }):
 		return nil, errs.ErrHasRelationships
 	case s.Pending != "":
 		return nil, &pendingError{Key: op.Key}
 	}
+	p.incoming = incoming
 	c.addEntityDelete(&p.t, op, s)
 	for _, e := range ParseEntries(entries) {
 		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.Names.IndexEntries, e.PrimaryKey())})[0], actions.Role{Kind: actions.RoleIndex}, 0)
@@ -256,6 +258,35 @@ func (c *Core) txDelete(ctx context.Context, op *txOp) (*txPart, error) {
 	}
 	return p, nil
 }
+
+// incomingOf reads the entries pointing at k through the reverse index. It
+// reports whether one is left that no operation of the transaction removes
+// (removed; with nil, any entry is left: one is read at most), and returns the
+// others.
+func (c *Core) incomingOf(ctx context.Context, k Key, removed func(relationships.Entry) bool) (left bool, found []incomingEntry, err error) {
+	in := c.IncomingQuery(k)
+	if removed == nil {
+		in.Limit = aws.Int32(1)
+	}
+	err = c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+		for _, item := range items {
+			e, err := relationships.FromItem(item)
+			if err != nil || removed == nil || !removed(e) {
+				return errEntryLeft
+			}
+			found = append(found, incomingEntry{key: batching.Project(item, schema.RelationshipKeyAttrs()), entry: e})
+		}
+		return nil
+	})
+	if errors.Is(err, errEntryLeft) {
+		return true, nil, nil
+	}
+	return false, found, err
+}
+
+// errEntryLeft ends the read of the entries pointing at an entity at the first
+// that refuses its TxDelete.
+var errEntryLeft = errors.New(errs.Prefix + "an entry is left")
 
 // checkGone makes p, the TxDelete of k read as missing, check that k is still not
 // live at the commit: an entity created after the read would otherwise stay alive

@@ -11,7 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -238,4 +241,54 @@ func sealedTx(t *testing.T, c *Core, ops []TxOp) *Tx {
 	}
 	require.NoError(t, tx.Seal())
 	return tx
+}
+
+func TestTxRemovesAnEntryPointingAtADeletedEntityOnlyByRemovingItsObjectFromItsList(t *testing.T) {
+	c := testCore(t, nil, 4, 3)
+	c.Indexes = noIndexes{}
+	key := func(id string) Key { return Key{Scope: "s", Type: "t", ID: id} }
+	inv, kept := key("inv"), key("kept")
+	replaced := TxOp{Kind: TxUpdate, Put: Put{Mode: PutUpdate, Key: key("h"), Base: actions.EntityKey(key("h")),
+		Lists: map[string][]Key{"p": {kept}}}}
+	tx := sealedTx(t, c, []TxOp{
+		{Kind: TxRemove, Key: key("g"), Predicate: "invites", Objects: []Key{kept, inv}},
+		{Kind: TxAdd, Key: key("added"), Predicate: "invites", Objects: []Key{inv}},
+		replaced,
+		{Kind: TxDelete, Key: inv},
+	})
+	tests := []struct {
+		subject, predicate string
+		object             Key
+		removes            bool
+	}{
+		{"g", "invites", inv, true},
+		{"g", "other", inv, false},        // another list of the subject
+		{"other", "invites", inv, false},  // another subject's list
+		{"added", "invites", inv, false},  // an Add removes nothing
+		{"h", "p", inv, true},             // replaced by a list without it
+		{"h", "p", kept, false},           // replaced by a list with it
+		{"h", "q", inv, false},            // a list the write leaves alone
+		{"g", "invites", key("x"), false}, // an object the Remove does not name
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.removes, tx.removes(key(tt.subject), tt.predicate, tt.object), "%s %s -> %s", tt.subject, tt.predicate, tt.object.ID)
+	}
+	require.NotNil(t, tx.removal(inv))
+	alone := sealedTx(t, c, []TxOp{{Kind: TxAdd, Key: key("g"), Predicate: "p", Objects: []Key{inv}}, {Kind: TxDelete, Key: inv}})
+	require.Nil(t, alone.removal(inv), "no operation removes it: the first entry pointing at it refuses the delete")
+
+	// An entry read is removed only when an action of the transaction is on it.
+	entry := func(index int) incomingEntry {
+		e := relationships.Entry{Subject: key("g"), Predicate: "invites", Index: index, Object: inv}
+		return incomingEntry{key: e.PrimaryKey(), entry: e}
+	}
+	remove := &txPart{op: tx.ops[0]}
+	remove.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.Names.Relationships, entry(1).key)})[0], actions.Role{Kind: actions.RoleEntry}, 0)
+	del := &txPart{op: tx.ops[3], incoming: []incomingEntry{entry(1)}}
+	require.Empty(t, tx.unremoved([]*txPart{remove, del}))
+	del.incoming = append(del.incoming, entry(2))
+	refused := tx.unremoved([]*txPart{remove, del})
+	require.Len(t, refused, 1)
+	require.Equal(t, 3, refused[0].Index)
+	require.ErrorIs(t, refused[0].Err, errs.ErrHasRelationships)
 }

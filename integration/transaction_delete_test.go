@@ -291,3 +291,31 @@ func TestATxDeleteIsRefusedForAnEntryItsListsRemovalDoesNotSee(t *testing.T) {
 	require.NoError(t, err)
 	require.ElementsMatch(t, []ryno.Key{g, old}, subjectsPointingAt(t, s.Client, inv))
 }
+
+// TestATxDeleteDoesNotDeleteALifeItDidNotRead holds a TxDelete's commit, after it
+// read the entity at version 1, while another client deletes the entity and
+// creates it again, at version 1 too, with index entries of its own: the
+// TxDelete requires the life it read, reads again and deletes the new life whole,
+// leaving none of its entries behind.
+func TestATxDeleteDoesNotDeleteALifeItDidNotRead(t *testing.T) {
+	held := newHeldCommit(false)
+	opts := ryno.Options{Indexes: mixedIndexes}
+	s := newStoreOpts(t, held.wrap, opts)
+	other := newClientOn(t, s, opts)
+	first, err := other.Create(ctx, person("ada", map[string]any{"name": "Ada", "email": "ada@first", "age": 36}))
+	require.NoError(t, err)
+
+	held.armed.Store(true)
+	tx := background(func() error { _, err := s.Transact(ctx, ryno.TxDelete(first.Key)); return err })
+	wait(t, held.held, "the TxDelete's commit")
+	require.NoError(t, other.Delete(ctx, first.Key))
+	second, err := other.Create(ctx, person("ada", map[string]any{"name": "Ada", "email": "ada@second", "age": 37}))
+	require.NoError(t, err)
+	require.Equal(t, first.Version, second.Version)
+	close(held.release)
+
+	require.NoError(t, result(t, tx, "the TxDelete"))
+	_, err = other.Get(ctx, first.Key, ryno.Consistent())
+	require.ErrorIs(t, err, ryno.ErrNotFound)
+	require.Empty(t, indexItems(t, s.raw, s.Names()), "no index entry of either life is left")
+}

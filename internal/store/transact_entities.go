@@ -305,8 +305,10 @@ func (c *Core) checkGone(p *txPart, k Key) {
 func (c *Core) addEntityDelete(t *actions.Transaction, op *txOp, s entitystate.State) {
 	cond := expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(s.Version))).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
-	if !op.Created.IsZero() {
-		cond = cond.And(entitystate.CreatedIs(op.Created))
+	// The life read, which IfCreated's when given: another life at the same version,
+	// created meanwhile, has index entries this delete did not read.
+	if !s.Created.IsZero() {
+		cond = cond.And(entitystate.CreatedIs(s.Created))
 	}
 	if op.Cond != nil {
 		cond = cond.And(op.Cond.Build(c.Now()))

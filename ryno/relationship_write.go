@@ -87,10 +87,13 @@ func CheckObjects(on bool) ListOption {
 // The version names the list's entries, objects and positions, so it changes with
 // every change of them (an Add, a Remove, a Replace, a Set with ReplaceLists, a
 // Delete of an object sweeping its edge), and a list back to the entries it had
-// has its version again. The check costs nothing more when the list has a head:
-// the write reads and conditions the head anyway. The write goes alone, never
-// batched with other calls on the list (as with CheckObjects); one too large for a
-// transaction checks the version under its lease.
+// has its version again. The check sends no request more when the list has a
+// head, which the write reads and conditions anyway: an Add or Remove that changes
+// nothing adds a check of the head to its transaction, and one of a list with no
+// head reads its entries (a Query). The write goes alone, never batched with other
+// calls on the list (as with CheckObjects); one too large for a transaction checks
+// the version under its lease. An Add or Remove of no objects returns at once, as
+// without it.
 //
 // A set or an ordered set keeps no version: the option on one is refused with a
 // *ValidationError (ErrInvalid) before any request, as is a v that is not a

@@ -335,6 +335,41 @@ func TestALargeReplaceRequiringAListVersionChecksItUnderItsLease(t *testing.T) {
 	requireListExact(t, s, board, "cards")
 }
 
+// TestAListLeftPartWayIsFinishedBeforeAWriteChecksItsVersion has a large Replace
+// cut off under its lease, and reads the list part-way: once the lease expired, a
+// write requiring the version before the cut write, or the part-way one, finishes
+// the cut write, then fails, writing nothing of its own; at the version of the list
+// finished, it commits.
+func TestAListLeftPartWayIsFinishedBeforeAWriteChecksItsVersion(t *testing.T) {
+	const lease = 30 * time.Second
+	s, subject := listStore(t, ryno.Options{})
+	clk := newManualClock()
+	cut := newFaultyClient(t, s, ryno.Options{ListLease: lease, MaxConcurrency: 1, Retry: ryno.RetryOptions{MaxAttempts: 1}, Now: clk.Now})
+	next := newClientOn(t, s, ryno.Options{ListLease: lease, Now: clk.Now})
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, "follows", pks("old", 10)))
+	_, before := readList(t, s.Client, subject, "follows")
+
+	first := pks("first", 300)
+	cut.faults.FailAfter("TransactWriteItems", 3, func() error { return errInjected })
+	require.ErrorIs(t, cut.db.ReplaceRelationships(ctx, subject, "follows", first), errInjected)
+	head, _, _ := listItems(t, s, subject, "follows")
+	require.Contains(t, head, "_intent", "the cut write left its intent")
+	_, partWay := readList(t, s.Client, subject, "follows")
+	require.NotEqual(t, before, partWay)
+
+	clk.Advance(lease + time.Millisecond)
+	second := pks("second", 5)
+	for _, v := range []string{before, partWay} {
+		requireStale(t, next.ReplaceRelationships(ctx, subject, "follows", second, ryno.IfListVersion(v)), "follows")
+		require.Equal(t, first, objectsOf(t, s.Client, subject, "follows", 1000), "the cut write is finished, nothing of the Replace written")
+		requireListExact(t, s, subject, "follows")
+	}
+	_, finished := readList(t, s.Client, subject, "follows")
+	require.NoError(t, next.ReplaceRelationships(ctx, subject, "follows", second, ryno.IfListVersion(finished)))
+	require.Equal(t, second, objectsOf(t, s.Client, subject, "follows", 1000))
+	requireListExact(t, s, subject, "follows")
+}
+
 // TestIfListVersionIsRefusedOnASetAndWhenMalformed gives IfListVersion to the writes
 // of a set and an ordered set, and malformed versions to a list's: each is refused
 // with ErrInvalid before any request. Listings of sets, of every predicate and of

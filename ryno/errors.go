@@ -79,7 +79,9 @@ type ItemKey = tables.ItemKey
 // write that kept losing races) and found Stored (0: no entity). Nothing was written.
 // It matches ErrConflict, and ErrNotFound too when the entity does not exist.
 //
-// For a relationship list, Predicate names the list: Key's list under Predicate.
+// For a relationship list, Predicate names the list: Key's list under Predicate
+// (Expected and Stored are 0). A list write under IfListVersion whose list is at
+// another version fails with one.
 type ConflictError struct {
 	Key       Key
 	Predicate string // the list's predicate; "" for the entity itself

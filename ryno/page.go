@@ -41,6 +41,14 @@ type PageOptions struct {
 type Page[T any] struct {
 	Items  []T
 	Cursor string
+	// ListVersion is the version of the list a page of Relationships or
+	// RelatedEntities holds whole: the first page of one predicate of a list (not
+	// a set, not AllPredicates) with no Cursor after it. It is computed from the
+	// entries the page read, with no request, so it describes exactly what was
+	// read, consistently or not; IfListVersion makes a write require it. Empty
+	// for every other page: to version a list longer than a page, give a Limit
+	// above its length (a page also ends at 1 MB of entries, about 2,500).
+	ListVersion string
 }
 
 func (p PageOptions) limit() (int, error) {

@@ -44,7 +44,9 @@ const AllPredicates = ""
 
 // Relationships returns one page of the subject's relationships under predicate, in
 // list order, or of every predicate with AllPredicates, ordered by predicate and
-// then by list position. One Query request per page.
+// then by list position. One Query request per page. A page holding a whole list
+// carries its version (Page.ListVersion), for a write that requires it
+// (IfListVersion).
 func (c *Client) Relationships(ctx context.Context, subject Key, predicate string, p PageOptions) (_ *Page[Relationship], err error) {
 	ctx, call, err := c.begin(ctx, "Relationships")
 	defer call.end(&err)
@@ -68,7 +70,20 @@ func (c *Client) Relationships(ctx context.Context, subject Key, predicate strin
 	if err != nil {
 		return nil, wrap(err, "relationships of %s", subject)
 	}
+	if predicate != AllPredicates && !c.core.Sets[predicate] && p.Cursor == "" && page.Cursor == "" {
+		page.ListVersion = listVersion(subject, predicate, page.Items)
+	}
 	return page, nil
+}
+
+// listVersion is the version of subject's list for predicate whose entries are
+// rels, all of them.
+func listVersion(subject Key, predicate string, rels []Relationship) string {
+	entries := make([]relationships.Entry, len(rels))
+	for i, r := range rels {
+		entries[i] = relationships.Entry{Subject: relationships.Key(r.Subject), Predicate: r.Predicate, Index: r.Index, Object: relationships.Key(r.Object)}
+	}
+	return relationships.VersionOf(relationships.Key(subject), predicate, entries)
 }
 
 // AllRelationships iterates over every relationship Relationships would page through.
@@ -82,7 +97,8 @@ func (c *Client) AllRelationships(ctx context.Context, subject Key, predicate st
 // under predicate (AllPredicates for every one), in list order. Objects that no longer
 // exist are skipped, so a page can hold fewer entities than its limit; an object
 // listed twice appears twice. One Query, then the objects in parallel BatchGetItem
-// requests: two rounds per page.
+// requests: two rounds per page. A page holding a whole list carries its version,
+// as for Relationships: that of the list, whatever the entities read.
 func (c *Client) RelatedEntities(ctx context.Context, subject Key, predicate string, p PageOptions) (_ *Page[*Entity], err error) {
 	ctx, call, err := c.begin(ctx, "RelatedEntities")
 	defer call.end(&err)
@@ -93,7 +109,12 @@ func (c *Client) RelatedEntities(ctx context.Context, subject Key, predicate str
 	if err != nil {
 		return nil, err
 	}
-	return c.entitiesPage(ctx, keysOf(rels.Items, func(r Relationship) Key { return r.Object }), rels.Cursor, p.Consistent)
+	page, err := c.entitiesPage(ctx, keysOf(rels.Items, func(r Relationship) Key { return r.Object }), rels.Cursor, p.Consistent)
+	if err != nil {
+		return nil, err
+	}
+	page.ListVersion = rels.ListVersion
+	return page, nil
 }
 
 // keysOf returns the key pick takes from each relationship.

@@ -21,7 +21,7 @@ import (
 // conditions make that read hold: two rounds. When another writer changed the list
 // meanwhile, it reads and tries again (Options.Conflicts), then fails with a
 // *ConflictError naming the list. Too many objects for one transaction take a lease
-// on the list instead.
+// on the list instead. IfListVersion makes it require the list as read.
 func (c *Client) AddRelationships(ctx context.Context, subject Key, predicate string, objects []Key, opts ...ListOption) (_ []Key, err error) {
 	ctx, call, err := c.begin(ctx, "AddRelationships")
 	defer call.end(&err)
@@ -35,7 +35,8 @@ func (c *Client) AddRelationships(ctx context.Context, subject Key, predicate st
 // RemoveRelationships deletes every entry of the subject's list under predicate that
 // points at one of objects and was there when it commits; objects not in the list
 // are ignored. It returns the objects it removed. The subject must exist
-// (ErrNotFound otherwise). Two rounds, as AddRelationships.
+// (ErrNotFound otherwise). Two rounds, as AddRelationships. IfListVersion makes it
+// require the list as read.
 func (c *Client) RemoveRelationships(ctx context.Context, subject Key, predicate string, objects []Key, opts ...ListOption) (_ []Key, err error) {
 	ctx, call, err := c.begin(ctx, "RemoveRelationships")
 	defer call.end(&err)
@@ -52,6 +53,10 @@ func (c *Client) RemoveRelationships(ctx context.Context, subject Key, predicate
 // only the entries that change, with the markers and the head, in one transaction
 // conditional on the list being the one read. The subject must exist (ErrNotFound
 // otherwise); with CheckObjects, so must every object written.
+//
+// A Replace made from a list read earlier (a reorder sent by a client) would drop
+// what other writers added since; IfListVersion with the version the list was read
+// at (Page.ListVersion) makes it fail with ErrConflict instead, writing nothing.
 func (c *Client) ReplaceRelationships(ctx context.Context, subject Key, predicate string, objects []Key, opts ...ListOption) (err error) {
 	ctx, call, err := c.begin(ctx, "ReplaceRelationships")
 	defer call.end(&err)
@@ -73,24 +78,64 @@ func CheckObjects(on bool) ListOption {
 	return func(op *store.ListOp) { op.CheckObjects = on }
 }
 
+// IfListVersion makes a list write commit only over the list at version v, as a
+// listing read it (Page.ListVersion): otherwise it fails with a *ConflictError
+// (ErrConflict) and writes nothing. A reorder sent from a stale view then cannot
+// drop an object another writer added meanwhile: an HTTP service sends the version
+// as the list's ETag and takes If-Match back into IfListVersion.
+//
+// The version names the list's entries, objects and positions, so it changes with
+// every change of them (an Add, a Remove, a Replace, a Set with ReplaceLists, a
+// Delete of an object sweeping its edge), and a list back to the entries it had
+// has its version again. The check sends no request more when the list has a
+// head, which the write reads and conditions anyway: an Add or Remove that changes
+// nothing adds a check of the head to its transaction, and one of a list with no
+// head reads its entries (a Query). The write goes alone, never batched with other
+// calls on the list (as with CheckObjects); one too large for a transaction checks
+// the version under its lease. An Add or Remove of no objects returns at once, as
+// without it.
+//
+// A set or an ordered set keeps no version: the option on one is refused with a
+// *ValidationError (ErrInvalid) before any request, as is a v that is not a
+// version (an empty one included).
+func IfListVersion(v string) ListOption {
+	return func(op *store.ListOp) { op.IfVersion, op.Pinned = v, true }
+}
+
 // listCall validates and runs one list write. Adding or removing no objects is
 // done before any request. A failed write changed nothing it reports.
 func (c *Client) listCall(ctx context.Context, kind store.ListKind, subject Key, predicate string, objects []Key, opts []ListOption) (relationships.Change, error) {
 	if err := c.validateList(subject, predicate, objects); err != nil {
 		return relationships.Change{}, err
 	}
-	if kind != store.ListReplace && len(objects) == 0 {
-		return relationships.Change{}, nil
-	}
 	op := store.ListOp{Kind: kind, Subject: relationships.Key(subject), Predicate: predicate, Objects: relKeys(objects), CheckObjects: c.opts.CheckObjects}
 	for _, opt := range opts {
 		opt(&op)
+	}
+	if err := c.validateVersion(op); err != nil {
+		return relationships.Change{}, err
+	}
+	if kind != store.ListReplace && len(objects) == 0 {
+		return relationships.Change{}, nil
 	}
 	ch, err := c.core.WriteRelationships(ctx, op)
 	if err != nil {
 		return relationships.Change{}, wrap(err, "%s %s -%s->", kind, subject, predicate)
 	}
 	return ch, nil
+}
+
+// validateVersion checks the version op requires, if any: a version, of a list.
+func (c *Client) validateVersion(op store.ListOp) error {
+	switch {
+	case !op.Pinned:
+		return nil
+	case c.core.Sets[op.Predicate]:
+		return invalid("IfListVersion", op.Predicate, "is a set, which keeps no version: each of its objects is written on its own")
+	case !relationships.ValidVersion(op.IfVersion):
+		return invalid("IfListVersion", op.IfVersion, "is not the version of a list (Page.ListVersion)")
+	}
+	return nil
 }
 
 // validateList checks a list write of objects to subject's list under predicate;

@@ -265,7 +265,7 @@ func PageAs[T any](p *Page[*Entity], err error) (*Page[*T], error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Page[*T]{Items: make([]*T, 0, len(p.Items)), Cursor: p.Cursor}
+	out := &Page[*T]{Items: make([]*T, 0, len(p.Items)), Cursor: p.Cursor, ListVersion: p.ListVersion}
 	for _, e := range p.Items {
 		v, err := decodeAs[T](e)
 		if err != nil {

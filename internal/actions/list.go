@@ -29,7 +29,7 @@ func AddChange(t *Transaction, tables Tables, ch relationships.Change, checkObje
 	case !ch.Empty():
 		head := Head(tables.Relationships, ch)
 		t.Add(head, Role{Kind: RoleHead, List: list}, schema.ItemSize(head.Update.Key)+HeadBytes)
-	case ch.Expect.CheckDigest: // a Replace with nothing to change: the list must still be the one read
+	case ch.Expect.CheckDigest || ch.Expect.Pinned: // nothing to change: the list must still be the one read
 		key := relationships.HeadPrimaryKey(ch.Subject, ch.Predicate)
 		b := commit.Build(HeadCondition(ch.Expect), nil)
 		t.Add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
@@ -88,13 +88,23 @@ func Head(table string, ch relationships.Change) types.TransactWriteItem {
 
 // HeadCondition is the condition that a list's head is as x expects: the version
 // read (or no head), or for an Add the next free position read; the digest of a
-// whole-list read; and no lease. A lease, live or expired, keeps every plan out: a
-// live one is another writer's, and an expired one may hide writes not finished,
-// which the next writer finishes first.
+// whole-list read; the version a conditional write pinned; and no lease. A lease,
+// live or expired, keeps every plan out: a live one is another writer's, and an
+// expired one may hide writes not finished, which the next writer finishes first.
 func HeadCondition(x relationships.HeadExpectation) expression.ConditionBuilder {
-	switch {
-	case !x.Exists:
+	if !x.Exists {
 		return expression.AttributeNotExists(expression.Name(schema.AttrVersion))
+	}
+	cond := expectedHead(x)
+	if x.Pinned && x.Pin != x.Version {
+		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(number(x.Pin))))
+	}
+	return cond
+}
+
+// expectedHead is HeadCondition of a head that exists, but for a pinned version.
+func expectedHead(x relationships.HeadExpectation) expression.ConditionBuilder {
+	switch {
 	case x.CheckNext:
 		next := expression.Name(schema.AttrNext).Equal(expression.Value(number(int64(x.Next))))
 		if x.Next == 0 {

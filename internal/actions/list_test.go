@@ -30,6 +30,13 @@ func TestHeadCondition(t *testing.T) {
 			"(_version=4)AND(attribute_not_exists(_lease))"},
 		{"a whole-list read", relationships.HeadExpectation{Exists: true, Version: 4, Digest: digest, CheckDigest: true},
 			"((_version=4)AND(attribute_not_exists(_lease)))AND(_digest=" + digest.String() + ")"},
+		{"a pinned Add: the next position and the version", relationships.HeadExpectation{Exists: true, Next: 7, CheckNext: true, Pin: 4, Pinned: true},
+			"((attribute_exists(_version))AND(_next=7)AND(attribute_not_exists(_lease)))AND(_version=4)"},
+		{"a pinned Remove: the version", relationships.HeadExpectation{Exists: true, Pin: 4, Pinned: true},
+			"((attribute_exists(_version))AND(attribute_not_exists(_lease)))AND(_version=4)"},
+		{"a pinned Replace: the version once", relationships.HeadExpectation{Exists: true, Version: 4, Pin: 4, Pinned: true},
+			"(_version=4)AND(attribute_not_exists(_lease))"},
+		{"pinned to no head", relationships.HeadExpectation{Pinned: true}, "attribute_not_exists(_version)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { require.Equal(t, tt.want, exprtest.Condition(t, HeadCondition(tt.x))) })
@@ -64,6 +71,30 @@ func TestAddChangeWritesTheHeadMarkersAndEntries(t *testing.T) {
 	var unchecked Transaction
 	AddChange(&unchecked, tbls, ch, false, now)
 	require.Len(t, unchecked.Actions, 3, "no object check unless asked")
+}
+
+func TestAPinnedChangeWritingNoEntryChecksTheHead(t *testing.T) {
+	head := relationships.Head{Subject: ada, Predicate: "follows", Version: 3, Next: 1, Count: 1}
+	markers := map[relationships.Key]relationships.Marker{bob: {Object: bob, Positions: []int{0}}}
+	for name, pinned := range map[string]bool{"unpinned": false, "pinned": true} {
+		t.Run(name, func(t *testing.T) {
+			ch := relationships.ChangeAdd(head, markers, []relationships.Key{bob}) // bob is there: no entry
+			if pinned {
+				ch.PinTo(head)
+			}
+			var tx Transaction
+			AddChange(&tx, tbls, ch, false, now)
+			if !pinned {
+				require.Equal(t, []Role{{Kind: RoleMarker, Object: bob, List: "follows"}}, tx.Roles, "the marker alone")
+				return
+			}
+			require.Equal(t, RoleHead, tx.Roles[0].Kind)
+			check := tx.Actions[0].ConditionCheck
+			require.Equal(t, relationships.HeadPrimaryKey(ada, "follows"), check.Key)
+			require.Equal(t, "((attribute_exists(_version))AND(_next=1)AND(attribute_not_exists(_lease)))AND(_version=3)",
+				exprtest.Render(t, check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues))
+		})
+	}
 }
 
 func TestEntryOpsDeleteBeforeTheyPut(t *testing.T) {

@@ -61,6 +61,20 @@ type HeadExpectation struct {
 	// of the entries the writer read, so that the read was the whole list as it is.
 	Digest      Digest
 	CheckDigest bool
+	// Pinned says the head must still have version Pin (0: no head), though the
+	// change may not depend on it otherwise: the caller requires the list it read
+	// (a conditional write). It changes nothing of what the change sets or adds.
+	Pin    int64
+	Pinned bool
+}
+
+// PinTo makes c require the head h it was planned against: its version, or no
+// head when h is the head of a list never written.
+func (c *Change) PinTo(h Head) {
+	c.Expect.Pin, c.Expect.Pinned = h.Version, true
+	if h.Version == 0 {
+		c.Expect.Exists = false // a Remove of a list never written requires no head
+	}
 }
 
 // MarkerChange changes the marker of one object, or with Keep only checks it.

@@ -56,7 +56,9 @@ type LeasedState struct {
 
 // WriteListLeased takes a lease on the list of seen (the head as the caller read
 // it), finishes what an earlier writer left, applies op (none: only the finishing)
-// and releases the lease with exact bookkeeping.
+// and releases the lease with exact bookkeeping. An op requiring a version of the
+// list is refused, with nothing of it written, when the entries it reads under the
+// lease (no writer can change them then) are not at that version.
 func (c *Core) WriteListLeased(ctx context.Context, op *ListOp, seen relationships.Head) (relationships.Change, error) {
 	l, err := c.acquireList(ctx, Key(seen.Subject), seen.Predicate, seen)
 	if err != nil {
@@ -75,6 +77,9 @@ func (c *Core) WriteListLeased(ctx context.Context, op *ListOp, seen relationshi
 	}
 	var ch relationships.Change
 	var refused error
+	if op != nil && !op.At(s.Entries) {
+		refused, op = op.Stale(), nil // nothing of op is written; the list is still made exact
+	}
 	checkObjects := false
 	if op == nil && relationships.DuplicatePositions(s.Entries) {
 		// Entries sharing a position (left by writers of earlier versions) are

@@ -81,7 +81,9 @@ func shareOut(changed []relationships.Key, batch []ListOp) [][]relationships.Key
 }
 
 // combinable reports whether op may share a batch: an Add or a Remove that does
-// not check its objects (one missing object would fail every call of the batch).
+// not check its objects (one missing object would fail every call of the batch),
+// nor require a version of the list (a stale version would fail every call of
+// the batch, and the calls written with it change the list that version names).
 func (c *Core) combinable(op ListOp) bool {
-	return !c.SeparateListWrites && !op.CheckObjects && (op.Kind == ListAdd || op.Kind == ListRemove)
+	return !c.SeparateListWrites && !op.CheckObjects && !op.Pinned && (op.Kind == ListAdd || op.Kind == ListRemove)
 }

@@ -38,3 +38,21 @@ func TestShareOutGivesEachObjectToTheFirstCallNamingIt(t *testing.T) {
 		})
 	}
 }
+
+func TestOnlyPlainAddsAndRemovesShareABatch(t *testing.T) {
+	tests := []struct {
+		name string
+		op   ListOp
+		want bool
+	}{
+		{"an add", ListOp{Kind: ListAdd}, true},
+		{"a remove", ListOp{Kind: ListRemove}, true},
+		{"a replace", ListOp{Kind: ListReplace}, false},
+		{"an add checking its objects", ListOp{Kind: ListAdd, CheckObjects: true}, false},
+		{"an add requiring a version", ListOp{Kind: ListAdd, IfVersion: "v", Pinned: true}, false},
+		{"a remove requiring a version", ListOp{Kind: ListRemove, Pinned: true}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { require.Equal(t, tt.want, (&Core{}).combinable(tt.op)) })
+	}
+}

@@ -55,6 +55,47 @@ type ListOp struct {
 	Predicate    string
 	Objects      []Key
 	CheckObjects bool
+	// With Pinned, the write commits only over the list at version IfVersion
+	// (relationships.Version): the list as the caller read it.
+	IfVersion string
+	Pinned    bool
+}
+
+// At reports whether entries, the whole list of op's subject and predicate, are at
+// the version op requires.
+func (op ListOp) At(entries []relationships.Entry) bool {
+	return !op.Pinned || relationships.VersionOf(relationships.Key(op.Subject), op.Predicate, entries) == op.IfVersion
+}
+
+// Stale is the error of a write whose list is not at the version it requires.
+func (op ListOp) Stale() error {
+	return &ConflictError{Key: op.Subject, Predicate: op.Predicate,
+		Reason: "the list is not at the version given: it changed since it was read"}
+}
+
+// requireVersion fails with op.Stale when the list read as s, clean, is not at the
+// version op requires: that of the entries read (Replace), or of the head's count
+// and digest. A list with no head may have been written before heads existed, with
+// entries no head counts: they are read.
+func (c *Core) requireVersion(ctx context.Context, op ListOp, s ListState) error {
+	at := true
+	switch {
+	case !op.Pinned:
+	case op.Kind == ListReplace:
+		at = op.At(s.Entries)
+	case s.Head.Version > 0:
+		at = s.Head.ListVersion() == op.IfVersion
+	default:
+		entries, err := c.ReadList(ctx, op.Subject, op.Predicate, true)
+		if err != nil {
+			return err
+		}
+		at = op.At(entries)
+	}
+	if !at {
+		return op.Stale()
+	}
+	return nil
 }
 
 // ListState is what a list write read: the head, and the markers of its objects
@@ -223,6 +264,9 @@ func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, 
 		case relationships.Left:
 			return c.WriteListLeased(ctx, &op, s.Head)
 		case relationships.Clean:
+			if err := c.requireVersion(ctx, op, s); err != nil {
+				return relationships.Change{}, err
+			}
 			ch, done, err := c.CommitList(ctx, op, s)
 			if done || err != nil {
 				return ch, err
@@ -271,6 +315,9 @@ func (c *Core) ReadListReady(ctx context.Context, op ListOp, subject bool) (List
 // another writer changed the list since s was read.
 func (c *Core) CommitList(ctx context.Context, op ListOp, s ListState) (relationships.Change, bool, error) {
 	ch := op.Plan(s)
+	if op.Pinned {
+		ch.PinTo(s.Head)
+	}
 	t := &actions.Transaction{}
 	if !s.SubjectStands || !ch.Expect.Exists {
 		c.CheckEntity(t, op.Subject, actions.Role{Kind: actions.RoleEntity})

@@ -18,14 +18,15 @@ import (
 
 // marksScan returns a consistent scan of one of segments of the entities table that
 // returns only entities a write left marked (being deleted, or being written) and
-// entities expired by now. It returns them whole, as repairs need them: a scan is
-// billed for whole items anyway.
+// entities expired by now, or whose expiry is a string, which DynamoDB cannot
+// compare with the clock (checkMarks reads it). It returns them whole, as repairs
+// need them: a scan is billed for whole items anyway.
 func (c *Core) marksScan(segment, segments int, now time.Time) *dynamodb.ScanInput {
 	in := &dynamodb.ScanInput{
 		TableName:                 aws.String(c.Names.Entities),
-		FilterExpression:          aws.String("attribute_exists(#d) OR attribute_exists(#p) OR #e <= :now"),
+		FilterExpression:          aws.String("attribute_exists(#d) OR attribute_exists(#p) OR #e <= :now OR attribute_type(#e, :s)"),
 		ExpressionAttributeNames:  map[string]string{"#d": schema.AttrDeleting, "#p": schema.AttrPending, "#e": schema.AttrExpires},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":now": attrN(now.Unix())},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":now": attrN(now.Unix()), ":s": attrS(string(types.ScalarAttributeTypeS))},
 		ConsistentRead:            aws.Bool(true),
 	}
 	if segments > 1 {
@@ -59,6 +60,8 @@ func (c *Core) checkMarks(ctx context.Context, run *checkRun, items []map[string
 			traces = append(traces, Trace{Kind: TraceExpired, Key: k,
 				Detail: fmt.Sprintf("expired at %s (version %d) and not yet deleted; what refers to it is left until it is",
 					ExpiryTime(s.Expires).Format(time.RFC3339), s.Version)})
+		case s.Pending == "": // an expiry held as a string, not passed
+			continue
 		case now.Sub(updated) >= c.ListLease:
 			traces = append(traces, Trace{Kind: TraceWrite, Key: k,
 				Detail: fmt.Sprintf("written at %s (version %d) by a writer that did not finish its index entries",

@@ -94,7 +94,8 @@ func (w *write) refused(x entitystate.Expectation) func(context.Context, actions
 func (c *Core) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 	if !c.Indexes.Has(op.Key.Type) {
 		token := commit.NewToken()
-		in := c.PatchInput(op.Key, op.Patch, op.patchOptions(), token)
+		o := op.patchOptions()
+		in := c.PatchInput(op.Key, op.Patch, o, token)
 		p := &txPart{op: op}
 		p.t.Add(types.TransactWriteItem{Update: &types.Update{
 			TableName: in.TableName, Key: in.Key, UpdateExpression: in.UpdateExpression,
@@ -103,7 +104,11 @@ func (c *Core) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}}, actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(in.Key)+op.Patch.Size())
 		p.refused = func(ctx context.Context, _ actions.Role, item map[string]types.AttributeValue) (bool, error) {
-			_, err := c.patchRefused(ctx, op.Key, op.patchOptions(), token, item)
+			if created, ok := c.CreatedRefused(op.Key, o, token, item); ok {
+				op.created = created // the next attempt requires it, and writes it anew
+				return true, &ConflictError{Key: op.Key, Reason: "its Created is stored in another layout"}
+			}
+			_, err := c.patchRefused(ctx, op.Key, o, token, item)
 			return false, err
 		}
 		return p, nil
@@ -119,6 +124,8 @@ func (c *Core) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 	switch {
 	case err != nil:
 		return nil, err
+	case s.Unreadable != nil: // the put would have to invent its Created
+		return nil, &UnreadableError{Key: op.Key, Err: s.Unreadable}
 	case op.Version > 0 && s.Version != op.Version:
 		return nil, &ConflictError{Key: op.Key, Expected: op.Version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.Version, s.Version)}
 	}
@@ -256,9 +263,10 @@ func (c *Core) checkGone(p *txPart, k Key) {
 }
 
 // addEntityDelete adds the deletion of the entity stored as s, conditional on its
-// version (which pins the entries read) and the caller's condition.
+// version (which pins the entries read; none for an item written before versions),
+// its Created as stored, and the caller's condition.
 func (c *Core) addEntityDelete(t *actions.Transaction, op *txOp, s entitystate.State) {
-	cond := expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(s.Version))).
+	cond := entitystate.Expect(s).Condition().
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
 	if op.Cond != nil {
 		cond = cond.And(op.Cond.Build(c.Now()))
@@ -305,4 +313,6 @@ func (c *Core) bookkeepingDelete(item map[string]types.AttributeValue) types.Tra
 }
 
 // patchOptions are the conditions of a TxPatch.
-func (op *txOp) patchOptions() PatchOptions { return PatchOptions{Version: op.Version, Cond: op.Cond} }
+func (op *txOp) patchOptions() PatchOptions {
+	return PatchOptions{Version: op.Version, Cond: op.Cond, Created: op.created}
+}

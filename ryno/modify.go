@@ -110,5 +110,5 @@ func (c *Client) getToWrite(ctx context.Context, k Key) (*Entity, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeEntity(item)
+	return decodeStored(k, item)
 }

@@ -61,11 +61,11 @@ func createdOf(item map[string]types.AttributeValue) (t time.Time, attr string, 
 	case *types.AttributeValueMemberS:
 		t, err := schema.ReadTime(av.Value)
 		if err != nil {
-			return t, av.Value, fmt.Errorf("%s %w", schema.AttrCreated, err)
+			return t, av.Value, fmt.Errorf("attribute %s: %w", schema.AttrCreated, err) // as a read says it
 		}
 		return t, av.Value, nil
 	default:
-		return t, "", fmt.Errorf("%s is %T, want a string", schema.AttrCreated, av)
+		return t, "", fmt.Errorf("attribute %s: %s is %T, want a string", schema.AttrCreated, schema.AttrCreated, av)
 	}
 }
 

@@ -160,8 +160,9 @@ func (e *PartialWriteError) Unwrap() error { return e.Err }
 // other error comes with no page. The iterators (AllByType, ...) yield it after the
 // other entities of its page, and go on to the next page when the loop continues.
 //
-// A write that keeps what is stored (Update, Set, Modify, Patch) refuses such an
-// entity with it, and writes nothing; Delete deletes it.
+// The writes that keep Created (Update, Set, Patch, a Delete with IfCreated)
+// refuse an entity whose _created is no time with it, and write nothing; Modify,
+// which reads the entity first, refuses any it cannot read. Delete deletes it.
 type UnreadableError struct {
 	Items []UnreadableItem
 }

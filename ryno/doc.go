@@ -38,7 +38,9 @@
 // Create, Update and Set each replace the whole entity item; Patch sets, removes and
 // adds to single attributes. The store sets Created once and Updated on every write,
 // in UTC with millisecond precision, and bumps Version: 1 on create, one more on
-// every write.
+// every write. Times another program stored in another RFC 3339 layout (the
+// original JavaScript RynoDB's 2019-01-01T00:00:00Z) are read, and the entity's
+// next write stores them in the store's.
 //
 // Every call is linearizable: it behaves as if it ran alone, at one instant between
 // its start and its return. An entity read from the store carries its Version, and
@@ -149,7 +151,10 @@
 // errors.Is. Every message starts with one "ryno: ". A write that stored the
 // entity but not the rest returns a *PartialWriteError carrying it; a client that
 // lacks an index the entity was written with gets an *UnknownIndexError. Batch reads
-// and writes that could not finish return a *BatchError naming the items.
+// and writes that could not finish return a *BatchError naming the items. An entity
+// item the store holds but cannot read (ErrUnreadable) is named by an
+// *UnreadableError; a listing returns it with the page of the other items, and its
+// iterator yields it and goes on.
 //
 // # Batches
 //

@@ -2,6 +2,8 @@ package ryno
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rynodb/rynodb/internal/batching"
@@ -45,6 +47,9 @@ var (
 	// ErrUnprocessed is the cause in a *BatchError when DynamoDB kept leaving items
 	// unprocessed until the retry budget ran out.
 	ErrUnprocessed = batching.ErrUnprocessed
+	// ErrUnreadable is matched by every *UnreadableError: an entity item the store
+	// holds but cannot read.
+	ErrUnreadable = errs.ErrUnreadable
 
 	// ErrTableNotFound matches a *TableNotFoundError, and a *SchemaError that finds
 	// a table missing: the tables were not created (see package migrations) or
@@ -141,6 +146,73 @@ func (e *PartialWriteError) Error() string {
 
 func (e *PartialWriteError) Unwrap() error { return e.Err }
 
+// UnreadableError reports entity items that are stored but cannot be read as
+// entities: an attribute of the store's holds what it never writes there, such as a
+// _created that is no time ("yesterday"), as another program or a hand edit in the
+// console can leave it. Items names each, with why, in the order read. It matches
+// ErrUnreadable.
+//
+// Times in another RFC 3339 layout than the store's (2019-01-01T00:00:00Z, say, as
+// the original JavaScript RynoDB wrote them) are read, not refused.
+//
+// Get returns it alone. A listing of entities (ListByType, QueryIndex,
+// RelatedEntities, ReverseRelatedEntities) returns it together with the page of
+// the items it could read, Cursor included, so that a caller may go on past them;
+// BatchGet returns it together with the entities, nil at the keys it names. Every
+// other error comes with no page. The iterators (AllByType, ...) yield it after the
+// other entities of its page, and go on to the next page when the loop continues.
+//
+// The writes that keep Created (Update, Set, Patch, a Delete with IfCreated)
+// refuse an entity whose _created is no time with it, and write nothing; Modify,
+// which reads the entity first, refuses any it cannot read. Delete deletes it.
+type UnreadableError struct {
+	Items []UnreadableItem
+}
+
+// UnreadableItem is one entity item an *UnreadableError reports: its Key, and Err,
+// why it cannot be read.
+type UnreadableItem struct {
+	Key Key
+	Err error
+}
+
+func (e *UnreadableError) Error() string {
+	if len(e.Items) == 1 {
+		return e.Items[0].twin().Error()
+	}
+	parts := make([]string, len(e.Items))
+	for i, it := range e.Items {
+		parts[i] = it.Key.String() + " (" + errs.Message(it.Err) + ")"
+	}
+	return fmt.Sprintf("%scannot read %d stored entities: %s", errs.Prefix, len(e.Items), strings.Join(parts, "; "))
+}
+
+// Is makes errors.Is match ErrUnreadable.
+func (e *UnreadableError) Is(target error) bool { return target == ErrUnreadable }
+
+// Keys returns the keys of the items it reports, in order.
+func (e *UnreadableError) Keys() []Key {
+	keys := make([]Key, len(e.Items))
+	for i, it := range e.Items {
+		keys[i] = it.Key
+	}
+	return keys
+}
+
+// twin is the error of one item as the store raises it, the one source of its
+// message.
+func (it UnreadableItem) twin() *store.UnreadableError {
+	return &store.UnreadableError{Key: relationships.Key(it.Key), Err: it.Err}
+}
+
+// orNil is e as an error: nil when it reports nothing.
+func (e *UnreadableError) orNil() error {
+	if e == nil || len(e.Items) == 0 {
+		return nil
+	}
+	return e
+}
+
 // UnknownIndexError reports an entity last written by a client that maintains
 // indexes this one does not register (Indexes names them). Register the same
 // indexes in every client that writes the type; to drop an index deliberately, run
@@ -192,6 +264,8 @@ func publicError(err error) error {
 			return &UniqueError{Index: e.Index, Value: e.Value, Owner: Key(e.Owner)}
 		case *store.UnknownIndexError:
 			return &UnknownIndexError{Key: Key(e.Key), Indexes: e.Indexes}
+		case *store.UnreadableError:
+			return &UnreadableError{Items: []UnreadableItem{{Key: Key(e.Key), Err: e.Err}}}
 		case *store.PartialWriteError:
 			written, err := decodeEntity(e.Item)
 			if err != nil || written.Key != Key(e.Key) {

@@ -103,12 +103,12 @@ func TestConditionsSeeExpiry(t *testing.T) {
 		got  string
 		want []string
 	}{
-		{"not expired", renderCondition(t, actions.NotExpired(now)), []string{"attribute_not_exists(_expires)", "_expires>" + at}},
+		{"not expired", renderCondition(t, actions.NotExpired(now)), []string{"NOT(_expires<=" + at + ")"}},
 		{"expired", renderCondition(t, actions.Expired(now)), []string{"_expires<=" + at}},
-		{"Exists", renderCondition(t, Exists().build(now)), []string{"attribute_not_exists(_deleting)", "_expires>" + at}},
-		{"VersionIs", renderCondition(t, VersionIs(3).build(now)), []string{"_version=3", "_expires>" + at}},
+		{"Exists", renderCondition(t, Exists().build(now)), []string{"attribute_not_exists(_deleting)", "NOT(_expires<=" + at + ")"}},
+		{"VersionIs", renderCondition(t, VersionIs(3).build(now)), []string{"_version=3", "NOT(_expires<=" + at + ")"}},
 		{"Absent", renderCondition(t, Absent().build(now)), []string{"attribute_not_exists(_id)", "attribute_exists(_deleting)", "_expires<=" + at}},
-		{"a write expecting a version", renderCondition(t, entitystate.Expectation{Version: 4, Now: now}.Condition()), []string{"_version=4", "_expires>" + at}},
+		{"a write expecting a version", renderCondition(t, entitystate.Expectation{Version: 4, Now: now}.Condition()), []string{"_version=4", "NOT(_expires<=" + at + ")"}},
 		{"a write that read the item", renderCondition(t, entitystate.Expectation{Version: 4}.Condition()), []string{"_version=4"}},
 	}
 	for _, tt := range tests {

@@ -96,7 +96,7 @@ func (c *Client) getEntity(ctx context.Context, k Key, consistent bool) (*Entity
 	if item == nil || c.core.Hidden(item) {
 		return nil, notFound(k)
 	}
-	return decodeEntity(item)
+	return decodeStored(k, item)
 }
 
 // getWithRelationships reads the entity and its lists in one parallel round.
@@ -135,8 +135,9 @@ func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []s
 // BatchGet returns the entities with keys, in the order of keys, with nil where an
 // entity does not exist. Any number of keys: they are read with ceil(n/100)
 // BatchGetItem requests sent in parallel, each distinct key once. When some keys
-// could not be read the error is a *BatchError naming them. Of the options, only
-// Consistent applies.
+// could not be read the error is a *BatchError naming them. When some items were
+// read but cannot be decoded, BatchGet returns the others with an *UnreadableError
+// naming those, nil in their place. Of the options, only Consistent applies.
 func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_ []*Entity, err error) {
 	ctx, call, err := c.begin(ctx, "BatchGet")
 	defer call.end(&err)
@@ -156,7 +157,11 @@ func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_
 	if err != nil {
 		return nil, err
 	}
-	return c.decodeVisible(ctx, items, o.consistent(c))
+	entities, bad, err := c.decodeVisible(ctx, keys, items, o.consistent(c))
+	if err != nil {
+		return nil, err
+	}
+	return entities, bad.orNil()
 }
 
 // readVisible reads the entity items of keys, in the order of keys, with nil for an
@@ -178,24 +183,28 @@ func (c *Client) readVisible(ctx context.Context, keys []Key, consistent bool) (
 	return items, nil
 }
 
-// decodeVisible decodes items, nil staying nil, and leaves out (as nil) those an
-// owner hides (Owns.ObjectType).
-func (c *Client) decodeVisible(ctx context.Context, items []map[string]types.AttributeValue, consistent bool) ([]*Entity, error) {
-	entities := make([]*Entity, len(items))
+// decodeVisible decodes items, read by keys, nil staying nil, and leaves out (as
+// nil) those an owner hides (Owns.ObjectType). Those it cannot read are nil too,
+// and bad names them.
+func (c *Client) decodeVisible(ctx context.Context, keys []Key, items []map[string]types.AttributeValue, consistent bool) (entities []*Entity, bad *UnreadableError, err error) {
+	entities = make([]*Entity, len(items))
+	bad = &UnreadableError{}
 	for i, item := range items {
 		if item == nil {
 			continue
 		}
 		// Decoded per position: duplicate keys must not share one mutable entity.
-		var err error
-		if entities[i], err = decodeEntity(item); err != nil {
-			return nil, err
+		e, err := decodeEntity(item)
+		if err != nil {
+			bad.Items = append(bad.Items, UnreadableItem{Key: keys[i], Err: err})
+			continue
 		}
+		entities[i] = e
 	}
-	if err := c.dropOwnerHidden(ctx, entities, consistent); err != nil {
-		return nil, err
+	if err := c.dropOwnerHidden(ctx, entities, bad, consistent); err != nil {
+		return nil, nil, err
 	}
-	return entities, nil
+	return entities, bad, nil
 }
 
 func notFound(k Key) error { return fmt.Errorf("%w: %s", ErrNotFound, k) }

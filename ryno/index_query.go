@@ -2,6 +2,7 @@ package ryno
 
 import (
 	"context"
+	"errors"
 	"iter"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -31,7 +32,8 @@ type IndexEntry struct {
 // Options.ConsistentRead one Query reads the page. An entity emitting several
 // matching values appears once per value; entries whose entity no longer exists,
 // or whose entity as read records no value of the index that cond selects (a
-// stale entry), are skipped. An index the client does not register fails with a *ValidationError
+// stale entry), are skipped. An entity that cannot be read does not fail the page:
+// it comes with an *UnreadableError naming it. An index the client does not register fails with a *ValidationError
 // (ErrInvalid) before any request, as in QueryIndexEntries, AllInIndex,
 // AllIndexEntries and LookupUnique.
 func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (_ *Page[*Entity], err error) {
@@ -62,11 +64,11 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 			}
 		}
 	}
-	entities, err := c.decodeVisible(ctx, items, c.opts.ConsistentRead)
+	entities, bad, err := c.decodeVisible(ctx, keys, items, c.opts.ConsistentRead)
 	if err != nil {
 		return nil, err
 	}
-	return presentPage(entities, entries.Cursor), nil
+	return presentPage(entities, entries.Cursor), bad.orNil()
 }
 
 // QueryIndexEntries returns one page of the entries of the index in that match cond, in index order, with their projected attributes, without reading the
@@ -83,51 +85,69 @@ func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond ind
 	keep := func(item map[string]types.AttributeValue) bool {
 		return ix.Inline == 0 || !c.core.Hidden(item) // an entity being deleted or expired leaves its inline entries
 	}
-	return indexPage(ctx, c, in, cond, p, keep, func(item map[string]types.AttributeValue) (IndexEntry, error) {
+	page, bad, err := indexPage(ctx, c, in, cond, p, keep, func(item map[string]types.AttributeValue) (IndexEntry, error) {
 		return decodeIndexEntry(item, ix)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return page, bad.orNil()
 }
 
 // queryInline is QueryIndex of an inline index: its GSI holds the entity items
 // themselves, so one Query reads the page.
 func (c *Client) queryInline(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (*Page[*Entity], error) {
-	page, err := indexPage(ctx, c, in, cond, p, c.core.Visible, decodeEntity)
+	page, bad, err := indexPage(ctx, c, in, cond, p, c.core.Visible, decodeListed)
 	if err != nil {
 		return nil, err
 	}
-	return c.keepOwnerVisible(ctx, page, false)
+	return c.keepOwnerVisible(ctx, page, bad, false)
 }
 
 // indexPage reads one page of the items of the index in that match cond, and
-// decodes those keep keeps.
+// decodes those keep keeps, as decodePage.
 func indexPage[T any](ctx context.Context, c *Client, in ScopedIndex, cond indexing.Condition, p PageOptions,
-	keep func(map[string]types.AttributeValue) bool, decode func(map[string]types.AttributeValue) (T, error)) (*Page[T], error) {
+	keep func(map[string]types.AttributeValue) bool, decode func(map[string]types.AttributeValue) (T, error)) (*Page[T], *UnreadableError, error) {
 	q, err := c.indexQuery(in.Scope, in.Index, cond)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	items, cursor, err := c.queryPage(ctx, q, p)
 	if err != nil {
-		return nil, wrap(err, "query index %s of %s", in.Index, in.Scope)
+		return nil, nil, wrap(err, "query index %s of %s", in.Index, in.Scope)
 	}
 	return decodePage(items, cursor, keep, decode)
 }
 
-// decodePage decodes the items of a page that keep keeps.
+// decodePage decodes the items of a page that keep keeps. Those decode reports
+// with an *UnreadableError are left out of the page, and bad names them; any other
+// error fails the page.
 func decodePage[T any](items []map[string]types.AttributeValue, cursor string,
-	keep func(map[string]types.AttributeValue) bool, decode func(map[string]types.AttributeValue) (T, error)) (*Page[T], error) {
+	keep func(map[string]types.AttributeValue) bool, decode func(map[string]types.AttributeValue) (T, error)) (_ *Page[T], bad *UnreadableError, _ error) {
 	page := &Page[T]{Items: make([]T, 0, len(items)), Cursor: cursor}
+	bad = &UnreadableError{}
 	for _, item := range items {
 		if !keep(item) {
 			continue
 		}
 		v, err := decode(item)
-		if err != nil {
-			return nil, err
+		var u *UnreadableError
+		switch {
+		case errors.As(err, &u):
+			bad.Items = append(bad.Items, u.Items...)
+			continue
+		case err != nil:
+			return nil, nil, err
 		}
 		page.Items = append(page.Items, v)
 	}
-	return page, nil
+	return page, bad, nil
+}
+
+// decodeListed decodes an entity item a listing returned, naming it by its stored
+// key when it cannot.
+func decodeListed(item map[string]types.AttributeValue) (*Entity, error) {
+	return decodeStored(storedKey(item), item)
 }
 
 // indexQuery is the query of QueryIndexEntries: through the lookup index, or the
@@ -185,7 +205,7 @@ func decodeIndexEntry(item map[string]types.AttributeValue, ix indexes.Def[Entit
 // decodeInlineEntry decodes the entry of the inline index ix that the entity item
 // holds, with the attributes ix projects.
 func decodeInlineEntry(item map[string]types.AttributeValue, ix indexes.Def[Entity]) (IndexEntry, error) {
-	e, err := decodeEntity(item)
+	e, err := decodeListed(item)
 	if err != nil {
 		return IndexEntry{}, err
 	}

@@ -132,7 +132,7 @@ func decodeEntity(item map[string]types.AttributeValue) (*Entity, error) {
 			e.Attributes[name], err = numbers.Decode(av)
 		}
 		if err != nil {
-			return nil, wrap(err, "decode entity attribute %s", name)
+			return nil, wrap(err, "attribute %s", name)
 		}
 	}
 	return e, nil
@@ -146,12 +146,39 @@ func stringValue(name string, av types.AttributeValue) (string, error) {
 	return s.Value, nil
 }
 
+// timeValue reads a timestamp in the store's layout or any other RFC 3339 one:
+// another program may have written it.
 func timeValue(name string, av types.AttributeValue) (t time.Time, err error) {
 	s, err := stringValue(name, av)
 	if err != nil {
 		return t, err
 	}
-	return schema.ParseTime(s)
+	return schema.ReadTime(s)
+}
+
+// decodeStored decodes an entity item read from the store: an item it cannot read
+// is an *UnreadableError naming k, the key it was read by or listed under.
+func decodeStored(k Key, item map[string]types.AttributeValue) (*Entity, error) {
+	e, err := decodeEntity(item)
+	if err != nil {
+		return nil, &UnreadableError{Items: []UnreadableItem{{Key: k, Err: err}}}
+	}
+	return e, nil
+}
+
+// storedKey is the key of an entity item as stored, for naming one that cannot be
+// read: its primary key (_id, and _scope_type_key split), by which Get and Delete
+// find it; its _scope, _type and _id when that does not split.
+func storedKey(item map[string]types.AttributeValue) Key {
+	st, _ := item[schema.AttrScopeTypeKey].(*types.AttributeValueMemberS)
+	id, _ := item[schema.AttrID].(*types.AttributeValueMemberS)
+	if st != nil && id != nil {
+		if parts, ok := schema.Split(st.Value, 2); ok {
+			return Key{Scope: parts[0], Type: parts[1], ID: id.Value}
+		}
+	}
+	k, _ := store.EntityKeyOf(item)
+	return Key(k)
 }
 
 func mapValue(m map[string]types.AttributeValue) *types.AttributeValueMemberM {

@@ -8,7 +8,13 @@ import (
 // ListByType returns one page of the entities of type t, ordered by the
 // time they were last written (oldest first, or newest first with Descending). One
 // Query request per page, on the entities-by-type index, which DynamoDB keeps
-// eventually consistent.
+// eventually consistent. An item of the page that cannot be read does not fail
+// the others: the page comes with an *UnreadableError naming it.
+//
+// The index orders the items by their _updated as stored. One that another program
+// wrote in another layout than the store's (2019-01-01T00:00:00Z) reads as that
+// time but sorts as its string does, until the entity's next write stores it in
+// the store's.
 func (c *Client) ListByType(ctx context.Context, t Type, p PageOptions) (_ *Page[*Entity], err error) {
 	ctx, call, err := c.begin(ctx, "ListByType")
 	defer call.end(&err)
@@ -23,11 +29,11 @@ func (c *Client) ListByType(ctx context.Context, t Type, p PageOptions) (_ *Page
 	if err != nil {
 		return nil, wrap(err, "list %s", t)
 	}
-	page, err := decodePage(items, cursor, c.core.Visible, decodeEntity) // one being deleted or expired is gone for readers
+	page, bad, err := decodePage(items, cursor, c.core.Visible, decodeListed) // one being deleted or expired is gone for readers
 	if err != nil {
 		return nil, err
 	}
-	return c.keepOwnerVisible(ctx, page, c.opts.ConsistentRead)
+	return c.keepOwnerVisible(ctx, page, bad, c.opts.ConsistentRead)
 }
 
 // AllByType iterates over every entity of type t, in the order of

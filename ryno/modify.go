@@ -128,5 +128,5 @@ func (c *Client) getToWrite(ctx context.Context, k Key) (*Entity, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeEntity(item)
+	return decodeStored(k, item)
 }

@@ -2,6 +2,7 @@ package ryno
 
 import (
 	"context"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -38,18 +39,25 @@ func (c *Client) getChecked(ctx context.Context, k Key, consistent bool) (*Entit
 	if hidden[relationships.Key(k)] {
 		return nil, notFound(k)
 	}
-	return decodeEntity(item)
+	return decodeStored(k, item)
 }
 
 // dropOwnerHidden sets to nil each of entities that an owner being deleted, expired
-// or gone hides (Owns.ObjectType). Entities of types no Owns.ObjectType names cost
-// nothing; for the others it looks up their owners, one round, then reads them, a
-// round a level.
-func (c *Client) dropOwnerHidden(ctx context.Context, entities []*Entity, consistent bool) error {
+// or gone hides (Owns.ObjectType), and leaves out of bad (nil for none) the items
+// it hides. Entities of types no Owns.ObjectType names cost nothing; for the others
+// it looks up their owners, one round, then reads them, a round a level.
+func (c *Client) dropOwnerHidden(ctx context.Context, entities []*Entity, bad *UnreadableError, consistent bool) error {
 	var keys []store.Key
 	for _, e := range entities {
 		if e != nil && c.core.ChecksOwners(e.Type) {
 			keys = append(keys, relationships.Key(e.Key))
+		}
+	}
+	if bad != nil {
+		for _, it := range bad.Items {
+			if c.core.ChecksOwners(it.Key.Type) {
+				keys = append(keys, relationships.Key(it.Key))
+			}
 		}
 	}
 	if len(keys) == 0 {
@@ -68,14 +76,18 @@ func (c *Client) dropOwnerHidden(ctx context.Context, entities []*Entity, consis
 			entities[i] = nil
 		}
 	}
+	if bad != nil {
+		bad.Items = slices.DeleteFunc(bad.Items, func(it UnreadableItem) bool { return hidden[relationships.Key(it.Key)] })
+	}
 	return nil
 }
 
-// keepOwnerVisible removes from page the entities an owner hides, as
-// dropOwnerHidden.
-func (c *Client) keepOwnerVisible(ctx context.Context, page *Page[*Entity], consistent bool) (*Page[*Entity], error) {
-	if err := c.dropOwnerHidden(ctx, page.Items, consistent); err != nil {
+// keepOwnerVisible removes the entities an owner hides from page, and from bad, the
+// items of the page it could not read, as dropOwnerHidden. It returns the page,
+// with bad when bad still names an item.
+func (c *Client) keepOwnerVisible(ctx context.Context, page *Page[*Entity], bad *UnreadableError, consistent bool) (*Page[*Entity], error) {
+	if err := c.dropOwnerHidden(ctx, page.Items, bad, consistent); err != nil {
 		return nil, err
 	}
-	return presentPage(page.Items, page.Cursor), nil
+	return presentPage(page.Items, page.Cursor), bad.orNil()
 }

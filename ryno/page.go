@@ -2,6 +2,7 @@ package ryno
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"strconv"
 
@@ -71,14 +72,18 @@ func (c *Client) queryPage(ctx context.Context, q store.PageQuery, p PageOptions
 	return c.core.QueryPage(ctx, q, store.PageRequest{Limit: limit, Cursor: p.Cursor, Descending: p.Descending, Consistent: p.Consistent, Seal: c.opts.CursorKey})
 }
 
-// all iterates over every item of a listing, fetching pages as it goes. It stops at
-// the first error, which it yields.
+// all iterates over every item of a listing, fetching pages as it goes. A page with
+// items it could not read yields the others, then its *UnreadableError, and goes on
+// to the next page if the loop continues. It stops at any other error, which it
+// yields.
 func all[T any](ctx context.Context, p PageOptions, page func(context.Context, PageOptions) (*Page[T], error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
+		p := p // each range starts at p.Cursor
+		var zero T
 		for {
 			pg, err := page(ctx, p)
-			if err != nil {
-				var zero T
+			var bad *UnreadableError
+			if err != nil && (pg == nil || !errors.As(err, &bad)) {
 				yield(zero, err)
 				return
 			}
@@ -86,6 +91,9 @@ func all[T any](ctx context.Context, p PageOptions, page func(context.Context, P
 				if !yield(it, nil) {
 					return
 				}
+			}
+			if err != nil && !yield(zero, err) {
+				return
 			}
 			if pg.Cursor == "" {
 				return

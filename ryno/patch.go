@@ -135,7 +135,7 @@ func (c *Client) patchItem(ctx context.Context, k Key, ep store.Patch, o writeOp
 	if err != nil {
 		return nil, err
 	}
-	return decodeEntity(item)
+	return decodeStored(k, item)
 }
 
 // patchIndexed applies ep to an entity of an indexed type as Modify does, so that
@@ -147,7 +147,7 @@ func (c *Client) patchIndexed(ctx context.Context, k Key, ep store.Patch, o writ
 // patched returns the base item (see store.Put) of the entity stored as item, with
 // ep applied.
 func patched(item map[string]types.AttributeValue, ep store.Patch) (map[string]types.AttributeValue, error) {
-	e, err := decodeEntity(item)
+	e, err := decodeListed(item)
 	if err != nil {
 		return nil, err
 	}

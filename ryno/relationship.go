@@ -2,6 +2,7 @@ package ryno
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"slices"
 
@@ -98,7 +99,8 @@ func (c *Client) AllRelationships(ctx context.Context, subject Key, predicate st
 // exist are skipped, so a page can hold fewer entities than its limit; an object
 // listed twice appears twice. One Query, then the objects in parallel BatchGetItem
 // requests: two rounds per page. A page holding a whole list carries its version,
-// as for Relationships: that of the list, whatever the entities read.
+// as for Relationships: that of the list, whatever the entities read. An object that
+// cannot be read does not fail the page: it comes with an *UnreadableError naming it.
 func (c *Client) RelatedEntities(ctx context.Context, subject Key, predicate string, p PageOptions) (_ *Page[*Entity], err error) {
 	ctx, call, err := c.begin(ctx, "RelatedEntities")
 	defer call.end(&err)
@@ -141,10 +143,10 @@ func (c *Client) entitiesPage(ctx context.Context, keys []Key, cursor string, co
 		opts = append(opts, Consistent())
 	}
 	entities, err := c.BatchGet(ctx, keys, opts...)
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrUnreadable) {
 		return nil, err
 	}
-	return presentPage(entities, cursor), nil
+	return presentPage(entities, cursor), err // with the entities it could not read
 }
 
 // presentPage is the page with cursor of entities that are not nil, in order.
@@ -187,7 +189,8 @@ func (c *Client) ReverseRelationships(ctx context.Context, object Key, predicate
 // are skipped, so a page can hold fewer entities than its limit; a subject pointing
 // at object twice appears twice. One Query of the reverse index, then the subjects
 // in parallel BatchGetItem requests: two rounds per page. PageAs and ValuesAs type
-// them.
+// them. A subject that cannot be read does not fail the page: it comes with an
+// *UnreadableError naming it.
 func (c *Client) ReverseRelatedEntities(ctx context.Context, object Key, predicate string, p PageOptions) (_ *Page[*Entity], err error) {
 	ctx, call, err := c.begin(ctx, "ReverseRelatedEntities")
 	defer call.end(&err)

@@ -261,8 +261,9 @@ func ResultAs[T any](r OpResult) (*T, error) {
 
 // PageAs decodes the entities of a page into T values. It takes a listing's results
 // as they come: PageAs[Book](db.ListByType(ctx, ryno.Type{Scope: "acme", Name: "book"}, ryno.PageOptions{})).
+// A page that comes with an *UnreadableError is decoded, and returned with it.
 func PageAs[T any](p *Page[*Entity], err error) (*Page[*T], error) {
-	if err != nil {
+	if p == nil || err != nil && !errors.Is(err, ErrUnreadable) {
 		return nil, err
 	}
 	out := &Page[*T]{Items: make([]*T, 0, len(p.Items)), Cursor: p.Cursor, ListVersion: p.ListVersion}
@@ -273,17 +274,20 @@ func PageAs[T any](p *Page[*Entity], err error) (*Page[*T], error) {
 		}
 		out.Items = append(out.Items, v)
 	}
-	return out, nil
+	return out, err
 }
 
 // ValuesAs decodes the entities of seq, such as AllByType's, into T values. A
-// decoding error ends the sequence.
+// decoding error ends the sequence; an *UnreadableError of seq is yielded, and seq
+// goes on if the loop continues.
 func ValuesAs[T any](seq iter.Seq2[*Entity, error]) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		for e, err := range seq {
 			if err != nil {
-				yield(nil, err)
-				return
+				if !yield(nil, err) || !errors.Is(err, ErrUnreadable) {
+					return
+				}
+				continue
 			}
 			v, err := decodeAs[T](e)
 			if !yield(v, err) || err != nil {

@@ -22,15 +22,30 @@ func EntityKey(k relationships.Key) map[string]types.AttributeValue {
 
 // NotExpired is the condition that the stored entity has not expired at now: what
 // a write that does not read the item first checks, so it cannot bring an expired
-// entity back.
+// entity back. It is the negation of Expired, so that an entity with no expiry
+// meets it, and one whose expiry is held as a string (a time a hand edit left),
+// which DynamoDB does not compare with a number: readers take that time, and a
+// writer that read it decides.
 func NotExpired(now time.Time) expression.ConditionBuilder {
-	return expression.AttributeNotExists(expression.Name(schema.AttrExpires)).
-		Or(expression.Name(schema.AttrExpires).GreaterThan(expression.Value(number(now.Unix()))))
+	return expression.Not(Expired(now))
 }
 
 // Expired is the condition that the stored entity has expired by now.
 func Expired(now time.Time) expression.ConditionBuilder {
 	return expression.Name(schema.AttrExpires).LessThanEqual(expression.Value(number(now.Unix())))
+}
+
+// CreatedInLayout is the condition that the stored _created, if any, is in the
+// store's layout (schema.TimeLayout), as far as a condition tells a time DynamoDB
+// does not parse: of its width, with its 'T', '.' and 'Z', which no other RFC 3339
+// time of that width has together. A write that keeps _created as stored requires
+// it, so that a time another program wrote in another layout is read, and written
+// anew, first.
+func CreatedInLayout() expression.ConditionBuilder {
+	created := expression.Name(schema.AttrCreated)
+	return expression.AttributeNotExists(created).Or(expression.And(
+		created.Size().Equal(expression.Value(number(int64(len(schema.TimeLayout))))),
+		expression.Contains(created, "T"), expression.Contains(created, "."), expression.Contains(created, "Z")))
 }
 
 // Live is the condition that an entity exists, is not being deleted and has not

@@ -26,10 +26,14 @@ func TestEntityConditions(t *testing.T) {
 		got  string
 		want string
 	}{
-		{"not expired", exprtest.Condition(t, NotExpired(now)), "(attribute_not_exists(_expires))OR(_expires>" + at + ")"},
+		// No expiry, a later one, and one held as a string (which DynamoDB does not
+		// compare with a number) all fail "expired".
+		{"not expired", exprtest.Condition(t, NotExpired(now)), "NOT(_expires<=" + at + ")"},
 		{"expired", exprtest.Condition(t, Expired(now)), "_expires<=" + at},
 		{"live", exprtest.Condition(t, Live(now)),
-			"(attribute_exists(_id))AND(attribute_not_exists(_deleting))AND((attribute_not_exists(_expires))OR(_expires>" + at + "))"},
+			"(attribute_exists(_id))AND(attribute_not_exists(_deleting))AND(NOT(_expires<=" + at + "))"},
+		{"created in the store's layout", exprtest.Condition(t, CreatedInLayout()),
+			`(attribute_not_exists(_created))OR((size(_created)=24)AND(contains(_created,"T"))AND(contains(_created,"."))AND(contains(_created,"Z")))`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { require.Equal(t, tt.want, tt.got) })

@@ -103,6 +103,11 @@ func TestExpectationHolds(t *testing.T) {
 		{"created: none stored", Expectation{Version: 3, Created: created1}, entity(3, func(s *State) { s.Created = time.Time{} }), false},
 		{"created: not checked when zero", versioned, entity(3, func(s *State) { s.Created = created2 }), true},
 		{"created: but version differs", Expectation{Version: 3, Created: created1}, entity(4, nil), false},
+		// Another program stored the same time in another layout: the condition,
+		// which compares strings, holds only for the form it pins.
+		{"created: carried, stored in another layout", Expectation{Version: 3, Created: created1}, entity(3, otherLayout), false},
+		{"created: pinned as read in another layout", Expect(entity(3, otherLayout)), entity(3, otherLayout), true},
+		{"created: pinned, then stored in the store's", Expect(entity(3, otherLayout)), entity(3, nil), false},
 
 		{"carried: as expected", carried, entity(3, nil), true},
 		{"carried: pending", carried, entity(3, func(s *State) { s.Pending = "p" }), false},
@@ -116,6 +121,49 @@ func TestExpectationHolds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			require.Equal(t, tt.want, tt.x.Holds(tt.s))
+		})
+	}
+}
+
+// otherLayout stores the Created of s in another layout than the store's.
+func otherLayout(s *State) {
+	s.CreatedAttr = s.Created.In(time.FixedZone("", 3600)).Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+func TestDecodeReadsTimesInOtherLayouts(t *testing.T) {
+	item := func(attrs map[string]types.AttributeValue) map[string]types.AttributeValue {
+		it := keyItem()
+		for k, v := range attrs {
+			it[k] = v
+		}
+		return it
+	}
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name    string
+		item    map[string]types.AttributeValue
+		created time.Time
+		attr    string
+		expires int64
+		expired bool
+	}{
+		{"the store's layout", item(map[string]types.AttributeValue{schema.AttrCreated: s("2026-01-02T03:04:05.006Z")}), created1, "2026-01-02T03:04:05.006Z", 0, false},
+		{"another layout", item(map[string]types.AttributeValue{schema.AttrCreated: s("2026-01-02T03:04:05.006000+00:00")}), created1, "2026-01-02T03:04:05.006000+00:00", 0, false},
+		{"an expiry as a number", item(map[string]types.AttributeValue{schema.AttrExpires: &types.AttributeValueMemberN{Value: "1893456000"}}), time.Time{}, "", now.Unix(), true},
+		{"an expiry as a time, rounded up", item(map[string]types.AttributeValue{schema.AttrExpires: s("2029-12-31T23:59:59.001Z")}), time.Time{}, "", now.Unix(), true},
+		{"an expiry as a later time", item(map[string]types.AttributeValue{schema.AttrExpires: s("2030-01-01T01:00:01+01:00")}), time.Time{}, "", now.Unix() + 1, false},
+		{"an expiry that is no time", item(map[string]types.AttributeValue{schema.AttrExpires: s("soon")}), time.Time{}, "", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Decode(tt.item, now)
+			require.NoError(t, err)
+			require.NoError(t, got.Unreadable)
+			require.Equal(t, tt.created, got.Created)
+			require.Equal(t, tt.attr, got.CreatedAttr)
+			require.Equal(t, tt.expires, got.Expires)
+			require.Equal(t, tt.expired, got.Expired)
 		})
 	}
 }
@@ -163,6 +211,8 @@ func TestExpectationCondition(t *testing.T) {
 			[]string{"_version=3", "attribute_not_exists(_pending)", "attribute_not_exists(_indexes)"}, []string{"_indexes="}},
 		{"carried legacy with created", Expectation{Created: created1, Carried: true, Indexes: "a"},
 			[]string{"attribute_not_exists(_version)", created, "attribute_not_exists(_pending)", `_indexes="a"`}, nil},
+		{"created as read, in another layout", Expect(State{Item: keyItem(), Version: 3, Created: created1, CreatedAttr: "2026-01-02T04:04:05.006+01:00"}),
+			[]string{`_created="2026-01-02T04:04:05.006+01:00"`}, []string{created}},
 		{"pending is pinned by the version", Expectation{Version: 3, Pending: true},
 			[]string{"_version=3"}, []string{"_pending"}},
 	}

@@ -29,6 +29,10 @@ type Expectation struct {
 	Absent  bool      // no item at all
 	Version int64     // when !Absent; 0 for an item written before versions
 	Created time.Time // checked when not zero
+	// CreatedAttr is the stored _created the condition pins, when the write read it:
+	// another program may have written Created in another layout. Otherwise the
+	// condition pins Created as the store writes it.
+	CreatedAttr string
 
 	// Carried says the version came from the caller, not from a read of this call.
 	// A read would have shown whether index entries are being written and which
@@ -64,7 +68,19 @@ func Expect(s State) Expectation {
 	if !s.Exists() {
 		return Expectation{Absent: true}
 	}
-	return Expectation{Version: s.Version, Created: s.Created}
+	return Expectation{Version: s.Version, Created: s.Created, CreatedAttr: s.CreatedAttr}
+}
+
+// StoredCreated is the _created the condition of x requires: as read, or Created
+// in the store's layout; "" for none.
+func (x Expectation) StoredCreated() string {
+	switch {
+	case x.CreatedAttr != "":
+		return x.CreatedAttr
+	case !x.Created.IsZero():
+		return schema.FormatTime(x.Created)
+	}
+	return ""
 }
 
 // Condition returns the condition that holds while the stored item meets x. Every
@@ -84,8 +100,8 @@ func (x Expectation) Condition() expression.ConditionBuilder {
 	} else {
 		c = expression.Name(schema.AttrVersion).Equal(expression.Value(number(x.Version)))
 	}
-	if !x.Created.IsZero() {
-		c = c.And(CreatedIs(x.Created))
+	if created := x.StoredCreated(); created != "" {
+		c = c.And(StoredCreatedIs(created))
 	}
 	if x.Carried {
 		c = c.And(expression.AttributeNotExists(expression.Name(schema.AttrPending)), IndexSetIs(x.Indexes))
@@ -102,8 +118,12 @@ func (x Expectation) Condition() expression.ConditionBuilder {
 // CreatedIs is the condition that the stored entity is the life of its key created
 // at t, to the millisecond: an entity deleted and created again counts its versions
 // from 1 again, and only Created tells its lives apart.
-func CreatedIs(t time.Time) expression.ConditionBuilder {
-	return expression.Name(schema.AttrCreated).Equal(expression.Value(&types.AttributeValueMemberS{Value: schema.FormatTime(t)}))
+func CreatedIs(t time.Time) expression.ConditionBuilder { return StoredCreatedIs(schema.FormatTime(t)) }
+
+// StoredCreatedIs is the condition that the stored _created is attr, as stored: a
+// time another program wrote in another layout than the store's is pinned as read.
+func StoredCreatedIs(attr string) expression.ConditionBuilder {
+	return expression.Name(schema.AttrCreated).Equal(expression.Value(&types.AttributeValueMemberS{Value: attr}))
 }
 
 // IndexSetIs is the condition that the stored index set is set.
@@ -130,7 +150,7 @@ func (x Expectation) Holds(s State) bool {
 		return !s.Exists()
 	case !s.Exists() || s.Version != x.Version:
 		return false
-	case !x.Created.IsZero() && !s.Created.Equal(x.Created):
+	case x.StoredCreated() != "" && s.storedCreated() != x.StoredCreated(): // as the condition compares them
 		return false
 	case x.Carried && (s.Pending != "" || s.Indexes != x.Indexes):
 		return false

@@ -25,6 +25,13 @@ type State struct {
 	Deleting     string // token of a Delete in progress
 	Expires      int64  // the expiry, in Unix seconds; 0 for none
 	Expired      bool   // whether it had passed when the item was read
+
+	// CreatedAttr is _created as stored ("" for none), which a write's condition
+	// pins: another program may have written it in another layout than the store's.
+	CreatedAttr string
+	// Unreadable says why _created does not read as a time; nil when it does, or
+	// there is none. A write that keeps Created refuses such an entity.
+	Unreadable error
 }
 
 // Decode decodes the state of item, nil for no item, as of now.
@@ -39,15 +46,7 @@ func Decode(item map[string]types.AttributeValue, now time.Time) (State, error) 
 	if s.Version, err = VersionValue(item[schema.AttrVersion]); err != nil {
 		return s, err
 	}
-	if av, ok := item[schema.AttrCreated]; ok {
-		str, ok := av.(*types.AttributeValueMemberS)
-		if !ok {
-			return s, fmt.Errorf("%s is %T, want a string", schema.AttrCreated, av)
-		}
-		if s.Created, err = schema.ParseTime(str.Value); err != nil {
-			return s, err
-		}
-	}
+	s.Created, s.CreatedAttr, s.Unreadable = createdOf(item)
 	s.Indexes = OptionalString(item, schema.AttrIndexes)
 	s.Token = OptionalString(item, schema.AttrToken)
 	s.Pending = OptionalString(item, schema.AttrPending)
@@ -56,6 +55,33 @@ func Decode(item map[string]types.AttributeValue, now time.Time) (State, error) 
 	}
 	s.Deleting = OptionalString(item, schema.AttrDeleting)
 	return s, nil
+}
+
+// createdOf reads the _created attribute of item: as a time, as stored, and why it
+// is no time. A Delete, or a writer completing one, needs none of it, so an item
+// whose _created cannot be read is still a state.
+func createdOf(item map[string]types.AttributeValue) (t time.Time, attr string, unreadable error) {
+	switch av := item[schema.AttrCreated].(type) {
+	case nil:
+		return t, "", nil
+	case *types.AttributeValueMemberS:
+		t, err := schema.ReadTime(av.Value)
+		if err != nil {
+			return t, av.Value, fmt.Errorf("attribute %s: %w", schema.AttrCreated, err) // as a read says it
+		}
+		return t, av.Value, nil
+	default:
+		return t, "", fmt.Errorf("attribute %s: %s is %T, want a string", schema.AttrCreated, schema.AttrCreated, av)
+	}
+}
+
+// storedCreated is _created as stored: CreatedAttr, or Created in the store's
+// layout for a state that does not say.
+func (s State) storedCreated() string {
+	if s.CreatedAttr == "" && !s.Created.IsZero() {
+		return schema.FormatTime(s.Created)
+	}
+	return s.CreatedAttr
 }
 
 // Exists reports whether there is an item.
@@ -102,17 +128,29 @@ func OptionalString(item map[string]types.AttributeValue, name string) string {
 }
 
 // ExpiresOf returns the expiry an entity item records, in Unix seconds; 0 for
-// none, or one that does not read as a number.
+// none, or one that reads neither as a number nor as a time. The store writes a
+// number, as DynamoDB's time to live requires; a string holding an RFC 3339 time,
+// as a hand edit may leave, is read as that time, rounded up to the second.
 func ExpiresOf(item map[string]types.AttributeValue) int64 {
-	n, ok := item[schema.AttrExpires].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0
+	switch av := item[schema.AttrExpires].(type) {
+	case *types.AttributeValueMemberN:
+		s, err := strconv.ParseInt(av.Value, 10, 64)
+		if err != nil {
+			return 0
+		}
+		return s
+	case *types.AttributeValueMemberS:
+		t, err := schema.ReadTime(av.Value)
+		if err != nil {
+			return 0
+		}
+		s := t.Unix()
+		if t.Nanosecond() > 0 {
+			s++
+		}
+		return s
 	}
-	s, err := strconv.ParseInt(n.Value, 10, 64)
-	if err != nil {
-		return 0
-	}
-	return s
+	return 0
 }
 
 // ExpiredAt reports whether an expiry (Unix seconds; 0 for none) has passed at now.

@@ -44,6 +44,9 @@ var (
 	// ErrUnknownIndex matches the error of a write of an entity last written by a
 	// client maintaining indexes this one does not register.
 	ErrUnknownIndex = errors.New(Prefix + "entity is indexed by indexes this client does not register")
+	// ErrUnreadable matches the error of an entity item the store holds but cannot
+	// read, such as one whose _created is no time. Package ryno exports it.
+	ErrUnreadable = errors.New(Prefix + "stored entity cannot be read")
 	// ErrHasRelationships matches the error of a transaction deleting an entity
 	// that holds relationship entries, or that entries point at which the
 	// transaction does not remove.

@@ -17,9 +17,10 @@ func ByType(scope, typ string) paging.Position {
 			return schema.ValidateEntityKey(scope, typ, id) == nil
 		}},
 		{Name: schema.AttrScopeTypeKey, Fixed: schema.ScopeTypeKey(scope, typ)},
+		// Any text: an item another program wrote may hold a time in another
+		// layout, or none, and the cursor after it must go on.
 		{Name: schema.AttrUpdated, Max: schema.MaxSortKeyBytes, Valid: func(updated string) bool {
-			_, err := schema.ParseTime(updated)
-			return err == nil
+			return schema.ValidateComponent("", updated) == nil
 		}},
 	}}
 }

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -31,6 +32,30 @@ func ParseTime(s string) (time.Time, error) {
 			Reason: "must be UTC in the form " + TimeLayout}
 	}
 	return t, nil
+}
+
+// ReadTime reads a timestamp an item holds: in TimeLayout, or in any other RFC 3339
+// form another program may have written (the original JavaScript RynoDB, a hand
+// edit in the console), such as 2019-01-01T00:00:00Z, one with an offset, or with
+// more or fewer fractional digits. It returns the time as FormatTime would store it:
+// in UTC, truncated to milliseconds. RFC 3339's lower-case t and z are read too.
+// Anything else, or a year outside 1 to 9999 once in UTC, is an error naming s.
+func ReadTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339, strings.ToUpper(s))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 time", s)
+	}
+	if err := ValidateTime(t); err != nil {
+		return time.Time{}, fmt.Errorf("%q is outside years 1 to 9999 in UTC", s)
+	}
+	return TruncateTime(t), nil
+}
+
+// InLayout reports whether s is a time as FormatTime writes it. A stored time that
+// is not is read with ReadTime, and written back in TimeLayout by the next write.
+func InLayout(s string) bool {
+	_, err := ParseTime(s)
+	return err == nil
 }
 
 // TruncateTime returns what survives FormatTime and ParseTime: t in UTC, truncated to

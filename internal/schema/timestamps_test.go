@@ -2,6 +2,7 @@ package schema_test
 
 import (
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 
@@ -131,6 +132,42 @@ func TestValidateTime(t *testing.T) {
 				return
 			}
 			requireInvalid(t, err, "timestamp")
+		})
+	}
+}
+
+func TestReadTime(t *testing.T) {
+	at := time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name, in string
+		want     time.Time
+		inLayout bool
+	}{
+		{"the store's layout", "2019-01-01T00:00:00.000Z", at, true},
+		{"whole seconds, as the original store wrote them", "2019-01-01T00:00:00Z", at, false},
+		{"an offset", "2019-01-01T01:30:00+01:30", at, false},
+		{"an offset of zero", "2019-01-01T00:00:00+00:00", at, false},
+		{"fewer fractional digits", "2019-01-01T00:00:00.5Z", at.Add(500 * time.Millisecond), false},
+		{"more, truncated", "2019-01-01T00:00:00.123987Z", at.Add(123 * time.Millisecond), false},
+		{"a comma for the point", "2019-01-01T00:00:00,250Z", at.Add(250 * time.Millisecond), false},
+		{"lower-case t and z", "2019-01-01t00:00:00.000z", at, false},
+		{"year 1 in UTC", "0001-01-01T00:00:00Z", time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := schema.ReadTime(tt.in)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got)
+			require.Equal(t, time.UTC, got.Location())
+			require.Equal(t, tt.inLayout, schema.InLayout(tt.in))
+		})
+	}
+	for _, bad := range []string{"", "yesterday", "2019-01-01", "2019-01-01 00:00:00Z", "2019-01-01T00:00:00",
+		"2019-01-01T24:00:00Z", "10000-01-01T00:00:00Z", "0001-01-01T00:00:00+01:00", "9999-12-31T23:00:00-01:00"} {
+		t.Run(bad, func(t *testing.T) {
+			_, err := schema.ReadTime(bad)
+			require.ErrorContains(t, err, strconv.Quote(bad))
+			require.False(t, schema.InLayout(bad))
 		})
 	}
 }

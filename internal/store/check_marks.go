@@ -18,14 +18,15 @@ import (
 
 // marksScan returns a consistent scan of one of segments of the entities table that
 // returns only entities a write left marked (being deleted, or being written) and
-// entities expired by now. It returns them whole, as repairs need them: a scan is
-// billed for whole items anyway.
+// entities expired by now, or whose expiry is a string, which DynamoDB cannot
+// compare with the clock (checkMarks reads it). It returns them whole, as repairs
+// need them: a scan is billed for whole items anyway.
 func (c *Core) marksScan(segment, segments int, now time.Time) *dynamodb.ScanInput {
 	in := &dynamodb.ScanInput{
 		TableName:                 aws.String(c.Names.Entities),
-		FilterExpression:          aws.String("attribute_exists(#d) OR attribute_exists(#p) OR #e <= :now"),
+		FilterExpression:          aws.String("attribute_exists(#d) OR attribute_exists(#p) OR #e <= :now OR attribute_type(#e, :s)"),
 		ExpressionAttributeNames:  map[string]string{"#d": schema.AttrDeleting, "#p": schema.AttrPending, "#e": schema.AttrExpires},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":now": attrN(now.Unix())},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":now": attrN(now.Unix()), ":s": attrS(string(types.ScalarAttributeTypeS))},
 		ConsistentRead:            aws.Bool(true),
 	}
 	if segments > 1 {

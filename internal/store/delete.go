@@ -56,8 +56,8 @@ func (c *Core) MarkDeleting(ctx context.Context, k Key, x Expect) (entitystate.S
 	if x.Version > 0 {
 		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(x.Version))))
 	}
-	if !x.Created.IsZero() {
-		cond = cond.And(entitystate.CreatedIs(x.Created))
+	if created := x.storedCreated(); created != "" {
+		cond = cond.And(entitystate.StoredCreatedIs(created))
 	}
 	if x.Cond != nil {
 		cond = cond.And(x.Cond.Build(now))
@@ -82,10 +82,20 @@ func (c *Core) MarkDeleting(ctx context.Context, k Key, x Expect) (entitystate.S
 	case commit.Committed:
 		return c.ReadStored(k, a.Item)
 	case commit.ConditionFailed:
-		return c.afterMarkFailed(k, token, x, a.Item)
+		s, err := c.afterMarkFailed(k, token, x, a.Item)
+		if errors.Is(err, errOtherLayout) { // once: the mark pins the stored form now
+			x.CreatedAttr = s.CreatedAttr
+			return c.MarkDeleting(ctx, k, x)
+		}
+		return s, err
 	}
 	return entitystate.State{}, errs.Wrap(a.Err, "delete %s", k)
 }
+
+// errOtherLayout refuses a mark whose condition on Created failed only for the
+// layout of the stored _created, which another program wrote: the same time in
+// another form.
+var errOtherLayout = errors.New(errs.Prefix + "the stored Created is in another layout")
 
 // afterMarkFailed says what a Delete whose mark (token) was refused does, from the
 // stored item: its mark landed on an earlier attempt, another Delete is in progress,
@@ -100,12 +110,16 @@ func (c *Core) afterMarkFailed(k Key, token string, x Expect, item map[string]ty
 	switch {
 	case s.Deleting == token:
 		return s, nil
+	case !x.Created.IsZero() && s.Unreadable != nil: // which life it is cannot be told
+		return entitystate.State{}, &UnreadableError{Key: k, Err: s.Unreadable}
 	case life != nil:
 		return entitystate.State{}, life
 	case version > 0 && !s.Live():
 		return entitystate.State{}, &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
 	case version > 0 && s.Version != version:
 		return entitystate.State{}, &ConflictError{Key: k, Expected: version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.Version)}
+	case !x.Created.IsZero() && x.CreatedAttr == "" && s.CreatedAttr != x.storedCreated():
+		return s, errOtherLayout
 	case x.Cond != nil && s.Live():
 		return entitystate.State{}, &ConditionError{Key: k, Condition: x.Cond.Text}
 	}
@@ -122,7 +136,7 @@ func (c *Core) afterMarkFailed(k Key, token string, x Expect, item map[string]ty
 func (c *Core) CompleteDelete(ctx context.Context, k Key, s entitystate.State) error {
 	if s.Deleting == "" && s.Expired {
 		var err error
-		if s, err = c.Expire(ctx, k); err != nil || s.Deleting == "" {
+		if s, err = c.Expire(ctx, k, s); err != nil || s.Deleting == "" {
 			return err
 		}
 	}
@@ -402,12 +416,19 @@ func (c *Core) ownedPages(ctx context.Context, owner Key, predicate string, fn f
 	})
 }
 
-// Expire puts the tombstone of a Delete on k while it holds an expired entity, and
-// returns the item of the Delete to complete, as markDeleting does: none (deleting
-// "") when k holds no expired entity by now.
-func (c *Core) Expire(ctx context.Context, k Key) (entitystate.State, error) {
-	// Expired at the instant the tombstone records.
-	s, err := c.MarkDeleting(ctx, k, Expect{Cond: &Condition{Text: "expired", Build: actions.Expired}})
+// Expire puts the tombstone of a Delete on k while it holds the expired entity read
+// as s, and returns the item of the Delete to complete, as markDeleting does: none
+// (deleting "") when k holds no expired entity by now.
+func (c *Core) Expire(ctx context.Context, k Key, s entitystate.State) (entitystate.State, error) {
+	expired := actions.Expired // at the instant the tombstone records
+	if stored, ok := s.Item[schema.AttrExpires].(*types.AttributeValueMemberS); ok {
+		// An expiry held as a string, which DynamoDB cannot compare with the clock:
+		// the mark requires the one read as passed.
+		expired = func(time.Time) expression.ConditionBuilder {
+			return expression.Name(schema.AttrExpires).Equal(expression.Value(attrS(stored.Value)))
+		}
+	}
+	s, err := c.MarkDeleting(ctx, k, Expect{Cond: &Condition{Text: "expired", Build: expired}})
 	var live *ConditionError
 	if errors.As(err, &live) {
 		return entitystate.State{}, nil // written anew meanwhile: the caller reads it again
@@ -444,7 +465,21 @@ func UpdateInline(u expression.UpdateBuilder, attrs map[string]types.AttributeVa
 type Expect struct {
 	Version int64
 	Created time.Time // the life of the entity (its _created), when not zero
-	Cond    *Condition
+	// CreatedAttr is the stored _created the mark pins instead of Created in the
+	// store's layout, once a refusal showed Created stored in another.
+	CreatedAttr string
+	Cond        *Condition
+}
+
+// storedCreated is the _created the mark of x requires; "" for any.
+func (x Expect) storedCreated() string {
+	switch {
+	case x.CreatedAttr != "":
+		return x.CreatedAttr
+	case !x.Created.IsZero():
+		return schema.FormatTime(x.Created)
+	}
+	return ""
 }
 
 // Condition is a condition a write requires of the stored entity: Text for the

@@ -87,13 +87,14 @@ func stringOf(name string, item map[string]types.AttributeValue) (string, error)
 	return s.Value, nil
 }
 
-// TimeOf decodes a stored timestamp; the zero time when it is missing or malformed.
+// TimeOf decodes a stored timestamp, in the store's layout or any other RFC 3339
+// one (schema.ReadTime); the zero time when it is missing or malformed.
 func TimeOf(av types.AttributeValue) time.Time {
 	s, ok := av.(*types.AttributeValueMemberS)
 	if !ok {
 		return time.Time{}
 	}
-	t, _ := schema.ParseTime(s.Value)
+	t, _ := schema.ReadTime(s.Value)
 	return t
 }
 

@@ -62,6 +62,20 @@ func OtherLife(k Key, expected int64, want, stored time.Time) error {
 	return nil
 }
 
+// UnreadableError reports an entity item the store holds but cannot read; Err says
+// why. A write that keeps what the stored entity holds refuses it.
+type UnreadableError struct {
+	Key Key
+	Err error
+}
+
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("%scannot read the stored entity %s: %s", errs.Prefix, e.Key, errs.Message(e.Err))
+}
+
+// Is makes errors.Is match errs.ErrUnreadable.
+func (e *UnreadableError) Is(target error) bool { return target == errs.ErrUnreadable }
+
 // LeaseError reports a list write that another writer's lease kept out until
 // Until; Err says why the write stopped waiting.
 type LeaseError struct {

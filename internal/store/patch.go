@@ -53,14 +53,44 @@ type PatchOptions struct {
 	Version int64
 	Created time.Time // the entity's Created (IfCreated), when not zero
 	Cond    *Condition
+	// StoredCreated is the stored _created, in another layout than the store's, that
+	// the patch requires and writes anew in the store's; "" for one in the store's
+	// layout, which the patch keeps. A refusal shows which.
+	StoredCreated string
 }
 
+// maxPatchAttempts bounds the attempts of a patch refused only for the layout of
+// the stored _created (see CreatedRefused).
+const maxPatchAttempts = 3
+
 // PatchItem applies p to the entity k, of a type without indexes, with one
-// UpdateItem, and returns the item as stored.
+// UpdateItem, and returns the item as stored. An entity whose _created another
+// program wrote in another layout takes one more, which writes it in the store's.
 func (c *Core) PatchItem(ctx context.Context, k Key, p Patch, o PatchOptions) (map[string]types.AttributeValue, error) {
-	token := commit.NewToken()
-	in := c.PatchInput(k, p, o, token)
-	send := c.UpdateSend(in)
+	token := commit.NewToken() // a refused attempt wrote nothing: the next one keeps it
+	for attempt := 1; ; attempt++ {
+		a := c.patchOnce(ctx, k, p, o, token)
+		switch a.Outcome {
+		case commit.Committed:
+			return a.Item, nil
+		case commit.ConditionFailed:
+			if created, ok := c.CreatedRefused(k, o, token, a.Item); ok && attempt < maxPatchAttempts {
+				o.StoredCreated = created
+				continue
+			}
+			return c.patchRefused(ctx, k, o, token, a.Item)
+		}
+		var api smithy.APIError
+		if errors.As(a.Err, &api) && api.ErrorCode() == "ValidationException" {
+			return nil, &schema.ValidationError{Field: "Patch", Value: k.String(), Reason: api.ErrorMessage()}
+		}
+		return nil, errs.Wrap(a.Err, "patch %s", k)
+	}
+}
+
+// patchOnce sends the UpdateItem of p, resolving a lost response from the item.
+func (c *Core) patchOnce(ctx context.Context, k Key, p Patch, o PatchOptions, token string) commit.Attempt {
+	send := c.UpdateSend(c.PatchInput(k, p, o, token))
 	unapplied := func(s entitystate.State) bool {
 		return o.Version > 0 && s.Live() && s.Version == o.Version &&
 			(o.Created.IsZero() || s.Created.Equal(schema.TruncateTime(o.Created)))
@@ -68,29 +98,47 @@ func (c *Core) PatchItem(ctx context.Context, k Key, p Patch, o PatchOptions) (m
 	resolve := func(ctx context.Context) commit.Attempt {
 		return c.Resolve(ctx, k, token, unapplied, send)
 	}
-	a := c.Settle(ctx, send, resolve)
-	switch a.Outcome {
-	case commit.Committed:
-		return a.Item, nil
-	case commit.ConditionFailed:
-		return c.patchRefused(ctx, k, o, token, a.Item)
+	return c.Settle(ctx, send, resolve)
+}
+
+// CreatedRefused reports whether the stored _created alone refused the patch o,
+// item being the item then stored: the entity is otherwise as o requires (its
+// version, and the life IfCreated names), and its _created is in another layout
+// than o required. It returns what the next attempt requires
+// (PatchOptions.StoredCreated).
+func (c *Core) CreatedRefused(k Key, o PatchOptions, token string, item map[string]types.AttributeValue) (string, bool) {
+	s, err := c.ReadStored(k, item)
+	if err != nil || !s.Live() || s.Token == token || s.Indexes != "" || s.Unreadable != nil ||
+		(o.Version > 0 && s.Version != o.Version) || OtherLife(k, o.Version, o.Created, s.Life()) != nil {
+		return "", false
 	}
-	var api smithy.APIError
-	if errors.As(a.Err, &api) && api.ErrorCode() == "ValidationException" {
-		return nil, &schema.ValidationError{Field: "Patch", Value: k.String(), Reason: api.ErrorMessage()}
+	created := s.CreatedAttr
+	if created == "" || schema.InLayout(created) {
+		created = ""
 	}
-	return nil, errs.Wrap(a.Err, "patch %s", k)
+	return created, created != o.StoredCreated
 }
 
 // PatchInput is the UpdateItem of p: the changes, the version and Updated bumped,
 // the token recorded, under the condition that the entity exists, is not being
 // deleted, is indexed by no client (its type has no index here), has the version
-// and the life asked for, and does not already hold this write.
+// and the life asked for, does not already hold this write, and has its _created in
+// the store's layout, or the one o.StoredCreated names, which it writes in the
+// store's.
 func (c *Core) PatchInput(k Key, p Patch, o PatchOptions, token string) *dynamodb.UpdateItemInput {
 	now := schema.TruncateTime(c.Now())
 	u := expression.Set(expression.Name(schema.AttrUpdated), expression.Value(attrS(schema.FormatTime(now)))).
 		Set(expression.Name(schema.AttrToken), expression.Value(attrS(token))).
 		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
+	created := actions.CreatedInLayout()
+	if !o.Created.IsZero() {
+		created = entitystate.CreatedIs(o.Created) // in the store's layout, then
+	}
+	if t, err := schema.ReadTime(o.StoredCreated); err == nil {
+		// The life IfCreated names was found stored in this layout (CreatedRefused).
+		u = u.Set(expression.Name(schema.AttrCreated), expression.Value(attrS(schema.FormatTime(t))))
+		created = entitystate.StoredCreatedIs(o.StoredCreated)
+	}
 	// The builder reads '.' and '[' in a name as a path into nested attributes; user
 	// names are top-level attributes whatever they hold, so it gets aliases.
 	var a aliases
@@ -112,12 +160,10 @@ func (c *Core) PatchInput(k Key, p Patch, o PatchOptions, token string) *dynamod
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
 			actions.NotExpired(now),
 			expression.AttributeNotExists(expression.Name(schema.AttrIndexes)),
-			expression.Name(schema.AttrToken).NotEqual(expression.Value(attrS(token))))
+			expression.Name(schema.AttrToken).NotEqual(expression.Value(attrS(token))),
+			created)
 	if o.Version > 0 {
 		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(o.Version))))
-	}
-	if !o.Created.IsZero() {
-		cond = cond.And(entitystate.CreatedIs(o.Created))
 	}
 	if o.Cond != nil {
 		cond = cond.And(o.Cond.Build(now))
@@ -179,6 +225,8 @@ func (c *Core) patchRefused(ctx context.Context, k Key, o PatchOptions, token st
 		return nil, notFound(k)
 	case s.Indexes != "":
 		return nil, &UnknownIndexError{Key: k, Indexes: UnknownIndexes(s.Indexes, "")}
+	case s.Unreadable != nil:
+		return nil, &UnreadableError{Key: k, Err: s.Unreadable}
 	case o.Cond != nil && (version == 0 || s.Version == version):
 		return nil, &ConditionError{Key: k, Condition: o.Cond.Text}
 	}

@@ -107,6 +107,10 @@ type write struct {
 	// doubts remember contradictions between the heads and entries of lists read,
 	// one per predicate.
 	doubts []relationships.Doubt
+	// createdAttr is the stored form of the Created the write carries, once a
+	// refusal showed it in another layout than the store's: the condition of the
+	// next attempt pins it.
+	createdAttr string
 }
 
 // newWrite returns the write of p, after checking that a plan for the Created time
@@ -140,7 +144,7 @@ func (w *write) first() (x entitystate.Expectation, read bool) {
 	case w.Mode == PutCreate:
 		return entitystate.Expectation{Absent: true}, false
 	case w.Version > 0:
-		x = entitystate.Expectation{Version: w.Version, Created: schema.TruncateTime(w.Created), Carried: true, Indexes: w.mine}
+		x = entitystate.Expectation{Version: w.Version, Created: schema.TruncateTime(w.Created), CreatedAttr: w.createdAttr, Carried: true, Indexes: w.mine}
 		return x, w.Created.IsZero() // a put must know the Created time it keeps
 	case w.Mode == PutSet && w.Cond == nil && !w.IfCreated && !w.entryIndexed() && len(w.predicates) == 0:
 		return entitystate.Expectation{Absent: true}, false // optimistic: one request for a new entity
@@ -359,7 +363,8 @@ func (w *write) decideFromItem(ctx context.Context, item map[string]types.Attrib
 }
 
 // decide returns the expectation of a write that found s stored, or why it must not
-// write.
+// write. When s holds the Created the write carries in another layout than the
+// store's, it remembers that form, which the next attempt's condition pins.
 func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
 	k, v := w.Key, w.Version
 	life := OtherLife(k, v, w.life(), s.Life())
@@ -368,6 +373,8 @@ func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
 		return entitystate.Expectation{}, fmt.Errorf("%w: %s", errs.ErrExists, k)
 	case w.Mode == PutCreate:
 		return entitystate.Expectation{Absent: true}, nil
+	case s.Exists() && s.Unreadable != nil: // the put would have to invent its Created
+		return entitystate.Expectation{}, &UnreadableError{Key: k, Err: s.Unreadable}
 	case life != nil:
 		return entitystate.Expectation{}, life
 	case v > 0 && !s.Exists():
@@ -378,6 +385,9 @@ func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
 		return entitystate.Expectation{}, notFound(k)
 	case !s.Exists():
 		return entitystate.Expectation{Absent: true}, nil
+	}
+	if v > 0 && !w.Created.IsZero() {
+		w.createdAttr = s.CreatedAttr
 	}
 	if unknown := UnknownIndexes(s.Indexes, w.mine); len(unknown) > 0 {
 		return entitystate.Expectation{}, &UnknownIndexError{Key: k, Indexes: unknown}

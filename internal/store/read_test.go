@@ -30,7 +30,9 @@ func TestReadStored(t *testing.T) {
 		want entitystate.State
 	}{
 		{"no item", nil, entitystate.State{}},
-		{"every mark", full, entitystate.State{Item: full, Version: 7, Created: created1, Indexes: "a:b", Token: "tok", Pending: "pend", Deleting: "del"}},
+		{"every mark", full, entitystate.State{Item: full, Version: 7, Created: created1, CreatedAttr: schema.FormatTime(created1), Indexes: "a:b", Token: "tok", Pending: "pend", Deleting: "del"}},
+		{"created in another layout", storedItem(map[string]any{schema.AttrVersion: attrN(1), schema.AttrCreated: "2024-01-02T04:04:05.006+01:00"}),
+			entitystate.State{Version: 1, Created: created1, CreatedAttr: "2024-01-02T04:04:05.006+01:00"}},
 		{"legacy item without version or marks", actions.EntityKey(stateKey), entitystate.State{Item: actions.EntityKey(stateKey)}},
 		{"marks that are not strings are absent", storedItem(map[string]any{schema.AttrVersion: attrN(1), schema.AttrToken: attrN(3), schema.AttrPending: &types.AttributeValueMemberBOOL{Value: true}}),
 			entitystate.State{Version: 1}},
@@ -55,8 +57,6 @@ func TestReadStoredRejectsMalformedMarks(t *testing.T) {
 		{"negative version", map[string]any{schema.AttrVersion: attrN(-1)}, schema.AttrVersion},
 		{"fractional version", map[string]any{schema.AttrVersion: &types.AttributeValueMemberN{Value: "1.5"}}, schema.AttrVersion},
 		{"version beyond int64", map[string]any{schema.AttrVersion: &types.AttributeValueMemberN{Value: "9223372036854775808"}}, schema.AttrVersion},
-		{"created as a number", map[string]any{schema.AttrVersion: attrN(1), schema.AttrCreated: attrN(1)}, schema.AttrCreated},
-		{"created not a time", map[string]any{schema.AttrVersion: attrN(1), schema.AttrCreated: "yesterday"}, "yesterday"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,6 +64,33 @@ func TestReadStoredRejectsMalformedMarks(t *testing.T) {
 			require.Error(t, err)
 			require.ErrorContains(t, err, stateKey.String())
 			require.ErrorContains(t, err, tt.attr)
+		})
+	}
+}
+
+// TestReadStoredKeepsAnUnreadableCreated decodes items whose _created is no time:
+// the state says why, so that a Delete, which needs no Created, still can, and a
+// write that keeps Created refuses.
+func TestReadStoredKeepsAnUnreadableCreated(t *testing.T) {
+	tests := []struct {
+		name    string
+		created types.AttributeValue
+		attr    string // as stored
+		why     string // named in Unreadable
+	}{
+		{"a number", attrN(1), "", schema.AttrCreated},
+		{"not a time", attrS("yesterday"), "yesterday", "yesterday"},
+		{"a year beyond 9999 in UTC", attrS("9999-12-31T23:30:00-01:00"), "9999-12-31T23:30:00-01:00", "9999"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := DecodeStored(stateKey, storedItem(map[string]any{schema.AttrVersion: attrN(2), schema.AttrCreated: tt.created, schema.AttrDeleting: "del"}), time.Now())
+			require.NoError(t, err)
+			require.Equal(t, int64(2), s.Version)
+			require.Equal(t, "del", s.Deleting)
+			require.True(t, s.Created.IsZero())
+			require.Equal(t, tt.attr, s.CreatedAttr)
+			require.ErrorContains(t, s.Unreadable, tt.why)
 		})
 	}
 }
@@ -83,7 +110,11 @@ func TestStoredExpiry(t *testing.T) {
 		{"expires later", item(map[string]any{schema.AttrExpires: attrN(now.Unix() + 1)}), true, false, false},
 		{"expired", item(map[string]any{schema.AttrExpires: attrN(now.Unix())}), false, true, true},
 		{"expired and being deleted", item(map[string]any{schema.AttrExpires: attrN(now.Unix() - 9), schema.AttrDeleting: "d"}), false, true, true},
-		{"an expiry that is no number is none", item(map[string]any{schema.AttrExpires: "soon"}), true, false, false},
+		{"an expiry that is no number nor time is none", item(map[string]any{schema.AttrExpires: "soon"}), true, false, false},
+		// A hand edit may leave a time as a string, which DynamoDB's time to live
+		// ignores: readers take it, rounded up to the second.
+		{"a time as a string, later", item(map[string]any{schema.AttrExpires: "2030-01-01T00:00:00.001Z"}), true, false, false},
+		{"a time as a string, passed", item(map[string]any{schema.AttrExpires: "2030-01-01T01:00:00+01:00"}), false, true, true},
 	}
 	c := testCore(t, nil, 1, 1)
 	c.Now = func() time.Time { return now }

@@ -76,8 +76,11 @@ func (c *Core) reindexEntity(ctx context.Context, item map[string]types.Attribut
 	pace := c.ConflictPacer()
 	for {
 		s, err := c.ReadStored(k, item)
-		if err != nil || !s.Live() {
+		switch {
+		case err != nil || !s.Live():
 			return nil, err
+		case s.Unreadable != nil: // its map functions would see no Created
+			return nil, &UnreadableError{Key: k, Err: s.Unreadable}
 		}
 		r := &reindexing{c: c, k: k, s: s, token: commit.NewToken()}
 		done, err := r.run(ctx)

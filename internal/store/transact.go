@@ -130,6 +130,9 @@ type txOp struct {
 	// objects, or the subject expires). Otherwise the heads written stand for the
 	// subject, as for a list write of its own (lists.go).
 	headsStand bool
+	// created is the stored _created a TxPatch of a type without indexes requires
+	// (PatchOptions.Created), once a refusal showed it in another layout.
+	created string
 }
 
 // NewTx starts a transaction of n operations.

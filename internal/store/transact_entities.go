@@ -96,7 +96,8 @@ func (w *write) refused(x entitystate.Expectation) func(context.Context, actions
 func (c *Core) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 	if !c.Indexes.Has(op.Key.Type) {
 		token := commit.NewToken()
-		in := c.PatchInput(op.Key, op.Patch, op.patchOptions(), token)
+		o := op.patchOptions()
+		in := c.PatchInput(op.Key, op.Patch, o, token)
 		p := &txPart{op: op}
 		p.t.Add(types.TransactWriteItem{Update: &types.Update{
 			TableName: in.TableName, Key: in.Key, UpdateExpression: in.UpdateExpression,
@@ -105,7 +106,11 @@ func (c *Core) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}}, actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(in.Key)+op.Patch.Size())
 		p.refused = func(ctx context.Context, _ actions.Role, item map[string]types.AttributeValue) (bool, error) {
-			_, err := c.patchRefused(ctx, op.Key, op.patchOptions(), token, item)
+			if created, ok := c.CreatedRefused(op.Key, o, token, item); ok {
+				op.created = created // the next attempt requires it, and writes it anew
+				return true, &ConflictError{Key: op.Key, Reason: "its Created is stored in another layout"}
+			}
+			_, err := c.patchRefused(ctx, op.Key, o, token, item)
 			return false, err
 		}
 		return p, nil
@@ -127,6 +132,8 @@ func (c *Core) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 	switch {
 	case err != nil:
 		return nil, err
+	case s.Unreadable != nil: // the put would have to invent its Created
+		return nil, &UnreadableError{Key: op.Key, Err: s.Unreadable}
 	case op.Version > 0 && s.Version != op.Version:
 		return nil, &ConflictError{Key: op.Key, Expected: op.Version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.Version, s.Version)}
 	}
@@ -300,16 +307,13 @@ func (c *Core) checkGone(p *txPart, k Key) {
 }
 
 // addEntityDelete adds the deletion of the entity stored as s, conditional on its
-// version (which pins the entries read), on its life when IfCreated asks for one,
-// and on the caller's condition.
+// version (which pins the entries read; none for an item written before versions),
+// its Created as stored (the life read, which IfCreated's when given: another life
+// at the same version, created meanwhile, has index entries this delete did not
+// read), and the caller's condition.
 func (c *Core) addEntityDelete(t *actions.Transaction, op *txOp, s entitystate.State) {
-	cond := expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(s.Version))).
+	cond := entitystate.Expect(s).Condition().
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
-	// The life read, which IfCreated's when given: another life at the same version,
-	// created meanwhile, has index entries this delete did not read.
-	if !s.Created.IsZero() {
-		cond = cond.And(entitystate.CreatedIs(s.Created))
-	}
 	if op.Cond != nil {
 		cond = cond.And(op.Cond.Build(c.Now()))
 	}
@@ -356,5 +360,5 @@ func (c *Core) bookkeepingDelete(item map[string]types.AttributeValue) types.Tra
 
 // patchOptions are the conditions of a TxPatch.
 func (op *txOp) patchOptions() PatchOptions {
-	return PatchOptions{Version: op.Version, Created: op.Created, Cond: op.Cond}
+	return PatchOptions{Version: op.Version, Created: op.Created, Cond: op.Cond, StoredCreated: op.created}
 }

@@ -23,7 +23,8 @@ import (
 // its shape, a digest of the names of its attributes and metadata. The write is then
 // one UpdateItem that sets every attribute, keeps Created, bumps the version, and is
 // conditioned on a stored item of the same shape (or none, for a Set) that no other
-// write marks. Otherwise its condition returns the stored item, and the write goes
+// write marks, and whose _created is in the store's layout (one another program
+// wrote in another is put anew). Otherwise its condition returns the stored item, and the write goes
 // on from it as after any refusal. Entities with index entries, and writes with
 // lists or a condition, read what they replace first. Inline indexes are set by the
 // upsert itself when their map functions use neither the version nor Created, which
@@ -96,6 +97,7 @@ func (w *write) upsertOver(inline map[string]types.AttributeValue, ours string, 
 		And(expression.AttributeNotExists(expression.Name(schema.AttrPending)),
 			expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
 			actions.NotExpired(w.now),
+			actions.CreatedInLayout(), // another layout is put anew after a read
 			indexSetIsOrNone(w.mine),
 			// Sent again after a lost response, it finds its own write and stops.
 			expression.Name(schema.AttrToken).NotEqual(expression.Value(attrS(w.token))))

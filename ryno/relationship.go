@@ -112,11 +112,10 @@ func (c *Client) RelatedEntities(ctx context.Context, subject Key, predicate str
 		return nil, err
 	}
 	page, err := c.entitiesPage(ctx, keysOf(rels.Items, func(r Relationship) Key { return r.Object }), rels.Cursor, p.Consistent)
-	if err != nil {
-		return nil, err
+	if page != nil { // with an *UnreadableError, the objects it could read
+		page.ListVersion = rels.ListVersion
 	}
-	page.ListVersion = rels.ListVersion
-	return page, nil
+	return page, err
 }
 
 // keysOf returns the key pick takes from each relationship.

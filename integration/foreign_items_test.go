@@ -179,6 +179,21 @@ func TestWritesOfAnItemWithTimesInOtherLayouts(t *testing.T) {
 			_, err := s.Transact(ctx, ryno.TxPatch(read.Key, ryno.Patch{Set: changed}, withVersion(read)...))
 			return err
 		}},
+		{"Patch with IfCreated", func(s *store, read *ryno.Entity) error {
+			_, err := s.Patch(ctx, read.Key, ryno.Patch{Set: changed}, withVersion(read, ryno.IfCreated(read.Created))...)
+			return err
+		}},
+		{"Modify with IfCreated", func(s *store, read *ryno.Entity) error {
+			_, err := s.Modify(ctx, read.Key, func(e *ryno.Entity) error {
+				e.Attributes = changed
+				return nil
+			}, ryno.IfCreated(read.Created))
+			return err
+		}},
+		{"TxPatch with IfCreated", func(s *store, read *ryno.Entity) error {
+			_, err := s.Transact(ctx, ryno.TxPatch(read.Key, ryno.Patch{Set: changed}, withVersion(read, ryno.IfCreated(read.Created))...))
+			return err
+		}},
 	}
 	deletes := []struct {
 		name  string
@@ -190,6 +205,10 @@ func TestWritesOfAnItemWithTimesInOtherLayouts(t *testing.T) {
 		}},
 		{"TxDelete", func(s *store, read *ryno.Entity) error {
 			_, err := s.Transact(ctx, ryno.TxDelete(read.Key, withVersion(read)...))
+			return err
+		}},
+		{"TxDelete with IfCreated", func(s *store, read *ryno.Entity) error {
+			_, err := s.Transact(ctx, ryno.TxDelete(read.Key, withVersion(read, ryno.IfCreated(read.Created))...))
 			return err
 		}},
 	}

@@ -2,7 +2,6 @@ package batching
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/rynodb/rynodb/tables"
 )
 
 // DynamoDB's limits on one batch request.
@@ -68,33 +69,9 @@ func (b *Engine) Acquire(ctx context.Context) (release func(), err error) {
 	}
 }
 
-// ItemID identifies an item across tables: the table name and the key's attribute
-// names and values, in name order.
+// ItemID identifies an item across tables: its key as an error names it.
 func ItemID(table string, key map[string]types.AttributeValue) string {
-	names := keyNames(key)
-	var b strings.Builder
-	b.WriteString(table)
-	for _, name := range names {
-		b.WriteByte(0)
-		b.WriteString(name)
-		b.WriteByte(0)
-		b.WriteString(scalarString(key[name]))
-	}
-	return b.String()
-}
-
-// scalarString formats a key attribute value: S and N as their text, B as hex.
-func scalarString(v types.AttributeValue) string {
-	switch v := v.(type) {
-	case *types.AttributeValueMemberS:
-		return fmt.Sprintf("%q", v.Value)
-	case *types.AttributeValueMemberN:
-		return v.Value
-	case *types.AttributeValueMemberB:
-		return fmt.Sprintf("%x", v.Value)
-	default:
-		return fmt.Sprintf("%T", v)
-	}
+	return tables.ItemKey{Table: table, Key: key}.String()
 }
 
 // keyNames returns the attribute names of key, sorted.

@@ -73,12 +73,16 @@ func Expect(s State) Expectation {
 
 // StoredCreated is the _created the condition of x requires: as read, or Created
 // in the store's layout; "" for none.
-func (x Expectation) StoredCreated() string {
+func (x Expectation) StoredCreated() string { return StoredCreated(x.CreatedAttr, x.Created) }
+
+// StoredCreated is the _created a condition requires of an entity: attr, as read,
+// when the write read it; otherwise created in the store's layout; "" for none.
+func StoredCreated(attr string, created time.Time) string {
 	switch {
-	case x.CreatedAttr != "":
-		return x.CreatedAttr
-	case !x.Created.IsZero():
-		return schema.FormatTime(x.Created)
+	case attr != "":
+		return attr
+	case !created.IsZero():
+		return schema.FormatTime(created)
 	}
 	return ""
 }

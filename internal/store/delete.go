@@ -472,15 +472,7 @@ type Expect struct {
 }
 
 // storedCreated is the _created the mark of x requires; "" for any.
-func (x Expect) storedCreated() string {
-	switch {
-	case x.CreatedAttr != "":
-		return x.CreatedAttr
-	case !x.Created.IsZero():
-		return schema.FormatTime(x.Created)
-	}
-	return ""
-}
+func (x Expect) storedCreated() string { return entitystate.StoredCreated(x.CreatedAttr, x.Created) }
 
 // Condition is a condition a write requires of the stored entity: Text for the
 // error that refuses it, Build for the condition as of now.

@@ -31,7 +31,7 @@ type Options struct {
 	// MaxConcurrency bounds how many requests one call sends at once: the batches
 	// of a multi-item call, the transactions of a large Delete or list write.
 	// Default 32. The SDK's default HTTP transport keeps 10 idle connections per
-	// host; give it MaxConcurrency (see the README, "Using real AWS").
+	// host; give it MaxConcurrency (see "Using real AWS" in docs/production.md).
 	MaxConcurrency int
 
 	// Retry bounds retries of items DynamoDB leaves unprocessed in batch requests,
@@ -59,8 +59,8 @@ type Options struct {
 	// removing one object is one write of one item, and writers of one set never
 	// conflict; its relationships list in object key order, with Index 0. Every
 	// client of the same tables must declare the same sets, before any is written:
-	// entries a predicate got as a list are not part of its set. See "Sets" in the
-	// README for what each call promises.
+	// entries a predicate got as a list are not part of its set. See "Sets" in
+	// docs/relationships.md for what each call promises.
 	Sets []string
 
 	// OrderedSets names the predicates whose lists are ordered sets: sets (each
@@ -68,7 +68,7 @@ type Options struct {
 	// never conflict) that list their objects in the order they were added, by the
 	// adding client's clock (Options.Now). ReplaceRelationships sets the order. A
 	// predicate is a set or an ordered set, not both; every client must declare the
-	// same. See "Ordered sets" in the README.
+	// same. See "Ordered sets" in docs/relationships.md.
 	OrderedSets []string
 
 	// Owns declares what the entities of a type own: the objects of one of their

@@ -22,7 +22,7 @@ type Owns struct {
 	// from the end of the marking pass. Every read returning an entity of
 	// ObjectType (Get, BatchGet, GetByUnique, the listings of entities) then looks
 	// its owners up in the reverse index and reads them, a round for each level of
-	// owners: see "Owned entities" in the README for the cost.
+	// owners: see "Owned entities" in docs/deletes.md for the cost.
 	ObjectType string
 }
 

@@ -78,7 +78,7 @@ crash:
 	@$(with_dynamodb) \
 		RYNO_CRASH_ROUNDS=$(CRASH_ROUNDS) $(GO) test -count=1 -timeout 60m -run '^TestProcessesKilledMidWriteLeaveNothingHalfDone$$' ./integration/
 
-# Prints markdown tables on standard output (see README, Benchmarks). Run in the package
+# Prints markdown tables on standard output (see docs/cost.md). Run in the package
 # directory so that go test streams the output of a passing test.
 bench-cost:
 	@$(with_dynamodb) \

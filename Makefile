@@ -3,6 +3,7 @@
 #   make test    vet, format check, unit and integration tests against DynamoDB Local,
 #                then a short fuzz of the cursor decoder
 #   make demo    run examples/quickstart against DynamoDB Local
+#   make example-tracker  run examples/tracker, an issue tracker, and its own ryno command
 #   make example-httpapi  serve examples/httpapi against DynamoDB Local, until Ctrl-C
 #   make example-lambda   test examples/lambda against DynamoDB Local; build its bootstrap
 #   make bench   benchmarks against DynamoDB Local (requests and allocations per call)
@@ -36,7 +37,7 @@ with_dynamodb = if [ -z "$$RYNO_DYNAMODB_ENDPOINT" ]; then \
 		image=$$(scripts/dynamodb-local.sh image) || exit 1; export RYNO_DYNAMODB_IMAGE=$$image; fi; \
 	export RYNO_REQUIRE_DYNAMODB=1;
 
-.PHONY: test lint unit demo example-httpapi example-lambda bench bench-cost crash fuzz api clean
+.PHONY: test lint unit demo example-tracker example-httpapi example-lambda bench bench-cost crash fuzz api clean
 
 test: lint
 	@mkdir -p $(BUILD)
@@ -57,6 +58,9 @@ unit:
 
 demo:
 	@scripts/demo.sh
+
+example-tracker:
+	@scripts/example-tracker.sh
 
 example-httpapi:
 	@scripts/example-httpapi.sh

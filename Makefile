@@ -23,7 +23,9 @@ CRASH_ROUNDS ?= 75
 COST_DURATION ?= 10s
 BUILD     := build
 
-# The examples are modules of their own, in the workspace: ./... does not reach them.
+# The service examples are modules of their own, in the workspace: ./... does not reach
+# them. It reaches examples/quickstart, examples/tracker and what both services share,
+# examples/internal/catalog, which are in the root module.
 EXAMPLES  := ./examples/lambda/... ./examples/httpapi/...
 
 # testcontainers-go: the reaper image cannot be pulled without a registry, and the
@@ -44,7 +46,7 @@ test: lint
 	@$(with_dynamodb) \
 		$(GOTESTSUM) --format pkgname-and-test-fails --jsonfile $(BUILD)/test-events.json -- -race -count=1 ./... ./integration/... $(EXAMPLES)
 	@scripts/test-summary.sh $(BUILD)/test-events.json integration ryno internal/schema tables cli \
-		examples/lambda examples/httpapi
+		examples/lambda examples/httpapi examples/internal/catalog
 	$(GO) test ./ryno -run '^$$' -fuzz '^FuzzDecodeCursor$$' -fuzztime 10s
 
 lint:

@@ -57,9 +57,11 @@ func main() {
 	step(1, "Create the tables, as `ryno migrate up` does")
 	provider := must(migrations.NewProvider(api, migrations.Options{TablePrefix: *prefix}))
 	result := must(provider.Up(ctx))
-	fmt.Printf("   %d actions (none when the tables are up to date):\n", len(result.Actions))
 	for _, a := range result.Actions {
 		fmt.Println("  ", a)
+	}
+	if !result.Changed() {
+		fmt.Println("   the tables are up to date")
 	}
 	var last ryno.CallReport // OnCall receives the report of each call as it returns
 	db := must(ryno.New(api, ryno.Options{TablePrefix: *prefix, Indexes: []ryno.Index{emailIndex},

@@ -3,7 +3,6 @@ package commit
 import (
 	"errors"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -55,7 +54,8 @@ func Classify(err error) Attempt {
 	case errors.As(err, &ccf):
 		return Attempt{Outcome: ConditionFailed, Item: ccf.Item, Err: err}
 	case errors.As(err, &canceled):
-		return cancellation(canceled, err)
+		c, _ := batching.Cancelled(err)
+		return cancellation(c, err)
 	case batching.IsThrottle(err), errors.As(err, &inFlight):
 		return Attempt{Outcome: Retryable, Err: err}
 	case rejected(err):
@@ -81,21 +81,17 @@ func rejected(err error) bool {
 }
 
 // cancellation sorts a cancelled transaction by its reasons: a failed condition
-// wins over a conflict, which may pass on a retry.
-func cancellation(canceled *types.TransactionCanceledException, err error) Attempt {
-	result := Attempt{Outcome: Failed, Err: err}
-	for i, reason := range canceled.CancellationReasons {
-		switch code := aws.ToString(reason.Code); {
-		case code == "" || code == "None":
-		case code == "ConditionalCheckFailed":
-			return Attempt{Outcome: ConditionFailed, Item: reason.Item, Action: i, Reasons: canceled.CancellationReasons, Err: err}
-		case batching.RetryableCancellation(code):
-			result.Outcome = Retryable
-		default:
-			return Attempt{Outcome: Failed, Err: err}
-		}
+// wins over a conflict, which may pass on a retry; an action refused for good before
+// any condition failed fails it.
+func cancellation(c batching.Cancellation, err error) Attempt {
+	switch {
+	case c.FailedFirst():
+		i := c.Failed[0]
+		return Attempt{Outcome: ConditionFailed, Item: c.Reasons[i].Item, Action: i, Reasons: c.Reasons, Err: err}
+	case c.Fatal < 0 && c.Retryable:
+		return Attempt{Outcome: Retryable, Err: err}
 	}
-	return result
+	return Attempt{Outcome: Failed, Err: err}
 }
 
 // reason says why an attempt that did not settle is sent again.

@@ -45,17 +45,16 @@ func NoSDKRetry(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }
 func Classify(err error) Attempt {
 	var (
 		ccf      *types.ConditionalCheckFailedException
-		canceled *types.TransactionCanceledException
 		inFlight *types.TransactionInProgressException
 	)
+	canceled, isCanceled := batching.Cancelled(err)
 	switch {
 	case err == nil:
 		return Attempt{Outcome: Committed}
 	case errors.As(err, &ccf):
 		return Attempt{Outcome: ConditionFailed, Item: ccf.Item, Err: err}
-	case errors.As(err, &canceled):
-		c, _ := batching.Cancelled(err)
-		return cancellation(c, err)
+	case isCanceled:
+		return cancellation(canceled, err)
 	case batching.IsThrottle(err), errors.As(err, &inFlight):
 		return Attempt{Outcome: Retryable, Err: err}
 	case rejected(err):

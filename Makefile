@@ -3,6 +3,7 @@
 #   make test    vet, format check, unit and integration tests against DynamoDB Local,
 #                then a short fuzz of the cursor decoder
 #   make demo    run examples/quickstart against DynamoDB Local
+#   make example-tracker  run examples/tracker, an issue tracker, and its own ryno command
 #   make example-httpapi  serve examples/httpapi against DynamoDB Local, until Ctrl-C
 #   make example-lambda   test examples/lambda against DynamoDB Local; build its bootstrap
 #   make bench   benchmarks against DynamoDB Local (requests and allocations per call)
@@ -22,7 +23,9 @@ CRASH_ROUNDS ?= 75
 COST_DURATION ?= 10s
 BUILD     := build
 
-# The examples are modules of their own, in the workspace: ./... does not reach them.
+# The service examples are modules of their own, in the workspace: ./... does not reach
+# them. It reaches examples/quickstart, examples/tracker and what both services share,
+# examples/internal/catalog, which are in the root module.
 EXAMPLES  := ./examples/lambda/... ./examples/httpapi/...
 
 # testcontainers-go: the reaper image cannot be pulled without a registry, and the
@@ -36,14 +39,14 @@ with_dynamodb = if [ -z "$$RYNO_DYNAMODB_ENDPOINT" ]; then \
 		image=$$(scripts/dynamodb-local.sh image) || exit 1; export RYNO_DYNAMODB_IMAGE=$$image; fi; \
 	export RYNO_REQUIRE_DYNAMODB=1;
 
-.PHONY: test lint unit demo example-httpapi example-lambda bench bench-cost crash fuzz api clean
+.PHONY: test lint unit demo example-tracker example-httpapi example-lambda bench bench-cost crash fuzz api clean
 
 test: lint
 	@mkdir -p $(BUILD)
 	@$(with_dynamodb) \
 		$(GOTESTSUM) --format pkgname-and-test-fails --jsonfile $(BUILD)/test-events.json -- -race -count=1 ./... ./integration/... $(EXAMPLES)
 	@scripts/test-summary.sh $(BUILD)/test-events.json integration ryno internal/schema tables cli \
-		examples/lambda examples/httpapi
+		examples/lambda examples/httpapi examples/internal/catalog
 	$(GO) test ./ryno -run '^$$' -fuzz '^FuzzDecodeCursor$$' -fuzztime 10s
 
 lint:
@@ -57,6 +60,9 @@ unit:
 
 demo:
 	@scripts/demo.sh
+
+example-tracker:
+	@scripts/example-tracker.sh
 
 example-httpapi:
 	@scripts/example-httpapi.sh

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -119,4 +120,86 @@ func aliasedPackage(expr ast.Expr, imports map[string]string) string {
 		return aliasedPackage(e.X, imports)
 	}
 	return ""
+}
+
+// TestNoExportedSignatureNamesAnInternalType holds that a user never meets a type
+// of internal/ in what the public packages export: the parameters and results of
+// exported functions and methods, exported struct fields, and the types exported
+// types are defined as (a func type's parameters, say).
+func TestNoExportedSignatureNamesAnInternalType(t *testing.T) {
+	for _, dir := range surface {
+		p := parsePackage(t, filepath.Join("..", dir))
+		for name, f := range p.Files {
+			imports := importsOf(f)
+			report := func(where string, expr ast.Node) {
+				for _, path := range internalPackages(expr, imports) {
+					t.Errorf("%s: %s names a type of %s", filepath.Base(name), where, path)
+				}
+			}
+			for _, d := range f.Decls {
+				switch d := d.(type) {
+				case *ast.FuncDecl:
+					if !d.Name.IsExported() || (d.Recv != nil && !exportedReceiver(d.Recv)) {
+						continue
+					}
+					report(dir+"."+d.Name.Name, d.Type)
+				case *ast.GenDecl:
+					for _, s := range d.Specs {
+						if ts, ok := s.(*ast.TypeSpec); ok && ts.Name.IsExported() {
+							report(dir+"."+ts.Name.Name, exportedPart(ts.Type))
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// exportedReceiver reports whether a method's receiver is of an exported type.
+func exportedReceiver(recv *ast.FieldList) bool {
+	typ := recv.List[0].Type
+	for {
+		switch e := typ.(type) {
+		case *ast.StarExpr:
+			typ = e.X
+		case *ast.IndexExpr:
+			typ = e.X
+		case *ast.IndexListExpr:
+			typ = e.X
+		case *ast.Ident:
+			return e.IsExported()
+		default:
+			return false
+		}
+	}
+}
+
+// exportedPart is what a user sees of a type definition: a struct's exported
+// fields, or the whole of any other type.
+func exportedPart(typ ast.Expr) ast.Node {
+	st, ok := typ.(*ast.StructType)
+	if !ok {
+		return typ
+	}
+	out := &ast.FieldList{}
+	for _, f := range st.Fields.List {
+		if len(f.Names) == 0 || slices.ContainsFunc(f.Names, func(n *ast.Ident) bool { return n.IsExported() }) {
+			out.List = append(out.List, f)
+		}
+	}
+	return out
+}
+
+// internalPackages returns the import paths under internal/ that n names a type of.
+func internalPackages(n ast.Node, imports map[string]string) []string {
+	var out []string
+	ast.Inspect(n, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := sel.X.(*ast.Ident); ok && strings.Contains(imports[x.Name], "/internal/") {
+				out = append(out, imports[x.Name]+"."+sel.Sel.Name)
+			}
+		}
+		return true
+	})
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Modify reads the entity k, calls fn to change it, and writes it back under the
@@ -72,8 +73,9 @@ func (c *Client) modify(ctx context.Context, k Key, o writeOptions, fn func(e *E
 			return nil, err
 		}
 		if err := pace.Wait(ctx); err != nil {
-			return nil, &ConflictError{Key: k, Stored: conflict.Stored, Missing: conflict.Missing,
-				Reason: "concurrent writers kept changing it: " + err.Error()}
+			gaveUp := store.KeptChanging(relationships.Key(k), "", 0, err)
+			gaveUp.Stored, gaveUp.Missing = conflict.Stored, conflict.Missing
+			return nil, publicError(gaveUp)
 		}
 	}
 }

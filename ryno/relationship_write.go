@@ -68,14 +68,21 @@ func (c *Client) ReplaceRelationships(ctx context.Context, subject Key, predicat
 }
 
 // ListOption adjusts one list write.
-type ListOption func(*store.ListOp)
+type ListOption func(*listOptions)
+
+// listOptions are what the options of one list write set.
+type listOptions struct {
+	checkObjects bool
+	version      string // IfListVersion's, when pinned
+	pinned       bool
+}
 
 // CheckObjects makes a list write check that every object it writes an edge to
 // exists, in the same transaction: an edge to a missing entity, or one being
 // deleted, is refused with an error matching ErrNotFound that names it. It overrides
 // Options.CheckObjects for one call.
 func CheckObjects(on bool) ListOption {
-	return func(op *store.ListOp) { op.CheckObjects = on }
+	return func(o *listOptions) { o.checkObjects = on }
 }
 
 // IfListVersion makes a list write commit only over the list at version v, as a
@@ -99,7 +106,7 @@ func CheckObjects(on bool) ListOption {
 // *ValidationError (ErrInvalid) before any request, as is a v that is not a
 // version (an empty one included).
 func IfListVersion(v string) ListOption {
-	return func(op *store.ListOp) { op.IfVersion, op.Pinned = v, true }
+	return func(o *listOptions) { o.version, o.pinned = v, true }
 }
 
 // listCall validates and runs one list write. Adding or removing no objects is
@@ -108,10 +115,12 @@ func (c *Client) listCall(ctx context.Context, kind store.ListKind, subject Key,
 	if err := c.validateList(subject, predicate, objects); err != nil {
 		return relationships.Change{}, err
 	}
-	op := store.ListOp{Kind: kind, Subject: relationships.Key(subject), Predicate: predicate, Objects: relKeys(objects), CheckObjects: c.opts.CheckObjects}
+	o := listOptions{checkObjects: c.opts.CheckObjects}
 	for _, opt := range opts {
-		opt(&op)
+		opt(&o)
 	}
+	op := store.ListOp{Kind: kind, Subject: relationships.Key(subject), Predicate: predicate, Objects: relKeys(objects),
+		CheckObjects: o.checkObjects, IfVersion: o.version, Pinned: o.pinned}
 	if err := c.validateVersion(op); err != nil {
 		return relationships.Change{}, err
 	}

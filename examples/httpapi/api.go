@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rynodb/rynodb/examples/internal/catalog"
 	"github.com/rynodb/rynodb/ryno"
 )
 
@@ -27,51 +28,57 @@ type API struct {
 // clients to log.
 func NewAPI(db *ryno.Client, log *slog.Logger) *API { return &API{db: db, log: log} }
 
-// handler is an http.HandlerFunc that returns its failure, for one place to answer.
-type handler func(w http.ResponseWriter, r *http.Request) error
-
-// Handler returns the API's routes.
+// Handler returns the API's routes: the catalogue's, and the health check.
 func (a *API) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.health)
-	for _, k := range []kind{articles, authors} {
-		mux.Handle("POST /"+k.collection, a.handle(a.create(k)))
-		mux.Handle("GET /"+k.collection, a.handle(a.list(k)))
-		mux.Handle("GET /"+k.collection+"/{id}", a.handle(a.get(k)))
-		mux.Handle("PUT /"+k.collection+"/{id}", a.handle(a.update(k)))
-		mux.Handle("DELETE /"+k.collection+"/{id}", a.handle(a.remove(k)))
+	for pattern, h := range catalog.Routes(a.db) {
+		mux.Handle(pattern, a.handle(h))
 	}
-	mux.Handle("GET /articles/{id}/authors", a.handle(a.listAuthors))
-	mux.Handle("PUT /articles/{id}/authors/{authorId}", a.handle(a.addAuthor))
-	mux.Handle("DELETE /articles/{id}/authors/{authorId}", a.handle(a.removeAuthor))
-	mux.Handle("GET /authors/{id}/articles", a.handle(a.articlesBy))
-	mux.Handle("GET /tags/{tag}/articles", a.handle(a.articlesTagged))
 	return mux
 }
 
-// handle adapts h: it bounds the request's store calls by requestTimeout, sends
-// what they cost in the Server-Timing header, and answers h's error with its
-// status.
-func (a *API) handle(h handler) http.Handler {
+// handle serves h: it bounds the request's store calls by requestTimeout, sends
+// what they cost in the Server-Timing header, and answers h's reply, or its error
+// with its status.
+func (a *API) handle(h catalog.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 		defer cancel()
 		ctx, cost := withCost(ctx)
 		w = &costWriter{ResponseWriter: w, cost: cost}
 		r = r.WithContext(ctx)
-		if err := h(w, r); err != nil {
+		reply, err := h(ctx, newRequest(w, r))
+		if err != nil {
 			a.fail(w, r, err)
+			return
 		}
+		write(w, reply)
 	})
+}
+
+// write answers the reply: its body as JSON, its version as the ETag.
+func write(w http.ResponseWriter, reply catalog.Reply) {
+	if reply.Location != "" {
+		w.Header().Set("Location", reply.Location)
+	}
+	if reply.Version != 0 {
+		w.Header().Set("ETag", catalog.ETag(reply.Version))
+	}
+	if reply.Body == nil {
+		w.WriteHeader(reply.Status)
+		return
+	}
+	writeJSON(w, reply.Status, reply.Body)
 }
 
 // fail answers err with its status; the cause of a 5xx is logged.
 func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
-	status, msg := statusOf(err)
+	status, msg := catalog.StatusOf(err)
 	if status >= http.StatusInternalServerError && !errors.Is(r.Context().Err(), context.Canceled) {
 		a.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
 	}
-	if seconds, ok := retryAfter(err, time.Now()); ok && status == http.StatusServiceUnavailable {
+	if seconds, ok := catalog.RetryAfter(err, time.Now()); ok && status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", strconv.Itoa(seconds))
 	}
 	writeJSON(w, status, map[string]string{"error": msg})
@@ -83,10 +90,4 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	// The status is sent: an encoding error can only be a client gone.
 	_ = json.NewEncoder(w).Encode(v)
-}
-
-// writeEntity answers the entity's document with its version as the ETag.
-func writeEntity(w http.ResponseWriter, status int, e *ryno.Entity) {
-	w.Header().Set("ETag", etag(e.Version))
-	writeJSON(w, status, document(e))
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/rynodb/rynodb/examples/internal/catalog"
 )
 
 func TestConfigFrom(t *testing.T) {
@@ -15,15 +17,15 @@ func TestConfigFrom(t *testing.T) {
 		want    config
 		wantErr string
 	}{
-		{"environment", nil, map[string]string{envPrefix: "catalog", envEndpoint: "http://localhost:8000"},
+		{"environment", nil, map[string]string{catalog.EnvPrefix: "catalog", catalog.EnvEndpoint: "http://localhost:8000"},
 			config{addr: "localhost:8080", prefix: "catalog", endpoint: "http://localhost:8000"}, ""},
-		{"flags before the environment", []string{"-addr", ":9000", "-prefix", "flagged"}, map[string]string{envPrefix: "catalog"},
+		{"flags before the environment", []string{"-addr", ":9000", "-prefix", "flagged"}, map[string]string{catalog.EnvPrefix: "catalog"},
 			config{addr: ":9000", prefix: "flagged"}, ""},
-		{"cursor key", nil, map[string]string{envPrefix: "catalog", envCursorKey: "AAEC"},
+		{"cursor key", nil, map[string]string{catalog.EnvPrefix: "catalog", catalog.EnvCursorKey: "AAEC"},
 			config{addr: "localhost:8080", prefix: "catalog", cursorKey: []byte{0, 1, 2}}, ""},
 		{"no prefix", nil, nil, config{}, "no table prefix"},
-		{"cursor key not base64", nil, map[string]string{envPrefix: "catalog", envCursorKey: "not base64!"}, config{}, envCursorKey + " is not base64"},
-		{"unknown flag", []string{"-port", "80"}, map[string]string{envPrefix: "catalog"}, config{}, "flag provided but not defined"},
+		{"cursor key not base64", nil, map[string]string{catalog.EnvPrefix: "catalog", catalog.EnvCursorKey: "not base64!"}, config{}, catalog.EnvCursorKey + " is not base64"},
+		{"unknown flag", []string{"-port", "80"}, map[string]string{catalog.EnvPrefix: "catalog"}, config{}, "flag provided but not defined"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

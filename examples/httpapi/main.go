@@ -19,6 +19,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/rynodb/rynodb/examples/internal/catalog"
 )
 
 // startupTimeout bounds the start-up check of the tables.
@@ -42,7 +44,7 @@ func main() {
 
 // run connects to the store, checks its tables, and serves until ctx ends.
 func run(ctx context.Context, cfg config, log *slog.Logger) error {
-	api, err := newDynamoDB(ctx, cfg.endpoint)
+	api, err := catalog.NewDynamoDB(ctx, cfg.endpoint)
 	if err != nil {
 		return err
 	}

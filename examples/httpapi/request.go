@@ -4,33 +4,47 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strconv"
-	"strings"
+	"net/url"
 
-	"github.com/rynodb/rynodb/ryno"
-)
-
-// Page sizes of listings: the default, and the most a client may ask for.
-const (
-	defaultLimit = 20
-	maxLimit     = 100
+	"github.com/rynodb/rynodb/examples/internal/catalog"
 )
 
 // maxBodyBytes bounds a request's body: an entity item holds at most 400 KB, and a
 // larger body is refused before it is read whole.
 const maxBodyBytes = 512 << 10
 
-// readPayload decodes the request's body as an entity of kind k.
-func readPayload(w http.ResponseWriter, r *http.Request, k kind) (payload, error) {
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+// request is an HTTP request as the catalogue's routes read it.
+type request struct {
+	w     http.ResponseWriter
+	r     *http.Request
+	query url.Values
+}
+
+func newRequest(w http.ResponseWriter, r *http.Request) request {
+	return request{w: w, r: r, query: r.URL.Query()}
+}
+
+func (req request) PathValue(name string) string { return req.r.PathValue(name) }
+
+// Query returns the query parameter name; an empty one is taken for none.
+func (req request) Query(name string) (string, bool) {
+	v := req.query.Get(name)
+	return v, v != ""
+}
+
+func (req request) IfMatch() (int64, error) { return ifMatch(req.r) }
+
+// Body reads the request's body, up to maxBodyBytes.
+func (req request) Body() ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(req.w, req.r.Body, maxBodyBytes))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return nil, &requestError{status: http.StatusRequestEntityTooLarge, msg: "the body is too large"}
+		return nil, &catalog.RequestError{Status: http.StatusRequestEntityTooLarge, Message: "the body is too large"}
 	} else if err != nil {
 		// The client's side failed: a body cut off, or sent too slowly.
-		return nil, badRequest("the body could not be read: %v", err)
+		return nil, catalog.BadRequest("the body could not be read: %v", err)
 	}
-	return decodePayload(k, b)
+	return b, nil
 }
 
 // ifMatch returns the version the request's If-Match header names, 0 when it has
@@ -42,39 +56,7 @@ func ifMatch(r *http.Request) (int64, error) {
 		return 0, nil
 	}
 	if len(values) != 1 || values[0] == "" {
-		return 0, badRequest("If-Match must be one ETag, as sent in the ETag header")
+		return 0, catalog.BadRequest("If-Match must be one ETag, as sent in the ETag header")
 	}
-	return parseIfMatch(values[0])
-}
-
-// parseIfMatch parses an If-Match value: one ETag as the API sends it ("3"). A
-// list of ETags, a weak one or * are refused rather than half supported.
-func parseIfMatch(h string) (int64, error) {
-	if h == "" {
-		return 0, nil
-	}
-	digits, quoted := strings.CutPrefix(h, `"`)
-	digits, closed := strings.CutSuffix(digits, `"`)
-	v, err := strconv.ParseInt(digits, 10, 64)
-	if !quoted || !closed || err != nil || v < 1 || strconv.FormatInt(v, 10) != digits {
-		return 0, badRequest("If-Match must be one ETag, as sent in the ETag header")
-	}
-	return v, nil
-}
-
-// etag is the ETag of an entity's version: a strong validator, quoted.
-func etag(version int64) string { return strconv.Quote(strconv.FormatInt(version, 10)) }
-
-// pageOptions reads the limit and cursor query parameters of a listing.
-func pageOptions(r *http.Request) (ryno.PageOptions, error) {
-	q := r.URL.Query()
-	p := ryno.PageOptions{Limit: defaultLimit, Cursor: q.Get("cursor")}
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxLimit {
-			return p, badRequest("limit must be a number from 1 to %d", maxLimit)
-		}
-		p.Limit = n
-	}
-	return p, nil
+	return catalog.ParseIfMatch(values[0])
 }

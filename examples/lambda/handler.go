@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/rynodb/rynodb/examples/internal/catalog"
 	"github.com/rynodb/rynodb/ryno"
 )
 
@@ -17,21 +18,16 @@ import (
 // HTTP API (payload format 2.0). It holds no state of its own beyond the store's
 // client, so one Handler serves every invocation of a warm function.
 type Handler struct {
-	db     *ryno.Client
-	log    *slog.Logger
-	routes map[string]route
+	db  *ryno.Client
+	log *slog.Logger
+	// routes maps the route keys of the HTTP API (template.yaml declares the same
+	// routes) to their handlers. API Gateway has matched the path already and
+	// passes its parameters, so the function needs no router of its own.
+	routes map[string]catalog.Handler
 }
 
-// route serves the events of one route key, such as "GET /articles/{id}".
-type route func(ctx context.Context, req *events.APIGatewayV2HTTPRequest) (reply, error)
-
-// reply is what a route answers, before it becomes an API Gateway response.
-type reply struct {
-	status   int
-	body     any    // encoded as JSON; nil for no body
-	version  int64  // the entity's version, sent as its ETag; 0 for none
-	location string // the Location header of a created entity
-}
+// errNoRoute reports an event for a route this function does not serve.
+var errNoRoute = &catalog.RequestError{Status: http.StatusNotFound, Message: "no such route"}
 
 // answerMargin is the time kept before the invocation's deadline to answer and log
 // a call that ran out of time: past the deadline Lambda ends the function, and the
@@ -51,9 +47,7 @@ func withAnswerMargin(ctx context.Context) (context.Context, context.CancelFunc)
 // NewHandler returns a Handler serving the catalogue in db; it logs the errors
 // it hides from clients to log.
 func NewHandler(db *ryno.Client, log *slog.Logger) *Handler {
-	h := &Handler{db: db, log: log}
-	h.routes = h.routeTable()
-	return h
+	return &Handler{db: db, log: log, routes: catalog.Routes(db)}
 }
 
 // Handle answers one API Gateway event. Errors become responses with their status,
@@ -66,11 +60,11 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest
 	if !ok {
 		return h.failure(ctx, &req, errNoRoute), nil
 	}
-	r, err := serve(ctx, &req)
+	r, err := serve(ctx, request{&req})
 	if err != nil {
 		return h.failure(ctx, &req, err), nil
 	}
-	resp, err := r.response()
+	resp, err := encode(r)
 	if err != nil {
 		return h.failure(ctx, &req, err), nil
 	}
@@ -79,37 +73,34 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest
 
 // failure answers err with its status; a 500 is logged with its cause.
 func (h *Handler) failure(ctx context.Context, req *events.APIGatewayV2HTTPRequest, err error) events.APIGatewayV2HTTPResponse {
-	status, msg := statusOf(err)
+	status, msg := catalog.StatusOf(err)
 	if status == http.StatusInternalServerError {
 		h.log.ErrorContext(ctx, "request failed", "route", req.RouteKey,
 			"request_id", req.RequestContext.RequestID, "error", err)
 	}
-	resp, _ := reply{status: status, body: map[string]string{"error": msg}}.response()
-	if seconds, ok := retryAfter(err, time.Now()); ok && status == http.StatusServiceUnavailable {
+	resp, _ := encode(catalog.Reply{Status: status, Body: map[string]string{"error": msg}})
+	if seconds, ok := catalog.RetryAfter(err, time.Now()); ok && status == http.StatusServiceUnavailable {
 		resp.Headers["Retry-After"] = strconv.Itoa(seconds)
 	}
 	return resp // a map of strings always encodes
 }
 
-// response encodes the reply as API Gateway expects it.
-func (r reply) response() (events.APIGatewayV2HTTPResponse, error) {
-	resp := events.APIGatewayV2HTTPResponse{StatusCode: r.status, Headers: map[string]string{}}
-	if r.body != nil {
-		body, err := json.Marshal(r.body)
+// encode returns the reply as API Gateway expects it.
+func encode(r catalog.Reply) (events.APIGatewayV2HTTPResponse, error) {
+	resp := events.APIGatewayV2HTTPResponse{StatusCode: r.Status, Headers: map[string]string{}}
+	if r.Body != nil {
+		body, err := json.Marshal(r.Body)
 		if err != nil {
 			return events.APIGatewayV2HTTPResponse{}, err
 		}
 		resp.Body = string(body)
 		resp.Headers["Content-Type"] = "application/json"
 	}
-	if r.version != 0 {
-		resp.Headers["ETag"] = etag(r.version)
+	if r.Version != 0 {
+		resp.Headers["ETag"] = catalog.ETag(r.Version)
 	}
-	if r.location != "" {
-		resp.Headers["Location"] = r.location
+	if r.Location != "" {
+		resp.Headers["Location"] = r.Location
 	}
 	return resp, nil
 }
-
-// etag is the ETag of an entity's version: a strong validator, quoted.
-func etag(version int64) string { return strconv.Quote(strconv.FormatInt(version, 10)) }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/rynodb/rynodb/examples/internal/catalog"
 	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -155,9 +156,9 @@ func TestHandlerFromEnvironment(t *testing.T) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", dynamotest.SecretKey)
 	t.Setenv("AWS_REGION", dynamotest.Region)
 	prefix := dynamotest.Tables(t, dynamotest.API(t))
-	t.Setenv(envPrefix, prefix)
-	t.Setenv(envEndpoint, dynamotest.Endpoint())
-	t.Setenv(envCursorKey, base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32)))
+	t.Setenv(catalog.EnvPrefix, prefix)
+	t.Setenv(catalog.EnvEndpoint, dynamotest.Endpoint())
+	t.Setenv(catalog.EnvCursorKey, base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32)))
 
 	h, err := newHandlerFrom(context.Background(), os.Getenv, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -183,11 +184,11 @@ func TestConfigFrom(t *testing.T) {
 		want    config
 		wantErr string
 	}{
-		{"prefix only", map[string]string{envPrefix: "catalog"}, config{prefix: "catalog"}, ""},
-		{"all", map[string]string{envPrefix: "catalog", envEndpoint: "http://localhost:8000", envCursorKey: "AAEC"},
+		{"prefix only", map[string]string{catalog.EnvPrefix: "catalog"}, config{prefix: "catalog"}, ""},
+		{"all", map[string]string{catalog.EnvPrefix: "catalog", catalog.EnvEndpoint: "http://localhost:8000", catalog.EnvCursorKey: "AAEC"},
 			config{prefix: "catalog", endpoint: "http://localhost:8000", cursorKey: []byte{0, 1, 2}}, ""},
-		{"no prefix", map[string]string{}, config{}, envPrefix + " is not set"},
-		{"cursor key not base64", map[string]string{envPrefix: "catalog", envCursorKey: "not base64!"}, config{}, envCursorKey + " is not base64"},
+		{"no prefix", map[string]string{}, config{}, catalog.EnvPrefix + " is not set"},
+		{"cursor key not base64", map[string]string{catalog.EnvPrefix: "catalog", catalog.EnvCursorKey: "not base64!"}, config{}, catalog.EnvCursorKey + " is not base64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

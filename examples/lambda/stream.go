@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/rynodb/rynodb/changes"
+	"github.com/rynodb/rynodb/examples/internal/catalog"
 	"github.com/rynodb/rynodb/ryno"
 )
 
@@ -80,7 +81,7 @@ func (h *StreamHandler) apply(ctx context.Context, r events.DynamoDBEventRecord)
 			// it (each a RelationshipRemoved record of its own, counted when it
 			// comes).
 			err = changes.Complete(ctx, h.db, c)
-		case c.Relationship.Predicate != predicateAuthors:
+		case c.Relationship.Predicate != catalog.PredicateAuthors:
 		case c.Kind == changes.RelationshipAdded:
 			err = h.count(ctx, c, 1)
 		case c.Kind == changes.RelationshipRemoved:
@@ -95,7 +96,7 @@ func (h *StreamHandler) apply(ctx context.Context, r events.DynamoDBEventRecord)
 
 // count adds delta to the article count of the author of c, once.
 func (h *StreamHandler) count(ctx context.Context, c changes.Change, delta int) error {
-	applied := &ryno.Entity{Key: ryno.Key{Scope: scope, Type: appliedType, ID: c.EventID}, Expires: time.Now().Add(appliedFor)}
+	applied := &ryno.Entity{Key: ryno.Key{Scope: catalog.Scope, Type: appliedType, ID: c.EventID}, Expires: time.Now().Add(appliedFor)}
 	author := c.Relationship.Object
 	_, err := h.db.Transact(ctx,
 		ryno.TxCreate(applied),

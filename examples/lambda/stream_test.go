@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
+	"github.com/rynodb/rynodb/examples/internal/catalog"
 	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -25,17 +26,17 @@ func TestStreamConsumerCountsEachAuthorsArticlesOnce(t *testing.T) {
 	dynamotest.EnableStream(t, dynamotest.API(t), table)
 
 	var err error
-	ada, bob := authors.key("ada"), authors.key("bob")
-	a1, a2 := articles.key("a1"), articles.key("a2")
+	ada, bob := catalog.Authors.Key("ada"), catalog.Authors.Key("bob")
+	a1, a2 := catalog.Articles.Key("a1"), catalog.Articles.Key("a2")
 	for _, k := range []ryno.Key{ada, bob, a1, a2} {
 		_, err := db.Create(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"title": k.ID, "name": k.ID}})
 		must(t, err)
 	}
-	_, err = db.AddRelationships(ctx, a1, predicateAuthors, []ryno.Key{ada, bob})
+	_, err = db.AddRelationships(ctx, a1, catalog.PredicateAuthors, []ryno.Key{ada, bob})
 	must(t, err)
-	_, err = db.AddRelationships(ctx, a2, predicateAuthors, []ryno.Key{ada})
+	_, err = db.AddRelationships(ctx, a2, catalog.PredicateAuthors, []ryno.Key{ada})
 	must(t, err)
-	_, err = db.RemoveRelationships(ctx, a1, predicateAuthors, []ryno.Key{bob})
+	_, err = db.RemoveRelationships(ctx, a1, catalog.PredicateAuthors, []ryno.Key{bob})
 	must(t, err)
 	must(t, db.Delete(ctx, a2)) // its entry to ada goes with it
 
@@ -164,12 +165,12 @@ func TestStreamConsumerCompletesExpiries(t *testing.T) {
 	ctx := context.Background()
 	prefix := dynamotest.Tables(t, dynamotest.API(t))
 	db := newTestCatalog(t, prefix)
-	ada, a1 := authors.key("ada"), articles.key("a1")
+	ada, a1 := catalog.Authors.Key("ada"), catalog.Articles.Key("a1")
 	for _, k := range []ryno.Key{ada, a1} {
 		_, err := db.Create(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"title": k.ID, "name": k.ID}})
 		must(t, err)
 	}
-	_, err := db.AddRelationships(ctx, a1, predicateAuthors, []ryno.Key{ada})
+	_, err := db.AddRelationships(ctx, a1, catalog.PredicateAuthors, []ryno.Key{ada})
 	must(t, err)
 
 	// DynamoDB's time to live removes the article's item alone; the stream of the
@@ -197,7 +198,7 @@ func TestStreamConsumerCompletesExpiries(t *testing.T) {
 			t.Fatalf("failures: %v", res.BatchItemFailures)
 		}
 	}
-	page, err := db.ReverseRelationships(ctx, ada, predicateAuthors, ryno.PageOptions{})
+	page, err := db.ReverseRelationships(ctx, ada, catalog.PredicateAuthors, ryno.PageOptions{})
 	must(t, err)
 	if len(page.Items) != 0 {
 		t.Fatalf("the expired article still lists ada: %v", page.Items)

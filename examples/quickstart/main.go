@@ -1,174 +1,153 @@
-// Quickstart provisions a RynoDB store and walks through it step by step, printing
-// what each step did. First entities: it writes a few people, updates one, shows a
-// version conflict, counts from concurrent goroutines and pages through them. Then relationships: people follow people and write posts, and the
-// program reads, changes and deletes those edges. Then indexes: people by email and
-// by age, posts by publication time, queried by equality, prefix and range. Last, an
-// issue tracker: issues numbered from a sequence, found by a tuple index, starred
-// through a set.
+// Quickstart shows the main uses of RynoDB in order, a numbered step each: the
+// tables, entities, paging, relationships, an index, a unique value, a version
+// conflict, a delete, and what a call cost. examples/tracker goes further.
 //
 //	go run ./examples/quickstart -endpoint http://localhost:8000 -prefix quickstart
 //
 // Without -endpoint it uses the AWS SDK's configuration: AWS_ENDPOINT_URL_DYNAMODB,
 // AWS_REGION and the default credentials chain.
-//
-// The program also carries the ryno command with its indexes registered, as an
-// application would, so that reindex can run its map functions:
-//
-//	go run ./examples/quickstart ryno reindex --endpoint http://localhost:8000 --prefix quickstart --scope acme
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
-	"os"
-	"os/signal"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/rynodb/rynodb/cli"
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/migrations"
 	"github.com/rynodb/rynodb/ryno"
 )
 
-// step is one numbered part of the walk-through.
-type step struct {
-	title string
-	run   func(context.Context, *ryno.Client) error
-}
+var (
+	ada     = ryno.Key{Scope: "acme", Type: "person", ID: "ada"}
+	grace   = ryno.Key{Scope: "acme", Type: "person", ID: "grace"}
+	article = ryno.Key{Scope: "acme", Type: "article", ID: "engine"}
+	byEmail = ryno.ScopedIndex{Scope: "acme", Index: "email"}
+)
 
-// steps run in order, after the tables are provisioned. The first one deletes
-// whatever an earlier run left, so every run prints the same account.
-var steps = []step{
-	{"Start from a clean slate", cleanSlate},
-	{"Create three people", createPeople},
-	{"Create one of them again", createAgain},
-	{"Someone else with Grace's e-mail: the unique index refuses", sameEmail},
-	{"Update Grace", updateGrace},
-	{"Update the copy of Grace read before: a version conflict", staleUpdate},
-	{"Read Alan into a Go struct, and as JSON", readAsStruct},
-	{"Count Ada's visits from 10 goroutines; give her a title with Modify", countVisits},
-	{"Page through the people, two at a time, newest first", pagePeople},
-	{"Connect people and posts: Set an entity with its relationship lists", connect},
-	{"Read Ada's lists, in list order (#n is an entry's position)", readLists},
-	{"Who follows Ada? The reverse index answers", whoFollowsAda},
-	{"Grace follows Alan too: AddRelationships appends what is new", graceFollowsAlan},
-	{"Ada unfollows Grace: RemoveRelationships", adaUnfollowsGrace},
-	{"Ada orders her posts newest first: ReplaceRelationships", reorderPosts},
-	{"Read Ada with all her lists in one round: Get with WithRelationships", getWithLists},
-	{"Grace likes Ada's first post: the edge and the post's count in one transaction", likeInOneTransaction},
-	{"Indexes registered with ryno.New: every write above kept their entries", listIndexes},
-	{"Find a person by email: QueryIndex with Equal", findByEmail},
-	{"Emails beginning with \"a\": QueryIndexEntries, with the projected names", emailsBeginningWithA},
-	{"People aged 30 to 45, youngest first: QueryIndex with Between", agedBetween},
-	{"Grace turns 86: Patch moves her entry in the age index", graceBirthday},
-	{"Posts published in March 2026, newest first: Between on times, Descending", publishedInMarch},
-	{"Delete Alan", deleteAlan},
-	{"No edge to or from Alan, and no index entry of his, is left", nothingOfAlanIsLeft},
-	{"Read everyone back in one batch", batchGet},
-	{"File five issues at once, numbered by the project's sequence: TransactNext", fileIssues},
-	{"Open issues of the project, newest first: an inline tuple index (project, status, opened), one Query", openIssuesNewestFirst},
-	{"Star an issue from several requests at once: a set", starIssue},
-	{"Watch an issue: an ordered set lists its watchers in the order they came", watchIssue},
-	{"Delete the project: it owns its issues, which go with it", deleteProject},
-}
+// emailIndex finds people by e-mail address, which no two may share. The store
+// keeps its entries in step with every write.
+var emailIndex = ryno.Index{Type: "person", Name: "email", Unique: true, Map: func(e *ryno.Entity, emit func(indexing.Value)) {
+	if email, ok := e.Attributes["email"].(string); ok {
+		emit(indexing.String(email))
+	}
+}}
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "ryno" {
-		os.Exit(rynoCommand(os.Args[2:]))
-	}
-	endpoint := flag.String("endpoint", "", "DynamoDB endpoint URL, such as http://localhost:8000 for DynamoDB Local")
+	endpoint := flag.String("endpoint", "", "DynamoDB endpoint, such as http://localhost:8000 for DynamoDB Local")
 	prefix := flag.String("prefix", "quickstart", "table prefix")
 	flag.Parse()
 	log.SetFlags(0)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := run(ctx, *endpoint, *prefix); err != nil {
+	api := dynamodb.NewFromConfig(must(config.LoadDefaultConfig(ctx)), func(o *dynamodb.Options) {
+		if *endpoint != "" {
+			o.BaseEndpoint = aws.String(*endpoint)
+			o.DisableValidateResponseChecksum = true // DynamoDB Local's errors carry no CRC32 (aws/aws-sdk-go-v2#3545)
+		}
+	})
+
+	step(1, "Create the tables, as `ryno migrate up` does")
+	provider := must(migrations.NewProvider(api, migrations.Options{TablePrefix: *prefix}))
+	result := must(provider.Up(ctx))
+	for _, a := range result.Actions {
+		fmt.Println("  ", a)
+	}
+	if !result.Changed() {
+		fmt.Println("   the tables are up to date")
+	}
+	var last ryno.CallReport // OnCall receives the report of each call as it returns
+	db := must(ryno.New(api, ryno.Options{TablePrefix: *prefix, Indexes: []ryno.Index{emailIndex},
+		OnCall: func(_ context.Context, r ryno.CallReport) { last = r }}))
+	for _, k := range []ryno.Key{ada, grace, article} { // what an earlier run left
+		check(db.Delete(ctx, k)) // deleting a missing entity succeeds
+	}
+
+	step(2, "Create entities; creating one again is refused")
+	for _, e := range []*ryno.Entity{
+		{Key: ada, Attributes: map[string]any{"name": "Ada Lovelace", "email": "ada@acme.example"}},
+		{Key: grace, Attributes: map[string]any{"name": "Grace Hopper", "email": "grace@acme.example"}},
+		{Key: article, Attributes: map[string]any{"title": "Notes on the Analytical Engine"}},
+	} {
+		fmt.Printf("   %s %s: version %d\n", e.Type, e.ID, must(db.Create(ctx, e)).Version)
+	}
+	_, err := db.Create(ctx, &ryno.Entity{Key: ada})
+	fmt.Printf("   ada again: errors.Is(err, ryno.ErrExists) %t: %v\n", errors.Is(err, ryno.ErrExists), err)
+
+	step(3, "Get one")
+	e := must(db.Get(ctx, ada))
+	fmt.Printf("   %s: %v, version %d\n", e.ID, e.Attributes, e.Version)
+
+	step(4, "Page through a type, one entity a page, newest first")
+	for p := (ryno.PageOptions{Limit: 1, Descending: true}); ; {
+		page := must(db.ListByType(ctx, ryno.Type{Scope: "acme", Name: "person"}, p))
+		fmt.Printf("   %v, a cursor to go on: %t\n", ids(page.Items), page.Cursor != "")
+		if p.Cursor = page.Cursor; p.Cursor == "" {
+			break
+		}
+	}
+
+	step(5, "Relationships: the article's authors, in order; Ada's articles, looked up in reverse")
+	must(db.AddRelationships(ctx, article, "authors", []ryno.Key{ada, grace}))
+	fmt.Printf("   authors: %v\n", ids(must(db.RelatedEntities(ctx, article, "authors", ryno.PageOptions{})).Items))
+	for _, r := range must(db.ReverseRelationships(ctx, ada, "authors", ryno.PageOptions{})).Items {
+		fmt.Printf("   %s %s %s\n", r.Subject.ID, r.Predicate, r.Object.ID)
+	}
+
+	step(6, "Query an index")
+	found := must(db.QueryIndex(ctx, byEmail, indexing.Equal(indexing.String("grace@acme.example")), ryno.PageOptions{}))
+	fmt.Printf("   email = grace@acme.example: %v\n", ids(found.Items))
+
+	step(7, "A unique value: someone else with Grace's e-mail address is refused")
+	_, err = db.Create(ctx, &ryno.Entity{Key: ryno.Key{Scope: "acme", Type: "person", ID: "imposter"},
+		Attributes: map[string]any{"email": "grace@acme.example"}})
+	fmt.Printf("   errors.As(err, *ryno.UniqueError) %t: %v\n", errors.As(err, new(*ryno.UniqueError)), err)
+	fmt.Printf("   who holds it: %s\n", must(db.LookupUnique(ctx, byEmail, indexing.String("grace@acme.example"))).ID)
+
+	step(8, "Update the entity read in step 3, then update that copy again: a version conflict")
+	e.Attributes["title"] = "Countess of Lovelace"
+	fmt.Printf("   written over version %d: now version %d\n", e.Version, must(db.Update(ctx, e)).Version)
+	_, err = db.Update(ctx, e) // e still says version 1
+	fmt.Printf("   errors.As(err, *ryno.ConflictError) %t: %v\n", errors.As(err, new(*ryno.ConflictError)), err)
+
+	step(9, "Delete Ada: her relationships and index entries go with her")
+	check(db.Delete(ctx, ada))
+	deleted := last
+	fmt.Printf("   authors: %v\n", ids(must(db.RelatedEntities(ctx, article, "authors", ryno.PageOptions{})).Items))
+	found = must(db.QueryIndex(ctx, byEmail, indexing.BeginsWith(indexing.String("ada")), ryno.PageOptions{}))
+	fmt.Printf("   emails beginning with ada: %v\n", ids(found.Items))
+
+	step(10, "What that Delete cost, as OnCall reported it")
+	fmt.Printf("   %d requests %v in %d rounds; capacity:\n", deleted.RequestCount(), deleted.Requests, deleted.Rounds)
+	for _, c := range deleted.Capacity {
+		fmt.Println("  ", c)
+	}
+}
+
+func step(n int, title string) { fmt.Printf("\n%d. %s\n", n, title) }
+
+func must[T any](v T, err error) T {
+	check(err)
+	return v
+}
+
+func check(err error) {
+	if err != nil {
 		log.Fatalf("quickstart: %v", err)
 	}
 }
 
-// rynoCommand runs the ryno command with the quickstart's indexes, which gives it
-// reindex; it returns the exit status.
-func rynoCommand(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	return cli.Run(ctx, cli.Config{Indexes: indexes, Owns: owns, Sets: []string{stars}, OrderedSets: []string{watchers}}, args, os.Stdout, os.Stderr)
-}
-
-func run(ctx context.Context, endpoint, prefix string) error {
-	api, err := newDynamoDB(ctx, endpoint)
-	if err != nil {
-		return err
+func ids(entities []*ryno.Entity) []string {
+	ids := make([]string, len(entities))
+	for i, e := range entities {
+		ids[i] = e.ID
 	}
-	if err := migrate(ctx, api, prefix); err != nil {
-		return err
-	}
-	// OnCall receives what each call cost; every step ends with its total.
-	var spent costs
-	db, err := ryno.New(api, ryno.Options{TablePrefix: prefix, Indexes: indexes, Owns: owns, Sets: []string{stars}, OrderedSets: []string{watchers}, OnCall: spent.add})
-	if err != nil {
-		return err
-	}
-	// What a service does at start-up: fail fast on missing or drifted tables.
-	if err := db.CheckSchema(ctx); err != nil {
-		return err
-	}
-	fmt.Println("   CheckSchema: the tables and indexes match this version")
-	for i, s := range steps {
-		fmt.Printf("\n%d. %s\n", i+2, s.title)
-		spent.take()
-		if err := s.run(ctx, db); err != nil {
-			return fmt.Errorf("%s: %w", strings.ToLower(s.title), err)
-		}
-		fmt.Printf("   (%s)\n", spent.take())
-	}
-	return nil
-}
-
-func newDynamoDB(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
-	cfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-		if endpoint != "" {
-			o.BaseEndpoint = aws.String(endpoint)
-			// DynamoDB Local sends no CRC32 header with error responses, which the SDK
-			// would report as a checksum mismatch (aws/aws-sdk-go-v2#3545).
-			o.DisableValidateResponseChecksum = true
-		}
-	}), nil
-}
-
-func migrate(ctx context.Context, api *dynamodb.Client, prefix string) error {
-	fmt.Printf("1. Provision the tables for prefix %q\n", prefix)
-	provider, err := migrations.NewProvider(api, migrations.Options{TablePrefix: prefix})
-	if err != nil {
-		return err
-	}
-	result, err := provider.Up(ctx)
-	if err != nil {
-		return err
-	}
-	if !result.Changed() {
-		fmt.Println("   already up to date")
-	}
-	for _, a := range result.Actions {
-		fmt.Printf("   %s\n", a)
-	}
-	return nil
-}
-
-func init() {
-	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: quickstart [-endpoint URL] [-prefix PREFIX]\n       quickstart ryno <command> [flags]\n")
-		flag.PrintDefaults()
-	}
+	return ids
 }

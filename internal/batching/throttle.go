@@ -3,8 +3,6 @@ package batching
 import (
 	"errors"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 )
@@ -41,13 +39,8 @@ func IsThrottle(err error) bool {
 	if errors.As(err, &apiErr) && throttleCodes[apiErr.ErrorCode()] {
 		return true
 	}
-	var canceled *types.TransactionCanceledException
-	if errors.As(err, &canceled) {
-		for _, reason := range canceled.CancellationReasons {
-			if throttledCancellations[aws.ToString(reason.Code)] {
-				return true
-			}
-		}
+	if c, ok := Cancelled(err); ok && c.Throttled {
+		return true
 	}
 	// The typed errors are throttling whatever code a response gave them.
 	var (

@@ -3,7 +3,6 @@ package commit
 import (
 	"errors"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -46,15 +45,15 @@ func NoSDKRetry(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }
 func Classify(err error) Attempt {
 	var (
 		ccf      *types.ConditionalCheckFailedException
-		canceled *types.TransactionCanceledException
 		inFlight *types.TransactionInProgressException
 	)
+	canceled, isCanceled := batching.Cancelled(err)
 	switch {
 	case err == nil:
 		return Attempt{Outcome: Committed}
 	case errors.As(err, &ccf):
 		return Attempt{Outcome: ConditionFailed, Item: ccf.Item, Err: err}
-	case errors.As(err, &canceled):
+	case isCanceled:
 		return cancellation(canceled, err)
 	case batching.IsThrottle(err), errors.As(err, &inFlight):
 		return Attempt{Outcome: Retryable, Err: err}
@@ -81,21 +80,17 @@ func rejected(err error) bool {
 }
 
 // cancellation sorts a cancelled transaction by its reasons: a failed condition
-// wins over a conflict, which may pass on a retry.
-func cancellation(canceled *types.TransactionCanceledException, err error) Attempt {
-	result := Attempt{Outcome: Failed, Err: err}
-	for i, reason := range canceled.CancellationReasons {
-		switch code := aws.ToString(reason.Code); {
-		case code == "" || code == "None":
-		case code == "ConditionalCheckFailed":
-			return Attempt{Outcome: ConditionFailed, Item: reason.Item, Action: i, Reasons: canceled.CancellationReasons, Err: err}
-		case batching.RetryableCancellation(code):
-			result.Outcome = Retryable
-		default:
-			return Attempt{Outcome: Failed, Err: err}
-		}
+// wins over a conflict, which may pass on a retry; an action refused for good before
+// any condition failed fails it.
+func cancellation(c batching.Cancellation, err error) Attempt {
+	switch {
+	case c.FailedFirst():
+		i := c.Failed[0]
+		return Attempt{Outcome: ConditionFailed, Item: c.Reasons[i].Item, Action: i, Reasons: c.Reasons, Err: err}
+	case c.Fatal < 0 && c.Retryable:
+		return Attempt{Outcome: Retryable, Err: err}
 	}
-	return result
+	return Attempt{Outcome: Failed, Err: err}
 }
 
 // reason says why an attempt that did not settle is sent again.

@@ -43,6 +43,14 @@ func (e *ConflictError) Is(target error) bool {
 	return target == errs.ErrConflict || e.Missing && target == errs.ErrNotFound
 }
 
+// KeptChanging is the error of a write whose attempts ran out (err says how: its
+// pacing's budget, or its context) while other writers kept changing k, or k's list
+// under predicate when not "": the one *ConflictError of an optimistic loop that
+// gave up. expected is the version the write required, 0 for none.
+func KeptChanging(k Key, predicate string, expected int64, err error) *ConflictError {
+	return &ConflictError{Key: k, Predicate: predicate, Expected: expected, Reason: "concurrent writers kept changing it: " + err.Error()}
+}
+
 // OtherLife is the refusal of a write that requires the life of k created at want
 // (IfCreated, or the Created a versioned write carries; zero: any) and finds the
 // live entity created at stored (zero: none). The life the write names is gone, so

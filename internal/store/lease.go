@@ -173,7 +173,7 @@ func (c *Core) acquireList(ctx context.Context, subject Key, predicate string, s
 				return nil, &LeaseError{Key: subject, Predicate: predicate, Until: seen.LeaseUntil, Err: err}
 			}
 		} else if err = pace.Wait(ctx); err != nil {
-			return nil, &ConflictError{Key: subject, Predicate: predicate, Reason: "concurrent writers kept changing it: " + err.Error()}
+			return nil, KeptChanging(subject, predicate, 0, err)
 		}
 		h, err := c.ReadHead(ctx, subject, predicate)
 		if err != nil {

@@ -231,9 +231,7 @@ func Refusal(t *actions.Transaction, a commit.Attempt) ListRefusal {
 }
 
 // ListConflict is the error of a list write that kept losing races.
-func ListConflict(op ListOp, err error) error {
-	return &ConflictError{Key: op.Subject, Predicate: op.Predicate, Reason: "concurrent writers kept changing it: " + err.Error()}
-}
+func ListConflict(op ListOp, err error) error { return KeptChanging(op.Subject, op.Predicate, 0, err) }
 
 // WriteList makes attempts at op until one commits or fails for good: read, plan,
 // and commit under conditions that the read still holds. A list another writer

@@ -157,7 +157,7 @@ func (w *write) first() (x entitystate.Expectation, read bool) {
 
 // conflict is the error of a write whose attempts ran out, for err.
 func (w *write) conflict(err error) error {
-	return &ConflictError{Key: w.Key, Expected: w.Version, Reason: "concurrent writers kept changing it: " + err.Error()}
+	return KeptChanging(w.Key, "", w.Version, err)
 }
 
 // run makes attempts until one commits or fails for good. An attempt reads what its
@@ -173,7 +173,7 @@ func (w *write) run(ctx context.Context) (map[string]types.AttributeValue, error
 		}
 		x, read = next, false
 		if err := pace.Wait(ctx); err != nil {
-			return nil, &ConflictError{Key: w.Key, Reason: "concurrent writers kept changing it: " + err.Error()}
+			return nil, w.conflict(err) // an upsert carries no version
 		}
 	}
 	for {

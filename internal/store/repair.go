@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -238,16 +237,15 @@ func (c *Core) repairClaims(ctx context.Context, batch *batching.Engine, orphans
 func (c *Core) runRepair(ctx context.Context, batch *batching.Engine, r repair) (repair, error) {
 	_, err := batching.UntilDone(ctx, batch, r.orphans, func(ctx context.Context, _ []Orphan) ([]Orphan, error) {
 		_, err := c.API.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: r.actions(c.Names)})
-		var canceled *types.TransactionCanceledException
-		if err == nil || !errors.As(err, &canceled) {
+		canceled, ok := batching.Cancelled(err)
+		if err == nil || !ok {
 			return nil, err
 		}
-		alive, retryable := cancellationCauses(r, canceled.CancellationReasons)
-		switch {
+		switch alive := r.alive(canceled); {
 		case len(alive) > 0:
 			r = r.without(alive)
 			return r.orphans, nil
-		case retryable:
+		case canceled.Fatal < 0:
 			return r.orphans, &batching.RetryLater{Err: err}
 		}
 		return nil, err
@@ -255,24 +253,16 @@ func (c *Core) runRepair(ctx context.Context, batch *batching.Engine, r repair) 
 	return r, err // r holds the orphans of the last transaction: deleted, or not on failure
 }
 
-// cancellationCauses reads the reasons of a cancelled repair: the missing entities
-// whose condition check failed, as they exist by now, and whether the rest of the
-// reasons allow a retry.
-func cancellationCauses(r repair, reasons []types.CancellationReason) (alive map[Key]bool, retryable bool) {
-	alive = map[Key]bool{}
-	retryable = true
-	for i, reason := range reasons {
-		switch code := aws.ToString(reason.Code); {
-		case code == "" || code == "None":
-		case code == "ConditionalCheckFailed":
-			if i < len(r.missing) {
-				alive[r.missing[i]] = true
-			}
-		case !batching.RetryableCancellation(code):
-			retryable = false
+// alive returns the missing entities of a cancelled repair whose condition check
+// failed: they exist by now.
+func (r repair) alive(c batching.Cancellation) map[Key]bool {
+	alive := map[Key]bool{}
+	for _, i := range c.Failed {
+		if i < len(r.missing) {
+			alive[r.missing[i]] = true
 		}
 	}
-	return alive, retryable
+	return alive
 }
 
 func orphanEntries(orphans []Orphan) []batching.ItemKey {

@@ -86,7 +86,8 @@ func TestCancellationCauses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			alive, retryable := cancellationCauses(r, tt.reasons)
+			c, _ := batching.Cancelled(&types.TransactionCanceledException{CancellationReasons: tt.reasons})
+			alive, retryable := r.alive(c), c.Fatal < 0
 			require.Equal(t, tt.retryable, retryable)
 			require.Len(t, alive, len(tt.alive))
 			for _, id := range tt.alive {

@@ -1,4 +1,4 @@
-package main
+package catalog
 
 import (
 	"context"
@@ -15,11 +15,11 @@ import (
 // If-Match returns them, to statuses: 412 only for a version check that failed,
 // 409 for a value or an entity that exists.
 func TestStatusOfStoreErrors(t *testing.T) {
-	key := ryno.Key{Scope: scope, Type: "article", ID: "a"}
+	key := ryno.Key{Scope: Scope, Type: "article", ID: "a"}
 	stale := &ryno.ConflictError{Key: key, Expected: 3, Stored: 4, Reason: "version 4 is stored"}
 	gone := &ryno.ConflictError{Key: key, Expected: 3, Missing: true, Reason: "the entity is gone"}
 	lost := &ryno.ConflictError{Key: key, Reason: "concurrent writers kept winning"}
-	taken := &ryno.UniqueError{Index: "email", Value: "ada@example.com", Owner: ryno.Key{Scope: scope, Type: "author", ID: "b"}}
+	taken := &ryno.UniqueError{Index: "email", Value: "ada@example.com", Owner: ryno.Key{Scope: Scope, Type: "author", ID: "b"}}
 	tests := []struct {
 		name    string
 		err     error
@@ -46,16 +46,16 @@ func TestStatusOfStoreErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got, msg := statusOf(conditional(tt.err, tt.version)); got != tt.want {
+			if got, msg := StatusOf(conditional(tt.err, tt.version)); got != tt.want {
 				t.Errorf("status %d (%s), want %d", got, msg, tt.want)
 			}
 		})
 	}
 	now := time.Now()
-	if s, ok := retryAfter(fmt.Errorf("ryno: add: %w", &ryno.LeaseError{Until: now.Add(1500 * time.Millisecond)}), now); !ok || s != 2 {
+	if s, ok := RetryAfter(fmt.Errorf("ryno: add: %w", &ryno.LeaseError{Until: now.Add(1500 * time.Millisecond)}), now); !ok || s != 2 {
 		t.Errorf("Retry-After of a lease ending in 1.5 s: %d, %v; want 2", s, ok)
 	}
-	if _, ok := retryAfter(errors.New("boom"), now); ok {
+	if _, ok := RetryAfter(errors.New("boom"), now); ok {
 		t.Error("Retry-After of an error that is no lease")
 	}
 }

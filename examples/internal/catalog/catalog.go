@@ -1,7 +1,9 @@
-// The catalogue's domain: its entities, relationship and index. examples/lambda
-// holds the same file, so that each example stands alone when copied.
-
-package main
+// Package catalog is what examples/httpapi and examples/lambda serve alike: a
+// catalogue of articles and their authors stored with RynoDB, its routes and their
+// handlers, and how the store's errors become statuses. Each example adapts its
+// transport to Request and Reply: net/http in one, API Gateway's events in the
+// other.
+package catalog
 
 import (
 	"bytes"
@@ -15,32 +17,33 @@ import (
 	"github.com/rynodb/rynodb/ryno"
 )
 
-// scope holds every entity of the catalogue. A service with tenants would take the
+// Scope holds every entity of the catalogue. A service with tenants would take the
 // scope from the caller's identity instead, so that tenants never see each other's
 // entities.
-const scope = "catalog"
+const Scope = "catalog"
 
-// predicateAuthors names the relationship from an article to its authors, in
+// PredicateAuthors names the relationship from an article to its authors, in
 // byline order. An author's articles are the reverse lookup of the same entries.
-const predicateAuthors = "authors"
+const PredicateAuthors = "authors"
 
 // tagIndex indexes articles by each of their tags.
 const tagIndex = "tag"
 
-// kind is one type of entity the API serves under /{collection}.
-type kind struct {
+// Kind is one type of entity the API serves under /{collection}.
+type Kind struct {
 	collection string         // the path segment, such as "articles"
 	typ        string         // the entity type, such as "article"
 	newPayload func() payload // an empty request body for the type
 }
 
+// The kinds of entity in the catalogue.
 var (
-	articles = kind{collection: "articles", typ: "article", newPayload: func() payload { return new(Article) }}
-	authors  = kind{collection: "authors", typ: "author", newPayload: func() payload { return new(Author) }}
+	Articles = Kind{collection: "articles", typ: "article", newPayload: func() payload { return new(Article) }}
+	Authors  = Kind{collection: "authors", typ: "author", newPayload: func() payload { return new(Author) }}
 )
 
-// key returns the key of the entity of this kind with the given id.
-func (k kind) key(id string) ryno.Key { return ryno.Key{Scope: scope, Type: k.typ, ID: id} }
+// Key returns the key of the entity of this kind with the given id.
+func (k Kind) Key(id string) ryno.Key { return ryno.Key{Scope: Scope, Type: k.typ, ID: id} }
 
 // payload is the JSON body a client sends to create or replace an entity: its id
 // and its attributes. The id is not an attribute: the key holds it.
@@ -69,20 +72,20 @@ const (
 
 func (a *Article) validate() error {
 	if strings.TrimSpace(a.Title) == "" {
-		return badRequest("title is required")
+		return BadRequest("title is required")
 	}
 	if len(a.Tags) > maxTags {
-		return badRequest("an article has at most %d tags", maxTags)
+		return BadRequest("an article has at most %d tags", maxTags)
 	}
 	seen := make(map[string]bool, len(a.Tags))
 	for _, tag := range a.Tags {
 		switch {
 		case strings.TrimSpace(tag) == "":
-			return badRequest("tags must not be empty")
+			return BadRequest("tags must not be empty")
 		case len(tag) > maxTagBytes:
-			return badRequest("a tag has at most %d bytes", maxTagBytes)
+			return BadRequest("a tag has at most %d bytes", maxTagBytes)
 		case seen[tag]:
-			return badRequest("tag %q appears twice", tag)
+			return BadRequest("tag %q appears twice", tag)
 		}
 		seen[tag] = true
 	}
@@ -99,22 +102,22 @@ func (a *Author) id() string { return a.ID }
 
 func (a *Author) validate() error {
 	if strings.TrimSpace(a.Name) == "" {
-		return badRequest("name is required")
+		return BadRequest("name is required")
 	}
 	return nil
 }
 
 // decodePayload reads the body of an entity of kind k: one JSON object with only
 // the fields the kind knows, so that a misspelt field is an error rather than lost.
-func decodePayload(k kind, body []byte) (payload, error) {
+func decodePayload(k Kind, body []byte) (payload, error) {
 	p := k.newPayload()
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(p); err != nil {
-		return nil, badRequest("the body is not a JSON %s: %v", k.typ, err)
+		return nil, BadRequest("the body is not a JSON %s: %v", k.typ, err)
 	}
 	if err := dec.Decode(new(json.RawMessage)); !errors.Is(err, io.EOF) {
-		return nil, badRequest("the body holds more than one JSON value")
+		return nil, BadRequest("the body holds more than one JSON value")
 	}
 	return p, p.validate()
 }
@@ -150,7 +153,7 @@ func pageOf(entities []*ryno.Entity, cursor string) page {
 // indexes are the catalogue's indexes, which the store keeps in step with every
 // write of an article.
 var indexes = []ryno.Index{{
-	Type: articles.typ,
+	Type: Articles.typ,
 	Name: tagIndex,
 	Map: func(e *ryno.Entity, emit func(indexing.Value)) {
 		var a Article

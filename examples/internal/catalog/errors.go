@@ -1,4 +1,4 @@
-package main
+package catalog
 
 import (
 	"context"
@@ -11,18 +11,18 @@ import (
 	"github.com/rynodb/rynodb/ryno"
 )
 
-// requestError is a request refused before it reaches the store; its message is
+// RequestError is a request refused before it reaches the store; its message is
 // meant for the client.
-type requestError struct {
-	status int
-	msg    string
+type RequestError struct {
+	Status  int
+	Message string
 }
 
-func (e *requestError) Error() string { return e.msg }
+func (e *RequestError) Error() string { return e.Message }
 
-// badRequest returns a 400 *requestError with a formatted message.
-func badRequest(format string, args ...any) error {
-	return &requestError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
+// BadRequest returns a 400 *RequestError with a formatted message.
+func BadRequest(format string, args ...any) error {
+	return &RequestError{Status: http.StatusBadRequest, Message: fmt.Sprintf(format, args...)}
 }
 
 // errPreconditionFailed reports a write whose If-Match named a version the entity
@@ -43,9 +43,9 @@ func conditional(err error, version int64) error {
 	return err
 }
 
-// retryAfter returns how long a client should wait before it tries again, for the
+// RetryAfter returns how long a client should wait before it tries again, for the
 // Retry-After header of a 503: until the lease that refused the write ends.
-func retryAfter(err error, now time.Time) (seconds int, ok bool) {
+func RetryAfter(err error, now time.Time) (seconds int, ok bool) {
 	var lease *ryno.LeaseError
 	if !errors.As(err, &lease) {
 		return 0, false
@@ -53,15 +53,15 @@ func retryAfter(err error, now time.Time) (seconds int, ok bool) {
 	return max(1, int(math.Ceil(lease.Until.Sub(now).Seconds()))), true
 }
 
-// statusOf maps an error to the status and message the client sees. Only input
+// StatusOf maps an error to the status and message the client sees. Only input
 // errors say more than their status: the message of a 500 must not reveal tables,
 // keys or the store's internals, which go to the log instead.
-func statusOf(err error) (status int, msg string) {
-	var refused *requestError
+func StatusOf(err error) (status int, msg string) {
+	var refused *RequestError
 	var invalid *ryno.ValidationError
 	switch {
 	case errors.As(err, &refused):
-		return refused.status, refused.msg
+		return refused.Status, refused.Message
 	case errors.As(err, &invalid):
 		return http.StatusBadRequest, invalid.Field + ": " + invalid.Reason
 	case errors.Is(err, ryno.ErrInvalidCursor):

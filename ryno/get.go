@@ -10,9 +10,12 @@ import (
 	"github.com/rynodb/rynodb/internal/relationships"
 )
 
-// Get returns the entity with key k, or an error wrapping ErrNotFound. One GetItem
-// request; with WithRelationships, the relationship lists are read in the same
-// round.
+// Get returns the entity with key k, or an error wrapping ErrNotFound. It sends one
+// GetItem (one round). WithRelationships adds a Query per predicate asked for (one
+// for every predicate), in the same round, and one more for each further 1 MB page
+// of a list. An entity of a type whose reads check its owners (Owns.ObjectType)
+// adds a Query beside the GetItem, then a BatchGetItem, a Query and a round per
+// level of owners (see docs/deletes.md).
 func (c *Client) Get(ctx context.Context, k Key, opts ...GetOption) (_ *Entity, err error) {
 	ctx, call, err := c.begin(ctx, "Get")
 	defer call.end(&err)
@@ -133,11 +136,14 @@ func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []s
 }
 
 // BatchGet returns the entities with keys, in the order of keys, with nil where an
-// entity does not exist. Any number of keys: they are read with ceil(n/100)
-// BatchGetItem requests sent in parallel, each distinct key once. When some keys
-// could not be read the error is a *BatchError naming them. When some items were
-// read but cannot be decoded, BatchGet returns the others with an *UnreadableError
-// naming those, nil in their place. Of the options, only Consistent applies.
+// entity does not exist. Any number of keys, each distinct key read once. When some
+// keys could not be read the error is a *BatchError naming them. When some items
+// were read but cannot be decoded, BatchGet returns the others with an
+// *UnreadableError naming those, nil in their place. Of the options, only Consistent
+// applies. It sends ceil(n/100) BatchGetItem for n distinct keys, in parallel: one
+// round while they are at most Options.MaxConcurrency. Keys DynamoDB leaves
+// unprocessed are asked for again, and entities whose reads check their owners add
+// rounds as in Get.
 func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_ []*Entity, err error) {
 	ctx, call, err := c.begin(ctx, "BatchGet")
 	defer call.end(&err)

@@ -46,6 +46,11 @@ type Patch struct {
 // with ErrOutcomeUnknown). On an indexed type the map functions must see the new
 // attributes, so the entity is read and written back as Modify does, with its index
 // entries in the same transaction.
+//
+// It sends one UpdateItem (one round). On a type with index entries it sends what
+// Modify does: one GetItem, one Query of the entries, one TransactWriteItems (3
+// rounds); with inline indexes only, one GetItem and one PutItem (2 rounds). A
+// conflict there adds an attempt.
 func (c *Client) Patch(ctx context.Context, k Key, p Patch, opts ...WriteOption) (_ *Entity, err error) {
 	ctx, call, err := c.begin(ctx, "Patch")
 	defer call.end(&err)

@@ -45,9 +45,9 @@ const AllPredicates = ""
 
 // Relationships returns one page of the subject's relationships under predicate, in
 // list order, or of every predicate with AllPredicates, ordered by predicate and
-// then by list position. One Query request per page. A page holding a whole list
-// carries its version (Page.ListVersion), for a write that requires it
-// (IfListVersion).
+// then by list position. A page holding a whole list carries its version
+// (Page.ListVersion), for a write that requires it (IfListVersion). It sends one
+// Query per page (one round), whatever the length of the list.
 func (c *Client) Relationships(ctx context.Context, subject Key, predicate string, p PageOptions) (_ *Page[Relationship], err error) {
 	ctx, call, err := c.begin(ctx, "Relationships")
 	defer call.end(&err)
@@ -88,6 +88,7 @@ func listVersion(subject Key, predicate string, rels []Relationship) string {
 }
 
 // AllRelationships iterates over every relationship Relationships would page through.
+// It sends one Query per page, as the loop reaches it.
 func (c *Client) AllRelationships(ctx context.Context, subject Key, predicate string, p PageOptions) iter.Seq2[Relationship, error] {
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[Relationship], error) {
 		return c.Relationships(ctx, subject, predicate, p)
@@ -97,10 +98,12 @@ func (c *Client) AllRelationships(ctx context.Context, subject Key, predicate st
 // RelatedEntities returns one page of the objects of the subject's relationships
 // under predicate (AllPredicates for every one), in list order. Objects that no longer
 // exist are skipped, so a page can hold fewer entities than its limit; an object
-// listed twice appears twice. One Query, then the objects in parallel BatchGetItem
-// requests: two rounds per page. A page holding a whole list carries its version,
-// as for Relationships: that of the list, whatever the entities read. An object that
-// cannot be read does not fail the page: it comes with an *UnreadableError naming it.
+// listed twice appears twice. A page holding a whole list carries its version, as
+// for Relationships: that of the list, whatever the entities read. An object that
+// cannot be read does not fail the page: it comes with an *UnreadableError naming
+// it. It sends one Query, then ceil(n/100) BatchGetItem in parallel for the page's n
+// objects: 2 rounds per page; objects whose reads check their owners add rounds as
+// in Get.
 func (c *Client) RelatedEntities(ctx context.Context, subject Key, predicate string, p PageOptions) (_ *Page[*Entity], err error) {
 	ctx, call, err := c.begin(ctx, "RelatedEntities")
 	defer call.end(&err)
@@ -128,6 +131,7 @@ func keysOf(rels []Relationship, pick func(Relationship) Key) []Key {
 }
 
 // AllRelatedEntities iterates over every entity RelatedEntities would page through.
+// It sends what RelatedEntities sends for each page, as the loop reaches it.
 func (c *Client) AllRelatedEntities(ctx context.Context, subject Key, predicate string, p PageOptions) iter.Seq2[*Entity, error] {
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[*Entity], error) {
 		return c.RelatedEntities(ctx, subject, predicate, p)
@@ -156,11 +160,11 @@ func presentPage(entities []*Entity, cursor string) *Page[*Entity] {
 // ReverseRelationships returns one page of the relationships pointing at object: who
 // points at it, and under which predicate. With a predicate it returns only those of
 // that predicate ("who follows me"); AllPredicates means every predicate, as for
-// Relationships. Each page is one Query of the reverse index, a GSI that DynamoDB
-// keeps eventually consistent. Its order is that of the entries' _reverse_key: by
-// predicate, then subject (scope, type, id, as their escaped forms compare), then
-// position in the subject's list. It depends on the entries alone, so every listing
-// of the same entries gives the same order.
+// Relationships. It reads the reverse index, a GSI that DynamoDB keeps eventually
+// consistent. Its order is that of the entries' _reverse_key: by predicate, then
+// subject (scope, type, id, as their escaped forms compare), then position in the
+// subject's list. It depends on the entries alone, so every listing of the same
+// entries gives the same order. It sends one Query per page (one round).
 func (c *Client) ReverseRelationships(ctx context.Context, object Key, predicate string, p PageOptions) (_ *Page[Relationship], err error) {
 	ctx, call, err := c.begin(ctx, "ReverseRelationships")
 	defer call.end(&err)
@@ -186,10 +190,10 @@ func (c *Client) ReverseRelationships(ctx context.Context, object Key, predicate
 // pointing at object under predicate (AllPredicates for every one), in the order of
 // ReverseRelationships: "who follows me" as entities. Subjects that no longer exist
 // are skipped, so a page can hold fewer entities than its limit; a subject pointing
-// at object twice appears twice. One Query of the reverse index, then the subjects
-// in parallel BatchGetItem requests: two rounds per page. PageAs and ValuesAs type
-// them. A subject that cannot be read does not fail the page: it comes with an
-// *UnreadableError naming it.
+// at object twice appears twice. PageAs and ValuesAs type them. A subject that cannot
+// be read does not fail the page: it comes with an *UnreadableError naming it. It
+// sends one Query of the reverse index, then ceil(n/100) BatchGetItem in parallel
+// for the page's n subjects: 2 rounds per page.
 func (c *Client) ReverseRelatedEntities(ctx context.Context, object Key, predicate string, p PageOptions) (_ *Page[*Entity], err error) {
 	ctx, call, err := c.begin(ctx, "ReverseRelatedEntities")
 	defer call.end(&err)
@@ -204,7 +208,8 @@ func (c *Client) ReverseRelatedEntities(ctx context.Context, object Key, predica
 }
 
 // AllReverseRelatedEntities iterates over every entity ReverseRelatedEntities would
-// page through.
+// page through. It sends what ReverseRelatedEntities sends for each page, as the loop
+// reaches it.
 func (c *Client) AllReverseRelatedEntities(ctx context.Context, object Key, predicate string, p PageOptions) iter.Seq2[*Entity, error] {
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[*Entity], error) {
 		return c.ReverseRelatedEntities(ctx, object, predicate, p)
@@ -212,7 +217,7 @@ func (c *Client) AllReverseRelatedEntities(ctx context.Context, object Key, pred
 }
 
 // AllReverseRelationships iterates over every relationship ReverseRelationships would
-// page through.
+// page through. It sends one Query per page, as the loop reaches it.
 func (c *Client) AllReverseRelationships(ctx context.Context, object Key, predicate string, p PageOptions) iter.Seq2[Relationship, error] {
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[Relationship], error) {
 		return c.ReverseRelationships(ctx, object, predicate, p)
@@ -220,8 +225,8 @@ func (c *Client) AllReverseRelationships(ctx context.Context, object Key, predic
 }
 
 // HasRelationship reports whether subject has a relationship under predicate to
-// object. One Query request on the by-object index, whatever the length of the list;
-// one GetItem for a set.
+// object. It sends one Query of the by-object index (one round), whatever the length
+// of the list; for a set or an ordered set, one GetItem of the object's entry.
 func (c *Client) HasRelationship(ctx context.Context, subject Key, predicate string, object Key) (_ bool, err error) {
 	ctx, call, err := c.begin(ctx, "HasRelationship")
 	defer call.end(&err)
@@ -247,8 +252,9 @@ func validateSubject(subject Key, predicate string, emptyPredicate bool) error {
 }
 
 // CountRelationships returns how many entries the subject's list under predicate
-// holds: one GetItem of the list's head, whatever the length of the list. It is
-// strongly consistent with Options.ConsistentRead.
+// holds. It is strongly consistent with Options.ConsistentRead. It sends one GetItem
+// of the list's head (one round), whatever the length of the list; a set or an
+// ordered set keeps no head, so it sends a counting Query per 1 MB page of entries.
 func (c *Client) CountRelationships(ctx context.Context, subject Key, predicate string) (_ int, err error) {
 	ctx, call, err := c.begin(ctx, "CountRelationships")
 	defer call.end(&err)

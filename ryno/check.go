@@ -124,6 +124,11 @@ type CheckProgress struct {
 // Each segment of a scan holds one page at a time, whatever the size of the tables.
 // OnOrphan, OnTrace and Progress are called from one goroutine at a time.
 //
+// It scans the three tables one after the other, each with one Scan per 1 MB page
+// and segment (segments in parallel), and reads the entities each page of entries
+// names in BatchGetItem requests; lists with traces are read again, and Repair adds
+// the writes of what it finishes or deletes.
+//
 // An entry written just before its entity (a relationship added before its object is
 // created, say) is an orphan until then: run Check when such writes are quiet.
 func (c *Client) Check(ctx context.Context, opts CheckOptions) (_ CheckProgress, err error) {

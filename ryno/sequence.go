@@ -35,8 +35,9 @@ const drawAttempts = 4
 // succeed while n stays below that. Any other refusal fails the call with the
 // *TransactionError of Transact, and nothing is drawn: numbers are never repeated,
 // and a number is skipped only by a call that failed after its commit was sent
-// (ErrOutcomeUnknown). Two rounds when nobody else draws and the operations read
-// nothing: the sequence's GetItem, then the transaction.
+// (ErrOutcomeUnknown). It sends one GetItem of the sequence, then what Transact
+// sends: 2 requests in 2 rounds when nobody else draws and the operations read
+// nothing. A draw lost to another call adds a GetItem and an attempt.
 func (c *Client) TransactNext(ctx context.Context, owner Key, name string, build func(n int64) ([]Op, error)) (_ int64, _ []OpResult, err error) {
 	ctx, call, err := c.begin(ctx, "TransactNext")
 	defer call.end(&err)
@@ -93,7 +94,8 @@ func (c *Client) sequenceMoved(ctx context.Context, owner Key, name string, last
 }
 
 // Sequence returns the last number drawn from owner's sequence name: 0 when none
-// was. One GetItem, strongly consistent with Options.ConsistentRead.
+// was. It is strongly consistent with Options.ConsistentRead. It sends one GetItem
+// (one round).
 func (c *Client) Sequence(ctx context.Context, owner Key, name string) (_ int64, err error) {
 	ctx, call, err := c.begin(ctx, "Sequence")
 	defer call.end(&err)

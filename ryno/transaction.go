@@ -157,6 +157,12 @@ type TransactionLimitError = tables.TransactionLimitError
 // *TransactionLimitError before writing anything. A transaction sent again after a
 // lost response carries the same client request token, so DynamoDB applies it at
 // most once.
+//
+// It sends one TransactWriteItems (one round) when the operations read nothing (a
+// create, a check, a patch of a type without indexes); otherwise their reads
+// (GetItem, Query, BatchGetItem) go in one round before it: 2 rounds. A TxDelete
+// also reads the entries pointing at its entity, a Query at least, and each attempt
+// planned again adds its reads and its commit. See docs/transactions.md.
 func (c *Client) Transact(ctx context.Context, ops ...Op) (_ []OpResult, err error) {
 	ctx, call, err := c.begin(ctx, "Transact")
 	defer call.end(&err)

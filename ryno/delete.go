@@ -33,12 +33,13 @@ import (
 // It sends 5 requests in 3 rounds for an entity nothing refers to: one UpdateItem
 // (the tombstone), 3 Queries in parallel (the entries pointing at it, its own
 // entries, its index entries), one DeleteItem; for a missing entity, the refused
-// UpdateItem and the Queries (2 rounds). What refers to the entity replaces the
-// DeleteItem by one TransactWriteItems while it fits (99 items), else by parallel
-// transactions of 99 and the entity last (4 rounds); more pages add Queries and
-// rounds, a set's entries a DeleteItem each, and what the entity owns about 6 rounds
-// per level (see docs/deletes.md). With InBackground it returns after the UpdateItem
-// when the entity exists.
+// UpdateItem and the Queries (2 rounds). What refers to the entity goes in one
+// TransactWriteItems with the entity, in place of the DeleteItem, while it fits (99
+// items); beyond, in parallel transactions of 99 before the DeleteItem (50 edges each
+// way: 9 requests in 4 rounds). More pages add Queries and rounds, a set's entries a
+// DeleteItem each, and what the entity owns about 6 rounds per level (see
+// docs/deletes.md). With InBackground it returns after the UpdateItem when the
+// entity exists.
 func (c *Client) Delete(ctx context.Context, k Key, opts ...WriteOption) (err error) {
 	ctx, call, err := c.begin(ctx, "Delete")
 	defer call.end(&err)

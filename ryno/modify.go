@@ -23,7 +23,7 @@ import (
 // the life created then, read and written: finding another life, or none, is final
 // too, a *ConflictError matching ErrNotFound, and fn is not called on it. Each
 // attempt reads the entity strongly consistently, then writes as Update does: one
-// GetItem then one PutItem (two rounds) for an entity with no index entries or lists
+// GetItem then one PutItem (2 rounds) for an entity with no index entries or lists
 // to write; index entries add a Query between them, and the write becomes one
 // TransactWriteItems (3 rounds). A conflict adds an attempt.
 func (c *Client) Modify(ctx context.Context, k Key, fn func(e *Entity) error, opts ...WriteOption) (_ *Entity, err error) {

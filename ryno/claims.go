@@ -8,7 +8,6 @@ import (
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/indexes"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -28,7 +27,7 @@ func (e *UniqueError) Is(target error) bool { return e.twin().Is(target) }
 
 // twin is the error as the store raises it, the one source of its message.
 func (e *UniqueError) twin() *store.UniqueError {
-	return &store.UniqueError{Index: e.Index, Value: e.Value, Owner: relationships.Key(e.Owner)}
+	return &store.UniqueError{Index: e.Index, Value: e.Value, Owner: e.Owner}
 }
 
 // LookupUnique returns the key of the entity holding value in the unique index in,
@@ -71,7 +70,7 @@ func (c *Client) uniqueIndex(si ScopedIndex, value indexing.Value) (indexes.Def[
 // lookupUnique reads the claim of value in si and returns the key it names.
 func (c *Client) lookupUnique(ctx context.Context, si ScopedIndex, value indexing.Value, consistent bool) (Key, error) {
 	k, err := c.core.LookupUnique(ctx, si.Scope, si.Index, value, consistent)
-	return Key(k), err
+	return k, err
 }
 
 // GetByUnique returns the entity holding value in the unique index in, or an

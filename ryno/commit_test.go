@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -70,7 +69,7 @@ func TestUnknownIndexError(t *testing.T) {
 
 func TestPublicErrorShowsTheStoreErrorsAsPublicTypes(t *testing.T) {
 	subject := Key{Scope: "s", Type: "board", ID: "b"}
-	sk := relationships.Key(subject)
+	sk := subject
 	until := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	held := &store.LeaseError{Key: sk, Predicate: "cards", Until: until, Err: context.DeadlineExceeded}
 	lost := &store.ConflictError{Key: sk, Predicate: "cards", Reason: "gave up"}
@@ -129,10 +128,10 @@ func TestPublicErrorShowsTheStoreRefusalsOfEntityWrites(t *testing.T) {
 		schema.AttrID: str("u"), schema.AttrScope: str("s"), schema.AttrType: str("user"),
 		schema.AttrVersion: number(2), "name": str("ada"),
 	}
-	taken := &store.UniqueError{Index: "email", Value: "a@x", Owner: relationships.Key(k)}
-	unknown := &store.UnknownIndexError{Key: relationships.Key(k), Indexes: []string{"byName"}}
-	partial := &store.PartialWriteError{Key: relationships.Key(k), Version: 2, Item: item, Err: io.EOF}
-	refused := &store.TransactionError{Ops: []store.OpError{{Index: 0, Op: "create", Key: relationships.Key(k), Err: taken}}}
+	taken := &store.UniqueError{Index: "email", Value: "a@x", Owner: k}
+	unknown := &store.UnknownIndexError{Key: k, Indexes: []string{"byName"}}
+	partial := &store.PartialWriteError{Key: k, Version: 2, Item: item, Err: io.EOF}
+	refused := &store.TransactionError{Ops: []store.OpError{{Index: 0, Op: "create", Key: k, Err: taken}}}
 
 	var ue *UniqueError
 	require.ErrorAs(t, publicError(wrap(taken, "create")), &ue)

@@ -8,7 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
 	"github.com/rynodb/rynodb/internal/actions"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -178,7 +177,7 @@ func (e *ConditionError) Is(target error) bool { return e.twin().Is(target) }
 
 // twin is the error as the store raises it, the one source of its message.
 func (e *ConditionError) twin() *store.ConditionError {
-	return &store.ConditionError{Key: relationships.Key(e.Key), Condition: e.Condition}
+	return &store.ConditionError{Key: e.Key, Condition: e.Condition}
 }
 
 // store returns the condition as the store reads it; nil for none.

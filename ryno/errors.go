@@ -10,7 +10,6 @@ import (
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/paging"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/store"
 	"github.com/rynodb/rynodb/tables"
 )
@@ -103,7 +102,7 @@ func (e *ConflictError) Is(target error) bool { return e.twin().Is(target) }
 
 // twin is the error as the store raises it, the one source of its message.
 func (e *ConflictError) twin() *store.ConflictError {
-	return &store.ConflictError{Key: relationships.Key(e.Key), Predicate: e.Predicate, Expected: e.Expected, Stored: e.Stored, Missing: e.Missing, Reason: e.Reason}
+	return &store.ConflictError{Key: e.Key, Predicate: e.Predicate, Expected: e.Expected, Stored: e.Stored, Missing: e.Missing, Reason: e.Reason}
 }
 
 // LeaseError reports a write of a relationship list that another writer holds for a
@@ -126,7 +125,7 @@ func (e *LeaseError) Is(target error) bool { return e.twin().Is(target) }
 
 // twin is the error as the store raises it, the one source of its message.
 func (e *LeaseError) twin() *store.LeaseError {
-	return &store.LeaseError{Key: relationships.Key(e.Key), Predicate: e.Predicate, Until: e.Until, Err: e.Err}
+	return &store.LeaseError{Key: e.Key, Predicate: e.Predicate, Until: e.Until, Err: e.Err}
 }
 
 func (e *LeaseError) Unwrap() error { return e.Err }
@@ -141,7 +140,7 @@ type PartialWriteError struct {
 }
 
 func (e *PartialWriteError) Error() string {
-	return (&store.PartialWriteError{Key: relationships.Key(e.Entity.Key), Version: e.Entity.Version, Err: e.Err}).Error()
+	return (&store.PartialWriteError{Key: e.Entity.Key, Version: e.Entity.Version, Err: e.Err}).Error()
 }
 
 func (e *PartialWriteError) Unwrap() error { return e.Err }
@@ -202,7 +201,7 @@ func (e *UnreadableError) Keys() []Key {
 // twin is the error of one item as the store raises it, the one source of its
 // message.
 func (it UnreadableItem) twin() *store.UnreadableError {
-	return &store.UnreadableError{Key: relationships.Key(it.Key), Err: it.Err}
+	return &store.UnreadableError{Key: it.Key, Err: it.Err}
 }
 
 // orNil is e as an error: nil when it reports nothing.
@@ -228,7 +227,7 @@ func (e *UnknownIndexError) Is(target error) bool { return e.twin().Is(target) }
 
 // twin is the error as the store raises it, the one source of its message.
 func (e *UnknownIndexError) twin() *store.UnknownIndexError {
-	return &store.UnknownIndexError{Key: relationships.Key(e.Key), Indexes: e.Indexes}
+	return &store.UnknownIndexError{Key: e.Key, Indexes: e.Indexes}
 }
 
 func invalid(field, value, reason string) error {
@@ -255,21 +254,21 @@ func publicError(err error) error {
 	return errs.Map(err, func(e error) error {
 		switch e := e.(type) {
 		case *store.ConflictError:
-			return &ConflictError{Key: Key(e.Key), Predicate: e.Predicate, Expected: e.Expected, Stored: e.Stored, Missing: e.Missing, Reason: e.Reason}
+			return &ConflictError{Key: e.Key, Predicate: e.Predicate, Expected: e.Expected, Stored: e.Stored, Missing: e.Missing, Reason: e.Reason}
 		case *store.LeaseError:
-			return &LeaseError{Key: Key(e.Key), Predicate: e.Predicate, Until: e.Until, Err: e.Err}
+			return &LeaseError{Key: e.Key, Predicate: e.Predicate, Until: e.Until, Err: e.Err}
 		case *store.ConditionError:
-			return &ConditionError{Key: Key(e.Key), Condition: e.Condition}
+			return &ConditionError{Key: e.Key, Condition: e.Condition}
 		case *store.UniqueError:
-			return &UniqueError{Index: e.Index, Value: e.Value, Owner: Key(e.Owner)}
+			return &UniqueError{Index: e.Index, Value: e.Value, Owner: e.Owner}
 		case *store.UnknownIndexError:
-			return &UnknownIndexError{Key: Key(e.Key), Indexes: e.Indexes}
+			return &UnknownIndexError{Key: e.Key, Indexes: e.Indexes}
 		case *store.UnreadableError:
-			return &UnreadableError{Items: []UnreadableItem{{Key: Key(e.Key), Err: e.Err}}}
+			return &UnreadableError{Items: []UnreadableItem{{Key: e.Key, Err: e.Err}}}
 		case *store.PartialWriteError:
 			written, err := decodeEntity(e.Item)
-			if err != nil || written.Key != Key(e.Key) {
-				written = &Entity{Key: Key(e.Key), Version: e.Version}
+			if err != nil || written.Key != e.Key {
+				written = &Entity{Key: e.Key, Version: e.Version}
 			}
 			return &PartialWriteError{Entity: written, Err: publicError(e.Err)}
 		case *PartialWriteError:
@@ -281,7 +280,7 @@ func publicError(err error) error {
 		case *store.TransactionError:
 			ops := make([]OpError, len(e.Ops))
 			for i, o := range e.Ops {
-				ops[i] = OpError{Index: o.Index, Op: o.Op, Key: Key(o.Key), Err: publicError(o.Err)}
+				ops[i] = OpError{Index: o.Index, Op: o.Op, Key: o.Key, Err: publicError(o.Err)}
 			}
 			return &TransactionError{Ops: ops}
 		}

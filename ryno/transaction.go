@@ -3,10 +3,10 @@ package ryno
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/store"
 	"github.com/rynodb/rynodb/tables"
 )
@@ -124,7 +124,7 @@ type OpError struct {
 func (e *TransactionError) Error() string {
 	ops := make([]store.OpError, len(e.Ops))
 	for i, o := range e.Ops {
-		ops[i] = store.OpError{Index: o.Index, Op: o.Op, Key: relationships.Key(o.Key), Err: o.Err}
+		ops[i] = store.OpError{Index: o.Index, Op: o.Op, Key: o.Key, Err: o.Err}
 	}
 	return (&store.TransactionError{Ops: ops}).Error()
 }
@@ -173,7 +173,7 @@ func (c *Client) Transact(ctx context.Context, ops ...Op) (_ []OpResult, err err
 	}
 	out := make([]OpResult, len(results))
 	for i, r := range results {
-		out[i].Changed = fromRelKeys(r.Changed)
+		out[i].Changed = slices.Clone(r.Changed)
 		if r.Item != nil {
 			if out[i].Entity, err = decodeEntity(r.Item); err != nil {
 				return nil, err
@@ -207,8 +207,8 @@ func (c *Client) txOpOf(op Op) (store.TxOp, error) {
 	if err != nil {
 		return store.TxOp{}, err
 	}
-	t := store.TxOp{Kind: op.kind, Key: relationships.Key(op.key), Version: o.version, Created: o.created, Cond: o.cond.store(),
-		Predicate: op.predicate, Objects: relKeys(op.objects), From: op.from}
+	t := store.TxOp{Kind: op.kind, Key: op.key, Version: o.version, Created: o.created, Cond: o.cond.store(),
+		Predicate: op.predicate, Objects: ownKeys(op.objects), From: op.from}
 	switch op.kind {
 	case opCreate, opUpdate, opSet:
 		t.Put, err = c.putOf(op.entity, [...]putMode{modeCreate, modeUpdate, modeSet}[op.kind], o)

@@ -401,7 +401,7 @@ func markedOnly(keys []Key, states []*entitystate.State) ([]Key, []*entitystate.
 // ownedPages calls fn with the objects of each page of owner's list under
 // predicate, read consistently.
 func (c *Core) ownedPages(ctx context.Context, owner Key, predicate string, fn func([]Key) error) error {
-	in := c.OutgoingQuery(relationships.Key(owner), predicate)
+	in := c.OutgoingQuery(owner, predicate)
 	in.ConsistentRead = aws.Bool(true)
 	return c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 		objects := make([]Key, 0, len(items))
@@ -410,7 +410,7 @@ func (c *Core) ownedPages(ctx context.Context, owner Key, predicate string, fn f
 			if err != nil {
 				return err
 			}
-			objects = append(objects, Key(e.Object))
+			objects = append(objects, e.Object)
 		}
 		return fn(objects)
 	})

@@ -60,7 +60,7 @@ type LeasedState struct {
 // list is refused, with nothing of it written, when the entries it reads under the
 // lease (no writer can change them then) are not at that version.
 func (c *Core) WriteListLeased(ctx context.Context, op *ListOp, seen relationships.Head) (relationships.Change, error) {
-	l, err := c.acquireList(ctx, Key(seen.Subject), seen.Predicate, seen)
+	l, err := c.acquireList(ctx, seen.Subject, seen.Predicate, seen)
 	if err != nil {
 		return relationships.Change{}, err
 	}
@@ -122,7 +122,7 @@ func (c *Core) WriteListLeased(ctx context.Context, op *ListOp, seen relationshi
 	default:
 		// Objects deleted while the writer held the list lose their edges, as if
 		// their Delete came after it: rebuild the bookkeeping from the entries.
-		ch.Added = slices.DeleteFunc(ch.Added, func(o relationships.Key) bool { return dropped[Key(o)] })
+		ch.Added = slices.DeleteFunc(ch.Added, func(o Key) bool { return dropped[o] })
 		err = c.rebuildLeased(ctx, l, max(next, ch.Next), intents)
 	}
 	if refused != nil || err != nil {
@@ -146,7 +146,7 @@ func (c *Core) acquireList(ctx context.Context, subject Key, predicate string, s
 			for _, name := range []string{schema.AttrNext, schema.AttrCount, schema.AttrDigest} {
 				u = u.Set(expression.Name(name), expression.IfNotExists(expression.Name(name), expression.Value(attrN(0))))
 			}
-			for name, v := range relationships.RawAttributes(relationships.Key(subject), predicate) {
+			for name, v := range relationships.RawAttributes(subject, predicate) {
 				u = u.Set(expression.Name(name), expression.Value(v))
 			}
 			t := &actions.Transaction{}
@@ -161,7 +161,7 @@ func (c *Core) acquireList(ctx context.Context, subject Key, predicate string, s
 			case Refusal(t, a).Role.Kind == actions.RoleEntity:
 				return nil, c.SubjectMissing(ctx, subject)
 			}
-			h, err := relationships.HeadFromItem(relationships.Key(subject), predicate, a.Item)
+			h, err := relationships.HeadFromItem(subject, predicate, a.Item)
 			if err != nil {
 				return nil, err
 			}
@@ -194,11 +194,11 @@ func headVersionIs(v int64) expression.ConditionBuilder {
 
 // ReadHead reads the head of subject's list under predicate consistently.
 func (c *Core) ReadHead(ctx context.Context, subject Key, predicate string) (relationships.Head, error) {
-	item, err := c.GetRelationshipItem(ctx, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
+	item, err := c.GetRelationshipItem(ctx, relationships.HeadPrimaryKey(subject, predicate))
 	if err != nil {
 		return relationships.Head{}, err
 	}
-	return relationships.HeadFromItem(relationships.Key(subject), predicate, item)
+	return relationships.HeadFromItem(subject, predicate, item)
 }
 
 // headUpdate is the update u of the head of subject's list under predicate, under
@@ -207,7 +207,7 @@ func (c *Core) headUpdate(subject Key, predicate string, cond expression.Conditi
 	b := commit.Build(cond, &u)
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                           aws.String(c.Names.Relationships),
-		Key:                                 relationships.HeadPrimaryKey(relationships.Key(subject), predicate),
+		Key:                                 relationships.HeadPrimaryKey(subject, predicate),
 		UpdateExpression:                    b.Update,
 		ConditionExpression:                 b.Condition,
 		ExpressionAttributeNames:            b.Names,
@@ -226,7 +226,7 @@ func leaseIs(token string) expression.ConditionBuilder {
 func (c *Core) leaseChecks(l *listLease) *actions.Transaction {
 	t := &actions.Transaction{}
 	b := commit.Build(leaseIs(l.token), nil)
-	key := relationships.HeadPrimaryKey(relationships.Key(l.subject), l.predicate)
+	key := relationships.HeadPrimaryKey(l.subject, l.predicate)
 	t.Add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName: aws.String(c.Names.Relationships), Key: key,
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
@@ -243,7 +243,7 @@ func (c *Core) finishIntent(ctx context.Context, l *listLease, s *LeasedState) e
 	if h.Intent == "" {
 		return nil
 	}
-	in, err := relationships.IntentFromItems(relationships.Key(l.subject), l.predicate, h.Intent, s.Intents)
+	in, err := relationships.IntentFromItems(l.subject, l.predicate, h.Intent, s.Intents)
 	if err != nil {
 		return errs.Wrap(err, "the intent left on %s -%s->", l.subject, l.predicate)
 	}
@@ -325,7 +325,7 @@ func intentKeys(items []map[string]types.AttributeValue) []map[string]types.Attr
 // last parts; it returns the keys of the parts. The parts before go first, each
 // transaction checking the lease.
 func (c *Core) recordIntent(ctx context.Context, l *listLease, ch relationships.Change, checkObjects bool) ([]map[string]types.AttributeValue, error) {
-	parts := relationships.IntentItems(relationships.Key(l.subject), l.predicate,
+	parts := relationships.IntentItems(l.subject, l.predicate,
 		relationships.Intent{Token: l.token, Puts: ch.Puts, Deletes: ch.Deletes})
 	ops := make([]batching.WriteOp, len(parts))
 	keys := make([]map[string]types.AttributeValue, len(parts))
@@ -376,7 +376,7 @@ const leaseCheckBytes = 4 << 10
 
 // markerOps returns the puts and deletes of the marker changes of l's list.
 func (c *Core) markerOps(l *listLease, changes []relationships.MarkerChange) []batching.WriteOp {
-	subject := relationships.Key(l.subject)
+	subject := l.subject
 	ops := make([]batching.WriteOp, 0, len(changes))
 	for _, mc := range changes {
 		key := relationships.MarkerPrimaryKey(subject, l.predicate, mc.Object)
@@ -440,7 +440,7 @@ func (c *Core) writeCheckingObjects(ctx context.Context, batch *batching.Engine,
 				if err != nil {
 					return err
 				}
-				c.CheckEntity(ct, Key(e.Object), actions.Role{Kind: actions.RoleObject, Object: e.Object})
+				c.CheckEntity(ct, e.Object, actions.Role{Kind: actions.RoleObject, Object: e.Object})
 			}
 		}
 		checks := len(ct.Actions)
@@ -468,7 +468,7 @@ func (c *Core) writeCheckingObjects(ctx context.Context, batch *batching.Engine,
 func (c *Core) requireObjects(ctx context.Context, puts []relationships.Entry) error {
 	objects := make([]Key, 0, len(puts))
 	for _, e := range puts {
-		objects = append(objects, Key(e.Object))
+		objects = append(objects, e.Object)
 	}
 	objects = DistinctKeys(objects)
 	items, err := c.BatchReadEntities(ctx, objects, batching.ReadOptions{Consistent: true, Projection: []string{schema.AttrDeleting, schema.AttrExpires}})
@@ -553,7 +553,7 @@ func deleteOps(table string, keys []map[string]types.AttributeValue) []batching.
 // leaseLost explains a write whose lease check failed: the subject was deleted, or
 // the lease expired and another writer took the list over.
 func (c *Core) leaseLost(ctx context.Context, l *listLease) error {
-	item, err := c.GetItem(ctx, relationships.Key(l.subject), true)
+	item, err := c.GetItem(ctx, l.subject, true)
 	if err == nil && (item == nil || c.Hidden(item)) {
 		return c.SubjectMissing(ctx, l.subject)
 	}

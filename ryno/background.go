@@ -43,7 +43,7 @@ func (c *Client) deleteInBackground(ctx context.Context, k Key, o writeOptions) 
 	go func() {
 		defer c.bg.wg.Done()
 		if err := c.core.CompleteDelete(ctx, k, s); err != nil {
-			err = publicError(wrap(err, "delete %s in the background", k))
+			err = wrap(err, "delete %s in the background", k)
 			c.bg.mu.Lock()
 			c.bg.errs = append(c.bg.errs, err)
 			c.bg.mu.Unlock()

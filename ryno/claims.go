@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/indexes"
@@ -14,21 +15,9 @@ import (
 
 // UniqueError reports a write refused because another entity holds a value of a
 // unique index: Index and Value (as the map function emitted it) name it, Owner is
-// the entity holding it. It matches ErrExists (and so ErrConflict).
-type UniqueError struct {
-	Index string
-	Value any
-	Owner Key
-}
-
-func (e *UniqueError) Error() string { return e.twin().Error() }
-
-func (e *UniqueError) Is(target error) bool { return e.twin().Is(target) }
-
-// twin is the error as the store raises it, the one source of its message.
-func (e *UniqueError) twin() *store.UniqueError {
-	return &store.UniqueError{Index: e.Index, Value: e.Value, Owner: e.Owner}
-}
+// the entity holding it. It matches ErrExists (and so ErrConflict). It is package
+// entity's type.
+type UniqueError = entity.UniqueError
 
 // LookupUnique returns the key of the entity holding value in the unique index in,
 // or an error matching ErrNotFound when none does. One GetItem of the value's claim,

@@ -162,7 +162,7 @@ func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_
 	if err != nil {
 		return nil, err
 	}
-	return entities, bad.orNil()
+	return entities, unreadableOrNil(bad)
 }
 
 // readVisible reads the entity items of keys, in the order of keys, with nil for an

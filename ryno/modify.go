@@ -65,7 +65,7 @@ func (c *Client) modify(ctx context.Context, k Key, o writeOptions, fn func(e *E
 	for {
 		stored, err := c.modifyOnce(ctx, k, o, fn)
 		var conflict *ConflictError
-		if !errors.As(publicError(err), &conflict) { // the store's conflicts, of lists, too
+		if !errors.As(err, &conflict) { // the store's conflicts, of lists, too
 			return stored, err
 		}
 		if conflict.Missing && !o.created.IsZero() { // nor will the life IfCreated names
@@ -74,7 +74,7 @@ func (c *Client) modify(ctx context.Context, k Key, o writeOptions, fn func(e *E
 		if err := pace.Wait(ctx); err != nil {
 			gaveUp := store.KeptChanging(k, "", 0, err)
 			gaveUp.Stored, gaveUp.Missing = conflict.Stored, conflict.Missing
-			return nil, publicError(gaveUp)
+			return nil, gaveUp
 		}
 	}
 }
@@ -118,7 +118,7 @@ func (c *Client) modifyOnce(ctx context.Context, k Key, o writeOptions, fn func(
 	}
 	item, err := c.core.Write(ctx, p)
 	if err != nil {
-		return nil, err
+		return nil, c.partialWrite(p.Key, item, err)
 	}
 	return decodeEntity(item)
 }

@@ -88,5 +88,5 @@ func (c *Client) keepOwnerVisible(ctx context.Context, page *Page[*Entity], bad 
 	if err := c.dropOwnerHidden(ctx, page.Items, bad, consistent); err != nil {
 		return nil, err
 	}
-	return presentPage(page.Items, page.Cursor), bad.orNil()
+	return presentPage(page.Items, page.Cursor), unreadableOrNil(bad)
 }

@@ -91,7 +91,7 @@ func (c *Client) put(ctx context.Context, e *Entity, mode putMode, opts []WriteO
 	p.Sets = sets
 	item, err := c.core.Write(ctx, p)
 	if err != nil {
-		return nil, err
+		return nil, c.partialWrite(p.Key, item, err)
 	}
 	return decodeEntity(item)
 }

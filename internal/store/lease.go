@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
@@ -93,9 +94,9 @@ func (c *Core) WriteListLeased(ctx context.Context, op *ListOp, seen relationshi
 		head.Next = next
 		ch = op.Plan(ListState{Head: head, Markers: relationships.MarkersOf(s.Entries), Entries: s.Entries})
 		if checkObjects {
-			if refused = c.requireObjects(ctx, ch.Puts); refused != nil {
-				var gone *ObjectMissingError
-				if !errors.As(refused, &gone) {
+			var gone bool
+			if gone, refused = c.requireObjects(ctx, ch.Puts); refused != nil {
+				if !gone {
 					return relationships.Change{}, refused
 				}
 				ch = relationships.Change{} // nothing of op is written; the list is still made exact
@@ -170,7 +171,7 @@ func (c *Core) acquireList(ctx context.Context, subject Key, predicate string, s
 		var err error
 		if now := c.Now(); seen.Leased(now) {
 			if err = pace.Hold(ctx, seen.LeaseUntil, now); err != nil {
-				return nil, &LeaseError{Key: subject, Predicate: predicate, Until: seen.LeaseUntil, Err: err}
+				return nil, &entity.LeaseError{Key: subject, Predicate: predicate, Until: seen.LeaseUntil, Err: err}
 			}
 		} else if err = pace.Wait(ctx); err != nil {
 			return nil, KeptChanging(subject, predicate, 0, err)
@@ -404,7 +405,7 @@ func (c *Core) applyLeased(ctx context.Context, l *listLease, ops []batching.Wri
 		} else {
 			err = c.TransactChecked(ctx, batch, t.Actions, t.Bytes, ops)
 		}
-		var gone *ObjectMissingError
+		var gone *missingObject
 		switch {
 		case errors.As(err, &gone):
 			dropped[gone.Object] = true
@@ -428,7 +429,7 @@ func withoutEdgesTo(ops []batching.WriteOp, object Key) []batching.WriteOp {
 
 // writeCheckingObjects writes ops in transactions of at most half the actions, each
 // with the checks of t and of the objects its entry puts point at. A refused object
-// check fails with an *objectMissingError.
+// check fails with a *missingObject.
 func (c *Core) writeCheckingObjects(ctx context.Context, batch *batching.Engine, t *actions.Transaction, ops []batching.WriteOp) error {
 	per := (actions.MaxItems - len(t.Actions)) / 2
 	chunks := batching.Chunk(batching.LastWriteWins(ops), per, actions.MaxBytes/2, batching.WriteOp.Size)
@@ -457,15 +458,15 @@ func (c *Core) writeCheckingObjects(ctx context.Context, batch *batching.Engine,
 		case a.Outcome == commit.ConditionFailed && a.Action < len(t.Actions):
 			return ErrGuardFailed
 		case a.Outcome == commit.ConditionFailed && a.Action < checks:
-			return Refusal(ct, a).Missing
+			return &missingObject{Object: Refusal(ct, a).Role.Object}
 		}
 		return a.Err
 	})
 }
 
-// requireObjects fails with an *objectMissingError when the object of an entry of
-// puts does not exist or is being deleted.
-func (c *Core) requireObjects(ctx context.Context, puts []relationships.Entry) error {
+// requireObjects fails when the object of an entry of puts does not exist or is
+// being deleted, with gone true and the error ObjectMissing names.
+func (c *Core) requireObjects(ctx context.Context, puts []relationships.Entry) (gone bool, err error) {
 	objects := make([]Key, 0, len(puts))
 	for _, e := range puts {
 		objects = append(objects, e.Object)
@@ -473,30 +474,27 @@ func (c *Core) requireObjects(ctx context.Context, puts []relationships.Entry) e
 	objects = DistinctKeys(objects)
 	items, err := c.BatchReadEntities(ctx, objects, batching.ReadOptions{Consistent: true, Projection: []string{schema.AttrDeleting, schema.AttrExpires}})
 	if err != nil {
-		return err
+		return false, err
 	}
 	for i, o := range objects {
 		if items[i] == nil || c.Hidden(items[i]) {
-			return &ObjectMissingError{Object: o}
+			return true, ObjectMissing(o)
 		}
 	}
-	return nil
+	return false, nil
 }
 
-// ObjectMissingError refuses an edge to an entity that does not exist. Its caller
-// sees it as Plain.
-type ObjectMissingError struct{ Object Key }
-
-func (e *ObjectMissingError) Error() string { return e.Plain().Error() }
-
-// Plain is the refusal as package ryno returns it: errs.ErrNotFound wrapped with
-// the object's key, of no type of the machinery.
-func (e *ObjectMissingError) Plain() error {
-	return fmt.Errorf("%w: %s, the object of an edge", errs.ErrNotFound, e.Object)
+// ObjectMissing is the refusal of an edge to the entity o, which does not exist:
+// errs.ErrNotFound naming it.
+func ObjectMissing(o Key) error {
+	return fmt.Errorf("%w: %s, the object of an edge", errs.ErrNotFound, o)
 }
 
-// Is makes errors.Is match errs.ErrNotFound.
-func (e *ObjectMissingError) Is(target error) bool { return target == errs.ErrNotFound }
+// missingObject is how writeCheckingObjects tells applyLeased which object it found
+// missing, so that its edges are dropped; it never leaves the store.
+type missingObject struct{ Object Key }
+
+func (e *missingObject) Error() string { return ObjectMissing(e.Object).Error() }
 
 // releaseLease ends l with the head's new state: the next free position, and the
 // count and digest of the list after, which must be the entries as they stand. It
@@ -557,6 +555,6 @@ func (c *Core) leaseLost(ctx context.Context, l *listLease) error {
 	if err == nil && (item == nil || c.Hidden(item)) {
 		return c.SubjectMissing(ctx, l.subject)
 	}
-	return &ConflictError{Key: l.subject, Predicate: l.predicate,
+	return &entity.ConflictError{Key: l.subject, Predicate: l.predicate,
 		Reason: "the lease expired and another writer took the list over"}
 }

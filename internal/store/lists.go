@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
@@ -69,7 +70,7 @@ func (op ListOp) At(entries []relationships.Entry) bool {
 
 // Stale is the error of a write whose list is not at the version it requires.
 func (op ListOp) Stale() error {
-	return &ConflictError{Key: op.Subject, Predicate: op.Predicate,
+	return &entity.ConflictError{Key: op.Subject, Predicate: op.Predicate,
 		Reason: "the list is not at the version given: it changed since it was read"}
 }
 
@@ -225,7 +226,7 @@ func Refusal(t *actions.Transaction, a commit.Attempt) ListRefusal {
 	}
 	r := ListRefusal{Role: role}
 	if r.Role.Kind == actions.RoleObject {
-		r.Missing = &ObjectMissingError{Object: r.Role.Object}
+		r.Missing = ObjectMissing(r.Role.Object)
 	}
 	return r
 }
@@ -272,7 +273,7 @@ func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, 
 		}
 		if now := c.Now(); s.Head.Leased(now) {
 			if err := pace.Hold(ctx, s.Head.LeaseUntil, now); err != nil {
-				return relationships.Change{}, &LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil, Err: err}
+				return relationships.Change{}, &entity.LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil, Err: err}
 			}
 		} else if err := pace.Wait(ctx); err != nil {
 			return relationships.Change{}, ListConflict(op, err)
@@ -295,7 +296,7 @@ func (c *Core) ReadListReady(ctx context.Context, op ListOp, subject bool) (List
 		case relationships.Clean:
 			return s, nil
 		case relationships.Held:
-			return s, &LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil}
+			return s, &entity.LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil}
 		case relationships.Left:
 			if _, err := c.WriteListLeased(ctx, nil, s.Head); err != nil {
 				return s, err

@@ -149,11 +149,11 @@ func (c *Client) Check(ctx context.Context, opts CheckOptions) (_ CheckProgress,
 func (o CheckOptions) inStore() store.CheckOptions {
 	so := store.CheckOptions{Repair: o.Repair, Segments: o.Segments}
 	if o.OnOrphan != nil {
-		so.OnOrphan = func(f store.Orphan) { o.OnOrphan(Orphan{Entry: f.Entry, Role: f.Role, Missing: Key(f.Missing)}) }
+		so.OnOrphan = func(f store.Orphan) { o.OnOrphan(Orphan{Entry: f.Entry, Role: f.Role, Missing: f.Missing}) }
 	}
 	if o.OnTrace != nil {
 		so.OnTrace = func(t store.Trace) {
-			o.OnTrace(Trace{Kind: TraceKind(t.Kind), Key: Key(t.Key), Predicate: t.Predicate, Detail: t.Detail})
+			o.OnTrace(Trace{Kind: TraceKind(t.Kind), Key: t.Key, Predicate: t.Predicate, Detail: t.Detail})
 		}
 	}
 	if o.Progress != nil {

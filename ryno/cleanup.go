@@ -2,8 +2,6 @@ package ryno
 
 import (
 	"context"
-
-	"github.com/rynodb/rynodb/internal/relationships"
 )
 
 // Cleanup deletes what refers to the entity k while k does not exist: the
@@ -36,7 +34,7 @@ func (c *Client) Cleanup(ctx context.Context, k Key) (err error) {
 	if err := k.Validate(); err != nil {
 		return err
 	}
-	if _, err := c.core.SweepMissing(ctx, relationships.Key(k)); err != nil {
+	if _, err := c.core.SweepMissing(ctx, k); err != nil {
 		return wrap(err, "clean up after %s", k)
 	}
 	return nil
@@ -62,5 +60,5 @@ func (c *Client) CompleteDelete(ctx context.Context, k Key) (err error) {
 	if err := k.Validate(); err != nil {
 		return err
 	}
-	return c.core.FinishDelete(ctx, relationships.Key(k))
+	return c.core.FinishDelete(ctx, k)
 }

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"time"
 
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -59,7 +58,7 @@ func (c *Client) Delete(ctx context.Context, k Key, opts ...WriteOption) (err er
 	if o.background {
 		return c.deleteInBackground(ctx, k, o)
 	}
-	return c.core.DeleteEntity(ctx, relationships.Key(k), o.expect())
+	return c.core.DeleteEntity(ctx, k, o.expect())
 }
 
 // WriteOption adjusts a write.
@@ -172,7 +171,7 @@ func writeOptionsOf(call string, opts []WriteOption) (writeOptions, error) {
 // life is the refusal of a write with o that finds k live since created (zero:
 // missing), when IfCreated names another life; nil otherwise.
 func (o writeOptions) life(k Key, created time.Time) error {
-	return store.OtherLife(relationships.Key(k), o.version, o.created, created)
+	return store.OtherLife(k, o.version, o.created, created)
 }
 
 // expect is what a Delete with o requires of the stored entity.

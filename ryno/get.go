@@ -3,6 +3,7 @@ package ryno
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -92,7 +93,7 @@ func (c *Client) getEntity(ctx context.Context, k Key, consistent bool) (*Entity
 	if c.core.ChecksOwners(k.Type) {
 		return c.getChecked(ctx, k, consistent)
 	}
-	item, err := c.core.GetItem(ctx, relationships.Key(k), consistent)
+	item, err := c.core.GetItem(ctx, k, consistent)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +116,7 @@ func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []s
 		if i == 0 {
 			e, err = c.getEntity(ctx, k, consistent)
 		} else {
-			lists[i-1], err = c.core.ReadList(ctx, relationships.Key(k), reads[i-1], consistent)
+			lists[i-1], err = c.core.ReadList(ctx, k, reads[i-1], consistent)
 		}
 		return err
 	})
@@ -129,7 +130,7 @@ func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []s
 	for _, list := range lists {
 		relationships.SortOrdered(list)
 		for p, objects := range relationships.ByPredicate(list) {
-			e.Relationships[p] = fromRelKeys(objects)
+			e.Relationships[p] = slices.Clone(objects)
 		}
 	}
 	return e, nil
@@ -167,7 +168,7 @@ func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_
 	if err != nil {
 		return nil, err
 	}
-	return entities, bad.orNil()
+	return entities, unreadableOrNil(bad)
 }
 
 // readVisible reads the entity items of keys, in the order of keys, with nil for an
@@ -177,7 +178,7 @@ func (c *Client) readVisible(ctx context.Context, keys []Key, consistent bool) (
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	items, err := c.core.BatchReadEntities(ctx, relKeys(keys), batching.ReadOptions{Consistent: consistent})
+	items, err := c.core.BatchReadEntities(ctx, ownKeys(keys), batching.ReadOptions{Consistent: consistent})
 	if err != nil {
 		return nil, err
 	}

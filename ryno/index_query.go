@@ -71,7 +71,7 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 	if err != nil {
 		return nil, err
 	}
-	return presentPage(entities, entries.Cursor), bad.orNil()
+	return presentPage(entities, entries.Cursor), unreadableOrNil(bad)
 }
 
 // QueryIndexEntries returns one page of the entries of the index in that match
@@ -96,7 +96,7 @@ func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond ind
 	if err != nil {
 		return nil, err
 	}
-	return page, bad.orNil()
+	return page, unreadableOrNil(bad)
 }
 
 // queryInline is QueryIndex of an inline index: its GSI holds the entity items

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/store"
 )
 
@@ -53,7 +52,7 @@ func (c *Client) Modify(ctx context.Context, k Key, fn func(e *Entity) error, op
 	if err != nil {
 		return nil, err
 	}
-	if err := c.core.ReplaceSets(ctx, relationships.Key(k), sets); err != nil {
+	if err := c.core.ReplaceSets(ctx, k, sets); err != nil {
 		return nil, &PartialWriteError{Entity: stored, Err: err}
 	}
 	return stored, nil
@@ -68,16 +67,16 @@ func (c *Client) modify(ctx context.Context, k Key, o writeOptions, fn func(e *E
 	for {
 		stored, err := c.modifyOnce(ctx, k, o, fn)
 		var conflict *ConflictError
-		if !errors.As(publicError(err), &conflict) { // the store's conflicts, of lists, too
+		if !errors.As(err, &conflict) { // the store's conflicts, of lists, too
 			return stored, err
 		}
 		if conflict.Missing && !o.created.IsZero() { // nor will the life IfCreated names
 			return nil, err
 		}
 		if err := pace.Wait(ctx); err != nil {
-			gaveUp := store.KeptChanging(relationships.Key(k), "", 0, err)
+			gaveUp := store.KeptChanging(k, "", 0, err)
 			gaveUp.Stored, gaveUp.Missing = conflict.Stored, conflict.Missing
-			return nil, publicError(gaveUp)
+			return nil, gaveUp
 		}
 	}
 }
@@ -121,14 +120,14 @@ func (c *Client) modifyOnce(ctx context.Context, k Key, o writeOptions, fn func(
 	}
 	item, err := c.core.Write(ctx, p)
 	if err != nil {
-		return nil, err
+		return nil, c.partialWrite(p.Key, item, err)
 	}
 	return decodeEntity(item)
 }
 
 // getToWrite reads the entity k for a write that goes on from what it reads.
 func (c *Client) getToWrite(ctx context.Context, k Key) (*Entity, error) {
-	item, err := c.core.ReadLive(ctx, relationships.Key(k))
+	item, err := c.core.ReadLive(ctx, k)
 	if err != nil {
 		return nil, err
 	}

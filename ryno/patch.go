@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/numbers"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -136,7 +135,7 @@ func encodePatch(p Patch) (store.Patch, error) {
 
 // patchItem applies ep with one UpdateItem.
 func (c *Client) patchItem(ctx context.Context, k Key, ep store.Patch, o writeOptions) (*Entity, error) {
-	item, err := c.core.PatchItem(ctx, relationships.Key(k), ep, store.PatchOptions{Version: o.version, Created: o.created, Cond: o.cond.store()})
+	item, err := c.core.PatchItem(ctx, k, ep, store.PatchOptions{Version: o.version, Created: o.created, Cond: o.cond.store()})
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package ryno
 import (
 	"context"
 
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/store"
 )
 
@@ -95,7 +94,7 @@ func (c *Client) put(ctx context.Context, e *Entity, mode putMode, opts []WriteO
 	if err != nil {
 		return nil, err
 	}
-	var sets map[string][]relationships.Key
+	var sets map[string][]Key
 	if e != nil { // putOf refuses a nil entity
 		if sets, err = c.takeSets(e.Key, &o); err != nil {
 			return nil, err
@@ -108,7 +107,7 @@ func (c *Client) put(ctx context.Context, e *Entity, mode putMode, opts []WriteO
 	p.Sets = sets
 	item, err := c.core.Write(ctx, p)
 	if err != nil {
-		return nil, err
+		return nil, c.partialWrite(p.Key, item, err)
 	}
 	return decodeEntity(item)
 }
@@ -125,13 +124,13 @@ func (c *Client) putOf(e *Entity, mode putMode, o writeOptions) (store.Put, erro
 	if err := c.validateLists(e.Key, o.lists); err != nil {
 		return store.Put{}, err
 	}
-	var lists map[string][]relationships.Key
+	var lists map[string][]Key
 	if o.lists != nil {
-		lists = make(map[string][]relationships.Key, len(o.lists))
+		lists = make(map[string][]Key, len(o.lists))
 		for p, objects := range o.lists {
-			lists[p] = relKeys(objects)
+			lists[p] = ownKeys(objects)
 		}
 	}
-	return store.Put{Mode: mode, Key: relationships.Key(e.Key), Version: e.Version, Created: e.Created,
+	return store.Put{Mode: mode, Key: e.Key, Version: e.Version, Created: e.Created,
 		IfCreated: !o.created.IsZero(), Base: base, Lists: lists, Cond: o.cond.store()}, nil
 }

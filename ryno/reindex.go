@@ -51,7 +51,7 @@ func (c *Client) Reindex(ctx context.Context, t Type, progress func(ReindexProgr
 		done.Puts += puts
 		done.Deletes += deletes
 		for _, d := range dups {
-			done.Duplicates = append(done.Duplicates, Duplicate{Index: d.Index, Value: d.Value, Entity: Key(d.Entity), Owner: Key(d.Owner)})
+			done.Duplicates = append(done.Duplicates, Duplicate{Index: d.Index, Value: d.Value, Entity: d.Entity, Owner: d.Owner})
 		}
 		if progress != nil {
 			progress(done)

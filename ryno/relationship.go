@@ -22,7 +22,7 @@ type Relationship struct {
 }
 
 func relationshipOf(e relationships.Entry) Relationship {
-	return Relationship{Subject: Key(e.Subject), Predicate: e.Predicate, Index: e.Index, Object: Key(e.Object)}
+	return Relationship{Subject: e.Subject, Predicate: e.Predicate, Index: e.Index, Object: e.Object}
 }
 
 // relationshipPage decodes the relationship entries of a page.
@@ -54,7 +54,7 @@ func (c *Client) Relationships(ctx context.Context, subject Key, predicate strin
 	if err != nil {
 		return nil, err
 	}
-	q, err := c.core.OutgoingPage(relationships.Key(subject), predicate)
+	q, err := c.core.OutgoingPage(subject, predicate)
 	if err != nil {
 		return nil, err
 	}
@@ -82,9 +82,9 @@ func (c *Client) Relationships(ctx context.Context, subject Key, predicate strin
 func listVersion(subject Key, predicate string, rels []Relationship) string {
 	entries := make([]relationships.Entry, len(rels))
 	for i, r := range rels {
-		entries[i] = relationships.Entry{Subject: relationships.Key(r.Subject), Predicate: r.Predicate, Index: r.Index, Object: relationships.Key(r.Object)}
+		entries[i] = relationships.Entry{Subject: r.Subject, Predicate: r.Predicate, Index: r.Index, Object: r.Object}
 	}
-	return relationships.VersionOf(relationships.Key(subject), predicate, entries)
+	return relationships.VersionOf(subject, predicate, entries)
 }
 
 // AllRelationships iterates over every relationship Relationships would page through.
@@ -171,7 +171,7 @@ func (c *Client) ReverseRelationships(ctx context.Context, object Key, predicate
 	if err != nil {
 		return nil, err
 	}
-	q, err := c.core.IncomingPage(relationships.Key(object), predicate)
+	q, err := c.core.IncomingPage(object, predicate)
 	if err != nil {
 		return nil, err
 	}
@@ -233,10 +233,10 @@ func (c *Client) HasRelationship(ctx context.Context, subject Key, predicate str
 	if err != nil {
 		return false, err
 	}
-	if err := relationships.Validate(relationships.Key(subject), predicate, []relationships.Key{relationships.Key(object)}); err != nil {
+	if err := relationships.Validate(subject, predicate, []Key{object}); err != nil {
 		return false, err
 	}
-	has, err := c.core.HasRelationship(ctx, relationships.Key(subject), predicate, relationships.Key(object))
+	has, err := c.core.HasRelationship(ctx, subject, predicate, object)
 	return has, wrap(err, "relationship %s -%s-> %s", subject, predicate, object)
 }
 
@@ -264,6 +264,6 @@ func (c *Client) CountRelationships(ctx context.Context, subject Key, predicate 
 	if err := validateSubject(subject, predicate, false); err != nil {
 		return 0, err
 	}
-	n, err := c.core.CountRelationships(ctx, relationships.Key(subject), predicate)
+	n, err := c.core.CountRelationships(ctx, subject, predicate)
 	return n, wrap(err, "count relationships %s -%s->", subject, predicate)
 }

@@ -33,7 +33,7 @@ func (c *Client) AddRelationships(ctx context.Context, subject Key, predicate st
 		return nil, err
 	}
 	ch, err := c.listCall(ctx, store.ListAdd, subject, predicate, objects, opts)
-	return fromRelKeys(ch.Added), err
+	return slices.Clone(ch.Added), err
 }
 
 // RemoveRelationships deletes every entry of the subject's list under predicate that
@@ -50,7 +50,7 @@ func (c *Client) RemoveRelationships(ctx context.Context, subject Key, predicate
 		return nil, err
 	}
 	ch, err := c.listCall(ctx, store.ListRemove, subject, predicate, objects, opts)
-	return fromRelKeys(ch.Removed), err
+	return slices.Clone(ch.Removed), err
 }
 
 // ReplaceRelationships makes the subject's list under predicate exactly objects, in
@@ -130,7 +130,7 @@ func (c *Client) listCall(ctx context.Context, kind store.ListKind, subject Key,
 	for _, opt := range opts {
 		opt(&o)
 	}
-	op := store.ListOp{Kind: kind, Subject: relationships.Key(subject), Predicate: predicate, Objects: relKeys(objects),
+	op := store.ListOp{Kind: kind, Subject: subject, Predicate: predicate, Objects: ownKeys(objects),
 		CheckObjects: o.checkObjects, IfVersion: o.version, Pinned: o.pinned}
 	if err := c.validateVersion(op); err != nil {
 		return relationships.Change{}, err
@@ -161,7 +161,7 @@ func (c *Client) validateVersion(op store.ListOp) error {
 // validateList checks a list write of objects to subject's list under predicate;
 // an ordered set's keys also hold a position.
 func (c *Client) validateList(subject Key, predicate string, objects []Key) error {
-	if err := relationships.Validate(relationships.Key(subject), predicate, relKeys(objects)); err != nil {
+	if err := relationships.Validate(subject, predicate, ownKeys(objects)); err != nil {
 		return err
 	}
 	if c.core.Ordered[predicate] {
@@ -183,33 +183,18 @@ func (c *Client) validateLists(subject Key, lists map[string][]Key) error {
 	return nil
 }
 
-func relKeys(keys []Key) []relationships.Key {
-	rk := make([]relationships.Key, len(keys))
-	for i, k := range keys {
-		rk[i] = relationships.Key(k)
-	}
-	return rk
-}
-
-func fromRelKeys(keys []relationships.Key) []Key {
-	if keys == nil {
-		return nil
-	}
-	k := make([]Key, len(keys))
-	for i, rk := range keys {
-		k[i] = Key(rk)
-	}
-	return k
-}
+// ownKeys returns a copy of keys, never nil, for the store to hold: the caller's
+// slice may change once the call returns.
+func ownKeys(keys []Key) []Key { return append(make([]Key, 0, len(keys)), keys...) }
 
 // checkEntityAlso is checkEntity with the condition also, when not nil, in the same
 // check.
 func (c *Client) checkEntityAlso(t *actions.Transaction, k Key, role actions.Role, also *Condition) {
 	if also == nil {
-		c.core.CheckEntity(t, relationships.Key(k), role)
+		c.core.CheckEntity(t, k, role)
 		return
 	}
 	now := c.opts.Now()
 	cond := also.build(now)
-	actions.CheckEntity(t, c.core.Names.Entities, relationships.Key(k), role, now, &cond)
+	actions.CheckEntity(t, c.core.Names.Entities, k, role, now, &cond)
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/entitystate"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -121,7 +120,7 @@ func validateSequence(owner Key, name string) error {
 
 // readSequence reads the last number drawn from owner's sequence name.
 func (c *Client) readSequence(ctx context.Context, owner Key, name string, consistent bool) (int64, error) {
-	in := store.GetInput(c.core.Names.Relationships, store.SequenceKey(relationships.Key(owner), name))
+	in := store.GetInput(c.core.Names.Relationships, store.SequenceKey(owner, name))
 	in.ConsistentRead = aws.Bool(consistent)
 	out, err := c.core.API.GetItem(ctx, in)
 	if err != nil || out.Item == nil {

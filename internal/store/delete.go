@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
@@ -111,17 +112,17 @@ func (c *Core) afterMarkFailed(k Key, token string, x Expect, item map[string]ty
 	case s.Deleting == token:
 		return s, nil
 	case !x.Created.IsZero() && s.Unreadable != nil: // which life it is cannot be told
-		return entitystate.State{}, &UnreadableError{Key: k, Err: s.Unreadable}
+		return entitystate.State{}, unreadable(k, s.Unreadable)
 	case life != nil:
 		return entitystate.State{}, life
 	case version > 0 && !s.Live():
-		return entitystate.State{}, &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
+		return entitystate.State{}, &entity.ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
 	case version > 0 && s.Version != version:
-		return entitystate.State{}, &ConflictError{Key: k, Expected: version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.Version)}
+		return entitystate.State{}, &entity.ConflictError{Key: k, Expected: version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.Version)}
 	case !x.Created.IsZero() && x.CreatedAttr == "" && s.CreatedAttr != x.storedCreated():
 		return s, errOtherLayout
 	case x.Cond != nil && s.Live():
-		return entitystate.State{}, &ConditionError{Key: k, Condition: x.Cond.Text}
+		return entitystate.State{}, &entity.ConditionError{Key: k, Condition: x.Cond.Text}
 	}
 	return s, nil // deleting "" when there is no entity
 }
@@ -401,7 +402,7 @@ func markedOnly(keys []Key, states []*entitystate.State) ([]Key, []*entitystate.
 // ownedPages calls fn with the objects of each page of owner's list under
 // predicate, read consistently.
 func (c *Core) ownedPages(ctx context.Context, owner Key, predicate string, fn func([]Key) error) error {
-	in := c.OutgoingQuery(relationships.Key(owner), predicate)
+	in := c.OutgoingQuery(owner, predicate)
 	in.ConsistentRead = aws.Bool(true)
 	return c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 		objects := make([]Key, 0, len(items))
@@ -410,7 +411,7 @@ func (c *Core) ownedPages(ctx context.Context, owner Key, predicate string, fn f
 			if err != nil {
 				return err
 			}
-			objects = append(objects, Key(e.Object))
+			objects = append(objects, e.Object)
 		}
 		return fn(objects)
 	})
@@ -429,7 +430,7 @@ func (c *Core) Expire(ctx context.Context, k Key, s entitystate.State) (entityst
 		}
 	}
 	s, err := c.MarkDeleting(ctx, k, Expect{Cond: &Condition{Text: "expired", Build: expired}})
-	var live *ConditionError
+	var live *entity.ConditionError
 	if errors.As(err, &live) {
 		return entitystate.State{}, nil // written anew meanwhile: the caller reads it again
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
@@ -64,12 +65,12 @@ type ListOp struct {
 // At reports whether entries, the whole list of op's subject and predicate, are at
 // the version op requires.
 func (op ListOp) At(entries []relationships.Entry) bool {
-	return !op.Pinned || relationships.VersionOf(relationships.Key(op.Subject), op.Predicate, entries) == op.IfVersion
+	return !op.Pinned || relationships.VersionOf(op.Subject, op.Predicate, entries) == op.IfVersion
 }
 
 // Stale is the error of a write whose list is not at the version it requires.
 func (op ListOp) Stale() error {
-	return &ConflictError{Key: op.Subject, Predicate: op.Predicate,
+	return &entity.ConflictError{Key: op.Subject, Predicate: op.Predicate,
 		Reason: "the list is not at the version given: it changed since it was read"}
 }
 
@@ -102,7 +103,7 @@ func (c *Core) requireVersion(ctx context.Context, op ListOp, s ListState) error
 // (Add, Remove) or the whole list (Replace); and, when asked, the subject.
 type ListState struct {
 	Head    relationships.Head
-	Markers map[relationships.Key]relationships.Marker
+	Markers map[Key]relationships.Marker
 	Entries []relationships.Entry
 	// Subject is the subject as read with the list, when asked.
 	Subject entitystate.State
@@ -123,7 +124,7 @@ func (c *Core) ReadListState(ctx context.Context, op ListOp, subject bool) (List
 	gets := make([]batching.GetOp, 0, len(objects)+2)
 	gets = append(gets, batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(op.Subject, op.Predicate)))
 	for _, o := range objects {
-		gets = append(gets, batching.NewGetOp(c.Names.Relationships, relationships.MarkerPrimaryKey(op.Subject, op.Predicate, relationships.Key(o))))
+		gets = append(gets, batching.NewGetOp(c.Names.Relationships, relationships.MarkerPrimaryKey(op.Subject, op.Predicate, o)))
 	}
 	if subject {
 		gets = append(gets, batching.NewGetOp(c.Names.Entities, actions.EntityKey(op.Subject)))
@@ -150,9 +151,9 @@ func (c *Core) ReadListState(ctx context.Context, op ListOp, subject bool) (List
 		return s, err
 	}
 	if op.Kind != ListReplace {
-		s.Markers = make(map[relationships.Key]relationships.Marker, len(objects))
+		s.Markers = make(map[Key]relationships.Marker, len(objects))
 		for i, o := range objects {
-			if s.Markers[relationships.Key(o)], err = relationships.MarkerFromItem(relationships.Key(o), items[gets[i+1].ID]); err != nil {
+			if s.Markers[o], err = relationships.MarkerFromItem(o, items[gets[i+1].ID]); err != nil {
 				return s, err
 			}
 		}
@@ -172,7 +173,7 @@ func (c *Core) ReadListState(ctx context.Context, op ListOp, subject bool) (List
 func (c *Core) ReadHeads(ctx context.Context, subject Key, predicates []string) ([]relationships.Head, error) {
 	ops := make([]batching.GetOp, len(predicates))
 	for i, p := range predicates {
-		ops[i] = batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(relationships.Key(subject), p))
+		ops[i] = batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(subject, p))
 	}
 	items, err := c.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
 	if err != nil {
@@ -180,7 +181,7 @@ func (c *Core) ReadHeads(ctx context.Context, subject Key, predicates []string) 
 	}
 	heads := make([]relationships.Head, len(predicates))
 	for i, p := range predicates {
-		if heads[i], err = relationships.HeadFromItem(relationships.Key(subject), p, items[ops[i].ID]); err != nil {
+		if heads[i], err = relationships.HeadFromItem(subject, p, items[ops[i].ID]); err != nil {
 			return nil, err
 		}
 	}
@@ -202,7 +203,7 @@ func (op ListOp) Plan(s ListState) relationships.Change {
 // CheckEntity adds the check that k exists, is not being deleted and has not
 // expired, once per entity.
 func (c *Core) CheckEntity(t *actions.Transaction, k Key, role actions.Role) {
-	actions.CheckEntity(t, c.Names.Entities, relationships.Key(k), role, c.Now(), nil)
+	actions.CheckEntity(t, c.Names.Entities, k, role, c.Now(), nil)
 }
 
 // ListTables names the tables a list change writes and checks.
@@ -225,7 +226,7 @@ func Refusal(t *actions.Transaction, a commit.Attempt) ListRefusal {
 	}
 	r := ListRefusal{Role: role}
 	if r.Role.Kind == actions.RoleObject {
-		r.Missing = &ObjectMissingError{Object: Key(r.Role.Object)}
+		r.Missing = ObjectMissing(r.Role.Object)
 	}
 	return r
 }
@@ -272,7 +273,7 @@ func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, 
 		}
 		if now := c.Now(); s.Head.Leased(now) {
 			if err := pace.Hold(ctx, s.Head.LeaseUntil, now); err != nil {
-				return relationships.Change{}, &LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil, Err: err}
+				return relationships.Change{}, &entity.LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil, Err: err}
 			}
 		} else if err := pace.Wait(ctx); err != nil {
 			return relationships.Change{}, ListConflict(op, err)
@@ -295,7 +296,7 @@ func (c *Core) ReadListReady(ctx context.Context, op ListOp, subject bool) (List
 		case relationships.Clean:
 			return s, nil
 		case relationships.Held:
-			return s, &LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil}
+			return s, &entity.LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil}
 		case relationships.Left:
 			if _, err := c.WriteListLeased(ctx, nil, s.Head); err != nil {
 				return s, err
@@ -346,7 +347,7 @@ func (c *Core) CommitList(ctx context.Context, op ListOp, s ListState) (relation
 // ReadList returns the entries of subject under predicate (every predicate when
 // empty), in key order. Plans are computed from consistent reads.
 func (c *Core) ReadList(ctx context.Context, subject Key, predicate string, consistent bool) ([]relationships.Entry, error) {
-	in := c.OutgoingQuery(relationships.Key(subject), predicate)
+	in := c.OutgoingQuery(subject, predicate)
 	in.ConsistentRead = aws.Bool(consistent)
 	var entries []relationships.Entry
 	err := c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
@@ -380,11 +381,11 @@ func DistinctKeys(keys []Key) []Key {
 // the subject is being deleted, it completes the Delete first, as every writer that
 // meets a tombstone does.
 func (c *Core) SubjectMissing(ctx context.Context, subject Key) error {
-	item, err := c.GetItem(ctx, relationships.Key(subject), true)
+	item, err := c.GetItem(ctx, subject, true)
 	if err != nil {
 		return err
 	}
-	s, err := c.ReadStored(relationships.Key(subject), item)
+	s, err := c.ReadStored(subject, item)
 	if err != nil {
 		return fmt.Errorf("%w: %s", errs.ErrNotFound, subject)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
@@ -220,15 +221,15 @@ func (c *Core) patchRefused(ctx context.Context, k Key, o PatchOptions, token st
 	case life != nil:
 		return nil, life
 	case !s.Exists() && version > 0:
-		return nil, &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
+		return nil, &entity.ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
 	case !s.Exists():
 		return nil, notFound(k)
 	case s.Indexes != "":
-		return nil, &UnknownIndexError{Key: k, Indexes: UnknownIndexes(s.Indexes, "")}
+		return nil, &entity.UnknownIndexError{Key: k, Indexes: UnknownIndexes(s.Indexes, "")}
 	case s.Unreadable != nil:
-		return nil, &UnreadableError{Key: k, Err: s.Unreadable}
+		return nil, unreadable(k, s.Unreadable)
 	case o.Cond != nil && (version == 0 || s.Version == version):
-		return nil, &ConditionError{Key: k, Condition: o.Cond.Text}
+		return nil, &entity.ConditionError{Key: k, Condition: o.Cond.Text}
 	}
-	return nil, &ConflictError{Key: k, Expected: version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.Version)}
+	return nil, &entity.ConflictError{Key: k, Expected: version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.Version)}
 }

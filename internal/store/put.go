@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
@@ -54,7 +55,9 @@ type Put struct {
 }
 
 // Write stores the entity of p and returns its item as stored. Everything is
-// checked before any request.
+// checked before any request. When the entity is written but a later step fails
+// (index entries beyond one transaction, a list, a set), it returns the item as
+// stored together with the error: the same write again completes the rest.
 func (c *Core) Write(ctx context.Context, p Put) (map[string]types.AttributeValue, error) {
 	w, err := c.newWrite(p)
 	if err != nil {
@@ -62,12 +65,12 @@ func (c *Core) Write(ctx context.Context, p Put) (map[string]types.AttributeValu
 	}
 	item, err := w.run(ctx)
 	if err != nil {
-		return nil, err
+		return item, err // an item: the entity is written, the rest is not
 	}
 	c.shapes.learn(p.Key.Type, shapeNames(p.Base))
 	if err := c.ReplaceSets(ctx, p.Key, p.Sets); err != nil {
 		// The entity is written: the same call again completes the sets.
-		return nil, w.partial(item, err)
+		return item, err
 	}
 	return item, nil
 }
@@ -224,7 +227,7 @@ func (w *write) run(ctx context.Context) (map[string]types.AttributeValue, error
 // list another writer left unfinished (or whose bookkeeping contradicts its entries)
 // and reports that the lists must be read again, as they must while another writer
 // holds one (held then says which) or a read is doubtful.
-func (w *write) readyLists(ctx context.Context, lists []ListState) (held *LeaseError, again bool, err error) {
+func (w *write) readyLists(ctx context.Context, lists []ListState) (held *entity.LeaseError, again bool, err error) {
 	if w.doubts == nil {
 		w.doubts = make([]relationships.Doubt, len(lists))
 	}
@@ -232,7 +235,7 @@ func (w *write) readyLists(ctx context.Context, lists []ListState) (held *LeaseE
 	for i, s := range lists {
 		switch relationships.Inspect(s.Head, nil, s.Entries, true, now, &w.doubts[i]) {
 		case relationships.Held:
-			held, again = &LeaseError{Key: w.Key, Predicate: s.Head.Predicate, Until: s.Head.LeaseUntil}, true
+			held, again = &entity.LeaseError{Key: w.Key, Predicate: s.Head.Predicate, Until: s.Head.LeaseUntil}, true
 		case relationships.Left:
 			if _, err := w.c.WriteListLeased(ctx, nil, s.Head); err != nil {
 				return nil, false, err
@@ -331,13 +334,13 @@ func (w *write) conditionFailed(x entitystate.Expectation, item map[string]types
 		return nil
 	}
 	if x.Absent && item == nil { // still missing: the condition refused the creation
-		return &ConditionError{Key: w.Key, Condition: w.Cond.Text}
+		return &entity.ConditionError{Key: w.Key, Condition: w.Cond.Text}
 	}
 	s, err := w.c.ReadStored(w.Key, item)
 	if err != nil || !s.Live() || s.Token == w.token || !x.Holds(s) {
 		return nil
 	}
-	return &ConditionError{Key: w.Key, Condition: w.Cond.Text}
+	return &entity.ConditionError{Key: w.Key, Condition: w.Cond.Text}
 }
 
 // decideFromItem decides the next expectation from the stored item (nil: none), or
@@ -374,13 +377,13 @@ func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
 	case w.Mode == PutCreate:
 		return entitystate.Expectation{Absent: true}, nil
 	case s.Exists() && s.Unreadable != nil: // the put would have to invent its Created
-		return entitystate.Expectation{}, &UnreadableError{Key: k, Err: s.Unreadable}
+		return entitystate.Expectation{}, unreadable(k, s.Unreadable)
 	case life != nil:
 		return entitystate.Expectation{}, life
 	case v > 0 && !s.Exists():
-		return entitystate.Expectation{}, &ConflictError{Key: k, Expected: v, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", v)}
+		return entitystate.Expectation{}, &entity.ConflictError{Key: k, Expected: v, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", v)}
 	case v > 0 && s.Version != v:
-		return entitystate.Expectation{}, &ConflictError{Key: k, Expected: v, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", v, s.Version)}
+		return entitystate.Expectation{}, &entity.ConflictError{Key: k, Expected: v, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", v, s.Version)}
 	case !s.Exists() && w.Mode == PutUpdate:
 		return entitystate.Expectation{}, notFound(k)
 	case !s.Exists():
@@ -390,7 +393,7 @@ func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
 		w.createdAttr = s.CreatedAttr
 	}
 	if unknown := UnknownIndexes(s.Indexes, w.mine); len(unknown) > 0 {
-		return entitystate.Expectation{}, &UnknownIndexError{Key: k, Indexes: unknown}
+		return entitystate.Expectation{}, &entity.UnknownIndexError{Key: k, Indexes: unknown}
 	}
 	x := entitystate.Expect(s)
 	if x.Pending = s.Pending != ""; x.Pending {
@@ -584,5 +587,5 @@ func UniqueTaken(cl indexentries.Claim, item map[string]types.AttributeValue) er
 	if held, err := indexentries.ClaimFromItem(item); err == nil {
 		owner.Type, owner.ID = held.Type, held.ID
 	}
-	return &UniqueError{Index: cl.IndexName, Value: cl.Value.Interface(), Owner: owner}
+	return &entity.UniqueError{Index: cl.IndexName, Value: cl.Value.Interface(), Owner: owner}
 }

@@ -80,7 +80,7 @@ func (c *Core) reindexEntity(ctx context.Context, item map[string]types.Attribut
 		case err != nil || !s.Live():
 			return nil, err
 		case s.Unreadable != nil: // its map functions would see no Created
-			return nil, &UnreadableError{Key: k, Err: s.Unreadable}
+			return nil, unreadable(k, s.Unreadable)
 		}
 		r := &reindexing{c: c, k: k, s: s, token: commit.NewToken()}
 		done, err := r.run(ctx)

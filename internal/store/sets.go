@@ -189,8 +189,8 @@ func (c *Core) replaceSet(ctx context.Context, op ListOp) error {
 		if !e.InSet {
 			continue
 		}
-		held[Key(e.Object)] = true
-		if !wanted[Key(e.Object)] {
+		held[e.Object] = true
+		if !wanted[e.Object] {
 			ops = append(ops, batching.DeleteOp(c.Names.Relationships, e.PrimaryKey()))
 		}
 	}
@@ -277,7 +277,7 @@ func (c *Core) missingObjects(objects []Key, items []map[string]types.AttributeV
 	var missing []Key
 	var first error
 	for i, item := range items {
-		if s, err := c.ReadStored(relationships.Key(objects[i]), item); err != nil || !s.Live() {
+		if s, err := c.ReadStored(objects[i], item); err != nil || !s.Live() {
 			missing = append(missing, objects[i])
 			if first == nil {
 				first = errors.Join(err, fmt.Errorf("object %w", notFound(objects[i])))
@@ -345,7 +345,7 @@ func (c *Core) SubjectEnded(ctx context.Context, k Key, s entitystate.State) err
 // one GetItem for one key, BatchGetItem requests for more.
 func (c *Core) ReadEntities(ctx context.Context, keys []Key) ([]map[string]types.AttributeValue, error) {
 	if len(keys) == 1 {
-		item, err := c.GetItem(ctx, relationships.Key(keys[0]), true)
+		item, err := c.GetItem(ctx, keys[0], true)
 		return []map[string]types.AttributeValue{item}, err
 	}
 	return c.BatchReadEntities(ctx, keys, batching.ReadOptions{Consistent: true})
@@ -354,7 +354,7 @@ func (c *Core) ReadEntities(ctx context.Context, keys []Key) ([]map[string]types
 // CountSet counts the entries of a set with Query's COUNT, one request per MB of
 // entries.
 func (c *Core) CountSet(ctx context.Context, subject Key, predicate string) (int, error) {
-	in := c.OutgoingQuery(relationships.Key(subject), predicate)
+	in := c.OutgoingQuery(subject, predicate)
 	in.Select = types.SelectCount
 	n := 0
 	for {
@@ -451,7 +451,7 @@ func (c *Core) replaceOrderedSet(ctx context.Context, op ListOp) error {
 		}
 	}
 	token := commit.NewToken()
-	held := make(map[relationships.Key]bool, len(ordered))
+	held := make(map[Key]bool, len(ordered))
 	for _, e := range ordered {
 		held[e.Object] = true
 	}
@@ -460,12 +460,12 @@ func (c *Core) replaceOrderedSet(ctx context.Context, op ListOp) error {
 	var items []map[string]types.AttributeValue
 	var put []Key // every object whose entry goes in again, those moved included
 	for _, e := range plan.Puts {
-		put = append(put, Key(e.Object))
+		put = append(put, e.Object)
 		if held[e.Object] {
 			ops = append(ops, batching.PutOp(c.Names.Relationships, e.PrimaryKey(), TokenItem(e, token)))
 			continue
 		}
-		add.Objects = append(add.Objects, Key(e.Object))
+		add.Objects = append(add.Objects, e.Object)
 		items = append(items, TokenItem(e, token))
 	}
 	for _, e := range plan.Deletes {

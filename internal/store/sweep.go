@@ -321,7 +321,7 @@ func (c *Core) refreshPart(ctx context.Context, p *sweep.Part, room int) error {
 	for rebuilt := false; ; rebuilt = true {
 		ch := p.List
 		object := ch.Deletes[0].Object
-		entries, marker, err := c.readEdges(ctx, Key(ch.Subject), ch.Predicate, Key(object))
+		entries, marker, err := c.readEdges(ctx, ch.Subject, ch.Predicate, object)
 		if err != nil {
 			return err
 		}
@@ -419,10 +419,10 @@ func (c *Core) readEdges(ctx context.Context, subject Key, predicate string, obj
 	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		if i == 1 {
 			var err error
-			marker, err = c.GetRelationshipItem(ctx, relationships.MarkerPrimaryKey(relationships.Key(subject), predicate, relationships.Key(object)))
+			marker, err = c.GetRelationshipItem(ctx, relationships.MarkerPrimaryKey(subject, predicate, object))
 			return err
 		}
-		in := c.EdgeQuery(relationships.Key(subject), predicate, relationships.Key(object))
+		in := c.EdgeQuery(subject, predicate, object)
 		in.ConsistentRead = aws.Bool(true)
 		return c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 			for _, item := range items {
@@ -435,7 +435,7 @@ func (c *Core) readEdges(ctx context.Context, subject Key, predicate string, obj
 	if err != nil {
 		return nil, relationships.Marker{}, err
 	}
-	m, err := relationships.MarkerFromItem(relationships.Key(object), marker)
+	m, err := relationships.MarkerFromItem(object, marker)
 	if err != nil {
 		return nil, m, err
 	}
@@ -530,9 +530,9 @@ func (c *Core) references(k Key) []reference {
 		return []sweep.Part{p}
 	}
 	return []reference{
-		{KeysOnly(c.IndexEntriesQuery(relationships.Key(k)), append(schema.IndexEntryKeyAttrs(), entryNames...)...), c.indexParts},
+		{KeysOnly(c.IndexEntriesQuery(k), append(schema.IndexEntryKeyAttrs(), entryNames...)...), c.indexParts},
 		{KeysOnly(partition, append(slices.Clone(relKey), schema.AttrToken, schema.AttrPredicateObjectKey, schema.AttrVersion)...), own},
-		{c.IncomingQuery(relationships.Key(k)), func(items []map[string]types.AttributeValue) []sweep.Part { return c.incomingParts(k, items) }},
+		{c.IncomingQuery(k), func(items []map[string]types.AttributeValue) []sweep.Part { return c.incomingParts(k, items) }},
 	}
 }
 
@@ -566,7 +566,7 @@ func (c *Core) incomingParts(k Key, items []map[string]types.AttributeValue) []s
 	for _, item := range items {
 		e, err := relationships.FromItem(item)
 		switch {
-		case err == nil && Key(e.Subject) == k:
+		case err == nil && e.Subject == k:
 			continue
 		case err == nil && e.InSet:
 			alone.Fenced = append(alone.Fenced, sweep.FenceOf(item))

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
@@ -224,7 +225,7 @@ func (t *Tx) Commit(ctx context.Context) ([]TxResult, error) {
 	pace := t.c.ConflictPacer()
 	for {
 		parts, err := t.read(ctx)
-		var early *TransactionError
+		var early *entity.TransactionError
 		var pending *pendingError
 		switch {
 		case errors.As(err, &pending):
@@ -244,7 +245,7 @@ func (t *Tx) Commit(ctx context.Context) ([]TxResult, error) {
 		}
 		if moved := t.unremoved(parts); len(moved) > 0 {
 			if err := pace.Wait(ctx); err != nil {
-				return nil, &TransactionError{Ops: moved}
+				return nil, &entity.TransactionError{Ops: moved}
 			}
 			continue
 		}
@@ -262,10 +263,10 @@ func (t *Tx) Commit(ctx context.Context) ([]TxResult, error) {
 		}
 		refused, retry := t.refusals(ctx, parts, all, owners, a)
 		if !retry {
-			return nil, &TransactionError{Ops: refused}
+			return nil, &entity.TransactionError{Ops: refused}
 		}
 		if err := pace.Wait(ctx); err != nil {
-			return nil, &TransactionError{Ops: refused}
+			return nil, &entity.TransactionError{Ops: refused}
 		}
 	}
 }
@@ -301,7 +302,7 @@ func (t *Tx) read(ctx context.Context) ([]*txPart, error) {
 	parts := make([]*txPart, len(t.ops))
 	var (
 		mu      sync.Mutex
-		refused []OpError
+		refused []entity.OpError
 		retry   error
 	)
 	err := batching.Parallel(ctx, len(t.ops), t.c.MaxConcurrency, func(ctx context.Context, i int) error {
@@ -325,8 +326,8 @@ func (t *Tx) read(ctx context.Context) ([]*txPart, error) {
 	case err != nil:
 		return nil, err
 	case len(refused) > 0:
-		slices.SortFunc(refused, func(a, b OpError) int { return cmp.Compare(a.Index, b.Index) })
-		return nil, &TransactionError{Ops: refused}
+		slices.SortFunc(refused, func(a, b entity.OpError) int { return cmp.Compare(a.Index, b.Index) })
+		return nil, &entity.TransactionError{Ops: refused}
 	case retry != nil:
 		return nil, retry
 	}
@@ -343,8 +344,8 @@ func refuses(err error) bool {
 }
 
 // refusal reports the operation refused for err.
-func (op *txOp) refusal(err error) OpError {
-	return OpError{Index: op.index, Op: op.Kind.String(), Key: op.Key, Err: err}
+func (op *txOp) refusal(err error) entity.OpError {
+	return entity.OpError{Index: op.index, Op: op.Kind.String(), Key: op.Key, Err: err}
 }
 
 // plan reads what op needs and returns its part.
@@ -419,9 +420,9 @@ func (t *Tx) removes(subject Key, predicate string, object Key) bool {
 // read eventually, or in a list whose markers do not describe it (written before
 // lists had heads). The transaction reads again, and the refusals, which match
 // ErrHasRelationships, stand when the entry stays.
-func (t *Tx) unremoved(parts []*txPart) []OpError {
+func (t *Tx) unremoved(parts []*txPart) []entity.OpError {
 	var touched map[string]bool
-	var moved []OpError
+	var moved []entity.OpError
 	for _, p := range parts {
 		if len(p.incoming) == 0 {
 			continue
@@ -451,7 +452,7 @@ func (t *Tx) unremoved(parts []*txPart) []OpError {
 func (t *Tx) assemble(parts []*txPart) (*actions.Transaction, []int, error) {
 	all := &actions.Transaction{}
 	var owners []int
-	var refused []OpError
+	var refused []entity.OpError
 	seen := map[string]int{} // item -> action
 	for i, p := range parts {
 		for j, act := range p.t.Actions {
@@ -485,7 +486,7 @@ func (t *Tx) assemble(parts []*txPart) (*actions.Transaction, []int, error) {
 	}
 	switch {
 	case len(refused) > 0:
-		return nil, nil, &TransactionError{Ops: refused}
+		return nil, nil, &entity.TransactionError{Ops: refused}
 	case len(all.Actions) > actions.MaxItems:
 		return nil, nil, &TransactionLimitError{Limit: "actions", Detail: fmt.Sprintf("the operations take %d actions (entities, index entries, claims, list entries, markers and heads); at most %d", len(all.Actions), actions.MaxItems)}
 	case all.Bytes > actions.MaxBytes:
@@ -561,8 +562,8 @@ func keyOf(table string, item map[string]types.AttributeValue) map[string]types.
 // refusals reads every failed condition of a cancelled transaction. It reports
 // whether to plan and send the transaction again: when every refusal was another
 // writer getting there first, for operations without a version.
-func (t *Tx) refusals(ctx context.Context, parts []*txPart, all *actions.Transaction, owners []int, a commit.Attempt) ([]OpError, bool) {
-	var errs []OpError
+func (t *Tx) refusals(ctx context.Context, parts []*txPart, all *actions.Transaction, owners []int, a commit.Attempt) ([]entity.OpError, bool) {
+	var errs []entity.OpError
 	retry := true
 	for i, reason := range a.Reasons {
 		if aws.ToString(reason.Code) != "ConditionalCheckFailed" {

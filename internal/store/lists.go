@@ -240,44 +240,49 @@ func ListConflict(op ListOp, err error) error { return KeptChanging(op.Subject, 
 // transaction. A subject whose large write was cut off (its pending mark's lease
 // has expired) has that write finished first, once.
 func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, error) {
-	pace := c.ConflictPacer()
 	var doubt relationships.Doubt
 	finished := false
-	for {
+	giveUp := func(conflict, err error) error {
+		if held, ok := conflict.(*LeaseError); ok {
+			held.Err = err
+			return held
+		}
+		return ListConflict(op, err)
+	}
+	return batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (relationships.Change, batching.Step, error) {
 		s, err := c.ReadListState(ctx, op, true)
 		if err != nil {
-			return relationships.Change{}, err
+			return relationships.Change{}, batching.Done, err
 		}
 		if !s.Subject.Live() {
-			return relationships.Change{}, c.SubjectGone(ctx, op.Subject, s.Subject)
+			return relationships.Change{}, batching.Done, c.SubjectGone(ctx, op.Subject, s.Subject)
 		}
 		if !finished && c.PendingLeft(s.Subject) {
 			finished = true
 			if _, err := c.FinishPending(ctx, op.Subject); err != nil {
-				return relationships.Change{}, err
+				return relationships.Change{}, batching.Done, err
 			}
-			continue
+			return relationships.Change{}, batching.Again, nil
 		}
 		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == ListReplace, c.Now(), &doubt) {
 		case relationships.Left:
-			return c.WriteListLeased(ctx, &op, s.Head)
+			ch, err := c.WriteListLeased(ctx, &op, s.Head)
+			return ch, batching.Done, err
 		case relationships.Clean:
 			if err := c.requireVersion(ctx, op, s); err != nil {
-				return relationships.Change{}, err
+				return relationships.Change{}, batching.Done, err
 			}
 			ch, done, err := c.CommitList(ctx, op, s)
 			if done || err != nil {
-				return ch, err
+				return ch, batching.Done, err
 			}
 		}
 		if now := c.Now(); s.Head.Leased(now) {
-			if err := pace.Hold(ctx, s.Head.LeaseUntil, now); err != nil {
-				return relationships.Change{}, &LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil, Err: err}
-			}
-		} else if err := pace.Wait(ctx); err != nil {
-			return relationships.Change{}, ListConflict(op, err)
+			return relationships.Change{}, batching.Hold(s.Head.LeaseUntil, now),
+				&LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil}
 		}
-	}
+		return relationships.Change{}, batching.Retry, nil
+	})
 }
 
 // ReadListReady reads what op plans from, as writeList does (with the subject, when

@@ -289,28 +289,26 @@ func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, 
 // asked), for a caller that plans op into a transaction of its own: a list left
 // unfinished is finished first, and a live lease fails with a *LeaseError.
 func (c *Core) ReadListReady(ctx context.Context, op ListOp, subject bool) (ListState, error) {
-	pace := c.ConflictPacer()
 	var doubt relationships.Doubt
-	for {
+	giveUp := func(_, err error) error { return ListConflict(op, err) }
+	return batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (ListState, batching.Step, error) {
 		s, err := c.ReadListState(ctx, op, subject)
 		if err != nil {
-			return s, err
+			return s, batching.Done, err
 		}
 		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == ListReplace, c.Now(), &doubt) {
 		case relationships.Clean:
-			return s, nil
+			return s, batching.Done, nil
 		case relationships.Held:
-			return s, &LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil}
+			return s, batching.Done, &LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil}
 		case relationships.Left:
 			if _, err := c.WriteListLeased(ctx, nil, s.Head); err != nil {
-				return s, err
+				return s, batching.Done, err
 			}
-		case relationships.Doubtful:
-			if err := pace.Wait(ctx); err != nil {
-				return s, ListConflict(op, err)
-			}
+			return s, batching.Again, nil
 		}
-	}
+		return s, batching.Retry, nil // Doubtful
+	})
 }
 
 // CommitList plans op against s and commits it in one transaction, or under a lease

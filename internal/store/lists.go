@@ -233,6 +233,29 @@ func Refusal(t *actions.Transaction, a commit.Attempt) ListRefusal {
 // ListConflict is the error of a list write that kept losing races.
 func ListConflict(op ListOp, err error) error { return KeptChanging(op.Subject, op.Predicate, 0, err) }
 
+// retryList is how an attempt at subject's list under predicate, whose head it read
+// as h, retries: while another writer's lease lives, it holds until the lease's end,
+// and should it give up, it does with a *LeaseError (listGaveUp).
+func (c *Core) retryList(subject Key, predicate string, h relationships.Head) (batching.Step, error) {
+	if now := c.Now(); h.Leased(now) {
+		return batching.Hold(h.LeaseUntil, now), &LeaseError{Key: subject, Predicate: predicate, Until: h.LeaseUntil}
+	}
+	return batching.Retry, nil
+}
+
+// listGaveUp is the error of a write of subject's list under predicate whose
+// attempts ran out, for err: the *LeaseError of a last attempt that waited for
+// another writer's lease (retryList), KeptChanging otherwise.
+func listGaveUp(subject Key, predicate string) func(conflict, err error) error {
+	return func(conflict, err error) error {
+		if held, ok := conflict.(*LeaseError); ok {
+			held.Err = err
+			return held
+		}
+		return KeptChanging(subject, predicate, 0, err)
+	}
+}
+
 // WriteList makes attempts at op until one commits or fails for good: read, plan,
 // and commit under conditions that the read still holds. A list another writer
 // left unfinished, or whose bookkeeping contradicts its entries, is finished and
@@ -242,13 +265,7 @@ func ListConflict(op ListOp, err error) error { return KeptChanging(op.Subject, 
 func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, error) {
 	var doubt relationships.Doubt
 	finished := false
-	giveUp := func(conflict, err error) error {
-		if held, ok := conflict.(*LeaseError); ok {
-			held.Err = err
-			return held
-		}
-		return ListConflict(op, err)
-	}
+	giveUp := listGaveUp(op.Subject, op.Predicate)
 	return batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (relationships.Change, batching.Step, error) {
 		s, err := c.ReadListState(ctx, op, true)
 		if err != nil {
@@ -277,11 +294,8 @@ func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, 
 				return ch, batching.Done, err
 			}
 		}
-		if now := c.Now(); s.Head.Leased(now) {
-			return relationships.Change{}, batching.Hold(s.Head.LeaseUntil, now),
-				&LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil}
-		}
-		return relationships.Change{}, batching.Retry, nil
+		step, conflict := c.retryList(op.Subject, op.Predicate, s.Head)
+		return relationships.Change{}, step, conflict
 	})
 }
 

@@ -44,16 +44,16 @@ func (c *Core) Sweep(ctx context.Context, k Key, g Guard, claims []indexentries.
 // tombstone) is followed by another; only writes already in flight can do that,
 // so passes end.
 func (c *Core) SweepHolding(ctx context.Context, k Key, g Guard, claims []indexentries.Claim) (bool, error) {
-	pace := c.ConflictPacer()
-	for {
-		held, err := c.sweepPass(ctx, k, g, claims)
-		if !errors.Is(err, errOwnListWritten) {
-			return held, err
-		}
-		if err := pace.Wait(ctx); err != nil {
-			return false, errs.Wrap(err, "the entity's own lists kept changing while it was swept")
-		}
+	giveUp := func(_, err error) error {
+		return errs.Wrap(err, "the entity's own lists kept changing while it was swept")
 	}
+	return batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (bool, batching.Step, error) {
+		held, err := c.sweepPass(ctx, k, g, claims)
+		if errors.Is(err, errOwnListWritten) {
+			return held, batching.Retry, nil
+		}
+		return held, batching.Done, err
+	})
 }
 
 // sweepPass reads what refers to k and deletes it, once.

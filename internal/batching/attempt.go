@@ -44,13 +44,17 @@ type Pacing interface {
 	Hold(ctx context.Context, until, now time.Time) error
 }
 
-// Attempts runs an optimistic loop: attempt reads, plans and commits once, and says
-// what came of it. Done returns its result and error. Retry and Hold pace the next
-// attempt (the first one goes at once); the attempt's error is then the conflict it
-// met (nil for none to report), and should the pacing refuse another attempt (its
-// budget spent, or ctx ended) the loop returns the zero T and giveUp's error, made
-// of that conflict and the pacing's reason. Again makes the next attempt at once,
-// unpaced. Every loop that retries a write that lost a race goes through it.
+// Attempts runs an optimistic loop, the one every write that may lose races runs:
+// attempt reads, plans and commits once, and its Step says what came of it.
+//   - Done: the loop returns the attempt's result and error (it succeeded, or
+//     failed for good).
+//   - Retry, Hold: it lost a race, and its error, if any, is the conflict it met.
+//     The next attempt goes when pace allows (a *Pacer lets the second go at once).
+//     When pace refuses (its budget spent, or ctx ended), the loop gives up: it
+//     returns the zero T and the error giveUp, the loop's one function, makes of
+//     that conflict and pace's reason (for the store, KeptChanging's).
+//   - Again: the attempt cleared the way, and the next goes at once, outside the
+//     budget.
 func Attempts[T any](ctx context.Context, pace Pacing, giveUp func(conflict, reason error) error,
 	attempt func(context.Context) (T, Step, error)) (T, error) {
 	for {

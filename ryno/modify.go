@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/store"
 )
 
@@ -63,22 +64,23 @@ func (c *Client) modify(ctx context.Context, k Key, o writeOptions, fn func(e *E
 	if o.version > 0 { // another version will not come back
 		return c.modifyOnce(ctx, k, o, fn)
 	}
-	pace := c.core.ConflictPacer()
-	for {
+	giveUp := func(conflict, err error) error {
+		last := conflict.(*ConflictError)
+		gaveUp := store.KeptChanging(k, "", 0, err)
+		gaveUp.Stored, gaveUp.Missing = last.Stored, last.Missing
+		return gaveUp
+	}
+	return batching.Attempts(ctx, c.core.ConflictPacer(), giveUp, func(ctx context.Context) (*Entity, batching.Step, error) {
 		stored, err := c.modifyOnce(ctx, k, o, fn)
 		var conflict *ConflictError
 		if !errors.As(err, &conflict) { // the store's conflicts, of lists, too
-			return stored, err
+			return stored, batching.Done, err
 		}
 		if conflict.Missing && !o.created.IsZero() { // nor will the life IfCreated names
-			return nil, err
+			return nil, batching.Done, err
 		}
-		if err := pace.Wait(ctx); err != nil {
-			gaveUp := store.KeptChanging(k, "", 0, err)
-			gaveUp.Stored, gaveUp.Missing = conflict.Stored, conflict.Missing
-			return nil, gaveUp
-		}
-	}
+		return nil, batching.Retry, conflict
+	})
 }
 
 // modifyOnce reads k, applies fn and writes it under the version read, which must be

@@ -52,27 +52,34 @@ func (c *Client) TransactNext(ctx context.Context, owner Key, name string, build
 	conflicts := batching.Policy(c.opts.Conflicts)
 	conflicts.MaxAttempts *= drawAttempts
 	pace := batching.NewPacer(conflicts, c.core.Batch.Sleep, retrying)
-	for {
+	giveUp := func(_, err error) error {
+		return &ConflictError{Key: owner, Reason: "other calls kept drawing from sequence " + name + ": " + err.Error()}
+	}
+	var drawn int64
+	results, err := batching.Attempts(ctx, pace, giveUp, func(ctx context.Context) ([]OpResult, batching.Step, error) {
 		last, err := c.readSequence(ctx, owner, name, true)
 		if err != nil {
-			return 0, nil, wrap(err, "sequence %s of %s", name, owner)
+			return nil, batching.Done, wrap(err, "sequence %s of %s", name, owner)
 		}
 		ops, err := build(last + 1)
 		if err != nil {
-			return 0, nil, err
+			return nil, batching.Done, err
 		}
 		draw := Op{kind: opSequence, key: owner, predicate: name, from: last}
 		results, err := c.Transact(ctx, append(ops, draw)...)
 		if err == nil {
-			return last + 1, results[:len(ops)], nil
+			drawn = last + 1
+			return results[:len(ops)], batching.Done, nil
 		}
 		if moved, rerr := c.sequenceMoved(ctx, owner, name, last, err); rerr != nil || !moved {
-			return 0, nil, errors.Join(err, rerr)
+			return nil, batching.Done, errors.Join(err, rerr)
 		}
-		if err := pace.Wait(ctx); err != nil {
-			return 0, nil, &ConflictError{Key: owner, Reason: "other calls kept drawing from sequence " + name + ": " + err.Error()}
-		}
+		return nil, batching.Retry, nil
+	})
+	if err != nil {
+		return 0, nil, err
 	}
+	return drawn, results, nil
 }
 
 // sequenceMoved reports whether a transaction refused with err drew from a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -136,52 +137,56 @@ func (c *Core) WriteListLeased(ctx context.Context, op *ListOp, seen relationshi
 // read as seen. While another writer's lease lives it waits, within
 // Options.Conflicts, then fails with a *LeaseError.
 func (c *Core) acquireList(ctx context.Context, subject Key, predicate string, seen relationships.Head) (*listLease, error) {
-	pace := c.ConflictPacer()
 	token := commit.NewToken()
-	for {
-		now := c.Now()
-		if !seen.Leased(now) {
-			u := expression.Set(expression.Name(schema.AttrLease), expression.Value(attrS(token))).
-				Set(expression.Name(schema.AttrLeaseUntil), expression.Value(attrN(now.Add(c.ListLease).UnixMilli()))).
-				Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
-			for _, name := range []string{schema.AttrNext, schema.AttrCount, schema.AttrDigest} {
-				u = u.Set(expression.Name(name), expression.IfNotExists(expression.Name(name), expression.Value(attrN(0))))
-			}
-			for name, v := range relationships.RawAttributes(subject, predicate) {
-				u = u.Set(expression.Name(name), expression.Value(v))
-			}
-			t := &actions.Transaction{}
-			t.Add(c.headUpdate(subject, predicate, headVersionIs(seen.Version), u), actions.Role{Kind: actions.RoleHead}, 0)
-			c.CheckEntity(t, subject, actions.Role{Kind: actions.RoleEntity})
-			a := c.Transact(ctx, t.Actions, commit.NewToken())
-			switch {
-			case a.Outcome == commit.Committed:
-				return &listLease{subject: subject, predicate: predicate, token: token, prior: seen}, nil
-			case a.Outcome != commit.ConditionFailed:
-				return nil, a.Err
-			case Refusal(t, a).Role.Kind == actions.RoleEntity:
-				return nil, c.SubjectMissing(ctx, subject)
-			}
-			h, err := relationships.HeadFromItem(subject, predicate, a.Item)
+	first := true
+	return batching.Attempts(ctx, c.ConflictPacer(), listGaveUp(subject, predicate), func(ctx context.Context) (*listLease, batching.Step, error) {
+		if !first {
+			h, err := c.ReadHead(ctx, subject, predicate)
 			if err != nil {
-				return nil, err
+				return nil, batching.Done, err
 			}
 			seen = h
 		}
-		var err error
-		if now := c.Now(); seen.Leased(now) {
-			if err = pace.Hold(ctx, seen.LeaseUntil, now); err != nil {
-				return nil, &entity.LeaseError{Key: subject, Predicate: predicate, Until: seen.LeaseUntil, Err: err}
+		first = false
+		if now := c.Now(); !seen.Leased(now) {
+			l, h, err := c.takeLease(ctx, subject, predicate, seen, token, now)
+			if l != nil || err != nil {
+				return l, batching.Done, err
 			}
-		} else if err = pace.Wait(ctx); err != nil {
-			return nil, KeptChanging(subject, predicate, 0, err)
+			seen = h
 		}
-		h, err := c.ReadHead(ctx, subject, predicate)
-		if err != nil {
-			return nil, err
-		}
-		seen = h
+		step, conflict := c.retryList(subject, predicate, seen)
+		return nil, step, conflict
+	})
+}
+
+// takeLease takes the lease token on subject's list under predicate at now, on the
+// condition that its head is still seen. It returns the lease, or the head that
+// refused it.
+func (c *Core) takeLease(ctx context.Context, subject Key, predicate string, seen relationships.Head, token string, now time.Time) (*listLease, relationships.Head, error) {
+	u := expression.Set(expression.Name(schema.AttrLease), expression.Value(attrS(token))).
+		Set(expression.Name(schema.AttrLeaseUntil), expression.Value(attrN(now.Add(c.ListLease).UnixMilli()))).
+		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
+	for _, name := range []string{schema.AttrNext, schema.AttrCount, schema.AttrDigest} {
+		u = u.Set(expression.Name(name), expression.IfNotExists(expression.Name(name), expression.Value(attrN(0))))
 	}
+	for name, v := range relationships.RawAttributes(subject, predicate) {
+		u = u.Set(expression.Name(name), expression.Value(v))
+	}
+	t := &actions.Transaction{}
+	t.Add(c.headUpdate(subject, predicate, headVersionIs(seen.Version), u), actions.Role{Kind: actions.RoleHead}, 0)
+	c.CheckEntity(t, subject, actions.Role{Kind: actions.RoleEntity})
+	a := c.Transact(ctx, t.Actions, commit.NewToken())
+	switch {
+	case a.Outcome == commit.Committed:
+		return &listLease{subject: subject, predicate: predicate, token: token, prior: seen}, seen, nil
+	case a.Outcome != commit.ConditionFailed:
+		return nil, seen, a.Err
+	case Refusal(t, a).Role.Kind == actions.RoleEntity:
+		return nil, seen, c.SubjectMissing(ctx, subject)
+	}
+	h, err := relationships.HeadFromItem(subject, predicate, a.Item)
+	return nil, h, err
 }
 
 // headVersionIs is the condition that a head has version v: no head for 0. Every

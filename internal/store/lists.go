@@ -234,6 +234,29 @@ func Refusal(t *actions.Transaction, a commit.Attempt) ListRefusal {
 // ListConflict is the error of a list write that kept losing races.
 func ListConflict(op ListOp, err error) error { return KeptChanging(op.Subject, op.Predicate, 0, err) }
 
+// retryList is how an attempt at subject's list under predicate, whose head it read
+// as h, retries: while another writer's lease lives, it holds until the lease's end,
+// and should it give up, it does with a *LeaseError (listGaveUp).
+func (c *Core) retryList(subject Key, predicate string, h relationships.Head) (batching.Step, error) {
+	if now := c.Now(); h.Leased(now) {
+		return batching.Hold(h.LeaseUntil, now), &entity.LeaseError{Key: subject, Predicate: predicate, Until: h.LeaseUntil}
+	}
+	return batching.Retry, nil
+}
+
+// listGaveUp is the error of a write of subject's list under predicate whose
+// attempts ran out, for err: the *LeaseError of a last attempt that waited for
+// another writer's lease (retryList), KeptChanging otherwise.
+func listGaveUp(subject Key, predicate string) func(conflict, err error) error {
+	return func(conflict, err error) error {
+		if held, ok := conflict.(*entity.LeaseError); ok {
+			held.Err = err
+			return held
+		}
+		return KeptChanging(subject, predicate, 0, err)
+	}
+}
+
 // WriteList makes attempts at op until one commits or fails for good: read, plan,
 // and commit under conditions that the read still holds. A list another writer
 // left unfinished, or whose bookkeeping contradicts its entries, is finished and
@@ -241,72 +264,66 @@ func ListConflict(op ListOp, err error) error { return KeptChanging(op.Subject, 
 // transaction. A subject whose large write was cut off (its pending mark's lease
 // has expired) has that write finished first, once.
 func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, error) {
-	pace := c.ConflictPacer()
 	var doubt relationships.Doubt
 	finished := false
-	for {
+	giveUp := listGaveUp(op.Subject, op.Predicate)
+	return batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (relationships.Change, batching.Step, error) {
 		s, err := c.ReadListState(ctx, op, true)
 		if err != nil {
-			return relationships.Change{}, err
+			return relationships.Change{}, batching.Done, err
 		}
 		if !s.Subject.Live() {
-			return relationships.Change{}, c.SubjectGone(ctx, op.Subject, s.Subject)
+			return relationships.Change{}, batching.Done, c.SubjectGone(ctx, op.Subject, s.Subject)
 		}
 		if !finished && c.PendingLeft(s.Subject) {
 			finished = true
 			if _, err := c.FinishPending(ctx, op.Subject); err != nil {
-				return relationships.Change{}, err
+				return relationships.Change{}, batching.Done, err
 			}
-			continue
+			return relationships.Change{}, batching.Again, nil
 		}
 		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == ListReplace, c.Now(), &doubt) {
 		case relationships.Left:
-			return c.WriteListLeased(ctx, &op, s.Head)
+			ch, err := c.WriteListLeased(ctx, &op, s.Head)
+			return ch, batching.Done, err
 		case relationships.Clean:
 			if err := c.requireVersion(ctx, op, s); err != nil {
-				return relationships.Change{}, err
+				return relationships.Change{}, batching.Done, err
 			}
 			ch, done, err := c.CommitList(ctx, op, s)
 			if done || err != nil {
-				return ch, err
+				return ch, batching.Done, err
 			}
 		}
-		if now := c.Now(); s.Head.Leased(now) {
-			if err := pace.Hold(ctx, s.Head.LeaseUntil, now); err != nil {
-				return relationships.Change{}, &entity.LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil, Err: err}
-			}
-		} else if err := pace.Wait(ctx); err != nil {
-			return relationships.Change{}, ListConflict(op, err)
-		}
-	}
+		step, conflict := c.retryList(op.Subject, op.Predicate, s.Head)
+		return relationships.Change{}, step, conflict
+	})
 }
 
 // ReadListReady reads what op plans from, as writeList does (with the subject, when
 // asked), for a caller that plans op into a transaction of its own: a list left
 // unfinished is finished first, and a live lease fails with a *LeaseError.
 func (c *Core) ReadListReady(ctx context.Context, op ListOp, subject bool) (ListState, error) {
-	pace := c.ConflictPacer()
 	var doubt relationships.Doubt
-	for {
+	giveUp := func(_, err error) error { return ListConflict(op, err) }
+	return batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (ListState, batching.Step, error) {
 		s, err := c.ReadListState(ctx, op, subject)
 		if err != nil {
-			return s, err
+			return s, batching.Done, err
 		}
 		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == ListReplace, c.Now(), &doubt) {
 		case relationships.Clean:
-			return s, nil
+			return s, batching.Done, nil
 		case relationships.Held:
-			return s, &entity.LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil}
+			return s, batching.Done, &entity.LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil}
 		case relationships.Left:
 			if _, err := c.WriteListLeased(ctx, nil, s.Head); err != nil {
-				return s, err
+				return s, batching.Done, err
 			}
-		case relationships.Doubtful:
-			if err := pace.Wait(ctx); err != nil {
-				return s, ListConflict(op, err)
-			}
+			return s, batching.Again, nil
 		}
-	}
+		return s, batching.Retry, nil // Doubtful
+	})
 }
 
 // CommitList plans op against s and commits it in one transaction, or under a lease

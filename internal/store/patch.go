@@ -17,6 +17,7 @@ import (
 
 	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/errs"
@@ -69,24 +70,34 @@ const maxPatchAttempts = 3
 // program wrote in another layout takes one more, which writes it in the store's.
 func (c *Core) PatchItem(ctx context.Context, k Key, p Patch, o PatchOptions) (map[string]types.AttributeValue, error) {
 	token := commit.NewToken() // a refused attempt wrote nothing: the next one keeps it
-	for attempt := 1; ; attempt++ {
+	// The last attempt refused for the layout of _created alone: the item that
+	// refused it and its options. No attempt landed, so the refusal is no item.
+	var refused map[string]types.AttributeValue
+	var refusedAs PatchOptions
+	giveUp := func(_, _ error) error {
+		_, err := c.patchRefused(ctx, k, refusedAs, token, refused)
+		return err
+	}
+	return batching.Attempts(ctx, batching.Tries(maxPatchAttempts), giveUp, func(ctx context.Context) (map[string]types.AttributeValue, batching.Step, error) {
 		a := c.patchOnce(ctx, k, p, o, token)
 		switch a.Outcome {
 		case commit.Committed:
-			return a.Item, nil
+			return a.Item, batching.Done, nil
 		case commit.ConditionFailed:
-			if created, ok := c.CreatedRefused(k, o, token, a.Item); ok && attempt < maxPatchAttempts {
+			if created, ok := c.CreatedRefused(k, o, token, a.Item); ok {
+				refused, refusedAs = a.Item, o
 				o.StoredCreated = created
-				continue
+				return nil, batching.Retry, nil
 			}
-			return c.patchRefused(ctx, k, o, token, a.Item)
+			item, err := c.patchRefused(ctx, k, o, token, a.Item)
+			return item, batching.Done, err
 		}
 		var api smithy.APIError
 		if errors.As(a.Err, &api) && api.ErrorCode() == "ValidationException" {
-			return nil, &schema.ValidationError{Field: "Patch", Value: k.String(), Reason: api.ErrorMessage()}
+			return nil, batching.Done, &schema.ValidationError{Field: "Patch", Value: k.String(), Reason: api.ErrorMessage()}
 		}
-		return nil, errs.Wrap(a.Err, "patch %s", k)
-	}
+		return nil, batching.Done, errs.Wrap(a.Err, "patch %s", k)
+	})
 }
 
 // patchOnce sends the UpdateItem of p, resolving a lost response from the item.

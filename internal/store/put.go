@@ -168,59 +168,58 @@ func (w *write) conflict(err error) error {
 // what it read; when the condition fails, the stored item it returns decides the next.
 func (w *write) run(ctx context.Context) (map[string]types.AttributeValue, error) {
 	x, read := w.first()
-	pace := w.c.ConflictPacer()
-	if in := w.upsertInput(); in != nil {
-		done, next, err := w.upsert(ctx, in)
-		if done != nil || err != nil {
-			return done, err
+	in := w.upsertInput()
+	giveUp := func(held, err error) error {
+		if held != nil { // the last attempt found a list another writer holds
+			return held
 		}
-		x, read = next, false
-		if err := pace.Wait(ctx); err != nil {
-			return nil, w.conflict(err) // an upsert carries no version
-		}
+		return w.conflict(err)
 	}
-	for {
+	return batching.Attempts(ctx, w.c.ConflictPacer(), giveUp, func(ctx context.Context) (map[string]types.AttributeValue, batching.Step, error) {
+		if in != nil { // the first attempt of a write that needs no read
+			done, next, err := w.upsert(ctx, in)
+			if done != nil || err != nil {
+				return done, batching.Done, err
+			}
+			in, x, read = nil, next, false
+			return nil, batching.Retry, nil
+		}
 		snap, done, err := w.read(ctx, x, read)
 		if done != nil || err != nil {
-			return done, err
+			return done, batching.Done, err
 		}
 		held, again, err := w.readyLists(ctx, snap.lists)
 		if err != nil {
-			return nil, err
+			return nil, batching.Done, err
 		}
 		if again {
 			x, read = snap.x, false
-			if err := pace.Wait(ctx); err != nil {
-				if held != nil {
-					return nil, held
-				}
-				return nil, w.conflict(err)
+			if held != nil {
+				return nil, batching.Retry, held
 			}
-			continue
+			return nil, batching.Retry, nil
 		}
 		p, err := w.plan(snap.x, snap.entries, snap.lists)
 		if err != nil {
-			return nil, err
+			return nil, batching.Done, err
 		}
 		r, err := w.commit(ctx, p)
 		switch {
 		case r.stored != nil || err != nil:
-			return r.stored, err
+			return r.stored, batching.Done, err
 		case r.listsMoved: // same expectation; the lists are read again
 			x = snap.x
 		default:
 			if err := w.conditionFailed(x, r.old); err != nil {
-				return nil, err
+				return nil, batching.Done, err
 			}
 			if x, done, err = w.decideFromItem(ctx, r.old); done != nil || err != nil {
-				return done, err
+				return done, batching.Done, err
 			}
 		}
 		read = false
-		if err := pace.Wait(ctx); err != nil {
-			return nil, w.conflict(err)
-		}
-	}
+		return nil, batching.Retry, nil
+	})
 }
 
 // readyLists inspects the lists read before a plan relies on them. It finishes a

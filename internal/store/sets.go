@@ -222,34 +222,51 @@ func (c *Core) replaceSet(ctx context.Context, op ListOp) error {
 // object's Delete: it deletes the entries it wrote to the object, which that
 // Delete's sweep may have missed.
 func (c *Core) confirmSet(ctx context.Context, op ListOp, objects, created []Key, token string, replace bool) error {
-	for attempt := 0; ; attempt++ {
+	var gone *entitystate.State // the subject as the last attempt read it, not live
+	giveUp := func(_, _ error) error { return notFound(op.Subject) }
+	_, err := batching.Attempts(ctx, batching.Tries(maxSetConfirmations+1), giveUp, func(ctx context.Context) (struct{}, batching.Step, error) {
+		if gone != nil {
+			if done, err := c.settleGone(ctx, op, objects, *gone); done {
+				return struct{}{}, batching.Done, err
+			}
+		}
 		keys := []Key{op.Subject}
 		if op.CheckObjects {
 			keys = append(keys, objects...)
 		}
 		found, err := c.ReadEntities(ctx, keys)
 		if err != nil {
-			return err
+			return struct{}{}, batching.Done, err
 		}
 		s, err := c.ReadStored(op.Subject, found[0])
 		switch {
 		case err != nil:
-			return err
+			return struct{}{}, batching.Done, err
 		case s.Live():
-			return c.confirmObjects(ctx, op, objects, created, found[1:], token, replace)
-		case attempt == maxSetConfirmations:
-			return notFound(op.Subject)
-		case s.Exists():
-			if err := c.CompleteDelete(ctx, op.Subject, s); err != nil {
-				return errs.Wrap(err, "completing a delete in progress")
-			}
-			continue
+			return struct{}{}, batching.Done, c.confirmObjects(ctx, op, objects, created, found[1:], token, replace)
 		}
-		err = c.TransactGuarded(ctx, c.Batch.Shared(), Guard{Key: op.Subject, Absent: true}, c.setDeletes(op, objects))
-		if !errors.Is(err, ErrGuardFailed) {
-			return errors.Join(err, notFound(op.Subject))
+		gone = &s
+		return struct{}{}, batching.Retry, nil
+	})
+	return err
+}
+
+// settleGone acts, before confirmSet reads the subject again, on the subject it
+// read as s, not live: it completes its Delete, or deletes the entries of objects
+// while it stays missing. It reports whether the write is over: the entries taken
+// back, or an error.
+func (c *Core) settleGone(ctx context.Context, op ListOp, objects []Key, s entitystate.State) (bool, error) {
+	if s.Exists() {
+		if err := c.CompleteDelete(ctx, op.Subject, s); err != nil {
+			return true, errs.Wrap(err, "completing a delete in progress")
 		}
+		return false, nil
 	}
+	err := c.TransactGuarded(ctx, c.Batch.Shared(), Guard{Key: op.Subject, Absent: true}, c.setDeletes(op, objects))
+	if !errors.Is(err, ErrGuardFailed) {
+		return true, errors.Join(err, notFound(op.Subject))
+	}
+	return false, nil
 }
 
 // maxSetConfirmations bounds how often a set write reads its subject again: after

@@ -44,16 +44,16 @@ func (c *Core) Sweep(ctx context.Context, k Key, g Guard, claims []indexentries.
 // tombstone) is followed by another; only writes already in flight can do that,
 // so passes end.
 func (c *Core) SweepHolding(ctx context.Context, k Key, g Guard, claims []indexentries.Claim) (bool, error) {
-	pace := c.ConflictPacer()
-	for {
-		held, err := c.sweepPass(ctx, k, g, claims)
-		if !errors.Is(err, errOwnListWritten) {
-			return held, err
-		}
-		if err := pace.Wait(ctx); err != nil {
-			return false, errs.Wrap(err, "the entity's own lists kept changing while it was swept")
-		}
+	giveUp := func(_, err error) error {
+		return errs.Wrap(err, "the entity's own lists kept changing while it was swept")
 	}
+	return batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (bool, batching.Step, error) {
+		held, err := c.sweepPass(ctx, k, g, claims)
+		if errors.Is(err, errOwnListWritten) {
+			return held, batching.Retry, nil
+		}
+		return held, batching.Done, err
+	})
 }
 
 // sweepPass reads what refers to k and deletes it, once.
@@ -198,78 +198,87 @@ func (c *Core) deleteFenced(ctx context.Context, f sweep.Fenced) error {
 // that holds other positions than the entries read (the reverse index lags, or a
 // writer added some since) is read, and every entry it holds goes.
 func (c *Core) sweepTransaction(ctx context.Context, first types.TransactWriteItem, parts []sweep.Part) error {
-	pace := c.ConflictPacer()
-	for {
-		t := &actions.Transaction{}
-		t.Add(first, actions.Role{Kind: actions.RoleEntity}, 0)
-		owner := []int{-1}
-		for i, p := range parts {
-			for j, act := range c.partActions(p) {
-				t.Add(act, partRole(p, j), 0)
-				owner = append(owner, i)
-			}
-		}
-		a := c.Transact(ctx, t.Actions, commit.NewToken())
-		switch {
-		case a.Outcome == commit.Committed:
-			return nil
-		case a.Outcome == commit.ConditionFailed && a.Action == 0:
-			return ErrGuardFailed
-		case a.Outcome != commit.ConditionFailed:
-			return a.Err
-		}
-		p := &parts[owner[a.Action]]
-		role := t.Roles[a.Action]
-		switch {
-		case role.Kind == actions.RoleHead && p.List == nil: // a write of the entity's own list since the read
-			return errOwnListWritten
-		case role.Kind == actions.RoleClaim: // another entity holds the value by now
-			p.Releases = slices.DeleteFunc(p.Releases, func(cl indexentries.Claim) bool { return cl == role.Claim })
-			continue
-		case role.Kind == actions.RoleMarker: // paced below: another writer may keep changing it
-			if err := c.refreshPart(ctx, p, actions.MaxItems-len(t.Actions)+p.Actions()); err != nil {
-				return err
-			}
-			if p.List == nil && len(p.Deletes) == 0 {
-				// The list dropped the entity after the reverse index was read: the
-				// index was behind, or a cut-off Delete's requests landed late, and
-				// the other lists read with it may be stale too. Reading them all
-				// again costs reads where a refusal each would cost the transaction.
-				if err := c.refreshParts(ctx, parts); err != nil {
-					return err
-				}
-				continue
-			}
-		case role.Kind == actions.RoleHead && a.Item == nil:
-			// A list written before heads existed: its entries are deleted alone. The
-			// other lists of the transaction are likely as old: their heads are read
-			// at once rather than found missing one refusal at a time.
-			c.deleteAlone(p)
-			if err := c.dropHeadless(ctx, parts); err != nil {
-				return err
-			}
-			continue
-		case role.Kind == actions.RoleHead:
-			h, err := relationships.HeadFromItem(p.List.Subject, p.List.Predicate, a.Item)
-			if err != nil {
-				return err
-			}
-			if h.Abandoned(c.Now()) {
-				room := actions.MaxItems - len(t.Actions) + p.Actions()
-				if err := c.finishList(ctx, p, h); err != nil {
-					return err
-				}
-				if p.List != nil {
-					if err := c.refreshPart(ctx, p, room); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		if err := pace.Wait(ctx); err != nil {
-			return errs.Wrap(err, "lists pointing at the entity kept changing, or stayed held by another writer")
+	giveUp := func(_, err error) error {
+		return errs.Wrap(err, "lists pointing at the entity kept changing, or stayed held by another writer")
+	}
+	_, err := batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (struct{}, batching.Step, error) {
+		step, err := c.sweepAttempt(ctx, first, parts)
+		return struct{}{}, step, err
+	})
+	return err
+}
+
+// sweepAttempt sends the transaction of parts after first once. A refusal it can
+// act on at once (a claim released meanwhile, lists read again) makes the next
+// attempt go at once; any other, once acted on, is a race lost.
+func (c *Core) sweepAttempt(ctx context.Context, first types.TransactWriteItem, parts []sweep.Part) (batching.Step, error) {
+	t := &actions.Transaction{}
+	t.Add(first, actions.Role{Kind: actions.RoleEntity}, 0)
+	owner := []int{-1}
+	for i, p := range parts {
+		for j, act := range c.partActions(p) {
+			t.Add(act, partRole(p, j), 0)
+			owner = append(owner, i)
 		}
 	}
+	a := c.Transact(ctx, t.Actions, commit.NewToken())
+	switch {
+	case a.Outcome == commit.Committed:
+		return batching.Done, nil
+	case a.Outcome == commit.ConditionFailed && a.Action == 0:
+		return batching.Done, ErrGuardFailed
+	case a.Outcome != commit.ConditionFailed:
+		return batching.Done, a.Err
+	}
+	p := &parts[owner[a.Action]]
+	role := t.Roles[a.Action]
+	switch {
+	case role.Kind == actions.RoleHead && p.List == nil: // a write of the entity's own list since the read
+		return batching.Done, errOwnListWritten
+	case role.Kind == actions.RoleClaim: // another entity holds the value by now
+		p.Releases = slices.DeleteFunc(p.Releases, func(cl indexentries.Claim) bool { return cl == role.Claim })
+		return batching.Again, nil
+	case role.Kind == actions.RoleMarker: // paced below: another writer may keep changing it
+		if err := c.refreshPart(ctx, p, actions.MaxItems-len(t.Actions)+p.Actions()); err != nil {
+			return batching.Done, err
+		}
+		if p.List == nil && len(p.Deletes) == 0 {
+			// The list dropped the entity after the reverse index was read: the
+			// index was behind, or a cut-off Delete's requests landed late, and
+			// the other lists read with it may be stale too. Reading them all
+			// again costs reads where a refusal each would cost the transaction.
+			if err := c.refreshParts(ctx, parts); err != nil {
+				return batching.Done, err
+			}
+			return batching.Again, nil
+		}
+	case role.Kind == actions.RoleHead && a.Item == nil:
+		// A list written before heads existed: its entries are deleted alone. The
+		// other lists of the transaction are likely as old: their heads are read
+		// at once rather than found missing one refusal at a time.
+		c.deleteAlone(p)
+		if err := c.dropHeadless(ctx, parts); err != nil {
+			return batching.Done, err
+		}
+		return batching.Again, nil
+	case role.Kind == actions.RoleHead:
+		h, err := relationships.HeadFromItem(p.List.Subject, p.List.Predicate, a.Item)
+		if err != nil {
+			return batching.Done, err
+		}
+		if h.Abandoned(c.Now()) {
+			room := actions.MaxItems - len(t.Actions) + p.Actions()
+			if err := c.finishList(ctx, p, h); err != nil {
+				return batching.Done, err
+			}
+			if p.List != nil {
+				if err := c.refreshPart(ctx, p, room); err != nil {
+					return batching.Done, err
+				}
+			}
+		}
+	}
+	return batching.Retry, nil
 }
 
 // ownHeadDelete is the delete of the head of one of the swept entity's lists, on

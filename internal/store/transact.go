@@ -222,53 +222,49 @@ func (t *Tx) Seal() error {
 // transaction, and plans again when another writer got there first, within
 // Config.Conflicts.
 func (t *Tx) Commit(ctx context.Context) ([]TxResult, error) {
-	pace := t.c.ConflictPacer()
-	for {
-		parts, err := t.read(ctx)
-		var early *entity.TransactionError
-		var pending *pendingError
-		switch {
-		case errors.As(err, &pending):
-			if _, err := t.c.FinishPending(ctx, pending.Key); err != nil {
-				return nil, errs.Wrap(err, "transaction")
-			}
-			fallthrough // and read again, within Config.Conflicts
-		case errors.Is(err, errRetryTx):
-			if err := pace.Wait(ctx); err != nil {
-				return nil, errs.Wrap(errRetryTx, "transaction")
-			}
-			continue
-		case errors.As(err, &early):
-			return nil, early
-		case err != nil:
-			return nil, err
+	giveUp := func(conflict, _ error) error { return conflict }
+	return batching.Attempts(ctx, t.c.ConflictPacer(), giveUp, t.attempt)
+}
+
+// attempt reads, plans and sends the transaction once. When it must be planned
+// again, its error is the one the call fails with should the attempts run out.
+func (t *Tx) attempt(ctx context.Context) ([]TxResult, batching.Step, error) {
+	parts, err := t.read(ctx)
+	var early *entity.TransactionError
+	var pending *pendingError
+	switch {
+	case errors.As(err, &pending):
+		if _, err := t.c.FinishPending(ctx, pending.Key); err != nil {
+			return nil, batching.Done, errs.Wrap(err, "transaction")
 		}
-		if moved := t.unremoved(parts); len(moved) > 0 {
-			if err := pace.Wait(ctx); err != nil {
-				return nil, &entity.TransactionError{Ops: moved}
-			}
-			continue
-		}
-		all, owners, err := t.assemble(parts)
-		if err != nil {
-			return nil, err
-		}
-		a := t.c.Transact(ctx, all.Actions, commit.NewToken())
-		switch a.Outcome {
-		case commit.Committed:
-			return t.results(parts), nil
-		case commit.ConditionFailed:
-		default:
-			return nil, errs.Wrap(a.Err, "transaction")
-		}
-		refused, retry := t.refusals(ctx, parts, all, owners, a)
-		if !retry {
-			return nil, &entity.TransactionError{Ops: refused}
-		}
-		if err := pace.Wait(ctx); err != nil {
-			return nil, &entity.TransactionError{Ops: refused}
-		}
+		fallthrough // and read again, within Config.Conflicts
+	case errors.Is(err, errRetryTx):
+		return nil, batching.Retry, errs.Wrap(errRetryTx, "transaction")
+	case errors.As(err, &early):
+		return nil, batching.Done, early
+	case err != nil:
+		return nil, batching.Done, err
 	}
+	if moved := t.unremoved(parts); len(moved) > 0 {
+		return nil, batching.Retry, &entity.TransactionError{Ops: moved}
+	}
+	all, owners, err := t.assemble(parts)
+	if err != nil {
+		return nil, batching.Done, err
+	}
+	a := t.c.Transact(ctx, all.Actions, commit.NewToken())
+	switch a.Outcome {
+	case commit.Committed:
+		return t.results(parts), batching.Done, nil
+	case commit.ConditionFailed:
+	default:
+		return nil, batching.Done, errs.Wrap(a.Err, "transaction")
+	}
+	refused, retry := t.refusals(ctx, parts, all, owners, a)
+	if !retry {
+		return nil, batching.Done, &entity.TransactionError{Ops: refused}
+	}
+	return nil, batching.Retry, &entity.TransactionError{Ops: refused}
 }
 
 // txPart is what one operation adds to the transaction, once it has read.

@@ -30,12 +30,13 @@
 //   - the listings: the query of each one, and one page of it read from a
 //     cursor (listing.go).
 //
-// It works on items, internal keys (relationships.Key) and its own errors
-// (errors.go). Package ryno checks and encodes each call (its Entity into the base
-// item of a Put, its options into the store's), decodes the items the store
-// returns, shows the store's errors as its public types, and hands the store the
-// index registry through the Indexes interface, which runs the user's map
-// functions on its Entity.
+// It works on items, the keys of package entity (entity.Key, which ryno.Key
+// names) and raises the refusals of package entity as they are (errors.go builds
+// the few that need the store's knowledge). Package ryno checks and encodes each
+// call (its Entity into the base item of a Put, its options into the store's),
+// decodes the items the store returns, and hands the store the index registry
+// through the Indexes interface, which runs the user's map functions on its
+// Entity.
 //
 // It may import the SDK, package indexing (index values, a leaf with no I/O) and
 // the internal packages below it (actions, batching, commit, entitystate, errs,

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/rynodb/rynodb/internal/store"
+	"github.com/rynodb/rynodb/internal/maintenance"
 )
 
 // Orphan is an entry that refers to an entity that does not exist.
@@ -20,7 +20,7 @@ func (o Orphan) String() string {
 	if o.Missing == (Key{}) {
 		return fmt.Sprintf("%s: malformed entry", o.Entry)
 	}
-	if o.Role == store.RoleClaimed {
+	if o.Role == maintenance.RoleClaimed {
 		return fmt.Sprintf("%s: entity %s no longer holds the value it claims", o.Entry, o.Missing)
 	}
 	return fmt.Sprintf("%s: %s %s does not exist", o.Entry, o.Role, o.Missing)
@@ -140,24 +140,24 @@ func (c *Client) Check(ctx context.Context, opts CheckOptions) (_ CheckProgress,
 	if opts.Segments < 0 || opts.Segments > MaxCheckSegments {
 		return CheckProgress{}, invalid("CheckOptions.Segments", fmt.Sprint(opts.Segments), fmt.Sprintf("must be between 1 and %d", MaxCheckSegments))
 	}
-	done, err := c.core.Check(ctx, opts.inStore())
+	done, err := c.maint.Check(ctx, opts.inStore())
 	return CheckProgress(done), err
 }
 
 // inStore is o as the store's check takes it, reporting the public forms of what
 // it finds.
-func (o CheckOptions) inStore() store.CheckOptions {
-	so := store.CheckOptions{Repair: o.Repair, Segments: o.Segments}
+func (o CheckOptions) inStore() maintenance.CheckOptions {
+	so := maintenance.CheckOptions{Repair: o.Repair, Segments: o.Segments}
 	if o.OnOrphan != nil {
-		so.OnOrphan = func(f store.Orphan) { o.OnOrphan(Orphan{Entry: f.Entry, Role: f.Role, Missing: f.Missing}) }
+		so.OnOrphan = func(f maintenance.Orphan) { o.OnOrphan(Orphan{Entry: f.Entry, Role: f.Role, Missing: f.Missing}) }
 	}
 	if o.OnTrace != nil {
-		so.OnTrace = func(t store.Trace) {
+		so.OnTrace = func(t maintenance.Trace) {
 			o.OnTrace(Trace{Kind: TraceKind(t.Kind), Key: t.Key, Predicate: t.Predicate, Detail: t.Detail})
 		}
 	}
 	if o.Progress != nil {
-		so.Progress = func(p store.CheckProgress) { o.Progress(CheckProgress(p)) }
+		so.Progress = func(p maintenance.CheckProgress) { o.Progress(CheckProgress(p)) }
 	}
 	return so
 }

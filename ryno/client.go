@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/maintenance"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
@@ -15,7 +16,8 @@ import (
 // Client reads and writes entities in the tables of one prefix. It is safe for
 // concurrent use.
 type Client struct {
-	core    *store.Core // the tables, their requests and the configuration the machinery reads
+	core    *store.Core             // the tables, their requests and the configuration the machinery reads
+	maint   *maintenance.Maintainer // Check and Reindex, over core
 	opts    Options
 	indexes indexRegistry
 	obs     *observer  // nil when nobody observes the calls
@@ -75,6 +77,7 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 	})
 	c := &Client{
 		core:    core,
+		maint:   maintenance.New(core),
 		opts:    opts,
 		indexes: registry,
 		obs:     obs,

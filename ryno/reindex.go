@@ -46,7 +46,7 @@ func (c *Client) Reindex(ctx context.Context, t Type, progress func(ReindexProgr
 		return ReindexProgress{}, err
 	}
 	var done ReindexProgress
-	err = c.core.Reindex(ctx, t.Scope, t.Name, func(items, puts, deletes int, dups []store.Duplicate) {
+	err = c.maint.Reindex(ctx, t.Scope, t.Name, func(items, puts, deletes int, dups []store.Duplicate) {
 		done.Entities += items
 		done.Puts += puts
 		done.Deletes += deletes

@@ -52,7 +52,7 @@ type Core struct {
 	Config
 
 	clock  positionClock                                           // positions of ordered sets
-	queues groupcommit.Queue[listID, ListOp, relationships.Change] // list calls waiting to be written together
+	queues groupcommit.Queue[ListID, ListOp, relationships.Change] // list calls waiting to be written together
 	shapes shapes                                                  // of the entities written and found, by type
 }
 
@@ -85,8 +85,9 @@ func (c *Core) ConflictPacer() *batching.Pacer {
 	return batching.NewPacer(c.Conflicts, c.Batch.Sleep, c.Retrying)
 }
 
-func attrS(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }
+// AttrS and AttrN are the attribute values of a string and an integer.
+func AttrS(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }
 
-func attrN(n int64) *types.AttributeValueMemberN {
+func AttrN(n int64) *types.AttributeValueMemberN {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }

@@ -50,7 +50,7 @@ func (c *Core) MarkDeleting(ctx context.Context, k Key, x Expect) (entitystate.S
 	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
 	if x.Version > 0 {
-		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(x.Version))))
+		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(AttrN(x.Version))))
 	}
 	if created := x.storedCreated(); created != "" {
 		cond = cond.And(entitystate.StoredCreatedIs(created))
@@ -62,12 +62,12 @@ func (c *Core) MarkDeleting(ctx context.Context, k Key, x Expect) (entitystate.S
 	// its chunks check the mark, so none can commit after the sweep has read. The
 	// tombstone's time, the instant its condition held (an Expire's: expired), is
 	// what tells a stream consumer that the entity had expired.
-	update := expression.Set(expression.Name(schema.AttrDeleting), expression.Value(attrS(token))).
-		Set(expression.Name(schema.AttrDeletingSince), expression.Value(attrS(schema.FormatTime(now)))).
-		Set(expression.Name(schema.AttrToken), expression.Value(attrS(token))).
+	update := expression.Set(expression.Name(schema.AttrDeleting), expression.Value(AttrS(token))).
+		Set(expression.Name(schema.AttrDeletingSince), expression.Value(AttrS(schema.FormatTime(now)))).
+		Set(expression.Name(schema.AttrToken), expression.Value(AttrS(token))).
 		Remove(expression.Name(schema.AttrPending)).Remove(expression.Name(schema.AttrPendingSince)).
 		Remove(expression.Name(schema.AttrPendingUntil)).
-		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
+		Add(expression.Name(schema.AttrVersion), expression.Value(AttrN(1)))
 	// The entity leaves its inline indexes with the mark, as it leaves every read.
 	update = UpdateInline(update, EverySlot(nil))
 	// Sending the mark again is safe: if it landed, the condition fails and the
@@ -193,10 +193,10 @@ func (c *Core) SweepMissing(ctx context.Context, k Key) (bool, error) {
 func (c *Core) markMissing(ctx context.Context, k Key) (entitystate.State, error) {
 	token := commit.NewToken()
 	cond := expression.AttributeNotExists(expression.Name(schema.AttrID))
-	update := expression.Set(expression.Name(schema.AttrDeleting), expression.Value(attrS(token))).
-		Set(expression.Name(schema.AttrToken), expression.Value(attrS(token))).
-		Set(expression.Name(schema.AttrScope), expression.Value(attrS(k.Scope))).
-		Set(expression.Name(schema.AttrType), expression.Value(attrS(k.Type)))
+	update := expression.Set(expression.Name(schema.AttrDeleting), expression.Value(AttrS(token))).
+		Set(expression.Name(schema.AttrToken), expression.Value(AttrS(token))).
+		Set(expression.Name(schema.AttrScope), expression.Value(AttrS(k.Scope))).
+		Set(expression.Name(schema.AttrType), expression.Value(AttrS(k.Type)))
 	// Sent again after it landed, its condition fails and the item shows its token.
 	send := c.UpdateSend(c.EntityUpdate(k, commit.Build(cond, &update)))
 	a := c.Settle(ctx, send, send)
@@ -229,7 +229,7 @@ func (c *Core) Expire(ctx context.Context, k Key, s entitystate.State) (entityst
 		// An expiry held as a string, which DynamoDB cannot compare with the clock:
 		// the mark requires the one read as passed.
 		expired = func(time.Time) expression.ConditionBuilder {
-			return expression.Name(schema.AttrExpires).Equal(expression.Value(attrS(stored.Value)))
+			return expression.Name(schema.AttrExpires).Equal(expression.Value(AttrS(stored.Value)))
 		}
 	}
 	s, err := c.MarkDeleting(ctx, k, Expect{Cond: &Condition{Text: "expired", Build: expired}})

@@ -22,11 +22,9 @@
 //     sweep of what refers to it in transactions that check the tombstone, lists
 //     kept exact, and the item last (delete*.go, sweep*.go); an expired entity is
 //     deleted the same way by the writer that meets it;
-//   - Check and its repairs: the scan for what a write cut off left (marks,
-//     lists, entries the reverse index lacks) and for orphans, and the repairs
-//     that finish or delete them (check.go, check_*.go, repair.go);
-//   - Reindex: an entity's entries brought in line with the registered indexes,
-//     under the condition that it is as read (reindex.go);
+//   - reindexing: an entity's entries brought in line with the registered
+//     indexes, under the condition that it is as read (reindex.go), which a
+//     write that finds a pending mark and package maintenance both use;
 //   - the listings: the query of each one, and one page of it read from a
 //     cursor (listing.go).
 //
@@ -41,6 +39,6 @@
 // It may import the SDK, package indexing (index values, a leaf with no I/O) and
 // the internal packages below it (actions, batching, commit, entitystate, errs,
 // groupcommit, indexentries, indexes, relationships, requests, schema, sweep),
-// never ryno or another package of the public face: internal/layers_test.go holds
+// never ryno, package maintenance above it, or another package of the public face: internal/layers_test.go holds
 // the rule.
 package store

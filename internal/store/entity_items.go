@@ -110,5 +110,24 @@ func ExpirySeconds(t time.Time) int64 {
 
 // ExpiresAttr is the stored form of t, an entity's expiry.
 func ExpiresAttr(t time.Time) types.AttributeValue {
-	return attrN(ExpirySeconds(t))
+	return AttrN(ExpirySeconds(t))
+}
+
+// EntityRef names the attributes of an entry holding one entity key, and the
+// role that entity plays in the entry.
+type EntityRef struct {
+	Role            string
+	Scope, Type, ID string
+}
+
+// Key is the entity key item holds in r's attributes, zero where they are missing.
+func (r EntityRef) Key(item map[string]types.AttributeValue) Key {
+	s := func(name string) string {
+		v, _ := item[name].(*types.AttributeValueMemberS)
+		if v == nil {
+			return ""
+		}
+		return v.Value
+	}
+	return Key{Scope: s(r.Scope), Type: s(r.Type), ID: s(r.ID)}
 }

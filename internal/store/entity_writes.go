@@ -50,7 +50,7 @@ func (c *Core) FreeHeld(ctx context.Context, cl indexentries.Claim, item map[str
 	case s.Live() && recordHolds(holder, stored, held):
 		return false, nil
 	case s.Live():
-		holds = expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(s.Version)))
+		holds = expression.Name(schema.AttrVersion).Equal(expression.Value(AttrN(s.Version)))
 	case s.Ending():
 		if err := c.CompleteDelete(ctx, holder, s); err != nil {
 			return false, errs.Wrap(err, "completing the deletion of %s, which held %v in %s", holder, cl.Value.Interface(), cl.IndexName)

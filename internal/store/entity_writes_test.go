@@ -45,9 +45,9 @@ func TestRecordMatchesOnlyTheEntriesItRecords(t *testing.T) {
 	item := func(record map[string][]string, extra ...string) map[string]types.AttributeValue {
 		av, err := attributevalue.Marshal(record)
 		require.NoError(t, err)
-		it := map[string]types.AttributeValue{schema.AttrIndexEntries: av, schema.AttrVersion: attrN(3)}
+		it := map[string]types.AttributeValue{schema.AttrIndexEntries: av, schema.AttrVersion: AttrN(3)}
 		for _, name := range extra {
-			it[name] = attrS("x")
+			it[name] = AttrS("x")
 		}
 		return it
 	}

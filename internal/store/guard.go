@@ -43,7 +43,7 @@ type Guard struct {
 // Action is the check of g on the entities table, which every transaction of a
 // guarded change holds first.
 func (g Guard) Action(entities string) types.TransactWriteItem {
-	cond := expression.Name(g.Attr).Equal(expression.Value(attrS(g.Token)))
+	cond := expression.Name(g.Attr).Equal(expression.Value(AttrS(g.Token)))
 	if g.Absent {
 		cond = expression.AttributeNotExists(expression.Name(schema.AttrID))
 	}

@@ -38,12 +38,12 @@ func testCore(t *testing.T, api requests.API, concurrency, maxAttempts int) *Cor
 
 // testKey and testItem are the key and item of item i of a table keyed by pk and sk.
 func testKey(i int) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{"pk": attrS(fmt.Sprintf("k%04d", i)), "sk": attrS("s")}
+	return map[string]types.AttributeValue{"pk": AttrS(fmt.Sprintf("k%04d", i)), "sk": AttrS("s")}
 }
 
 func testItem(i int, value string) map[string]types.AttributeValue {
 	item := testKey(i)
-	item["v"] = attrS(value)
+	item["v"] = AttrS(value)
 	return item
 }
 
@@ -54,7 +54,7 @@ func storedItem(attrs map[string]any) map[string]types.AttributeValue {
 	for name, v := range attrs {
 		switch v := v.(type) {
 		case string:
-			item[name] = attrS(v)
+			item[name] = AttrS(v)
 		case types.AttributeValue:
 			item[name] = v
 		default:

@@ -163,11 +163,11 @@ func (c *Core) acquireList(ctx context.Context, subject Key, predicate string, s
 // condition that its head is still seen. It returns the lease, or the head that
 // refused it.
 func (c *Core) takeLease(ctx context.Context, subject Key, predicate string, seen relationships.Head, token string, now time.Time) (*listLease, relationships.Head, error) {
-	u := expression.Set(expression.Name(schema.AttrLease), expression.Value(attrS(token))).
-		Set(expression.Name(schema.AttrLeaseUntil), expression.Value(attrN(now.Add(c.ListLease).UnixMilli()))).
-		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
+	u := expression.Set(expression.Name(schema.AttrLease), expression.Value(AttrS(token))).
+		Set(expression.Name(schema.AttrLeaseUntil), expression.Value(AttrN(now.Add(c.ListLease).UnixMilli()))).
+		Add(expression.Name(schema.AttrVersion), expression.Value(AttrN(1)))
 	for _, name := range []string{schema.AttrNext, schema.AttrCount, schema.AttrDigest} {
-		u = u.Set(expression.Name(name), expression.IfNotExists(expression.Name(name), expression.Value(attrN(0))))
+		u = u.Set(expression.Name(name), expression.IfNotExists(expression.Name(name), expression.Value(AttrN(0))))
 	}
 	for name, v := range relationships.RawAttributes(subject, predicate) {
 		u = u.Set(expression.Name(name), expression.Value(v))
@@ -194,7 +194,7 @@ func headVersionIs(v int64) expression.ConditionBuilder {
 	if v == 0 {
 		return expression.AttributeNotExists(expression.Name(schema.AttrVersion))
 	}
-	return expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(v)))
+	return expression.Name(schema.AttrVersion).Equal(expression.Value(AttrN(v)))
 }
 
 // ReadHead reads the head of subject's list under predicate consistently.
@@ -223,7 +223,7 @@ func (c *Core) headUpdate(subject Key, predicate string, cond expression.Conditi
 
 // leaseIs is the condition that the lease token holds the list.
 func leaseIs(token string) expression.ConditionBuilder {
-	return expression.Name(schema.AttrLease).Equal(expression.Value(attrS(token)))
+	return expression.Name(schema.AttrLease).Equal(expression.Value(AttrS(token)))
 }
 
 // leaseChecks returns the actions every transaction under l holds first: the check that
@@ -293,8 +293,8 @@ func (c *Core) readMarkers(ctx context.Context, subject Key, predicate string) (
 	var markers []relationships.Marker
 	err := c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 		for _, item := range items {
-			r := entityRef{scope: schema.AttrObjectScope, typ: schema.AttrObjectType, id: schema.AttrObjectID}
-			m, err := relationships.MarkerFromItem(r.key(item), item)
+			r := EntityRef{Scope: schema.AttrObjectScope, Type: schema.AttrObjectType, ID: schema.AttrObjectID}
+			m, err := relationships.MarkerFromItem(r.Key(item), item)
 			if err != nil {
 				return err
 			}
@@ -349,10 +349,10 @@ func (c *Core) recordIntent(ctx context.Context, l *listLease, ch relationships.
 			return nil, err
 		}
 	}
-	u := expression.Set(expression.Name(schema.AttrIntent), expression.Value(attrS(l.token))).
-		Set(expression.Name(schema.AttrIntentParts), expression.Value(attrN(int64(len(parts))))).
+	u := expression.Set(expression.Name(schema.AttrIntent), expression.Value(AttrS(l.token))).
+		Set(expression.Name(schema.AttrIntentParts), expression.Value(AttrN(int64(len(parts))))).
 		Set(expression.Name(schema.AttrCheckObjects), expression.Value(&types.AttributeValueMemberBOOL{Value: checkObjects})).
-		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
+		Add(expression.Name(schema.AttrVersion), expression.Value(AttrN(1)))
 	if err := c.updateLeasedHead(ctx, l, u, last); err != nil {
 		return nil, err
 	}
@@ -441,10 +441,10 @@ func (c *Core) releaseLease(ctx context.Context, l *listLease, next int, after [
 		Remove(expression.Name(schema.AttrIntent)).
 		Remove(expression.Name(schema.AttrIntentParts)).
 		Remove(expression.Name(schema.AttrCheckObjects)).
-		Set(expression.Name(schema.AttrNext), expression.Value(attrN(int64(next)))).
-		Set(expression.Name(schema.AttrCount), expression.Value(attrN(int64(len(after))))).
+		Set(expression.Name(schema.AttrNext), expression.Value(AttrN(int64(next)))).
+		Set(expression.Name(schema.AttrCount), expression.Value(AttrN(int64(len(after))))).
 		Set(expression.Name(schema.AttrDigest), expression.Value(actions.Digest(relationships.DigestOf(after)))).
-		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
+		Add(expression.Name(schema.AttrVersion), expression.Value(AttrN(1)))
 	return c.updateLeasedHead(ctx, l, u, deletes)
 }
 

@@ -24,7 +24,7 @@ func (c *Core) WriteRelationships(ctx context.Context, op ListOp) (relationships
 	case !c.combinable(op):
 		return c.WriteList(ctx, op)
 	}
-	return c.queues.Do(ctx, listID{subject: op.Subject, predicate: op.Predicate}, op, c.writeBatch)
+	return c.queues.Do(ctx, ListID{Subject: op.Subject, Predicate: op.Predicate}, op, c.writeBatch)
 }
 
 // sameListKind reports whether b may join a batch a leads: both Adds, or both
@@ -86,4 +86,10 @@ func shareOut(changed []Key, batch []ListOp) [][]Key {
 // the batch, and the calls written with it change the list that version names).
 func (c *Core) combinable(op ListOp) bool {
 	return !c.SeparateListWrites && !op.CheckObjects && !op.Pinned && (op.Kind == ListAdd || op.Kind == ListRemove)
+}
+
+// ListID names one subject's list for one predicate.
+type ListID struct {
+	Subject   Key
+	Predicate string
 }

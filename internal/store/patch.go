@@ -139,16 +139,16 @@ func (c *Core) CreatedRefused(k Key, o PatchOptions, token string, item map[stri
 // store's.
 func (c *Core) PatchInput(k Key, p Patch, o PatchOptions, token string) *dynamodb.UpdateItemInput {
 	now := schema.TruncateTime(c.Now())
-	u := expression.Set(expression.Name(schema.AttrUpdated), expression.Value(attrS(schema.FormatTime(now)))).
-		Set(expression.Name(schema.AttrToken), expression.Value(attrS(token))).
-		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
+	u := expression.Set(expression.Name(schema.AttrUpdated), expression.Value(AttrS(schema.FormatTime(now)))).
+		Set(expression.Name(schema.AttrToken), expression.Value(AttrS(token))).
+		Add(expression.Name(schema.AttrVersion), expression.Value(AttrN(1)))
 	created := actions.CreatedInLayout()
 	if !o.Created.IsZero() {
 		created = entitystate.CreatedIs(o.Created) // in the store's layout, then
 	}
 	if t, err := schema.ReadTime(o.StoredCreated); err == nil {
 		// The life IfCreated names was found stored in this layout (CreatedRefused).
-		u = u.Set(expression.Name(schema.AttrCreated), expression.Value(attrS(schema.FormatTime(t))))
+		u = u.Set(expression.Name(schema.AttrCreated), expression.Value(AttrS(schema.FormatTime(t))))
 		created = entitystate.StoredCreatedIs(o.StoredCreated)
 	}
 	// The builder reads '.' and '[' in a name as a path into nested attributes; user
@@ -172,10 +172,10 @@ func (c *Core) PatchInput(k Key, p Patch, o PatchOptions, token string) *dynamod
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
 			actions.NotExpired(now),
 			expression.AttributeNotExists(expression.Name(schema.AttrIndexes)),
-			expression.Name(schema.AttrToken).NotEqual(expression.Value(attrS(token))),
+			expression.Name(schema.AttrToken).NotEqual(expression.Value(AttrS(token))),
 			created)
 	if o.Version > 0 {
-		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(attrN(o.Version))))
+		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(AttrN(o.Version))))
 	}
 	if o.Cond != nil {
 		cond = cond.And(o.Cond.Build(now))

@@ -30,8 +30,8 @@ import (
 // stored beside the error (see Write).
 func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, error) {
 	item := maps.Clone(p.item)
-	item[schema.AttrPending] = attrS(w.token)
-	item[schema.AttrPendingUntil] = attrN(w.c.pendingUntil())
+	item[schema.AttrPending] = AttrS(w.token)
+	item[schema.AttrPendingUntil] = AttrN(w.c.pendingUntil())
 	r, err := w.putMarked(ctx, p, item)
 	if r.stored == nil || err != nil {
 		return r, err
@@ -118,4 +118,12 @@ func (c *Core) PendingLeft(s entitystate.State) bool {
 // large write puts it with the item (_updated).
 func PendingSince(item map[string]types.AttributeValue) time.Time {
 	return later(TimeOf(item[schema.AttrUpdated]), TimeOf(item[schema.AttrPendingSince]))
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

@@ -41,13 +41,13 @@ func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types
 		created = x.Created
 	}
 	item := maps.Clone(w.Base)
-	item[schema.AttrCreated] = attrS(schema.FormatTime(created))
-	item[schema.AttrUpdated] = attrS(schema.FormatTime(w.now))
-	item[schema.AttrVersion] = attrN(x.Next())
-	item[schema.AttrToken] = attrS(w.token)
-	item[schema.AttrShape] = attrS(ShapeOf(w.Base))
+	item[schema.AttrCreated] = AttrS(schema.FormatTime(created))
+	item[schema.AttrUpdated] = AttrS(schema.FormatTime(w.now))
+	item[schema.AttrVersion] = AttrN(x.Next())
+	item[schema.AttrToken] = AttrS(w.token)
+	item[schema.AttrShape] = AttrS(ShapeOf(w.Base))
 	if w.mine != "" {
-		item[schema.AttrIndexes] = attrS(w.mine)
+		item[schema.AttrIndexes] = AttrS(w.mine)
 	}
 	p := &putPlan{x: x, item: item}
 	if w.indexed() {

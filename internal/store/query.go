@@ -27,9 +27,9 @@ func (c *Core) QueryPages(ctx context.Context, in *dynamodb.QueryInput, fn func(
 	}, fn)
 }
 
-// scanPages runs in page after page, handing each page's items to fn, until no page
+// ScanPages runs in page after page, handing each page's items to fn, until no page
 // follows or fn fails.
-func (c *Core) scanPages(ctx context.Context, in *dynamodb.ScanInput, fn func([]map[string]types.AttributeValue) error) error {
+func (c *Core) ScanPages(ctx context.Context, in *dynamodb.ScanInput, fn func([]map[string]types.AttributeValue) error) error {
 	return EachPage(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, error) {
 		page := *in
 		page.ExclusiveStartKey = start
@@ -82,7 +82,7 @@ func KeyCondition(table, index, pk, value string) *dynamodb.QueryInput {
 		TableName:                 aws.String(table),
 		KeyConditionExpression:    aws.String("#pk = :pk"),
 		ExpressionAttributeNames:  map[string]string{"#pk": pk},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": attrS(value)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": AttrS(value)},
 	}
 	if index != "" {
 		in.IndexName = aws.String(index)
@@ -94,7 +94,7 @@ func KeyCondition(table, index, pk, value string) *dynamodb.QueryInput {
 func WithSortPrefix(in *dynamodb.QueryInput, sk, prefix string) *dynamodb.QueryInput {
 	in.KeyConditionExpression = aws.String("#pk = :pk AND begins_with(#sk, :sk)")
 	in.ExpressionAttributeNames["#sk"] = sk
-	in.ExpressionAttributeValues[":sk"] = attrS(prefix)
+	in.ExpressionAttributeValues[":sk"] = AttrS(prefix)
 	return in
 }
 
@@ -117,7 +117,7 @@ func (c *Core) OutgoingQuery(subject Key, predicate string) *dynamodb.QueryInput
 	}
 	in.KeyConditionExpression = aws.String("#pk = :pk AND #sk > :sk")
 	in.ExpressionAttributeNames["#sk"] = schema.AttrPredicateKey
-	in.ExpressionAttributeValues[":sk"] = attrS(schema.EntriesStart)
+	in.ExpressionAttributeValues[":sk"] = AttrS(schema.EntriesStart)
 	return in
 }
 
@@ -140,7 +140,7 @@ func (c *Core) EdgeQuery(subject Key, predicate string, object Key) *dynamodb.Qu
 	in := KeyCondition(c.Names.Relationships, c.Names.RelationshipsByObject, schema.AttrSubjectKey, subject.String())
 	in.KeyConditionExpression = aws.String("#pk = :pk AND #sk = :sk")
 	in.ExpressionAttributeNames["#sk"] = schema.AttrPredicateObjectKey
-	in.ExpressionAttributeValues[":sk"] = attrS(schema.PredicateObjectKey(predicate, object.Scope, object.Type, object.ID))
+	in.ExpressionAttributeValues[":sk"] = AttrS(schema.PredicateObjectKey(predicate, object.Scope, object.Type, object.ID))
 	in.ConsistentRead = aws.Bool(c.ConsistentRead)
 	return in
 }

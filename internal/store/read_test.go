@@ -17,7 +17,7 @@ var created1 = time.Date(2024, 1, 2, 3, 4, 5, 6e6, time.UTC)
 
 func TestReadStored(t *testing.T) {
 	full := storedItem(map[string]any{
-		schema.AttrVersion:  attrN(7),
+		schema.AttrVersion:  AttrN(7),
 		schema.AttrCreated:  schema.FormatTime(created1),
 		schema.AttrIndexes:  "a:b",
 		schema.AttrToken:    "tok",
@@ -31,10 +31,10 @@ func TestReadStored(t *testing.T) {
 	}{
 		{"no item", nil, entitystate.State{}},
 		{"every mark", full, entitystate.State{Item: full, Version: 7, Created: created1, CreatedAttr: schema.FormatTime(created1), Indexes: "a:b", Token: "tok", Pending: "pend", Deleting: "del"}},
-		{"created in another layout", storedItem(map[string]any{schema.AttrVersion: attrN(1), schema.AttrCreated: "2024-01-02T04:04:05.006+01:00"}),
+		{"created in another layout", storedItem(map[string]any{schema.AttrVersion: AttrN(1), schema.AttrCreated: "2024-01-02T04:04:05.006+01:00"}),
 			entitystate.State{Version: 1, Created: created1, CreatedAttr: "2024-01-02T04:04:05.006+01:00"}},
 		{"legacy item without version or marks", actions.EntityKey(stateKey), entitystate.State{Item: actions.EntityKey(stateKey)}},
-		{"marks that are not strings are absent", storedItem(map[string]any{schema.AttrVersion: attrN(1), schema.AttrToken: attrN(3), schema.AttrPending: &types.AttributeValueMemberBOOL{Value: true}}),
+		{"marks that are not strings are absent", storedItem(map[string]any{schema.AttrVersion: AttrN(1), schema.AttrToken: AttrN(3), schema.AttrPending: &types.AttributeValueMemberBOOL{Value: true}}),
 			entitystate.State{Version: 1}},
 	}
 	for _, tt := range tests {
@@ -54,7 +54,7 @@ func TestReadStoredRejectsMalformedMarks(t *testing.T) {
 		attr  string // named in the error
 	}{
 		{"version as a string", map[string]any{schema.AttrVersion: "3"}, schema.AttrVersion},
-		{"negative version", map[string]any{schema.AttrVersion: attrN(-1)}, schema.AttrVersion},
+		{"negative version", map[string]any{schema.AttrVersion: AttrN(-1)}, schema.AttrVersion},
 		{"fractional version", map[string]any{schema.AttrVersion: &types.AttributeValueMemberN{Value: "1.5"}}, schema.AttrVersion},
 		{"version beyond int64", map[string]any{schema.AttrVersion: &types.AttributeValueMemberN{Value: "9223372036854775808"}}, schema.AttrVersion},
 	}
@@ -78,13 +78,13 @@ func TestReadStoredKeepsAnUnreadableCreated(t *testing.T) {
 		attr    string // as stored
 		why     string // named in Unreadable
 	}{
-		{"a number", attrN(1), "", schema.AttrCreated},
-		{"not a time", attrS("yesterday"), "yesterday", "yesterday"},
-		{"a year beyond 9999 in UTC", attrS("9999-12-31T23:30:00-01:00"), "9999-12-31T23:30:00-01:00", "9999"},
+		{"a number", AttrN(1), "", schema.AttrCreated},
+		{"not a time", AttrS("yesterday"), "yesterday", "yesterday"},
+		{"a year beyond 9999 in UTC", AttrS("9999-12-31T23:30:00-01:00"), "9999-12-31T23:30:00-01:00", "9999"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := DecodeStored(stateKey, storedItem(map[string]any{schema.AttrVersion: attrN(2), schema.AttrCreated: tt.created, schema.AttrDeleting: "del"}), time.Now())
+			s, err := DecodeStored(stateKey, storedItem(map[string]any{schema.AttrVersion: AttrN(2), schema.AttrCreated: tt.created, schema.AttrDeleting: "del"}), time.Now())
 			require.NoError(t, err)
 			require.Equal(t, int64(2), s.Version)
 			require.Equal(t, "del", s.Deleting)
@@ -98,7 +98,7 @@ func TestReadStoredKeepsAnUnreadableCreated(t *testing.T) {
 func TestStoredExpiry(t *testing.T) {
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	item := func(attrs map[string]any) map[string]types.AttributeValue {
-		attrs[schema.AttrVersion] = attrN(2)
+		attrs[schema.AttrVersion] = AttrN(2)
 		return storedItem(attrs)
 	}
 	tests := []struct {
@@ -107,9 +107,9 @@ func TestStoredExpiry(t *testing.T) {
 		live, ending, hidden bool
 	}{
 		{"no expiry", item(map[string]any{}), true, false, false},
-		{"expires later", item(map[string]any{schema.AttrExpires: attrN(now.Unix() + 1)}), true, false, false},
-		{"expired", item(map[string]any{schema.AttrExpires: attrN(now.Unix())}), false, true, true},
-		{"expired and being deleted", item(map[string]any{schema.AttrExpires: attrN(now.Unix() - 9), schema.AttrDeleting: "d"}), false, true, true},
+		{"expires later", item(map[string]any{schema.AttrExpires: AttrN(now.Unix() + 1)}), true, false, false},
+		{"expired", item(map[string]any{schema.AttrExpires: AttrN(now.Unix())}), false, true, true},
+		{"expired and being deleted", item(map[string]any{schema.AttrExpires: AttrN(now.Unix() - 9), schema.AttrDeleting: "d"}), false, true, true},
 		{"an expiry that is no number nor time is none", item(map[string]any{schema.AttrExpires: "soon"}), true, false, false},
 		// A hand edit may leave a time as a string, which DynamoDB's time to live
 		// ignores: readers take it, rounded up to the second.

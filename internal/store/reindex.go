@@ -21,54 +21,13 @@ import (
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
-// reindexPage is how many entities Reindex reads per request.
-const reindexPage = 100
-
-// Reindex brings the index entries of every entity of typ in scope in line with
-// the registered indexes, a page of entities at a time, and tells done what each
-// page did: the entities read, the entries put and deleted, and the unique values
-// it found held by another entity.
-func (c *Core) Reindex(ctx context.Context, scope, typ string, done func(items, puts, deletes int, dups []Duplicate)) error {
-	q, err := c.ByTypePage(scope, typ)
-	if err != nil {
-		return err
-	}
-	in := *q.In
-	in.Limit = aws.Int32(reindexPage)
-	err = c.QueryPages(ctx, &in, func(items []map[string]types.AttributeValue) error {
-		puts, deletes, dups, err := c.ReindexPage(ctx, items)
-		if err != nil {
-			return err
-		}
-		done(len(items), puts, deletes, dups)
-		return nil
-	})
-	return errs.Wrap(err, "reindex %s", schema.ScopeTypeKey(scope, typ))
-}
-
-// ReindexPage repairs the entries of the entities stored as items, in parallel.
-func (c *Core) ReindexPage(ctx context.Context, items []map[string]types.AttributeValue) (puts, deletes int, dups []Duplicate, err error) {
-	done := make([]*reindexing, len(items))
-	err = batching.Parallel(ctx, len(items), c.MaxConcurrency, func(ctx context.Context, i int) error {
-		var err error
-		done[i], err = c.reindexEntity(ctx, items[i])
-		return err
-	})
-	for _, r := range done {
-		if r != nil {
-			puts, deletes, dups = puts+r.puts, deletes+r.deletes, append(dups, r.duplicates...)
-		}
-	}
-	return puts, deletes, dups, err
-}
-
-// reindexEntity brings the index entries of the entity listed as item in line with
+// ReindexEntity brings the index entries of the entity listed as item in line with
 // the indexes registered now, as a write of the entity does: the entries are read,
 // and the difference commits with the entity's new record (and version, not its
 // Updated time) under the condition that the entity is still as read. The listing is
 // eventually consistent: when the condition fails, the entity is read again. An
 // entity deleted meanwhile is skipped.
-func (c *Core) reindexEntity(ctx context.Context, item map[string]types.AttributeValue) (*reindexing, error) {
+func (c *Core) ReindexEntity(ctx context.Context, item map[string]types.AttributeValue) (*reindexing, error) {
 	k, err := EntityKeyOf(item)
 	if err != nil {
 		return nil, err
@@ -223,17 +182,17 @@ func (r *reindexing) claimUnique(ctx context.Context, emitted []indexentries.Ent
 // leaving a pending mark when the entries are written after it.
 func (r *reindexing) recordUpdate(set string, record types.AttributeValue, large bool) expression.UpdateBuilder {
 	u := expression.Set(expression.Name(schema.AttrIndexEntries), expression.Value(record)).
-		Set(expression.Name(schema.AttrToken), expression.Value(attrS(r.token))).
-		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
+		Set(expression.Name(schema.AttrToken), expression.Value(AttrS(r.token))).
+		Add(expression.Name(schema.AttrVersion), expression.Value(AttrN(1)))
 	if set == "" {
 		u = u.Remove(expression.Name(schema.AttrIndexes))
 	} else {
-		u = u.Set(expression.Name(schema.AttrIndexes), expression.Value(attrS(set)))
+		u = u.Set(expression.Name(schema.AttrIndexes), expression.Value(AttrS(set)))
 	}
 	if large {
-		u = u.Set(expression.Name(schema.AttrPending), expression.Value(attrS(r.token))).
-			Set(expression.Name(schema.AttrPendingSince), expression.Value(attrS(schema.FormatTime(r.c.Now())))).
-			Set(expression.Name(schema.AttrPendingUntil), expression.Value(attrN(r.c.pendingUntil())))
+		u = u.Set(expression.Name(schema.AttrPending), expression.Value(AttrS(r.token))).
+			Set(expression.Name(schema.AttrPendingSince), expression.Value(AttrS(schema.FormatTime(r.c.Now())))).
+			Set(expression.Name(schema.AttrPendingUntil), expression.Value(AttrN(r.c.pendingUntil())))
 	}
 	return u
 }
@@ -325,8 +284,8 @@ func sameRecord(stored, record types.AttributeValue) bool {
 func (c *Core) ClearPending(ctx context.Context, k Key, token string) (map[string]types.AttributeValue, error) {
 	update := expression.Remove(expression.Name(schema.AttrPending)).
 		Remove(expression.Name(schema.AttrPendingSince)).Remove(expression.Name(schema.AttrPendingUntil)).
-		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
-	mark := expression.Name(schema.AttrPending).Equal(expression.Value(attrS(token)))
+		Add(expression.Name(schema.AttrVersion), expression.Value(AttrN(1)))
+	mark := expression.Name(schema.AttrPending).Equal(expression.Value(AttrS(token)))
 	send := c.UpdateSend(c.EntityUpdate(k, commit.Build(mark, &update)))
 	resolve := func(ctx context.Context) commit.Attempt {
 		item, err := c.GetItem(ctx, k, true)
@@ -379,4 +338,20 @@ type Duplicate struct {
 	Index         string
 	Value         any
 	Entity, Owner Key
+}
+
+// ReindexPage repairs the entries of the entities stored as items, in parallel.
+func (c *Core) ReindexPage(ctx context.Context, items []map[string]types.AttributeValue) (puts, deletes int, dups []Duplicate, err error) {
+	done := make([]*reindexing, len(items))
+	err = batching.Parallel(ctx, len(items), c.MaxConcurrency, func(ctx context.Context, i int) error {
+		var err error
+		done[i], err = c.ReindexEntity(ctx, items[i])
+		return err
+	})
+	for _, r := range done {
+		if r != nil {
+			puts, deletes, dups = puts+r.puts, deletes+r.deletes, append(dups, r.duplicates...)
+		}
+	}
+	return puts, deletes, dups, err
 }

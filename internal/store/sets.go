@@ -294,7 +294,7 @@ func (c *Core) SetItem(op ListOp, object Key, token string) map[string]types.Att
 // TokenItem is e's item, written by the call token.
 func TokenItem(e relationships.Entry, token string) map[string]types.AttributeValue {
 	item := e.Item()
-	item[schema.AttrToken] = attrS(token)
+	item[schema.AttrToken] = AttrS(token)
 	return item
 }
 
@@ -303,7 +303,7 @@ func TokenItem(e relationships.Entry, token string) map[string]types.AttributeVa
 // or where an attempt of the same call (which the SDK retried) wrote it.
 func keepPlace(in *dynamodb.PutItemInput, token string) {
 	b := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)).
-		Or(expression.Name(schema.AttrToken).Equal(expression.Value(attrS(token)))), nil)
+		Or(expression.Name(schema.AttrToken).Equal(expression.Value(AttrS(token)))), nil)
 	in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Condition, b.Names, b.Values
 }
 
@@ -313,7 +313,7 @@ func keepPlace(in *dynamodb.PutItemInput, token string) {
 func (c *Core) DeleteIfToken(ctx context.Context, key map[string]types.AttributeValue, token string) error {
 	cond := expression.AttributeNotExists(expression.Name(schema.AttrToken))
 	if token != "" {
-		cond = expression.Name(schema.AttrToken).Equal(expression.Value(attrS(token)))
+		cond = expression.Name(schema.AttrToken).Equal(expression.Value(AttrS(token)))
 	}
 	b := commit.Build(cond, nil)
 	_, err := c.API.DeleteItem(ctx, &dynamodb.DeleteItemInput{

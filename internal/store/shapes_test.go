@@ -62,11 +62,11 @@ func TestShapesRemembersTheMostRecentOfEachType(t *testing.T) {
 }
 
 func TestShapesLearnAStoredItemOnlyWhenItRecordsItsShape(t *testing.T) {
-	v := attrS("x")
+	v := AttrS("x")
 	item := func(shape string) map[string]types.AttributeValue {
-		it := map[string]types.AttributeValue{"a": v, "b": v, schema.AttrMeta: v, schema.AttrVersion: attrN(3)}
+		it := map[string]types.AttributeValue{"a": v, "b": v, schema.AttrMeta: v, schema.AttrVersion: AttrN(3)}
 		if shape != "" {
-			it[schema.AttrShape] = attrS(shape)
+			it[schema.AttrShape] = AttrS(shape)
 		}
 		return it
 	}

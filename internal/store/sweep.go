@@ -391,7 +391,7 @@ func (c *Core) DeleteAction(g Guard) (types.TransactWriteItem, bool) {
 	if g.Absent {
 		return types.TransactWriteItem{}, false
 	}
-	b := commit.Build(expression.Name(g.Attr).Equal(expression.Value(attrS(g.Token))), nil)
+	b := commit.Build(expression.Name(g.Attr).Equal(expression.Value(AttrS(g.Token))), nil)
 	return types.TransactWriteItem{Delete: &types.Delete{
 		TableName:                 aws.String(c.Names.Entities),
 		Key:                       actions.EntityKey(g.Key),

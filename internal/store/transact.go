@@ -93,7 +93,7 @@ func (c *Core) FinishPending(ctx context.Context, k Key) (bool, error) {
 	if err != nil || !s.Live() || s.Pending == "" || s.Indexes != c.Indexes.Set(k.Type) {
 		return false, err
 	}
-	if _, err := c.reindexEntity(ctx, item); err != nil {
+	if _, err := c.ReindexEntity(ctx, item); err != nil {
 		return false, errs.Wrap(err, "finishing the write of %s cut off", k)
 	}
 	return true, nil

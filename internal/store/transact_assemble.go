@@ -95,8 +95,8 @@ func handOver(a, b actions.Role, actA, actB types.TransactWriteItem) (types.Tran
 		release, claim, put = b.Claim, a.Claim, actA.Put
 	}
 	cond := actions.OwnedByOrFree(claim.Type, claim.ID).Or(
-		expression.Name(schema.AttrType).Equal(expression.Value(attrS(release.Type))).
-			And(expression.Name(schema.AttrID).Equal(expression.Value(attrS(release.ID)))))
+		expression.Name(schema.AttrType).Equal(expression.Value(AttrS(release.Type))).
+			And(expression.Name(schema.AttrID).Equal(expression.Value(AttrS(release.ID)))))
 	bc := commit.Build(cond, nil)
 	merged := *put
 	merged.ConditionExpression, merged.ExpressionAttributeNames, merged.ExpressionAttributeValues = bc.Condition, bc.Names, bc.Values

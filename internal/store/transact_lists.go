@@ -174,15 +174,15 @@ func (c *Core) txSequence(op *txOp, written map[Key]TxKind, joined *txOp) (*txPa
 		return nil, err
 	}
 	value := expression.Name(schema.AttrValue)
-	cond := value.Equal(expression.Value(attrN(op.From)))
+	cond := value.Equal(expression.Value(AttrN(op.From)))
 	if op.From == 0 {
 		cond = expression.AttributeNotExists(value)
 	}
-	u := expression.Set(value, expression.Value(attrN(op.From+1))).
-		Set(expression.Name(schema.AttrSequence), expression.Value(attrS(op.Predicate))).
-		Set(expression.Name(schema.AttrSubjectScope), expression.Value(attrS(op.Key.Scope))).
-		Set(expression.Name(schema.AttrSubjectType), expression.Value(attrS(op.Key.Type))).
-		Set(expression.Name(schema.AttrSubjectID), expression.Value(attrS(op.Key.ID)))
+	u := expression.Set(value, expression.Value(AttrN(op.From+1))).
+		Set(expression.Name(schema.AttrSequence), expression.Value(AttrS(op.Predicate))).
+		Set(expression.Name(schema.AttrSubjectScope), expression.Value(AttrS(op.Key.Scope))).
+		Set(expression.Name(schema.AttrSubjectType), expression.Value(AttrS(op.Key.Type))).
+		Set(expression.Name(schema.AttrSubjectID), expression.Value(AttrS(op.Key.ID)))
 	b := commit.Build(cond, &u)
 	key := SequenceKey(op.Key, op.Predicate)
 	p.t.Add(types.TransactWriteItem{Update: &types.Update{
@@ -214,7 +214,7 @@ func (c *Core) checkEntityAlso(t *actions.Transaction, k Key, role actions.Role,
 // SequenceKey is the primary key of the item of owner's sequence name.
 func SequenceKey(owner Key, name string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
-		schema.AttrSubjectKey:   attrS(owner.String()),
-		schema.AttrPredicateKey: attrS(schema.SequenceKey(name)),
+		schema.AttrSubjectKey:   AttrS(owner.String()),
+		schema.AttrPredicateKey: AttrS(schema.SequenceKey(name)),
 	}
 }

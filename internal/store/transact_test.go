@@ -31,8 +31,8 @@ func TestHandOverMergesAReleaseAndAClaimOfOneValue(t *testing.T) {
 		act, ok := handOver(pair.a, pair.b, pair.actA, pair.actB)
 		require.True(t, ok)
 		require.NotNil(t, act.Put, "the claim wins")
-		require.Equal(t, attrS("b"), act.Put.Item[schema.AttrID])
-		require.Equal(t, attrN(1234), act.Put.Item[schema.AttrExpires], "with its holder's expiry")
+		require.Equal(t, AttrS("b"), act.Put.Item[schema.AttrID])
+		require.Equal(t, AttrN(1234), act.Put.Item[schema.AttrExpires], "with its holder's expiry")
 		values := act.Put.ExpressionAttributeValues
 		require.Contains(t, values, findValue(t, values, "a"), "either owner may hold it")
 		require.Contains(t, values, findValue(t, values, "b"))
@@ -82,7 +82,7 @@ func TestTxRefusesWhatNoTransactionCanHoldBeforeAnyRequest(t *testing.T) {
 	entity := func(id string, bytes int) TxOp {
 		k := Key{Scope: "s", Type: "t", ID: id}
 		base := actions.EntityKey(k)
-		base["blob"] = attrS(strings.Repeat("x", bytes))
+		base["blob"] = AttrS(strings.Repeat("x", bytes))
 		return TxOp{Kind: TxCreate, Put: Put{Mode: PutCreate, Key: k, Base: base}}
 	}
 	list := func(kind TxKind, predicate string) TxOp {

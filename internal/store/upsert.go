@@ -58,14 +58,14 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 // upsertOver returns the UpdateItem of an upsert replacing an item of the write's
 // shape (ours) or of one of others, or nil when its expression would be too large.
 func (w *write) upsertOver(inline map[string]types.AttributeValue, ours string, others []shape) *dynamodb.UpdateItemInput {
-	now := attrS(schema.FormatTime(w.now))
+	now := AttrS(schema.FormatTime(w.now))
 	created := expression.Name(schema.AttrCreated)
 	version := expression.Name(schema.AttrVersion)
 	u := expression.Set(created, expression.IfNotExists(created, expression.Value(now))).
 		Set(expression.Name(schema.AttrUpdated), expression.Value(now)).
-		Set(version, expression.Plus(expression.IfNotExists(version, expression.Value(attrN(0))), expression.Value(attrN(1)))).
-		Set(expression.Name(schema.AttrToken), expression.Value(attrS(w.token))).
-		Set(expression.Name(schema.AttrShape), expression.Value(attrS(ours)))
+		Set(version, expression.Plus(expression.IfNotExists(version, expression.Value(AttrN(0))), expression.Value(AttrN(1)))).
+		Set(expression.Name(schema.AttrToken), expression.Value(AttrS(w.token))).
+		Set(expression.Name(schema.AttrShape), expression.Value(AttrS(ours)))
 	if w.indexed() { // inline indexes only: the record of no entry, as a put writes it
 		u = u.Set(expression.Name(schema.AttrIndexEntries), expression.Value(indexes.Record(nil)))
 	} else {
@@ -73,7 +73,7 @@ func (w *write) upsertOver(inline map[string]types.AttributeValue, ours string, 
 	}
 	u = UpdateInline(u, inline)
 	if w.mine != "" {
-		u = u.Set(expression.Name(schema.AttrIndexes), expression.Value(attrS(w.mine)))
+		u = u.Set(expression.Name(schema.AttrIndexes), expression.Value(AttrS(w.mine)))
 	}
 	var a aliases
 	key := actions.EntityKey(w.Key)
@@ -85,7 +85,7 @@ func (w *write) upsertOver(inline map[string]types.AttributeValue, ours string, 
 	var digests []expression.OperandBuilder
 	removed := map[string]bool{}
 	for _, sh := range others {
-		digests = append(digests, expression.Value(attrS(sh.digest)))
+		digests = append(digests, expression.Value(AttrS(sh.digest)))
 		for _, name := range sh.names {
 			if _, set := w.Base[name]; !set && !removed[name] {
 				removed[name] = true
@@ -93,14 +93,14 @@ func (w *write) upsertOver(inline map[string]types.AttributeValue, ours string, 
 			}
 		}
 	}
-	same := expression.Name(schema.AttrShape).In(expression.Value(attrS(ours)), digests...).
+	same := expression.Name(schema.AttrShape).In(expression.Value(AttrS(ours)), digests...).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrPending)),
 			expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
 			actions.NotExpired(w.now),
 			actions.CreatedInLayout(), // another layout is put anew after a read
 			indexSetIsOrNone(w.mine),
 			// Sent again after a lost response, it finds its own write and stops.
-			expression.Name(schema.AttrToken).NotEqual(expression.Value(attrS(w.token))))
+			expression.Name(schema.AttrToken).NotEqual(expression.Value(AttrS(w.token))))
 	cond := expression.AttributeNotExists(expression.Name(schema.AttrID)).Or(same)
 	if w.Mode == PutUpdate {
 		cond = expression.AttributeExists(expression.Name(schema.AttrID)).And(same)
@@ -123,7 +123,7 @@ func (w *write) inlineWithoutVersion() (attrs map[string]types.AttributeValue, o
 	}
 	emit := func(version int64, created time.Time) (map[string]types.AttributeValue, error) {
 		item := maps.Clone(w.Base)
-		item[schema.AttrVersion] = attrN(version)
+		item[schema.AttrVersion] = AttrN(version)
 		emitted, err := w.c.Indexes.Emit(item, created, w.now)
 		if err != nil {
 			return nil, err

@@ -58,9 +58,9 @@ func (s *itemStub) GetItem(_ context.Context, in *dynamodb.GetItemInput, _ ...fu
 
 func TestPutItemResolvesALostResponse(t *testing.T) {
 	const token = "tok"
-	mine := storedItem(map[string]any{schema.AttrVersion: attrN(4), schema.AttrToken: token})
-	other := storedItem(map[string]any{schema.AttrVersion: attrN(4), schema.AttrToken: "other"})
-	before := storedItem(map[string]any{schema.AttrVersion: attrN(3), schema.AttrToken: "older"})
+	mine := storedItem(map[string]any{schema.AttrVersion: AttrN(4), schema.AttrToken: token})
+	other := storedItem(map[string]any{schema.AttrVersion: AttrN(4), schema.AttrToken: "other"})
+	before := storedItem(map[string]any{schema.AttrVersion: AttrN(3), schema.AttrToken: "older"})
 	reads := func(items ...map[string]types.AttributeValue) func(int) (map[string]types.AttributeValue, error) {
 		return func(call int) (map[string]types.AttributeValue, error) { return items[min(call, len(items))-1], nil }
 	}

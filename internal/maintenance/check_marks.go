@@ -1,4 +1,4 @@
-package store
+package maintenance
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // marksScan returns a consistent scan of one of segments of the entities table that
@@ -21,12 +22,12 @@ import (
 // entities expired by now, or whose expiry is a string, which DynamoDB cannot
 // compare with the clock (checkMarks reads it). It returns them whole, as repairs
 // need them: a scan is billed for whole items anyway.
-func (c *Core) marksScan(segment, segments int, now time.Time) *dynamodb.ScanInput {
+func (m *Maintainer) marksScan(segment, segments int, now time.Time) *dynamodb.ScanInput {
 	in := &dynamodb.ScanInput{
-		TableName:                 aws.String(c.Names.Entities),
+		TableName:                 aws.String(m.core.Names.Entities),
 		FilterExpression:          aws.String("attribute_exists(#d) OR attribute_exists(#p) OR #e <= :now OR attribute_type(#e, :s)"),
 		ExpressionAttributeNames:  map[string]string{"#d": schema.AttrDeleting, "#p": schema.AttrPending, "#e": schema.AttrExpires},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":now": attrN(now.Unix()), ":s": attrS(string(types.ScalarAttributeTypeS))},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":now": store.AttrN(now.Unix()), ":s": store.AttrS(string(types.ScalarAttributeTypeS))},
 		ConsistentRead:            aws.Bool(true),
 	}
 	if segments > 1 {
@@ -38,15 +39,15 @@ func (c *Core) marksScan(segment, segments int, now time.Time) *dynamodb.ScanInp
 // checkMarks reports the marks of a page of marked entities that are traces: every
 // tombstone, and pending marks whose writer's lease has expired (the others belong
 // to writers at work; see PendingLeft). With Repair it finishes them.
-func (c *Core) checkMarks(ctx context.Context, run *checkRun, items []map[string]types.AttributeValue) error {
+func (m *Maintainer) checkMarks(ctx context.Context, run *checkRun, items []map[string]types.AttributeValue) error {
 	var traces []Trace
 	var marked []entitystate.State
 	for _, item := range items {
-		k, err := EntityKeyOf(item)
+		k, err := store.EntityKeyOf(item)
 		if err != nil {
 			continue // not an entity: the store's own items carry no marks
 		}
-		s, err := c.ReadStored(k, item)
+		s, err := m.core.ReadStored(k, item)
 		if err != nil {
 			return err
 		}
@@ -57,11 +58,11 @@ func (c *Core) checkMarks(ctx context.Context, run *checkRun, items []map[string
 		case s.Expired:
 			traces = append(traces, Trace{Kind: TraceExpired, Key: k,
 				Detail: fmt.Sprintf("expired at %s (version %d) and not yet deleted; what refers to it is left until it is",
-					ExpiryTime(s.Expires).Format(time.RFC3339), s.Version)})
-		case c.PendingLeft(s):
+					store.ExpiryTime(s.Expires).Format(time.RFC3339), s.Version)})
+		case m.core.PendingLeft(s):
 			traces = append(traces, Trace{Kind: TraceWrite, Key: k,
 				Detail: fmt.Sprintf("written at %s (version %d) by a writer that did not finish its index entries",
-					schema.FormatTime(PendingSince(item)), s.Version)})
+					schema.FormatTime(store.PendingSince(item)), s.Version)})
 		default:
 			continue
 		}
@@ -73,18 +74,10 @@ func (c *Core) checkMarks(ctx context.Context, run *checkRun, items []map[string
 	var counts CheckProgress
 	var err error
 	if run.opts.Repair {
-		counts.Finished, err = c.finishMarks(ctx, traces, marked)
+		counts.Finished, err = m.finishMarks(ctx, traces, marked)
 	}
 	run.report(nil, traces, nil, 0, counts)
 	return err
-}
-
-// later returns the later of a and b.
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 // finishMarks finishes the writes cut off that traces name, with the entities as
@@ -93,19 +86,19 @@ func later(a, b time.Time) time.Time {
 // when this client registers the indexes the entity was written with (otherwise it
 // is left for a client that does). Both are conditional on the entity as scanned:
 // one another writer changed meanwhile is read again, or its mark is gone.
-func (c *Core) finishMarks(ctx context.Context, traces []Trace, marked []entitystate.State) (int, error) {
+func (m *Maintainer) finishMarks(ctx context.Context, traces []Trace, marked []entitystate.State) (int, error) {
 	var mu sync.Mutex
 	finished := 0
-	err := batching.Parallel(ctx, len(traces), c.MaxConcurrency, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(traces), m.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		k, s := traces[i].Key, marked[i]
 		var err error
 		switch {
 		case s.Ending():
-			err = c.CompleteDelete(ctx, k, s)
-		case s.Indexes != c.Indexes.Set(k.Type):
+			err = m.core.CompleteDelete(ctx, k, s)
+		case s.Indexes != m.core.Indexes.Set(k.Type):
 			return nil
 		default:
-			_, err = c.reindexEntity(ctx, s.Item)
+			_, err = m.core.ReindexEntity(ctx, s.Item)
 		}
 		if err != nil {
 			return errs.Wrap(err, "finish the %s of %s", traces[i].Kind, k)

@@ -1,4 +1,4 @@
-package store
+package maintenance
 
 import (
 	"context"
@@ -14,13 +14,14 @@ import (
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // repair is a transaction deleting orphans, each only while the entity it misses is
 // still missing: a condition check per missing entity, a delete per orphan.
 type repair struct {
 	orphans []Orphan
-	missing []Key // distinct, in order of first appearance
+	missing []store.Key // distinct, in order of first appearance
 }
 
 // actions returns the actions of the transaction: the condition checks of missing,
@@ -46,7 +47,7 @@ func (r repair) actions(names schema.Names) []types.TransactWriteItem {
 }
 
 // without returns r without the orphans missing an entity in alive.
-func (r repair) without(alive map[Key]bool) repair {
+func (r repair) without(alive map[store.Key]bool) repair {
 	var out repair
 	for _, k := range r.missing {
 		if !alive[k] {
@@ -66,7 +67,7 @@ func (r repair) without(alive map[Key]bool) repair {
 func planRepairs(orphans []Orphan) []repair {
 	var plans []repair
 	var cur repair
-	seen := map[Key]bool{}
+	seen := map[store.Key]bool{}
 	for _, o := range orphans {
 		need := 1
 		if !seen[o.Missing] {
@@ -74,7 +75,7 @@ func planRepairs(orphans []Orphan) []repair {
 		}
 		if len(cur.orphans)+len(cur.missing)+need > actions.MaxItems {
 			plans = append(plans, cur)
-			cur, seen = repair{}, map[Key]bool{}
+			cur, seen = repair{}, map[store.Key]bool{}
 		}
 		if !seen[o.Missing] {
 			seen[o.Missing] = true
@@ -96,13 +97,13 @@ func planRepairs(orphans []Orphan) []repair {
 // missing are deleted in transactions that check it still is; claims their owner no
 // longer holds are released unless it took the value back; malformed entries, which
 // name no entity, are deleted as they are.
-func (c *Core) repairOrphans(ctx context.Context, run *checkRun, orphans []Orphan) (deleted, kept int, err error) {
+func (m *Maintainer) repairOrphans(ctx context.Context, run *checkRun, orphans []Orphan) (deleted, kept int, err error) {
 	var malformed, unheld, claims []Orphan
-	byEntity := map[Key]int{}
+	byEntity := map[store.Key]int{}
 	var missing []Orphan // one per missing entity
 	for _, o := range orphans {
 		switch {
-		case o.Missing == (Key{}):
+		case o.Missing == (store.Key{}):
 			malformed = append(malformed, o)
 		case o.Role == RoleClaimed:
 			unheld = append(unheld, o)
@@ -120,20 +121,20 @@ func (c *Core) repairOrphans(ctx context.Context, run *checkRun, orphans []Orpha
 		return 0, 0, err
 	}
 	deleted = len(malformed)
-	released, err := c.releaseUnheld(ctx, batch, unheld)
+	released, err := m.releaseUnheld(ctx, batch, unheld)
 	deleted, kept = deleted+released, len(unheld)-released
 	if err != nil {
 		return deleted, kept, err
 	}
-	unindexed, err := c.indexOrphans(ctx, orphans)
+	unindexed, err := m.indexOrphans(ctx, orphans)
 	if err != nil {
 		return deleted, kept, err
 	}
 	var mu sync.Mutex
-	swept := map[Key]bool{}
-	err = batching.Parallel(ctx, len(missing), c.MaxConcurrency, func(ctx context.Context, i int) error {
+	swept := map[store.Key]bool{}
+	err = batching.Parallel(ctx, len(missing), m.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		k := missing[i].Missing
-		gone, err := c.sweepMissing(ctx, k, missing[i].stored)
+		gone, err := m.sweepMissing(ctx, k, missing[i].stored)
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
@@ -158,12 +159,12 @@ func (c *Core) repairOrphans(ctx context.Context, run *checkRun, orphans []Orpha
 			counted = append(counted, o.Entry)
 		}
 	}
-	left, err := c.stillThere(ctx, batch, counted)
+	left, err := m.stillThere(ctx, batch, counted)
 	deleted -= left
 	if err != nil {
 		return deleted, kept, err
 	}
-	d, k, err := c.repairClaims(ctx, batch, claims)
+	d, k, err := m.repairClaims(ctx, batch, claims)
 	return deleted + d, kept + k, err
 }
 
@@ -171,7 +172,7 @@ func (c *Core) repairOrphans(ctx context.Context, run *checkRun, orphans []Orpha
 // so that the sweep of its missing object finds it, and returns those orphans. It
 // goes before the sweeps; the reverse index is eventually consistent, so
 // stillThere counts those a sweep missed all the same.
-func (c *Core) indexOrphans(ctx context.Context, orphans []Orphan) ([]Orphan, error) {
+func (m *Maintainer) indexOrphans(ctx context.Context, orphans []Orphan) ([]Orphan, error) {
 	var entries []unindexedEntry
 	var unindexed []Orphan
 	for _, o := range orphans {
@@ -180,13 +181,13 @@ func (c *Core) indexOrphans(ctx context.Context, orphans []Orphan) ([]Orphan, er
 			unindexed = append(unindexed, o)
 		}
 	}
-	_, err := c.repairUnindexed(ctx, entries)
+	_, err := m.repairUnindexed(ctx, entries)
 	return unindexed, err
 }
 
 // stillThere reads keys consistently and returns how many are still there: orphans
 // a sweep missed, left for the next check, which finds them indexed.
-func (c *Core) stillThere(ctx context.Context, batch *batching.Engine, keys []batching.ItemKey) (int, error) {
+func (m *Maintainer) stillThere(ctx context.Context, batch *batching.Engine, keys []batching.ItemKey) (int, error) {
 	ops := make([]batching.GetOp, len(keys))
 	for i, k := range keys {
 		ops[i] = batching.NewGetOp(k.Table, k.Key)
@@ -199,24 +200,24 @@ func (c *Core) stillThere(ctx context.Context, batch *batching.Engine, keys []ba
 // (missing, or being deleted), and reports whether it is gone: false when it exists
 // by now. Both sweeps are conditional on what Check read: the Delete's tombstone,
 // or the entity's absence.
-func (c *Core) sweepMissing(ctx context.Context, k Key, item map[string]types.AttributeValue) (bool, error) {
-	s, err := c.ReadStored(k, item)
+func (m *Maintainer) sweepMissing(ctx context.Context, k store.Key, item map[string]types.AttributeValue) (bool, error) {
+	s, err := m.core.ReadStored(k, item)
 	switch {
 	case err != nil:
 		return false, err
 	case s.Ending():
-		return true, c.CompleteDelete(ctx, k, s)
+		return true, m.core.CompleteDelete(ctx, k, s)
 	}
-	return c.SweepMissing(ctx, k)
+	return m.core.SweepMissing(ctx, k)
 }
 
 // repairClaims deletes claims whose owner is missing, each only while it still is.
-func (c *Core) repairClaims(ctx context.Context, batch *batching.Engine, orphans []Orphan) (deleted, kept int, err error) {
+func (m *Maintainer) repairClaims(ctx context.Context, batch *batching.Engine, orphans []Orphan) (deleted, kept int, err error) {
 	plans := planRepairs(orphans)
 	var mu sync.Mutex
 	var failed batching.Failures
-	batching.InParallel(ctx, len(plans), c.MaxConcurrency, false, func(ctx context.Context, i int) error {
-		left, err := c.runRepair(ctx, batch, plans[i])
+	batching.InParallel(ctx, len(plans), m.core.MaxConcurrency, false, func(ctx context.Context, i int) error {
+		left, err := m.runRepair(ctx, batch, plans[i])
 		mu.Lock()
 		defer mu.Unlock()
 		kept += len(plans[i].orphans) - len(left.orphans)
@@ -234,9 +235,9 @@ func (c *Core) repairClaims(ctx context.Context, batch *batching.Engine, orphans
 // it succeeds, dropping the orphans whose entity a cancellation shows to exist, and
 // returns what it sent last: the orphans it deleted, or on failure those it could not
 // delete. Cancellations for conflicts or throttling are retried with backoff.
-func (c *Core) runRepair(ctx context.Context, batch *batching.Engine, r repair) (repair, error) {
+func (m *Maintainer) runRepair(ctx context.Context, batch *batching.Engine, r repair) (repair, error) {
 	_, err := batching.UntilDone(ctx, batch, r.orphans, func(ctx context.Context, _ []Orphan) ([]Orphan, error) {
-		_, err := c.API.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: r.actions(c.Names)})
+		_, err := m.core.API.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: r.actions(m.core.Names)})
 		canceled, ok := batching.Cancelled(err)
 		if err == nil || !ok {
 			return nil, err
@@ -255,8 +256,8 @@ func (c *Core) runRepair(ctx context.Context, batch *batching.Engine, r repair) 
 
 // alive returns the missing entities of a cancelled repair whose condition check
 // failed: they exist by now.
-func (r repair) alive(c batching.Cancellation) map[Key]bool {
-	alive := map[Key]bool{}
+func (r repair) alive(c batching.Cancellation) map[store.Key]bool {
+	alive := map[store.Key]bool{}
 	for _, i := range c.Failed {
 		if i < len(r.missing) {
 			alive[r.missing[i]] = true
@@ -286,10 +287,10 @@ func orphanDeletes(orphans []Orphan) []batching.WriteOp {
 // record the value, and that the claim is still the entity's: an entity that took
 // the value back meanwhile keeps its claim. It returns
 // how many it deleted.
-func (c *Core) releaseUnheld(ctx context.Context, batch *batching.Engine, orphans []Orphan) (int, error) {
+func (m *Maintainer) releaseUnheld(ctx context.Context, batch *batching.Engine, orphans []Orphan) (int, error) {
 	var mu sync.Mutex
 	released := 0
-	err := batching.Parallel(ctx, len(orphans), c.MaxConcurrency, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(orphans), m.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		release, err := batch.Acquire(ctx)
 		if err != nil {
 			return err
@@ -302,18 +303,18 @@ func (c *Core) releaseUnheld(ctx context.Context, batch *batching.Engine, orphan
 		record := expression.NameNoDotSplit(schema.AttrIndexEntries).AppendName(expression.NameNoDotSplit(cl.IndexName))
 		unrecorded := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrID)).
 			Or(expression.Not(expression.Contains(record, cl.Value.Encoding()))), nil)
-		owner := Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}
-		a := c.Transact(ctx, []types.TransactWriteItem{
+		owner := store.Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}
+		a := m.core.Transact(ctx, []types.TransactWriteItem{
 			{ConditionCheck: &types.ConditionCheck{
-				TableName: aws.String(c.Names.IndexEntries), Key: cl.Entry().PrimaryKey(),
+				TableName: aws.String(m.core.Names.IndexEntries), Key: cl.Entry().PrimaryKey(),
 				ConditionExpression: missing.Condition, ExpressionAttributeNames: missing.Names,
 			}},
 			{ConditionCheck: &types.ConditionCheck{
-				TableName: aws.String(c.Names.Entities), Key: actions.EntityKey(owner),
+				TableName: aws.String(m.core.Names.Entities), Key: actions.EntityKey(owner),
 				ConditionExpression: unrecorded.Condition, ExpressionAttributeNames: unrecorded.Names,
 				ExpressionAttributeValues: unrecorded.Values,
 			}},
-			actions.Release(c.Names.IndexEntries, cl),
+			actions.Release(m.core.Names.IndexEntries, cl),
 		}, commit.NewToken())
 
 		switch {

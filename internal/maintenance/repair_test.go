@@ -1,4 +1,4 @@
-package store
+package maintenance
 
 import (
 	"context"
@@ -15,13 +15,14 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 func orphanOf(entry int, missing string) Orphan {
 	return Orphan{
 		Entry:   batching.ItemKey{Table: "t", Key: testKey(entry)},
 		Role:    "object",
-		Missing: Key{Scope: "s", Type: "t", ID: missing},
+		Missing: store.Key{Scope: "s", Type: "t", ID: missing},
 	}
 }
 
@@ -91,7 +92,7 @@ func TestCancellationCauses(t *testing.T) {
 			require.Equal(t, tt.retryable, retryable)
 			require.Len(t, alive, len(tt.alive))
 			for _, id := range tt.alive {
-				require.True(t, alive[Key{Scope: "s", Type: "t", ID: id}])
+				require.True(t, alive[store.Key{Scope: "s", Type: "t", ID: id}])
 			}
 			left := r.without(alive)
 			require.Len(t, left.orphans, tt.left)
@@ -156,8 +157,8 @@ func TestRepairClaims(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			stub := &transactStub{reply: tt.reply}
-			c := testCore(t, stub, 1, 3)
-			deleted, kept, err := c.repairClaims(context.Background(), c.Batch.Shared(), three)
+			c := testMaintainer(t, stub, 1, 3)
+			deleted, kept, err := c.repairClaims(context.Background(), c.core.Batch.Shared(), three)
 			require.Equal(t, tt.deleted, deleted)
 			require.Equal(t, tt.kept, kept)
 			var sizes []int

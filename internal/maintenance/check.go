@@ -1,4 +1,4 @@
-package store
+package maintenance
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Check and Repair report what they find as Orphans and Traces, which package ryno
@@ -25,7 +26,7 @@ import (
 type Orphan struct {
 	Entry   batching.ItemKey // the entry's table and primary key
 	Role    string           // "subject", "object", "entity", or RoleClaimed
-	Missing Key              // the missing entity, or the claim's owner; zero when the entry names none
+	Missing store.Key        // the missing entity, or the claim's owner; zero when the entry names none
 
 	claim  indexentries.Claim              // the claim, for role "claim"
 	item   bool                            // the entry is a claim item of the index entries table
@@ -38,10 +39,10 @@ type Orphan struct {
 
 // Trace is what a write cut off left behind.
 type Trace struct {
-	Kind      string // one of the Trace kinds below
-	Key       Key    // the entity; for a list, its subject
-	Predicate string // for TraceList, the list's predicate
-	Detail    string // what was found
+	Kind      string    // one of the Trace kinds below
+	Key       store.Key // the entity; for a list, its subject
+	Predicate string    // for TraceList, the list's predicate
+	Detail    string    // what was found
 }
 
 // The kinds of traces, as package ryno names them.
@@ -76,34 +77,34 @@ type CheckProgress struct {
 
 // Check scans the store for what a write cut off left, and for orphans, and with
 // Repair finishes and deletes them (see ryno.Client.Check).
-func (c *Core) Check(ctx context.Context, opts CheckOptions) (CheckProgress, error) {
+func (m *Maintainer) Check(ctx context.Context, opts CheckOptions) (CheckProgress, error) {
 	segments := opts.Segments
 	if segments == 0 {
 		segments = 1
 	}
-	run := &checkRun{opts: opts, batch: c.Batch.Shared()}
-	start := c.Now() // one instant for every segment's scan of expired entities
+	run := &checkRun{opts: opts, batch: m.core.Batch.Shared()}
+	start := m.core.Now() // one instant for every segment's scan of expired entities
 	scans := []struct {
 		table string
 		scan  func(segment int) *dynamodb.ScanInput
 		page  func(ctx context.Context, items []map[string]types.AttributeValue) error
 	}{
-		{c.Names.Entities, func(i int) *dynamodb.ScanInput { return c.marksScan(i, segments, start) },
+		{m.core.Names.Entities, func(i int) *dynamodb.ScanInput { return m.marksScan(i, segments, start) },
 			func(ctx context.Context, items []map[string]types.AttributeValue) error {
-				return c.checkMarks(ctx, run, items)
+				return m.checkMarks(ctx, run, items)
 			}},
-		{c.Names.Relationships, func(i int) *dynamodb.ScanInput { return c.relationshipsTable().scan(i, segments) },
+		{m.core.Names.Relationships, func(i int) *dynamodb.ScanInput { return m.relationshipsTable().scan(i, segments) },
 			func(ctx context.Context, items []map[string]types.AttributeValue) error {
-				return c.checkPage(ctx, run, c.relationshipsTable(), items)
+				return m.checkPage(ctx, run, m.relationshipsTable(), items)
 			}},
-		{c.Names.IndexEntries, func(i int) *dynamodb.ScanInput { return c.indexTable().scan(i, segments) },
+		{m.core.Names.IndexEntries, func(i int) *dynamodb.ScanInput { return m.indexTable().scan(i, segments) },
 			func(ctx context.Context, items []map[string]types.AttributeValue) error {
-				return c.checkPage(ctx, run, c.indexTable(), items)
+				return m.checkPage(ctx, run, m.indexTable(), items)
 			}},
 	}
 	for _, s := range scans {
 		err := batching.Parallel(ctx, segments, segments, func(ctx context.Context, segment int) error {
-			return c.scanPages(ctx, s.scan(segment), func(items []map[string]types.AttributeValue) error {
+			return m.core.ScanPages(ctx, s.scan(segment), func(items []map[string]types.AttributeValue) error {
 				return s.page(ctx, items)
 			})
 		})
@@ -152,18 +153,18 @@ func (run *checkRun) report(orphans []Orphan, traces []Trace, scanned *int, n in
 
 // checkPage finds the orphans and traces among the items of one page of the
 // relationship or index entries table, repairs them when asked, and reports.
-func (c *Core) checkPage(ctx context.Context, run *checkRun, t checkedTable, items []map[string]types.AttributeValue) error {
-	orphans, err := c.findOrphans(ctx, run.batch, t, items)
+func (m *Maintainer) checkPage(ctx context.Context, run *checkRun, t checkedTable, items []map[string]types.AttributeValue) error {
+	orphans, err := m.findOrphans(ctx, run.batch, t, items)
 	if err != nil {
 		return err
 	}
 	var lists []listCheck
 	var unindexed []unindexedEntry
-	if t.table == c.Names.Relationships {
-		if lists, err = c.findListTraces(ctx, run.batch, items, orphans); err != nil {
+	if t.table == m.core.Names.Relationships {
+		if lists, err = m.findListTraces(ctx, run.batch, items, orphans); err != nil {
 			return err
 		}
-		unindexed = c.findUnindexed(items, orphans)
+		unindexed = m.findUnindexed(items, orphans)
 	}
 	traces := make([]Trace, 0, len(lists)+len(unindexed))
 	for _, l := range lists {
@@ -174,16 +175,16 @@ func (c *Core) checkPage(ctx context.Context, run *checkRun, t checkedTable, ite
 	}
 	var counts CheckProgress
 	if run.opts.Repair {
-		counts, err = c.repairPage(ctx, run, orphans, lists)
+		counts, err = m.repairPage(ctx, run, orphans, lists)
 		if err == nil {
 			var n int
-			n, err = c.repairUnindexed(ctx, unindexed)
+			n, err = m.repairUnindexed(ctx, unindexed)
 			counts.Finished += n
 		}
 	}
 	entries := 0
 	for _, item := range items {
-		if !Bookkeeping(item) {
+		if !store.Bookkeeping(item) {
 			entries++
 		}
 	}
@@ -192,17 +193,17 @@ func (c *Core) checkPage(ctx context.Context, run *checkRun, t checkedTable, ite
 }
 
 // repairPage deletes the orphans of a page, then finishes its list traces.
-func (c *Core) repairPage(ctx context.Context, run *checkRun, orphans []Orphan, lists []listCheck) (CheckProgress, error) {
+func (m *Maintainer) repairPage(ctx context.Context, run *checkRun, orphans []Orphan, lists []listCheck) (CheckProgress, error) {
 	var counts CheckProgress
 	var err error
-	counts.Repaired, counts.Kept, err = c.repairOrphans(ctx, run, orphans)
+	counts.Repaired, counts.Kept, err = m.repairOrphans(ctx, run, orphans)
 	if err != nil {
 		return counts, err
 	}
 	var mu sync.Mutex
-	err = batching.Parallel(ctx, len(lists), c.MaxConcurrency, func(ctx context.Context, i int) error {
+	err = batching.Parallel(ctx, len(lists), m.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		l := lists[i]
-		_, err := c.WriteListLeased(ctx, nil, l.head)
+		_, err := m.core.WriteListLeased(ctx, nil, l.head)
 		switch {
 		case errors.Is(err, errs.ErrConflict):
 			// A writer holds the list or keeps changing it: taking an expired lease
@@ -225,54 +226,37 @@ type checkedTable struct {
 	table   string
 	key     []string                  // the primary key attributes
 	extra   []string                  // other attributes Check reads
-	refs    []entityRef               // the entities an item refers to
+	refs    []store.EntityRef         // the entities an item refers to
 	scanned func(*CheckProgress) *int // the count of its items scanned
 }
 
-// entityRef names the raw attributes holding one entity key of an entry.
-type entityRef struct {
-	role           string
-	scope, typ, id string
-}
-
-func (r entityRef) key(item map[string]types.AttributeValue) Key {
-	s := func(name string) string {
-		v, _ := item[name].(*types.AttributeValueMemberS)
-		if v == nil {
-			return ""
-		}
-		return v.Value
-	}
-	return Key{Scope: s(r.scope), Type: s(r.typ), ID: s(r.id)}
-}
-
-func (c *Core) relationshipsTable() checkedTable {
+func (m *Maintainer) relationshipsTable() checkedTable {
 	return checkedTable{
-		table: c.Names.Relationships,
+		table: m.core.Names.Relationships,
 		key:   schema.RelationshipKeyAttrs(),
 		extra: []string{schema.AttrPredicate, schema.AttrPredicateObjectKey, schema.AttrObjectKey, schema.AttrIndex, schema.AttrReverseKey},
-		refs: []entityRef{
-			{"subject", schema.AttrSubjectScope, schema.AttrSubjectType, schema.AttrSubjectID},
-			{"object", schema.AttrObjectScope, schema.AttrObjectType, schema.AttrObjectID},
+		refs: []store.EntityRef{
+			{Role: "subject", Scope: schema.AttrSubjectScope, Type: schema.AttrSubjectType, ID: schema.AttrSubjectID},
+			{Role: "object", Scope: schema.AttrObjectScope, Type: schema.AttrObjectType, ID: schema.AttrObjectID},
 		},
 		scanned: func(p *CheckProgress) *int { return &p.Relationships },
 	}
 }
 
-func (c *Core) indexTable() checkedTable {
+func (m *Maintainer) indexTable() checkedTable {
 	return checkedTable{
-		table:   c.Names.IndexEntries,
+		table:   m.core.Names.IndexEntries,
 		key:     schema.IndexEntryKeyAttrs(),
 		extra:   []string{schema.AttrIndexName, schema.AttrIndexKey},
-		refs:    []entityRef{{"entity", schema.AttrScope, schema.AttrType, schema.AttrID}},
+		refs:    []store.EntityRef{{Role: "entity", Scope: schema.AttrScope, Type: schema.AttrType, ID: schema.AttrID}},
 		scanned: func(p *CheckProgress) *int { return &p.IndexEntries },
 	}
 }
 
 // refsOf returns the references of item to check: a list's bookkeeping refers to
 // its subject only (a marker names its object, which need not exist).
-func (t checkedTable) refsOf(item map[string]types.AttributeValue) []entityRef {
-	if Bookkeeping(item) {
+func (t checkedTable) refsOf(item map[string]types.AttributeValue) []store.EntityRef {
+	if store.Bookkeeping(item) {
 		return t.refs[:1]
 	}
 	return t.refs
@@ -283,7 +267,7 @@ func (t checkedTable) refsOf(item map[string]types.AttributeValue) []entityRef {
 func (t checkedTable) scan(segment, segments int) *dynamodb.ScanInput {
 	names := append(slices.Clone(t.key), t.extra...)
 	for _, r := range t.refs {
-		names = append(names, r.scope, r.typ, r.id)
+		names = append(names, r.Scope, r.Type, r.ID)
 	}
 	expr, attrs := batching.Projection(names)
 	in := &dynamodb.ScanInput{
@@ -308,12 +292,12 @@ var existenceAttrs = []string{schema.AttrID, schema.AttrScopeTypeKey, schema.Att
 
 // findOrphans returns the items that refer to an entity that does not exist (or is
 // being deleted), and the claims whose entity holds the value no more.
-func (c *Core) findOrphans(ctx context.Context, batch *batching.Engine, t checkedTable, items []map[string]types.AttributeValue) ([]Orphan, error) {
+func (m *Maintainer) findOrphans(ctx context.Context, batch *batching.Engine, t checkedTable, items []map[string]types.AttributeValue) ([]Orphan, error) {
 	var ops []batching.GetOp
 	for _, item := range items {
 		for _, r := range t.refsOf(item) {
-			if k := r.key(item); schema.ValidateEntityKey(k.Scope, k.Type, k.ID) == nil {
-				ops = append(ops, batching.NewGetOp(c.Names.Entities, actions.EntityKey(k)))
+			if k := r.Key(item); schema.ValidateEntityKey(k.Scope, k.Type, k.ID) == nil {
+				ops = append(ops, batching.NewGetOp(m.core.Names.Entities, actions.EntityKey(k)))
 			}
 		}
 	}
@@ -328,15 +312,15 @@ func (c *Core) findOrphans(ctx context.Context, batch *batching.Engine, t checke
 		claim := indexentries.IsClaim(item)
 		orphan := false
 		for _, r := range t.refsOf(item) {
-			k := r.key(item)
+			k := r.Key(item)
 			if schema.ValidateEntityKey(k.Scope, k.Type, k.ID) != nil {
-				orphans = append(orphans, Orphan{Entry: entry, Role: r.role, item: claim})
+				orphans = append(orphans, Orphan{Entry: entry, Role: r.Role, item: claim})
 				orphan = true
 				break
 			}
-			if e, ok := existing[batching.ItemID(c.Names.Entities, actions.EntityKey(k))]; !ok || Deleted(e) {
-				o := Orphan{Entry: entry, Role: r.role, Missing: k, item: claim, stored: e}
-				if u, ok := relationships.Unindexed(item); ok && t.table == c.Names.Relationships {
+			if e, ok := existing[batching.ItemID(m.core.Names.Entities, actions.EntityKey(k))]; !ok || store.Deleted(e) {
+				o := Orphan{Entry: entry, Role: r.Role, Missing: k, item: claim, stored: e}
+				if u, ok := relationships.Unindexed(item); ok && t.table == m.core.Names.Relationships {
 					o.unindexed = &u
 				}
 				orphans = append(orphans, o)
@@ -348,20 +332,20 @@ func (c *Core) findOrphans(ctx context.Context, batch *batching.Engine, t checke
 			claims = append(claims, cl)
 		}
 	}
-	unheld, err := c.unheldClaims(ctx, batch, claims, existing)
+	unheld, err := m.unheldClaims(ctx, batch, claims, existing)
 	return append(orphans, unheld...), err
 }
 
 // unheldClaims returns the claims whose entity holds no entry of their value and
 // does not record it (a write cut off records what it claimed before writing the
 // entries: that is its trace, not an orphan).
-func (c *Core) unheldClaims(ctx context.Context, batch *batching.Engine, claims []indexentries.Claim, owners map[string]map[string]types.AttributeValue) ([]Orphan, error) {
+func (m *Maintainer) unheldClaims(ctx context.Context, batch *batching.Engine, claims []indexentries.Claim, owners map[string]map[string]types.AttributeValue) ([]Orphan, error) {
 	if len(claims) == 0 {
 		return nil, nil
 	}
 	ops := make([]batching.GetOp, len(claims))
 	for i, cl := range claims {
-		ops[i] = batching.NewGetOp(c.Names.IndexEntries, cl.Entry().PrimaryKey())
+		ops[i] = batching.NewGetOp(m.core.Names.IndexEntries, cl.Entry().PrimaryKey())
 	}
 	held, err := batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: schema.IndexEntryKeyAttrs()})
 	if err != nil {
@@ -369,12 +353,12 @@ func (c *Core) unheldClaims(ctx context.Context, batch *batching.Engine, claims 
 	}
 	var orphans []Orphan
 	for i, cl := range claims {
-		owner := Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}
-		recorded := slices.ContainsFunc(RecordEntries(owner, owners[batching.ItemID(c.Names.Entities, actions.EntityKey(owner))]),
+		owner := store.Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}
+		recorded := slices.ContainsFunc(store.RecordEntries(owner, owners[batching.ItemID(m.core.Names.Entities, actions.EntityKey(owner))]),
 			func(e indexentries.Entry) bool { return indexentries.ClaimOf(e) == cl })
 		if _, ok := held[ops[i].ID]; !ok && !recorded {
 			orphans = append(orphans, Orphan{
-				Entry: batching.ItemKey{Table: c.Names.IndexEntries, Key: cl.PrimaryKey()},
+				Entry: batching.ItemKey{Table: m.core.Names.IndexEntries, Key: cl.PrimaryKey()},
 				Role:  RoleClaimed, Missing: owner, claim: cl, item: true,
 			})
 		}

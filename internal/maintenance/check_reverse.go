@@ -1,4 +1,4 @@
-package store
+package maintenance
 
 import (
 	"context"
@@ -26,7 +26,7 @@ type unindexedEntry struct {
 
 // findUnindexed returns the entries of a page of the relationship entries table whose
 // _reverse_key is missing or wrong. An orphan is left to its repair.
-func (c *Core) findUnindexed(items []map[string]types.AttributeValue, orphans []Orphan) []unindexedEntry {
+func (m *Maintainer) findUnindexed(items []map[string]types.AttributeValue, orphans []Orphan) []unindexedEntry {
 	orphaned := map[string]bool{}
 	for _, o := range orphans {
 		orphaned[o.Entry.String()] = true
@@ -34,7 +34,7 @@ func (c *Core) findUnindexed(items []map[string]types.AttributeValue, orphans []
 	var found []unindexedEntry
 	for _, item := range items {
 		e, ok := relationships.Unindexed(item)
-		if !ok || orphaned[batching.ItemKey{Table: c.Names.Relationships, Key: e.PrimaryKey()}.String()] {
+		if !ok || orphaned[batching.ItemKey{Table: m.core.Names.Relationships, Key: e.PrimaryKey()}.String()] {
 			continue
 		}
 		found = append(found, unindexedEntry{entry: e, trace: Trace{Kind: TraceUnindexed, Key: e.Subject, Predicate: e.Predicate,
@@ -45,12 +45,12 @@ func (c *Core) findUnindexed(items []map[string]types.AttributeValue, orphans []
 
 // repairUnindexed writes the _reverse_key of each entry, if the entry still exists,
 // and returns how many it wrote.
-func (c *Core) repairUnindexed(ctx context.Context, entries []unindexedEntry) (int, error) {
+func (m *Maintainer) repairUnindexed(ctx context.Context, entries []unindexedEntry) (int, error) {
 	var mu sync.Mutex
 	done := 0
-	err := batching.Parallel(ctx, len(entries), c.MaxConcurrency, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(entries), m.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		e := entries[i].entry
-		_, err := c.API.UpdateItem(ctx, e.SetReverseKey(c.Names.Relationships))
+		_, err := m.core.API.UpdateItem(ctx, e.SetReverseKey(m.core.Names.Relationships))
 		var gone *types.ConditionalCheckFailedException
 		if errors.As(err, &gone) {
 			return nil // deleted meanwhile: nothing to index

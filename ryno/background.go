@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/rynodb/rynodb/internal/store"
+	"github.com/rynodb/rynodb/internal/deletes"
 )
 
 // InBackground makes Delete return once the entity is marked as being deleted:
@@ -30,19 +30,19 @@ type background struct {
 // deleteInBackground marks k as being deleted, then completes the Delete in a
 // goroutine, whatever becomes of ctx.
 func (c *Client) deleteInBackground(ctx context.Context, k Key, o writeOptions) error {
-	s, err := c.core.MarkDeleting(ctx, k, o.expect())
+	s, err := c.deletes.MarkDeleting(ctx, k, o.expect())
 	if err != nil {
 		return err
 	}
 	if s.Deleting == "" {
 		// No entity: what an earlier life left is swept as a Delete does, at once.
-		return c.core.DeleteEntity(ctx, k, store.Expect{})
+		return c.deletes.DeleteEntity(ctx, k, deletes.Expect{})
 	}
 	ctx = context.WithoutCancel(ctx)
 	c.bg.wg.Add(1)
 	go func() {
 		defer c.bg.wg.Done()
-		if err := c.core.CompleteDelete(ctx, k, s); err != nil {
+		if err := c.deletes.CompleteDelete(ctx, k, s); err != nil {
 			err = wrap(err, "delete %s in the background", k)
 			c.bg.mu.Lock()
 			c.bg.errs = append(c.bg.errs, err)

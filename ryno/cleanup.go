@@ -34,7 +34,7 @@ func (c *Client) Cleanup(ctx context.Context, k Key) (err error) {
 	if err := k.Validate(); err != nil {
 		return err
 	}
-	if _, err := c.core.SweepMissing(ctx, k); err != nil {
+	if _, err := c.deletes.SweepMissing(ctx, k); err != nil {
 		return wrap(err, "clean up after %s", k)
 	}
 	return nil
@@ -60,5 +60,5 @@ func (c *Client) CompleteDelete(ctx context.Context, k Key) (err error) {
 	if err := k.Validate(); err != nil {
 		return err
 	}
-	return c.core.FinishDelete(ctx, k)
+	return c.deletes.FinishDelete(ctx, k)
 }

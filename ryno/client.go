@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/deletes"
 	"github.com/rynodb/rynodb/internal/maintenance"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -17,6 +18,7 @@ import (
 // concurrent use.
 type Client struct {
 	core    *store.Core             // the tables, their requests and the configuration the machinery reads
+	deletes *deletes.Deleter        // Delete, and deletions completed, over core
 	maint   *maintenance.Maintainer // Check and Reindex, over core
 	opts    Options
 	indexes indexRegistry
@@ -75,9 +77,12 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		Indexes:            registryView{registry},
 		SeparateListWrites: opts.SeparateListWrites,
 	})
+	dels := deletes.New(core)
+	core.Deletes = dels
 	c := &Client{
 		core:    core,
-		maint:   maintenance.New(core),
+		deletes: dels,
+		maint:   maintenance.New(core, dels),
 		opts:    opts,
 		indexes: registry,
 		obs:     obs,

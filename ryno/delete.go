@@ -6,6 +6,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/rynodb/rynodb/internal/deletes"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -58,7 +59,7 @@ func (c *Client) Delete(ctx context.Context, k Key, opts ...WriteOption) (err er
 	if o.background {
 		return c.deleteInBackground(ctx, k, o)
 	}
-	return c.core.DeleteEntity(ctx, k, o.expect())
+	return c.deletes.DeleteEntity(ctx, k, o.expect())
 }
 
 // WriteOption adjusts a write.
@@ -175,6 +176,6 @@ func (o writeOptions) life(k Key, created time.Time) error {
 }
 
 // expect is what a Delete with o requires of the stored entity.
-func (o writeOptions) expect() store.Expect {
-	return store.Expect{Version: o.version, Created: o.created, Cond: o.cond.store()}
+func (o writeOptions) expect() deletes.Expect {
+	return deletes.Expect{Version: o.version, Created: o.created, Cond: o.cond.store()}
 }

@@ -94,7 +94,7 @@ func (m *Maintainer) finishMarks(ctx context.Context, traces []Trace, marked []e
 		var err error
 		switch {
 		case s.Ending():
-			err = m.core.CompleteDelete(ctx, k, s)
+			err = m.deletes.CompleteDelete(ctx, k, s)
 		case s.Indexes != m.core.Indexes.Set(k.Type):
 			return nil
 		default:

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/deletes"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
@@ -24,9 +25,12 @@ func testMaintainer(t *testing.T, api requests.API, concurrency, maxAttempts int
 	retry := batching.Policy{MaxAttempts: maxAttempts, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}
 	batch := batching.NewEngine(api, concurrency, retry)
 	batch.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
-	return New(&store.Core{API: api, Names: names, Batch: batch, Config: store.Config{
+	core := &store.Core{API: api, Names: names, Batch: batch, Config: store.Config{
 		Now: time.Now, MaxConcurrency: concurrency, Retry: retry, Conflicts: retry,
-	}})
+	}}
+	dels := deletes.New(core)
+	core.Deletes = dels
+	return New(core, dels)
 }
 
 // testKey is the key of item i of a table keyed by pk and sk.

@@ -1,12 +1,18 @@
 package maintenance
 
-import "github.com/rynodb/rynodb/internal/store"
+import (
+	"github.com/rynodb/rynodb/internal/deletes"
+	"github.com/rynodb/rynodb/internal/store"
+)
 
 // Maintainer checks, repairs and reindexes the tables of one client. It holds no
 // state of its own: every call reads the tables afresh.
 type Maintainer struct {
-	core *store.Core // the tables, their requests and the registered indexes
+	core    *store.Core      // the tables, their requests and the registered indexes
+	deletes *deletes.Deleter // completes the deletions it finds cut off
 }
 
-// New returns a Maintainer working through core.
-func New(core *store.Core) *Maintainer { return &Maintainer{core: core} }
+// New returns a Maintainer working through core, completing deletions with dels.
+func New(core *store.Core, dels *deletes.Deleter) *Maintainer {
+	return &Maintainer{core: core, deletes: dels}
+}

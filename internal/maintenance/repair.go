@@ -206,9 +206,9 @@ func (m *Maintainer) sweepMissing(ctx context.Context, k store.Key, item map[str
 	case err != nil:
 		return false, err
 	case s.Ending():
-		return true, m.core.CompleteDelete(ctx, k, s)
+		return true, m.deletes.CompleteDelete(ctx, k, s)
 	}
-	return m.core.SweepMissing(ctx, k)
+	return m.deletes.SweepMissing(ctx, k)
 }
 
 // repairClaims deletes claims whose owner is missing, each only while it still is.

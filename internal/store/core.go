@@ -10,6 +10,7 @@ import (
 	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/groupcommit"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/requests"
@@ -39,8 +40,18 @@ type Config struct {
 	// their objects of that type from readers at once (Owns.ObjectType).
 	OwnersOf map[string][]OwnerList
 	Indexes  Indexes // the registered indexes
+	// Deletes completes a deletion that a call meets unfinished.
+	Deletes Completer
 	// Retrying is told of each retry: why, after how long, and the cause.
 	Retrying func(ctx context.Context, why batching.Reason, wait time.Duration, cause error)
+}
+
+// Completer completes the deletion of an entity that a call meets unfinished (a
+// Delete cut off after its tombstone, or an entity past its expiry) before the
+// call goes on. Package deletes is one; the client hands it to the core when it is
+// built, so that the core never calls up into it.
+type Completer interface {
+	CompleteDelete(ctx context.Context, k Key, s entitystate.State) error
 }
 
 // Core holds what every part of the store shares: the DynamoDB client behind the

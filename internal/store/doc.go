@@ -18,10 +18,9 @@
 //     not fit in one (lease.go), the objects of its entries checked (object_checks.go); concurrent calls on one list written together
 //     (list_queue.go); sets and ordered sets, one item per object, and the
 //     positions of ordered sets (sets*.go, ordered_sets.go);
-//   - the Delete: its tombstone, what the entity owns marked, then deleted, then the
-//     sweep of what refers to it in transactions that check the tombstone, lists
-//     kept exact, and the item last (delete*.go, sweep*.go); an expired entity is
-//     deleted the same way by the writer that meets it;
+//   - a deletion met unfinished (a tombstone, or an entity past its expiry) is
+//     completed through Config.Deletes, a Completer handed down by the client
+//     (package deletes), before the call goes on;
 //   - reindexing: an entity's entries brought in line with the registered
 //     indexes, under the condition that it is as read (reindex.go), which a
 //     write that finds a pending mark and package maintenance both use;
@@ -39,6 +38,6 @@
 // It may import the SDK, package indexing (index values, a leaf with no I/O) and
 // the internal packages below it (actions, batching, commit, entitystate, errs,
 // groupcommit, indexentries, indexes, relationships, requests, schema, sweep),
-// never ryno, package maintenance above it, or another package of the public face: internal/layers_test.go holds
+// never ryno, packages deletes and maintenance above it, or another package of the public face: internal/layers_test.go holds
 // the rule.
 package store

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/indexing"
@@ -130,4 +131,28 @@ func (r EntityRef) Key(item map[string]types.AttributeValue) Key {
 		return v.Value
 	}
 	return Key{Scope: s(r.Scope), Type: s(r.Type), ID: s(r.ID)}
+}
+
+// EverySlot returns attrs with every inline attribute of every slot, nil where
+// attrs holds no value: an update then removes what an index no longer inline left.
+func EverySlot(attrs map[string]types.AttributeValue) map[string]types.AttributeValue {
+	all := make(map[string]types.AttributeValue, 2*schema.InlineSlots)
+	for i := range schema.InlineSlots {
+		all[schema.AttrInlineName[i]], all[schema.AttrInlineKey[i]] = nil, nil
+	}
+	maps.Copy(all, attrs)
+	return all
+}
+
+// UpdateInline adds the inline attributes of attrs to u: it sets those holding a
+// value and removes the others.
+func UpdateInline(u expression.UpdateBuilder, attrs map[string]types.AttributeValue) expression.UpdateBuilder {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		if v := attrs[name]; v != nil {
+			u = u.Set(expression.Name(name), expression.Value(v))
+		} else {
+			u = u.Remove(expression.Name(name))
+		}
+	}
+	return u
 }

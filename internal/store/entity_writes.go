@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -52,7 +53,7 @@ func (c *Core) FreeHeld(ctx context.Context, cl indexentries.Claim, item map[str
 	case s.Live():
 		holds = expression.Name(schema.AttrVersion).Equal(expression.Value(AttrN(s.Version)))
 	case s.Ending():
-		if err := c.CompleteDelete(ctx, holder, s); err != nil {
+		if err := c.Deletes.CompleteDelete(ctx, holder, s); err != nil {
 			return false, errs.Wrap(err, "completing the deletion of %s, which held %v in %s", holder, cl.Value.Interface(), cl.IndexName)
 		}
 		return true, nil
@@ -154,4 +155,11 @@ func ProjectedPuts(table string, entries []indexentries.Entry) []batching.WriteO
 		}
 	}
 	return ops
+}
+
+// Condition is a condition a write requires of the stored entity: Text for the
+// error that refuses it, Build for the condition as of now.
+type Condition struct {
+	Text  string
+	Build func(now time.Time) expression.ConditionBuilder
 }

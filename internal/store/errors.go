@@ -36,8 +36,8 @@ func OtherLife(k Key, expected int64, want, stored time.Time) error {
 	return nil
 }
 
-// unreadable is the refusal of the entity item of k, which cannot be read for err.
-func unreadable(k Key, err error) *entity.UnreadableError {
+// Unreadable is the refusal of the entity item of k, which cannot be read for err.
+func Unreadable(k Key, err error) *entity.UnreadableError {
 	return &entity.UnreadableError{Items: []entity.UnreadableItem{{Key: k, Err: err}}}
 }
 

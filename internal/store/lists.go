@@ -422,7 +422,7 @@ func (c *Core) OwnedList(subject Key, predicate string) bool {
 // a Delete in progress (or an expiry) is completed first.
 func (c *Core) SubjectGone(ctx context.Context, subject Key, s entitystate.State) error {
 	if s.Ending() {
-		if err := c.CompleteDelete(ctx, subject, s); err != nil {
+		if err := c.Deletes.CompleteDelete(ctx, subject, s); err != nil {
 			return errs.Wrap(err, "completing a delete in progress")
 		}
 	}

@@ -222,7 +222,7 @@ func (c *Core) patchRefused(ctx context.Context, k Key, o PatchOptions, token st
 	case s.Exists() && s.Token == token: // an earlier attempt landed
 		return item, nil
 	case s.Ending():
-		if err := c.CompleteDelete(ctx, k, s); err != nil {
+		if err := c.Deletes.CompleteDelete(ctx, k, s); err != nil {
 			return nil, errs.Wrap(err, "patch %s: completing a delete", k)
 		}
 		if life != nil {
@@ -238,7 +238,7 @@ func (c *Core) patchRefused(ctx context.Context, k Key, o PatchOptions, token st
 	case s.Indexes != "":
 		return nil, &entity.UnknownIndexError{Key: k, Indexes: UnknownIndexes(s.Indexes, "")}
 	case s.Unreadable != nil:
-		return nil, unreadable(k, s.Unreadable)
+		return nil, Unreadable(k, s.Unreadable)
 	case o.Cond != nil && (version == 0 || s.Version == version):
 		return nil, &entity.ConditionError{Key: k, Condition: o.Cond.Text}
 	}

@@ -326,7 +326,7 @@ func (w *write) decideFromItem(ctx context.Context, item map[string]types.Attrib
 		return entitystate.Expectation{}, item, nil
 	}
 	if s.Ending() {
-		if err := w.c.CompleteDelete(ctx, w.Key, s); err != nil {
+		if err := w.c.Deletes.CompleteDelete(ctx, w.Key, s); err != nil {
 			return entitystate.Expectation{}, nil, errs.Wrap(err, "%s %s: completing a delete", w.Mode, w.Key)
 		}
 		s = entitystate.State{}
@@ -348,7 +348,7 @@ func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
 	case w.Mode == PutCreate:
 		return entitystate.Expectation{Absent: true}, nil
 	case s.Exists() && s.Unreadable != nil: // the put would have to invent its Created
-		return entitystate.Expectation{}, unreadable(k, s.Unreadable)
+		return entitystate.Expectation{}, Unreadable(k, s.Unreadable)
 	case life != nil:
 		return entitystate.Expectation{}, life
 	case v > 0 && !s.Exists():

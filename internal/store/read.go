@@ -108,7 +108,7 @@ func (c *Core) ReadLive(ctx context.Context, k Key) (map[string]types.AttributeV
 	case err != nil:
 		return nil, err
 	case s.Ending():
-		if err := c.CompleteDelete(ctx, k, s); err != nil {
+		if err := c.Deletes.CompleteDelete(ctx, k, s); err != nil {
 			return nil, errs.Wrap(err, "completing the delete of %s", k)
 		}
 		return nil, notFound(k)

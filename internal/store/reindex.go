@@ -53,7 +53,7 @@ func (c *Core) reindexOnce(ctx context.Context, k Key, item map[string]types.Att
 	case err != nil || !s.Live():
 		return nil, batching.Done, err
 	case s.Unreadable != nil: // its map functions would see no Created
-		return nil, batching.Done, unreadable(k, s.Unreadable)
+		return nil, batching.Done, Unreadable(k, s.Unreadable)
 	}
 	r := &reindexing{c: c, k: k, s: s, token: commit.NewToken()}
 	done, err := r.run(ctx)
@@ -354,4 +354,23 @@ func (c *Core) ReindexPage(ctx context.Context, items []map[string]types.Attribu
 		}
 	}
 	return puts, deletes, dups, err
+}
+
+// FinishPending finishes the index entries of the large write whose pending mark k
+// holds, as check --repair does, when this client registers the indexes the entity
+// was written with; otherwise it leaves the mark to a client that does. It reports
+// whether it finished them.
+func (c *Core) FinishPending(ctx context.Context, k Key) (bool, error) {
+	item, err := c.GetItem(ctx, k, true)
+	if err != nil {
+		return false, err
+	}
+	s, err := c.ReadStored(k, item)
+	if err != nil || !s.Live() || s.Pending == "" || s.Indexes != c.Indexes.Set(k.Type) {
+		return false, err
+	}
+	if _, err := c.ReindexEntity(ctx, item); err != nil {
+		return false, errs.Wrap(err, "finishing the write of %s cut off", k)
+	}
+	return true, nil
 }

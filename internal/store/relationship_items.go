@@ -7,9 +7,12 @@ package store
 import (
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/sweep"
 )
 
 // InSet reports whether item is an entry of a set, which keeps no head or marker:
@@ -24,8 +27,8 @@ func InSet(item map[string]types.AttributeValue) bool {
 	return false
 }
 
-// isHead reports whether item of the relationship entries table is a list's head.
-func isHead(item map[string]types.AttributeValue) bool {
+// IsHead reports whether item of the relationship entries table is a list's head.
+func IsHead(item map[string]types.AttributeValue) bool {
 	k, ok := item[schema.AttrPredicateKey].(*types.AttributeValueMemberS)
 	return ok && strings.HasPrefix(k.Value, schema.ListHeadPrefix)
 }
@@ -35,4 +38,12 @@ func isHead(item map[string]types.AttributeValue) bool {
 func Bookkeeping(item map[string]types.AttributeValue) bool {
 	k, ok := item[schema.AttrPredicateKey].(*types.AttributeValueMemberS)
 	return ok && k.Value <= schema.EntriesStart
+}
+
+// OwnHeadDelete is the delete of the head of one of the swept entity's lists, on
+// the condition that it is as read.
+func (c *Core) OwnHeadDelete(h sweep.OwnHead) types.TransactWriteItem {
+	b := commit.Build(h.Condition(), nil)
+	return types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(c.Names.Relationships), Key: h.Key,
+		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}}
 }

@@ -245,7 +245,7 @@ func (c *Core) setDeletes(op ListOp, objects []Key) []batching.WriteOp {
 // progress is completed first, as every writer meeting a tombstone does.
 func (c *Core) SubjectEnded(ctx context.Context, k Key, s entitystate.State) error {
 	if s.Ending() {
-		if err := c.CompleteDelete(ctx, k, s); err != nil {
+		if err := c.Deletes.CompleteDelete(ctx, k, s); err != nil {
 			return errs.Wrap(err, "completing a delete in progress")
 		}
 	}

@@ -62,7 +62,7 @@ func (c *Core) confirmSet(ctx context.Context, op ListOp, objects, created []Key
 // back, or an error.
 func (c *Core) settleGone(ctx context.Context, op ListOp, objects []Key, s entitystate.State) (bool, error) {
 	if s.Exists() {
-		if err := c.CompleteDelete(ctx, op.Subject, s); err != nil {
+		if err := c.Deletes.CompleteDelete(ctx, op.Subject, s); err != nil {
 			return true, errs.Wrap(err, "completing a delete in progress")
 		}
 		return false, nil

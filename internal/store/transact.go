@@ -80,25 +80,6 @@ type pendingError struct{ Key Key }
 func (e *pendingError) Error() string { return errRetryTx.Error() + ": " + e.Key.String() }
 func (e *pendingError) Unwrap() error { return errRetryTx }
 
-// FinishPending finishes the index entries of the large write whose pending mark k
-// holds, as check --repair does, when this client registers the indexes the entity
-// was written with; otherwise it leaves the mark to a client that does. It reports
-// whether it finished them.
-func (c *Core) FinishPending(ctx context.Context, k Key) (bool, error) {
-	item, err := c.GetItem(ctx, k, true)
-	if err != nil {
-		return false, err
-	}
-	s, err := c.ReadStored(k, item)
-	if err != nil || !s.Live() || s.Pending == "" || s.Indexes != c.Indexes.Set(k.Type) {
-		return false, err
-	}
-	if _, err := c.ReindexEntity(ctx, item); err != nil {
-		return false, errs.Wrap(err, "finishing the write of %s cut off", k)
-	}
-	return true, nil
-}
-
 // Tx is a transaction being prepared: NewTx, Add for each operation, Seal, then
 // Commit.
 type Tx struct {

@@ -64,7 +64,7 @@ func (w *write) refused(x entitystate.Expectation) func(context.Context, actions
 				return false, err
 			}
 			if s.Ending() { // a Delete cut off, or an expired entity: completed first, as every writer does
-				if err := w.c.CompleteDelete(ctx, w.Key, s); err != nil {
+				if err := w.c.Deletes.CompleteDelete(ctx, w.Key, s); err != nil {
 					return false, errs.Wrap(err, "completing the delete of %s", w.Key)
 				}
 				return true, &entity.ConflictError{Key: w.Key, Reason: "being deleted"}
@@ -134,7 +134,7 @@ func (c *Core) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 	case err != nil:
 		return nil, err
 	case s.Unreadable != nil: // the put would have to invent its Created
-		return nil, unreadable(op.Key, s.Unreadable)
+		return nil, Unreadable(op.Key, s.Unreadable)
 	case op.Version > 0 && s.Version != op.Version:
 		return nil, &entity.ConflictError{Key: op.Key, Expected: op.Version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.Version, s.Version)}
 	}
@@ -342,7 +342,7 @@ func (c *Core) partitionItems(ctx context.Context, k Key) ([]map[string]types.At
 // the head's version nor the entity's, so that no condition of a TxDelete would see
 // them commit.
 func underLease(item map[string]types.AttributeValue) bool {
-	if _, leased := item[schema.AttrLease]; leased && isHead(item) {
+	if _, leased := item[schema.AttrLease]; leased && IsHead(item) {
 		return true
 	}
 	k, ok := item[schema.AttrPredicateKey].(*types.AttributeValueMemberS)
@@ -353,8 +353,8 @@ func underLease(item map[string]types.AttributeValue) bool {
 // a TxDelete deletes; a head on the condition that it is as read, since a list write
 // that read the entity before the transaction may commit first (sweep.OwnHead).
 func (c *Core) bookkeepingDelete(item map[string]types.AttributeValue) types.TransactWriteItem {
-	if isHead(item) {
-		return c.ownHeadDelete(sweep.OwnHeadOf(item))
+	if IsHead(item) {
+		return c.OwnHeadDelete(sweep.OwnHeadOf(item))
 	}
 	return actions.Items([]batching.WriteOp{batching.DeleteOp(c.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs()))})[0]
 }

@@ -1,11 +1,9 @@
-package store
+package deletes
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -17,24 +15,25 @@ import (
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // DeleteEntity marks k as being deleted and completes the Delete.
-func (c *Core) DeleteEntity(ctx context.Context, k Key, x Expect) error {
-	s, err := c.MarkDeleting(ctx, k, x)
+func (d *Deleter) DeleteEntity(ctx context.Context, k store.Key, x Expect) error {
+	s, err := d.MarkDeleting(ctx, k, x)
 	if err != nil {
 		return err
 	}
-	return c.finishMarked(ctx, k, s)
+	return d.finishMarked(ctx, k, s)
 }
 
 // finishMarked completes the Delete of k that MarkDeleting returned s for.
-func (c *Core) finishMarked(ctx context.Context, k Key, s entitystate.State) error {
+func (d *Deleter) finishMarked(ctx context.Context, k store.Key, s entitystate.State) error {
 	var err error
 	if s.Deleting == "" { // no entity: entries left from an earlier life are swept
-		_, err = c.SweepMissing(ctx, k)
+		_, err = d.SweepMissing(ctx, k)
 	} else {
-		err = c.CompleteDelete(ctx, k, s)
+		err = d.CompleteDelete(ctx, k, s)
 	}
 	if err != nil {
 		return errs.Wrap(err, "delete %s", k)
@@ -45,12 +44,12 @@ func (c *Core) finishMarked(ctx context.Context, k Key, s entitystate.State) err
 // MarkDeleting puts the tombstone on k, bumping its version, and returns the item
 // of the Delete to complete: its own, or that of a Delete already in progress. The
 // item is none (deleting "") when there is no entity.
-func (c *Core) MarkDeleting(ctx context.Context, k Key, x Expect) (entitystate.State, error) {
-	token, now := commit.NewToken(), c.Now()
+func (d *Deleter) MarkDeleting(ctx context.Context, k store.Key, x Expect) (entitystate.State, error) {
+	token, now := commit.NewToken(), d.core.Now()
 	cond := expression.AttributeExists(expression.Name(schema.AttrID)).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
 	if x.Version > 0 {
-		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(AttrN(x.Version))))
+		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(store.AttrN(x.Version))))
 	}
 	if created := x.storedCreated(); created != "" {
 		cond = cond.And(entitystate.StoredCreatedIs(created))
@@ -62,26 +61,26 @@ func (c *Core) MarkDeleting(ctx context.Context, k Key, x Expect) (entitystate.S
 	// its chunks check the mark, so none can commit after the sweep has read. The
 	// tombstone's time, the instant its condition held (an Expire's: expired), is
 	// what tells a stream consumer that the entity had expired.
-	update := expression.Set(expression.Name(schema.AttrDeleting), expression.Value(AttrS(token))).
-		Set(expression.Name(schema.AttrDeletingSince), expression.Value(AttrS(schema.FormatTime(now)))).
-		Set(expression.Name(schema.AttrToken), expression.Value(AttrS(token))).
+	update := expression.Set(expression.Name(schema.AttrDeleting), expression.Value(store.AttrS(token))).
+		Set(expression.Name(schema.AttrDeletingSince), expression.Value(store.AttrS(schema.FormatTime(now)))).
+		Set(expression.Name(schema.AttrToken), expression.Value(store.AttrS(token))).
 		Remove(expression.Name(schema.AttrPending)).Remove(expression.Name(schema.AttrPendingSince)).
 		Remove(expression.Name(schema.AttrPendingUntil)).
-		Add(expression.Name(schema.AttrVersion), expression.Value(AttrN(1)))
+		Add(expression.Name(schema.AttrVersion), expression.Value(store.AttrN(1)))
 	// The entity leaves its inline indexes with the mark, as it leaves every read.
-	update = UpdateInline(update, EverySlot(nil))
+	update = store.UpdateInline(update, store.EverySlot(nil))
 	// Sending the mark again is safe: if it landed, the condition fails and the
 	// stored item shows the token.
-	send := c.UpdateSend(c.EntityUpdate(k, commit.Build(cond, &update)))
-	a := c.Settle(ctx, send, send)
+	send := d.core.UpdateSend(d.core.EntityUpdate(k, commit.Build(cond, &update)))
+	a := d.core.Settle(ctx, send, send)
 	switch a.Outcome {
 	case commit.Committed:
-		return c.ReadStored(k, a.Item)
+		return d.core.ReadStored(k, a.Item)
 	case commit.ConditionFailed:
-		s, err := c.afterMarkFailed(k, token, x, a.Item)
+		s, err := d.afterMarkFailed(k, token, x, a.Item)
 		if errors.Is(err, errOtherLayout) { // once: the mark pins the stored form now
 			x.CreatedAttr = s.CreatedAttr
-			return c.MarkDeleting(ctx, k, x)
+			return d.MarkDeleting(ctx, k, x)
 		}
 		return s, err
 	}
@@ -96,18 +95,18 @@ var errOtherLayout = errors.New(errs.Prefix + "the stored Created is in another 
 // afterMarkFailed says what a Delete whose mark (token) was refused does, from the
 // stored item: its mark landed on an earlier attempt, another Delete is in progress,
 // there is no entity, or it has another version.
-func (c *Core) afterMarkFailed(k Key, token string, x Expect, item map[string]types.AttributeValue) (entitystate.State, error) {
+func (d *Deleter) afterMarkFailed(k store.Key, token string, x Expect, item map[string]types.AttributeValue) (entitystate.State, error) {
 	version := x.Version
-	s, err := c.ReadStored(k, item)
+	s, err := d.core.ReadStored(k, item)
 	if err != nil {
 		return entitystate.State{}, err
 	}
-	life := OtherLife(k, version, x.Created, s.Life())
+	life := store.OtherLife(k, version, x.Created, s.Life())
 	switch {
 	case s.Deleting == token:
 		return s, nil
 	case !x.Created.IsZero() && s.Unreadable != nil: // which life it is cannot be told
-		return entitystate.State{}, unreadable(k, s.Unreadable)
+		return entitystate.State{}, store.Unreadable(k, s.Unreadable)
 	case life != nil:
 		return entitystate.State{}, life
 	case version > 0 && !s.Live():
@@ -129,27 +128,27 @@ func (c *Core) afterMarkFailed(k Key, token string, x Expect, item map[string]ty
 // tombstone calls it too; every step is idempotent. The values of unique indexes
 // the item records are released too: a large write cut off may have claimed them
 // before writing their entries.
-func (c *Core) CompleteDelete(ctx context.Context, k Key, s entitystate.State) error {
+func (d *Deleter) CompleteDelete(ctx context.Context, k store.Key, s entitystate.State) error {
 	if s.Deleting == "" && s.Expired {
 		var err error
-		if s, err = c.Expire(ctx, k, s); err != nil || s.Deleting == "" {
+		if s, err = d.Expire(ctx, k, s); err != nil || s.Deleting == "" {
 			return err
 		}
 	}
 	g := deletingGuard(k, s.Deleting)
-	if err := c.cascade(ctx, g); err != nil {
+	if err := d.cascade(ctx, g); err != nil {
 		return err
 	}
-	return c.Sweep(ctx, k, g, c.Indexes.ClaimsOf(RecordEntries(k, s.Item)))
+	return d.Sweep(ctx, k, g, d.core.Indexes.ClaimsOf(store.RecordEntries(k, s.Item)))
 }
 
 // deletingGuard is the guard of the Delete of k whose tombstone is deleting: the
 // tombstone, or k missing for "" (no entity).
-func deletingGuard(k Key, deleting string) Guard {
+func deletingGuard(k store.Key, deleting string) store.Guard {
 	if deleting == "" {
-		return Guard{Key: k, Absent: true}
+		return store.Guard{Key: k, Absent: true}
 	}
-	return Guard{Key: k, Attr: schema.AttrDeleting, Token: deleting}
+	return store.Guard{Key: k, Attr: schema.AttrDeleting, Token: deleting}
 }
 
 // SweepMissing deletes what refers to k while k is missing, as Sweep does, and
@@ -164,46 +163,46 @@ func deletingGuard(k Key, deleting string) Guard {
 // between two of the sweep's transactions. A k found holding a tombstone (one
 // such sweep cut off, or a Delete's) or an expired entity has that deletion
 // completed.
-func (c *Core) SweepMissing(ctx context.Context, k Key) (bool, error) {
+func (d *Deleter) SweepMissing(ctx context.Context, k store.Key) (bool, error) {
 	g := deletingGuard(k, "")
-	if err := c.cascade(ctx, g); err != nil {
+	if err := d.cascade(ctx, g); err != nil {
 		return false, err
 	}
-	held, err := c.SweepHolding(ctx, k, g, nil)
+	held, err := d.SweepHolding(ctx, k, g, nil)
 	switch {
 	case err == nil && !held:
-		return c.finishEnding(ctx, k)
+		return d.finishEnding(ctx, k)
 	case !errors.Is(err, errSpansTransactions):
 		return held, err
 	}
-	s, err := c.markMissing(ctx, k)
+	s, err := d.markMissing(ctx, k)
 	switch {
 	case err != nil:
 		return false, errs.Wrap(err, "marking %s, missing, to sweep what is left of it", k)
 	case !s.Ending():
 		return false, nil // created anew: what is left is its own
 	}
-	return true, c.CompleteDelete(ctx, k, s)
+	return true, d.CompleteDelete(ctx, k, s)
 }
 
 // markMissing puts the tombstone of a Delete on k while k is missing: an item of
 // k's key, scope and type, with no _created (no entity was written), that every
 // reader sees as missing. It returns the state of the item to complete: this
 // tombstone, another Delete's, or an entity written since (which is live).
-func (c *Core) markMissing(ctx context.Context, k Key) (entitystate.State, error) {
+func (d *Deleter) markMissing(ctx context.Context, k store.Key) (entitystate.State, error) {
 	token := commit.NewToken()
 	cond := expression.AttributeNotExists(expression.Name(schema.AttrID))
-	update := expression.Set(expression.Name(schema.AttrDeleting), expression.Value(AttrS(token))).
-		Set(expression.Name(schema.AttrToken), expression.Value(AttrS(token))).
-		Set(expression.Name(schema.AttrScope), expression.Value(AttrS(k.Scope))).
-		Set(expression.Name(schema.AttrType), expression.Value(AttrS(k.Type)))
+	update := expression.Set(expression.Name(schema.AttrDeleting), expression.Value(store.AttrS(token))).
+		Set(expression.Name(schema.AttrToken), expression.Value(store.AttrS(token))).
+		Set(expression.Name(schema.AttrScope), expression.Value(store.AttrS(k.Scope))).
+		Set(expression.Name(schema.AttrType), expression.Value(store.AttrS(k.Type)))
 	// Sent again after it landed, its condition fails and the item shows its token.
-	send := c.UpdateSend(c.EntityUpdate(k, commit.Build(cond, &update)))
-	a := c.Settle(ctx, send, send)
+	send := d.core.UpdateSend(d.core.EntityUpdate(k, commit.Build(cond, &update)))
+	a := d.core.Settle(ctx, send, send)
 	if a.Outcome != commit.Committed && a.Outcome != commit.ConditionFailed {
 		return entitystate.State{}, a.Err
 	}
-	return c.ReadStored(k, a.Item)
+	return d.core.ReadStored(k, a.Item)
 }
 
 // A Delete of an owner, once its tombstone is there (which refuses every write of
@@ -223,45 +222,21 @@ func (c *Core) markMissing(ctx context.Context, k Key) (entitystate.State, error
 // Expire puts the tombstone of a Delete on k while it holds the expired entity read
 // as s, and returns the item of the Delete to complete, as markDeleting does: none
 // (deleting "") when k holds no expired entity by now.
-func (c *Core) Expire(ctx context.Context, k Key, s entitystate.State) (entitystate.State, error) {
+func (d *Deleter) Expire(ctx context.Context, k store.Key, s entitystate.State) (entitystate.State, error) {
 	expired := actions.Expired // at the instant the tombstone records
 	if stored, ok := s.Item[schema.AttrExpires].(*types.AttributeValueMemberS); ok {
 		// An expiry held as a string, which DynamoDB cannot compare with the clock:
 		// the mark requires the one read as passed.
 		expired = func(time.Time) expression.ConditionBuilder {
-			return expression.Name(schema.AttrExpires).Equal(expression.Value(AttrS(stored.Value)))
+			return expression.Name(schema.AttrExpires).Equal(expression.Value(store.AttrS(stored.Value)))
 		}
 	}
-	s, err := c.MarkDeleting(ctx, k, Expect{Cond: &Condition{Text: "expired", Build: expired}})
+	s, err := d.MarkDeleting(ctx, k, Expect{Cond: &store.Condition{Text: "expired", Build: expired}})
 	var live *entity.ConditionError
 	if errors.As(err, &live) {
 		return entitystate.State{}, nil // written anew meanwhile: the caller reads it again
 	}
 	return s, err
-}
-
-// EverySlot returns attrs with every inline attribute of every slot, nil where
-// attrs holds no value: an update then removes what an index no longer inline left.
-func EverySlot(attrs map[string]types.AttributeValue) map[string]types.AttributeValue {
-	all := make(map[string]types.AttributeValue, 2*schema.InlineSlots)
-	for i := range schema.InlineSlots {
-		all[schema.AttrInlineName[i]], all[schema.AttrInlineKey[i]] = nil, nil
-	}
-	maps.Copy(all, attrs)
-	return all
-}
-
-// UpdateInline adds the inline attributes of attrs to u: it sets those holding a
-// value and removes the others.
-func UpdateInline(u expression.UpdateBuilder, attrs map[string]types.AttributeValue) expression.UpdateBuilder {
-	for _, name := range slices.Sorted(maps.Keys(attrs)) {
-		if v := attrs[name]; v != nil {
-			u = u.Set(expression.Name(name), expression.Value(v))
-		} else {
-			u = u.Remove(expression.Name(name))
-		}
-	}
-	return u
 }
 
 // Expect is what a Delete requires of the stored entity: version Version (0: any),
@@ -272,36 +247,29 @@ type Expect struct {
 	// CreatedAttr is the stored _created the mark pins instead of Created in the
 	// store's layout, once a refusal showed Created stored in another.
 	CreatedAttr string
-	Cond        *Condition
+	Cond        *store.Condition
 }
 
 // storedCreated is the _created the mark of x requires; "" for any.
 func (x Expect) storedCreated() string { return entitystate.StoredCreated(x.CreatedAttr, x.Created) }
 
-// Condition is a condition a write requires of the stored entity: Text for the
-// error that refuses it, Build for the condition as of now.
-type Condition struct {
-	Text  string
-	Build func(now time.Time) expression.ConditionBuilder
-}
-
 // FinishDelete completes the Delete of k that was cut off, or the deletion of k
 // expired: nothing when k is neither.
-func (c *Core) FinishDelete(ctx context.Context, k Key) error {
-	_, err := c.finishEnding(ctx, k)
+func (d *Deleter) FinishDelete(ctx context.Context, k store.Key) error {
+	_, err := d.finishEnding(ctx, k)
 	return err
 }
 
 // finishEnding is FinishDelete, reporting whether k held a deletion to complete (a
 // tombstone, or an entity expired); an entity live, or created anew, is left alone.
-func (c *Core) finishEnding(ctx context.Context, k Key) (bool, error) {
-	item, err := c.GetItem(ctx, k, true)
+func (d *Deleter) finishEnding(ctx context.Context, k store.Key) (bool, error) {
+	item, err := d.core.GetItem(ctx, k, true)
 	if err != nil {
 		return false, err
 	}
-	s, err := c.ReadStored(k, item)
+	s, err := d.core.ReadStored(k, item)
 	if err != nil || !s.Ending() {
 		return false, err
 	}
-	return true, errs.Wrap(c.CompleteDelete(ctx, k, s), "complete the delete of %s", k)
+	return true, errs.Wrap(d.CompleteDelete(ctx, k, s), "complete the delete of %s", k)
 }

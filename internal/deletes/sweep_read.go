@@ -1,7 +1,7 @@
 // What a sweep reads: the references to an entity, the parts of the sweep they
 // make, and those parts read again when a list moved under them.
 
-package store
+package deletes
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 	"github.com/rynodb/rynodb/internal/sweep"
 )
 
@@ -28,11 +29,11 @@ import (
 // damaged) is rebuilt under a lease first. No entries means the list no longer holds
 // the object. Of more entries than room allows, p deletes the first that fit and
 // takes them out of the marker.
-func (c *Core) refreshPart(ctx context.Context, p *sweep.Part, room int) error {
+func (d *Deleter) refreshPart(ctx context.Context, p *sweep.Part, room int) error {
 	for rebuilt := false; ; rebuilt = true {
 		ch := p.List
 		object := ch.Deletes[0].Object
-		entries, marker, err := c.readEdges(ctx, ch.Subject, ch.Predicate, object)
+		entries, marker, err := d.readEdges(ctx, ch.Subject, ch.Predicate, object)
 		if err != nil {
 			return err
 		}
@@ -42,11 +43,11 @@ func (c *Core) refreshPart(ctx context.Context, p *sweep.Part, room int) error {
 		}
 		switch {
 		case !slices.Equal(positions, marker.Positions) && !rebuilt:
-			h, err := c.ReadHead(ctx, ch.Subject, ch.Predicate)
+			h, err := d.core.ReadHead(ctx, ch.Subject, ch.Predicate)
 			if err != nil {
 				return err
 			}
-			if err := c.finishList(ctx, p, h); err != nil || p.List == nil {
+			if err := d.finishList(ctx, p, h); err != nil || p.List == nil {
 				return err
 			}
 			continue
@@ -65,26 +66,26 @@ func (c *Core) refreshPart(ctx context.Context, p *sweep.Part, room int) error {
 
 // dropHeadless makes every list part of parts whose list has no head delete its
 // entries alone, reading the heads in one BatchGetItem.
-func (c *Core) dropHeadless(ctx context.Context, parts []sweep.Part) error {
+func (d *Deleter) dropHeadless(ctx context.Context, parts []sweep.Part) error {
 	var ops []batching.GetOp
 	var owners []int
 	for i, p := range parts {
 		if p.List != nil {
-			ops = append(ops, batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(p.List.Subject, p.List.Predicate)))
+			ops = append(ops, batching.NewGetOp(d.core.Names.Relationships, relationships.HeadPrimaryKey(p.List.Subject, p.List.Predicate)))
 			owners = append(owners, i)
 		}
 	}
 	if len(ops) == 0 {
 		return nil
 	}
-	found, err := c.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
+	found, err := d.core.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
 	if err != nil {
 		return err
 	}
 	for j, op := range ops {
 		if _, ok := found[op.ID]; !ok {
 			p := &parts[owners[j]]
-			c.deleteAlone(p)
+			d.deleteAlone(p)
 		}
 	}
 	return nil
@@ -92,23 +93,23 @@ func (c *Core) dropHeadless(ctx context.Context, parts []sweep.Part) error {
 
 // refreshParts refreshes every list part of parts in parallel, each within the
 // actions it takes now, so that the transaction holding them stays within bounds.
-func (c *Core) refreshParts(ctx context.Context, parts []sweep.Part) error {
-	return batching.Parallel(ctx, len(parts), c.MaxConcurrency, func(ctx context.Context, i int) error {
+func (d *Deleter) refreshParts(ctx context.Context, parts []sweep.Part) error {
+	return batching.Parallel(ctx, len(parts), d.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		if parts[i].List == nil {
 			return nil
 		}
-		return c.refreshPart(ctx, &parts[i], parts[i].Actions())
+		return d.refreshPart(ctx, &parts[i], parts[i].Actions())
 	})
 }
 
 // finishList finishes and rebuilds the other subject's list whose entries p deletes,
 // whose head is h, under a lease. When that subject no longer exists either, its own
 // Delete (or Check) sweeps its list: p deletes the entries it has alone.
-func (c *Core) finishList(ctx context.Context, p *sweep.Part, h relationships.Head) error {
-	_, err := c.WriteListLeased(ctx, nil, h)
+func (d *Deleter) finishList(ctx context.Context, p *sweep.Part, h relationships.Head) error {
+	_, err := d.core.WriteListLeased(ctx, nil, h)
 	switch {
 	case errors.Is(err, errs.ErrNotFound):
-		c.deleteAlone(p)
+		d.deleteAlone(p)
 		return nil
 	case err != nil:
 		return errs.Wrap(err, "finishing a list pointing at the entity")
@@ -118,26 +119,26 @@ func (c *Core) finishList(ctx context.Context, p *sweep.Part, h relationships.He
 
 // deleteAlone makes p delete its list's entries without the list's head or marker:
 // the list has no head (written before heads existed), or its subject is gone.
-func (c *Core) deleteAlone(p *sweep.Part) {
-	p.Deletes, p.List = actions.RelationshipOps(c.Names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
+func (d *Deleter) deleteAlone(p *sweep.Part) {
+	p.Deletes, p.List = actions.RelationshipOps(d.core.Names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
 }
 
 // readEdges reads the entries of subject's list under predicate that point at
 // object, in position order, and object's marker, consistently.
-func (c *Core) readEdges(ctx context.Context, subject Key, predicate string, object Key) ([]relationships.Entry, relationships.Marker, error) {
+func (d *Deleter) readEdges(ctx context.Context, subject store.Key, predicate string, object store.Key) ([]relationships.Entry, relationships.Marker, error) {
 	var keys []batching.GetOp
 	var marker map[string]types.AttributeValue
 	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		if i == 1 {
 			var err error
-			marker, err = c.GetRelationshipItem(ctx, relationships.MarkerPrimaryKey(subject, predicate, object))
+			marker, err = d.core.GetRelationshipItem(ctx, relationships.MarkerPrimaryKey(subject, predicate, object))
 			return err
 		}
-		in := c.EdgeQuery(subject, predicate, object)
+		in := d.core.EdgeQuery(subject, predicate, object)
 		in.ConsistentRead = aws.Bool(true)
-		return c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+		return d.core.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 			for _, item := range items {
-				keys = append(keys, batching.NewGetOp(c.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs())))
+				keys = append(keys, batching.NewGetOp(d.core.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs())))
 			}
 			return nil
 		})
@@ -150,7 +151,7 @@ func (c *Core) readEdges(ctx context.Context, subject Key, predicate string, obj
 	if err != nil {
 		return nil, m, err
 	}
-	items, err := c.Batch.Get(ctx, keys, batching.ReadOptions{Consistent: true})
+	items, err := d.core.Batch.Get(ctx, keys, batching.ReadOptions{Consistent: true})
 	if err != nil {
 		return nil, m, err
 	}
@@ -177,20 +178,20 @@ type reference struct {
 // references returns the queries for what refers to k: its index entries and its
 // partition of the relationship entries table (consistent reads of the tables), and
 // the entries pointing at it (through the reverse index, which projects them whole).
-func (c *Core) references(k Key) []reference {
+func (d *Deleter) references(k store.Key) []reference {
 	relKey := schema.RelationshipKeyAttrs()
-	partition := KeyCondition(c.Names.Relationships, "", schema.AttrSubjectKey, k.String())
+	partition := store.KeyCondition(d.core.Names.Relationships, "", schema.AttrSubjectKey, k.String())
 	partition.ConsistentRead = aws.Bool(true)
 	own := func(items []map[string]types.AttributeValue) []sweep.Part {
 		var p sweep.Part
 		for _, item := range items {
 			switch {
-			case InSet(item):
+			case store.InSet(item):
 				p.Fenced = append(p.Fenced, sweep.FenceOf(item))
-			case isHead(item):
+			case store.IsHead(item):
 				p.Heads = append(p.Heads, sweep.OwnHeadOf(item))
 			default:
-				p.Deletes = append(p.Deletes, batching.DeleteOp(c.Names.Relationships, batching.Project(item, relKey)))
+				p.Deletes = append(p.Deletes, batching.DeleteOp(d.core.Names.Relationships, batching.Project(item, relKey)))
 			}
 		}
 		if p.Actions() == 0 {
@@ -199,22 +200,22 @@ func (c *Core) references(k Key) []reference {
 		return []sweep.Part{p}
 	}
 	return []reference{
-		{KeysOnly(c.IndexEntriesQuery(k), append(schema.IndexEntryKeyAttrs(), entryNames...)...), c.indexParts},
-		{KeysOnly(partition, append(slices.Clone(relKey), schema.AttrToken, schema.AttrPredicateObjectKey, schema.AttrVersion)...), own},
-		{c.IncomingQuery(k), func(items []map[string]types.AttributeValue) []sweep.Part { return c.incomingParts(k, items) }},
+		{store.KeysOnly(d.core.IndexEntriesQuery(k), append(schema.IndexEntryKeyAttrs(), entryNames...)...), d.indexParts},
+		{store.KeysOnly(partition, append(slices.Clone(relKey), schema.AttrToken, schema.AttrPredicateObjectKey, schema.AttrVersion)...), own},
+		{d.core.IncomingQuery(k), func(items []map[string]types.AttributeValue) []sweep.Part { return d.incomingParts(k, items) }},
 	}
 }
 
 // indexParts deletes the entity's index entries, and releases the claims of those of
 // unique indexes.
-func (c *Core) indexParts(items []map[string]types.AttributeValue) []sweep.Part {
+func (d *Deleter) indexParts(items []map[string]types.AttributeValue) []sweep.Part {
 	if len(items) == 0 {
 		return nil
 	}
 	var p sweep.Part
 	for _, item := range items {
-		p.Deletes = append(p.Deletes, batching.DeleteOp(c.Names.IndexEntries, batching.Project(item, schema.IndexEntryKeyAttrs())))
-		if e, err := indexentries.FromItem(item); err == nil && c.Indexes.Unique(e.Type, e.IndexName) {
+		p.Deletes = append(p.Deletes, batching.DeleteOp(d.core.Names.IndexEntries, batching.Project(item, schema.IndexEntryKeyAttrs())))
+		if e, err := indexentries.FromItem(item); err == nil && d.core.Indexes.Unique(e.Type, e.IndexName) {
 			p.Releases = append(p.Releases, indexentries.ClaimOf(e))
 		}
 	}
@@ -225,7 +226,7 @@ func (c *Core) indexParts(items []map[string]types.AttributeValue) []sweep.Part 
 // Entries of sets, which keep no head or marker, and malformed entries are deleted
 // alone. Entries of k's own lists (an entity pointing at itself) are left to the
 // sweep of its partition: one transaction may not delete an item twice.
-func (c *Core) incomingParts(k Key, items []map[string]types.AttributeValue) []sweep.Part {
+func (d *Deleter) incomingParts(k store.Key, items []map[string]types.AttributeValue) []sweep.Part {
 	byList := map[string][]relationships.Entry{}
 	var order []string
 	var alone sweep.Part
@@ -238,7 +239,7 @@ func (c *Core) incomingParts(k Key, items []map[string]types.AttributeValue) []s
 			alone.Fenced = append(alone.Fenced, sweep.FenceOf(item))
 			continue
 		case err != nil:
-			alone.Deletes = append(alone.Deletes, batching.DeleteOp(c.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs())))
+			alone.Deletes = append(alone.Deletes, batching.DeleteOp(d.core.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs())))
 			continue
 		}
 		id := e.Subject.String() + "\x00" + e.Predicate
@@ -259,11 +260,11 @@ func (c *Core) incomingParts(k Key, items []map[string]types.AttributeValue) []s
 }
 
 // firstPages reads the first page of each reference in parallel.
-func (c *Core) firstPages(ctx context.Context, refs []reference) ([]*dynamodb.QueryOutput, error) {
+func (d *Deleter) firstPages(ctx context.Context, refs []reference) ([]*dynamodb.QueryOutput, error) {
 	out := make([]*dynamodb.QueryOutput, len(refs))
 	err := batching.Parallel(ctx, len(refs), len(refs), func(ctx context.Context, i int) error {
 		var err error
-		out[i], err = c.API.Query(ctx, refs[i].query)
+		out[i], err = d.core.API.Query(ctx, refs[i].query)
 		return err
 	})
 	return out, err

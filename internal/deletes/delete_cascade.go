@@ -1,7 +1,7 @@
 // The ownership cascade of a Delete: what an entity owns, marked deleting level by
 // level under the owner's guard, then deleted.
 
-package store
+package deletes
 
 import (
 	"cmp"
@@ -18,6 +18,7 @@ import (
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // treeKey is the context key of the tree a cascade is deleting, so that nested
@@ -29,19 +30,19 @@ type treeKey struct{}
 // their marks returned, and those the second pass has taken to delete.
 type tree struct {
 	mu      sync.Mutex
-	marked  map[Key]*entitystate.State // nil until the mark returned
-	deleted map[Key]bool
+	marked  map[store.Key]*entitystate.State // nil until the mark returned
+	deleted map[store.Key]bool
 }
 
-func newTree(root Key) *tree {
-	return &tree{marked: map[Key]*entitystate.State{root: nil}, deleted: map[Key]bool{root: true}}
+func newTree(root store.Key) *tree {
+	return &tree{marked: map[store.Key]*entitystate.State{root: nil}, deleted: map[store.Key]bool{root: true}}
 }
 
 // toMark returns the keys of keys the first pass has not met yet, and records them.
-func (t *tree) toMark(keys []Key) []Key {
+func (t *tree) toMark(keys []store.Key) []store.Key {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var fresh []Key
+	var fresh []store.Key
 	for _, k := range keys {
 		if _, ok := t.marked[k]; !ok {
 			t.marked[k] = nil
@@ -52,7 +53,7 @@ func (t *tree) toMark(keys []Key) []Key {
 }
 
 // unmark forgets keys toMark returned, left unmarked.
-func (t *tree) unmark(keys []Key) {
+func (t *tree) unmark(keys []store.Key) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, k := range keys {
@@ -62,7 +63,7 @@ func (t *tree) unmark(keys []Key) {
 
 // setMarked records what the mark of k returned. Only the index record of the item
 // is kept (CompleteDelete releases its claims), so that a large tree holds little.
-func (t *tree) setMarked(k Key, s entitystate.State) {
+func (t *tree) setMarked(k store.Key, s entitystate.State) {
 	if record, ok := s.Item[schema.AttrIndexEntries]; ok {
 		s.Item = map[string]types.AttributeValue{schema.AttrIndexEntries: record}
 	} else if s.Item != nil {
@@ -75,10 +76,10 @@ func (t *tree) setMarked(k Key, s entitystate.State) {
 
 // toDelete returns the keys of keys the second pass has not taken yet, with the
 // state of each one's mark (nil when the first pass did not mark it), and takes them.
-func (t *tree) toDelete(keys []Key) ([]Key, []*entitystate.State) {
+func (t *tree) toDelete(keys []store.Key) ([]store.Key, []*entitystate.State) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var fresh []Key
+	var fresh []store.Key
 	var states []*entitystate.State
 	for _, k := range keys {
 		if !t.deleted[k] {
@@ -95,21 +96,21 @@ func (t *tree) toDelete(keys []Key) ([]Key, []*entitystate.State) {
 // guard found gone means another caller completed the Delete, and the entity may
 // have a new life: the cascade stops, and the sweep after it finds the guard gone
 // too.
-func (c *Core) cascade(ctx context.Context, g Guard) error {
+func (d *Deleter) cascade(ctx context.Context, g store.Guard) error {
 	k := g.Key
-	if len(c.Owns[k.Type]) == 0 {
+	if len(d.core.Owns[k.Type]) == 0 {
 		return nil
 	}
 	t, _ := ctx.Value(treeKey{}).(*tree)
 	if t == nil {
 		t = newTree(k)
 		ctx = context.WithValue(ctx, treeKey{}, t)
-		if err := c.markOwned(ctx, t, g); err != nil && !errors.Is(err, ErrGuardFailed) {
+		if err := d.markOwned(ctx, t, g); err != nil && !errors.Is(err, store.ErrGuardFailed) {
 			return errs.Wrap(err, "marking what %s owns", k)
 		}
 	}
-	for _, p := range c.Owns[k.Type] {
-		if err := c.deleteOwned(ctx, t, g, p); err != nil {
+	for _, p := range d.core.Owns[k.Type] {
+		if err := d.deleteOwned(ctx, t, g, p); err != nil {
 			return errs.Wrap(err, "deleting what %s owns under %s", k, p)
 		}
 	}
@@ -121,25 +122,25 @@ func (c *Core) cascade(ctx context.Context, g Guard) error {
 // hold after it was read (one consistent GetItem): an owner whose Delete another
 // caller completed may have been created anew, with a list of its own, which this
 // pass must not touch. It returns ErrGuardFailed when g no longer holds.
-func (c *Core) markOwned(ctx context.Context, t *tree, g Guard) error {
-	for _, p := range c.Owns[g.Key.Type] {
-		err := c.ownedPages(ctx, g.Key, p, func(objects []Key) error {
+func (d *Deleter) markOwned(ctx context.Context, t *tree, g store.Guard) error {
+	for _, p := range d.core.Owns[g.Key.Type] {
+		err := d.ownedPages(ctx, g.Key, p, func(objects []store.Key) error {
 			fresh := t.toMark(objects)
 			if len(fresh) == 0 {
 				return nil
 			}
-			if held, err := c.GuardHolds(ctx, g); err != nil || !held {
+			if held, err := d.core.GuardHolds(ctx, g); err != nil || !held {
 				t.unmark(fresh)
-				return cmp.Or(err, ErrGuardFailed)
+				return cmp.Or(err, store.ErrGuardFailed)
 			}
-			return batching.Parallel(ctx, len(fresh), c.MaxConcurrency, func(ctx context.Context, i int) error {
-				s, err := c.MarkDeleting(ctx, fresh[i], Expect{})
+			return batching.Parallel(ctx, len(fresh), d.core.MaxConcurrency, func(ctx context.Context, i int) error {
+				s, err := d.MarkDeleting(ctx, fresh[i], Expect{})
 				if err != nil {
 					return err
 				}
 				t.setMarked(fresh[i], s)
 				// With no entity, what it owned is still listed, and marked while it stays missing.
-				if err := c.markOwned(ctx, t, deletingGuard(fresh[i], s.Deleting)); !errors.Is(err, ErrGuardFailed) {
+				if err := d.markOwned(ctx, t, deletingGuard(fresh[i], s.Deleting)); !errors.Is(err, store.ErrGuardFailed) {
 					return err
 				}
 				return nil // completed by another caller meanwhile: its life is not ours
@@ -161,11 +162,11 @@ func (c *Core) markOwned(ctx context.Context, t *tree, g Guard) error {
 // only while g still holds, read once per page that needs it. Likewise, a Delete of
 // a marked object whose tombstone another writer completed finds its guard gone
 // and leaves the entity created since.
-func (c *Core) deleteOwned(ctx context.Context, t *tree, g Guard, predicate string) error {
-	return c.ownedPages(ctx, g.Key, predicate, func(objects []Key) error {
+func (d *Deleter) deleteOwned(ctx context.Context, t *tree, g store.Guard, predicate string) error {
+	return d.ownedPages(ctx, g.Key, predicate, func(objects []store.Key) error {
 		fresh, states := t.toDelete(objects)
 		if slices.Contains(states, nil) {
-			held, err := c.GuardHolds(ctx, g)
+			held, err := d.core.GuardHolds(ctx, g)
 			if err != nil {
 				return err
 			}
@@ -173,18 +174,18 @@ func (c *Core) deleteOwned(ctx context.Context, t *tree, g Guard, predicate stri
 				fresh, states = markedOnly(fresh, states)
 			}
 		}
-		return batching.Parallel(ctx, len(fresh), c.MaxConcurrency, func(ctx context.Context, i int) error {
+		return batching.Parallel(ctx, len(fresh), d.core.MaxConcurrency, func(ctx context.Context, i int) error {
 			if s := states[i]; s != nil {
-				return c.finishMarked(ctx, fresh[i], *s)
+				return d.finishMarked(ctx, fresh[i], *s)
 			}
-			return c.DeleteEntity(ctx, fresh[i], Expect{})
+			return d.DeleteEntity(ctx, fresh[i], Expect{})
 		})
 	})
 }
 
 // markedOnly returns the keys of keys whose state is known, with their states.
-func markedOnly(keys []Key, states []*entitystate.State) ([]Key, []*entitystate.State) {
-	var k2 []Key
+func markedOnly(keys []store.Key, states []*entitystate.State) ([]store.Key, []*entitystate.State) {
+	var k2 []store.Key
 	var s2 []*entitystate.State
 	for i, s := range states {
 		if s != nil {
@@ -196,11 +197,11 @@ func markedOnly(keys []Key, states []*entitystate.State) ([]Key, []*entitystate.
 
 // ownedPages calls fn with the objects of each page of owner's list under
 // predicate, read consistently.
-func (c *Core) ownedPages(ctx context.Context, owner Key, predicate string, fn func([]Key) error) error {
-	in := c.OutgoingQuery(owner, predicate)
+func (d *Deleter) ownedPages(ctx context.Context, owner store.Key, predicate string, fn func([]store.Key) error) error {
+	in := d.core.OutgoingQuery(owner, predicate)
 	in.ConsistentRead = aws.Bool(true)
-	return c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
-		objects := make([]Key, 0, len(items))
+	return d.core.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+		objects := make([]store.Key, 0, len(items))
 		for _, item := range items {
 			e, err := relationships.FromItem(item)
 			if err != nil {

@@ -1,4 +1,4 @@
-package store
+package deletes
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 	"github.com/rynodb/rynodb/internal/sweep"
 )
 
@@ -33,8 +34,8 @@ import (
 // (then the item is deleted last), or the entity is missing. When g stops holding,
 // the entity has a new life whose entries are its own, and sweep stops. claims are
 // released besides those of the index entries found.
-func (c *Core) Sweep(ctx context.Context, k Key, g Guard, claims []indexentries.Claim) error {
-	_, err := c.SweepHolding(ctx, k, g, claims)
+func (d *Deleter) Sweep(ctx context.Context, k store.Key, g store.Guard, claims []indexentries.Claim) error {
+	_, err := d.SweepHolding(ctx, k, g, claims)
 	return err
 }
 
@@ -42,12 +43,12 @@ func (c *Core) Sweep(ctx context.Context, k Key, g Guard, claims []indexentries.
 // of the entity's own lists overtook (the writer read the entity before its
 // tombstone) is followed by another; only writes already in flight can do that,
 // so passes end.
-func (c *Core) SweepHolding(ctx context.Context, k Key, g Guard, claims []indexentries.Claim) (bool, error) {
+func (d *Deleter) SweepHolding(ctx context.Context, k store.Key, g store.Guard, claims []indexentries.Claim) (bool, error) {
 	giveUp := func(_, err error) error {
 		return errs.Wrap(err, "the entity's own lists kept changing while it was swept")
 	}
-	return batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (bool, batching.Step, error) {
-		held, err := c.sweepPass(ctx, k, g, claims)
+	return batching.Attempts(ctx, d.core.ConflictPacer(), giveUp, func(ctx context.Context) (bool, batching.Step, error) {
+		held, err := d.sweepPass(ctx, k, g, claims)
 		if errors.Is(err, errOwnListWritten) {
 			return held, batching.Retry, nil
 		}
@@ -56,9 +57,9 @@ func (c *Core) SweepHolding(ctx context.Context, k Key, g Guard, claims []indexe
 }
 
 // sweepPass reads what refers to k and deletes it, once.
-func (c *Core) sweepPass(ctx context.Context, k Key, g Guard, claims []indexentries.Claim) (bool, error) {
-	refs := c.references(k)
-	first, err := c.firstPages(ctx, refs)
+func (d *Deleter) sweepPass(ctx context.Context, k store.Key, g store.Guard, claims []indexentries.Claim) (bool, error) {
+	refs := d.references(k)
+	first, err := d.firstPages(ctx, refs)
 	if err != nil {
 		return false, err
 	}
@@ -74,7 +75,7 @@ func (c *Core) sweepPass(ctx context.Context, k Key, g Guard, claims []indexentr
 	if len(extra) > 0 {
 		parts = append(parts, sweep.Part{Releases: extra})
 	}
-	final, hasFinal := c.DeleteAction(g)
+	final, hasFinal := d.DeleteAction(g)
 	txs := sweep.Pack(parts, actions.MaxItems-1)
 	if g.Absent && (more || len(txs) > 1) {
 		return false, errSpansTransactions
@@ -84,18 +85,18 @@ func (c *Core) sweepPass(ctx context.Context, k Key, g Guard, claims []indexentr
 		if len(txs) == 1 {
 			only = txs[0]
 		}
-		return c.sweepOnce(ctx, g, final, hasFinal, only)
+		return d.sweepOnce(ctx, g, final, hasFinal, only)
 	}
-	batch := c.Batch.Shared()
-	firstHolds := c.guardCheck(ctx, g) // one read of the guard serves every first page
+	batch := d.core.Batch.Shared()
+	firstHolds := d.guardCheck(ctx, g) // one read of the guard serves every first page
 	err = batching.Parallel(ctx, len(refs)+1, len(refs)+1, func(ctx context.Context, i int) error {
 		if i == len(refs) {
 			if len(extra) == 0 {
 				return nil
 			}
-			return c.sweepParts(ctx, batch, g, firstHolds, []sweep.Part{{Releases: extra}})
+			return d.sweepParts(ctx, batch, g, firstHolds, []sweep.Part{{Releases: extra}})
 		}
-		if err := c.sweepParts(ctx, batch, g, firstHolds, firstParts[i]); err != nil {
+		if err := d.sweepParts(ctx, batch, g, firstHolds, firstParts[i]); err != nil {
 			return err
 		}
 		if len(first[i].LastEvaluatedKey) == 0 {
@@ -103,39 +104,39 @@ func (c *Core) sweepPass(ctx context.Context, k Key, g Guard, claims []indexentr
 		}
 		next := *refs[i].query
 		next.ExclusiveStartKey = first[i].LastEvaluatedKey
-		return c.QueryPages(ctx, &next, func(items []map[string]types.AttributeValue) error {
-			return c.sweepParts(ctx, batch, g, c.guardCheck(ctx, g), refs[i].parts(items))
+		return d.core.QueryPages(ctx, &next, func(items []map[string]types.AttributeValue) error {
+			return d.sweepParts(ctx, batch, g, d.guardCheck(ctx, g), refs[i].parts(items))
 		})
 
 	})
 	switch {
-	case errors.Is(err, ErrGuardFailed):
+	case errors.Is(err, store.ErrGuardFailed):
 		return false, nil
 	case err != nil:
 		return false, err
 	case !hasFinal:
 		return true, nil
 	}
-	return c.sweepOnce(ctx, g, final, hasFinal, nil)
+	return d.sweepOnce(ctx, g, final, hasFinal, nil)
 }
 
 // sweepOnce deletes parts in one transaction: beside the deletion of the entity item
 // when the guard is a tombstone (its condition is the guard), beside the guard's
 // check otherwise. A guard that no longer holds means the work is done or moot; it
 // reports whether the guard held.
-func (c *Core) sweepOnce(ctx context.Context, g Guard, final types.TransactWriteItem, hasFinal bool, parts []sweep.Part) (bool, error) {
+func (d *Deleter) sweepOnce(ctx context.Context, g store.Guard, final types.TransactWriteItem, hasFinal bool, parts []sweep.Part) (bool, error) {
 	switch {
 	case len(parts) == 0 && !hasFinal:
 		return true, nil
 	case len(parts) == 0:
-		return true, c.DeleteItem(ctx, final.Delete)
+		return true, d.DeleteItem(ctx, final.Delete)
 	}
-	first := g.Action(c.Names.Entities)
+	first := g.Action(d.core.Names.Entities)
 	if hasFinal {
 		first = final
 	}
-	err := c.sweepTransaction(ctx, first, parts)
-	if errors.Is(err, ErrGuardFailed) {
+	err := d.sweepTransaction(ctx, first, parts)
+	if errors.Is(err, store.ErrGuardFailed) {
 		return false, nil
 	}
 	return err == nil, err
@@ -152,33 +153,33 @@ func (c *Core) sweepOnce(ctx context.Context, g Guard, final types.TransactWrite
 // life being swept. Otherwise a sweep reading after the entity was deleted and
 // created anew (a Delete cut off and completed by another caller, then a Create)
 // would read the new life's tokens, and its deletes would pass their fences.
-func (c *Core) sweepParts(ctx context.Context, batch *batching.Engine, g Guard, holds func() (bool, error), parts []sweep.Part) error {
-	fenced, parts := sweep.TakeFenced(parts, fencedWaves*c.MaxConcurrency)
+func (d *Deleter) sweepParts(ctx context.Context, batch *batching.Engine, g store.Guard, holds func() (bool, error), parts []sweep.Part) error {
+	fenced, parts := sweep.TakeFenced(parts, fencedWaves*d.core.MaxConcurrency)
 	txs := sweep.Pack(parts, actions.MaxItems-1)
-	check := g.Action(c.Names.Entities)
-	return batching.Parallel(ctx, len(txs)+len(fenced), c.MaxConcurrency, func(ctx context.Context, i int) error {
+	check := g.Action(d.core.Names.Entities)
+	return batching.Parallel(ctx, len(txs)+len(fenced), d.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		release, err := batch.Acquire(ctx)
 		if err != nil {
 			return err
 		}
 		defer release()
 		if i < len(txs) {
-			return c.sweepTransaction(ctx, check, txs[i])
+			return d.sweepTransaction(ctx, check, txs[i])
 		}
 		switch held, err := holds(); {
 		case err != nil:
 			return err
 		case !held:
-			return ErrGuardFailed
+			return store.ErrGuardFailed
 		}
-		return c.deleteFenced(ctx, fenced[i-len(txs)])
+		return d.deleteFenced(ctx, fenced[i-len(txs)])
 	})
 }
 
 // guardCheck returns a read of g, made once, at its first call: the caller calls it
 // only after the reads it must follow.
-func (c *Core) guardCheck(ctx context.Context, g Guard) func() (bool, error) {
-	return sync.OnceValues(func() (bool, error) { return c.GuardHolds(ctx, g) })
+func (d *Deleter) guardCheck(ctx context.Context, g store.Guard) func() (bool, error) {
+	return sync.OnceValues(func() (bool, error) { return d.core.GuardHolds(ctx, g) })
 }
 
 // fencedWaves bounds the fenced deletes of one page of a sweep, in waves of
@@ -186,8 +187,8 @@ func (c *Core) guardCheck(ctx context.Context, g Guard) func() (bool, error) {
 const fencedWaves = 4
 
 // deleteFenced deletes f's entry if it still holds f's token.
-func (c *Core) deleteFenced(ctx context.Context, f sweep.Fenced) error {
-	return c.DeleteIfToken(ctx, f.Key, f.Token)
+func (d *Deleter) deleteFenced(ctx context.Context, f sweep.Fenced) error {
+	return d.core.DeleteIfToken(ctx, f.Key, f.Token)
 }
 
 // sweepTransaction commits parts after first, the guard. It returns errGuardFailed
@@ -196,12 +197,12 @@ func (c *Core) deleteFenced(ctx context.Context, f sweep.Fenced) error {
 // no head, written before heads existed, has its entries deleted alone. A marker
 // that holds other positions than the entries read (the reverse index lags, or a
 // writer added some since) is read, and every entry it holds goes.
-func (c *Core) sweepTransaction(ctx context.Context, first types.TransactWriteItem, parts []sweep.Part) error {
+func (d *Deleter) sweepTransaction(ctx context.Context, first types.TransactWriteItem, parts []sweep.Part) error {
 	giveUp := func(_, err error) error {
 		return errs.Wrap(err, "lists pointing at the entity kept changing, or stayed held by another writer")
 	}
-	_, err := batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (struct{}, batching.Step, error) {
-		step, err := c.sweepAttempt(ctx, first, parts)
+	_, err := batching.Attempts(ctx, d.core.ConflictPacer(), giveUp, func(ctx context.Context) (struct{}, batching.Step, error) {
+		step, err := d.sweepAttempt(ctx, first, parts)
 		return struct{}{}, step, err
 	})
 	return err
@@ -210,22 +211,22 @@ func (c *Core) sweepTransaction(ctx context.Context, first types.TransactWriteIt
 // sweepAttempt sends the transaction of parts after first once. A refusal it can
 // act on at once (a claim released meanwhile, lists read again) makes the next
 // attempt go at once; any other, once acted on, is a race lost.
-func (c *Core) sweepAttempt(ctx context.Context, first types.TransactWriteItem, parts []sweep.Part) (batching.Step, error) {
+func (d *Deleter) sweepAttempt(ctx context.Context, first types.TransactWriteItem, parts []sweep.Part) (batching.Step, error) {
 	t := &actions.Transaction{}
 	t.Add(first, actions.Role{Kind: actions.RoleEntity}, 0)
 	owner := []int{-1}
 	for i, p := range parts {
-		for j, act := range c.partActions(p) {
+		for j, act := range d.partActions(p) {
 			t.Add(act, partRole(p, j), 0)
 			owner = append(owner, i)
 		}
 	}
-	a := c.Transact(ctx, t.Actions, commit.NewToken())
+	a := d.core.Transact(ctx, t.Actions, commit.NewToken())
 	switch {
 	case a.Outcome == commit.Committed:
 		return batching.Done, nil
 	case a.Outcome == commit.ConditionFailed && a.Action == 0:
-		return batching.Done, ErrGuardFailed
+		return batching.Done, store.ErrGuardFailed
 	case a.Outcome != commit.ConditionFailed:
 		return batching.Done, a.Err
 	}
@@ -238,7 +239,7 @@ func (c *Core) sweepAttempt(ctx context.Context, first types.TransactWriteItem, 
 		p.Releases = slices.DeleteFunc(p.Releases, func(cl indexentries.Claim) bool { return cl == role.Claim })
 		return batching.Again, nil
 	case role.Kind == actions.RoleMarker: // paced below: another writer may keep changing it
-		if err := c.refreshPart(ctx, p, actions.MaxItems-len(t.Actions)+p.Actions()); err != nil {
+		if err := d.refreshPart(ctx, p, actions.MaxItems-len(t.Actions)+p.Actions()); err != nil {
 			return batching.Done, err
 		}
 		if p.List == nil && len(p.Deletes) == 0 {
@@ -246,7 +247,7 @@ func (c *Core) sweepAttempt(ctx context.Context, first types.TransactWriteItem, 
 			// index was behind, or a cut-off Delete's requests landed late, and
 			// the other lists read with it may be stale too. Reading them all
 			// again costs reads where a refusal each would cost the transaction.
-			if err := c.refreshParts(ctx, parts); err != nil {
+			if err := d.refreshParts(ctx, parts); err != nil {
 				return batching.Done, err
 			}
 			return batching.Again, nil
@@ -255,8 +256,8 @@ func (c *Core) sweepAttempt(ctx context.Context, first types.TransactWriteItem, 
 		// A list written before heads existed: its entries are deleted alone. The
 		// other lists of the transaction are likely as old: their heads are read
 		// at once rather than found missing one refusal at a time.
-		c.deleteAlone(p)
-		if err := c.dropHeadless(ctx, parts); err != nil {
+		d.deleteAlone(p)
+		if err := d.dropHeadless(ctx, parts); err != nil {
 			return batching.Done, err
 		}
 		return batching.Again, nil
@@ -265,27 +266,19 @@ func (c *Core) sweepAttempt(ctx context.Context, first types.TransactWriteItem, 
 		if err != nil {
 			return batching.Done, err
 		}
-		if h.Abandoned(c.Now()) {
+		if h.Abandoned(d.core.Now()) {
 			room := actions.MaxItems - len(t.Actions) + p.Actions()
-			if err := c.finishList(ctx, p, h); err != nil {
+			if err := d.finishList(ctx, p, h); err != nil {
 				return batching.Done, err
 			}
 			if p.List != nil {
-				if err := c.refreshPart(ctx, p, room); err != nil {
+				if err := d.refreshPart(ctx, p, room); err != nil {
 					return batching.Done, err
 				}
 			}
 		}
 	}
 	return batching.Retry, nil
-}
-
-// ownHeadDelete is the delete of the head of one of the swept entity's lists, on
-// the condition that it is as read.
-func (c *Core) ownHeadDelete(h sweep.OwnHead) types.TransactWriteItem {
-	b := commit.Build(h.Condition(), nil)
-	return types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(c.Names.Relationships), Key: h.Key,
-		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}}
 }
 
 // partRole is the role of p's j-th action in a sweep's transaction.
@@ -319,22 +312,22 @@ var errSpansTransactions = errors.New("ryno: the sweep of a missing entity spans
 var errOwnListWritten = errors.New("ryno: a list of the entity was written during its sweep")
 
 // partActions returns the transaction actions of p.
-func (c *Core) partActions(p sweep.Part) []types.TransactWriteItem {
+func (d *Deleter) partActions(p sweep.Part) []types.TransactWriteItem {
 	if p.List == nil {
 		acts := actions.Items(p.Deletes)
 		for _, f := range p.Fenced {
-			acts = append(acts, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(c.Names.Relationships), Key: f.Key}})
+			acts = append(acts, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(d.core.Names.Relationships), Key: f.Key}})
 		}
 		for _, cl := range p.Releases {
-			acts = append(acts, actions.Release(c.Names.IndexEntries, cl))
+			acts = append(acts, actions.Release(d.core.Names.IndexEntries, cl))
 		}
 		for _, h := range p.Heads {
-			acts = append(acts, c.ownHeadDelete(h))
+			acts = append(acts, d.core.OwnHeadDelete(h))
 		}
 		return acts
 	}
 	ch := *p.List
-	head := actions.Head(c.Names.Relationships, ch)
+	head := actions.Head(d.core.Names.Relationships, ch)
 	object := ch.Deletes[0].Object
 	positions := make([]int, len(ch.Deletes))
 	for i, e := range ch.Deletes {
@@ -348,16 +341,16 @@ func (c *Core) partActions(p sweep.Part) []types.TransactWriteItem {
 		// writer since the read, may have taken it out already.
 		u := expression.Delete(expression.Name(schema.AttrPositions), set)
 		b := commit.Build(sweep.HoldsPositions(positions), &u)
-		marker.Update = &types.Update{TableName: aws.String(c.Names.Relationships), Key: key,
+		marker.Update = &types.Update{TableName: aws.String(d.core.Names.Relationships), Key: key,
 			UpdateExpression: b.Update, ConditionExpression: b.Condition,
 			ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}
 	} else {
 		b := commit.Build(expression.Name(schema.AttrPositions).Equal(set), nil)
-		marker.Delete = &types.Delete{TableName: aws.String(c.Names.Relationships), Key: key,
+		marker.Delete = &types.Delete{TableName: aws.String(d.core.Names.Relationships), Key: key,
 			ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}
 	}
 	acts := []types.TransactWriteItem{head, marker}
-	return append(acts, actions.Items(actions.RelationshipOps(c.Names.Relationships, relationships.Plan{Deletes: ch.Deletes}))...)
+	return append(acts, actions.Items(actions.RelationshipOps(d.core.Names.Relationships, relationships.Plan{Deletes: ch.Deletes}))...)
 }
 
 // entryNames are the attributes of an index entry that name its value.
@@ -366,7 +359,7 @@ var entryNames = []string{schema.AttrScope, schema.AttrType, schema.AttrID, sche
 // DeleteItem deletes the entity item under the condition of del, a transaction's
 // deletion of it: alone, it needs no transaction. A condition that fails means
 // another caller completed the Delete.
-func (c *Core) DeleteItem(ctx context.Context, del *types.Delete) error {
+func (d *Deleter) DeleteItem(ctx context.Context, del *types.Delete) error {
 	in := &dynamodb.DeleteItemInput{
 		TableName:                 del.TableName,
 		Key:                       del.Key,
@@ -375,10 +368,10 @@ func (c *Core) DeleteItem(ctx context.Context, del *types.Delete) error {
 		ExpressionAttributeValues: del.ExpressionAttributeValues,
 	}
 	send := func(ctx context.Context) commit.Attempt {
-		_, err := c.API.DeleteItem(ctx, in, commit.NoSDKRetry)
+		_, err := d.core.API.DeleteItem(ctx, in, commit.NoSDKRetry)
 		return commit.Classify(err)
 	}
-	a := c.Settle(ctx, send, send) // deleting again is safe
+	a := d.core.Settle(ctx, send, send) // deleting again is safe
 	if a.Outcome == commit.Committed || a.Outcome == commit.ConditionFailed {
 		return nil
 	}
@@ -387,13 +380,13 @@ func (c *Core) DeleteItem(ctx context.Context, del *types.Delete) error {
 
 // DeleteAction is the deletion of the entity item under its tombstone; none for a
 // guard of a missing entity.
-func (c *Core) DeleteAction(g Guard) (types.TransactWriteItem, bool) {
+func (d *Deleter) DeleteAction(g store.Guard) (types.TransactWriteItem, bool) {
 	if g.Absent {
 		return types.TransactWriteItem{}, false
 	}
-	b := commit.Build(expression.Name(g.Attr).Equal(expression.Value(AttrS(g.Token))), nil)
+	b := commit.Build(expression.Name(g.Attr).Equal(expression.Value(store.AttrS(g.Token))), nil)
 	return types.TransactWriteItem{Delete: &types.Delete{
-		TableName:                 aws.String(c.Names.Entities),
+		TableName:                 aws.String(d.core.Names.Entities),
 		Key:                       actions.EntityKey(g.Key),
 		ConditionExpression:       b.Condition,
 		ExpressionAttributeNames:  b.Names,

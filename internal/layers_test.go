@@ -35,6 +35,7 @@ var mayImport = map[string][]string{
 	"indexes":       {"entity", "indexing", "internal/batching", "internal/entitystate", "internal/indexentries", "internal/relationships", "internal/schema"},
 	"listings":      {"entity", "indexing", "internal/paging", "internal/relationships", "internal/schema"},
 	"store":         {"entity", "indexing", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/groupcommit", "internal/indexentries", "internal/indexes", "internal/listings", "internal/paging", "internal/relationships", "internal/requests", "internal/schema", "internal/sweep", "tables"},
+	"writes":        {"entity", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/indexes", "internal/relationships", "internal/schema", "internal/store", "internal/sweep"},
 	"deletes":       {"entity", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/relationships", "internal/schema", "internal/store", "internal/sweep"},
 	"maintenance":   {"internal/actions", "internal/batching", "internal/commit", "internal/deletes", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/relationships", "internal/schema", "internal/store"},
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
+	"github.com/rynodb/rynodb/internal/writes"
 	"github.com/rynodb/rynodb/tables"
 )
 
@@ -18,6 +19,7 @@ import (
 // concurrent use.
 type Client struct {
 	core    *store.Core             // the tables, their requests and the configuration the machinery reads
+	writes  *writes.Writer          // Create, Update, Set, Patch and Transact, over core
 	deletes *deletes.Deleter        // Delete, and deletions completed, over core
 	maint   *maintenance.Maintainer // Check and Reindex, over core
 	opts    Options
@@ -81,6 +83,7 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 	core.Deletes = dels
 	c := &Client{
 		core:    core,
+		writes:  writes.New(core),
 		deletes: dels,
 		maint:   maintenance.New(core, dels),
 		opts:    opts,

@@ -10,6 +10,7 @@ import (
 	"github.com/rynodb/rynodb/internal/indexes"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
+	"github.com/rynodb/rynodb/internal/writes"
 )
 
 func emitNothing(*Entity, func(indexing.Value)) {}
@@ -71,8 +72,8 @@ func TestTheIndexSetRecordsInlineSlots(t *testing.T) {
 	entries, err := newIndexRegistry([]Index{{Type: "issue", Name: "status", Map: emitNothing}, {Type: "issue", Name: "tags", Map: emitNothing}})
 	require.NoError(t, err)
 	require.NotEqual(t, inline.Set("issue"), entries.Set("issue"))
-	require.Equal(t, []string{"status (inline 1)"}, store.UnknownIndexes(inline.Set("issue"), entries.Set("issue")),
+	require.Equal(t, []string{"status (inline 1)"}, writes.UnknownIndexes(inline.Set("issue"), entries.Set("issue")),
 		"a client keeping the index in the entries table refuses an entity written with it inline")
-	require.Equal(t, []string{"status"}, store.UnknownIndexes(entries.Set("issue"), inline.Set("issue")))
-	require.Empty(t, store.UnknownIndexes(inline.Set("issue"), inline.Set("issue")))
+	require.Equal(t, []string{"status"}, writes.UnknownIndexes(entries.Set("issue"), inline.Set("issue")))
+	require.Empty(t, writes.UnknownIndexes(inline.Set("issue"), inline.Set("issue")))
 }

@@ -53,7 +53,7 @@ func (c *Client) Modify(ctx context.Context, k Key, fn func(e *Entity) error, op
 	if err != nil {
 		return nil, err
 	}
-	if err := c.core.ReplaceSets(ctx, k, sets); err != nil {
+	if err := c.writes.ReplaceSets(ctx, k, sets); err != nil {
 		return nil, &PartialWriteError{Entity: stored, Err: err}
 	}
 	return stored, nil
@@ -120,7 +120,7 @@ func (c *Client) modifyOnce(ctx context.Context, k Key, o writeOptions, fn func(
 	if err != nil {
 		return nil, err
 	}
-	item, err := c.core.Write(ctx, p)
+	item, err := c.writes.Write(ctx, p)
 	if err != nil {
 		return nil, c.partialWrite(p.Key, item, err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/numbers"
 	"github.com/rynodb/rynodb/internal/schema"
-	"github.com/rynodb/rynodb/internal/store"
+	"github.com/rynodb/rynodb/internal/writes"
 )
 
 // Patch is a partial update of an entity: the attributes it names are set, removed
@@ -77,8 +77,8 @@ func (c *Client) Patch(ctx context.Context, k Key, p Patch, opts ...WriteOption)
 }
 
 // encodePatch checks p as a put checks an entity, before any request.
-func encodePatch(p Patch) (store.Patch, error) {
-	ep := store.Patch{Set: map[string]types.AttributeValue{}, Add: map[string]string{}}
+func encodePatch(p Patch) (writes.Patch, error) {
+	ep := writes.Patch{Set: map[string]types.AttributeValue{}, Add: map[string]string{}}
 	named := map[string]bool{}
 	name := func(n string) error {
 		if err := schema.ValidateAttributeName(n); err != nil {
@@ -134,8 +134,8 @@ func encodePatch(p Patch) (store.Patch, error) {
 }
 
 // patchItem applies ep with one UpdateItem.
-func (c *Client) patchItem(ctx context.Context, k Key, ep store.Patch, o writeOptions) (*Entity, error) {
-	item, err := c.core.PatchItem(ctx, k, ep, store.PatchOptions{Version: o.version, Created: o.created, Cond: o.cond.store()})
+func (c *Client) patchItem(ctx context.Context, k Key, ep writes.Patch, o writeOptions) (*Entity, error) {
+	item, err := c.writes.PatchItem(ctx, k, ep, writes.PatchOptions{Version: o.version, Created: o.created, Cond: o.cond.store()})
 	if err != nil {
 		return nil, err
 	}
@@ -144,13 +144,13 @@ func (c *Client) patchItem(ctx context.Context, k Key, ep store.Patch, o writeOp
 
 // patchIndexed applies ep to an entity of an indexed type as Modify does, so that
 // its index entries change with it.
-func (c *Client) patchIndexed(ctx context.Context, k Key, ep store.Patch, o writeOptions) (*Entity, error) {
+func (c *Client) patchIndexed(ctx context.Context, k Key, ep writes.Patch, o writeOptions) (*Entity, error) {
 	return c.modify(ctx, k, o, func(e *Entity) error { return applyPatch(e, ep) })
 }
 
-// patched returns the base item (see store.Put) of the entity stored as item, with
+// patched returns the base item (see writes.Put) of the entity stored as item, with
 // ep applied.
-func patched(item map[string]types.AttributeValue, ep store.Patch) (map[string]types.AttributeValue, error) {
+func patched(item map[string]types.AttributeValue, ep writes.Patch) (map[string]types.AttributeValue, error) {
 	e, err := decodeListed(item)
 	if err != nil {
 		return nil, err
@@ -162,7 +162,7 @@ func patched(item map[string]types.AttributeValue, ep store.Patch) (map[string]t
 }
 
 // applyPatch changes e as DynamoDB would apply ep.
-func applyPatch(e *Entity, ep store.Patch) error {
+func applyPatch(e *Entity, ep writes.Patch) error {
 	for n, av := range ep.Set {
 		v, err := numbers.Decode(av)
 		if err != nil {

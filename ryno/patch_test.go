@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/internal/schema"
-	"github.com/rynodb/rynodb/internal/store"
+	"github.com/rynodb/rynodb/internal/writes"
 )
 
 func TestEncodePatchRejects(t *testing.T) {
@@ -70,24 +70,24 @@ func TestEncodePatchAccepts(t *testing.T) {
 	tests := []struct {
 		name string
 		p    Patch
-		want store.Patch
+		want writes.Patch
 	}{
 		{"Add of Go numbers", Patch{Add: map[string]any{"i": 1, "neg": int64(-3), "u": uint8(7), "f": 1.5, "zero": 0}},
-			store.Patch{Add: map[string]string{"i": "1", "neg": "-3", "u": "7", "f": "1.5", "zero": "0"}}},
+			writes.Patch{Add: map[string]string{"i": "1", "neg": "-3", "u": "7", "f": "1.5", "zero": "0"}}},
 		{"Add of Numbers", Patch{Add: map[string]any{"e": json.Number("1e3"), "d": json.Number("-0.000000000000000000000000000000000001")}},
-			store.Patch{Add: map[string]string{"e": "1e3", "d": "-0.000000000000000000000000000000000001"}}},
+			writes.Patch{Add: map[string]string{"e": "1e3", "d": "-0.000000000000000000000000000000000001"}}},
 		{"Set", Patch{Set: map[string]any{"s": "x", "n": 2, "l": []any{1, "y"}, "null": nil}},
-			store.Patch{Set: map[string]types.AttributeValue{
+			writes.Patch{Set: map[string]types.AttributeValue{
 				"s":    str("x"),
 				"n":    number(2),
 				"l":    &types.AttributeValueMemberL{Value: []types.AttributeValue{number(1), str("y")}},
 				"null": &types.AttributeValueMemberNULL{Value: true},
 			}}},
-		{"Remove keeps its order", Patch{Remove: []string{"b", "a"}}, store.Patch{Remove: []string{"b", "a"}}},
+		{"Remove keeps its order", Patch{Remove: []string{"b", "a"}}, writes.Patch{Remove: []string{"b", "a"}}},
 		{"all three", Patch{Set: map[string]any{"s": "x"}, Remove: []string{"r"}, Add: map[string]any{"n": 1}},
-			store.Patch{Set: map[string]types.AttributeValue{"s": str("x")}, Remove: []string{"r"}, Add: map[string]string{"n": "1"}}},
+			writes.Patch{Set: map[string]types.AttributeValue{"s": str("x")}, Remove: []string{"r"}, Add: map[string]string{"n": "1"}}},
 		{"Set of exactly an item's size", Patch{Set: map[string]any{"a": strings.Repeat("x", schema.MaxItemBytes-1)}},
-			store.Patch{Set: map[string]types.AttributeValue{"a": str(strings.Repeat("x", schema.MaxItemBytes-1))}}},
+			writes.Patch{Set: map[string]types.AttributeValue{"a": str(strings.Repeat("x", schema.MaxItemBytes-1))}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,7 +104,7 @@ func TestEncodePatchAccepts(t *testing.T) {
 	}
 }
 
-func mustEncodePatch(t *testing.T, p Patch) store.Patch {
+func mustEncodePatch(t *testing.T, p Patch) writes.Patch {
 	t.Helper()
 	ep, err := encodePatch(p)
 	require.NoError(t, err)
@@ -242,7 +242,7 @@ func TestPatchInput(t *testing.T) {
 	}
 	for _, tt := range tests { // every patch forgets the item's shape: it may add or remove names
 		t.Run(tt.name, func(t *testing.T) {
-			in := c.core.PatchInput(stateKey, mustEncodePatch(t, tt.p), store.PatchOptions{Version: tt.version}, "tok")
+			in := c.writes.PatchInput(stateKey, mustEncodePatch(t, tt.p), writes.PatchOptions{Version: tt.version}, "tok")
 			require.Equal(t, "t_entities_master", aws.ToString(in.TableName))
 			require.Equal(t, itemKey(stateKey), in.Key)
 			require.Equal(t, types.ReturnValueAllNew, in.ReturnValues)
@@ -277,7 +277,7 @@ func TestPatchInputNamesTopLevelAttributes(t *testing.T) {
 			for _, p := range []Patch{{Set: map[string]any{name: 1}}, {Remove: []string{name}}, {Add: map[string]any{name: 1}}} {
 				ep := mustEncodePatch(t, p)
 				var in *dynamodb.UpdateItemInput
-				require.NotPanics(t, func() { in = c.core.PatchInput(stateKey, ep, store.PatchOptions{}, "tok") })
+				require.NotPanics(t, func() { in = c.writes.PatchInput(stateKey, ep, writes.PatchOptions{}, "tok") })
 				require.Contains(t, slices.Collect(maps.Values(in.ExpressionAttributeNames)), name)
 			}
 		})

@@ -3,7 +3,7 @@ package ryno
 import (
 	"context"
 
-	"github.com/rynodb/rynodb/internal/store"
+	"github.com/rynodb/rynodb/internal/writes"
 )
 
 // Create stores a new entity and returns it as stored, with Version 1. It fails with
@@ -78,12 +78,12 @@ func (c *Client) Set(ctx context.Context, e *Entity, opts ...WriteOption) (_ *En
 	return c.put(ctx, e, modeSet, opts)
 }
 
-type putMode = store.PutMode
+type putMode = writes.PutMode
 
 const (
-	modeCreate = store.PutCreate
-	modeUpdate = store.PutUpdate
-	modeSet    = store.PutSet
+	modeCreate = writes.PutCreate
+	modeUpdate = writes.PutUpdate
+	modeSet    = writes.PutSet
 )
 
 // calls names the call of each mode.
@@ -105,7 +105,7 @@ func (c *Client) put(ctx context.Context, e *Entity, mode putMode, opts []WriteO
 		return nil, err
 	}
 	p.Sets = sets
-	item, err := c.core.Write(ctx, p)
+	item, err := c.writes.Write(ctx, p)
 	if err != nil {
 		return nil, c.partialWrite(p.Key, item, err)
 	}
@@ -113,16 +113,16 @@ func (c *Client) put(ctx context.Context, e *Entity, mode putMode, opts []WriteO
 }
 
 // putOf checks e and returns its write, before any request.
-func (c *Client) putOf(e *Entity, mode putMode, o writeOptions) (store.Put, error) {
+func (c *Client) putOf(e *Entity, mode putMode, o writeOptions) (writes.Put, error) {
 	base, err := encodeEntity(e)
 	if err != nil {
-		return store.Put{}, err
+		return writes.Put{}, err
 	}
 	if e, err = o.onEntity(e, mode); err != nil {
-		return store.Put{}, err
+		return writes.Put{}, err
 	}
 	if err := c.validateLists(e.Key, o.lists); err != nil {
-		return store.Put{}, err
+		return writes.Put{}, err
 	}
 	var lists map[string][]Key
 	if o.lists != nil {
@@ -131,6 +131,6 @@ func (c *Client) putOf(e *Entity, mode putMode, o writeOptions) (store.Put, erro
 			lists[p] = ownKeys(objects)
 		}
 	}
-	return store.Put{Mode: mode, Key: e.Key, Version: e.Version, Created: e.Created,
+	return writes.Put{Mode: mode, Key: e.Key, Version: e.Version, Created: e.Created,
 		IfCreated: !o.created.IsZero(), Base: base, Lists: lists, Cond: o.cond.store()}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
+	"github.com/rynodb/rynodb/internal/writes"
 )
 
 // A sequence is a named counter of an entity, its owner: TransactNext draws its next
@@ -90,7 +91,7 @@ func (c *Client) TransactNext(ctx context.Context, owner Key, name string, build
 func (c *Client) sequenceMoved(ctx context.Context, owner Key, name string, last int64, err error) (bool, error) {
 	var refused *TransactionError
 	switch {
-	case errors.Is(err, store.ErrSequenceMoved):
+	case errors.Is(err, writes.ErrSequenceMoved):
 		return true, nil
 	case !errors.As(err, &refused):
 		return false, nil
@@ -127,7 +128,7 @@ func validateSequence(owner Key, name string) error {
 
 // readSequence reads the last number drawn from owner's sequence name.
 func (c *Client) readSequence(ctx context.Context, owner Key, name string, consistent bool) (int64, error) {
-	in := store.GetInput(c.core.Names.Relationships, store.SequenceKey(owner, name))
+	in := store.GetInput(c.core.Names.Relationships, writes.SequenceKey(owner, name))
 	in.ConsistentRead = aws.Bool(consistent)
 	out, err := c.core.API.GetItem(ctx, in)
 	if err != nil || out.Item == nil {

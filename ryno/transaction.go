@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/entity"
-	"github.com/rynodb/rynodb/internal/store"
+	"github.com/rynodb/rynodb/internal/writes"
 	"github.com/rynodb/rynodb/tables"
 )
 
@@ -25,18 +25,18 @@ type Op struct {
 	from      int64 // the number a draw from a sequence last read
 }
 
-type opKind = store.TxKind
+type opKind = writes.TxKind
 
 const (
-	opCreate   = store.TxCreate
-	opUpdate   = store.TxUpdate
-	opSet      = store.TxSet
-	opPatch    = store.TxPatch
-	opDelete   = store.TxDelete
-	opCheck    = store.TxCheck
-	opAdd      = store.TxAdd
-	opRemove   = store.TxRemove
-	opSequence = store.TxSequence
+	opCreate   = writes.TxCreate
+	opUpdate   = writes.TxUpdate
+	opSet      = writes.TxSet
+	opPatch    = writes.TxPatch
+	opDelete   = writes.TxDelete
+	opCheck    = writes.TxCheck
+	opAdd      = writes.TxAdd
+	opRemove   = writes.TxRemove
+	opSequence = writes.TxSequence
 )
 
 // TxCreate creates e, as Create does, in a transaction.
@@ -168,8 +168,8 @@ func (c *Client) Transact(ctx context.Context, ops ...Op) (_ []OpResult, err err
 }
 
 // prepareTx checks ops before any request.
-func (c *Client) prepareTx(ops []Op) (*store.Tx, error) {
-	tx, err := c.core.NewTx(len(ops))
+func (c *Client) prepareTx(ops []Op) (*writes.Tx, error) {
+	tx, err := c.writes.NewTx(len(ops))
 	if err != nil {
 		return nil, err
 	}
@@ -186,12 +186,12 @@ func (c *Client) prepareTx(ops []Op) (*store.Tx, error) {
 }
 
 // txOpOf checks op and returns it as the store commits it.
-func (c *Client) txOpOf(op Op) (store.TxOp, error) {
+func (c *Client) txOpOf(op Op) (writes.TxOp, error) {
 	o, err := writeOptionsOf("Transact", op.opts)
 	if err != nil {
-		return store.TxOp{}, err
+		return writes.TxOp{}, err
 	}
-	t := store.TxOp{Kind: op.kind, Key: op.key, Version: o.version, Created: o.created, Cond: o.cond.store(),
+	t := writes.TxOp{Kind: op.kind, Key: op.key, Version: o.version, Created: o.created, Cond: o.cond.store(),
 		Predicate: op.predicate, Objects: ownKeys(op.objects), From: op.from}
 	switch op.kind {
 	case opCreate, opUpdate, opSet:

@@ -64,7 +64,7 @@ type Core struct {
 
 	clock  positionClock                                           // positions of ordered sets
 	queues groupcommit.Queue[ListID, ListOp, relationships.Change] // list calls waiting to be written together
-	shapes shapes                                                  // of the entities written and found, by type
+	Shapes Shapes                                                  // of the entities written and found, by type
 }
 
 // NewCore returns the core of a client.

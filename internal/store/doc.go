@@ -1,21 +1,16 @@
-// Package store is the machinery under package ryno's public face.
+// Package store is the engine under package ryno's public face and the packages
+// of each use case (writes, deletes, maintenance).
 //
 // It owns:
 //   - the core every part shares (Core): the tables and the requests that read
 //     them, conditional writes settled within the retry policy, and the guards of
 //     changes made in several transactions (guard.go);
-//   - the writes of entities: Create, Update and Set (Write), each attempt
-//     reading what its plan needs, then committing the entity with its index
-//     entries, unique claims and lists in one transaction, or under a pending mark
-//     when they do not fit in one (put*.go); the upsert that needs no
-//     read (upsert.go), over any shape of the type the client remembers
-//     (shapes.go); Patch's one UpdateItem (patch.go); the lookup of a unique value
-//     (unique.go);
-//   - Transact: each operation read and planned, the transaction assembled within
-//     DynamoDB's limits, and its refusals read (transact*.go);
+//   - the shapes of each type that the writes' upserts may replace (shapes.go),
+//     and the lookup of a unique value (unique.go);
 //   - the list engine: the write of a relationship list in one transaction
 //     planned from its head and markers (lists.go), and under a lease when it does
-//     not fit in one (lease.go), the objects of its entries checked (object_checks.go); concurrent calls on one list written together
+//     not fit in one (lease.go), the objects of its entries checked
+//     (object_checks.go); concurrent calls on one list written together
 //     (list_queue.go); sets and ordered sets, one item per object, and the
 //     positions of ordered sets (sets*.go, ordered_sets.go);
 //   - a deletion met unfinished (a tombstone, or an entity past its expiry) is
@@ -38,6 +33,6 @@
 // It may import the SDK, package indexing (index values, a leaf with no I/O) and
 // the internal packages below it (actions, batching, commit, entitystate, errs,
 // groupcommit, indexentries, indexes, relationships, requests, schema, sweep),
-// never ryno, packages deletes and maintenance above it, or another package of the public face: internal/layers_test.go holds
+// never ryno, the packages of the use cases above it (writes, deletes, maintenance), or another package of the public face: internal/layers_test.go holds
 // the rule.
 package store

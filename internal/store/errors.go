@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rynodb/rynodb/entity"
+	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/tables"
 )
@@ -45,7 +46,10 @@ func Unreadable(k Key, err error) *entity.UnreadableError {
 // TransactWriteItems: package tables' type of the name, which package ryno names too.
 type TransactionLimitError = tables.TransactionLimitError
 
-// invalid is the error of input refused before any request.
-func invalid(field, value, reason string) error {
+// Invalid is the error of input refused before any request.
+func Invalid(field, value, reason string) error {
 	return &schema.ValidationError{Field: field, Value: value, Reason: reason}
 }
+
+// NotFound is the error of the entity k missing.
+func NotFound(k Key) error { return fmt.Errorf("%w: %s", errs.ErrNotFound, k) }

@@ -49,7 +49,7 @@ const maxQueryLimit = 1<<31 - 1
 // more than the limit, so that a page that ends the listing returns no cursor.
 func (c *Core) QueryPage(ctx context.Context, q PageQuery, r PageRequest) ([]map[string]types.AttributeValue, string, error) {
 	if r.Consistent && q.Global() {
-		return nil, "", invalid("PageOptions.Consistent", "", "this listing reads a global secondary index, which DynamoDB keeps eventually consistent")
+		return nil, "", Invalid("PageOptions.Consistent", "", "this listing reads a global secondary index, which DynamoDB keeps eventually consistent")
 	}
 	cursors := paging.Codec{Identity: q.Identity, Descending: r.Descending, Seal: r.Seal}
 	start, err := cursors.Decode(r.Cursor, q.Position)

@@ -26,7 +26,7 @@ func (c *Core) GetItem(ctx context.Context, k Key, consistent bool) (map[string]
 		return nil, errs.Wrap(err, "get %s", k)
 	}
 	if out.Item != nil {
-		c.shapes.learnStored(k.Type, out.Item) // a write of what was read needs no other
+		c.Shapes.LearnStored(k.Type, out.Item) // a write of what was read needs no other
 	}
 	return out.Item, nil
 }
@@ -111,9 +111,9 @@ func (c *Core) ReadLive(ctx context.Context, k Key) (map[string]types.AttributeV
 		if err := c.Deletes.CompleteDelete(ctx, k, s); err != nil {
 			return nil, errs.Wrap(err, "completing the delete of %s", k)
 		}
-		return nil, notFound(k)
+		return nil, NotFound(k)
 	case !s.Exists():
-		return nil, notFound(k)
+		return nil, NotFound(k)
 	}
 	return item, nil
 }

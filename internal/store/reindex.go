@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -192,7 +193,7 @@ func (r *reindexing) recordUpdate(set string, record types.AttributeValue, large
 	if large {
 		u = u.Set(expression.Name(schema.AttrPending), expression.Value(AttrS(r.token))).
 			Set(expression.Name(schema.AttrPendingSince), expression.Value(AttrS(schema.FormatTime(r.c.Now())))).
-			Set(expression.Name(schema.AttrPendingUntil), expression.Value(AttrN(r.c.pendingUntil())))
+			Set(expression.Name(schema.AttrPendingUntil), expression.Value(AttrN(r.c.PendingUntil())))
 	}
 	return u
 }
@@ -373,4 +374,36 @@ func (c *Core) FinishPending(ctx context.Context, k Key) (bool, error) {
 		return false, errs.Wrap(err, "finishing the write of %s cut off", k)
 	}
 	return true, nil
+}
+
+// PendingUntil is the lease of a pending mark put now: when the writer putting it
+// is taken for gone.
+func (c *Core) PendingUntil() int64 { return c.Now().Add(c.ListLease).UnixMilli() }
+
+// PendingLeft reports whether the writer of s's pending mark has given it up: its
+// lease, which the mark records, has expired. A mark written before marks recorded
+// their lease is judged by its age against this client's ListLease.
+func (c *Core) PendingLeft(s entitystate.State) bool {
+	now := c.Now()
+	switch {
+	case s.Pending == "":
+		return false
+	case s.PendingUntil > 0:
+		return now.UnixMilli() >= s.PendingUntil
+	}
+	return now.Sub(PendingSince(s.Item)) >= c.ListLease
+}
+
+// PendingSince is when the pending mark of item was put: a Reindex records it, a
+// large write puts it with the item (_updated).
+func PendingSince(item map[string]types.AttributeValue) time.Time {
+	return later(TimeOf(item[schema.AttrUpdated]), TimeOf(item[schema.AttrPendingSince]))
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -249,7 +248,7 @@ func (c *Core) SubjectEnded(ctx context.Context, k Key, s entitystate.State) err
 			return errs.Wrap(err, "completing a delete in progress")
 		}
 	}
-	return notFound(k)
+	return NotFound(k)
 }
 
 // ReadEntities reads the items of keys consistently, in order, nil where missing:
@@ -325,6 +324,3 @@ func (c *Core) DeleteIfToken(ctx context.Context, key map[string]types.Attribute
 	}
 	return err
 }
-
-// notFound is the error of the entity k missing.
-func notFound(k Key) error { return fmt.Errorf("%w: %s", errs.ErrNotFound, k) }

@@ -28,7 +28,7 @@ import (
 // Delete's sweep may have missed.
 func (c *Core) confirmSet(ctx context.Context, op ListOp, objects, created []Key, token string, replace bool) error {
 	var gone *entitystate.State // the subject as the last attempt read it, not live
-	giveUp := func(_, _ error) error { return notFound(op.Subject) }
+	giveUp := func(_, _ error) error { return NotFound(op.Subject) }
 	_, err := batching.Attempts(ctx, batching.Tries(maxSetConfirmations+1), giveUp, func(ctx context.Context) (struct{}, batching.Step, error) {
 		if gone != nil {
 			if done, err := c.settleGone(ctx, op, objects, *gone); done {
@@ -69,7 +69,7 @@ func (c *Core) settleGone(ctx context.Context, op ListOp, objects []Key, s entit
 	}
 	err := c.TransactGuarded(ctx, c.Batch.Shared(), Guard{Key: op.Subject, Absent: true}, c.setDeletes(op, objects))
 	if !errors.Is(err, ErrGuardFailed) {
-		return true, errors.Join(err, notFound(op.Subject))
+		return true, errors.Join(err, NotFound(op.Subject))
 	}
 	return false, nil
 }
@@ -102,7 +102,7 @@ func (c *Core) missingObjects(objects []Key, items []map[string]types.AttributeV
 		if s, err := c.ReadStored(objects[i], item); err != nil || !s.Live() {
 			missing = append(missing, objects[i])
 			if first == nil {
-				first = errors.Join(err, fmt.Errorf("object %w", notFound(objects[i])))
+				first = errors.Join(err, fmt.Errorf("object %w", NotFound(objects[i])))
 			}
 		}
 	}

@@ -26,27 +26,27 @@ import (
 // shapesPerType bounds the shapes remembered for one type, the most recent kept.
 const shapesPerType = 8
 
-// shape is the digest of a list of names, and the names.
-type shape struct {
-	digest string
-	names  []string
+// Shape is the digest of a list of names, and the names.
+type Shape struct {
+	Digest string
+	Names  []string
 }
 
-// shapes is what a client remembers of the shapes of each type.
-type shapes struct {
+// Shapes is what a client remembers of the shapes of each type.
+type Shapes struct {
 	mu     sync.Mutex
-	byType map[string][]shape // the most recent last
+	byType map[string][]Shape // the most recent last
 }
 
-// learn remembers the shape of names for typ.
-func (s *shapes) learn(typ string, names []string) {
-	sh := shape{digest: digestOf(names), names: names}
+// Learn remembers the shape of names for typ.
+func (s *Shapes) Learn(typ string, names []string) {
+	sh := Shape{Digest: digestOf(names), Names: names}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.byType == nil {
-		s.byType = map[string][]shape{}
+		s.byType = map[string][]Shape{}
 	}
-	known := slices.DeleteFunc(s.byType[typ], func(o shape) bool { return o.digest == sh.digest })
+	known := slices.DeleteFunc(s.byType[typ], func(o Shape) bool { return o.Digest == sh.Digest })
 	known = append(known, sh)
 	if len(known) > shapesPerType {
 		known = known[len(known)-shapesPerType:]
@@ -54,23 +54,23 @@ func (s *shapes) learn(typ string, names []string) {
 	s.byType[typ] = known
 }
 
-// learnStored remembers the shape of a stored item of typ whose _shape attribute
+// LearnStored remembers the shape of a stored item of typ whose _shape attribute
 // is the digest of its names: an item a Patch wrote last records none.
-func (s *shapes) learnStored(typ string, item map[string]types.AttributeValue) {
-	names := shapeNames(item)
+func (s *Shapes) LearnStored(typ string, item map[string]types.AttributeValue) {
+	names := ShapeNames(item)
 	if recorded, ok := item[schema.AttrShape].(*types.AttributeValueMemberS); ok && recorded.Value == digestOf(names) {
-		s.learn(typ, names)
+		s.Learn(typ, names)
 	}
 }
 
-// others returns the shapes remembered for typ other than digest, the most recent
+// Others returns the shapes remembered for typ other than digest, the most recent
 // first.
-func (s *shapes) others(typ, digest string) []shape {
+func (s *Shapes) Others(typ, digest string) []Shape {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []shape
+	var out []Shape
 	for _, sh := range slices.Backward(s.byType[typ]) {
-		if sh.digest != digest {
+		if sh.Digest != digest {
 			out = append(out, sh)
 		}
 	}
@@ -80,12 +80,12 @@ func (s *shapes) others(typ, digest string) []shape {
 // ShapeOf is the digest of the names of base's attributes and metadata: 16 bytes of
 // SHA-256 over the sorted names, each prefixed with its length, base64-encoded.
 func ShapeOf(base map[string]types.AttributeValue) string {
-	return digestOf(shapeNames(base))
+	return digestOf(ShapeNames(base))
 }
 
-// shapeNames returns the names of item's attributes and metadata that its shape
+// ShapeNames returns the names of item's attributes and metadata that its shape
 // covers, sorted: the user's attributes, _meta and _expires.
-func shapeNames(item map[string]types.AttributeValue) []string {
+func ShapeNames(item map[string]types.AttributeValue) []string {
 	var names []string
 	for name := range item {
 		if name == schema.AttrMeta || name == schema.AttrExpires || !strings.HasPrefix(name, schema.ReservedPrefix) {

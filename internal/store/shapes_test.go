@@ -33,32 +33,32 @@ func TestShapeOfNamesTheAttributesAndMetadataOnly(t *testing.T) {
 }
 
 // digests returns the digests of shapes, in order.
-func digests(shapes []shape) []string {
+func digests(shapes []Shape) []string {
 	out := make([]string, len(shapes))
 	for i, sh := range shapes {
-		out[i] = sh.digest
+		out[i] = sh.Digest
 	}
 	return out
 }
 
 func TestShapesRemembersTheMostRecentOfEachType(t *testing.T) {
-	var s shapes
+	var s Shapes
 	names := func(i int) []string { return []string{"a", fmt.Sprint("n", i)} }
 	for i := range shapesPerType + 2 {
-		s.learn("person", names(i))
+		s.Learn("person", names(i))
 	}
-	s.learn("person", names(5)) // met again: the most recent
-	s.learn("post", names(0))
+	s.Learn("person", names(5)) // met again: the most recent
+	s.Learn("post", names(0))
 
 	var want []string
 	for _, i := range []int{5, 9, 8, 7, 6, 4, 3, 2} {
 		want = append(want, digestOf(names(i)))
 	}
-	require.Equal(t, want, digests(s.others("person", "")), "the %d most recent, the most recent first", shapesPerType)
-	require.Equal(t, want[1:], digests(s.others("person", digestOf(names(5)))), "all but the writer's own")
-	require.Equal(t, []string{digestOf(names(0))}, digests(s.others("post", "")), "each type on its own")
-	require.Empty(t, s.others("comment", ""))
-	require.Equal(t, names(9), s.others("person", "")[1].names)
+	require.Equal(t, want, digests(s.Others("person", "")), "the %d most recent, the most recent first", shapesPerType)
+	require.Equal(t, want[1:], digests(s.Others("person", digestOf(names(5)))), "all but the writer's own")
+	require.Equal(t, []string{digestOf(names(0))}, digests(s.Others("post", "")), "each type on its own")
+	require.Empty(t, s.Others("comment", ""))
+	require.Equal(t, names(9), s.Others("person", "")[1].Names)
 }
 
 func TestShapesLearnAStoredItemOnlyWhenItRecordsItsShape(t *testing.T) {
@@ -82,15 +82,15 @@ func TestShapesLearnAStoredItemOnlyWhenItRecordsItsShape(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var s shapes
-			s.learnStored("person", tt.item)
-			got := s.others("person", "")
+			var s Shapes
+			s.LearnStored("person", tt.item)
+			got := s.Others("person", "")
 			if !tt.learned {
 				require.Empty(t, got)
 				return
 			}
 			require.Equal(t, []string{digest}, digests(got))
-			require.Equal(t, []string{schema.AttrMeta, "a", "b"}, got[0].names)
+			require.Equal(t, []string{schema.AttrMeta, "a", "b"}, got[0].Names)
 		})
 	}
 }

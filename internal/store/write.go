@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -80,4 +82,11 @@ func (c *Core) Resolve(ctx context.Context, k Key, token string, unapplied func(
 		return send(ctx)
 	}
 	return commit.Attempt{Outcome: commit.Failed, Err: fmt.Errorf("%w: %s was changed by another writer meanwhile", commit.ErrOutcomeUnknown, k)}
+}
+
+// Condition is a condition a write requires of the stored entity: Text for the
+// error that refuses it, Build for the condition as of now.
+type Condition struct {
+	Text  string
+	Build func(now time.Time) expression.ConditionBuilder
 }

@@ -1,7 +1,7 @@
 // The plan of an entity write's attempt: its item, index entries and claims, and
 // the lists it replaces, from what the attempt read.
 
-package store
+package writes
 
 import (
 	"fmt"
@@ -16,6 +16,7 @@ import (
 	"github.com/rynodb/rynodb/internal/indexes"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // putPlan is what one attempt commits.
@@ -31,7 +32,7 @@ type putPlan struct {
 
 // plan builds the item a write meeting x puts, and the changes to the index entries
 // and lists read. It checks what DynamoDB would refuse.
-func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types.AttributeValue, lists []ListState) (*putPlan, error) {
+func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types.AttributeValue, lists []store.ListState) (*putPlan, error) {
 	x.Now = w.now
 	if w.Cond != nil {
 		x.Cond = w.Cond.Build
@@ -41,13 +42,13 @@ func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types
 		created = x.Created
 	}
 	item := maps.Clone(w.Base)
-	item[schema.AttrCreated] = AttrS(schema.FormatTime(created))
-	item[schema.AttrUpdated] = AttrS(schema.FormatTime(w.now))
-	item[schema.AttrVersion] = AttrN(x.Next())
-	item[schema.AttrToken] = AttrS(w.token)
-	item[schema.AttrShape] = AttrS(ShapeOf(w.Base))
+	item[schema.AttrCreated] = store.AttrS(schema.FormatTime(created))
+	item[schema.AttrUpdated] = store.AttrS(schema.FormatTime(w.now))
+	item[schema.AttrVersion] = store.AttrN(x.Next())
+	item[schema.AttrToken] = store.AttrS(w.token)
+	item[schema.AttrShape] = store.AttrS(store.ShapeOf(w.Base))
 	if w.mine != "" {
-		item[schema.AttrIndexes] = AttrS(w.mine)
+		item[schema.AttrIndexes] = store.AttrS(w.mine)
 	}
 	p := &putPlan{x: x, item: item}
 	if w.indexed() {
@@ -67,21 +68,21 @@ func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types
 // planEntries adds to p the index entries and inline values its item emits, the
 // changes to the entries stored, and the unique values claimed and released.
 func (w *write) planEntries(p *putPlan, created time.Time, storedEntries []map[string]types.AttributeValue) error {
-	emitted, err := w.c.Indexes.Emit(p.item, created, w.now)
+	emitted, err := w.c.core.Indexes.Emit(p.item, created, w.now)
 	if err != nil {
 		return err
 	}
-	inline, entries, err := w.c.Indexes.InlineSplit(w.Key.Type, emitted)
+	inline, entries, err := w.c.core.Indexes.InlineSplit(w.Key.Type, emitted)
 	if err != nil {
 		return err
 	}
 	indexes.PutInline(p.item, inline)
 	p.item[schema.AttrIndexEntries] = indexes.Record(entries)
-	if p.entryOps, err = indexes.Ops(w.c.Names.IndexEntries, storedEntries, entries); err != nil {
+	if p.entryOps, err = indexes.Ops(w.c.core.Names.IndexEntries, storedEntries, entries); err != nil {
 		return err
 	}
 	p.entries = entries
-	held := ParseEntries(storedEntries)
+	held := store.ParseEntries(storedEntries)
 	claimed := held
 	if p.x.Pending {
 		// The writer cut off put its record with its claims, releasing those of the
@@ -91,20 +92,20 @@ func (w *write) planEntries(p *putPlan, created time.Time, storedEntries []map[s
 		claimed = p.x.Left
 		held = append(held, p.x.Left...)
 	}
-	p.claims, _ = w.c.Indexes.ClaimChanges(claimed, entries)
-	_, p.releases = w.c.Indexes.ClaimChanges(held, entries)
+	p.claims, _ = w.c.core.Indexes.ClaimChanges(claimed, entries)
+	_, p.releases = w.c.core.Indexes.ClaimChanges(held, entries)
 	if RecordsNewExpiry(p.x, entitystate.ExpiresOf(p.item)) {
-		p.claims = w.c.Indexes.UniqueClaims(entries) // each claim records the holder's expiry
+		p.claims = w.c.core.Indexes.UniqueClaims(entries) // each claim records the holder's expiry
 	}
 	if w.byRecord {
-		p.entryOps = append(p.entryOps, ProjectedPuts(w.c.Names.IndexEntries, entries)...)
+		p.entryOps = append(p.entryOps, ProjectedPuts(w.c.core.Names.IndexEntries, entries)...)
 	}
 	return nil
 }
 
 // CheckItemSize rejects an item of the entity k that DynamoDB would refuse for its
 // size.
-func CheckItemSize(k Key, item map[string]types.AttributeValue) error {
+func CheckItemSize(k store.Key, item map[string]types.AttributeValue) error {
 	if n := schema.ItemSize(item); n > schema.MaxItemBytes {
 		return &schema.ValidationError{Field: "Entity", Value: k.String(),
 			Reason: fmt.Sprintf("item is %d bytes; DynamoDB allows at most %d", n, schema.MaxItemBytes)}

@@ -1,4 +1,4 @@
-package store
+package writes
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/indexes"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // A Set or Update without a version need not know what is stored to replace it,
@@ -45,8 +46,8 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 	if !ok {
 		return nil
 	}
-	ours := ShapeOf(w.Base)
-	others := w.c.shapes.others(w.Key.Type, ours)
+	ours := store.ShapeOf(w.Base)
+	others := w.c.core.Shapes.Others(w.Key.Type, ours)
 	for n := len(others); n >= 0; n-- {
 		if in := w.upsertOver(inline, ours, others[:n]); in != nil {
 			return in
@@ -57,23 +58,23 @@ func (w *write) upsertInput() *dynamodb.UpdateItemInput {
 
 // upsertOver returns the UpdateItem of an upsert replacing an item of the write's
 // shape (ours) or of one of others, or nil when its expression would be too large.
-func (w *write) upsertOver(inline map[string]types.AttributeValue, ours string, others []shape) *dynamodb.UpdateItemInput {
-	now := AttrS(schema.FormatTime(w.now))
+func (w *write) upsertOver(inline map[string]types.AttributeValue, ours string, others []store.Shape) *dynamodb.UpdateItemInput {
+	now := store.AttrS(schema.FormatTime(w.now))
 	created := expression.Name(schema.AttrCreated)
 	version := expression.Name(schema.AttrVersion)
 	u := expression.Set(created, expression.IfNotExists(created, expression.Value(now))).
 		Set(expression.Name(schema.AttrUpdated), expression.Value(now)).
-		Set(version, expression.Plus(expression.IfNotExists(version, expression.Value(AttrN(0))), expression.Value(AttrN(1)))).
-		Set(expression.Name(schema.AttrToken), expression.Value(AttrS(w.token))).
-		Set(expression.Name(schema.AttrShape), expression.Value(AttrS(ours)))
+		Set(version, expression.Plus(expression.IfNotExists(version, expression.Value(store.AttrN(0))), expression.Value(store.AttrN(1)))).
+		Set(expression.Name(schema.AttrToken), expression.Value(store.AttrS(w.token))).
+		Set(expression.Name(schema.AttrShape), expression.Value(store.AttrS(ours)))
 	if w.indexed() { // inline indexes only: the record of no entry, as a put writes it
 		u = u.Set(expression.Name(schema.AttrIndexEntries), expression.Value(indexes.Record(nil)))
 	} else {
 		u = u.Remove(expression.Name(schema.AttrIndexEntries))
 	}
-	u = UpdateInline(u, inline)
+	u = store.UpdateInline(u, inline)
 	if w.mine != "" {
-		u = u.Set(expression.Name(schema.AttrIndexes), expression.Value(AttrS(w.mine)))
+		u = u.Set(expression.Name(schema.AttrIndexes), expression.Value(store.AttrS(w.mine)))
 	}
 	var a aliases
 	key := actions.EntityKey(w.Key)
@@ -85,22 +86,22 @@ func (w *write) upsertOver(inline map[string]types.AttributeValue, ours string, 
 	var digests []expression.OperandBuilder
 	removed := map[string]bool{}
 	for _, sh := range others {
-		digests = append(digests, expression.Value(AttrS(sh.digest)))
-		for _, name := range sh.names {
+		digests = append(digests, expression.Value(store.AttrS(sh.Digest)))
+		for _, name := range sh.Names {
 			if _, set := w.Base[name]; !set && !removed[name] {
 				removed[name] = true
 				u = u.Remove(a.name(name))
 			}
 		}
 	}
-	same := expression.Name(schema.AttrShape).In(expression.Value(AttrS(ours)), digests...).
+	same := expression.Name(schema.AttrShape).In(expression.Value(store.AttrS(ours)), digests...).
 		And(expression.AttributeNotExists(expression.Name(schema.AttrPending)),
 			expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
 			actions.NotExpired(w.now),
 			actions.CreatedInLayout(), // another layout is put anew after a read
 			indexSetIsOrNone(w.mine),
 			// Sent again after a lost response, it finds its own write and stops.
-			expression.Name(schema.AttrToken).NotEqual(expression.Value(AttrS(w.token))))
+			expression.Name(schema.AttrToken).NotEqual(expression.Value(store.AttrS(w.token))))
 	cond := expression.AttributeNotExists(expression.Name(schema.AttrID)).Or(same)
 	if w.Mode == PutUpdate {
 		cond = expression.AttributeExists(expression.Name(schema.AttrID)).And(same)
@@ -110,7 +111,7 @@ func (w *write) upsertOver(inline map[string]types.AttributeValue, ours string, 
 		return nil
 	}
 	a.resolve(b.Names)
-	return w.c.EntityUpdate(w.Key, b)
+	return w.c.core.EntityUpdate(w.Key, b)
 }
 
 // inlineWithoutVersion returns the inline attributes of the entity written by an
@@ -123,12 +124,12 @@ func (w *write) inlineWithoutVersion() (attrs map[string]types.AttributeValue, o
 	}
 	emit := func(version int64, created time.Time) (map[string]types.AttributeValue, error) {
 		item := maps.Clone(w.Base)
-		item[schema.AttrVersion] = AttrN(version)
-		emitted, err := w.c.Indexes.Emit(item, created, w.now)
+		item[schema.AttrVersion] = store.AttrN(version)
+		emitted, err := w.c.core.Indexes.Emit(item, created, w.now)
 		if err != nil {
 			return nil, err
 		}
-		attrs, _, err := w.c.Indexes.InlineSplit(w.Key.Type, emitted)
+		attrs, _, err := w.c.core.Indexes.InlineSplit(w.Key.Type, emitted)
 		return attrs, err
 	}
 	first, err := emit(1, w.now)
@@ -155,13 +156,13 @@ func indexSetIsOrNone(mine string) expression.ConditionBuilder {
 // upsert sends in. It returns the item as stored, or the expectation a put must
 // meet next, decided from the item that refused it.
 func (w *write) upsert(ctx context.Context, in *dynamodb.UpdateItemInput) (map[string]types.AttributeValue, entitystate.Expectation, error) {
-	send := w.c.UpdateSend(in)
-	a := w.c.Settle(ctx, send, send)
+	send := w.c.core.UpdateSend(in)
+	a := w.c.core.Settle(ctx, send, send)
 	switch a.Outcome {
 	case commit.Committed: // Write learns the shape written
 		return a.Item, entitystate.Expectation{}, nil
 	case commit.ConditionFailed:
-		w.c.shapes.learnStored(w.Key.Type, a.Item)
+		w.c.core.Shapes.LearnStored(w.Key.Type, a.Item)
 		x, done, err := w.decideFromItem(ctx, a.Item)
 		return done, x, err
 	}

@@ -1,4 +1,4 @@
-package store
+package writes
 
 import (
 	"context"
@@ -21,13 +21,14 @@ import (
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 	"github.com/rynodb/rynodb/internal/sweep"
 )
 
 // txWrite plans a Create, Update or Set in a transaction: it reads the entity item
 // (unless the entity carries what the write needs), its index entries and its lists
 // in one round, as Set does, without its optimistic create.
-func (c *Core) txWrite(ctx context.Context, op *txOp, w *write) (*txPart, error) {
+func (c *Writer) txWrite(ctx context.Context, op *txOp, w *write) (*txPart, error) {
 	w.together = true
 	x, getItem := w.first()
 	if w.Mode == PutSet && x.Absent {
@@ -59,12 +60,12 @@ func (w *write) refused(x entitystate.Expectation) func(context.Context, actions
 			if err := w.conditionFailed(x, item); err != nil {
 				return false, err
 			}
-			s, err := w.c.ReadStored(w.Key, item)
+			s, err := w.c.core.ReadStored(w.Key, item)
 			if err != nil {
 				return false, err
 			}
 			if s.Ending() { // a Delete cut off, or an expired entity: completed first, as every writer does
-				if err := w.c.Deletes.CompleteDelete(ctx, w.Key, s); err != nil {
+				if err := w.c.core.Deletes.CompleteDelete(ctx, w.Key, s); err != nil {
 					return false, errs.Wrap(err, "completing the delete of %s", w.Key)
 				}
 				return true, &entity.ConflictError{Key: w.Key, Reason: "being deleted"}
@@ -94,8 +95,8 @@ func (w *write) refused(x entitystate.Expectation) func(context.Context, actions
 // txPatch plans a Patch in a transaction: one conditional update on a type without
 // indexes; on an indexed type, the entity and its entries are read, the patch
 // applied, and the entity written with its entries as Update does.
-func (c *Core) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
-	if !c.Indexes.Has(op.Key.Type) {
+func (c *Writer) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
+	if !c.core.Indexes.Has(op.Key.Type) {
 		token := commit.NewToken()
 		o := op.patchOptions()
 		in := c.PatchInput(op.Key, op.Patch, o, token)
@@ -120,21 +121,21 @@ func (c *Core) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 	if err != nil {
 		return nil, err
 	}
-	if item == nil || c.Hidden(item) {
-		if err := OtherLife(op.Key, op.Version, op.Created, time.Time{}); err != nil {
+	if item == nil || c.core.Hidden(item) {
+		if err := store.OtherLife(op.Key, op.Version, op.Created, time.Time{}); err != nil {
 			return nil, err
 		}
-		return nil, notFound(op.Key)
+		return nil, store.NotFound(op.Key)
 	}
-	s, err := c.ReadStored(op.Key, item)
+	s, err := c.core.ReadStored(op.Key, item)
 	if err == nil {
-		err = OtherLife(op.Key, op.Version, op.Created, s.Life())
+		err = store.OtherLife(op.Key, op.Version, op.Created, s.Life())
 	}
 	switch {
 	case err != nil:
 		return nil, err
 	case s.Unreadable != nil: // the put would have to invent its Created
-		return nil, Unreadable(op.Key, s.Unreadable)
+		return nil, store.Unreadable(op.Key, s.Unreadable)
 	case op.Version > 0 && s.Version != op.Version:
 		return nil, &entity.ConflictError{Key: op.Key, Expected: op.Version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.Version, s.Version)}
 	}
@@ -169,24 +170,24 @@ func (c *Core) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 // readWithEntries reads the entity item k and its index entries in one round. When
 // the item records the entries read, they are those of the version read (byRecord);
 // otherwise they are read again, after the item.
-func (c *Core) readWithEntries(ctx context.Context, k Key) (item map[string]types.AttributeValue, entries []map[string]types.AttributeValue, byRecord bool, err error) {
-	if !c.Indexes.HasEntries(k.Type) {
-		item, err = c.GetItem(ctx, k, true)
+func (c *Writer) readWithEntries(ctx context.Context, k store.Key) (item map[string]types.AttributeValue, entries []map[string]types.AttributeValue, byRecord bool, err error) {
+	if !c.core.Indexes.HasEntries(k.Type) {
+		item, err = c.core.GetItem(ctx, k, true)
 		return item, nil, item != nil, err
 	}
 	err = batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
-			item, err = c.GetItem(ctx, k, true)
+			item, err = c.core.GetItem(ctx, k, true)
 		} else {
-			entries, err = c.ReadIndexEntries(ctx, k)
+			entries, err = c.core.ReadIndexEntries(ctx, k)
 		}
 		return err
 	})
 	if err != nil || item == nil || RecordMatches(item, entries) {
 		return item, entries, item != nil, err
 	}
-	entries, err = c.ReadIndexEntries(ctx, k)
+	entries, err = c.core.ReadIndexEntries(ctx, k)
 	return item, entries, false, err
 }
 
@@ -197,7 +198,7 @@ func (c *Core) readWithEntries(ctx context.Context, k Key) (item map[string]type
 // which no operation of the transaction removes (removed, see Tx.removes; nil when
 // none removes the entity from anything). The entries it removes are the part's
 // incoming, which Tx.unremoved matches with the actions of the other parts.
-func (c *Core) txDelete(ctx context.Context, op *txOp, removed func(relationships.Entry) bool) (*txPart, error) {
+func (c *Writer) txDelete(ctx context.Context, op *txOp, removed func(relationships.Entry) bool) (*txPart, error) {
 	var partition []map[string]types.AttributeValue
 	var incoming []incomingEntry
 	var item map[string]types.AttributeValue
@@ -219,9 +220,9 @@ func (c *Core) txDelete(ctx context.Context, op *txOp, removed func(relationship
 		return nil, err
 	}
 	p := &txPart{op: op}
-	s, err := c.ReadStored(op.Key, item)
+	s, err := c.core.ReadStored(op.Key, item)
 	if err == nil {
-		err = OtherLife(op.Key, op.Version, op.Created, s.Life())
+		err = store.OtherLife(op.Key, op.Version, op.Created, s.Life())
 	}
 	switch {
 	case err != nil:
@@ -233,25 +234,25 @@ func (c *Core) txDelete(ctx context.Context, op *txOp, removed func(relationship
 		return p, nil
 	case op.Version > 0 && s.Version != op.Version:
 		return nil, &entity.ConflictError{Key: op.Key, Expected: op.Version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.Version, s.Version)}
-	case left || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !Bookkeeping(i) || underLease(i) }):
+	case left || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !store.Bookkeeping(i) || underLease(i) }):
 		return nil, errs.ErrHasRelationships
 	case s.Pending != "":
 		return nil, &pendingError{Key: op.Key}
 	}
 	p.incoming = incoming
 	c.addEntityDelete(&p.t, op, s)
-	for _, e := range ParseEntries(entries) {
-		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.Names.IndexEntries, e.PrimaryKey())})[0], actions.Role{Kind: actions.RoleIndex}, 0)
-		if c.Indexes.Unique(e.Type, e.IndexName) {
-			p.t.Add(actions.Release(c.Names.IndexEntries, indexentries.ClaimOf(e)), actions.Role{Kind: actions.RoleClaim, Claim: indexentries.ClaimOf(e), Release: true}, 0)
+	for _, e := range store.ParseEntries(entries) {
+		p.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.core.Names.IndexEntries, e.PrimaryKey())})[0], actions.Role{Kind: actions.RoleIndex}, 0)
+		if c.core.Indexes.Unique(e.Type, e.IndexName) {
+			p.t.Add(actions.Release(c.core.Names.IndexEntries, indexentries.ClaimOf(e)), actions.Role{Kind: actions.RoleClaim, Claim: indexentries.ClaimOf(e), Release: true}, 0)
 		}
 	}
 	for _, b := range partition {
 		p.t.Add(c.bookkeepingDelete(b), actions.Role{Kind: actions.RoleHead}, 0)
 	}
 	p.refused = func(_ context.Context, role actions.Role, item map[string]types.AttributeValue) (bool, error) {
-		now, _ := c.ReadStored(op.Key, item)
-		life := OtherLife(op.Key, op.Version, op.Created, now.Life())
+		now, _ := c.core.ReadStored(op.Key, item)
+		life := store.OtherLife(op.Key, op.Version, op.Created, now.Life())
 		switch {
 		case role.Kind != actions.RoleEntity:
 			return true, &entity.ConflictError{Key: op.Key, Reason: "its entries changed meanwhile"}
@@ -271,12 +272,12 @@ func (c *Core) txDelete(ctx context.Context, op *txOp, removed func(relationship
 // reports whether one is left that no operation of the transaction removes
 // (removed; with nil, any entry is left: one is read at most), and returns the
 // others.
-func (c *Core) incomingOf(ctx context.Context, k Key, removed func(relationships.Entry) bool) (left bool, found []incomingEntry, err error) {
-	in := c.IncomingQuery(k)
+func (c *Writer) incomingOf(ctx context.Context, k store.Key, removed func(relationships.Entry) bool) (left bool, found []incomingEntry, err error) {
+	in := c.core.IncomingQuery(k)
 	if removed == nil {
 		in.Limit = aws.Int32(1)
 	}
-	err = c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+	err = c.core.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 		for _, item := range items {
 			e, err := relationships.FromItem(item)
 			if err != nil || removed == nil || !removed(e) {
@@ -299,8 +300,8 @@ var errEntryLeft = errors.New(errs.Prefix + "an entry is left")
 // checkGone makes p, the TxDelete of k read as missing, check that k is still not
 // live at the commit: an entity created after the read would otherwise stay alive
 // beside a transaction that deleted it. Refused, the transaction reads again.
-func (c *Core) checkGone(p *txPart, k Key) {
-	p.t.Add(actions.EntityCheck(c.Names.Entities, k, actions.Gone(c.Now())),
+func (c *Writer) checkGone(p *txPart, k store.Key) {
+	p.t.Add(actions.EntityCheck(c.core.Names.Entities, k, actions.Gone(c.core.Now())),
 		actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(actions.EntityKey(k)))
 	p.refused = func(context.Context, actions.Role, map[string]types.AttributeValue) (bool, error) {
 		return true, &entity.ConflictError{Key: k, Reason: "created meanwhile"}
@@ -312,15 +313,15 @@ func (c *Core) checkGone(p *txPart, k Key) {
 // its Created as stored (the life read, which IfCreated's when given: another life
 // at the same version, created meanwhile, has index entries this delete did not
 // read), and the caller's condition.
-func (c *Core) addEntityDelete(t *actions.Transaction, op *txOp, s entitystate.State) {
+func (c *Writer) addEntityDelete(t *actions.Transaction, op *txOp, s entitystate.State) {
 	cond := entitystate.Expect(s).Condition().
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
 	if op.Cond != nil {
-		cond = cond.And(op.Cond.Build(c.Now()))
+		cond = cond.And(op.Cond.Build(c.core.Now()))
 	}
 	b := commit.Build(cond, nil)
 	t.Add(types.TransactWriteItem{Delete: &types.Delete{
-		TableName: aws.String(c.Names.Entities), Key: actions.EntityKey(op.Key),
+		TableName: aws.String(c.core.Names.Entities), Key: actions.EntityKey(op.Key),
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}, actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(actions.EntityKey(op.Key)))
@@ -329,11 +330,11 @@ func (c *Core) addEntityDelete(t *actions.Transaction, op *txOp, s entitystate.S
 // partitionItems returns the keys of the items in k's partition of the relationship
 // entries table: its entries, and its lists' heads (with their version and lease),
 // markers and intents.
-func (c *Core) partitionItems(ctx context.Context, k Key) ([]map[string]types.AttributeValue, error) {
-	in := KeysOnly(KeyCondition(c.Names.Relationships, "", schema.AttrSubjectKey, k.String()),
+func (c *Writer) partitionItems(ctx context.Context, k store.Key) ([]map[string]types.AttributeValue, error) {
+	in := store.KeysOnly(store.KeyCondition(c.core.Names.Relationships, "", schema.AttrSubjectKey, k.String()),
 		schema.AttrSubjectKey, schema.AttrPredicateKey, schema.AttrVersion, schema.AttrLease)
 	in.ConsistentRead = aws.Bool(true)
-	return c.QueryAll(ctx, in)
+	return c.core.QueryAll(ctx, in)
 }
 
 // underLease reports whether item, of an entity's partition, is a head a writer
@@ -342,7 +343,7 @@ func (c *Core) partitionItems(ctx context.Context, k Key) ([]map[string]types.At
 // the head's version nor the entity's, so that no condition of a TxDelete would see
 // them commit.
 func underLease(item map[string]types.AttributeValue) bool {
-	if _, leased := item[schema.AttrLease]; leased && IsHead(item) {
+	if _, leased := item[schema.AttrLease]; leased && store.IsHead(item) {
 		return true
 	}
 	k, ok := item[schema.AttrPredicateKey].(*types.AttributeValueMemberS)
@@ -352,11 +353,11 @@ func underLease(item map[string]types.AttributeValue) bool {
 // bookkeepingDelete is the delete of item, a head, marker or sequence of an entity
 // a TxDelete deletes; a head on the condition that it is as read, since a list write
 // that read the entity before the transaction may commit first (sweep.OwnHead).
-func (c *Core) bookkeepingDelete(item map[string]types.AttributeValue) types.TransactWriteItem {
-	if IsHead(item) {
-		return c.OwnHeadDelete(sweep.OwnHeadOf(item))
+func (c *Writer) bookkeepingDelete(item map[string]types.AttributeValue) types.TransactWriteItem {
+	if store.IsHead(item) {
+		return c.core.OwnHeadDelete(sweep.OwnHeadOf(item))
 	}
-	return actions.Items([]batching.WriteOp{batching.DeleteOp(c.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs()))})[0]
+	return actions.Items([]batching.WriteOp{batching.DeleteOp(c.core.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs()))})[0]
 }
 
 // patchOptions are the conditions of a TxPatch.

@@ -1,4 +1,4 @@
-package store
+package writes
 
 import (
 	"context"
@@ -13,12 +13,13 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // txCheck is a condition check on an entity.
-func (c *Core) txCheck(op *txOp) *txPart {
+func (c *Writer) txCheck(op *txOp) *txPart {
 	p := &txPart{op: op}
-	p.t.Add(actions.EntityCheck(c.Names.Entities, op.Key, op.Cond.Build(c.Now())),
+	p.t.Add(actions.EntityCheck(c.core.Names.Entities, op.Key, op.Cond.Build(c.core.Now())),
 		actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(actions.EntityKey(op.Key)))
 	p.refused = func(context.Context, actions.Role, map[string]types.AttributeValue) (bool, error) {
 		return false, op.conditionError()
@@ -35,10 +36,10 @@ func (op *txOp) conditionError() error {
 // the condition of joined (the TxCheck of the subject) when not nil, or written by
 // another operation of the transaction; or, when the heads of the subject's lists
 // stand for it (txOp.headsStand), read with the list and checked only if needed.
-func (c *Core) txList(ctx context.Context, op *txOp, written map[Key]TxKind, joined *txOp) (*txPart, error) {
-	lop := ListOp{Kind: [...]ListKind{TxAdd: ListAdd, TxRemove: ListRemove}[op.Kind], Subject: op.Key,
-		Predicate: op.Predicate, Objects: op.Objects, CheckObjects: c.CheckObjects}
-	s, err := c.ReadListReady(ctx, lop, op.headsStand)
+func (c *Writer) txList(ctx context.Context, op *txOp, written map[store.Key]TxKind, joined *txOp) (*txPart, error) {
+	lop := store.ListOp{Kind: [...]store.ListKind{TxAdd: store.ListAdd, TxRemove: store.ListRemove}[op.Kind], Subject: op.Key,
+		Predicate: op.Predicate, Objects: op.Objects, CheckObjects: c.core.CheckObjects}
+	s, err := c.core.ReadListReady(ctx, lop, op.headsStand)
 	if err != nil {
 		return nil, err
 	}
@@ -50,9 +51,9 @@ func (c *Core) txList(ctx context.Context, op *txOp, written map[Key]TxKind, joi
 	// The head stands for the subject only in a transaction that writes it: one
 	// changing nothing (a Remove of an object the list does not hold) checks it.
 	p.needsSubject = op.headsStand && (!s.SubjectStands || !ch.Expect.Exists || ch.Empty())
-	actions.AddChange(&p.t, c.ListTables(), ch, lop.CheckObjects, c.Now())
+	actions.AddChange(&p.t, c.core.ListTables(), ch, lop.CheckObjects, c.core.Now())
 	p.result.Changed = append(ch.Added, ch.Removed...)
-	p.refused = subjectRefusal(op, ListConflict(lop, errors.New("another writer changed it")))
+	p.refused = subjectRefusal(op, store.ListConflict(lop, errors.New("another writer changed it")))
 	return p, nil
 }
 
@@ -63,14 +64,14 @@ func (c *Core) txList(ctx context.Context, op *txOp, written map[Key]TxKind, joi
 // writer added or removed since the read refuses the transaction, which reads
 // again. The subject's existence is checked as for a list, and with CheckObjects
 // each object added.
-func (c *Core) txSet(ctx context.Context, op *txOp, written map[Key]TxKind, joined *txOp) (*txPart, error) {
-	objects := DistinctKeys(op.Objects)
-	lop := ListOp{Subject: op.Key, Predicate: op.Predicate}
+func (c *Writer) txSet(ctx context.Context, op *txOp, written map[store.Key]TxKind, joined *txOp) (*txPart, error) {
+	objects := store.DistinctKeys(op.Objects)
+	lop := store.ListOp{Subject: op.Key, Predicate: op.Predicate}
 	gets := make([]batching.GetOp, len(objects))
 	for i, k := range objects {
-		gets[i] = batching.NewGetOp(c.Names.Relationships, lop.SetEntry(k).PrimaryKey())
+		gets[i] = batching.NewGetOp(c.core.Names.Relationships, lop.SetEntry(k).PrimaryKey())
 	}
-	found, err := c.Batch.Get(ctx, gets, batching.ReadOptions{Consistent: true})
+	found, err := c.core.Batch.Get(ctx, gets, batching.ReadOptions{Consistent: true})
 	if err != nil {
 		return nil, err
 	}
@@ -87,13 +88,13 @@ func (c *Core) txSet(ctx context.Context, op *txOp, written map[Key]TxKind, join
 			p.t.Add(c.setPut(lop, k, token), actions.Role{Kind: actions.RoleEntry}, 0)
 			p.result.Changed = append(p.result.Changed, k)
 		case !add && there:
-			p.t.Add(actions.SetEntry(c.Names.Relationships, gets[i].Key, true, true), actions.Role{Kind: actions.RoleEntry}, 0)
+			p.t.Add(actions.SetEntry(c.core.Names.Relationships, gets[i].Key, true, true), actions.Role{Kind: actions.RoleEntry}, 0)
 			p.result.Changed = append(p.result.Changed, k)
 		default: // unchanged: it must still be as read
-			p.t.Add(actions.SetEntry(c.Names.Relationships, gets[i].Key, there, false), actions.Role{Kind: actions.RoleEntry}, 0)
+			p.t.Add(actions.SetEntry(c.core.Names.Relationships, gets[i].Key, there, false), actions.Role{Kind: actions.RoleEntry}, 0)
 		}
-		if add && c.CheckObjects {
-			c.CheckEntity(&p.t, k, actions.Role{Kind: actions.RoleObject, Object: k})
+		if add && c.core.CheckObjects {
+			c.core.CheckEntity(&p.t, k, actions.Role{Kind: actions.RoleObject, Object: k})
 		}
 	}
 	p.refused = subjectRefusal(op, &entity.ConflictError{Key: op.Key, Predicate: op.Predicate, Reason: "its set changed meanwhile"})
@@ -102,10 +103,10 @@ func (c *Core) txSet(ctx context.Context, op *txOp, written map[Key]TxKind, join
 
 // setPut is the put of object's entry in op's set, on the condition that it is not
 // there.
-func (c *Core) setPut(op ListOp, object Key, token string) types.TransactWriteItem {
+func (c *Writer) setPut(op store.ListOp, object store.Key, token string) types.TransactWriteItem {
 	b := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)), nil)
 	return types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(c.Names.Relationships), Item: c.SetItem(op, object, token),
+		TableName: aws.String(c.core.Names.Relationships), Item: c.core.SetItem(op, object, token),
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}}
 }
@@ -113,8 +114,8 @@ func (c *Core) setPut(op ListOp, object Key, token string) types.TransactWriteIt
 // writtenLive returns the entities other operations of a transaction write and
 // leave existing: their writes check them, so a list or set operation's check of
 // its subject or objects would only name their item twice.
-func writtenLive(written map[Key]TxKind) map[Key]bool {
-	live := map[Key]bool{}
+func writtenLive(written map[store.Key]TxKind) map[store.Key]bool {
+	live := map[store.Key]bool{}
 	for k, kind := range written {
 		switch kind {
 		case TxCreate, TxUpdate, TxSet, TxPatch:
@@ -130,9 +131,9 @@ func writtenLive(written map[Key]TxKind) map[Key]bool {
 // transaction writes it (which checks it) or an earlier operation on the subject's
 // lists and sequences checks it; a transaction deleting it is refused. what names
 // what the operation writes.
-func (c *Core) subjectPart(op *txOp, written map[Key]TxKind, joined *txOp, what string) (*txPart, error) {
+func (c *Writer) subjectPart(op *txOp, written map[store.Key]TxKind, joined *txOp, what string) (*txPart, error) {
 	if kind, ok := written[op.Key]; ok && kind == TxDelete {
-		return nil, invalid("Transact", op.Key.String(), "deletes the subject of a "+what+" it writes")
+		return nil, store.Invalid("Transact", op.Key.String(), "deletes the subject of a "+what+" it writes")
 	}
 	p := &txPart{op: op, joined: joined}
 	for k := range writtenLive(written) {
@@ -142,7 +143,7 @@ func (c *Core) subjectPart(op *txOp, written map[Key]TxKind, joined *txOp, what 
 		p.t.MarkChecked(op.Key)
 		p.joined = nil // the check, and so its refusal, is the first operation's, or assemble's
 	}
-	var also *Condition
+	var also *store.Condition
 	if joined != nil {
 		also = joined.Cond
 	}
@@ -156,9 +157,9 @@ func subjectRefusal(op *txOp, conflict error) func(context.Context, actions.Role
 	return func(_ context.Context, role actions.Role, _ map[string]types.AttributeValue) (bool, error) {
 		switch role.Kind {
 		case actions.RoleEntity:
-			return false, notFound(op.Key)
+			return false, store.NotFound(op.Key)
 		case actions.RoleObject:
-			return false, ObjectMissing(role.Object)
+			return false, store.ObjectMissing(role.Object)
 		}
 		return true, conflict
 	}
@@ -168,31 +169,31 @@ func subjectRefusal(op *txOp, conflict error) func(context.Context, actions.Role
 // number last read to the next, on the condition that it still holds the number
 // read, and the owner's existence checked (by its write, when the transaction
 // writes it).
-func (c *Core) txSequence(op *txOp, written map[Key]TxKind, joined *txOp) (*txPart, error) {
+func (c *Writer) txSequence(op *txOp, written map[store.Key]TxKind, joined *txOp) (*txPart, error) {
 	p, err := c.subjectPart(op, written, joined, "sequence")
 	if err != nil {
 		return nil, err
 	}
 	value := expression.Name(schema.AttrValue)
-	cond := value.Equal(expression.Value(AttrN(op.From)))
+	cond := value.Equal(expression.Value(store.AttrN(op.From)))
 	if op.From == 0 {
 		cond = expression.AttributeNotExists(value)
 	}
-	u := expression.Set(value, expression.Value(AttrN(op.From+1))).
-		Set(expression.Name(schema.AttrSequence), expression.Value(AttrS(op.Predicate))).
-		Set(expression.Name(schema.AttrSubjectScope), expression.Value(AttrS(op.Key.Scope))).
-		Set(expression.Name(schema.AttrSubjectType), expression.Value(AttrS(op.Key.Type))).
-		Set(expression.Name(schema.AttrSubjectID), expression.Value(AttrS(op.Key.ID)))
+	u := expression.Set(value, expression.Value(store.AttrN(op.From+1))).
+		Set(expression.Name(schema.AttrSequence), expression.Value(store.AttrS(op.Predicate))).
+		Set(expression.Name(schema.AttrSubjectScope), expression.Value(store.AttrS(op.Key.Scope))).
+		Set(expression.Name(schema.AttrSubjectType), expression.Value(store.AttrS(op.Key.Type))).
+		Set(expression.Name(schema.AttrSubjectID), expression.Value(store.AttrS(op.Key.ID)))
 	b := commit.Build(cond, &u)
 	key := SequenceKey(op.Key, op.Predicate)
 	p.t.Add(types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(c.Names.Relationships), Key: key,
+		TableName: aws.String(c.core.Names.Relationships), Key: key,
 		UpdateExpression: b.Update, ConditionExpression: b.Condition,
 		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}}, actions.Role{Kind: actions.RoleSequence}, schema.ItemSize(key))
 	p.refused = func(_ context.Context, role actions.Role, _ map[string]types.AttributeValue) (bool, error) {
 		if role.Kind == actions.RoleEntity {
-			return false, notFound(op.Key)
+			return false, store.NotFound(op.Key)
 		}
 		return false, ErrSequenceMoved
 	}
@@ -201,20 +202,20 @@ func (c *Core) txSequence(op *txOp, written map[Key]TxKind, joined *txOp) (*txPa
 
 // checkEntityAlso is checkEntity with the condition also, when not nil, in the same
 // check.
-func (c *Core) checkEntityAlso(t *actions.Transaction, k Key, role actions.Role, also *Condition) {
+func (c *Writer) checkEntityAlso(t *actions.Transaction, k store.Key, role actions.Role, also *store.Condition) {
 	if also == nil {
-		c.CheckEntity(t, k, role)
+		c.core.CheckEntity(t, k, role)
 		return
 	}
-	now := c.Now()
+	now := c.core.Now()
 	cond := also.Build(now)
-	actions.CheckEntity(t, c.Names.Entities, k, role, now, &cond)
+	actions.CheckEntity(t, c.core.Names.Entities, k, role, now, &cond)
 }
 
 // SequenceKey is the primary key of the item of owner's sequence name.
-func SequenceKey(owner Key, name string) map[string]types.AttributeValue {
+func SequenceKey(owner store.Key, name string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
-		schema.AttrSubjectKey:   AttrS(owner.String()),
-		schema.AttrPredicateKey: AttrS(schema.SequenceKey(name)),
+		schema.AttrSubjectKey:   store.AttrS(owner.String()),
+		schema.AttrPredicateKey: store.AttrS(schema.SequenceKey(name)),
 	}
 }

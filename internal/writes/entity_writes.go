@@ -1,10 +1,9 @@
-package store
+package writes
 
 import (
 	"context"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -18,6 +17,7 @@ import (
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/indexes"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // FreeHeld makes the value of claim cl, which a write found held (item is the claim
@@ -28,20 +28,20 @@ import (
 // unless its index record lacks the value: then the claim is one an earlier life
 // left (the entity removed alone, and created again before anything swept what it
 // left), released while the holder keeps the version read.
-func (c *Core) FreeHeld(ctx context.Context, cl indexentries.Claim, item map[string]types.AttributeValue) (bool, error) {
+func (c *Writer) FreeHeld(ctx context.Context, cl indexentries.Claim, item map[string]types.AttributeValue) (bool, error) {
 	held, err := indexentries.ClaimFromItem(item)
 	if err != nil {
 		return false, nil // not a claim the store wrote: the refusal stands
 	}
-	holder := Key{Scope: held.Scope, Type: held.Type, ID: held.ID}
-	if holder == (Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}) {
+	holder := store.Key{Scope: held.Scope, Type: held.Type, ID: held.ID}
+	if holder == (store.Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}) {
 		return false, nil
 	}
-	stored, err := c.GetItem(ctx, holder, true)
+	stored, err := c.core.GetItem(ctx, holder, true)
 	if err != nil {
 		return false, err
 	}
-	s, err := c.ReadStored(holder, stored)
+	s, err := c.core.ReadStored(holder, stored)
 	// The claim goes while the holder stays as read: missing, or at the version whose
 	// record lacks the value.
 	holds := expression.AttributeNotExists(expression.Name(schema.AttrID))
@@ -51,16 +51,16 @@ func (c *Core) FreeHeld(ctx context.Context, cl indexentries.Claim, item map[str
 	case s.Live() && recordHolds(holder, stored, held):
 		return false, nil
 	case s.Live():
-		holds = expression.Name(schema.AttrVersion).Equal(expression.Value(AttrN(s.Version)))
+		holds = expression.Name(schema.AttrVersion).Equal(expression.Value(store.AttrN(s.Version)))
 	case s.Ending():
-		if err := c.Deletes.CompleteDelete(ctx, holder, s); err != nil {
+		if err := c.core.Deletes.CompleteDelete(ctx, holder, s); err != nil {
 			return false, errs.Wrap(err, "completing the deletion of %s, which held %v in %s", holder, cl.Value.Interface(), cl.IndexName)
 		}
 		return true, nil
 	}
-	a := c.Transact(ctx, []types.TransactWriteItem{
-		actions.EntityCheck(c.Names.Entities, holder, holds),
-		actions.Release(c.Names.IndexEntries, held),
+	a := c.core.Transact(ctx, []types.TransactWriteItem{
+		actions.EntityCheck(c.core.Names.Entities, holder, holds),
+		actions.Release(c.core.Names.IndexEntries, held),
 	}, commit.NewToken())
 	switch a.Outcome {
 	case commit.Committed, commit.ConditionFailed: // released, or the holder or the claim moved: read anew
@@ -72,11 +72,11 @@ func (c *Core) FreeHeld(ctx context.Context, cl indexentries.Claim, item map[str
 // recordHolds reports whether the index record of item, the live entity k, holds
 // the value of cl; an item with no record (written before records) is taken to.
 // Every unique value is in the record: an inline index cannot be unique.
-func recordHolds(k Key, item map[string]types.AttributeValue, cl indexentries.Claim) bool {
+func recordHolds(k store.Key, item map[string]types.AttributeValue, cl indexentries.Claim) bool {
 	if _, ok := item[schema.AttrIndexEntries]; !ok {
 		return true
 	}
-	return slices.ContainsFunc(RecordEntries(k, item), func(e indexentries.Entry) bool {
+	return slices.ContainsFunc(store.RecordEntries(k, item), func(e indexentries.Entry) bool {
 		return e.IndexName == cl.IndexName && e.Value.Encoding() == cl.Value.Encoding()
 	})
 }
@@ -135,7 +135,7 @@ func RecordMatches(item map[string]types.AttributeValue, entries []map[string]ty
 	if n != len(entries) {
 		return false
 	}
-	for _, e := range ParseEntries(entries) {
+	for _, e := range store.ParseEntries(entries) {
 		if !slices.Contains(record[e.IndexName], e.Value.Encoding()) {
 			return false
 		}
@@ -155,11 +155,4 @@ func ProjectedPuts(table string, entries []indexentries.Entry) []batching.WriteO
 		}
 	}
 	return ops
-}
-
-// Condition is a condition a write requires of the stored entity: Text for the
-// error that refuses it, Build for the condition as of now.
-type Condition struct {
-	Text  string
-	Build func(now time.Time) expression.ConditionBuilder
 }

@@ -1,4 +1,4 @@
-package store
+package writes
 
 import (
 	"testing"
@@ -11,6 +11,7 @@ import (
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 func TestUnknownIndexes(t *testing.T) {
@@ -45,9 +46,9 @@ func TestRecordMatchesOnlyTheEntriesItRecords(t *testing.T) {
 	item := func(record map[string][]string, extra ...string) map[string]types.AttributeValue {
 		av, err := attributevalue.Marshal(record)
 		require.NoError(t, err)
-		it := map[string]types.AttributeValue{schema.AttrIndexEntries: av, schema.AttrVersion: AttrN(3)}
+		it := map[string]types.AttributeValue{schema.AttrIndexEntries: av, schema.AttrVersion: store.AttrN(3)}
 		for _, name := range extra {
-			it[name] = AttrS("x")
+			it[name] = store.AttrS("x")
 		}
 		return it
 	}

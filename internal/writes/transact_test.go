@@ -1,4 +1,4 @@
-package store
+package writes
 
 import (
 	"fmt"
@@ -16,6 +16,7 @@ import (
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 func TestHandOverMergesAReleaseAndAClaimOfOneValue(t *testing.T) {
@@ -31,8 +32,8 @@ func TestHandOverMergesAReleaseAndAClaimOfOneValue(t *testing.T) {
 		act, ok := handOver(pair.a, pair.b, pair.actA, pair.actB)
 		require.True(t, ok)
 		require.NotNil(t, act.Put, "the claim wins")
-		require.Equal(t, AttrS("b"), act.Put.Item[schema.AttrID])
-		require.Equal(t, AttrN(1234), act.Put.Item[schema.AttrExpires], "with its holder's expiry")
+		require.Equal(t, store.AttrS("b"), act.Put.Item[schema.AttrID])
+		require.Equal(t, store.AttrN(1234), act.Put.Item[schema.AttrExpires], "with its holder's expiry")
 		values := act.Put.ExpressionAttributeValues
 		require.Contains(t, values, findValue(t, values, "a"), "either owner may hold it")
 		require.Contains(t, values, findValue(t, values, "b"))
@@ -77,18 +78,18 @@ func (noIndexes) Has(string) bool                                        { retur
 func (noIndexes) HasEntries(string) bool                                 { return false }
 
 func TestTxRefusesWhatNoTransactionCanHoldBeforeAnyRequest(t *testing.T) {
-	c := testCore(t, nil, 4, 3) // no API: a request would panic
-	c.Indexes = noIndexes{}
+	c := testWriter(t, nil, 4, 3) // no API: a request would panic
+	c.core.Indexes = noIndexes{}
 	entity := func(id string, bytes int) TxOp {
-		k := Key{Scope: "s", Type: "t", ID: id}
+		k := store.Key{Scope: "s", Type: "t", ID: id}
 		base := actions.EntityKey(k)
-		base["blob"] = AttrS(strings.Repeat("x", bytes))
+		base["blob"] = store.AttrS(strings.Repeat("x", bytes))
 		return TxOp{Kind: TxCreate, Put: Put{Mode: PutCreate, Key: k, Base: base}}
 	}
 	list := func(kind TxKind, predicate string) TxOp {
-		return TxOp{Kind: kind, Key: stateKey, Predicate: predicate, Objects: []Key{{Scope: "s", Type: "t", ID: "o"}}}
+		return TxOp{Kind: kind, Key: stateKey, Predicate: predicate, Objects: []store.Key{{Scope: "s", Type: "t", ID: "o"}}}
 	}
-	check := TxOp{Kind: TxCheck, Key: stateKey, Cond: &Condition{Text: "exists"}}
+	check := TxOp{Kind: TxCheck, Key: stateKey, Cond: &store.Condition{Text: "exists"}}
 	big := func(n int) []TxOp {
 		ops := make([]TxOp, n)
 		for i := range ops {
@@ -102,7 +103,7 @@ func TestTxRefusesWhatNoTransactionCanHoldBeforeAnyRequest(t *testing.T) {
 		limit string // "" when the transaction may be sent
 	}{
 		{"an entity twice", []TxOp{entity("a", 1), entity("a", 1)}, "item"},
-		{"an entity and a check of it", []TxOp{{Kind: TxCheck, Key: Key{Scope: "s", Type: "t", ID: "a"}, Cond: check.Cond}, entity("a", 1)}, "item"},
+		{"an entity and a check of it", []TxOp{{Kind: TxCheck, Key: store.Key{Scope: "s", Type: "t", ID: "a"}, Cond: check.Cond}, entity("a", 1)}, "item"},
 		{"a list twice", []TxOp{list(TxAdd, "p"), list(TxRemove, "p")}, "item"},
 		{"a list and a sequence of one name", []TxOp{list(TxAdd, "p"), {Kind: TxSequence, Key: stateKey, Predicate: "p"}}, ""},
 		{"a list and a write of its subject", []TxOp{list(TxAdd, "p"), {Kind: TxPatch, Key: stateKey}}, ""},
@@ -125,7 +126,7 @@ func TestTxRefusesWhatNoTransactionCanHoldBeforeAnyRequest(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			var limit *TransactionLimitError
+			var limit *store.TransactionLimitError
 			require.ErrorAs(t, err, &limit)
 			require.Equal(t, tt.limit, limit.Limit)
 			require.ErrorIs(t, err, schema.ErrInvalid)
@@ -135,17 +136,17 @@ func TestTxRefusesWhatNoTransactionCanHoldBeforeAnyRequest(t *testing.T) {
 	_, err := c.NewTx(0)
 	require.ErrorIs(t, err, schema.ErrInvalid, "no operation")
 	_, err = c.NewTx(actions.MaxItems + 1)
-	var limit *TransactionLimitError
+	var limit *store.TransactionLimitError
 	require.ErrorAs(t, err, &limit)
 	require.Equal(t, "actions", limit.Limit)
 }
 
 func TestTxJoinsTheCheckOfAListSubjectToTheListsCheck(t *testing.T) {
-	c := testCore(t, nil, 4, 3)
+	c := testWriter(t, nil, 4, 3)
 	tx, err := c.NewTx(3)
 	require.NoError(t, err)
-	chk := TxOp{Kind: TxCheck, Key: stateKey, Cond: &Condition{Text: "exists"}}
-	other := TxOp{Kind: TxCheck, Key: Key{Scope: "s", Type: "t", ID: "other"}, Cond: chk.Cond}
+	chk := TxOp{Kind: TxCheck, Key: stateKey, Cond: &store.Condition{Text: "exists"}}
+	other := TxOp{Kind: TxCheck, Key: store.Key{Scope: "s", Type: "t", ID: "other"}, Cond: chk.Cond}
 	for _, op := range []TxOp{chk, other, {Kind: TxAdd, Key: stateKey, Predicate: "p"}} {
 		require.NoError(t, tx.Add(op))
 	}
@@ -155,8 +156,8 @@ func TestTxJoinsTheCheckOfAListSubjectToTheListsCheck(t *testing.T) {
 }
 
 func TestTxChecksASubjectOnceForAllItsListsAndSequences(t *testing.T) {
-	c := testCore(t, nil, 4, 3)
-	other := Key{Scope: "s", Type: "t", ID: "other"}
+	c := testWriter(t, nil, 4, 3)
+	other := store.Key{Scope: "s", Type: "t", ID: "other"}
 	ops := []TxOp{
 		{Kind: TxAdd, Key: stateKey, Predicate: "p"},
 		{Kind: TxSequence, Key: stateKey, Predicate: "n"},
@@ -170,19 +171,19 @@ func TestTxChecksASubjectOnceForAllItsListsAndSequences(t *testing.T) {
 	}
 	require.Equal(t, []bool{false, true, false, true}, checked, "the first operation on each subject checks it, for all")
 
-	p, err := c.subjectPart(tx.ops[1], map[Key]TxKind{}, nil, "sequence")
+	p, err := c.subjectPart(tx.ops[1], map[store.Key]TxKind{}, nil, "sequence")
 	require.NoError(t, err)
 	require.Empty(t, p.t.Actions, "no second check of the subject")
-	p, err = c.subjectPart(tx.ops[0], map[Key]TxKind{}, nil, "list")
+	p, err = c.subjectPart(tx.ops[0], map[store.Key]TxKind{}, nil, "list")
 	require.NoError(t, err)
 	require.Len(t, p.t.Actions, 1)
 	require.NotNil(t, p.t.Actions[0].ConditionCheck)
 }
 
 func TestTxLetsTheHeadsOfASubjectWithOnlyListOperationsStandForIt(t *testing.T) {
-	c := testCore(t, nil, 4, 3)
-	c.Sets = map[string]bool{"likes": true}
-	key := func(id string) Key { return Key{Scope: "s", Type: "t", ID: id} }
+	c := testWriter(t, nil, 4, 3)
+	c.core.Sets = map[string]bool{"likes": true}
+	key := func(id string) store.Key { return store.Key{Scope: "s", Type: "t", ID: id} }
 	ops := []TxOp{
 		{Kind: TxAdd, Key: key("lists"), Predicate: "p"},
 		{Kind: TxRemove, Key: key("lists"), Predicate: "q"},
@@ -203,7 +204,7 @@ func TestTxLetsTheHeadsOfASubjectWithOnlyListOperationsStandForIt(t *testing.T) 
 	require.Equal(t, []string{"lists p", "lists q"}, stand,
 		"only a subject whose operations are all Adds and Removes of lists, with no sequence, set, TxCheck or write of it")
 
-	p, err := c.subjectPart(tx.ops[0], map[Key]TxKind{}, nil, "list")
+	p, err := c.subjectPart(tx.ops[0], map[store.Key]TxKind{}, nil, "list")
 	require.NoError(t, err)
 	require.Empty(t, p.t.Actions, "the part holds no check of the subject")
 
@@ -232,7 +233,7 @@ func TestTxLetsTheHeadsOfASubjectWithOnlyListOperationsStandForIt(t *testing.T) 
 }
 
 // sealedTx returns the transaction of ops, sealed.
-func sealedTx(t *testing.T, c *Core, ops []TxOp) *Tx {
+func sealedTx(t *testing.T, c *Writer, ops []TxOp) *Tx {
 	t.Helper()
 	tx, err := c.NewTx(len(ops))
 	require.NoError(t, err)
@@ -244,21 +245,21 @@ func sealedTx(t *testing.T, c *Core, ops []TxOp) *Tx {
 }
 
 func TestTxRemovesAnEntryPointingAtADeletedEntityOnlyByRemovingItsObjectFromItsList(t *testing.T) {
-	c := testCore(t, nil, 4, 3)
-	c.Indexes = noIndexes{}
-	key := func(id string) Key { return Key{Scope: "s", Type: "t", ID: id} }
+	c := testWriter(t, nil, 4, 3)
+	c.core.Indexes = noIndexes{}
+	key := func(id string) store.Key { return store.Key{Scope: "s", Type: "t", ID: id} }
 	inv, kept := key("inv"), key("kept")
 	replaced := TxOp{Kind: TxUpdate, Put: Put{Mode: PutUpdate, Key: key("h"), Base: actions.EntityKey(key("h")),
-		Lists: map[string][]Key{"p": {kept}}}}
+		Lists: map[string][]store.Key{"p": {kept}}}}
 	tx := sealedTx(t, c, []TxOp{
-		{Kind: TxRemove, Key: key("g"), Predicate: "invites", Objects: []Key{kept, inv}},
-		{Kind: TxAdd, Key: key("added"), Predicate: "invites", Objects: []Key{inv}},
+		{Kind: TxRemove, Key: key("g"), Predicate: "invites", Objects: []store.Key{kept, inv}},
+		{Kind: TxAdd, Key: key("added"), Predicate: "invites", Objects: []store.Key{inv}},
 		replaced,
 		{Kind: TxDelete, Key: inv},
 	})
 	tests := []struct {
 		subject, predicate string
-		object             Key
+		object             store.Key
 		removes            bool
 	}{
 		{"g", "invites", inv, true},
@@ -274,7 +275,7 @@ func TestTxRemovesAnEntryPointingAtADeletedEntityOnlyByRemovingItsObjectFromItsL
 		require.Equal(t, tt.removes, tx.removes(key(tt.subject), tt.predicate, tt.object), "%s %s -> %s", tt.subject, tt.predicate, tt.object.ID)
 	}
 	require.NotNil(t, tx.removal(inv))
-	alone := sealedTx(t, c, []TxOp{{Kind: TxAdd, Key: key("g"), Predicate: "p", Objects: []Key{inv}}, {Kind: TxDelete, Key: inv}})
+	alone := sealedTx(t, c, []TxOp{{Kind: TxAdd, Key: key("g"), Predicate: "p", Objects: []store.Key{inv}}, {Kind: TxDelete, Key: inv}})
 	require.Nil(t, alone.removal(inv), "no operation removes it: the first entry pointing at it refuses the delete")
 
 	// An entry read is removed only when an action of the transaction is on it.
@@ -283,7 +284,7 @@ func TestTxRemovesAnEntryPointingAtADeletedEntityOnlyByRemovingItsObjectFromItsL
 		return incomingEntry{key: e.PrimaryKey(), entry: e}
 	}
 	remove := &txPart{op: tx.ops[0]}
-	remove.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.Names.Relationships, entry(1).key)})[0], actions.Role{Kind: actions.RoleEntry}, 0)
+	remove.t.Add(actions.Items([]batching.WriteOp{batching.DeleteOp(c.core.Names.Relationships, entry(1).key)})[0], actions.Role{Kind: actions.RoleEntry}, 0)
 	del := &txPart{op: tx.ops[3], incoming: []incomingEntry{entry(1)}}
 	require.Empty(t, tx.unremoved([]*txPart{remove, del}))
 	del.incoming = append(del.incoming, entry(2))

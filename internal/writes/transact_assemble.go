@@ -1,7 +1,7 @@
 // A transaction assembled from the parts its operations planned: one action an
 // item, the subjects' checks shared, a claim handed over within the transaction.
 
-package store
+package writes
 
 import (
 	"fmt"
@@ -15,6 +15,7 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // assemble joins the parts into one transaction and checks DynamoDB's limits. owners
@@ -44,7 +45,7 @@ func (t *Tx) assemble(parts []*txPart) (*actions.Transaction, []int, error) {
 			}
 			merged, ok := handOver(all.Roles[k], role, all.Actions[k], act)
 			if !ok {
-				return nil, nil, &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("operation %d writes an item another operation writes", p.op.index)}
+				return nil, nil, &store.TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("operation %d writes an item another operation writes", p.op.index)}
 			}
 			all.Actions[k], all.Roles[k], owners[k] = merged, role, i
 		}
@@ -59,9 +60,9 @@ func (t *Tx) assemble(parts []*txPart) (*actions.Transaction, []int, error) {
 	case len(refused) > 0:
 		return nil, nil, &entity.TransactionError{Ops: refused}
 	case len(all.Actions) > actions.MaxItems:
-		return nil, nil, &TransactionLimitError{Limit: "actions", Detail: fmt.Sprintf("the operations take %d actions (entities, index entries, claims, list entries, markers and heads); at most %d", len(all.Actions), actions.MaxItems)}
+		return nil, nil, &store.TransactionLimitError{Limit: "actions", Detail: fmt.Sprintf("the operations take %d actions (entities, index entries, claims, list entries, markers and heads); at most %d", len(all.Actions), actions.MaxItems)}
 	case all.Bytes > actions.MaxBytes:
-		return nil, nil, &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the operations write %d bytes; at most %d", all.Bytes, actions.MaxBytes)}
+		return nil, nil, &store.TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the operations write %d bytes; at most %d", all.Bytes, actions.MaxBytes)}
 	}
 	return all, owners, nil
 }
@@ -69,13 +70,13 @@ func (t *Tx) assemble(parts []*txPart) (*actions.Transaction, []int, error) {
 // checkSubject adds to all the check of the subject k of part i, whose heads stand
 // for it, unless an action on its item is there already: the check of another part
 // of k, or the check of k as an object, which requires as much.
-func (t *Tx) checkSubject(all *actions.Transaction, owners *[]int, seen map[string]int, i int, k Key) {
-	id := batching.ItemID(t.c.Names.Entities, actions.EntityKey(k))
+func (t *Tx) checkSubject(all *actions.Transaction, owners *[]int, seen map[string]int, i int, k store.Key) {
+	id := batching.ItemID(t.c.core.Names.Entities, actions.EntityKey(k))
 	if _, dup := seen[id]; dup {
 		return
 	}
 	seen[id] = len(all.Actions)
-	t.c.CheckEntity(all, k, actions.Role{Kind: actions.RoleEntity})
+	t.c.core.CheckEntity(all, k, actions.Role{Kind: actions.RoleEntity})
 	*owners = append(*owners, i)
 }
 
@@ -95,8 +96,8 @@ func handOver(a, b actions.Role, actA, actB types.TransactWriteItem) (types.Tran
 		release, claim, put = b.Claim, a.Claim, actA.Put
 	}
 	cond := actions.OwnedByOrFree(claim.Type, claim.ID).Or(
-		expression.Name(schema.AttrType).Equal(expression.Value(AttrS(release.Type))).
-			And(expression.Name(schema.AttrID).Equal(expression.Value(AttrS(release.ID)))))
+		expression.Name(schema.AttrType).Equal(expression.Value(store.AttrS(release.Type))).
+			And(expression.Name(schema.AttrID).Equal(expression.Value(store.AttrS(release.ID)))))
 	bc := commit.Build(cond, nil)
 	merged := *put
 	merged.ConditionExpression, merged.ExpressionAttributeNames, merged.ExpressionAttributeValues = bc.Condition, bc.Names, bc.Values

@@ -1,4 +1,4 @@
-package store
+package writes
 
 import (
 	"cmp"
@@ -19,6 +19,7 @@ import (
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // TxKind is what an operation of a transaction does.
@@ -43,17 +44,17 @@ func (k TxKind) String() string {
 // TxOp is one operation of a transaction, checked by package ryno.
 type TxOp struct {
 	Kind TxKind
-	Key  Key // the entity, or the subject of a list or sequence
-	Put  Put // Create, Update, Set
+	Key  store.Key // the entity, or the subject of a list or sequence
+	Put  Put       // Create, Update, Set
 	// Patch is the patch of a TxPatch. Of an indexed type, Patched returns the base
 	// item (as Put.Base) of the entity stored as item with the patch applied.
 	Patch     Patch
 	Patched   func(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error)
-	Version   int64      // the version a Patch or Delete requires (0: any)
-	Created   time.Time  // the life a Patch or Delete requires (IfCreated; zero: any)
-	Cond      *Condition // If; the condition of a TxCheck
-	Predicate string     // of a list; the name of a sequence
-	Objects   []Key
+	Version   int64            // the version a Patch or Delete requires (0: any)
+	Created   time.Time        // the life a Patch or Delete requires (IfCreated; zero: any)
+	Cond      *store.Condition // If; the condition of a TxCheck
+	Predicate string           // of a list; the name of a sequence
+	Objects   []store.Key
 	From      int64 // the number a draw from a sequence last read
 }
 
@@ -61,7 +62,7 @@ type TxOp struct {
 // entity it wrote, as stored, and the objects it added or removed.
 type TxResult struct {
 	Item    map[string]types.AttributeValue
-	Changed []Key
+	Changed []store.Key
 }
 
 // ErrSequenceMoved is the refusal of a draw another call made first.
@@ -75,7 +76,7 @@ var errRetryTx = errors.New(errs.Prefix + "an entity of the transaction is being
 // large write: cut off, or still writing its index entries. The transaction
 // finishes those entries first, as every writer meeting the mark does (a writer
 // still at work finds its mark gone, and leaves the rest to it).
-type pendingError struct{ Key Key }
+type pendingError struct{ Key store.Key }
 
 func (e *pendingError) Error() string { return errRetryTx.Error() + ": " + e.Key.String() }
 func (e *pendingError) Unwrap() error { return errRetryTx }
@@ -83,16 +84,16 @@ func (e *pendingError) Unwrap() error { return errRetryTx }
 // Tx is a transaction being prepared: NewTx, Add for each operation, Seal, then
 // Commit.
 type Tx struct {
-	c   *Core
+	c   *Writer
 	ops []*txOp
 	// written are the entities written by an operation: a list operation of the
 	// same subject checks it through that write.
-	written map[Key]TxKind
-	lists   map[string]bool // the lists and sequences of operations
-	checks  map[Key]*txOp   // the TxChecks
+	written map[store.Key]TxKind
+	lists   map[string]bool     // the lists and sequences of operations
+	checks  map[store.Key]*txOp // the TxChecks
 	// joined are the TxChecks of the subjects of list operations: each list's check
 	// of its subject requires the TxCheck's condition too, one action for both.
-	joined map[Key]*txOp
+	joined map[store.Key]*txOp
 	bytes  int
 }
 
@@ -117,14 +118,14 @@ type txOp struct {
 }
 
 // NewTx starts a transaction of n operations.
-func (c *Core) NewTx(n int) (*Tx, error) {
+func (c *Writer) NewTx(n int) (*Tx, error) {
 	switch {
 	case n == 0:
-		return nil, invalid("Transact", "", "needs an operation")
+		return nil, store.Invalid("Transact", "", "needs an operation")
 	case n > actions.MaxItems:
-		return nil, &TransactionLimitError{Limit: "actions", Detail: fmt.Sprintf("%d operations; a transaction holds at most %d actions", n, actions.MaxItems)}
+		return nil, &store.TransactionLimitError{Limit: "actions", Detail: fmt.Sprintf("%d operations; a transaction holds at most %d actions", n, actions.MaxItems)}
 	}
-	return &Tx{c: c, written: map[Key]TxKind{}, lists: map[string]bool{}, checks: map[Key]*txOp{}}, nil
+	return &Tx{c: c, written: map[store.Key]TxKind{}, lists: map[string]bool{}, checks: map[store.Key]*txOp{}}, nil
 }
 
 // Add adds the next operation, after checking it against the others.
@@ -145,12 +146,12 @@ func (t *Tx) Add(op TxOp) error {
 	case TxAdd, TxRemove, TxSequence:
 		id := fmt.Sprint(op.Kind == TxSequence, "\x00", p.Key.String(), "\x00", op.Predicate)
 		if t.lists[id] {
-			return &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("the list or sequence %s %s is in two operations", p.Key, op.Predicate)}
+			return &store.TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("the list or sequence %s %s is in two operations", p.Key, op.Predicate)}
 		}
 		t.lists[id] = true
 	default:
 		if _, dup := t.written[p.Key]; dup {
-			return &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("%s is in two operations", p.Key)}
+			return &store.TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("%s is in two operations", p.Key)}
 		}
 		t.written[p.Key] = op.Kind
 		if op.Kind == TxCheck {
@@ -165,21 +166,21 @@ func (t *Tx) Add(op TxOp) error {
 // check of a subject to the first operation on its lists and sequences, and checks
 // the size of what the operations send.
 func (t *Tx) Seal() error {
-	t.joined = map[Key]*txOp{}
-	checked := map[Key]bool{}
-	listsOnly := map[Key]bool{} // by subject: every operation on it is an Add or Remove of a list
+	t.joined = map[store.Key]*txOp{}
+	checked := map[store.Key]bool{}
+	listsOnly := map[store.Key]bool{} // by subject: every operation on it is an Add or Remove of a list
 	for _, p := range t.ops {
 		if p.Kind == TxAdd || p.Kind == TxRemove || p.Kind == TxSequence {
 			if kind, ok := t.written[p.Key]; ok && kind == TxDelete {
 				what := map[TxKind]string{TxAdd: "list", TxRemove: "list", TxSequence: "sequence"}[p.Kind]
-				return invalid("Transact", p.Key.String(), "deletes the subject of a "+what+" it writes")
+				return store.Invalid("Transact", p.Key.String(), "deletes the subject of a "+what+" it writes")
 			}
 			if chk, ok := t.checks[p.Key]; ok {
 				t.joined[p.Key] = chk
 			}
 			p.subjectChecked = checked[p.Key]
 			checked[p.Key] = true
-			list := p.Kind != TxSequence && !t.c.Sets[p.Predicate]
+			list := p.Kind != TxSequence && !t.c.core.Sets[p.Predicate]
 			if only, seen := listsOnly[p.Key]; seen {
 				list = list && only
 			}
@@ -193,7 +194,7 @@ func (t *Tx) Seal() error {
 		}
 	}
 	if t.bytes > actions.MaxBytes {
-		return &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the entities and patches alone are %d bytes; a transaction holds at most %d", t.bytes, actions.MaxBytes)}
+		return &store.TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the entities and patches alone are %d bytes; a transaction holds at most %d", t.bytes, actions.MaxBytes)}
 	}
 	return nil
 }
@@ -203,7 +204,7 @@ func (t *Tx) Seal() error {
 // Config.Conflicts.
 func (t *Tx) Commit(ctx context.Context) ([]TxResult, error) {
 	giveUp := func(conflict, _ error) error { return conflict }
-	return batching.Attempts(ctx, t.c.ConflictPacer(), giveUp, t.attempt)
+	return batching.Attempts(ctx, t.c.core.ConflictPacer(), giveUp, t.attempt)
 }
 
 // attempt reads, plans and sends the transaction once. When it must be planned
@@ -214,7 +215,7 @@ func (t *Tx) attempt(ctx context.Context) ([]TxResult, batching.Step, error) {
 	var pending *pendingError
 	switch {
 	case errors.As(err, &pending):
-		if _, err := t.c.FinishPending(ctx, pending.Key); err != nil {
+		if _, err := t.c.core.FinishPending(ctx, pending.Key); err != nil {
 			return nil, batching.Done, errs.Wrap(err, "transaction")
 		}
 		fallthrough // and read again, within Config.Conflicts
@@ -232,7 +233,7 @@ func (t *Tx) attempt(ctx context.Context) ([]TxResult, batching.Step, error) {
 	if err != nil {
 		return nil, batching.Done, err
 	}
-	a := t.c.Transact(ctx, all.Actions, commit.NewToken())
+	a := t.c.core.Transact(ctx, all.Actions, commit.NewToken())
 	switch a.Outcome {
 	case commit.Committed:
 		return t.results(parts), batching.Done, nil
@@ -281,7 +282,7 @@ func (t *Tx) read(ctx context.Context) ([]*txPart, error) {
 		refused []entity.OpError
 		retry   error
 	)
-	err := batching.Parallel(ctx, len(t.ops), t.c.MaxConcurrency, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(t.ops), t.c.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		op := t.ops[i]
 		part, err := t.plan(ctx, op)
 		mu.Lock()
@@ -341,7 +342,7 @@ func (t *Tx) plan(ctx context.Context, op *txOp) (*txPart, error) {
 	case TxSequence:
 		return t.c.txSequence(op, t.written, t.joined[op.Key])
 	}
-	if t.c.Sets[op.Predicate] {
+	if t.c.core.Sets[op.Predicate] {
 		return t.c.txSet(ctx, op, t.written, t.joined[op.Key])
 	}
 	return t.c.txList(ctx, op, t.written, t.joined[op.Key])
@@ -372,8 +373,8 @@ func (t *Tx) refusals(ctx context.Context, parts []*txPart, all *actions.Transac
 
 // subjectGone reports whether the item a failed check returned is no entity a list
 // may be written for: none, one being deleted, or one expired.
-func (c *Core) subjectGone(item map[string]types.AttributeValue) bool {
-	return item == nil || c.Hidden(item)
+func (c *Writer) subjectGone(item map[string]types.AttributeValue) bool {
+	return item == nil || c.core.Hidden(item)
 }
 
 // results returns what each operation did.

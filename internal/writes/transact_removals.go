@@ -1,7 +1,7 @@
 // What a TxDelete needs of the transaction's other operations: every entry that
 // points at the deleted entity removed by one of them.
 
-package store
+package writes
 
 import (
 	"fmt"
@@ -11,12 +11,13 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // removal returns what says of an entry pointing at k whether an operation of the
 // transaction removes it (see removes), or nil when no operation removes k from a
 // list or set.
-func (t *Tx) removal(k Key) func(relationships.Entry) bool {
+func (t *Tx) removal(k store.Key) func(relationships.Entry) bool {
 	if !slices.ContainsFunc(t.ops, func(p *txOp) bool {
 		return p.Kind == TxRemove && slices.Contains(p.Objects, k) || len(p.Put.Lists) > 0
 	}) {
@@ -35,7 +36,7 @@ func (t *Tx) removal(k Key) func(relationships.Entry) bool {
 // object reads must also be one that operation acts on (unremoved). Its action is
 // the only one on the entry's item: a TxDelete adds none on entries of other
 // subjects, and a transaction holds one action per item.
-func (t *Tx) removes(subject Key, predicate string, object Key) bool {
+func (t *Tx) removes(subject store.Key, predicate string, object store.Key) bool {
 	for _, p := range t.ops {
 		if p.Key != subject {
 			continue
@@ -78,7 +79,7 @@ func (t *Tx) unremoved(parts []*txPart) []entity.OpError {
 			}
 		}
 		for _, in := range p.incoming {
-			if !touched[batching.ItemID(t.c.Names.Relationships, in.key)] {
+			if !touched[batching.ItemID(t.c.core.Names.Relationships, in.key)] {
 				moved = append(moved, p.op.refusal(fmt.Errorf("%w: an entry of %s %q pointing at it is not one the operation removing it from that list read",
 					errs.ErrHasRelationships, in.entry.Subject, in.entry.Predicate)))
 				break

@@ -1,4 +1,4 @@
-package store
+package writes
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // PutMode is which write of a whole entity a Put is.
@@ -35,7 +36,7 @@ func (m PutMode) String() string {
 // ryno.
 type Put struct {
 	Mode    PutMode
-	Key     Key
+	Key     store.Key
 	Version int64     // the version the writer carries: the stored one must have it (0: none)
 	Created time.Time // the Created time the entity carries (zero: none)
 	// IfCreated makes the write require the life Created names even without a
@@ -45,17 +46,17 @@ type Put struct {
 	// type, user attributes, metadata and expiry.
 	Base map[string]types.AttributeValue
 	// Lists are the lists to replace with the entity (ReplaceLists), by predicate.
-	Lists map[string][]Key
+	Lists map[string][]store.Key
 	// Sets are the sets to replace once the entity is written, by predicate.
-	Sets map[string][]Key
-	Cond *Condition // the caller's condition (If), or nil
+	Sets map[string][]store.Key
+	Cond *store.Condition // the caller's condition (If), or nil
 }
 
 // Write stores the entity of p and returns its item as stored. Everything is
 // checked before any request. When the entity is written but a later step fails
 // (index entries beyond one transaction, a list, a set), it returns the item as
 // stored together with the error: the same write again completes the rest.
-func (c *Core) Write(ctx context.Context, p Put) (map[string]types.AttributeValue, error) {
+func (c *Writer) Write(ctx context.Context, p Put) (map[string]types.AttributeValue, error) {
 	w, err := c.newWrite(p)
 	if err != nil {
 		return nil, err
@@ -64,7 +65,7 @@ func (c *Core) Write(ctx context.Context, p Put) (map[string]types.AttributeValu
 	if err != nil {
 		return item, err // an item: the entity is written, the rest is not
 	}
-	c.shapes.learn(p.Key.Type, shapeNames(p.Base))
+	c.core.Shapes.Learn(p.Key.Type, store.ShapeNames(p.Base))
 	if err := c.ReplaceSets(ctx, p.Key, p.Sets); err != nil {
 		// The entity is written: the same call again completes the sets.
 		return item, err
@@ -74,12 +75,12 @@ func (c *Core) Write(ctx context.Context, p Put) (map[string]types.AttributeValu
 
 // ReplaceSets replaces each of the sets of the entity k with its objects, in
 // parallel, once the entity is written.
-func (c *Core) ReplaceSets(ctx context.Context, k Key, sets map[string][]Key) error {
+func (c *Writer) ReplaceSets(ctx context.Context, k store.Key, sets map[string][]store.Key) error {
 	predicates := slices.Sorted(maps.Keys(sets))
-	return batching.Parallel(ctx, len(predicates), c.MaxConcurrency, func(ctx context.Context, i int) error {
+	return batching.Parallel(ctx, len(predicates), c.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		p := predicates[i]
-		op := ListOp{Kind: ListReplace, Subject: k, Predicate: p, Objects: sets[p], CheckObjects: c.CheckObjects}
-		if _, err := c.WriteSet(ctx, op); err != nil {
+		op := store.ListOp{Kind: store.ListReplace, Subject: k, Predicate: p, Objects: sets[p], CheckObjects: c.core.CheckObjects}
+		if _, err := c.core.WriteSet(ctx, op); err != nil {
 			return errs.Wrap(err, "replace the set %s of %s", p, k)
 		}
 		return nil
@@ -88,7 +89,7 @@ func (c *Core) ReplaceSets(ctx context.Context, k Key, sets map[string][]Key) er
 
 // write is one Create, Update or Set in progress.
 type write struct {
-	c *Core
+	c *Writer
 	Put
 	token      string // names this call's write on the item
 	now        time.Time
@@ -115,10 +116,10 @@ type write struct {
 
 // newWrite returns the write of p, after checking that a plan for the Created time
 // it carries (or now) holds: any later plan would fail as it does.
-func (c *Core) newWrite(p Put) (*write, error) {
+func (c *Writer) newWrite(p Put) (*write, error) {
 	w := &write{
-		c: c, Put: p, token: commit.NewToken(), now: schema.TruncateTime(c.Now()),
-		mine:       c.Indexes.Set(p.Key.Type),
+		c: c, Put: p, token: commit.NewToken(), now: schema.TruncateTime(c.core.Now()),
+		mine:       c.core.Indexes.Set(p.Key.Type),
 		predicates: slices.Sorted(maps.Keys(p.Lists)),
 		together:   p.Mode == PutSet, // a blind Set reads the entries beside the item
 	}
@@ -134,8 +135,8 @@ func (c *Core) newWrite(p Put) (*write, error) {
 
 // indexed reports whether the write runs map functions; entryIndexed, whether it
 // reads and writes index entries too (the type has indexes that are not inline).
-func (w *write) indexed() bool      { return w.c.Indexes.Has(w.Key.Type) }
-func (w *write) entryIndexed() bool { return w.c.Indexes.HasEntries(w.Key.Type) }
+func (w *write) indexed() bool      { return w.c.core.Indexes.Has(w.Key.Type) }
+func (w *write) entryIndexed() bool { return w.c.core.Indexes.HasEntries(w.Key.Type) }
 
 // first returns the expectation of the first attempt, and whether the entity must be
 // read to complete it.
@@ -157,7 +158,7 @@ func (w *write) first() (x entitystate.Expectation, read bool) {
 
 // conflict is the error of a write whose attempts ran out, for err.
 func (w *write) conflict(err error) error {
-	return KeptChanging(w.Key, "", w.Version, err)
+	return store.KeptChanging(w.Key, "", w.Version, err)
 }
 
 // run makes attempts until one commits or fails for good. An attempt reads what its
@@ -172,7 +173,7 @@ func (w *write) run(ctx context.Context) (map[string]types.AttributeValue, error
 		}
 		return w.conflict(err)
 	}
-	return batching.Attempts(ctx, w.c.ConflictPacer(), giveUp, func(ctx context.Context) (map[string]types.AttributeValue, batching.Step, error) {
+	return batching.Attempts(ctx, w.c.core.ConflictPacer(), giveUp, func(ctx context.Context) (map[string]types.AttributeValue, batching.Step, error) {
 		if in != nil { // the first attempt of a write that needs no read
 			done, next, err := w.upsert(ctx, in)
 			if done != nil || err != nil {
@@ -224,7 +225,7 @@ func (w *write) run(ctx context.Context) (map[string]types.AttributeValue, error
 type snapshot struct {
 	x       entitystate.Expectation
 	entries []map[string]types.AttributeValue
-	lists   []ListState
+	lists   []store.ListState
 }
 
 // read reads the entity item (when getItem), the lists the write replaces and the
@@ -232,7 +233,7 @@ type snapshot struct {
 // must be read after that version was seen: in the first round when the caller
 // carried it or an earlier attempt saw it, after the entity item otherwise.
 func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem bool) (snapshot, map[string]types.AttributeValue, error) {
-	snap := snapshot{x: x, lists: make([]ListState, len(w.predicates))}
+	snap := snapshot{x: x, lists: make([]store.ListState, len(w.predicates))}
 	// An entity that does not exist has no lists: writes of a list check that
 	// their subject exists, and a Delete removes its lists before the entity. The
 	// transaction checks that no head exists, so a list left behind only costs a
@@ -245,17 +246,17 @@ func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem boo
 	var item map[string]types.AttributeValue
 	var heads []relationships.Head
 	reads := len(w.predicates) + 3
-	err := batching.Parallel(ctx, reads, w.c.MaxConcurrency+1, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, reads, w.c.core.MaxConcurrency+1, func(ctx context.Context, i int) error {
 		var err error
 		switch {
 		case i == 0 && getItem:
-			item, err = w.c.GetItem(ctx, w.Key, true)
+			item, err = w.c.core.GetItem(ctx, w.Key, true)
 		case i == 1 && entriesFirst:
-			snap.entries, err = w.c.ReadIndexEntries(ctx, w.Key)
+			snap.entries, err = w.c.core.ReadIndexEntries(ctx, w.Key)
 		case i == 2 && readLists:
-			heads, err = w.c.ReadHeads(ctx, w.Key, w.predicates)
+			heads, err = w.c.core.ReadHeads(ctx, w.Key, w.predicates)
 		case i >= 3 && readLists:
-			snap.lists[i-3].Entries, err = w.c.ReadList(ctx, w.Key, w.predicates[i-3], true)
+			snap.lists[i-3].Entries, err = w.c.core.ReadList(ctx, w.Key, w.predicates[i-3], true)
 		}
 		return err
 	})
@@ -279,7 +280,7 @@ func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem boo
 			// The decision completed the Delete it found, which swept the lists
 			// read beside the item: they are none now.
 			for i, p := range w.predicates {
-				snap.lists[i] = ListState{Head: relationships.Head{Subject: w.Key, Predicate: p}}
+				snap.lists[i] = store.ListState{Head: relationships.Head{Subject: w.Key, Predicate: p}}
 			}
 		}
 	}
@@ -291,7 +292,7 @@ func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem boo
 		entriesFirst = w.byRecord // otherwise read before a write the item shows: again
 	}
 	if w.entryIndexed() && !snap.x.Absent && !entriesFirst {
-		if snap.entries, err = w.c.ReadIndexEntries(ctx, w.Key); err != nil {
+		if snap.entries, err = w.c.core.ReadIndexEntries(ctx, w.Key); err != nil {
 			return snap, nil, errs.Wrap(err, "%s %s", w.Mode, w.Key)
 		}
 	}
@@ -307,7 +308,7 @@ func (w *write) conditionFailed(x entitystate.Expectation, item map[string]types
 	if x.Absent && item == nil { // still missing: the condition refused the creation
 		return &entity.ConditionError{Key: w.Key, Condition: w.Cond.Text}
 	}
-	s, err := w.c.ReadStored(w.Key, item)
+	s, err := w.c.core.ReadStored(w.Key, item)
 	if err != nil || !s.Live() || s.Token == w.token || !x.Holds(s) {
 		return nil
 	}
@@ -318,7 +319,7 @@ func (w *write) conditionFailed(x entitystate.Expectation, item map[string]types
 // that the call is done (the item it returns is not nil): its own earlier attempt
 // landed, or the item refuses it.
 func (w *write) decideFromItem(ctx context.Context, item map[string]types.AttributeValue) (entitystate.Expectation, map[string]types.AttributeValue, error) {
-	s, err := w.c.ReadStored(w.Key, item)
+	s, err := w.c.core.ReadStored(w.Key, item)
 	if err != nil {
 		return entitystate.Expectation{}, nil, err
 	}
@@ -326,7 +327,7 @@ func (w *write) decideFromItem(ctx context.Context, item map[string]types.Attrib
 		return entitystate.Expectation{}, item, nil
 	}
 	if s.Ending() {
-		if err := w.c.Deletes.CompleteDelete(ctx, w.Key, s); err != nil {
+		if err := w.c.core.Deletes.CompleteDelete(ctx, w.Key, s); err != nil {
 			return entitystate.Expectation{}, nil, errs.Wrap(err, "%s %s: completing a delete", w.Mode, w.Key)
 		}
 		s = entitystate.State{}
@@ -341,14 +342,14 @@ func (w *write) decideFromItem(ctx context.Context, item map[string]types.Attrib
 // store's, it remembers that form, which the next attempt's condition pins.
 func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
 	k, v := w.Key, w.Version
-	life := OtherLife(k, v, w.life(), s.Life())
+	life := store.OtherLife(k, v, w.life(), s.Life())
 	switch {
 	case w.Mode == PutCreate && s.Exists():
 		return entitystate.Expectation{}, fmt.Errorf("%w: %s", errs.ErrExists, k)
 	case w.Mode == PutCreate:
 		return entitystate.Expectation{Absent: true}, nil
 	case s.Exists() && s.Unreadable != nil: // the put would have to invent its Created
-		return entitystate.Expectation{}, Unreadable(k, s.Unreadable)
+		return entitystate.Expectation{}, store.Unreadable(k, s.Unreadable)
 	case life != nil:
 		return entitystate.Expectation{}, life
 	case v > 0 && !s.Exists():
@@ -356,7 +357,7 @@ func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
 	case v > 0 && s.Version != v:
 		return entitystate.Expectation{}, &entity.ConflictError{Key: k, Expected: v, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", v, s.Version)}
 	case !s.Exists() && w.Mode == PutUpdate:
-		return entitystate.Expectation{}, notFound(k)
+		return entitystate.Expectation{}, store.NotFound(k)
 	case !s.Exists():
 		return entitystate.Expectation{Absent: true}, nil
 	}
@@ -368,7 +369,7 @@ func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
 	}
 	x := entitystate.Expect(s)
 	if x.Pending = s.Pending != ""; x.Pending {
-		x.Left = RecordEntries(k, s.Item)
+		x.Left = store.RecordEntries(k, s.Item)
 	}
 	return x, nil
 }

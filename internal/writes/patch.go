@@ -1,4 +1,4 @@
-package store
+package writes
 
 import (
 	"context"
@@ -22,6 +22,7 @@ import (
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Patch is a partial update of an entity, checked and encoded by package ryno.
@@ -44,7 +45,7 @@ func (p Patch) Size() int {
 		adds[name] = &types.AttributeValueMemberN{Value: v}
 	}
 	if !p.Expires.IsZero() {
-		adds[schema.AttrExpires] = ExpiresAttr(p.Expires)
+		adds[schema.AttrExpires] = store.ExpiresAttr(p.Expires)
 	}
 	return n + schema.ItemSize(adds)
 }
@@ -54,7 +55,7 @@ func (p Patch) Size() int {
 type PatchOptions struct {
 	Version int64
 	Created time.Time // the entity's Created (IfCreated), when not zero
-	Cond    *Condition
+	Cond    *store.Condition
 	// StoredCreated is the stored _created, in another layout than the store's, that
 	// the patch requires and writes anew in the store's; "" for one in the store's
 	// layout, which the patch keeps. A refusal shows which.
@@ -68,7 +69,7 @@ const maxPatchAttempts = 3
 // PatchItem applies p to the entity k, of a type without indexes, with one
 // UpdateItem, and returns the item as stored. An entity whose _created another
 // program wrote in another layout takes one more, which writes it in the store's.
-func (c *Core) PatchItem(ctx context.Context, k Key, p Patch, o PatchOptions) (map[string]types.AttributeValue, error) {
+func (c *Writer) PatchItem(ctx context.Context, k store.Key, p Patch, o PatchOptions) (map[string]types.AttributeValue, error) {
 	token := commit.NewToken() // a refused attempt wrote nothing: the next one keeps it
 	// The last attempt refused for the layout of _created alone: the item that
 	// refused it and its options. No attempt landed, so the refusal is no item.
@@ -101,16 +102,16 @@ func (c *Core) PatchItem(ctx context.Context, k Key, p Patch, o PatchOptions) (m
 }
 
 // patchOnce sends the UpdateItem of p, resolving a lost response from the item.
-func (c *Core) patchOnce(ctx context.Context, k Key, p Patch, o PatchOptions, token string) commit.Attempt {
-	send := c.UpdateSend(c.PatchInput(k, p, o, token))
+func (c *Writer) patchOnce(ctx context.Context, k store.Key, p Patch, o PatchOptions, token string) commit.Attempt {
+	send := c.core.UpdateSend(c.PatchInput(k, p, o, token))
 	unapplied := func(s entitystate.State) bool {
 		return o.Version > 0 && s.Live() && s.Version == o.Version &&
 			(o.Created.IsZero() || s.Created.Equal(schema.TruncateTime(o.Created)))
 	}
 	resolve := func(ctx context.Context) commit.Attempt {
-		return c.Resolve(ctx, k, token, unapplied, send)
+		return c.core.Resolve(ctx, k, token, unapplied, send)
 	}
-	return c.Settle(ctx, send, resolve)
+	return c.core.Settle(ctx, send, resolve)
 }
 
 // CreatedRefused reports whether the stored _created alone refused the patch o,
@@ -118,10 +119,10 @@ func (c *Core) patchOnce(ctx context.Context, k Key, p Patch, o PatchOptions, to
 // version, and the life IfCreated names), and its _created is in another layout
 // than o required. It returns what the next attempt requires
 // (PatchOptions.StoredCreated).
-func (c *Core) CreatedRefused(k Key, o PatchOptions, token string, item map[string]types.AttributeValue) (string, bool) {
-	s, err := c.ReadStored(k, item)
+func (c *Writer) CreatedRefused(k store.Key, o PatchOptions, token string, item map[string]types.AttributeValue) (string, bool) {
+	s, err := c.core.ReadStored(k, item)
 	if err != nil || !s.Live() || s.Token == token || s.Indexes != "" || s.Unreadable != nil ||
-		(o.Version > 0 && s.Version != o.Version) || OtherLife(k, o.Version, o.Created, s.Life()) != nil {
+		(o.Version > 0 && s.Version != o.Version) || store.OtherLife(k, o.Version, o.Created, s.Life()) != nil {
 		return "", false
 	}
 	created := s.CreatedAttr
@@ -137,18 +138,18 @@ func (c *Core) CreatedRefused(k Key, o PatchOptions, token string, item map[stri
 // and the life asked for, does not already hold this write, and has its _created in
 // the store's layout, or the one o.StoredCreated names, which it writes in the
 // store's.
-func (c *Core) PatchInput(k Key, p Patch, o PatchOptions, token string) *dynamodb.UpdateItemInput {
-	now := schema.TruncateTime(c.Now())
-	u := expression.Set(expression.Name(schema.AttrUpdated), expression.Value(AttrS(schema.FormatTime(now)))).
-		Set(expression.Name(schema.AttrToken), expression.Value(AttrS(token))).
-		Add(expression.Name(schema.AttrVersion), expression.Value(AttrN(1)))
+func (c *Writer) PatchInput(k store.Key, p Patch, o PatchOptions, token string) *dynamodb.UpdateItemInput {
+	now := schema.TruncateTime(c.core.Now())
+	u := expression.Set(expression.Name(schema.AttrUpdated), expression.Value(store.AttrS(schema.FormatTime(now)))).
+		Set(expression.Name(schema.AttrToken), expression.Value(store.AttrS(token))).
+		Add(expression.Name(schema.AttrVersion), expression.Value(store.AttrN(1)))
 	created := actions.CreatedInLayout()
 	if !o.Created.IsZero() {
 		created = entitystate.CreatedIs(o.Created) // in the store's layout, then
 	}
 	if t, err := schema.ReadTime(o.StoredCreated); err == nil {
 		// The life IfCreated names was found stored in this layout (CreatedRefused).
-		u = u.Set(expression.Name(schema.AttrCreated), expression.Value(AttrS(schema.FormatTime(t))))
+		u = u.Set(expression.Name(schema.AttrCreated), expression.Value(store.AttrS(schema.FormatTime(t))))
 		created = entitystate.StoredCreatedIs(o.StoredCreated)
 	}
 	// The builder reads '.' and '[' in a name as a path into nested attributes; user
@@ -161,7 +162,7 @@ func (c *Core) PatchInput(k Key, p Patch, o PatchOptions, token string) *dynamod
 		u = u.Remove(a.name(n))
 	}
 	if !p.Expires.IsZero() {
-		u = u.Set(expression.Name(schema.AttrExpires), expression.Value(ExpiresAttr(p.Expires)))
+		u = u.Set(expression.Name(schema.AttrExpires), expression.Value(store.ExpiresAttr(p.Expires)))
 	}
 	// The patch may add or remove names: the item's shape is no longer known.
 	u = u.Remove(expression.Name(schema.AttrShape))
@@ -172,17 +173,17 @@ func (c *Core) PatchInput(k Key, p Patch, o PatchOptions, token string) *dynamod
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)),
 			actions.NotExpired(now),
 			expression.AttributeNotExists(expression.Name(schema.AttrIndexes)),
-			expression.Name(schema.AttrToken).NotEqual(expression.Value(AttrS(token))),
+			expression.Name(schema.AttrToken).NotEqual(expression.Value(store.AttrS(token))),
 			created)
 	if o.Version > 0 {
-		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(AttrN(o.Version))))
+		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(store.AttrN(o.Version))))
 	}
 	if o.Cond != nil {
 		cond = cond.And(o.Cond.Build(now))
 	}
 	b := commit.Build(cond, &u)
 	a.resolve(b.Names)
-	return c.EntityUpdate(k, b)
+	return c.core.EntityUpdate(k, b)
 }
 
 // aliases stands in for attribute names in an expression builder: plain names the
@@ -211,34 +212,34 @@ func (a *aliases) resolve(built map[string]string) {
 }
 
 // patchRefused explains a patch whose condition failed on the stored item.
-func (c *Core) patchRefused(ctx context.Context, k Key, o PatchOptions, token string, item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+func (c *Writer) patchRefused(ctx context.Context, k store.Key, o PatchOptions, token string, item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	version := o.Version
-	s, err := c.ReadStored(k, item)
+	s, err := c.core.ReadStored(k, item)
 	if err != nil {
 		return nil, err
 	}
-	life := OtherLife(k, version, o.Created, s.Life())
+	life := store.OtherLife(k, version, o.Created, s.Life())
 	switch {
 	case s.Exists() && s.Token == token: // an earlier attempt landed
 		return item, nil
 	case s.Ending():
-		if err := c.Deletes.CompleteDelete(ctx, k, s); err != nil {
+		if err := c.core.Deletes.CompleteDelete(ctx, k, s); err != nil {
 			return nil, errs.Wrap(err, "patch %s: completing a delete", k)
 		}
 		if life != nil {
 			return nil, life
 		}
-		return nil, notFound(k)
+		return nil, store.NotFound(k)
 	case life != nil:
 		return nil, life
 	case !s.Exists() && version > 0:
 		return nil, &entity.ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
 	case !s.Exists():
-		return nil, notFound(k)
+		return nil, store.NotFound(k)
 	case s.Indexes != "":
 		return nil, &entity.UnknownIndexError{Key: k, Indexes: UnknownIndexes(s.Indexes, "")}
 	case s.Unreadable != nil:
-		return nil, Unreadable(k, s.Unreadable)
+		return nil, store.Unreadable(k, s.Unreadable)
 	case o.Cond != nil && (version == 0 || s.Version == version):
 		return nil, &entity.ConditionError{Key: k, Condition: o.Cond.Text}
 	}

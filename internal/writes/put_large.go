@@ -1,10 +1,9 @@
-package store
+package writes
 
 import (
 	"context"
 	"errors"
 	"maps"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexes"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // commitLarge writes a change too large for one transaction. It puts the entity
@@ -30,8 +30,8 @@ import (
 // stored beside the error (see Write).
 func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, error) {
 	item := maps.Clone(p.item)
-	item[schema.AttrPending] = AttrS(w.token)
-	item[schema.AttrPendingUntil] = AttrN(w.c.pendingUntil())
+	item[schema.AttrPending] = store.AttrS(w.token)
+	item[schema.AttrPendingUntil] = store.AttrN(w.c.core.PendingUntil())
 	r, err := w.putMarked(ctx, p, item)
 	if r.stored == nil || err != nil {
 		return r, err
@@ -39,35 +39,35 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 	written := r.stored
 	entryOps := p.entryOps
 	if p.x.Pending && w.entryIndexed() {
-		stored, err := w.c.ReadIndexEntries(ctx, w.Key)
+		stored, err := w.c.core.ReadIndexEntries(ctx, w.Key)
 		if err != nil {
 			return commitResult{stored: written}, err
 		}
-		if entryOps, err = indexes.Ops(w.c.Names.IndexEntries, stored, p.entries); err != nil {
+		if entryOps, err = indexes.Ops(w.c.core.Names.IndexEntries, stored, p.entries); err != nil {
 			return commitResult{stored: written}, err
 		}
 	}
-	batch := w.c.Batch.Shared()
-	g := Guard{Key: w.Key, Attr: schema.AttrPending, Token: w.token}
+	batch := w.c.core.Batch.Shared()
+	g := store.Guard{Key: w.Key, Attr: schema.AttrPending, Token: w.token}
 	err = batching.Parallel(ctx, len(p.lists)+1, len(p.lists)+1, func(ctx context.Context, i int) error {
 		if i == 0 {
-			return w.c.TransactGuarded(ctx, batch, g, entryOps)
+			return w.c.core.TransactGuarded(ctx, batch, g, entryOps)
 		}
 		ch := p.lists[i-1]
-		op := ListOp{Kind: ListReplace, Subject: w.Key, Predicate: ch.Predicate,
-			Objects: w.Lists[ch.Predicate], CheckObjects: w.c.CheckObjects}
-		_, err := w.c.WriteList(ctx, op)
+		op := store.ListOp{Kind: store.ListReplace, Subject: w.Key, Predicate: ch.Predicate,
+			Objects: w.Lists[ch.Predicate], CheckObjects: w.c.core.CheckObjects}
+		_, err := w.c.core.WriteList(ctx, op)
 		return err
 	})
 	switch {
-	case errors.Is(err, ErrGuardFailed):
+	case errors.Is(err, store.ErrGuardFailed):
 		return commitResult{stored: written}, nil // superseded: the next writer reconciles
 	case err != nil:
 		return commitResult{stored: written}, err
 	}
-	cleared, err := w.c.ClearPending(ctx, w.Key, w.token)
+	cleared, err := w.c.core.ClearPending(ctx, w.Key, w.token)
 	switch {
-	case errors.Is(err, ErrGuardFailed):
+	case errors.Is(err, store.ErrGuardFailed):
 		return commitResult{stored: written}, nil
 	case err != nil:
 		return commitResult{stored: written}, err
@@ -80,12 +80,12 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 // without the entity holding it.
 func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types.AttributeValue) (commitResult, error) {
 	if len(p.claims)+len(p.releases) == 0 {
-		return w.result(w.c.PutItem(ctx, w.Key, item, p.x, w.token), p)
+		return w.result(w.c.core.PutItem(ctx, w.Key, item, p.x, w.token), p)
 	}
 	t := &actions.Transaction{}
-	t.Add(w.c.PutAction(item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(item))
-	actions.AddClaims(t, w.c.Names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(item))
-	a := w.c.Transact(ctx, t.Actions, commit.NewToken())
+	t.Add(w.c.core.PutAction(item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(item))
+	actions.AddClaims(t, w.c.core.Names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(item))
+	a := w.c.core.Transact(ctx, t.Actions, commit.NewToken())
 	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
 		return w.claimRefused(ctx, t.Roles[a.Action].Claim, a.Item)
 	}
@@ -94,36 +94,4 @@ func (w *write) putMarked(ctx context.Context, p *putPlan, item map[string]types
 		r.stored = item
 	}
 	return r, err
-}
-
-// pendingUntil is the lease of a pending mark put now: when the writer putting it
-// is taken for gone.
-func (c *Core) pendingUntil() int64 { return c.Now().Add(c.ListLease).UnixMilli() }
-
-// PendingLeft reports whether the writer of s's pending mark has given it up: its
-// lease, which the mark records, has expired. A mark written before marks recorded
-// their lease is judged by its age against this client's ListLease.
-func (c *Core) PendingLeft(s entitystate.State) bool {
-	now := c.Now()
-	switch {
-	case s.Pending == "":
-		return false
-	case s.PendingUntil > 0:
-		return now.UnixMilli() >= s.PendingUntil
-	}
-	return now.Sub(PendingSince(s.Item)) >= c.ListLease
-}
-
-// PendingSince is when the pending mark of item was put: a Reindex records it, a
-// large write puts it with the item (_updated).
-func PendingSince(item map[string]types.AttributeValue) time.Time {
-	return later(TimeOf(item[schema.AttrUpdated]), TimeOf(item[schema.AttrPendingSince]))
-}
-
-// later returns the later of a and b.
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }

@@ -1,7 +1,7 @@
 // The commit of an entity write's attempt: its transaction, and its outcome read,
 // a claim refused by another holder included.
 
-package store
+package writes
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // commitResult is how a commit ended: written, or refused by the condition with the
@@ -31,14 +32,14 @@ type commitResult struct {
 // entity, its index entries and claims, its lists.
 func (w *write) transaction(p *putPlan) *actions.Transaction {
 	t := &actions.Transaction{}
-	t.Add(w.c.PutAction(p.item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(p.item))
+	t.Add(w.c.core.PutAction(p.item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(p.item))
 	t.MarkChecked(w.Key) // the put checks the entity
 	for _, op := range batching.LastWriteWins(p.entryOps) {
 		t.Add(actions.Items([]batching.WriteOp{op})[0], actions.Role{Kind: actions.RoleIndex}, op.Size())
 	}
-	actions.AddClaims(t, w.c.Names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(p.item))
+	actions.AddClaims(t, w.c.core.Names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(p.item))
 	for _, ch := range p.lists {
-		actions.AddChange(t, w.c.ListTables(), ch, w.c.CheckObjects, w.c.Now())
+		actions.AddChange(t, w.c.core.ListTables(), ch, w.c.core.CheckObjects, w.c.core.Now())
 	}
 	return t
 }
@@ -47,15 +48,15 @@ func (w *write) transaction(p *putPlan) *actions.Transaction {
 // transaction when everything fits in one, the large path otherwise.
 func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 	if len(p.entryOps) == 0 && len(p.lists) == 0 && len(p.claims)+len(p.releases) == 0 && !p.x.Pending {
-		return w.result(w.c.PutItem(ctx, w.Key, p.item, p.x, w.token), p)
+		return w.result(w.c.core.PutItem(ctx, w.Key, p.item, p.x, w.token), p)
 	}
 	t := w.transaction(p)
 	if p.x.Pending || !t.Fits() {
 		return w.commitLarge(ctx, p)
 	}
-	a := w.c.Transact(ctx, t.Actions, commit.NewToken())
+	a := w.c.core.Transact(ctx, t.Actions, commit.NewToken())
 	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
-		r := Refusal(t, a)
+		r := store.Refusal(t, a)
 		switch {
 		case r.Missing != nil:
 			return commitResult{}, errs.Wrap(r.Missing, "%s %s", w.Mode, w.Key)
@@ -97,7 +98,7 @@ func (w *write) result(a commit.Attempt, p *putPlan) (commitResult, error) {
 
 // UniqueTaken is the error of a claim refused: who holds the value.
 func UniqueTaken(cl indexentries.Claim, item map[string]types.AttributeValue) error {
-	owner := Key{Scope: cl.Scope}
+	owner := store.Key{Scope: cl.Scope}
 	if held, err := indexentries.ClaimFromItem(item); err == nil {
 		owner.Type, owner.ID = held.Type, held.ID
 	}

@@ -30,14 +30,13 @@ var mayImport = map[string][]string{
 	"sweep":         {"internal/batching", "internal/indexentries", "internal/relationships", "internal/schema"},
 	"actions":       {"entity", "internal/batching", "internal/commit", "internal/indexentries", "internal/relationships", "internal/schema"},
 	"entitystate":   {"internal/actions", "internal/indexentries", "internal/schema"},
-	"groupcommit":   {"internal/errs"},
 	"exprtest":      {},
 	"indexes":       {"entity", "indexing", "internal/batching", "internal/entitystate", "internal/indexentries", "internal/relationships", "internal/schema"},
-	"listings":      {"entity", "indexing", "internal/paging", "internal/relationships", "internal/schema"},
-	"store":         {"entity", "indexing", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/groupcommit", "internal/indexentries", "internal/indexes", "internal/listings", "internal/paging", "internal/relationships", "internal/requests", "internal/schema", "internal/sweep", "tables"},
-	"writes":        {"entity", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/indexes", "internal/relationships", "internal/schema", "internal/store", "internal/sweep"},
-	"deletes":       {"entity", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/relationships", "internal/schema", "internal/store", "internal/sweep"},
-	"maintenance":   {"internal/actions", "internal/batching", "internal/commit", "internal/deletes", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/relationships", "internal/schema", "internal/store"},
+	"store":         {"entity", "indexing", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/indexes", "internal/paging", "internal/relationships", "internal/requests", "internal/schema", "internal/sweep", "tables"},
+	"lists":         {"entity", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/relationships", "internal/schema", "internal/store"},
+	"writes":        {"entity", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/lists", "internal/indexes", "internal/relationships", "internal/schema", "internal/store", "internal/sweep"},
+	"deletes":       {"entity", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/lists", "internal/relationships", "internal/schema", "internal/store", "internal/sweep"},
+	"maintenance":   {"internal/actions", "internal/batching", "internal/commit", "internal/deletes", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/lists", "internal/relationships", "internal/schema", "internal/store"},
 }
 
 // public are the packages of the public face that no internal package may import.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/deletes"
+	"github.com/rynodb/rynodb/internal/lists"
 	"github.com/rynodb/rynodb/internal/maintenance"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -19,6 +20,7 @@ import (
 // concurrent use.
 type Client struct {
 	core    *store.Core             // the tables, their requests and the configuration the machinery reads
+	lists   *lists.Engine           // relationship lists, sets and ordered sets, over core
 	writes  *writes.Writer          // Create, Update, Set, Patch and Transact, over core
 	deletes *deletes.Deleter        // Delete, and deletions completed, over core
 	maint   *maintenance.Maintainer // Check and Reindex, over core
@@ -79,13 +81,15 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		Indexes:            registryView{registry},
 		SeparateListWrites: opts.SeparateListWrites,
 	})
-	dels := deletes.New(core)
+	le := lists.New(core)
+	dels := deletes.New(core, le)
 	core.Deletes = dels
 	c := &Client{
 		core:    core,
-		writes:  writes.New(core),
+		lists:   le,
+		writes:  writes.New(core, le),
 		deletes: dels,
-		maint:   maintenance.New(core, dels),
+		maint:   maintenance.New(core, le, dels),
 		opts:    opts,
 		indexes: registry,
 		obs:     obs,

@@ -20,7 +20,6 @@ import (
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/indexentries"
-	"github.com/rynodb/rynodb/internal/listings"
 	"github.com/rynodb/rynodb/internal/paging"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -110,7 +109,7 @@ func predicateKeyEdit(predicate string, index int, object Key, reverse bool) fun
 func withReverseKey(edit func(map[string]string)) func(map[string]string) {
 	return func(key map[string]string) {
 		edit(key)
-		key[schema.AttrReverseKey] = listings.ReverseKey(key[schema.AttrSubjectKey], key[schema.AttrPredicateKey], nil)
+		key[schema.AttrReverseKey] = store.ReverseKey(key[schema.AttrSubjectKey], key[schema.AttrPredicateKey], nil)
 	}
 }
 

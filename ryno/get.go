@@ -116,7 +116,7 @@ func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []s
 		if i == 0 {
 			e, err = c.getEntity(ctx, k, consistent)
 		} else {
-			lists[i-1], err = c.core.ReadList(ctx, k, reads[i-1], consistent)
+			lists[i-1], err = c.lists.ReadList(ctx, k, reads[i-1], consistent)
 		}
 		return err
 	})

@@ -12,7 +12,7 @@ import (
 // lists in order through that index, consistently when asked, one Query a page.
 // Everything else is the set's: one item per object, written on its own, the
 // subject read after the write. A position is the adding client's clock in
-// microseconds times store.PositionStride, and at least a stride after the last it gave,
+// microseconds times lists.PositionStride, and at least a stride after the last it gave,
 // so concurrent Adds need no shared counter and never conflict. An Add puts the entry only where
 // there is none, so an object keeps its place; ReplaceRelationships moves
 // objects by writing their entries at new positions (relationships.PlanOrderedSet).

@@ -264,6 +264,6 @@ func (c *Client) CountRelationships(ctx context.Context, subject Key, predicate 
 	if err := validateSubject(subject, predicate, false); err != nil {
 		return 0, err
 	}
-	n, err := c.core.CountRelationships(ctx, subject, predicate)
+	n, err := c.lists.CountRelationships(ctx, subject, predicate)
 	return n, wrap(err, "count relationships %s -%s->", subject, predicate)
 }

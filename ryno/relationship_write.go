@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/lists"
 	"github.com/rynodb/rynodb/internal/relationships"
-	"github.com/rynodb/rynodb/internal/store"
 )
 
 // AddRelationships appends to the subject's list under predicate each of objects it
@@ -32,7 +32,7 @@ func (c *Client) AddRelationships(ctx context.Context, subject Key, predicate st
 	if err != nil {
 		return nil, err
 	}
-	ch, err := c.listCall(ctx, store.ListAdd, subject, predicate, objects, opts)
+	ch, err := c.listCall(ctx, lists.ListAdd, subject, predicate, objects, opts)
 	return slices.Clone(ch.Added), err
 }
 
@@ -49,7 +49,7 @@ func (c *Client) RemoveRelationships(ctx context.Context, subject Key, predicate
 	if err != nil {
 		return nil, err
 	}
-	ch, err := c.listCall(ctx, store.ListRemove, subject, predicate, objects, opts)
+	ch, err := c.listCall(ctx, lists.ListRemove, subject, predicate, objects, opts)
 	return slices.Clone(ch.Removed), err
 }
 
@@ -74,7 +74,7 @@ func (c *Client) ReplaceRelationships(ctx context.Context, subject Key, predicat
 	if err != nil {
 		return err
 	}
-	_, err = c.listCall(ctx, store.ListReplace, subject, predicate, objects, opts)
+	_, err = c.listCall(ctx, lists.ListReplace, subject, predicate, objects, opts)
 	return err
 }
 
@@ -122,7 +122,7 @@ func IfListVersion(v string) ListOption {
 
 // listCall validates and runs one list write. Adding or removing no objects is
 // done before any request. A failed write changed nothing it reports.
-func (c *Client) listCall(ctx context.Context, kind store.ListKind, subject Key, predicate string, objects []Key, opts []ListOption) (relationships.Change, error) {
+func (c *Client) listCall(ctx context.Context, kind lists.ListKind, subject Key, predicate string, objects []Key, opts []ListOption) (relationships.Change, error) {
 	if err := c.validateList(subject, predicate, objects); err != nil {
 		return relationships.Change{}, err
 	}
@@ -130,15 +130,15 @@ func (c *Client) listCall(ctx context.Context, kind store.ListKind, subject Key,
 	for _, opt := range opts {
 		opt(&o)
 	}
-	op := store.ListOp{Kind: kind, Subject: subject, Predicate: predicate, Objects: ownKeys(objects),
+	op := lists.ListOp{Kind: kind, Subject: subject, Predicate: predicate, Objects: ownKeys(objects),
 		CheckObjects: o.checkObjects, IfVersion: o.version, Pinned: o.pinned}
 	if err := c.validateVersion(op); err != nil {
 		return relationships.Change{}, err
 	}
-	if kind != store.ListReplace && len(objects) == 0 {
+	if kind != lists.ListReplace && len(objects) == 0 {
 		return relationships.Change{}, nil
 	}
-	ch, err := c.core.WriteRelationships(ctx, op)
+	ch, err := c.lists.WriteRelationships(ctx, op)
 	if err != nil {
 		return relationships.Change{}, wrap(err, "%s %s -%s->", kind, subject, predicate)
 	}
@@ -146,7 +146,7 @@ func (c *Client) listCall(ctx context.Context, kind store.ListKind, subject Key,
 }
 
 // validateVersion checks the version op requires, if any: a version, of a list.
-func (c *Client) validateVersion(op store.ListOp) error {
+func (c *Client) validateVersion(op lists.ListOp) error {
 	switch {
 	case !op.Pinned:
 		return nil
@@ -191,7 +191,7 @@ func ownKeys(keys []Key) []Key { return append(make([]Key, 0, len(keys)), keys..
 // check.
 func (c *Client) checkEntityAlso(t *actions.Transaction, k Key, role actions.Role, also *Condition) {
 	if also == nil {
-		c.core.CheckEntity(t, k, role)
+		c.lists.CheckEntity(t, k, role)
 		return
 	}
 	now := c.opts.Now()

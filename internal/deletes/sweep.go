@@ -188,7 +188,7 @@ const fencedWaves = 4
 
 // deleteFenced deletes f's entry if it still holds f's token.
 func (d *Deleter) deleteFenced(ctx context.Context, f sweep.Fenced) error {
-	return d.core.DeleteIfToken(ctx, f.Key, f.Token)
+	return d.lists.DeleteIfToken(ctx, f.Key, f.Token)
 }
 
 // sweepTransaction commits parts after first, the guard. It returns errGuardFailed

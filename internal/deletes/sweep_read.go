@@ -43,7 +43,7 @@ func (d *Deleter) refreshPart(ctx context.Context, p *sweep.Part, room int) erro
 		}
 		switch {
 		case !slices.Equal(positions, marker.Positions) && !rebuilt:
-			h, err := d.core.ReadHead(ctx, ch.Subject, ch.Predicate)
+			h, err := d.lists.ReadHead(ctx, ch.Subject, ch.Predicate)
 			if err != nil {
 				return err
 			}
@@ -106,7 +106,7 @@ func (d *Deleter) refreshParts(ctx context.Context, parts []sweep.Part) error {
 // whose head is h, under a lease. When that subject no longer exists either, its own
 // Delete (or Check) sweeps its list: p deletes the entries it has alone.
 func (d *Deleter) finishList(ctx context.Context, p *sweep.Part, h relationships.Head) error {
-	_, err := d.core.WriteListLeased(ctx, nil, h)
+	_, err := d.lists.WriteListLeased(ctx, nil, h)
 	switch {
 	case errors.Is(err, errs.ErrNotFound):
 		d.deleteAlone(p)

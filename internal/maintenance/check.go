@@ -203,7 +203,7 @@ func (m *Maintainer) repairPage(ctx context.Context, run *checkRun, orphans []Or
 	var mu sync.Mutex
 	err = batching.Parallel(ctx, len(lists), m.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		l := lists[i]
-		_, err := m.core.WriteListLeased(ctx, nil, l.head)
+		_, err := m.lists.WriteListLeased(ctx, nil, l.head)
 		switch {
 		case errors.Is(err, errs.ErrConflict):
 			// A writer holds the list or keeps changing it: taking an expired lease

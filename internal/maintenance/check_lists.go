@@ -9,6 +9,7 @@ import (
 
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/lists"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
@@ -32,11 +33,11 @@ func (m *Maintainer) findListTraces(ctx context.Context, batch *batching.Engine,
 		}
 	}
 	subjectRef := m.relationshipsTable().refs[0]
-	var heads []store.ListID
-	headed := map[store.ListID]bool{}
-	var others []store.ListID
+	var heads []lists.ListID
+	headed := map[lists.ListID]bool{}
+	var others []lists.ListID
 	for _, item := range items {
-		id := store.ListID{Subject: subjectRef.Key(item), Predicate: entitystate.OptionalString(item, schema.AttrPredicate)}
+		id := lists.ListID{Subject: subjectRef.Key(item), Predicate: entitystate.OptionalString(item, schema.AttrPredicate)}
 		if missing[id.Subject] || schema.ValidateEntityKey(id.Subject.Scope, id.Subject.Type, id.Subject.ID) != nil || id.Predicate == "" || store.InSet(item) {
 			continue
 		}
@@ -67,23 +68,23 @@ func (m *Maintainer) findListTraces(ctx context.Context, batch *batching.Engine,
 }
 
 // headless returns the lists of ids, but those in headed, that have no head.
-func (m *Maintainer) headless(ctx context.Context, batch *batching.Engine, ids []store.ListID, headed map[store.ListID]bool) ([]store.ListID, error) {
-	var lists []store.ListID
+func (m *Maintainer) headless(ctx context.Context, batch *batching.Engine, ids []lists.ListID, headed map[lists.ListID]bool) ([]lists.ListID, error) {
+	var toRead []lists.ListID
 	var ops []batching.GetOp
 	for _, id := range ids {
 		if headed[id] {
 			continue
 		}
 		headed[id] = true
-		lists = append(lists, id)
+		toRead = append(toRead, id)
 		ops = append(ops, batching.NewGetOp(m.core.Names.Relationships, relationships.HeadPrimaryKey(id.Subject, id.Predicate)))
 	}
 	found, err := batch.Get(ctx, ops, batching.ReadOptions{Consistent: true, Projection: schema.RelationshipKeyAttrs()})
 	if err != nil {
 		return nil, err
 	}
-	var none []store.ListID
-	for i, id := range lists {
+	var none []lists.ListID
+	for i, id := range toRead {
 		if _, ok := found[ops[i].ID]; !ok {
 			none = append(none, id)
 		}
@@ -97,7 +98,7 @@ func (m *Maintainer) headless(ctx context.Context, batch *batching.Engine, ids [
 // trace only when confirmed by a read of the list between two reads of its head
 // that find the same version (every write of a list moves it). A list that writers
 // keep changing past Options.Conflicts is a list at work, not a trace.
-func (m *Maintainer) verifyList(ctx context.Context, id store.ListID) (*listCheck, error) {
+func (m *Maintainer) verifyList(ctx context.Context, id lists.ListID) (*listCheck, error) {
 	h, s, err := m.readListWhole(ctx, id)
 	if err != nil || m.disagreement(h, s) == "" {
 		return nil, err
@@ -106,15 +107,15 @@ func (m *Maintainer) verifyList(ctx context.Context, id store.ListID) (*listChec
 	// check meets again.
 	giveUp := func(_, _ error) error { return ctx.Err() }
 	return batching.Attempts(ctx, m.core.ConflictPacer(), giveUp, func(ctx context.Context) (*listCheck, batching.Step, error) {
-		before, err := m.core.ReadHead(ctx, id.Subject, id.Predicate)
+		before, err := m.lists.ReadHead(ctx, id.Subject, id.Predicate)
 		if err != nil {
 			return nil, batching.Done, err
 		}
-		s, err := m.core.ReadUnderLease(ctx, id.Subject, id.Predicate)
+		s, err := m.lists.ReadUnderLease(ctx, id.Subject, id.Predicate)
 		if err != nil {
 			return nil, batching.Done, err
 		}
-		h, err := m.core.ReadHead(ctx, id.Subject, id.Predicate)
+		h, err := m.lists.ReadHead(ctx, id.Subject, id.Predicate)
 		if err != nil {
 			return nil, batching.Done, err
 		}
@@ -129,21 +130,21 @@ func (m *Maintainer) verifyList(ctx context.Context, id store.ListID) (*listChec
 }
 
 // disagreement says how head h fails to describe the list s read, "" when it does.
-func (m *Maintainer) disagreement(h relationships.Head, s store.LeasedState) string {
+func (m *Maintainer) disagreement(h relationships.Head, s lists.LeasedState) string {
 	return relationships.Disagreement(h, s.Entries, s.Markers, len(s.Intents), m.core.Now())
 }
 
 // readListWhole reads the head of a list, its entries, markers and intent parts, in
 // parallel and consistently.
-func (m *Maintainer) readListWhole(ctx context.Context, id store.ListID) (relationships.Head, store.LeasedState, error) {
+func (m *Maintainer) readListWhole(ctx context.Context, id lists.ListID) (relationships.Head, lists.LeasedState, error) {
 	var h relationships.Head
-	var s store.LeasedState
+	var s lists.LeasedState
 	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
-			h, err = m.core.ReadHead(ctx, id.Subject, id.Predicate)
+			h, err = m.lists.ReadHead(ctx, id.Subject, id.Predicate)
 		} else {
-			s, err = m.core.ReadUnderLease(ctx, id.Subject, id.Predicate)
+			s, err = m.lists.ReadUnderLease(ctx, id.Subject, id.Predicate)
 		}
 		return err
 	})

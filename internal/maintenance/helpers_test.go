@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rynodb/rynodb/internal/deletes"
+	"github.com/rynodb/rynodb/internal/lists"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/storetest"
 )
@@ -14,7 +15,8 @@ var testKey = storetest.TestKey
 // retries do not sleep.
 func testMaintainer(t *testing.T, api requests.API, concurrency, maxAttempts int) *Maintainer {
 	core := storetest.Core(t, api, concurrency, maxAttempts)
-	dels := deletes.New(core)
+	le := lists.New(core)
+	dels := deletes.New(core, le)
 	core.Deletes = dels
-	return New(core, dels)
+	return New(core, le, dels)
 }

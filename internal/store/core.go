@@ -11,8 +11,6 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
-	"github.com/rynodb/rynodb/internal/groupcommit"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -62,15 +60,12 @@ type Core struct {
 	Batch *batching.Engine
 	Config
 
-	clock  positionClock                                           // positions of ordered sets
-	queues groupcommit.Queue[ListID, ListOp, relationships.Change] // list calls waiting to be written together
-	Shapes Shapes                                                  // of the entities written and found, by type
+	Shapes Shapes // of the entities written and found, by type
 }
 
 // NewCore returns the core of a client.
 func NewCore(api requests.API, names schema.Names, batch *batching.Engine, cfg Config) *Core {
 	c := &Core{API: api, Names: names, Batch: batch, Config: cfg}
-	c.queues.Same = sameListKind
 	return c
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/batching"
-	"github.com/rynodb/rynodb/internal/listings"
 	"github.com/rynodb/rynodb/internal/paging"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -90,7 +89,7 @@ func (c *Core) ByTypePage(scope, typ string) (PageQuery, error) {
 	stk := schema.ScopeTypeKey(scope, typ)
 	return PageQuery{
 		In:       KeyCondition(c.Names.Entities, c.Names.EntitiesByType, schema.AttrScopeTypeKey, stk),
-		Position: listings.ByType(scope, typ),
+		Position: byTypePosition(scope, typ),
 		Identity: c.Names.EntitiesByType + "\x00" + stk,
 	}, nil
 }
@@ -112,7 +111,7 @@ func (c *Core) OutgoingPage(subject Key, predicate string) (PageQuery, error) {
 	}
 	return PageQuery{
 		In:       c.OutgoingQuery(subject, predicate),
-		Position: listings.Outgoing(subject, predicate, c.Sets),
+		Position: outgoingPosition(subject, predicate, c.Sets),
 		Identity: c.Names.Relationships + "\x00" + subject.String() + "\x00" + schema.Escape(predicate),
 	}, nil
 }
@@ -145,7 +144,7 @@ func (c *Core) IncomingPage(object Key, predicate string) (PageQuery, error) {
 	}
 	q := PageQuery{
 		In:       c.IncomingQuery(object),
-		Position: listings.Incoming(object, predicate, c.Sets),
+		Position: incomingPosition(object, predicate, c.Sets),
 		Identity: c.Names.ReverseRelationships + "\x00" + object.String(),
 	}
 	if predicate != "" {
@@ -174,7 +173,7 @@ func (c *Core) IndexPage(scope, index string, cond indexing.Condition) (PageQuer
 			ExpressionAttributeNames:  expr.Names,
 			ExpressionAttributeValues: expr.Values,
 		},
-		Position: listings.Lookup(scope, index, cond),
+		Position: lookupPosition(scope, index, cond),
 		Identity: c.Names.IndexLookup + "\x00" + schema.ScopeIndexName(scope, index) + "\x00" + cond.String(),
 	}, nil
 }
@@ -205,7 +204,7 @@ func (c *Core) InlinePage(scope, typ, index string, slot int, cond indexing.Cond
 			ExpressionAttributeNames:  names,
 			ExpressionAttributeValues: expr.Values,
 		},
-		Position: listings.Inline(scope, typ, index, slot, cond),
+		Position: inlinePosition(scope, typ, index, slot, cond),
 		Identity: gsi + "\x00" + schema.ScopeIndexName(scope, index) + "\x00" + cond.String(),
 	}, nil
 }

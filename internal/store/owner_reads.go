@@ -256,3 +256,16 @@ func (g *ownerGraph) hidden() map[Key]bool {
 func subjectOf(item map[string]types.AttributeValue) (Key, error) {
 	return keyFrom(item, schema.AttrSubjectScope, schema.AttrSubjectType, schema.AttrSubjectID)
 }
+
+// DistinctKeys returns keys without repetitions, in order of first appearance.
+func DistinctKeys(keys []Key) []Key {
+	seen := make(map[Key]bool, len(keys))
+	unique := make([]Key, 0, len(keys))
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			unique = append(unique, k)
+		}
+	}
+	return unique
+}

@@ -166,22 +166,3 @@ func (c *Core) HasRelationship(ctx context.Context, subject Key, predicate strin
 	}
 	return len(out.Items) > 0, nil
 }
-
-// CountRelationships counts the entries of subject's list under predicate: its
-// head's count, or a set's entries (CountSet).
-func (c *Core) CountRelationships(ctx context.Context, subject Key, predicate string) (int, error) {
-	if c.Sets[predicate] {
-		return c.CountSet(ctx, subject, predicate)
-	}
-	in := GetInput(c.Names.Relationships, relationships.HeadPrimaryKey(subject, predicate))
-	in.ConsistentRead = aws.Bool(c.ConsistentRead)
-	out, err := c.API.GetItem(ctx, in)
-	if err != nil {
-		return 0, err
-	}
-	head, err := relationships.HeadFromItem(subject, predicate, out.Item)
-	if err != nil {
-		return 0, err
-	}
-	return head.Count, nil
-}

@@ -14,6 +14,7 @@ import (
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/lists"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
@@ -79,8 +80,8 @@ func (c *Writer) ReplaceSets(ctx context.Context, k store.Key, sets map[string][
 	predicates := slices.Sorted(maps.Keys(sets))
 	return batching.Parallel(ctx, len(predicates), c.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		p := predicates[i]
-		op := store.ListOp{Kind: store.ListReplace, Subject: k, Predicate: p, Objects: sets[p], CheckObjects: c.core.CheckObjects}
-		if _, err := c.core.WriteSet(ctx, op); err != nil {
+		op := lists.ListOp{Kind: lists.ListReplace, Subject: k, Predicate: p, Objects: sets[p], CheckObjects: c.core.CheckObjects}
+		if _, err := c.lists.WriteSet(ctx, op); err != nil {
 			return errs.Wrap(err, "replace the set %s of %s", p, k)
 		}
 		return nil
@@ -225,7 +226,7 @@ func (w *write) run(ctx context.Context) (map[string]types.AttributeValue, error
 type snapshot struct {
 	x       entitystate.Expectation
 	entries []map[string]types.AttributeValue
-	lists   []store.ListState
+	lists   []lists.ListState
 }
 
 // read reads the entity item (when getItem), the lists the write replaces and the
@@ -233,7 +234,7 @@ type snapshot struct {
 // must be read after that version was seen: in the first round when the caller
 // carried it or an earlier attempt saw it, after the entity item otherwise.
 func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem bool) (snapshot, map[string]types.AttributeValue, error) {
-	snap := snapshot{x: x, lists: make([]store.ListState, len(w.predicates))}
+	snap := snapshot{x: x, lists: make([]lists.ListState, len(w.predicates))}
 	// An entity that does not exist has no lists: writes of a list check that
 	// their subject exists, and a Delete removes its lists before the entity. The
 	// transaction checks that no head exists, so a list left behind only costs a
@@ -254,9 +255,9 @@ func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem boo
 		case i == 1 && entriesFirst:
 			snap.entries, err = w.c.core.ReadIndexEntries(ctx, w.Key)
 		case i == 2 && readLists:
-			heads, err = w.c.core.ReadHeads(ctx, w.Key, w.predicates)
+			heads, err = w.c.lists.ReadHeads(ctx, w.Key, w.predicates)
 		case i >= 3 && readLists:
-			snap.lists[i-3].Entries, err = w.c.core.ReadList(ctx, w.Key, w.predicates[i-3], true)
+			snap.lists[i-3].Entries, err = w.c.lists.ReadList(ctx, w.Key, w.predicates[i-3], true)
 		}
 		return err
 	})
@@ -280,7 +281,7 @@ func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem boo
 			// The decision completed the Delete it found, which swept the lists
 			// read beside the item: they are none now.
 			for i, p := range w.predicates {
-				snap.lists[i] = store.ListState{Head: relationships.Head{Subject: w.Key, Predicate: p}}
+				snap.lists[i] = lists.ListState{Head: relationships.Head{Subject: w.Key, Predicate: p}}
 			}
 		}
 	}

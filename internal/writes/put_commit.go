@@ -16,6 +16,7 @@ import (
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/indexentries"
+	"github.com/rynodb/rynodb/internal/lists"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -39,7 +40,7 @@ func (w *write) transaction(p *putPlan) *actions.Transaction {
 	}
 	actions.AddClaims(t, w.c.core.Names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(p.item))
 	for _, ch := range p.lists {
-		actions.AddChange(t, w.c.core.ListTables(), ch, w.c.core.CheckObjects, w.c.core.Now())
+		actions.AddChange(t, w.c.lists.ListTables(), ch, w.c.core.CheckObjects, w.c.core.Now())
 	}
 	return t
 }
@@ -56,7 +57,7 @@ func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 	}
 	a := w.c.core.Transact(ctx, t.Actions, commit.NewToken())
 	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
-		r := store.Refusal(t, a)
+		r := lists.Refusal(t, a)
 		switch {
 		case r.Missing != nil:
 			return commitResult{}, errs.Wrap(r.Missing, "%s %s", w.Mode, w.Key)

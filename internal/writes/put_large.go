@@ -12,6 +12,7 @@ import (
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexes"
+	"github.com/rynodb/rynodb/internal/lists"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -54,9 +55,9 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 			return w.c.core.TransactGuarded(ctx, batch, g, entryOps)
 		}
 		ch := p.lists[i-1]
-		op := store.ListOp{Kind: store.ListReplace, Subject: w.Key, Predicate: ch.Predicate,
+		op := lists.ListOp{Kind: lists.ListReplace, Subject: w.Key, Predicate: ch.Predicate,
 			Objects: w.Lists[ch.Predicate], CheckObjects: w.c.core.CheckObjects}
-		_, err := w.c.core.WriteList(ctx, op)
+		_, err := w.c.lists.WriteList(ctx, op)
 		return err
 	})
 	switch {

@@ -7,15 +7,15 @@ import (
 	"context"
 
 	"github.com/rynodb/rynodb/entity"
+	"github.com/rynodb/rynodb/internal/lists"
 	"github.com/rynodb/rynodb/internal/relationships"
-	"github.com/rynodb/rynodb/internal/store"
 )
 
 // readyLists inspects the lists read before a plan relies on them. It finishes a
 // list another writer left unfinished (or whose bookkeeping contradicts its entries)
 // and reports that the lists must be read again, as they must while another writer
 // holds one (held then says which) or a read is doubtful.
-func (w *write) readyLists(ctx context.Context, lists []store.ListState) (held *entity.LeaseError, again bool, err error) {
+func (w *write) readyLists(ctx context.Context, lists []lists.ListState) (held *entity.LeaseError, again bool, err error) {
 	if w.doubts == nil {
 		w.doubts = make([]relationships.Doubt, len(lists))
 	}
@@ -25,7 +25,7 @@ func (w *write) readyLists(ctx context.Context, lists []store.ListState) (held *
 		case relationships.Held:
 			held, again = &entity.LeaseError{Key: w.Key, Predicate: s.Head.Predicate, Until: s.Head.LeaseUntil}, true
 		case relationships.Left:
-			if _, err := w.c.core.WriteListLeased(ctx, nil, s.Head); err != nil {
+			if _, err := w.c.lists.WriteListLeased(ctx, nil, s.Head); err != nil {
 				return nil, false, err
 			}
 			again = true

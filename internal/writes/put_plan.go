@@ -14,6 +14,7 @@ import (
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/indexes"
+	"github.com/rynodb/rynodb/internal/lists"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
@@ -32,7 +33,7 @@ type putPlan struct {
 
 // plan builds the item a write meeting x puts, and the changes to the index entries
 // and lists read. It checks what DynamoDB would refuse.
-func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types.AttributeValue, lists []store.ListState) (*putPlan, error) {
+func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types.AttributeValue, lists []lists.ListState) (*putPlan, error) {
 	x.Now = w.now
 	if w.Cond != nil {
 		x.Cond = w.Cond.Build

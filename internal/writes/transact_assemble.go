@@ -76,7 +76,7 @@ func (t *Tx) checkSubject(all *actions.Transaction, owners *[]int, seen map[stri
 		return
 	}
 	seen[id] = len(all.Actions)
-	t.c.core.CheckEntity(all, k, actions.Role{Kind: actions.RoleEntity})
+	t.c.lists.CheckEntity(all, k, actions.Role{Kind: actions.RoleEntity})
 	*owners = append(*owners, i)
 }
 

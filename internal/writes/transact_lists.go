@@ -12,6 +12,7 @@ import (
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/lists"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -37,9 +38,9 @@ func (op *txOp) conditionError() error {
 // another operation of the transaction; or, when the heads of the subject's lists
 // stand for it (txOp.headsStand), read with the list and checked only if needed.
 func (c *Writer) txList(ctx context.Context, op *txOp, written map[store.Key]TxKind, joined *txOp) (*txPart, error) {
-	lop := store.ListOp{Kind: [...]store.ListKind{TxAdd: store.ListAdd, TxRemove: store.ListRemove}[op.Kind], Subject: op.Key,
+	lop := lists.ListOp{Kind: [...]lists.ListKind{TxAdd: lists.ListAdd, TxRemove: lists.ListRemove}[op.Kind], Subject: op.Key,
 		Predicate: op.Predicate, Objects: op.Objects, CheckObjects: c.core.CheckObjects}
-	s, err := c.core.ReadListReady(ctx, lop, op.headsStand)
+	s, err := c.lists.ReadListReady(ctx, lop, op.headsStand)
 	if err != nil {
 		return nil, err
 	}
@@ -51,9 +52,9 @@ func (c *Writer) txList(ctx context.Context, op *txOp, written map[store.Key]TxK
 	// The head stands for the subject only in a transaction that writes it: one
 	// changing nothing (a Remove of an object the list does not hold) checks it.
 	p.needsSubject = op.headsStand && (!s.SubjectStands || !ch.Expect.Exists || ch.Empty())
-	actions.AddChange(&p.t, c.core.ListTables(), ch, lop.CheckObjects, c.core.Now())
+	actions.AddChange(&p.t, c.lists.ListTables(), ch, lop.CheckObjects, c.core.Now())
 	p.result.Changed = append(ch.Added, ch.Removed...)
-	p.refused = subjectRefusal(op, store.ListConflict(lop, errors.New("another writer changed it")))
+	p.refused = subjectRefusal(op, lists.ListConflict(lop, errors.New("another writer changed it")))
 	return p, nil
 }
 
@@ -66,7 +67,7 @@ func (c *Writer) txList(ctx context.Context, op *txOp, written map[store.Key]TxK
 // each object added.
 func (c *Writer) txSet(ctx context.Context, op *txOp, written map[store.Key]TxKind, joined *txOp) (*txPart, error) {
 	objects := store.DistinctKeys(op.Objects)
-	lop := store.ListOp{Subject: op.Key, Predicate: op.Predicate}
+	lop := lists.ListOp{Subject: op.Key, Predicate: op.Predicate}
 	gets := make([]batching.GetOp, len(objects))
 	for i, k := range objects {
 		gets[i] = batching.NewGetOp(c.core.Names.Relationships, lop.SetEntry(k).PrimaryKey())
@@ -94,7 +95,7 @@ func (c *Writer) txSet(ctx context.Context, op *txOp, written map[store.Key]TxKi
 			p.t.Add(actions.SetEntry(c.core.Names.Relationships, gets[i].Key, there, false), actions.Role{Kind: actions.RoleEntry}, 0)
 		}
 		if add && c.core.CheckObjects {
-			c.core.CheckEntity(&p.t, k, actions.Role{Kind: actions.RoleObject, Object: k})
+			c.lists.CheckEntity(&p.t, k, actions.Role{Kind: actions.RoleObject, Object: k})
 		}
 	}
 	p.refused = subjectRefusal(op, &entity.ConflictError{Key: op.Key, Predicate: op.Predicate, Reason: "its set changed meanwhile"})
@@ -103,10 +104,10 @@ func (c *Writer) txSet(ctx context.Context, op *txOp, written map[store.Key]TxKi
 
 // setPut is the put of object's entry in op's set, on the condition that it is not
 // there.
-func (c *Writer) setPut(op store.ListOp, object store.Key, token string) types.TransactWriteItem {
+func (c *Writer) setPut(op lists.ListOp, object store.Key, token string) types.TransactWriteItem {
 	b := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)), nil)
 	return types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(c.core.Names.Relationships), Item: c.core.SetItem(op, object, token),
+		TableName: aws.String(c.core.Names.Relationships), Item: c.lists.SetItem(op, object, token),
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}}
 }
@@ -159,7 +160,7 @@ func subjectRefusal(op *txOp, conflict error) func(context.Context, actions.Role
 		case actions.RoleEntity:
 			return false, store.NotFound(op.Key)
 		case actions.RoleObject:
-			return false, store.ObjectMissing(role.Object)
+			return false, lists.ObjectMissing(role.Object)
 		}
 		return true, conflict
 	}
@@ -204,7 +205,7 @@ func (c *Writer) txSequence(op *txOp, written map[store.Key]TxKind, joined *txOp
 // check.
 func (c *Writer) checkEntityAlso(t *actions.Transaction, k store.Key, role actions.Role, also *store.Condition) {
 	if also == nil {
-		c.core.CheckEntity(t, k, role)
+		c.lists.CheckEntity(t, k, role)
 		return
 	}
 	now := c.core.Now()

@@ -1,4 +1,4 @@
-package store
+package lists
 
 import (
 	"context"
@@ -14,10 +14,11 @@ import (
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // WriteSet runs a list call on a set.
-func (c *Core) WriteSet(ctx context.Context, op ListOp) (relationships.Change, error) {
+func (c *Engine) WriteSet(ctx context.Context, op ListOp) (relationships.Change, error) {
 	switch op.Kind {
 	case ListAdd:
 		added, err := c.addToSet(ctx, op)
@@ -32,14 +33,14 @@ func (c *Core) WriteSet(ctx context.Context, op ListOp) (relationships.Change, e
 // addToSet puts the entry of each object in parallel, then confirms the subject
 // (and the objects, with CheckObjects). It returns the objects whose entries were
 // not there before.
-func (c *Core) addToSet(ctx context.Context, op ListOp) ([]Key, error) {
-	objects := DistinctKeys(op.Objects)
+func (c *Engine) addToSet(ctx context.Context, op ListOp) ([]store.Key, error) {
+	objects := store.DistinctKeys(op.Objects)
 	token := commit.NewToken()
 	items := make([]map[string]types.AttributeValue, len(objects))
 	for i, k := range objects { // in order: an ordered set takes their positions in it
 		items[i] = c.SetItem(op, k, token)
 	}
-	added, err := c.putEntries(ctx, objects, items, token, c.Ordered[op.Predicate])
+	added, err := c.putEntries(ctx, objects, items, token, c.core.Ordered[op.Predicate])
 	if err != nil {
 		return nil, err
 	}
@@ -53,18 +54,18 @@ func (c *Core) addToSet(ctx context.Context, op ListOp) ([]Key, error) {
 // PutItem each in parallel, and returns the objects whose entries were not there
 // before: those the call created, which it alone may take back. With keep, an
 // entry already there stays in its place (keepPlace).
-func (c *Core) putEntries(ctx context.Context, objects []Key, items []map[string]types.AttributeValue, token string, keep bool) ([]Key, error) {
+func (c *Engine) putEntries(ctx context.Context, objects []store.Key, items []map[string]types.AttributeValue, token string, keep bool) ([]store.Key, error) {
 	created := make([]bool, len(objects))
-	err := batching.Parallel(ctx, len(objects), c.MaxConcurrency, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(objects), c.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		in := &dynamodb.PutItemInput{
-			TableName:    aws.String(c.Names.Relationships),
+			TableName:    aws.String(c.core.Names.Relationships),
 			Item:         items[i],
 			ReturnValues: types.ReturnValueAllOld,
 		}
 		if keep {
 			keepPlace(in, token)
 		}
-		out, err := c.API.PutItem(ctx, in)
+		out, err := c.core.API.PutItem(ctx, in)
 		if a := commit.Classify(err); a.Outcome == commit.ConditionFailed {
 			return nil // the object is in the ordered set already, in its place
 		}
@@ -78,7 +79,7 @@ func (c *Core) putEntries(ctx context.Context, objects []Key, items []map[string
 	if err != nil {
 		return nil, err
 	}
-	var out []Key
+	var out []store.Key
 	for i, k := range objects {
 		if created[i] {
 			out = append(out, k)
@@ -94,17 +95,17 @@ func (c *Core) putEntries(ctx context.Context, objects []Key, items []map[string
 // failing on a missing object takes back only the entries it created, not one that
 // another writer's Add put after the Replace read the set. It returns the objects
 // whose entries the call created.
-func (c *Core) writeChanges(ctx context.Context, op ListOp, ops []batching.WriteOp, fresh []Key, items []map[string]types.AttributeValue, token string) ([]Key, error) {
+func (c *Engine) writeChanges(ctx context.Context, op ListOp, ops []batching.WriteOp, fresh []store.Key, items []map[string]types.AttributeValue, token string) ([]store.Key, error) {
 	if !op.CheckObjects {
 		for _, item := range items {
-			ops = append(ops, batching.PutOp(c.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs()), item))
+			ops = append(ops, batching.PutOp(c.core.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs()), item))
 		}
-		return fresh, c.Batch.Write(ctx, ops)
+		return fresh, c.core.Batch.Write(ctx, ops)
 	}
-	var created []Key
+	var created []store.Key
 	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		if i == 0 {
-			return c.Batch.Write(ctx, ops)
+			return c.core.Batch.Write(ctx, ops)
 		}
 		var err error
 		created, err = c.putEntries(ctx, fresh, items, token, false)
@@ -114,26 +115,26 @@ func (c *Core) writeChanges(ctx context.Context, op ListOp, ops []batching.Write
 }
 
 // SetEntry is the entry of object in op's set.
-func (op ListOp) SetEntry(object Key) relationships.Entry {
+func (op ListOp) SetEntry(object store.Key) relationships.Entry {
 	return relationships.SetEntry(op.Subject, op.Predicate, object)
 }
 
 // removeFromSet deletes the entry of each object, beside a consistent read of the
 // subject: one round. Entries of a missing subject are its Delete's leftovers, so
 // deleting them first is harmless. It returns the objects whose entries it deleted.
-func (c *Core) removeFromSet(ctx context.Context, op ListOp) ([]Key, error) {
-	objects := DistinctKeys(op.Objects)
+func (c *Engine) removeFromSet(ctx context.Context, op ListOp) ([]store.Key, error) {
+	objects := store.DistinctKeys(op.Objects)
 	removed := make([]bool, len(objects))
 	var subject map[string]types.AttributeValue
-	err := batching.Parallel(ctx, len(objects)+1, c.MaxConcurrency+1, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(objects)+1, c.core.MaxConcurrency+1, func(ctx context.Context, i int) error {
 		if i == len(objects) {
 			var err error
-			subject, err = c.GetItem(ctx, op.Subject, true)
+			subject, err = c.core.GetItem(ctx, op.Subject, true)
 			return err
 		}
 		e := op.SetEntry(objects[i])
-		out, err := c.API.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-			TableName:    aws.String(c.Names.Relationships),
+		out, err := c.core.API.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+			TableName:    aws.String(c.core.Names.Relationships),
 			Key:          e.PrimaryKey(),
 			ReturnValues: types.ReturnValueAllOld,
 		})
@@ -145,14 +146,14 @@ func (c *Core) removeFromSet(ctx context.Context, op ListOp) ([]Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.ReadStored(op.Subject, subject)
+	s, err := c.core.ReadStored(op.Subject, subject)
 	switch {
 	case err != nil:
 		return nil, err
 	case !s.Live():
 		return nil, c.SubjectEnded(ctx, op.Subject, s)
 	}
-	var out []Key
+	var out []store.Key
 	for i, k := range objects {
 		if removed[i] {
 			out = append(out, k)
@@ -164,20 +165,20 @@ func (c *Core) removeFromSet(ctx context.Context, op ListOp) ([]Key, error) {
 // replaceSet reads the set, then deletes the entries of objects no longer in it
 // and puts those of objects new to it, in BatchWriteItem requests, then confirms
 // the subject as addToSet does.
-func (c *Core) replaceSet(ctx context.Context, op ListOp) error {
-	if c.Ordered[op.Predicate] {
+func (c *Engine) replaceSet(ctx context.Context, op ListOp) error {
+	if c.core.Ordered[op.Predicate] {
 		return c.replaceOrderedSet(ctx, op)
 	}
 	current, err := c.readToReplace(ctx, op)
 	if err != nil {
 		return err
 	}
-	want := DistinctKeys(op.Objects)
-	wanted := make(map[Key]bool, len(want))
+	want := store.DistinctKeys(op.Objects)
+	wanted := make(map[store.Key]bool, len(want))
 	for _, k := range want {
 		wanted[k] = true
 	}
-	held := make(map[Key]bool, len(current))
+	held := make(map[store.Key]bool, len(current))
 	token := commit.NewToken()
 	var ops []batching.WriteOp
 	for _, e := range current {
@@ -186,7 +187,7 @@ func (c *Core) replaceSet(ctx context.Context, op ListOp) error {
 		}
 		held[e.Object] = true
 		if !wanted[e.Object] {
-			ops = append(ops, batching.DeleteOp(c.Names.Relationships, e.PrimaryKey()))
+			ops = append(ops, batching.DeleteOp(c.core.Names.Relationships, e.PrimaryKey()))
 		}
 	}
 	add := op
@@ -207,10 +208,10 @@ func (c *Core) replaceSet(ctx context.Context, op ListOp) error {
 
 // readToReplace reads the set op replaces and, with CheckObjects, its objects, in
 // one round: a Replace naming a missing object is refused before it writes anything.
-func (c *Core) readToReplace(ctx context.Context, op ListOp) ([]relationships.Entry, error) {
+func (c *Engine) readToReplace(ctx context.Context, op ListOp) ([]relationships.Entry, error) {
 	var current []relationships.Entry
 	var found []map[string]types.AttributeValue
-	objects := DistinctKeys(op.Objects)
+	objects := store.DistinctKeys(op.Objects)
 	check := op.CheckObjects && len(objects) > 0
 	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		var err error
@@ -232,43 +233,43 @@ func (c *Core) readToReplace(ctx context.Context, op ListOp) ([]relationships.En
 }
 
 // setDeletes are the deletes of the entries of objects in op's set.
-func (c *Core) setDeletes(op ListOp, objects []Key) []batching.WriteOp {
+func (c *Engine) setDeletes(op ListOp, objects []store.Key) []batching.WriteOp {
 	ops := make([]batching.WriteOp, len(objects))
 	for i, k := range objects {
-		ops[i] = batching.DeleteOp(c.Names.Relationships, op.SetEntry(k).PrimaryKey())
+		ops[i] = batching.DeleteOp(c.core.Names.Relationships, op.SetEntry(k).PrimaryKey())
 	}
 	return ops
 }
 
 // SubjectEnded is the error of a set write whose subject s is not live: a Delete in
 // progress is completed first, as every writer meeting a tombstone does.
-func (c *Core) SubjectEnded(ctx context.Context, k Key, s entitystate.State) error {
+func (c *Engine) SubjectEnded(ctx context.Context, k store.Key, s entitystate.State) error {
 	if s.Ending() {
-		if err := c.Deletes.CompleteDelete(ctx, k, s); err != nil {
+		if err := c.core.Deletes.CompleteDelete(ctx, k, s); err != nil {
 			return errs.Wrap(err, "completing a delete in progress")
 		}
 	}
-	return NotFound(k)
+	return store.NotFound(k)
 }
 
 // ReadEntities reads the items of keys consistently, in order, nil where missing:
 // one GetItem for one key, BatchGetItem requests for more.
-func (c *Core) ReadEntities(ctx context.Context, keys []Key) ([]map[string]types.AttributeValue, error) {
+func (c *Engine) ReadEntities(ctx context.Context, keys []store.Key) ([]map[string]types.AttributeValue, error) {
 	if len(keys) == 1 {
-		item, err := c.GetItem(ctx, keys[0], true)
+		item, err := c.core.GetItem(ctx, keys[0], true)
 		return []map[string]types.AttributeValue{item}, err
 	}
-	return c.BatchReadEntities(ctx, keys, batching.ReadOptions{Consistent: true})
+	return c.core.BatchReadEntities(ctx, keys, batching.ReadOptions{Consistent: true})
 }
 
 // CountSet counts the entries of a set with Query's COUNT, one request per MB of
 // entries.
-func (c *Core) CountSet(ctx context.Context, subject Key, predicate string) (int, error) {
-	in := c.OutgoingQuery(subject, predicate)
+func (c *Engine) CountSet(ctx context.Context, subject store.Key, predicate string) (int, error) {
+	in := c.core.OutgoingQuery(subject, predicate)
 	in.Select = types.SelectCount
 	n := 0
 	for {
-		out, err := c.API.Query(ctx, in)
+		out, err := c.core.API.Query(ctx, in)
 		if err != nil {
 			return 0, err
 		}
@@ -282,10 +283,10 @@ func (c *Core) CountSet(ctx context.Context, subject Key, predicate string) (int
 
 // SetItem is the item of object's entry in op's set, written by the call token;
 // the entry of an ordered set takes the next position.
-func (c *Core) SetItem(op ListOp, object Key, token string) map[string]types.AttributeValue {
+func (c *Engine) SetItem(op ListOp, object store.Key, token string) map[string]types.AttributeValue {
 	e := op.SetEntry(object)
-	if c.Ordered[op.Predicate] {
-		e = relationships.OrderedSetEntry(op.Subject, op.Predicate, object, c.clock.take(c.Now(), 1, 0))
+	if c.core.Ordered[op.Predicate] {
+		e = relationships.OrderedSetEntry(op.Subject, op.Predicate, object, c.clock.take(c.core.Now(), 1, 0))
 	}
 	return TokenItem(e, token)
 }
@@ -293,7 +294,7 @@ func (c *Core) SetItem(op ListOp, object Key, token string) map[string]types.Att
 // TokenItem is e's item, written by the call token.
 func TokenItem(e relationships.Entry, token string) map[string]types.AttributeValue {
 	item := e.Item()
-	item[schema.AttrToken] = AttrS(token)
+	item[schema.AttrToken] = store.AttrS(token)
 	return item
 }
 
@@ -302,21 +303,21 @@ func TokenItem(e relationships.Entry, token string) map[string]types.AttributeVa
 // or where an attempt of the same call (which the SDK retried) wrote it.
 func keepPlace(in *dynamodb.PutItemInput, token string) {
 	b := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)).
-		Or(expression.Name(schema.AttrToken).Equal(expression.Value(AttrS(token)))), nil)
+		Or(expression.Name(schema.AttrToken).Equal(expression.Value(store.AttrS(token)))), nil)
 	in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Condition, b.Names, b.Values
 }
 
 // DeleteIfToken deletes the relationship entry with key if the call token wrote it
 // last (if it has no token, for token ""). An entry another write changed since is
 // left.
-func (c *Core) DeleteIfToken(ctx context.Context, key map[string]types.AttributeValue, token string) error {
+func (c *Engine) DeleteIfToken(ctx context.Context, key map[string]types.AttributeValue, token string) error {
 	cond := expression.AttributeNotExists(expression.Name(schema.AttrToken))
 	if token != "" {
-		cond = expression.Name(schema.AttrToken).Equal(expression.Value(AttrS(token)))
+		cond = expression.Name(schema.AttrToken).Equal(expression.Value(store.AttrS(token)))
 	}
 	b := commit.Build(cond, nil)
-	_, err := c.API.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: aws.String(c.Names.Relationships), Key: key,
+	_, err := c.core.API.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: aws.String(c.core.Names.Relationships), Key: key,
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	})
 	if a := commit.Classify(err); a.Outcome == commit.ConditionFailed {

@@ -1,4 +1,10 @@
-package listings
+// The positions of the listings: for each query a cursor can continue (entities
+// by type, a subject's entries, the entries pointing at an object, an index's
+// entries, an inline index's entities), the key attributes of the page's last item
+// and what each may hold, against which package paging checks a cursor before any
+// request. Pure: no I/O.
+
+package store
 
 import (
 	"strconv"
@@ -9,9 +15,9 @@ import (
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
-// ByType locates the entities of a type in a scope in the entities-by-type
+// byTypePosition locates the entities of a type in a scope in the entities-by-type
 // index.
-func ByType(scope, typ string) paging.Position {
+func byTypePosition(scope, typ string) paging.Position {
 	return paging.Position{Attrs: []paging.Attr{
 		{Name: schema.AttrID, Max: schema.MaxPartitionKeyBytes, Valid: func(id string) bool {
 			return schema.ValidateEntityKey(scope, typ, id) == nil
@@ -25,9 +31,9 @@ func ByType(scope, typ string) paging.Position {
 	}}
 }
 
-// Outgoing locates the relationship entries of subject, of predicate or of
+// outgoingPosition locates the relationship entries of subject, of predicate or of
 // every predicate when it is empty, in the relationship entries table.
-func Outgoing(subject entity.Key, predicate string, sets map[string]bool) paging.Position {
+func outgoingPosition(subject entity.Key, predicate string, sets map[string]bool) paging.Position {
 	return paging.Position{Attrs: []paging.Attr{
 		{Name: schema.AttrSubjectKey, Fixed: subject.String()},
 		{Name: schema.AttrPredicateKey, Max: schema.MaxSortKeyBytes, Valid: func(k string) bool {
@@ -37,9 +43,9 @@ func Outgoing(subject entity.Key, predicate string, sets map[string]bool) paging
 	}}
 }
 
-// Incoming locates the relationship entries pointing at object, of predicate
+// incomingPosition locates the relationship entries pointing at object, of predicate
 // or of every predicate when it is empty, in the reverse index.
-func Incoming(object entity.Key, predicate string, sets map[string]bool) paging.Position {
+func incomingPosition(object entity.Key, predicate string, sets map[string]bool) paging.Position {
 	return paging.Position{
 		Attrs: []paging.Attr{
 			{Name: schema.AttrSubjectKey, Max: schema.MaxPartitionKeyBytes, Valid: func(k string) bool {
@@ -72,9 +78,9 @@ func ReverseKey(subjectKey, predicateKey string, sets map[string]bool) string {
 	return schema.ReverseKey(e.predicate, subject.Scope, subject.Type, subject.ID, e.index)
 }
 
-// Lookup locates the entries of the index named index of scope whose values
+// lookupPosition locates the entries of the index named index of scope whose values
 // cond matches, in the lookup index.
-func Lookup(scope, index string, cond indexing.Condition) paging.Position {
+func lookupPosition(scope, index string, cond indexing.Condition) paging.Position {
 	return paging.Position{
 		Attrs: []paging.Attr{
 			{Name: schema.AttrSubjectKey, Max: schema.MaxPartitionKeyBytes, Valid: func(k string) bool {
@@ -94,9 +100,9 @@ func Lookup(scope, index string, cond indexing.Condition) paging.Position {
 	}
 }
 
-// Inline locates the entities of typ in the GSI of the inline index named index,
+// inlinePosition locates the entities of typ in the GSI of the inline index named index,
 // in slot (1 or 2), with the value cond matches.
-func Inline(scope, typ, index string, slot int, cond indexing.Condition) paging.Position {
+func inlinePosition(scope, typ, index string, slot int, cond indexing.Condition) paging.Position {
 	slot--
 	return paging.Position{Attrs: []paging.Attr{
 		{Name: schema.AttrID, Max: schema.MaxPartitionKeyBytes, Valid: func(id string) bool {

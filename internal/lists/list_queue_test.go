@@ -1,13 +1,14 @@
-package store
+package lists
 
 import (
 	"testing"
 
+	"github.com/rynodb/rynodb/internal/store"
 	"github.com/stretchr/testify/require"
 )
 
 func TestShareOutGivesEachObjectToTheFirstCallNamingIt(t *testing.T) {
-	rk := func(id string) Key { return Key{Scope: "s", Type: "t", ID: id} }
+	rk := func(id string) store.Key { return store.Key{Scope: "s", Type: "t", ID: id} }
 	call := func(ids ...string) ListOp {
 		var op ListOp
 		for _, id := range ids {
@@ -17,18 +18,18 @@ func TestShareOutGivesEachObjectToTheFirstCallNamingIt(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		changed []Key
+		changed []store.Key
 		batch   []ListOp
-		want    [][]Key
+		want    [][]store.Key
 	}{
-		{"one call", []Key{rk("a"), rk("b")}, []ListOp{call("a", "b")},
-			[][]Key{{rk("a"), rk("b")}}},
-		{"an object two calls name goes to the first", []Key{rk("a"), rk("b")},
-			[]ListOp{call("a"), call("b", "a")}, [][]Key{{rk("a")}, {rk("b")}}},
-		{"an object that did not change goes to none", []Key{rk("b")},
-			[]ListOp{call("a"), call("b")}, [][]Key{nil, {rk("b")}}},
-		{"in each call's own order", []Key{rk("a"), rk("b"), rk("c")},
-			[]ListOp{call("c", "a"), call("b")}, [][]Key{{rk("c"), rk("a")}, {rk("b")}}},
+		{"one call", []store.Key{rk("a"), rk("b")}, []ListOp{call("a", "b")},
+			[][]store.Key{{rk("a"), rk("b")}}},
+		{"an object two calls name goes to the first", []store.Key{rk("a"), rk("b")},
+			[]ListOp{call("a"), call("b", "a")}, [][]store.Key{{rk("a")}, {rk("b")}}},
+		{"an object that did not change goes to none", []store.Key{rk("b")},
+			[]ListOp{call("a"), call("b")}, [][]store.Key{nil, {rk("b")}}},
+		{"in each call's own order", []store.Key{rk("a"), rk("b"), rk("c")},
+			[]ListOp{call("c", "a"), call("b")}, [][]store.Key{{rk("c"), rk("a")}, {rk("b")}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,6 +52,6 @@ func TestOnlyPlainAddsAndRemovesShareABatch(t *testing.T) {
 		{"a remove requiring a version", ListOp{Kind: ListRemove, Pinned: true}, false},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { require.Equal(t, tt.want, (&Core{}).combinable(tt.op)) })
+		t.Run(tt.name, func(t *testing.T) { require.Equal(t, tt.want, New(&store.Core{}).combinable(tt.op)) })
 	}
 }

@@ -1,13 +1,14 @@
-package store
+package lists
 
 import (
 	"context"
 
 	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Concurrent Adds (or Removes) of one list by one Client commit together
-// (internal/groupcommit): the call at the head of the list's queue writes the
+// (Queue, group_commit.go): the call at the head of the list's queue writes the
 // objects of every call of the same kind queued behind it, in one read and one
 // transaction, and each call returns what its own objects changed, as if the calls
 // had run one after another, in queue order, at that commit. Writers of one list in
@@ -17,9 +18,9 @@ import (
 // WriteRelationships writes op: on a set, as WriteSet does; on a list, with the
 // calls of the same kind queued for it meanwhile, or alone when it may not share a
 // batch.
-func (c *Core) WriteRelationships(ctx context.Context, op ListOp) (relationships.Change, error) {
+func (c *Engine) WriteRelationships(ctx context.Context, op ListOp) (relationships.Change, error) {
 	switch {
-	case c.Sets[op.Predicate]:
+	case c.core.Sets[op.Predicate]:
 		return c.WriteSet(ctx, op)
 	case !c.combinable(op):
 		return c.WriteList(ctx, op)
@@ -33,7 +34,7 @@ func sameListKind(a, b ListOp) bool { return a.Kind == b.Kind }
 
 // writeBatch writes ops, calls of one kind on one list, as one call, and returns
 // what each of them changed.
-func (c *Core) writeBatch(ctx context.Context, ops []ListOp) ([]relationships.Change, error) {
+func (c *Engine) writeBatch(ctx context.Context, ops []ListOp) ([]relationships.Change, error) {
 	op := ops[0]
 	op.Objects = nil
 	for _, o := range ops {
@@ -63,12 +64,12 @@ func (c *Core) writeBatch(ctx context.Context, ops []ListOp) ([]relationships.Ch
 
 // shareOut gives each call of batch the objects of changed it named, each to the
 // first call naming it, in the call's order.
-func shareOut(changed []Key, batch []ListOp) [][]Key {
-	left := make(map[Key]bool, len(changed))
+func shareOut(changed []store.Key, batch []ListOp) [][]store.Key {
+	left := make(map[store.Key]bool, len(changed))
 	for _, k := range changed {
 		left[k] = true
 	}
-	out := make([][]Key, len(batch))
+	out := make([][]store.Key, len(batch))
 	for i, q := range batch {
 		for _, k := range q.Objects {
 			if rk := k; left[rk] {
@@ -84,12 +85,12 @@ func shareOut(changed []Key, batch []ListOp) [][]Key {
 // not check its objects (one missing object would fail every call of the batch),
 // nor require a version of the list (a stale version would fail every call of
 // the batch, and the calls written with it change the list that version names).
-func (c *Core) combinable(op ListOp) bool {
-	return !c.SeparateListWrites && !op.CheckObjects && !op.Pinned && (op.Kind == ListAdd || op.Kind == ListRemove)
+func (c *Engine) combinable(op ListOp) bool {
+	return !c.core.SeparateListWrites && !op.CheckObjects && !op.Pinned && (op.Kind == ListAdd || op.Kind == ListRemove)
 }
 
 // ListID names one subject's list for one predicate.
 type ListID struct {
-	Subject   Key
+	Subject   store.Key
 	Predicate string
 }

@@ -1,4 +1,4 @@
-package listings
+package store
 
 import (
 	"testing"
@@ -39,7 +39,7 @@ func TestOutgoingAcceptsTheEntriesOfItsListOnly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := Outgoing(ada, tt.predicate, sets)
+			p := outgoingPosition(ada, tt.predicate, sets)
 			require.True(t, valid(p, schema.AttrSubjectKey, ada.String()))
 			require.Equal(t, tt.want, valid(p, schema.AttrPredicateKey, tt.key))
 		})
@@ -50,7 +50,7 @@ func TestIncomingRelatesTheReverseKeyToTheOthers(t *testing.T) {
 	grace := entity.Key{Scope: "acme", Type: "person", ID: "grace"}
 	subject := schema.SubjectKey("acme", "person", "ada")
 	predicate := schema.PredicateKey("follows", 3, "person", "grace")
-	p := Incoming(grace, "follows", nil)
+	p := incomingPosition(grace, "follows", nil)
 	key := map[string]string{
 		schema.AttrSubjectKey:   subject,
 		schema.AttrPredicateKey: predicate,

@@ -1,7 +1,7 @@
 // Ordered sets: the positions of their entries, drawn from a clock, and a Replace
 // that keeps the place of the objects it keeps.
 
-package store
+package lists
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // positionClock gives the positions of an ordered set's entries: increasing within
@@ -44,12 +45,12 @@ func (p *positionClock) take(now time.Time, n int, floor int64) int64 {
 // deletes and puts of relationships.PlanOrderedSet: the objects no longer there go,
 // new objects and those out of order are put at their positions. Then it confirms
 // the subject as addToSet does.
-func (c *Core) replaceOrderedSet(ctx context.Context, op ListOp) error {
+func (c *Engine) replaceOrderedSet(ctx context.Context, op ListOp) error {
 	current, err := c.readToReplace(ctx, op)
 	if err != nil {
 		return err
 	}
-	want := DistinctKeys(op.Objects)
+	want := store.DistinctKeys(op.Objects)
 	var ordered, unplaced []relationships.Entry
 	floor := int64(0)
 	for _, e := range current {
@@ -62,34 +63,34 @@ func (c *Core) replaceOrderedSet(ctx context.Context, op ListOp) error {
 		}
 	}
 	plan := relationships.PlanOrderedSet(op.Subject, op.Predicate, ordered, want,
-		c.clock.take(c.Now(), len(want), floor), PositionStride)
+		c.clock.take(c.core.Now(), len(want), floor), PositionStride)
 	// An entry without a position goes, unless the plan puts its object (over it).
 	var ops []batching.WriteOp
 	for _, e := range unplaced {
 		if !slices.Contains(want, e.Object) {
-			ops = append(ops, batching.DeleteOp(c.Names.Relationships, e.PrimaryKey()))
+			ops = append(ops, batching.DeleteOp(c.core.Names.Relationships, e.PrimaryKey()))
 		}
 	}
 	token := commit.NewToken()
-	held := make(map[Key]bool, len(ordered))
+	held := make(map[store.Key]bool, len(ordered))
 	for _, e := range ordered {
 		held[e.Object] = true
 	}
 	add := op
 	add.Objects = nil
 	var items []map[string]types.AttributeValue
-	var put []Key // every object whose entry goes in again, those moved included
+	var put []store.Key // every object whose entry goes in again, those moved included
 	for _, e := range plan.Puts {
 		put = append(put, e.Object)
 		if held[e.Object] {
-			ops = append(ops, batching.PutOp(c.Names.Relationships, e.PrimaryKey(), TokenItem(e, token)))
+			ops = append(ops, batching.PutOp(c.core.Names.Relationships, e.PrimaryKey(), TokenItem(e, token)))
 			continue
 		}
 		add.Objects = append(add.Objects, e.Object)
 		items = append(items, TokenItem(e, token))
 	}
 	for _, e := range plan.Deletes {
-		ops = append(ops, batching.DeleteOp(c.Names.Relationships, e.PrimaryKey()))
+		ops = append(ops, batching.DeleteOp(c.core.Names.Relationships, e.PrimaryKey()))
 	}
 	created, err := c.writeChanges(ctx, op, ops, add.Objects, items, token)
 	if err != nil {

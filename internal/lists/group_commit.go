@@ -1,4 +1,4 @@
-package groupcommit
+package lists
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package store
+package lists
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // A list write reads the list's head, the subject, and what it changes (the markers
@@ -52,9 +53,9 @@ func (k ListKind) String() string {
 // ListOp is one write of a subject's list for a predicate.
 type ListOp struct {
 	Kind         ListKind
-	Subject      Key
+	Subject      store.Key
 	Predicate    string
-	Objects      []Key
+	Objects      []store.Key
 	CheckObjects bool
 	// With Pinned, the write commits only over the list at version IfVersion
 	// (relationships.Version): the list as the caller read it.
@@ -78,7 +79,7 @@ func (op ListOp) Stale() error {
 // version op requires: that of the entries read (Replace), or of the head's count
 // and digest. A list with no head may have been written before heads existed, with
 // entries no head counts: they are read.
-func (c *Core) requireVersion(ctx context.Context, op ListOp, s ListState) error {
+func (c *Engine) requireVersion(ctx context.Context, op ListOp, s ListState) error {
 	at := true
 	switch {
 	case !op.Pinned:
@@ -103,7 +104,7 @@ func (c *Core) requireVersion(ctx context.Context, op ListOp, s ListState) error
 // (Add, Remove) or the whole list (Replace); and, when asked, the subject.
 type ListState struct {
 	Head    relationships.Head
-	Markers map[Key]relationships.Marker
+	Markers map[store.Key]relationships.Marker
 	Entries []relationships.Entry
 	// Subject is the subject as read with the list, when asked.
 	Subject entitystate.State
@@ -116,18 +117,18 @@ type ListState struct {
 // ReadListState reads what op plans from, in one round: the head, the markers of
 // op's objects (Add, Remove) and, with subject, the subject's item in one consistent
 // BatchGetItem; beside it, for a Replace, the whole list.
-func (c *Core) ReadListState(ctx context.Context, op ListOp, subject bool) (ListState, error) {
-	objects := DistinctKeys(op.Objects)
+func (c *Engine) ReadListState(ctx context.Context, op ListOp, subject bool) (ListState, error) {
+	objects := store.DistinctKeys(op.Objects)
 	if op.Kind == ListReplace {
 		objects = nil
 	}
 	gets := make([]batching.GetOp, 0, len(objects)+2)
-	gets = append(gets, batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(op.Subject, op.Predicate)))
+	gets = append(gets, batching.NewGetOp(c.core.Names.Relationships, relationships.HeadPrimaryKey(op.Subject, op.Predicate)))
 	for _, o := range objects {
-		gets = append(gets, batching.NewGetOp(c.Names.Relationships, relationships.MarkerPrimaryKey(op.Subject, op.Predicate, o)))
+		gets = append(gets, batching.NewGetOp(c.core.Names.Relationships, relationships.MarkerPrimaryKey(op.Subject, op.Predicate, o)))
 	}
 	if subject {
-		gets = append(gets, batching.NewGetOp(c.Names.Entities, actions.EntityKey(op.Subject)))
+		gets = append(gets, batching.NewGetOp(c.core.Names.Entities, actions.EntityKey(op.Subject)))
 	}
 	var s ListState
 	var items map[string]map[string]types.AttributeValue
@@ -138,7 +139,7 @@ func (c *Core) ReadListState(ctx context.Context, op ListOp, subject bool) (List
 	err := batching.Parallel(ctx, reads, reads, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
-			items, err = c.Batch.Get(ctx, gets, batching.ReadOptions{Consistent: true})
+			items, err = c.core.Batch.Get(ctx, gets, batching.ReadOptions{Consistent: true})
 		} else {
 			s.Entries, err = c.ReadList(ctx, op.Subject, op.Predicate, true)
 		}
@@ -151,7 +152,7 @@ func (c *Core) ReadListState(ctx context.Context, op ListOp, subject bool) (List
 		return s, err
 	}
 	if op.Kind != ListReplace {
-		s.Markers = make(map[Key]relationships.Marker, len(objects))
+		s.Markers = make(map[store.Key]relationships.Marker, len(objects))
 		for i, o := range objects {
 			if s.Markers[o], err = relationships.MarkerFromItem(o, items[gets[i+1].ID]); err != nil {
 				return s, err
@@ -161,7 +162,7 @@ func (c *Core) ReadListState(ctx context.Context, op ListOp, subject bool) (List
 	if !subject {
 		return s, nil
 	}
-	if s.Subject, err = c.ReadStored(op.Subject, items[gets[len(gets)-1].ID]); err != nil {
+	if s.Subject, err = c.core.ReadStored(op.Subject, items[gets[len(gets)-1].ID]); err != nil {
 		return s, err
 	}
 	s.SubjectStands = s.Subject.Live() && s.Subject.Expires == 0 && !c.OwnedList(op.Subject, op.Predicate)
@@ -170,12 +171,12 @@ func (c *Core) ReadListState(ctx context.Context, op ListOp, subject bool) (List
 
 // ReadHeads reads the heads of subject's lists for predicates in one consistent
 // BatchGetItem.
-func (c *Core) ReadHeads(ctx context.Context, subject Key, predicates []string) ([]relationships.Head, error) {
+func (c *Engine) ReadHeads(ctx context.Context, subject store.Key, predicates []string) ([]relationships.Head, error) {
 	ops := make([]batching.GetOp, len(predicates))
 	for i, p := range predicates {
-		ops[i] = batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(subject, p))
+		ops[i] = batching.NewGetOp(c.core.Names.Relationships, relationships.HeadPrimaryKey(subject, p))
 	}
-	items, err := c.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
+	items, err := c.core.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
 	if err != nil {
 		return nil, err
 	}
@@ -202,13 +203,13 @@ func (op ListOp) Plan(s ListState) relationships.Change {
 
 // CheckEntity adds the check that k exists, is not being deleted and has not
 // expired, once per entity.
-func (c *Core) CheckEntity(t *actions.Transaction, k Key, role actions.Role) {
-	actions.CheckEntity(t, c.Names.Entities, k, role, c.Now(), nil)
+func (c *Engine) CheckEntity(t *actions.Transaction, k store.Key, role actions.Role) {
+	actions.CheckEntity(t, c.core.Names.Entities, k, role, c.core.Now(), nil)
 }
 
 // ListTables names the tables a list change writes and checks.
-func (c *Core) ListTables() actions.Tables {
-	return actions.Tables{Entities: c.Names.Entities, Relationships: c.Names.Relationships}
+func (c *Engine) ListTables() actions.Tables {
+	return actions.Tables{Entities: c.core.Names.Entities, Relationships: c.core.Names.Relationships}
 }
 
 // ListRefusal is why a list transaction was refused: a condition another writer
@@ -232,13 +233,15 @@ func Refusal(t *actions.Transaction, a commit.Attempt) ListRefusal {
 }
 
 // ListConflict is the error of a list write that kept losing races.
-func ListConflict(op ListOp, err error) error { return KeptChanging(op.Subject, op.Predicate, 0, err) }
+func ListConflict(op ListOp, err error) error {
+	return store.KeptChanging(op.Subject, op.Predicate, 0, err)
+}
 
 // retryList is how an attempt at subject's list under predicate, whose head it read
 // as h, retries: while another writer's lease lives, it holds until the lease's end,
 // and should it give up, it does with a *LeaseError (listGaveUp).
-func (c *Core) retryList(subject Key, predicate string, h relationships.Head) (batching.Step, error) {
-	if now := c.Now(); h.Leased(now) {
+func (c *Engine) retryList(subject store.Key, predicate string, h relationships.Head) (batching.Step, error) {
+	if now := c.core.Now(); h.Leased(now) {
 		return batching.Hold(h.LeaseUntil, now), &entity.LeaseError{Key: subject, Predicate: predicate, Until: h.LeaseUntil}
 	}
 	return batching.Retry, nil
@@ -247,13 +250,13 @@ func (c *Core) retryList(subject Key, predicate string, h relationships.Head) (b
 // listGaveUp is the error of a write of subject's list under predicate whose
 // attempts ran out, for err: the *LeaseError of a last attempt that waited for
 // another writer's lease (retryList), KeptChanging otherwise.
-func listGaveUp(subject Key, predicate string) func(conflict, err error) error {
+func listGaveUp(subject store.Key, predicate string) func(conflict, err error) error {
 	return func(conflict, err error) error {
 		if held, ok := conflict.(*entity.LeaseError); ok {
 			held.Err = err
 			return held
 		}
-		return KeptChanging(subject, predicate, 0, err)
+		return store.KeptChanging(subject, predicate, 0, err)
 	}
 }
 
@@ -263,11 +266,11 @@ func listGaveUp(subject Key, predicate string) func(conflict, err error) error {
 // rebuilt under a lease first, with op (lease.go); so is a change too large for one
 // transaction. A subject whose large write was cut off (its pending mark's lease
 // has expired) has that write finished first, once.
-func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, error) {
+func (c *Engine) WriteList(ctx context.Context, op ListOp) (relationships.Change, error) {
 	var doubt relationships.Doubt
 	finished := false
 	giveUp := listGaveUp(op.Subject, op.Predicate)
-	return batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (relationships.Change, batching.Step, error) {
+	return batching.Attempts(ctx, c.core.ConflictPacer(), giveUp, func(ctx context.Context) (relationships.Change, batching.Step, error) {
 		s, err := c.ReadListState(ctx, op, true)
 		if err != nil {
 			return relationships.Change{}, batching.Done, err
@@ -275,14 +278,14 @@ func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, 
 		if !s.Subject.Live() {
 			return relationships.Change{}, batching.Done, c.SubjectGone(ctx, op.Subject, s.Subject)
 		}
-		if !finished && c.PendingLeft(s.Subject) {
+		if !finished && c.core.PendingLeft(s.Subject) {
 			finished = true
-			if _, err := c.FinishPending(ctx, op.Subject); err != nil {
+			if _, err := c.core.FinishPending(ctx, op.Subject); err != nil {
 				return relationships.Change{}, batching.Done, err
 			}
 			return relationships.Change{}, batching.Again, nil
 		}
-		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == ListReplace, c.Now(), &doubt) {
+		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == ListReplace, c.core.Now(), &doubt) {
 		case relationships.Left:
 			ch, err := c.WriteListLeased(ctx, &op, s.Head)
 			return ch, batching.Done, err
@@ -303,15 +306,15 @@ func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, 
 // ReadListReady reads what op plans from, as writeList does (with the subject, when
 // asked), for a caller that plans op into a transaction of its own: a list left
 // unfinished is finished first, and a live lease fails with a *LeaseError.
-func (c *Core) ReadListReady(ctx context.Context, op ListOp, subject bool) (ListState, error) {
+func (c *Engine) ReadListReady(ctx context.Context, op ListOp, subject bool) (ListState, error) {
 	var doubt relationships.Doubt
 	giveUp := func(_, err error) error { return ListConflict(op, err) }
-	return batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (ListState, batching.Step, error) {
+	return batching.Attempts(ctx, c.core.ConflictPacer(), giveUp, func(ctx context.Context) (ListState, batching.Step, error) {
 		s, err := c.ReadListState(ctx, op, subject)
 		if err != nil {
 			return s, batching.Done, err
 		}
-		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == ListReplace, c.Now(), &doubt) {
+		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == ListReplace, c.core.Now(), &doubt) {
 		case relationships.Clean:
 			return s, batching.Done, nil
 		case relationships.Held:
@@ -329,7 +332,7 @@ func (c *Core) ReadListReady(ctx context.Context, op ListOp, subject bool) (List
 // CommitList plans op against s and commits it in one transaction, or under a lease
 // when it does not fit in one. It reports whether the call is done: false when
 // another writer changed the list since s was read.
-func (c *Core) CommitList(ctx context.Context, op ListOp, s ListState) (relationships.Change, bool, error) {
+func (c *Engine) CommitList(ctx context.Context, op ListOp, s ListState) (relationships.Change, bool, error) {
 	ch := op.Plan(s)
 	if op.Pinned {
 		ch.PinTo(s.Head)
@@ -338,7 +341,7 @@ func (c *Core) CommitList(ctx context.Context, op ListOp, s ListState) (relation
 	if !s.SubjectStands || !ch.Expect.Exists {
 		c.CheckEntity(t, op.Subject, actions.Role{Kind: actions.RoleEntity})
 	}
-	actions.AddChange(t, c.ListTables(), ch, op.CheckObjects, c.Now())
+	actions.AddChange(t, c.ListTables(), ch, op.CheckObjects, c.core.Now())
 	switch {
 	case !t.Fits():
 		ch, err := c.WriteListLeased(ctx, &op, s.Head)
@@ -346,7 +349,7 @@ func (c *Core) CommitList(ctx context.Context, op ListOp, s ListState) (relation
 	case len(t.Actions) == 0: // nothing to write or rely on: as of the read
 		return ch, true, nil
 	}
-	a := c.Transact(ctx, t.Actions, commit.NewToken())
+	a := c.core.Transact(ctx, t.Actions, commit.NewToken())
 	switch {
 	case a.Outcome == commit.Committed:
 		return ch, true, nil
@@ -363,11 +366,11 @@ func (c *Core) CommitList(ctx context.Context, op ListOp, s ListState) (relation
 
 // ReadList returns the entries of subject under predicate (every predicate when
 // empty), in key order. Plans are computed from consistent reads.
-func (c *Core) ReadList(ctx context.Context, subject Key, predicate string, consistent bool) ([]relationships.Entry, error) {
-	in := c.OutgoingQuery(subject, predicate)
+func (c *Engine) ReadList(ctx context.Context, subject store.Key, predicate string, consistent bool) ([]relationships.Entry, error) {
+	in := c.core.OutgoingQuery(subject, predicate)
 	in.ConsistentRead = aws.Bool(consistent)
 	var entries []relationships.Entry
-	err := c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+	err := c.core.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 		for _, item := range items {
 			e, err := relationships.FromItem(item)
 			if err != nil {
@@ -381,28 +384,15 @@ func (c *Core) ReadList(ctx context.Context, subject Key, predicate string, cons
 	return entries, err
 }
 
-// DistinctKeys returns keys without repetitions, in order of first appearance.
-func DistinctKeys(keys []Key) []Key {
-	seen := make(map[Key]bool, len(keys))
-	unique := make([]Key, 0, len(keys))
-	for _, k := range keys {
-		if !seen[k] {
-			seen[k] = true
-			unique = append(unique, k)
-		}
-	}
-	return unique
-}
-
 // SubjectMissing is the error of a list write whose subject does not exist. When
 // the subject is being deleted, it completes the Delete first, as every writer that
 // meets a tombstone does.
-func (c *Core) SubjectMissing(ctx context.Context, subject Key) error {
-	item, err := c.GetItem(ctx, subject, true)
+func (c *Engine) SubjectMissing(ctx context.Context, subject store.Key) error {
+	item, err := c.core.GetItem(ctx, subject, true)
 	if err != nil {
 		return err
 	}
-	s, err := c.ReadStored(subject, item)
+	s, err := c.core.ReadStored(subject, item)
 	if err != nil {
 		return fmt.Errorf("%w: %s", errs.ErrNotFound, subject)
 	}
@@ -414,17 +404,36 @@ func (c *Core) SubjectMissing(ctx context.Context, subject Key) error {
 // reads such a list to delete the objects it owns, before it sweeps the head, so an
 // object added after that read and before the sweep would outlive its owner. A
 // write of an owned list checks its subject in its transaction.
-func (c *Core) OwnedList(subject Key, predicate string) bool {
-	return slices.Contains(c.Owns[subject.Type], predicate)
+func (c *Engine) OwnedList(subject store.Key, predicate string) bool {
+	return slices.Contains(c.core.Owns[subject.Type], predicate)
 }
 
 // SubjectGone is the error of a list write whose subject was read as s, not live:
 // a Delete in progress (or an expiry) is completed first.
-func (c *Core) SubjectGone(ctx context.Context, subject Key, s entitystate.State) error {
+func (c *Engine) SubjectGone(ctx context.Context, subject store.Key, s entitystate.State) error {
 	if s.Ending() {
-		if err := c.Deletes.CompleteDelete(ctx, subject, s); err != nil {
+		if err := c.core.Deletes.CompleteDelete(ctx, subject, s); err != nil {
 			return errs.Wrap(err, "completing a delete in progress")
 		}
 	}
 	return fmt.Errorf("%w: %s", errs.ErrNotFound, subject)
+}
+
+// CountRelationships counts the entries of subject's list under predicate: its
+// head's count, or a set's entries (CountSet).
+func (c *Engine) CountRelationships(ctx context.Context, subject store.Key, predicate string) (int, error) {
+	if c.core.Sets[predicate] {
+		return c.CountSet(ctx, subject, predicate)
+	}
+	in := store.GetInput(c.core.Names.Relationships, relationships.HeadPrimaryKey(subject, predicate))
+	in.ConsistentRead = aws.Bool(c.core.ConsistentRead)
+	out, err := c.core.API.GetItem(ctx, in)
+	if err != nil {
+		return 0, err
+	}
+	head, err := relationships.HeadFromItem(subject, predicate, out.Item)
+	if err != nil {
+		return 0, err
+	}
+	return head.Count, nil
 }

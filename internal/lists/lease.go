@@ -1,4 +1,4 @@
-package store
+package lists
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // A change of a list too large for one transaction takes a lease on the list: a
@@ -41,7 +42,7 @@ import (
 
 // listLease is a writer's hold on a list.
 type listLease struct {
-	subject   Key
+	subject   store.Key
 	predicate string
 	token     string
 	// prior is the head as the lease was taken: what the writer before left.
@@ -60,7 +61,7 @@ type LeasedState struct {
 // and releases the lease with exact bookkeeping. An op requiring a version of the
 // list is refused, with nothing of it written, when the entries it reads under the
 // lease (no writer can change them then) are not at that version.
-func (c *Core) WriteListLeased(ctx context.Context, op *ListOp, seen relationships.Head) (relationships.Change, error) {
+func (c *Engine) WriteListLeased(ctx context.Context, op *ListOp, seen relationships.Head) (relationships.Change, error) {
 	l, err := c.acquireList(ctx, seen.Subject, seen.Predicate, seen)
 	if err != nil {
 		return relationships.Change{}, err
@@ -112,7 +113,7 @@ func (c *Core) WriteListLeased(ctx context.Context, op *ListOp, seen relationshi
 		intents = append(intents, mine...)
 	}
 	after := relationships.Apply(s.Entries, ch)
-	ops := actions.RelationshipOps(c.Names.Relationships, relationships.Plan{Puts: ch.Puts, Deletes: ch.Deletes})
+	ops := actions.RelationshipOps(c.core.Names.Relationships, relationships.Plan{Puts: ch.Puts, Deletes: ch.Deletes})
 	ops = append(ops, c.markerOps(l, relationships.Reconcile(after, s.Markers))...)
 	dropped, err := c.applyLeased(ctx, l, ops, checkObjects)
 	switch {
@@ -123,7 +124,7 @@ func (c *Core) WriteListLeased(ctx context.Context, op *ListOp, seen relationshi
 	default:
 		// Objects deleted while the writer held the list lose their edges, as if
 		// their Delete came after it: rebuild the bookkeeping from the entries.
-		ch.Added = slices.DeleteFunc(ch.Added, func(o Key) bool { return dropped[o] })
+		ch.Added = slices.DeleteFunc(ch.Added, func(o store.Key) bool { return dropped[o] })
 		err = c.rebuildLeased(ctx, l, max(next, ch.Next), intents)
 	}
 	if refused != nil || err != nil {
@@ -135,10 +136,10 @@ func (c *Core) WriteListLeased(ctx context.Context, op *ListOp, seen relationshi
 // acquireList takes a lease on subject's list under predicate, whose head the caller
 // read as seen. While another writer's lease lives it waits, within
 // Options.Conflicts, then fails with a *LeaseError.
-func (c *Core) acquireList(ctx context.Context, subject Key, predicate string, seen relationships.Head) (*listLease, error) {
+func (c *Engine) acquireList(ctx context.Context, subject store.Key, predicate string, seen relationships.Head) (*listLease, error) {
 	token := commit.NewToken()
 	first := true
-	return batching.Attempts(ctx, c.ConflictPacer(), listGaveUp(subject, predicate), func(ctx context.Context) (*listLease, batching.Step, error) {
+	return batching.Attempts(ctx, c.core.ConflictPacer(), listGaveUp(subject, predicate), func(ctx context.Context) (*listLease, batching.Step, error) {
 		if !first {
 			h, err := c.ReadHead(ctx, subject, predicate)
 			if err != nil {
@@ -147,7 +148,7 @@ func (c *Core) acquireList(ctx context.Context, subject Key, predicate string, s
 			seen = h
 		}
 		first = false
-		if now := c.Now(); !seen.Leased(now) {
+		if now := c.core.Now(); !seen.Leased(now) {
 			l, h, err := c.takeLease(ctx, subject, predicate, seen, token, now)
 			if l != nil || err != nil {
 				return l, batching.Done, err
@@ -162,12 +163,12 @@ func (c *Core) acquireList(ctx context.Context, subject Key, predicate string, s
 // takeLease takes the lease token on subject's list under predicate at now, on the
 // condition that its head is still seen. It returns the lease, or the head that
 // refused it.
-func (c *Core) takeLease(ctx context.Context, subject Key, predicate string, seen relationships.Head, token string, now time.Time) (*listLease, relationships.Head, error) {
-	u := expression.Set(expression.Name(schema.AttrLease), expression.Value(AttrS(token))).
-		Set(expression.Name(schema.AttrLeaseUntil), expression.Value(AttrN(now.Add(c.ListLease).UnixMilli()))).
-		Add(expression.Name(schema.AttrVersion), expression.Value(AttrN(1)))
+func (c *Engine) takeLease(ctx context.Context, subject store.Key, predicate string, seen relationships.Head, token string, now time.Time) (*listLease, relationships.Head, error) {
+	u := expression.Set(expression.Name(schema.AttrLease), expression.Value(store.AttrS(token))).
+		Set(expression.Name(schema.AttrLeaseUntil), expression.Value(store.AttrN(now.Add(c.core.ListLease).UnixMilli()))).
+		Add(expression.Name(schema.AttrVersion), expression.Value(store.AttrN(1)))
 	for _, name := range []string{schema.AttrNext, schema.AttrCount, schema.AttrDigest} {
-		u = u.Set(expression.Name(name), expression.IfNotExists(expression.Name(name), expression.Value(AttrN(0))))
+		u = u.Set(expression.Name(name), expression.IfNotExists(expression.Name(name), expression.Value(store.AttrN(0))))
 	}
 	for name, v := range relationships.RawAttributes(subject, predicate) {
 		u = u.Set(expression.Name(name), expression.Value(v))
@@ -175,7 +176,7 @@ func (c *Core) takeLease(ctx context.Context, subject Key, predicate string, see
 	t := &actions.Transaction{}
 	t.Add(c.headUpdate(subject, predicate, headVersionIs(seen.Version), u), actions.Role{Kind: actions.RoleHead}, 0)
 	c.CheckEntity(t, subject, actions.Role{Kind: actions.RoleEntity})
-	a := c.Transact(ctx, t.Actions, commit.NewToken())
+	a := c.core.Transact(ctx, t.Actions, commit.NewToken())
 	switch {
 	case a.Outcome == commit.Committed:
 		return &listLease{subject: subject, predicate: predicate, token: token, prior: seen}, seen, nil
@@ -194,12 +195,12 @@ func headVersionIs(v int64) expression.ConditionBuilder {
 	if v == 0 {
 		return expression.AttributeNotExists(expression.Name(schema.AttrVersion))
 	}
-	return expression.Name(schema.AttrVersion).Equal(expression.Value(AttrN(v)))
+	return expression.Name(schema.AttrVersion).Equal(expression.Value(store.AttrN(v)))
 }
 
 // ReadHead reads the head of subject's list under predicate consistently.
-func (c *Core) ReadHead(ctx context.Context, subject Key, predicate string) (relationships.Head, error) {
-	item, err := c.GetRelationshipItem(ctx, relationships.HeadPrimaryKey(subject, predicate))
+func (c *Engine) ReadHead(ctx context.Context, subject store.Key, predicate string) (relationships.Head, error) {
+	item, err := c.core.GetRelationshipItem(ctx, relationships.HeadPrimaryKey(subject, predicate))
 	if err != nil {
 		return relationships.Head{}, err
 	}
@@ -208,10 +209,10 @@ func (c *Core) ReadHead(ctx context.Context, subject Key, predicate string) (rel
 
 // headUpdate is the update u of the head of subject's list under predicate, under
 // cond; a refusal returns the head as stored.
-func (c *Core) headUpdate(subject Key, predicate string, cond expression.ConditionBuilder, u expression.UpdateBuilder) types.TransactWriteItem {
+func (c *Engine) headUpdate(subject store.Key, predicate string, cond expression.ConditionBuilder, u expression.UpdateBuilder) types.TransactWriteItem {
 	b := commit.Build(cond, &u)
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                           aws.String(c.Names.Relationships),
+		TableName:                           aws.String(c.core.Names.Relationships),
 		Key:                                 relationships.HeadPrimaryKey(subject, predicate),
 		UpdateExpression:                    b.Update,
 		ConditionExpression:                 b.Condition,
@@ -223,17 +224,17 @@ func (c *Core) headUpdate(subject Key, predicate string, cond expression.Conditi
 
 // leaseIs is the condition that the lease token holds the list.
 func leaseIs(token string) expression.ConditionBuilder {
-	return expression.Name(schema.AttrLease).Equal(expression.Value(AttrS(token)))
+	return expression.Name(schema.AttrLease).Equal(expression.Value(store.AttrS(token)))
 }
 
 // leaseChecks returns the actions every transaction under l holds first: the check that
 // the lease is still l's, and that the subject exists and is not being deleted.
-func (c *Core) leaseChecks(l *listLease) *actions.Transaction {
+func (c *Engine) leaseChecks(l *listLease) *actions.Transaction {
 	t := &actions.Transaction{}
 	b := commit.Build(leaseIs(l.token), nil)
 	key := relationships.HeadPrimaryKey(l.subject, l.predicate)
 	t.Add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: aws.String(c.Names.Relationships), Key: key,
+		TableName: aws.String(c.core.Names.Relationships), Key: key,
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 	}}, actions.Role{Kind: actions.RoleHead}, schema.ItemSize(key))
 	c.CheckEntity(t, l.subject, actions.Role{Kind: actions.RoleEntity})
@@ -243,7 +244,7 @@ func (c *Core) leaseChecks(l *listLease) *actions.Transaction {
 // finishIntent writes what the writer before l recorded as its intent (among the
 // parts s read) and may not have finished: its entry puts and deletes, each
 // idempotent. s's entries become the list after them.
-func (c *Core) finishIntent(ctx context.Context, l *listLease, s *LeasedState) error {
+func (c *Engine) finishIntent(ctx context.Context, l *listLease, s *LeasedState) error {
 	h := l.prior
 	if h.Intent == "" {
 		return nil
@@ -252,7 +253,7 @@ func (c *Core) finishIntent(ctx context.Context, l *listLease, s *LeasedState) e
 	if err != nil {
 		return errs.Wrap(err, "the intent left on %s -%s->", l.subject, l.predicate)
 	}
-	ops := actions.RelationshipOps(c.Names.Relationships, relationships.Plan{Puts: in.Puts, Deletes: in.Deletes})
+	ops := actions.RelationshipOps(c.core.Names.Relationships, relationships.Plan{Puts: in.Puts, Deletes: in.Deletes})
 	dropped, err := c.applyLeased(ctx, l, ops, h.CheckObjects)
 	switch {
 	case err != nil:
@@ -267,7 +268,7 @@ func (c *Core) finishIntent(ctx context.Context, l *listLease, s *LeasedState) e
 
 // ReadUnderLease reads the entries of subject's list under predicate, its markers
 // and the intent parts in its partition, in parallel and consistently.
-func (c *Core) ReadUnderLease(ctx context.Context, subject Key, predicate string) (LeasedState, error) {
+func (c *Engine) ReadUnderLease(ctx context.Context, subject store.Key, predicate string) (LeasedState, error) {
 	var s LeasedState
 	err := batching.Parallel(ctx, 3, 3, func(ctx context.Context, i int) error {
 		var err error
@@ -285,15 +286,15 @@ func (c *Core) ReadUnderLease(ctx context.Context, subject Key, predicate string
 }
 
 // readMarkers reads every marker of a list.
-func (c *Core) readMarkers(ctx context.Context, subject Key, predicate string) ([]relationships.Marker, error) {
-	in := WithSortPrefix(KeyCondition(c.Names.Relationships, "", schema.AttrSubjectKey, subject.String()),
+func (c *Engine) readMarkers(ctx context.Context, subject store.Key, predicate string) ([]relationships.Marker, error) {
+	in := store.WithSortPrefix(store.KeyCondition(c.core.Names.Relationships, "", schema.AttrSubjectKey, subject.String()),
 		schema.AttrPredicateKey, schema.ListMarkersPrefix(predicate))
 
 	in.ConsistentRead = aws.Bool(true)
 	var markers []relationships.Marker
-	err := c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+	err := c.core.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
 		for _, item := range items {
-			r := EntityRef{Scope: schema.AttrObjectScope, Type: schema.AttrObjectType, ID: schema.AttrObjectID}
+			r := store.EntityRef{Scope: schema.AttrObjectScope, Type: schema.AttrObjectType, ID: schema.AttrObjectID}
 			m, err := relationships.MarkerFromItem(r.Key(item), item)
 			if err != nil {
 				return err
@@ -308,12 +309,12 @@ func (c *Core) readMarkers(ctx context.Context, subject Key, predicate string) (
 
 // readIntents reads the intent parts of subject's list for predicate, whatever
 // their writer, consistently.
-func (c *Core) readIntents(ctx context.Context, subject Key, predicate string) ([]map[string]types.AttributeValue, error) {
-	in := WithSortPrefix(KeyCondition(c.Names.Relationships, "", schema.AttrSubjectKey, subject.String()),
+func (c *Engine) readIntents(ctx context.Context, subject store.Key, predicate string) ([]map[string]types.AttributeValue, error) {
+	in := store.WithSortPrefix(store.KeyCondition(c.core.Names.Relationships, "", schema.AttrSubjectKey, subject.String()),
 		schema.AttrPredicateKey, schema.ListIntentsPrefix(predicate))
 
 	in.ConsistentRead = aws.Bool(true)
-	return c.QueryAll(ctx, in)
+	return c.core.QueryAll(ctx, in)
 }
 
 // intentKeys returns the primary keys of intent parts.
@@ -329,14 +330,14 @@ func intentKeys(items []map[string]types.AttributeValue) []map[string]types.Attr
 // the head (with whether its edges need their objects) in the transaction of the
 // last parts; it returns the keys of the parts. The parts before go first, each
 // transaction checking the lease.
-func (c *Core) recordIntent(ctx context.Context, l *listLease, ch relationships.Change, checkObjects bool) ([]map[string]types.AttributeValue, error) {
+func (c *Engine) recordIntent(ctx context.Context, l *listLease, ch relationships.Change, checkObjects bool) ([]map[string]types.AttributeValue, error) {
 	parts := relationships.IntentItems(l.subject, l.predicate,
 		relationships.Intent{Token: l.token, Puts: ch.Puts, Deletes: ch.Deletes})
 	ops := make([]batching.WriteOp, len(parts))
 	keys := make([]map[string]types.AttributeValue, len(parts))
 	for i, p := range parts {
 		keys[i] = batching.Project(p, schema.RelationshipKeyAttrs())
-		ops[i] = batching.PutOp(c.Names.Relationships, keys[i], p)
+		ops[i] = batching.PutOp(c.core.Names.Relationships, keys[i], p)
 	}
 	chunks := batching.Chunk(ops, actions.MaxItems-2, actions.MaxBytes-leaseCheckBytes, batching.WriteOp.Size)
 	last := chunks[len(chunks)-1]
@@ -349,10 +350,10 @@ func (c *Core) recordIntent(ctx context.Context, l *listLease, ch relationships.
 			return nil, err
 		}
 	}
-	u := expression.Set(expression.Name(schema.AttrIntent), expression.Value(AttrS(l.token))).
-		Set(expression.Name(schema.AttrIntentParts), expression.Value(AttrN(int64(len(parts))))).
+	u := expression.Set(expression.Name(schema.AttrIntent), expression.Value(store.AttrS(l.token))).
+		Set(expression.Name(schema.AttrIntentParts), expression.Value(store.AttrN(int64(len(parts))))).
 		Set(expression.Name(schema.AttrCheckObjects), expression.Value(&types.AttributeValueMemberBOOL{Value: checkObjects})).
-		Add(expression.Name(schema.AttrVersion), expression.Value(AttrN(1)))
+		Add(expression.Name(schema.AttrVersion), expression.Value(store.AttrN(1)))
 	if err := c.updateLeasedHead(ctx, l, u, last); err != nil {
 		return nil, err
 	}
@@ -361,12 +362,12 @@ func (c *Core) recordIntent(ctx context.Context, l *listLease, ch relationships.
 
 // updateLeasedHead updates the head of l's list by u while l holds it and its
 // subject exists, in one transaction with ops.
-func (c *Core) updateLeasedHead(ctx context.Context, l *listLease, u expression.UpdateBuilder, ops []batching.WriteOp) error {
+func (c *Engine) updateLeasedHead(ctx context.Context, l *listLease, u expression.UpdateBuilder, ops []batching.WriteOp) error {
 	t := &actions.Transaction{}
 	t.Add(c.headUpdate(l.subject, l.predicate, leaseIs(l.token), u), actions.Role{Kind: actions.RoleHead}, 0)
 	c.CheckEntity(t, l.subject, actions.Role{Kind: actions.RoleEntity})
 	t.Actions = append(t.Actions, actions.Items(ops)...)
-	a := c.Transact(ctx, t.Actions, commit.NewToken())
+	a := c.core.Transact(ctx, t.Actions, commit.NewToken())
 	switch {
 	case a.Outcome == commit.Committed:
 		return nil
@@ -380,15 +381,15 @@ func (c *Core) updateLeasedHead(ctx context.Context, l *listLease, u expression.
 const leaseCheckBytes = 4 << 10
 
 // markerOps returns the puts and deletes of the marker changes of l's list.
-func (c *Core) markerOps(l *listLease, changes []relationships.MarkerChange) []batching.WriteOp {
+func (c *Engine) markerOps(l *listLease, changes []relationships.MarkerChange) []batching.WriteOp {
 	subject := l.subject
 	ops := make([]batching.WriteOp, 0, len(changes))
 	for _, mc := range changes {
 		key := relationships.MarkerPrimaryKey(subject, l.predicate, mc.Object)
 		if len(mc.Positions) == 0 {
-			ops = append(ops, batching.DeleteOp(c.Names.Relationships, key))
+			ops = append(ops, batching.DeleteOp(c.core.Names.Relationships, key))
 		} else {
-			ops = append(ops, batching.PutOp(c.Names.Relationships, key, relationships.MarkerItem(subject, l.predicate, mc.Object, mc.Positions)))
+			ops = append(ops, batching.PutOp(c.core.Names.Relationships, key, relationships.MarkerItem(subject, l.predicate, mc.Object, mc.Positions)))
 		}
 	}
 	return ops
@@ -398,16 +399,16 @@ func (c *Core) markerOps(l *listLease, changes []relationships.MarkerChange) []b
 // in parallel. With checkObjects each also checks the objects of the edges it puts;
 // the edges to an object found missing are dropped (it was deleted while the list
 // was held: its Delete counts as coming after) and it returns those objects.
-func (c *Core) applyLeased(ctx context.Context, l *listLease, ops []batching.WriteOp, checkObjects bool) (map[Key]bool, error) {
-	batch := c.Batch.Shared()
-	dropped := map[Key]bool{}
+func (c *Engine) applyLeased(ctx context.Context, l *listLease, ops []batching.WriteOp, checkObjects bool) (map[store.Key]bool, error) {
+	batch := c.core.Batch.Shared()
+	dropped := map[store.Key]bool{}
 	for {
 		t := c.leaseChecks(l)
 		var err error
 		if checkObjects {
 			err = c.writeCheckingObjects(ctx, batch, t, ops)
 		} else {
-			err = c.TransactChecked(ctx, batch, t.Actions, t.Bytes, ops)
+			err = c.core.TransactChecked(ctx, batch, t.Actions, t.Bytes, ops)
 		}
 		var gone *missingObject
 		switch {
@@ -415,7 +416,7 @@ func (c *Core) applyLeased(ctx context.Context, l *listLease, ops []batching.Wri
 			dropped[gone.Object] = true
 			ops = withoutEdgesTo(ops, gone.Object)
 			continue
-		case errors.Is(err, ErrGuardFailed):
+		case errors.Is(err, store.ErrGuardFailed):
 			return dropped, c.leaseLost(ctx, l)
 		}
 		return dropped, err
@@ -425,11 +426,11 @@ func (c *Core) applyLeased(ctx context.Context, l *listLease, ops []batching.Wri
 // releaseLease ends l with the head's new state: the next free position, and the
 // count and digest of the list after, which must be the entries as they stand. It
 // deletes the intent parts given, in the same transaction when they fit in it.
-func (c *Core) releaseLease(ctx context.Context, l *listLease, next int, after []relationships.Entry, intents []map[string]types.AttributeValue) error {
+func (c *Engine) releaseLease(ctx context.Context, l *listLease, next int, after []relationships.Entry, intents []map[string]types.AttributeValue) error {
 	for _, e := range after {
 		next = max(next, e.Index+1)
 	}
-	deletes := deleteOps(c.Names.Relationships, intents)
+	deletes := deleteOps(c.core.Names.Relationships, intents)
 	if room := actions.MaxItems - 2; len(deletes) > room {
 		if _, err := c.applyLeased(ctx, l, deletes[room:], false); err != nil {
 			return err
@@ -441,16 +442,16 @@ func (c *Core) releaseLease(ctx context.Context, l *listLease, next int, after [
 		Remove(expression.Name(schema.AttrIntent)).
 		Remove(expression.Name(schema.AttrIntentParts)).
 		Remove(expression.Name(schema.AttrCheckObjects)).
-		Set(expression.Name(schema.AttrNext), expression.Value(AttrN(int64(next)))).
-		Set(expression.Name(schema.AttrCount), expression.Value(AttrN(int64(len(after))))).
+		Set(expression.Name(schema.AttrNext), expression.Value(store.AttrN(int64(next)))).
+		Set(expression.Name(schema.AttrCount), expression.Value(store.AttrN(int64(len(after))))).
 		Set(expression.Name(schema.AttrDigest), expression.Value(actions.Digest(relationships.DigestOf(after)))).
-		Add(expression.Name(schema.AttrVersion), expression.Value(AttrN(1)))
+		Add(expression.Name(schema.AttrVersion), expression.Value(store.AttrN(1)))
 	return c.updateLeasedHead(ctx, l, u, deletes)
 }
 
 // rebuildLeased reads l's list again and releases the lease with markers and head
 // rebuilt from its entries.
-func (c *Core) rebuildLeased(ctx context.Context, l *listLease, next int, intents []map[string]types.AttributeValue) error {
+func (c *Engine) rebuildLeased(ctx context.Context, l *listLease, next int, intents []map[string]types.AttributeValue) error {
 	s, err := c.ReadUnderLease(ctx, l.subject, l.predicate)
 	if err != nil {
 		return err
@@ -476,9 +477,9 @@ func deleteOps(table string, keys []map[string]types.AttributeValue) []batching.
 
 // leaseLost explains a write whose lease check failed: the subject was deleted, or
 // the lease expired and another writer took the list over.
-func (c *Core) leaseLost(ctx context.Context, l *listLease) error {
-	item, err := c.GetItem(ctx, l.subject, true)
-	if err == nil && (item == nil || c.Hidden(item)) {
+func (c *Engine) leaseLost(ctx context.Context, l *listLease) error {
+	item, err := c.core.GetItem(ctx, l.subject, true)
+	if err == nil && (item == nil || c.core.Hidden(item)) {
 		return c.SubjectMissing(ctx, l.subject)
 	}
 	return &entity.ConflictError{Key: l.subject, Predicate: l.predicate,

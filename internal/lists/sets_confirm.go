@@ -1,7 +1,7 @@
 // A set write confirmed after its puts: the subject still there, the objects
 // checked, and what the write put taken back when either is gone.
 
-package store
+package lists
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // confirmSet reads, after the call token wrote the entries of objects (created
@@ -26,16 +27,16 @@ import (
 // every object before it wrote (readToReplace), stands, as if it came before the
 // object's Delete: it deletes the entries it wrote to the object, which that
 // Delete's sweep may have missed.
-func (c *Core) confirmSet(ctx context.Context, op ListOp, objects, created []Key, token string, replace bool) error {
+func (c *Engine) confirmSet(ctx context.Context, op ListOp, objects, created []store.Key, token string, replace bool) error {
 	var gone *entitystate.State // the subject as the last attempt read it, not live
-	giveUp := func(_, _ error) error { return NotFound(op.Subject) }
+	giveUp := func(_, _ error) error { return store.NotFound(op.Subject) }
 	_, err := batching.Attempts(ctx, batching.Tries(maxSetConfirmations+1), giveUp, func(ctx context.Context) (struct{}, batching.Step, error) {
 		if gone != nil {
 			if done, err := c.settleGone(ctx, op, objects, *gone); done {
 				return struct{}{}, batching.Done, err
 			}
 		}
-		keys := []Key{op.Subject}
+		keys := []store.Key{op.Subject}
 		if op.CheckObjects {
 			keys = append(keys, objects...)
 		}
@@ -43,7 +44,7 @@ func (c *Core) confirmSet(ctx context.Context, op ListOp, objects, created []Key
 		if err != nil {
 			return struct{}{}, batching.Done, err
 		}
-		s, err := c.ReadStored(op.Subject, found[0])
+		s, err := c.core.ReadStored(op.Subject, found[0])
 		switch {
 		case err != nil:
 			return struct{}{}, batching.Done, err
@@ -60,16 +61,16 @@ func (c *Core) confirmSet(ctx context.Context, op ListOp, objects, created []Key
 // read as s, not live: it completes its Delete, or deletes the entries of objects
 // while it stays missing. It reports whether the write is over: the entries taken
 // back, or an error.
-func (c *Core) settleGone(ctx context.Context, op ListOp, objects []Key, s entitystate.State) (bool, error) {
+func (c *Engine) settleGone(ctx context.Context, op ListOp, objects []store.Key, s entitystate.State) (bool, error) {
 	if s.Exists() {
-		if err := c.Deletes.CompleteDelete(ctx, op.Subject, s); err != nil {
+		if err := c.core.Deletes.CompleteDelete(ctx, op.Subject, s); err != nil {
 			return true, errs.Wrap(err, "completing a delete in progress")
 		}
 		return false, nil
 	}
-	err := c.TransactGuarded(ctx, c.Batch.Shared(), Guard{Key: op.Subject, Absent: true}, c.setDeletes(op, objects))
-	if !errors.Is(err, ErrGuardFailed) {
-		return true, errors.Join(err, NotFound(op.Subject))
+	err := c.core.TransactGuarded(ctx, c.core.Batch.Shared(), store.Guard{Key: op.Subject, Absent: true}, c.setDeletes(op, objects))
+	if !errors.Is(err, store.ErrGuardFailed) {
+		return true, errors.Join(err, store.NotFound(op.Subject))
 	}
 	return false, nil
 }
@@ -82,7 +83,7 @@ const maxSetConfirmations = 4
 // confirmObjects checks objects, items holding what was read of each. When one is
 // missing, an Add fails after deleting the entries of created; a Replace deletes
 // the entries it wrote to the missing objects and stands (see confirmSet).
-func (c *Core) confirmObjects(ctx context.Context, op ListOp, objects, created []Key, items []map[string]types.AttributeValue, token string, replace bool) error {
+func (c *Engine) confirmObjects(ctx context.Context, op ListOp, objects, created []store.Key, items []map[string]types.AttributeValue, token string, replace bool) error {
 	missing, err := c.missingObjects(objects, items)
 	switch {
 	case len(missing) == 0:
@@ -95,14 +96,14 @@ func (c *Core) confirmObjects(ctx context.Context, op ListOp, objects, created [
 
 // missingObjects returns the objects that items, what was read of each, find
 // missing, and the error of the first.
-func (c *Core) missingObjects(objects []Key, items []map[string]types.AttributeValue) ([]Key, error) {
-	var missing []Key
+func (c *Engine) missingObjects(objects []store.Key, items []map[string]types.AttributeValue) ([]store.Key, error) {
+	var missing []store.Key
 	var first error
 	for i, item := range items {
-		if s, err := c.ReadStored(objects[i], item); err != nil || !s.Live() {
+		if s, err := c.core.ReadStored(objects[i], item); err != nil || !s.Live() {
 			missing = append(missing, objects[i])
 			if first == nil {
-				first = errors.Join(err, fmt.Errorf("object %w", NotFound(objects[i])))
+				first = errors.Join(err, fmt.Errorf("object %w", store.NotFound(objects[i])))
 			}
 		}
 	}
@@ -111,8 +112,8 @@ func (c *Core) missingObjects(objects []Key, items []map[string]types.AttributeV
 
 // takeBack deletes the entries of objects that the call token wrote and nobody
 // wrote again since.
-func (c *Core) takeBack(ctx context.Context, op ListOp, objects []Key, token string) error {
-	return batching.Parallel(ctx, len(objects), c.MaxConcurrency, func(ctx context.Context, i int) error {
+func (c *Engine) takeBack(ctx context.Context, op ListOp, objects []store.Key, token string) error {
+	return batching.Parallel(ctx, len(objects), c.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		return c.DeleteIfToken(ctx, op.SetEntry(objects[i]).PrimaryKey(), token)
 	})
 }

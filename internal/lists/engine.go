@@ -1,0 +1,21 @@
+package lists
+
+import (
+	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/store"
+)
+
+// Engine writes and reads relationship lists, sets and ordered sets. It is safe for
+// concurrent use: calls on one list by one client are written together.
+type Engine struct {
+	core   *store.Core                                 // the tables, their requests and the guards
+	clock  positionClock                               // positions of ordered sets
+	queues Queue[ListID, ListOp, relationships.Change] // list calls waiting to be written together
+}
+
+// New returns an Engine working through core.
+func New(core *store.Core) *Engine {
+	e := &Engine{core: core}
+	e.queues.Same = sameListKind
+	return e
+}

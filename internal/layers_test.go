@@ -27,15 +27,14 @@ var mayImport = map[string][]string{
 	"commit":        {"internal/batching"},
 	"relationships": {"entity", "internal/errs", "internal/schema"},
 	"indexentries":  {"indexing", "internal/errs", "internal/schema"},
-	"sweep":         {"internal/batching", "internal/indexentries", "internal/relationships", "internal/schema"},
 	"actions":       {"entity", "internal/batching", "internal/commit", "internal/indexentries", "internal/relationships", "internal/schema"},
 	"entitystate":   {"internal/actions", "internal/indexentries", "internal/schema"},
 	"exprtest":      {},
 	"indexes":       {"entity", "indexing", "internal/batching", "internal/entitystate", "internal/indexentries", "internal/relationships", "internal/schema"},
-	"store":         {"entity", "indexing", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/indexes", "internal/paging", "internal/relationships", "internal/requests", "internal/schema", "internal/sweep", "tables"},
+	"store":         {"entity", "indexing", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/indexes", "internal/paging", "internal/relationships", "internal/requests", "internal/schema", "tables"},
 	"lists":         {"entity", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/relationships", "internal/schema", "internal/store"},
-	"writes":        {"entity", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/lists", "internal/indexes", "internal/relationships", "internal/schema", "internal/store", "internal/sweep"},
-	"deletes":       {"entity", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/lists", "internal/relationships", "internal/schema", "internal/store", "internal/sweep"},
+	"writes":        {"entity", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/lists", "internal/indexes", "internal/relationships", "internal/schema", "internal/store"},
+	"deletes":       {"entity", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/lists", "internal/relationships", "internal/schema", "internal/store"},
 	"maintenance":   {"internal/actions", "internal/batching", "internal/commit", "internal/deletes", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/lists", "internal/relationships", "internal/schema", "internal/store"},
 }
 

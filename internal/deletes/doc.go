@@ -6,6 +6,9 @@
 // it completes the deletion first, through the core's Completer, which a Deleter
 // is. An entity past its expiry is deleted the same way.
 //
-// The plan of a sweep (its parts and their packing into transactions) is pure
-// logic in package sweep; this package reads and writes what the plan names.
+// The plan of a sweep is pure logic, apart in sweep_plan.go: the parts of its
+// transactions (plain deletes, a list's entries with the updates of its head and
+// of the entity's marker in it, the claims of unique values to release), how they
+// are packed into transactions of at most 100 actions with no list twice, and
+// which set entries go alone, fenced by the token the sweep read.
 package deletes

@@ -19,7 +19,6 @@ import (
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
-	"github.com/rynodb/rynodb/internal/sweep"
 )
 
 // A Delete sweeps what refers to the entity: its index entries, everything in its
@@ -63,25 +62,25 @@ func (d *Deleter) sweepPass(ctx context.Context, k store.Key, g store.Guard, cla
 	if err != nil {
 		return false, err
 	}
-	var parts []sweep.Part
-	firstParts := make([][]sweep.Part, len(refs))
+	var parts []Part
+	firstParts := make([][]Part, len(refs))
 	more := false
 	for i, r := range refs {
 		firstParts[i] = r.parts(first[i].Items)
 		parts = append(parts, firstParts[i]...)
 		more = more || len(first[i].LastEvaluatedKey) > 0
 	}
-	extra := sweep.ClaimsBeside(claims, parts)
+	extra := ClaimsBeside(claims, parts)
 	if len(extra) > 0 {
-		parts = append(parts, sweep.Part{Releases: extra})
+		parts = append(parts, Part{Releases: extra})
 	}
 	final, hasFinal := d.DeleteAction(g)
-	txs := sweep.Pack(parts, actions.MaxItems-1)
+	txs := Pack(parts, actions.MaxItems-1)
 	if g.Absent && (more || len(txs) > 1) {
 		return false, errSpansTransactions
 	}
 	if !more && len(txs) <= 1 {
-		var only []sweep.Part
+		var only []Part
 		if len(txs) == 1 {
 			only = txs[0]
 		}
@@ -94,7 +93,7 @@ func (d *Deleter) sweepPass(ctx context.Context, k store.Key, g store.Guard, cla
 			if len(extra) == 0 {
 				return nil
 			}
-			return d.sweepParts(ctx, batch, g, firstHolds, []sweep.Part{{Releases: extra}})
+			return d.sweepParts(ctx, batch, g, firstHolds, []Part{{Releases: extra}})
 		}
 		if err := d.sweepParts(ctx, batch, g, firstHolds, firstParts[i]); err != nil {
 			return err
@@ -124,7 +123,7 @@ func (d *Deleter) sweepPass(ctx context.Context, k store.Key, g store.Guard, cla
 // when the guard is a tombstone (its condition is the guard), beside the guard's
 // check otherwise. A guard that no longer holds means the work is done or moot; it
 // reports whether the guard held.
-func (d *Deleter) sweepOnce(ctx context.Context, g store.Guard, final types.TransactWriteItem, hasFinal bool, parts []sweep.Part) (bool, error) {
+func (d *Deleter) sweepOnce(ctx context.Context, g store.Guard, final types.TransactWriteItem, hasFinal bool, parts []Part) (bool, error) {
 	switch {
 	case len(parts) == 0 && !hasFinal:
 		return true, nil
@@ -153,9 +152,9 @@ func (d *Deleter) sweepOnce(ctx context.Context, g store.Guard, final types.Tran
 // life being swept. Otherwise a sweep reading after the entity was deleted and
 // created anew (a Delete cut off and completed by another caller, then a Create)
 // would read the new life's tokens, and its deletes would pass their fences.
-func (d *Deleter) sweepParts(ctx context.Context, batch *batching.Engine, g store.Guard, holds func() (bool, error), parts []sweep.Part) error {
-	fenced, parts := sweep.TakeFenced(parts, fencedWaves*d.core.MaxConcurrency)
-	txs := sweep.Pack(parts, actions.MaxItems-1)
+func (d *Deleter) sweepParts(ctx context.Context, batch *batching.Engine, g store.Guard, holds func() (bool, error), parts []Part) error {
+	fenced, parts := TakeFenced(parts, fencedWaves*d.core.MaxConcurrency)
+	txs := Pack(parts, actions.MaxItems-1)
 	check := g.Action(d.core.Names.Entities)
 	return batching.Parallel(ctx, len(txs)+len(fenced), d.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		release, err := batch.Acquire(ctx)
@@ -187,7 +186,7 @@ func (d *Deleter) guardCheck(ctx context.Context, g store.Guard) func() (bool, e
 const fencedWaves = 4
 
 // deleteFenced deletes f's entry if it still holds f's token.
-func (d *Deleter) deleteFenced(ctx context.Context, f sweep.Fenced) error {
+func (d *Deleter) deleteFenced(ctx context.Context, f Fenced) error {
 	return d.lists.DeleteIfToken(ctx, f.Key, f.Token)
 }
 
@@ -197,7 +196,7 @@ func (d *Deleter) deleteFenced(ctx context.Context, f sweep.Fenced) error {
 // no head, written before heads existed, has its entries deleted alone. A marker
 // that holds other positions than the entries read (the reverse index lags, or a
 // writer added some since) is read, and every entry it holds goes.
-func (d *Deleter) sweepTransaction(ctx context.Context, first types.TransactWriteItem, parts []sweep.Part) error {
+func (d *Deleter) sweepTransaction(ctx context.Context, first types.TransactWriteItem, parts []Part) error {
 	giveUp := func(_, err error) error {
 		return errs.Wrap(err, "lists pointing at the entity kept changing, or stayed held by another writer")
 	}
@@ -211,7 +210,7 @@ func (d *Deleter) sweepTransaction(ctx context.Context, first types.TransactWrit
 // sweepAttempt sends the transaction of parts after first once. A refusal it can
 // act on at once (a claim released meanwhile, lists read again) makes the next
 // attempt go at once; any other, once acted on, is a race lost.
-func (d *Deleter) sweepAttempt(ctx context.Context, first types.TransactWriteItem, parts []sweep.Part) (batching.Step, error) {
+func (d *Deleter) sweepAttempt(ctx context.Context, first types.TransactWriteItem, parts []Part) (batching.Step, error) {
 	t := &actions.Transaction{}
 	t.Add(first, actions.Role{Kind: actions.RoleEntity}, 0)
 	owner := []int{-1}
@@ -282,7 +281,7 @@ func (d *Deleter) sweepAttempt(ctx context.Context, first types.TransactWriteIte
 }
 
 // partRole is the role of p's j-th action in a sweep's transaction.
-func partRole(p sweep.Part, j int) actions.Role {
+func partRole(p Part, j int) actions.Role {
 	if p.List != nil {
 		if j < 2 {
 			return actions.Role{Kind: [...]actions.RoleKind{actions.RoleHead, actions.RoleMarker}[j]}
@@ -312,7 +311,7 @@ var errSpansTransactions = errors.New("ryno: the sweep of a missing entity spans
 var errOwnListWritten = errors.New("ryno: a list of the entity was written during its sweep")
 
 // partActions returns the transaction actions of p.
-func (d *Deleter) partActions(p sweep.Part) []types.TransactWriteItem {
+func (d *Deleter) partActions(p Part) []types.TransactWriteItem {
 	if p.List == nil {
 		acts := actions.Items(p.Deletes)
 		for _, f := range p.Fenced {
@@ -340,7 +339,7 @@ func (d *Deleter) partActions(p sweep.Part) []types.TransactWriteItem {
 		// Each position must still be there: another part of the same list, or a
 		// writer since the read, may have taken it out already.
 		u := expression.Delete(expression.Name(schema.AttrPositions), set)
-		b := commit.Build(sweep.HoldsPositions(positions), &u)
+		b := commit.Build(HoldsPositions(positions), &u)
 		marker.Update = &types.Update{TableName: aws.String(d.core.Names.Relationships), Key: key,
 			UpdateExpression: b.Update, ConditionExpression: b.Condition,
 			ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}

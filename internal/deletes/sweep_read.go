@@ -19,7 +19,6 @@ import (
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
-	"github.com/rynodb/rynodb/internal/sweep"
 )
 
 // refreshPart reads the entries of another subject's list that point at the
@@ -29,7 +28,7 @@ import (
 // damaged) is rebuilt under a lease first. No entries means the list no longer holds
 // the object. Of more entries than room allows, p deletes the first that fit and
 // takes them out of the marker.
-func (d *Deleter) refreshPart(ctx context.Context, p *sweep.Part, room int) error {
+func (d *Deleter) refreshPart(ctx context.Context, p *Part, room int) error {
 	for rebuilt := false; ; rebuilt = true {
 		ch := p.List
 		object := ch.Deletes[0].Object
@@ -54,10 +53,10 @@ func (d *Deleter) refreshPart(ctx context.Context, p *sweep.Part, room int) erro
 		case len(entries) == 0:
 			p.List, p.Deletes, p.Partial = nil, nil, false
 		case len(entries)+2 > room:
-			fresh := sweep.IncomingChange(entries[:max(room-2, 1)])
+			fresh := IncomingChange(entries[:max(room-2, 1)])
 			p.List, p.Partial = &fresh, true
 		default:
-			fresh := sweep.IncomingChange(entries)
+			fresh := IncomingChange(entries)
 			p.List, p.Partial = &fresh, false
 		}
 		return nil
@@ -66,7 +65,7 @@ func (d *Deleter) refreshPart(ctx context.Context, p *sweep.Part, room int) erro
 
 // dropHeadless makes every list part of parts whose list has no head delete its
 // entries alone, reading the heads in one BatchGetItem.
-func (d *Deleter) dropHeadless(ctx context.Context, parts []sweep.Part) error {
+func (d *Deleter) dropHeadless(ctx context.Context, parts []Part) error {
 	var ops []batching.GetOp
 	var owners []int
 	for i, p := range parts {
@@ -93,7 +92,7 @@ func (d *Deleter) dropHeadless(ctx context.Context, parts []sweep.Part) error {
 
 // refreshParts refreshes every list part of parts in parallel, each within the
 // actions it takes now, so that the transaction holding them stays within bounds.
-func (d *Deleter) refreshParts(ctx context.Context, parts []sweep.Part) error {
+func (d *Deleter) refreshParts(ctx context.Context, parts []Part) error {
 	return batching.Parallel(ctx, len(parts), d.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		if parts[i].List == nil {
 			return nil
@@ -105,7 +104,7 @@ func (d *Deleter) refreshParts(ctx context.Context, parts []sweep.Part) error {
 // finishList finishes and rebuilds the other subject's list whose entries p deletes,
 // whose head is h, under a lease. When that subject no longer exists either, its own
 // Delete (or Check) sweeps its list: p deletes the entries it has alone.
-func (d *Deleter) finishList(ctx context.Context, p *sweep.Part, h relationships.Head) error {
+func (d *Deleter) finishList(ctx context.Context, p *Part, h relationships.Head) error {
 	_, err := d.lists.WriteListLeased(ctx, nil, h)
 	switch {
 	case errors.Is(err, errs.ErrNotFound):
@@ -119,7 +118,7 @@ func (d *Deleter) finishList(ctx context.Context, p *sweep.Part, h relationships
 
 // deleteAlone makes p delete its list's entries without the list's head or marker:
 // the list has no head (written before heads existed), or its subject is gone.
-func (d *Deleter) deleteAlone(p *sweep.Part) {
+func (d *Deleter) deleteAlone(p *Part) {
 	p.Deletes, p.List = actions.RelationshipOps(d.core.Names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
 }
 
@@ -172,7 +171,7 @@ func (d *Deleter) readEdges(ctx context.Context, subject store.Key, predicate st
 // reference is a query for what to delete with an entity.
 type reference struct {
 	query *dynamodb.QueryInput
-	parts func(items []map[string]types.AttributeValue) []sweep.Part
+	parts func(items []map[string]types.AttributeValue) []Part
 }
 
 // references returns the queries for what refers to k: its index entries and its
@@ -182,14 +181,14 @@ func (d *Deleter) references(k store.Key) []reference {
 	relKey := schema.RelationshipKeyAttrs()
 	partition := store.KeyCondition(d.core.Names.Relationships, "", schema.AttrSubjectKey, k.String())
 	partition.ConsistentRead = aws.Bool(true)
-	own := func(items []map[string]types.AttributeValue) []sweep.Part {
-		var p sweep.Part
+	own := func(items []map[string]types.AttributeValue) []Part {
+		var p Part
 		for _, item := range items {
 			switch {
 			case store.InSet(item):
-				p.Fenced = append(p.Fenced, sweep.FenceOf(item))
+				p.Fenced = append(p.Fenced, FenceOf(item))
 			case store.IsHead(item):
-				p.Heads = append(p.Heads, sweep.OwnHeadOf(item))
+				p.Heads = append(p.Heads, store.OwnHeadOf(item))
 			default:
 				p.Deletes = append(p.Deletes, batching.DeleteOp(d.core.Names.Relationships, batching.Project(item, relKey)))
 			}
@@ -197,46 +196,46 @@ func (d *Deleter) references(k store.Key) []reference {
 		if p.Actions() == 0 {
 			return nil
 		}
-		return []sweep.Part{p}
+		return []Part{p}
 	}
 	return []reference{
 		{store.KeysOnly(d.core.IndexEntriesQuery(k), append(schema.IndexEntryKeyAttrs(), entryNames...)...), d.indexParts},
 		{store.KeysOnly(partition, append(slices.Clone(relKey), schema.AttrToken, schema.AttrPredicateObjectKey, schema.AttrVersion)...), own},
-		{d.core.IncomingQuery(k), func(items []map[string]types.AttributeValue) []sweep.Part { return d.incomingParts(k, items) }},
+		{d.core.IncomingQuery(k), func(items []map[string]types.AttributeValue) []Part { return d.incomingParts(k, items) }},
 	}
 }
 
 // indexParts deletes the entity's index entries, and releases the claims of those of
 // unique indexes.
-func (d *Deleter) indexParts(items []map[string]types.AttributeValue) []sweep.Part {
+func (d *Deleter) indexParts(items []map[string]types.AttributeValue) []Part {
 	if len(items) == 0 {
 		return nil
 	}
-	var p sweep.Part
+	var p Part
 	for _, item := range items {
 		p.Deletes = append(p.Deletes, batching.DeleteOp(d.core.Names.IndexEntries, batching.Project(item, schema.IndexEntryKeyAttrs())))
 		if e, err := indexentries.FromItem(item); err == nil && d.core.Indexes.Unique(e.Type, e.IndexName) {
 			p.Releases = append(p.Releases, indexentries.ClaimOf(e))
 		}
 	}
-	return []sweep.Part{p}
+	return []Part{p}
 }
 
 // incomingParts groups entries pointing at the entity k by the list holding them.
 // Entries of sets, which keep no head or marker, and malformed entries are deleted
 // alone. Entries of k's own lists (an entity pointing at itself) are left to the
 // sweep of its partition: one transaction may not delete an item twice.
-func (d *Deleter) incomingParts(k store.Key, items []map[string]types.AttributeValue) []sweep.Part {
+func (d *Deleter) incomingParts(k store.Key, items []map[string]types.AttributeValue) []Part {
 	byList := map[string][]relationships.Entry{}
 	var order []string
-	var alone sweep.Part
+	var alone Part
 	for _, item := range items {
 		e, err := relationships.FromItem(item)
 		switch {
 		case err == nil && e.Subject == k:
 			continue
 		case err == nil && e.InSet:
-			alone.Fenced = append(alone.Fenced, sweep.FenceOf(item))
+			alone.Fenced = append(alone.Fenced, FenceOf(item))
 			continue
 		case err != nil:
 			alone.Deletes = append(alone.Deletes, batching.DeleteOp(d.core.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs())))
@@ -248,13 +247,13 @@ func (d *Deleter) incomingParts(k store.Key, items []map[string]types.AttributeV
 		}
 		byList[id] = append(byList[id], e)
 	}
-	var parts []sweep.Part
+	var parts []Part
 	if alone.Actions() > 0 {
 		parts = append(parts, alone)
 	}
 	for _, id := range order {
-		ch := sweep.IncomingChange(byList[id])
-		parts = append(parts, sweep.Part{List: &ch})
+		ch := IncomingChange(byList[id])
+		parts = append(parts, Part{List: &ch})
 	}
 	return parts
 }

@@ -31,7 +31,7 @@ import (
 // commit's instant), or whose list owns its objects (OwnedList). Otherwise the read
 // found the subject live, and the head stands for it: a Delete marks the entity
 // before it reads what to sweep, and deletes each head on the condition that its
-// version is the one read (sweep.OwnHead). A write that read the live subject and
+// version is the one read (store.OwnHead). A write that read the live subject and
 // commits after that read moves the version, so the sweep reads again; one that
 // commits after the head's delete finds no head and reads again, and a new head
 // needs the subject's check. A write that overlapped the Delete is ordered before

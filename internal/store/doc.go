@@ -25,10 +25,9 @@
 //
 // It may import the SDK, package indexing (index values, a leaf with no I/O) and
 // the internal packages below it (actions, batching, commit, entitystate, errs,
-// indexentries, indexes, paging, relationships, requests, schema,
-// sweep), never ryno, the packages of the use cases above it (lists, writes,
-// deletes, maintenance), or another package of the public face:
-// internal/layers_test.go holds the rule. What the engine needs of those above it
+// indexentries, indexes, paging, relationships, requests, schema), never ryno,
+// the packages of the use cases above it (lists, writes, deletes, maintenance),
+// or another package of the public face: internal/layers_test.go holds the rule. What the engine needs of those above it
 // is handed to it as values when the client is built: the index registry
 // (Config.Indexes), the completion of deletions (Config.Deletes), the observer of
 // retries (Config.Retrying).

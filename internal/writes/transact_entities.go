@@ -22,7 +22,6 @@ import (
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
-	"github.com/rynodb/rynodb/internal/sweep"
 )
 
 // txWrite plans a Create, Update or Set in a transaction: it reads the entity item
@@ -352,10 +351,10 @@ func underLease(item map[string]types.AttributeValue) bool {
 
 // bookkeepingDelete is the delete of item, a head, marker or sequence of an entity
 // a TxDelete deletes; a head on the condition that it is as read, since a list write
-// that read the entity before the transaction may commit first (sweep.OwnHead).
+// that read the entity before the transaction may commit first (store.OwnHead).
 func (c *Writer) bookkeepingDelete(item map[string]types.AttributeValue) types.TransactWriteItem {
 	if store.IsHead(item) {
-		return c.core.OwnHeadDelete(sweep.OwnHeadOf(item))
+		return c.core.OwnHeadDelete(store.OwnHeadOf(item))
 	}
 	return actions.Items([]batching.WriteOp{batching.DeleteOp(c.core.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs()))})[0]
 }

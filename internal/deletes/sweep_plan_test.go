@@ -1,4 +1,4 @@
-package sweep
+package deletes
 
 import (
 	"fmt"
@@ -13,10 +13,10 @@ import (
 	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/batching"
-	"github.com/rynodb/rynodb/internal/exprtest"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 func deletes(prefix string, n int) []batching.WriteOp {
@@ -95,7 +95,7 @@ func TestPackKeepsEveryAction(t *testing.T) {
 				want["fenced"] += len(p.Fenced)
 				parts = append(parts, p)
 			case 1:
-				p := Part{Releases: make([]indexentries.Claim, r.IntN(150)), Heads: make([]OwnHead, r.IntN(150))}
+				p := Part{Releases: make([]indexentries.Claim, r.IntN(150)), Heads: make([]store.OwnHead, r.IntN(150))}
 				want["release"] += len(p.Releases)
 				want["head"] += len(p.Heads)
 				parts = append(parts, p)
@@ -208,37 +208,5 @@ func TestFenceOf(t *testing.T) {
 	delete(item, schema.AttrToken)
 	if FenceOf(item).Token != "" {
 		t.Error("an entry without a token fences on its absence")
-	}
-}
-
-func TestOwnHead(t *testing.T) {
-	key := map[string]types.AttributeValue{
-		schema.AttrSubjectKey:   &types.AttributeValueMemberS{Value: "s:t:1"},
-		schema.AttrPredicateKey: &types.AttributeValueMemberS{Value: schema.ListHeadKey("follows")},
-	}
-	tests := []struct {
-		name    string
-		version types.AttributeValue
-		want    string
-	}{
-		{"a head", &types.AttributeValueMemberN{Value: "42"}, "_version=42"},
-		{"a head without a version", nil, "attribute_not_exists(_version)"},
-		{"a head whose version is damaged", &types.AttributeValueMemberS{Value: "x"}, `_version="x"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			item := maps.Clone(key)
-			item[schema.AttrCount] = &types.AttributeValueMemberN{Value: "3"}
-			if tt.version != nil {
-				item[schema.AttrVersion] = tt.version
-			}
-			h := OwnHeadOf(item)
-			if fmt.Sprint(h.Key) != fmt.Sprint(key) {
-				t.Errorf("OwnHeadOf key = %v, want the primary key %v", h.Key, key)
-			}
-			if got := exprtest.Condition(t, h.Condition()); got != tt.want {
-				t.Errorf("condition %q, want %q", got, tt.want)
-			}
-		})
 	}
 }

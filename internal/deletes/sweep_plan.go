@@ -1,4 +1,7 @@
-package sweep
+// The plan of a sweep, pure: no I/O. The sweep (sweep.go) reads what refers to the
+// entity and sends the transactions this file packs.
+
+package deletes
 
 import (
 	"slices"
@@ -11,6 +14,7 @@ import (
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Part is what one transaction of a sweep holds for one source: plain deletes,
@@ -27,7 +31,7 @@ type Part struct {
 	Releases []indexentries.Claim
 	// Heads are the deletes of the heads of the entity's own lists, each on the
 	// condition that the head is still the one the sweep read.
-	Heads []OwnHead
+	Heads []store.OwnHead
 	List  *relationships.Change // for entries of another list: its commutative change
 	// Partial says the entries of list are not all the marker holds (a part of a
 	// split group, or the reverse index missed some): the positions are taken out
@@ -66,33 +70,6 @@ type Fenced struct {
 func FenceOf(item map[string]types.AttributeValue) Fenced {
 	key := batching.Project(item, schema.RelationshipKeyAttrs())
 	return Fenced{Key: key, Token: tokenOf(item)}
-}
-
-// OwnHead is the delete of the head of one of the entity's own lists, on the
-// condition that its _version is still the one the sweep read. A list write needs
-// its head, bumps its version, and checks the subject only when it creates the head
-// (the subject is read with the head otherwise). So a write that read the subject
-// before its tombstone and commits after the sweep's read makes this delete fail,
-// and the sweep reads again; one that commits after it is refused, and finds the
-// tombstone.
-type OwnHead struct {
-	Key map[string]types.AttributeValue
-	// Version is the head's _version as read, whatever its type (a head damaged by
-	// hand still matches itself, so the sweep ends), nil for none.
-	Version types.AttributeValue
-}
-
-// OwnHeadOf is the delete of the head item (with its key and _version).
-func OwnHeadOf(item map[string]types.AttributeValue) OwnHead {
-	return OwnHead{Key: batching.Project(item, schema.RelationshipKeyAttrs()), Version: item[schema.AttrVersion]}
-}
-
-// Condition is the condition of the delete: the head's version is the one read.
-func (h OwnHead) Condition() expression.ConditionBuilder {
-	if h.Version == nil {
-		return expression.AttributeNotExists(expression.Name(schema.AttrVersion))
-	}
-	return expression.Name(schema.AttrVersion).Equal(expression.Value(h.Version))
 }
 
 // ClaimsBeside returns the claims that no part releases already: one transaction

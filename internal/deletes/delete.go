@@ -131,7 +131,7 @@ func (d *Deleter) afterMarkFailed(k store.Key, token string, x Expect, item map[
 func (d *Deleter) CompleteDelete(ctx context.Context, k store.Key, s entitystate.State) error {
 	if s.Deleting == "" && s.Expired {
 		var err error
-		if s, err = d.Expire(ctx, k, s); err != nil || s.Deleting == "" {
+		if s, err = d.expire(ctx, k, s); err != nil || s.Deleting == "" {
 			return err
 		}
 	}
@@ -139,7 +139,7 @@ func (d *Deleter) CompleteDelete(ctx context.Context, k store.Key, s entitystate
 	if err := d.cascade(ctx, g); err != nil {
 		return err
 	}
-	return d.Sweep(ctx, k, g, d.core.Indexes.ClaimsOf(store.RecordEntries(k, s.Item)))
+	return d.sweep(ctx, k, g, d.core.Indexes.ClaimsOf(store.RecordEntries(k, s.Item)))
 }
 
 // deletingGuard is the guard of the Delete of k whose tombstone is deleting: the
@@ -168,7 +168,7 @@ func (d *Deleter) SweepMissing(ctx context.Context, k store.Key) (bool, error) {
 	if err := d.cascade(ctx, g); err != nil {
 		return false, err
 	}
-	held, err := d.SweepHolding(ctx, k, g, nil)
+	held, err := d.sweepHolding(ctx, k, g, nil)
 	switch {
 	case err == nil && !held:
 		return d.finishEnding(ctx, k)
@@ -219,10 +219,10 @@ func (d *Deleter) markMissing(ctx context.Context, k store.Key) (entitystate.Sta
 // update). An object listed twice is deleted once; an object already gone costs a
 // Delete of a missing entity, which sweeps what still refers to it.
 
-// Expire puts the tombstone of a Delete on k while it holds the expired entity read
+// expire puts the tombstone of a Delete on k while it holds the expired entity read
 // as s, and returns the item of the Delete to complete, as markDeleting does: none
 // (deleting "") when k holds no expired entity by now.
-func (d *Deleter) Expire(ctx context.Context, k store.Key, s entitystate.State) (entitystate.State, error) {
+func (d *Deleter) expire(ctx context.Context, k store.Key, s entitystate.State) (entitystate.State, error) {
 	expired := actions.Expired // at the instant the tombstone records
 	if stored, ok := s.Item[schema.AttrExpires].(*types.AttributeValueMemberS); ok {
 		// An expiry held as a string, which DynamoDB cannot compare with the clock:

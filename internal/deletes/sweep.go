@@ -29,20 +29,20 @@ import (
 // transaction checks the guard: the entity's tombstone, or for an entity that does
 // not exist, that it still does not.
 
-// Sweep deletes what refers to k while g holds: the entity's tombstone is there
+// sweep deletes what refers to k while g holds: the entity's tombstone is there
 // (then the item is deleted last), or the entity is missing. When g stops holding,
 // the entity has a new life whose entries are its own, and sweep stops. claims are
 // released besides those of the index entries found.
-func (d *Deleter) Sweep(ctx context.Context, k store.Key, g store.Guard, claims []indexentries.Claim) error {
-	_, err := d.SweepHolding(ctx, k, g, claims)
+func (d *Deleter) sweep(ctx context.Context, k store.Key, g store.Guard, claims []indexentries.Claim) error {
+	_, err := d.sweepHolding(ctx, k, g, claims)
 	return err
 }
 
-// SweepHolding is Sweep, reporting whether g held to the end. A pass that a write
+// sweepHolding is Sweep, reporting whether g held to the end. A pass that a write
 // of the entity's own lists overtook (the writer read the entity before its
 // tombstone) is followed by another; only writes already in flight can do that,
 // so passes end.
-func (d *Deleter) SweepHolding(ctx context.Context, k store.Key, g store.Guard, claims []indexentries.Claim) (bool, error) {
+func (d *Deleter) sweepHolding(ctx context.Context, k store.Key, g store.Guard, claims []indexentries.Claim) (bool, error) {
 	giveUp := func(_, err error) error {
 		return errs.Wrap(err, "the entity's own lists kept changing while it was swept")
 	}
@@ -70,12 +70,12 @@ func (d *Deleter) sweepPass(ctx context.Context, k store.Key, g store.Guard, cla
 		parts = append(parts, firstParts[i]...)
 		more = more || len(first[i].LastEvaluatedKey) > 0
 	}
-	extra := ClaimsBeside(claims, parts)
+	extra := claimsBeside(claims, parts)
 	if len(extra) > 0 {
 		parts = append(parts, Part{Releases: extra})
 	}
-	final, hasFinal := d.DeleteAction(g)
-	txs := Pack(parts, actions.MaxItems-1)
+	final, hasFinal := d.deleteAction(g)
+	txs := pack(parts, actions.MaxItems-1)
 	if g.Absent && (more || len(txs) > 1) {
 		return false, errSpansTransactions
 	}
@@ -153,8 +153,8 @@ func (d *Deleter) sweepOnce(ctx context.Context, g store.Guard, final types.Tran
 // created anew (a Delete cut off and completed by another caller, then a Create)
 // would read the new life's tokens, and its deletes would pass their fences.
 func (d *Deleter) sweepParts(ctx context.Context, batch *batching.Engine, g store.Guard, holds func() (bool, error), parts []Part) error {
-	fenced, parts := TakeFenced(parts, fencedWaves*d.core.MaxConcurrency)
-	txs := Pack(parts, actions.MaxItems-1)
+	fenced, parts := takeFenced(parts, fencedWaves*d.core.MaxConcurrency)
+	txs := pack(parts, actions.MaxItems-1)
 	check := g.Action(d.core.Names.Entities)
 	return batching.Parallel(ctx, len(txs)+len(fenced), d.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		release, err := batch.Acquire(ctx)
@@ -339,7 +339,7 @@ func (d *Deleter) partActions(p Part) []types.TransactWriteItem {
 		// Each position must still be there: another part of the same list, or a
 		// writer since the read, may have taken it out already.
 		u := expression.Delete(expression.Name(schema.AttrPositions), set)
-		b := commit.Build(HoldsPositions(positions), &u)
+		b := commit.Build(holdsPositions(positions), &u)
 		marker.Update = &types.Update{TableName: aws.String(d.core.Names.Relationships), Key: key,
 			UpdateExpression: b.Update, ConditionExpression: b.Condition,
 			ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}
@@ -377,9 +377,9 @@ func (d *Deleter) DeleteItem(ctx context.Context, del *types.Delete) error {
 	return a.Err
 }
 
-// DeleteAction is the deletion of the entity item under its tombstone; none for a
+// deleteAction is the deletion of the entity item under its tombstone; none for a
 // guard of a missing entity.
-func (d *Deleter) DeleteAction(g store.Guard) (types.TransactWriteItem, bool) {
+func (d *Deleter) deleteAction(g store.Guard) (types.TransactWriteItem, bool) {
 	if g.Absent {
 		return types.TransactWriteItem{}, false
 	}

@@ -66,15 +66,15 @@ type Fenced struct {
 	Token string
 }
 
-// FenceOf is the fenced delete of the set entry item (with its key and _token).
-func FenceOf(item map[string]types.AttributeValue) Fenced {
+// fenceOf is the fenced delete of the set entry item (with its key and _token).
+func fenceOf(item map[string]types.AttributeValue) Fenced {
 	key := batching.Project(item, schema.RelationshipKeyAttrs())
 	return Fenced{Key: key, Token: tokenOf(item)}
 }
 
-// ClaimsBeside returns the claims that no part releases already: one transaction
+// claimsBeside returns the claims that no part releases already: one transaction
 // may not release a claim twice.
-func ClaimsBeside(claims []indexentries.Claim, parts []Part) []indexentries.Claim {
+func claimsBeside(claims []indexentries.Claim, parts []Part) []indexentries.Claim {
 	var extra []indexentries.Claim
 	for _, cl := range claims {
 		released := slices.ContainsFunc(parts, func(p Part) bool { return slices.Contains(p.Releases, cl) })
@@ -85,8 +85,8 @@ func ClaimsBeside(claims []indexentries.Claim, parts []Part) []indexentries.Clai
 	return extra
 }
 
-// HoldsPositions is the condition that a marker holds every one of positions.
-func HoldsPositions(positions []int) expression.ConditionBuilder {
+// holdsPositions is the condition that a marker holds every one of positions.
+func holdsPositions(positions []int) expression.ConditionBuilder {
 	holds := func(p int) expression.ConditionBuilder {
 		return expression.Contains(expression.Name(schema.AttrPositions), &types.AttributeValueMemberN{Value: strconv.Itoa(p)})
 	}
@@ -97,10 +97,10 @@ func HoldsPositions(positions []int) expression.ConditionBuilder {
 	return cond
 }
 
-// Pack packs parts into transactions of at most capacity actions, no list
+// pack packs parts into transactions of at most capacity actions, no list
 // twice in one (its head would be updated twice). A part larger than capacity is
 // split first.
-func Pack(parts []Part, capacity int) [][]Part {
+func pack(parts []Part, capacity int) [][]Part {
 	var txs [][]Part
 	var cur []Part
 	size := 0
@@ -156,9 +156,9 @@ func split(parts []Part, capacity int) []Part {
 				continue
 			}
 			n := capacity - 2
-			head := IncomingChange(p.List.Deletes[:n])
+			head := incomingChange(p.List.Deletes[:n])
 			out = append(out, Part{List: &head, Partial: true})
-			rest := IncomingChange(p.List.Deletes[n:])
+			rest := incomingChange(p.List.Deletes[n:])
 			p.List, p.Partial = &rest, true
 		}
 		out = append(out, p)
@@ -166,9 +166,9 @@ func split(parts []Part, capacity int) []Part {
 	return out
 }
 
-// IncomingChange is the commutative change deleting entries of one list, all
+// incomingChange is the commutative change deleting entries of one list, all
 // pointing at one object.
-func IncomingChange(deletes []relationships.Entry) relationships.Change {
+func incomingChange(deletes []relationships.Entry) relationships.Change {
 	e := deletes[0]
 	return relationships.Change{
 		Subject: e.Subject, Predicate: e.Predicate, Deletes: deletes,
@@ -177,11 +177,11 @@ func IncomingChange(deletes []relationships.Entry) relationships.Change {
 	}
 }
 
-// TakeFenced takes the fenced deletes out of parts when they are limit or fewer,
+// takeFenced takes the fenced deletes out of parts when they are limit or fewer,
 // for the caller to send alone, and returns them with the parts left for
 // transactions (parts left with no action dropped). More than limit stay in the
 // parts: a transaction takes 99 deletes where a wave of requests takes far fewer.
-func TakeFenced(parts []Part, limit int) ([]Fenced, []Part) {
+func takeFenced(parts []Part, limit int) ([]Fenced, []Part) {
 	n := countFenced(parts)
 	if n == 0 || n > limit {
 		return nil, parts

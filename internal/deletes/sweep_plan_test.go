@@ -44,7 +44,7 @@ func listPart(subject string, predicate string, n int) Part {
 	for i := range entries {
 		entries[i] = relationships.Entry{Subject: s, Predicate: predicate, Index: i, Object: gone}
 	}
-	ch := IncomingChange(entries)
+	ch := incomingChange(entries)
 	return Part{List: &ch}
 }
 
@@ -63,7 +63,7 @@ func TestPack(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			txs := Pack(tt.parts, 99)
+			txs := pack(tt.parts, 99)
 			var sizes []int
 			for _, tx := range txs {
 				n := 0
@@ -107,7 +107,7 @@ func TestPackKeepsEveryAction(t *testing.T) {
 		}
 		capacity := 10 + r.IntN(90)
 		got := map[string]int{}
-		for _, tx := range Pack(parts, capacity) {
+		for _, tx := range pack(parts, capacity) {
 			size := 0
 			lists := map[string]bool{}
 			for _, p := range tx {
@@ -145,7 +145,7 @@ func TestTakeFenced(t *testing.T) {
 	list := listPart("x", "p", 2)
 	parts := []Part{{Fenced: fenced(3)}, {Deletes: deletes("a", 2), Fenced: fenced(2)}, list}
 
-	got, rest := TakeFenced(parts, 5)
+	got, rest := takeFenced(parts, 5)
 	if len(got) != 5 {
 		t.Fatalf("took %d fenced deletes, want 5", len(got))
 	}
@@ -156,7 +156,7 @@ func TestTakeFenced(t *testing.T) {
 		t.Error("the caller's parts changed")
 	}
 
-	got, rest = TakeFenced(parts, 4)
+	got, rest = takeFenced(parts, 4)
 	if got != nil || len(rest) != len(parts) {
 		t.Errorf("over the limit: took %d, left %d parts; want none taken", len(got), len(rest))
 	}
@@ -167,14 +167,14 @@ func TestClaimsBeside(t *testing.T) {
 		return indexentries.Claim{Scope: "s", IndexName: "email", Value: indexing.String(v), Type: "person", ID: "1"}
 	}
 	parts := []Part{{Releases: []indexentries.Claim{claim("a")}}}
-	got := ClaimsBeside([]indexentries.Claim{claim("a"), claim("b"), claim("b"), claim("c")}, parts)
+	got := claimsBeside([]indexentries.Claim{claim("a"), claim("b"), claim("b"), claim("c")}, parts)
 	if fmt.Sprint(got) != fmt.Sprint([]indexentries.Claim{claim("b"), claim("c")}) {
 		t.Errorf("ClaimsBeside = %v, want b and c once each", got)
 	}
 }
 
 func TestHoldsPositions(t *testing.T) {
-	expr, err := expression.NewBuilder().WithCondition(HoldsPositions([]int{3, 7, 9})).Build()
+	expr, err := expression.NewBuilder().WithCondition(holdsPositions([]int{3, 7, 9})).Build()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,12 +201,12 @@ func TestFenceOf(t *testing.T) {
 		schema.AttrToken:        &types.AttributeValueMemberS{Value: "tok"},
 		schema.AttrObjectKey:    &types.AttributeValueMemberS{Value: "s:t:2"},
 	}
-	f := FenceOf(item)
+	f := fenceOf(item)
 	if len(f.Key) != 2 || f.Token != "tok" {
 		t.Errorf("FenceOf = %+v: want the primary key and the token", f)
 	}
 	delete(item, schema.AttrToken)
-	if FenceOf(item).Token != "" {
+	if fenceOf(item).Token != "" {
 		t.Error("an entry without a token fences on its absence")
 	}
 }

@@ -53,10 +53,10 @@ func (d *Deleter) refreshPart(ctx context.Context, p *Part, room int) error {
 		case len(entries) == 0:
 			p.List, p.Deletes, p.Partial = nil, nil, false
 		case len(entries)+2 > room:
-			fresh := IncomingChange(entries[:max(room-2, 1)])
+			fresh := incomingChange(entries[:max(room-2, 1)])
 			p.List, p.Partial = &fresh, true
 		default:
-			fresh := IncomingChange(entries)
+			fresh := incomingChange(entries)
 			p.List, p.Partial = &fresh, false
 		}
 		return nil
@@ -186,7 +186,7 @@ func (d *Deleter) references(k store.Key) []reference {
 		for _, item := range items {
 			switch {
 			case store.InSet(item):
-				p.Fenced = append(p.Fenced, FenceOf(item))
+				p.Fenced = append(p.Fenced, fenceOf(item))
 			case store.IsHead(item):
 				p.Heads = append(p.Heads, store.OwnHeadOf(item))
 			default:
@@ -235,7 +235,7 @@ func (d *Deleter) incomingParts(k store.Key, items []map[string]types.AttributeV
 		case err == nil && e.Subject == k:
 			continue
 		case err == nil && e.InSet:
-			alone.Fenced = append(alone.Fenced, FenceOf(item))
+			alone.Fenced = append(alone.Fenced, fenceOf(item))
 			continue
 		case err != nil:
 			alone.Deletes = append(alone.Deletes, batching.DeleteOp(d.core.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs())))
@@ -252,7 +252,7 @@ func (d *Deleter) incomingParts(k store.Key, items []map[string]types.AttributeV
 		parts = append(parts, alone)
 	}
 	for _, id := range order {
-		ch := IncomingChange(byList[id])
+		ch := incomingChange(byList[id])
 		parts = append(parts, Part{List: &ch})
 	}
 	return parts

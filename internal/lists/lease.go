@@ -183,7 +183,7 @@ func (c *Engine) takeLease(ctx context.Context, subject store.Key, predicate str
 	case a.Outcome != commit.ConditionFailed:
 		return nil, seen, a.Err
 	case Refusal(t, a).Role.Kind == actions.RoleEntity:
-		return nil, seen, c.SubjectMissing(ctx, subject)
+		return nil, seen, c.subjectMissing(ctx, subject)
 	}
 	h, err := relationships.HeadFromItem(subject, predicate, a.Item)
 	return nil, h, err
@@ -480,7 +480,7 @@ func deleteOps(table string, keys []map[string]types.AttributeValue) []batching.
 func (c *Engine) leaseLost(ctx context.Context, l *listLease) error {
 	item, err := c.core.GetItem(ctx, l.subject, true)
 	if err == nil && (item == nil || c.core.Hidden(item)) {
-		return c.SubjectMissing(ctx, l.subject)
+		return c.subjectMissing(ctx, l.subject)
 	}
 	return &entity.ConflictError{Key: l.subject, Predicate: l.predicate,
 		Reason: "the lease expired and another writer took the list over"}

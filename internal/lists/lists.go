@@ -114,10 +114,10 @@ type ListState struct {
 	SubjectStands bool
 }
 
-// ReadListState reads what op plans from, in one round: the head, the markers of
+// readListState reads what op plans from, in one round: the head, the markers of
 // op's objects (Add, Remove) and, with subject, the subject's item in one consistent
 // BatchGetItem; beside it, for a Replace, the whole list.
-func (c *Engine) ReadListState(ctx context.Context, op ListOp, subject bool) (ListState, error) {
+func (c *Engine) readListState(ctx context.Context, op ListOp, subject bool) (ListState, error) {
 	objects := store.DistinctKeys(op.Objects)
 	if op.Kind == ListReplace {
 		objects = nil
@@ -165,7 +165,7 @@ func (c *Engine) ReadListState(ctx context.Context, op ListOp, subject bool) (Li
 	if s.Subject, err = c.core.ReadStored(op.Subject, items[gets[len(gets)-1].ID]); err != nil {
 		return s, err
 	}
-	s.SubjectStands = s.Subject.Live() && s.Subject.Expires == 0 && !c.OwnedList(op.Subject, op.Predicate)
+	s.SubjectStands = s.Subject.Live() && s.Subject.Expires == 0 && !c.ownedList(op.Subject, op.Predicate)
 	return s, nil
 }
 
@@ -271,12 +271,12 @@ func (c *Engine) WriteList(ctx context.Context, op ListOp) (relationships.Change
 	finished := false
 	giveUp := listGaveUp(op.Subject, op.Predicate)
 	return batching.Attempts(ctx, c.core.ConflictPacer(), giveUp, func(ctx context.Context) (relationships.Change, batching.Step, error) {
-		s, err := c.ReadListState(ctx, op, true)
+		s, err := c.readListState(ctx, op, true)
 		if err != nil {
 			return relationships.Change{}, batching.Done, err
 		}
 		if !s.Subject.Live() {
-			return relationships.Change{}, batching.Done, c.SubjectGone(ctx, op.Subject, s.Subject)
+			return relationships.Change{}, batching.Done, c.subjectGone(ctx, op.Subject, s.Subject)
 		}
 		if !finished && c.core.PendingLeft(s.Subject) {
 			finished = true
@@ -293,7 +293,7 @@ func (c *Engine) WriteList(ctx context.Context, op ListOp) (relationships.Change
 			if err := c.requireVersion(ctx, op, s); err != nil {
 				return relationships.Change{}, batching.Done, err
 			}
-			ch, done, err := c.CommitList(ctx, op, s)
+			ch, done, err := c.commitList(ctx, op, s)
 			if done || err != nil {
 				return ch, batching.Done, err
 			}
@@ -310,7 +310,7 @@ func (c *Engine) ReadListReady(ctx context.Context, op ListOp, subject bool) (Li
 	var doubt relationships.Doubt
 	giveUp := func(_, err error) error { return ListConflict(op, err) }
 	return batching.Attempts(ctx, c.core.ConflictPacer(), giveUp, func(ctx context.Context) (ListState, batching.Step, error) {
-		s, err := c.ReadListState(ctx, op, subject)
+		s, err := c.readListState(ctx, op, subject)
 		if err != nil {
 			return s, batching.Done, err
 		}
@@ -329,10 +329,10 @@ func (c *Engine) ReadListReady(ctx context.Context, op ListOp, subject bool) (Li
 	})
 }
 
-// CommitList plans op against s and commits it in one transaction, or under a lease
+// commitList plans op against s and commits it in one transaction, or under a lease
 // when it does not fit in one. It reports whether the call is done: false when
 // another writer changed the list since s was read.
-func (c *Engine) CommitList(ctx context.Context, op ListOp, s ListState) (relationships.Change, bool, error) {
+func (c *Engine) commitList(ctx context.Context, op ListOp, s ListState) (relationships.Change, bool, error) {
 	ch := op.Plan(s)
 	if op.Pinned {
 		ch.PinTo(s.Head)
@@ -357,7 +357,7 @@ func (c *Engine) CommitList(ctx context.Context, op ListOp, s ListState) (relati
 		return relationships.Change{}, true, a.Err
 	}
 	if r := Refusal(t, a); r.Role.Kind == actions.RoleEntity {
-		return relationships.Change{}, true, c.SubjectMissing(ctx, op.Subject)
+		return relationships.Change{}, true, c.subjectMissing(ctx, op.Subject)
 	} else if r.Missing != nil {
 		return relationships.Change{}, true, r.Missing
 	}
@@ -384,10 +384,10 @@ func (c *Engine) ReadList(ctx context.Context, subject store.Key, predicate stri
 	return entries, err
 }
 
-// SubjectMissing is the error of a list write whose subject does not exist. When
+// subjectMissing is the error of a list write whose subject does not exist. When
 // the subject is being deleted, it completes the Delete first, as every writer that
 // meets a tombstone does.
-func (c *Engine) SubjectMissing(ctx context.Context, subject store.Key) error {
+func (c *Engine) subjectMissing(ctx context.Context, subject store.Key) error {
 	item, err := c.core.GetItem(ctx, subject, true)
 	if err != nil {
 		return err
@@ -396,21 +396,21 @@ func (c *Engine) SubjectMissing(ctx context.Context, subject store.Key) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s", errs.ErrNotFound, subject)
 	}
-	return c.SubjectGone(ctx, subject, s)
+	return c.subjectGone(ctx, subject, s)
 }
 
-// OwnedList reports whether subject's list under predicate owns its objects
+// ownedList reports whether subject's list under predicate owns its objects
 // (Options.Owns). Its head never stands for the subject: a Delete of the subject
 // reads such a list to delete the objects it owns, before it sweeps the head, so an
 // object added after that read and before the sweep would outlive its owner. A
 // write of an owned list checks its subject in its transaction.
-func (c *Engine) OwnedList(subject store.Key, predicate string) bool {
+func (c *Engine) ownedList(subject store.Key, predicate string) bool {
 	return slices.Contains(c.core.Owns[subject.Type], predicate)
 }
 
-// SubjectGone is the error of a list write whose subject was read as s, not live:
+// subjectGone is the error of a list write whose subject was read as s, not live:
 // a Delete in progress (or an expiry) is completed first.
-func (c *Engine) SubjectGone(ctx context.Context, subject store.Key, s entitystate.State) error {
+func (c *Engine) subjectGone(ctx context.Context, subject store.Key, s entitystate.State) error {
 	if s.Ending() {
 		if err := c.core.Deletes.CompleteDelete(ctx, subject, s); err != nil {
 			return errs.Wrap(err, "completing a delete in progress")
@@ -423,7 +423,7 @@ func (c *Engine) SubjectGone(ctx context.Context, subject store.Key, s entitysta
 // head's count, or a set's entries (CountSet).
 func (c *Engine) CountRelationships(ctx context.Context, subject store.Key, predicate string) (int, error) {
 	if c.core.Sets[predicate] {
-		return c.CountSet(ctx, subject, predicate)
+		return c.countSet(ctx, subject, predicate)
 	}
 	in := store.GetInput(c.core.Names.Relationships, relationships.HeadPrimaryKey(subject, predicate))
 	in.ConsistentRead = aws.Bool(c.core.ConsistentRead)

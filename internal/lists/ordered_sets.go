@@ -83,11 +83,11 @@ func (c *Engine) replaceOrderedSet(ctx context.Context, op ListOp) error {
 	for _, e := range plan.Puts {
 		put = append(put, e.Object)
 		if held[e.Object] {
-			ops = append(ops, batching.PutOp(c.core.Names.Relationships, e.PrimaryKey(), TokenItem(e, token)))
+			ops = append(ops, batching.PutOp(c.core.Names.Relationships, e.PrimaryKey(), tokenItem(e, token)))
 			continue
 		}
 		add.Objects = append(add.Objects, e.Object)
-		items = append(items, TokenItem(e, token))
+		items = append(items, tokenItem(e, token))
 	}
 	for _, e := range plan.Deletes {
 		ops = append(ops, batching.DeleteOp(c.core.Names.Relationships, e.PrimaryKey()))

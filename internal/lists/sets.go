@@ -151,7 +151,7 @@ func (c *Engine) removeFromSet(ctx context.Context, op ListOp) ([]store.Key, err
 	case err != nil:
 		return nil, err
 	case !s.Live():
-		return nil, c.SubjectEnded(ctx, op.Subject, s)
+		return nil, c.subjectEnded(ctx, op.Subject, s)
 	}
 	var out []store.Key
 	for i, k := range objects {
@@ -219,7 +219,7 @@ func (c *Engine) readToReplace(ctx context.Context, op ListOp) ([]relationships.
 		case i == 0:
 			current, err = c.ReadList(ctx, op.Subject, op.Predicate, true)
 		case check:
-			found, err = c.ReadEntities(ctx, objects)
+			found, err = c.readEntities(ctx, objects)
 		}
 		return err
 	})
@@ -241,9 +241,9 @@ func (c *Engine) setDeletes(op ListOp, objects []store.Key) []batching.WriteOp {
 	return ops
 }
 
-// SubjectEnded is the error of a set write whose subject s is not live: a Delete in
+// subjectEnded is the error of a set write whose subject s is not live: a Delete in
 // progress is completed first, as every writer meeting a tombstone does.
-func (c *Engine) SubjectEnded(ctx context.Context, k store.Key, s entitystate.State) error {
+func (c *Engine) subjectEnded(ctx context.Context, k store.Key, s entitystate.State) error {
 	if s.Ending() {
 		if err := c.core.Deletes.CompleteDelete(ctx, k, s); err != nil {
 			return errs.Wrap(err, "completing a delete in progress")
@@ -252,9 +252,9 @@ func (c *Engine) SubjectEnded(ctx context.Context, k store.Key, s entitystate.St
 	return store.NotFound(k)
 }
 
-// ReadEntities reads the items of keys consistently, in order, nil where missing:
+// readEntities reads the items of keys consistently, in order, nil where missing:
 // one GetItem for one key, BatchGetItem requests for more.
-func (c *Engine) ReadEntities(ctx context.Context, keys []store.Key) ([]map[string]types.AttributeValue, error) {
+func (c *Engine) readEntities(ctx context.Context, keys []store.Key) ([]map[string]types.AttributeValue, error) {
 	if len(keys) == 1 {
 		item, err := c.core.GetItem(ctx, keys[0], true)
 		return []map[string]types.AttributeValue{item}, err
@@ -262,9 +262,9 @@ func (c *Engine) ReadEntities(ctx context.Context, keys []store.Key) ([]map[stri
 	return c.core.BatchReadEntities(ctx, keys, batching.ReadOptions{Consistent: true})
 }
 
-// CountSet counts the entries of a set with Query's COUNT, one request per MB of
+// countSet counts the entries of a set with Query's COUNT, one request per MB of
 // entries.
-func (c *Engine) CountSet(ctx context.Context, subject store.Key, predicate string) (int, error) {
+func (c *Engine) countSet(ctx context.Context, subject store.Key, predicate string) (int, error) {
 	in := c.core.OutgoingQuery(subject, predicate)
 	in.Select = types.SelectCount
 	n := 0
@@ -288,11 +288,11 @@ func (c *Engine) SetItem(op ListOp, object store.Key, token string) map[string]t
 	if c.core.Ordered[op.Predicate] {
 		e = relationships.OrderedSetEntry(op.Subject, op.Predicate, object, c.clock.take(c.core.Now(), 1, 0))
 	}
-	return TokenItem(e, token)
+	return tokenItem(e, token)
 }
 
-// TokenItem is e's item, written by the call token.
-func TokenItem(e relationships.Entry, token string) map[string]types.AttributeValue {
+// tokenItem is e's item, written by the call token.
+func tokenItem(e relationships.Entry, token string) map[string]types.AttributeValue {
 	item := e.Item()
 	item[schema.AttrToken] = store.AttrS(token)
 	return item

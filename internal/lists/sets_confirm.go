@@ -40,7 +40,7 @@ func (c *Engine) confirmSet(ctx context.Context, op ListOp, objects, created []s
 		if op.CheckObjects {
 			keys = append(keys, objects...)
 		}
-		found, err := c.ReadEntities(ctx, keys)
+		found, err := c.readEntities(ctx, keys)
 		if err != nil {
 			return struct{}{}, batching.Done, err
 		}

@@ -98,7 +98,7 @@ func (m *Maintainer) finishMarks(ctx context.Context, traces []Trace, marked []e
 		case s.Indexes != m.core.Indexes.Set(k.Type):
 			return nil
 		default:
-			_, err = m.core.ReindexEntity(ctx, s.Item)
+			err = m.core.ReindexEntity(ctx, s.Item)
 		}
 		if err != nil {
 			return errs.Wrap(err, "finish the %s of %s", traces[i].Kind, k)

@@ -88,9 +88,9 @@ func stringOf(name string, item map[string]types.AttributeValue) (string, error)
 	return s.Value, nil
 }
 
-// TimeOf decodes a stored timestamp, in the store's layout or any other RFC 3339
+// timeOf decodes a stored timestamp, in the store's layout or any other RFC 3339
 // one (schema.ReadTime); the zero time when it is missing or malformed.
-func TimeOf(av types.AttributeValue) time.Time {
+func timeOf(av types.AttributeValue) time.Time {
 	s, ok := av.(*types.AttributeValueMemberS)
 	if !ok {
 		return time.Time{}
@@ -99,9 +99,9 @@ func TimeOf(av types.AttributeValue) time.Time {
 	return t
 }
 
-// ExpirySeconds is t as the entities table stores an expiry: Unix seconds, rounded
+// expirySeconds is t as the entities table stores an expiry: Unix seconds, rounded
 // up, so that an entity never expires before the time it was given.
-func ExpirySeconds(t time.Time) int64 {
+func expirySeconds(t time.Time) int64 {
 	s := t.Unix()
 	if t.Nanosecond() > 0 {
 		s++
@@ -111,7 +111,7 @@ func ExpirySeconds(t time.Time) int64 {
 
 // ExpiresAttr is the stored form of t, an entity's expiry.
 func ExpiresAttr(t time.Time) types.AttributeValue {
-	return AttrN(ExpirySeconds(t))
+	return AttrN(expirySeconds(t))
 }
 
 // EntityRef names the attributes of an entry holding one entity key, and the

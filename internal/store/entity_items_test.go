@@ -28,7 +28,7 @@ func TestExpirySecondsRoundsUp(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, ExpirySeconds(tt.t))
+			require.Equal(t, tt.want, expirySeconds(tt.t))
 			require.False(t, entitystate.ExpiredAt(tt.want, tt.t.Add(-time.Nanosecond)), "never expired before the time given")
 		})
 	}

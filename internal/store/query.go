@@ -16,7 +16,7 @@ import (
 // QueryPages runs in page after page, handing each page's items to fn, until no page
 // follows or fn fails. Only one page is held at a time.
 func (c *Core) QueryPages(ctx context.Context, in *dynamodb.QueryInput, fn func([]map[string]types.AttributeValue) error) error {
-	return EachPage(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, error) {
+	return eachPage(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, error) {
 		page := *in
 		page.ExclusiveStartKey = start
 		out, err := c.API.Query(ctx, &page)
@@ -30,7 +30,7 @@ func (c *Core) QueryPages(ctx context.Context, in *dynamodb.QueryInput, fn func(
 // ScanPages runs in page after page, handing each page's items to fn, until no page
 // follows or fn fails.
 func (c *Core) ScanPages(ctx context.Context, in *dynamodb.ScanInput, fn func([]map[string]types.AttributeValue) error) error {
-	return EachPage(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, error) {
+	return eachPage(func(start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, error) {
 		page := *in
 		page.ExclusiveStartKey = start
 		out, err := c.API.Scan(ctx, &page)
@@ -42,10 +42,10 @@ func (c *Core) ScanPages(ctx context.Context, in *dynamodb.ScanInput, fn func([]
 
 }
 
-// EachPage fetches page after page, from the start of a listing and then from the
+// eachPage fetches page after page, from the start of a listing and then from the
 // last key of the page before, handing each page's items to fn, until no page follows
 // or fetch or fn fails.
-func EachPage(
+func eachPage(
 	fetch func(start map[string]types.AttributeValue) (items []map[string]types.AttributeValue, last map[string]types.AttributeValue, err error),
 	fn func([]map[string]types.AttributeValue) error,
 ) error {

@@ -83,11 +83,11 @@ func (c *Core) Visible(item map[string]types.AttributeValue) bool { return !c.Hi
 
 // ReadStored decodes the state of item, nil for no item, as of the core's clock.
 func (c *Core) ReadStored(k Key, item map[string]types.AttributeValue) (entitystate.State, error) {
-	return DecodeStored(k, item, c.Now())
+	return decodeStored(k, item, c.Now())
 }
 
-// DecodeStored decodes the state of item, nil for no item, as of now.
-func DecodeStored(k Key, item map[string]types.AttributeValue, now time.Time) (entitystate.State, error) {
+// decodeStored decodes the state of item, nil for no item, as of now.
+func decodeStored(k Key, item map[string]types.AttributeValue, now time.Time) (entitystate.State, error) {
 	s, err := entitystate.Decode(item, now)
 	if err != nil {
 		return s, errs.Wrap(err, "stored entity %s", k)

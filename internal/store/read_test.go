@@ -39,7 +39,7 @@ func TestReadStored(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := DecodeStored(stateKey, tt.item, time.Now())
+			got, err := decodeStored(stateKey, tt.item, time.Now())
 			require.NoError(t, err)
 			tt.want.Item = tt.item
 			require.Equal(t, tt.want, got)
@@ -60,7 +60,7 @@ func TestReadStoredRejectsMalformedMarks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := DecodeStored(stateKey, storedItem(tt.attrs), time.Now())
+			_, err := decodeStored(stateKey, storedItem(tt.attrs), time.Now())
 			require.Error(t, err)
 			require.ErrorContains(t, err, stateKey.String())
 			require.ErrorContains(t, err, tt.attr)
@@ -84,7 +84,7 @@ func TestReadStoredKeepsAnUnreadableCreated(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := DecodeStored(stateKey, storedItem(map[string]any{schema.AttrVersion: AttrN(2), schema.AttrCreated: tt.created, schema.AttrDeleting: "del"}), time.Now())
+			s, err := decodeStored(stateKey, storedItem(map[string]any{schema.AttrVersion: AttrN(2), schema.AttrCreated: tt.created, schema.AttrDeleting: "del"}), time.Now())
 			require.NoError(t, err)
 			require.Equal(t, int64(2), s.Version)
 			require.Equal(t, "del", s.Deleting)

@@ -23,12 +23,19 @@ import (
 )
 
 // ReindexEntity brings the index entries of the entity listed as item in line with
+// the registered indexes, as reindexEntity does, and says only whether it could.
+func (c *Core) ReindexEntity(ctx context.Context, item map[string]types.AttributeValue) error {
+	_, err := c.reindexEntity(ctx, item)
+	return err
+}
+
+// reindexEntity brings the index entries of the entity listed as item in line with
 // the indexes registered now, as a write of the entity does: the entries are read,
 // and the difference commits with the entity's new record (and version, not its
 // Updated time) under the condition that the entity is still as read. The listing is
 // eventually consistent: when the condition fails, the entity is read again. An
 // entity deleted meanwhile is skipped.
-func (c *Core) ReindexEntity(ctx context.Context, item map[string]types.AttributeValue) (*reindexing, error) {
+func (c *Core) reindexEntity(ctx context.Context, item map[string]types.AttributeValue) (*reindexing, error) {
 	k, err := EntityKeyOf(item)
 	if err != nil {
 		return nil, err
@@ -77,7 +84,7 @@ type reindexing struct {
 // run commits the entries the entity emits now, and its record. It reports false
 // when the entity changed since it was read.
 func (r *reindexing) run(ctx context.Context) (bool, error) {
-	emitted, err := r.c.Indexes.Emit(r.s.Item, r.s.Created, TimeOf(r.s.Item[schema.AttrUpdated]))
+	emitted, err := r.c.Indexes.Emit(r.s.Item, r.s.Created, timeOf(r.s.Item[schema.AttrUpdated]))
 	if err != nil {
 		return true, errs.Wrap(err, "%s", r.k)
 	}
@@ -119,7 +126,7 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 	large := r.s.Pending != "" || !actions.FitsOps(1+len(claims)+len(releases), schema.ItemSize(r.s.Item), ops)
 	update := UpdateInline(r.recordUpdate(set, record, large), inline)
 	t := &actions.Transaction{}
-	t.Add(r.c.UpdateAction(r.k, entitystate.Expect(r.s), update), actions.Role{Kind: actions.RoleEntity}, 0)
+	t.Add(r.c.updateAction(r.k, entitystate.Expect(r.s), update), actions.Role{Kind: actions.RoleEntity}, 0)
 	actions.AddClaims(t, r.c.Names.IndexEntries, claims, releases, entitystate.ExpiresOf(r.s.Item))
 	if !large {
 		t.Actions = append(t.Actions, actions.Items(ops)...)
@@ -251,9 +258,9 @@ func (r *reindexing) count(ops []batching.WriteOp) {
 	}
 }
 
-// UpdateAction is the transaction action updating the entity k under the condition
+// updateAction is the transaction action updating the entity k under the condition
 // of x.
-func (c *Core) UpdateAction(k Key, x entitystate.Expectation, update expression.UpdateBuilder) types.TransactWriteItem {
+func (c *Core) updateAction(k Key, x entitystate.Expectation, update expression.UpdateBuilder) types.TransactWriteItem {
 	b := commit.Build(x.Condition(), &update)
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                           aws.String(c.Names.Entities),
@@ -346,7 +353,7 @@ func (c *Core) ReindexPage(ctx context.Context, items []map[string]types.Attribu
 	done := make([]*reindexing, len(items))
 	err = batching.Parallel(ctx, len(items), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		var err error
-		done[i], err = c.ReindexEntity(ctx, items[i])
+		done[i], err = c.reindexEntity(ctx, items[i])
 		return err
 	})
 	for _, r := range done {
@@ -370,7 +377,7 @@ func (c *Core) FinishPending(ctx context.Context, k Key) (bool, error) {
 	if err != nil || !s.Live() || s.Pending == "" || s.Indexes != c.Indexes.Set(k.Type) {
 		return false, err
 	}
-	if _, err := c.ReindexEntity(ctx, item); err != nil {
+	if err := c.ReindexEntity(ctx, item); err != nil {
 		return false, errs.Wrap(err, "finishing the write of %s cut off", k)
 	}
 	return true, nil
@@ -397,7 +404,7 @@ func (c *Core) PendingLeft(s entitystate.State) bool {
 // PendingSince is when the pending mark of item was put: a Reindex records it, a
 // large write puts it with the item (_updated).
 func PendingSince(item map[string]types.AttributeValue) time.Time {
-	return later(TimeOf(item[schema.AttrUpdated]), TimeOf(item[schema.AttrPendingSince]))
+	return later(timeOf(item[schema.AttrUpdated]), timeOf(item[schema.AttrPendingSince]))
 }
 
 // later returns the later of a and b.

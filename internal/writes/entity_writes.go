@@ -20,7 +20,7 @@ import (
 	"github.com/rynodb/rynodb/internal/store"
 )
 
-// FreeHeld makes the value of claim cl, which a write found held (item is the claim
+// freeHeld makes the value of claim cl, which a write found held (item is the claim
 // as stored), free when its holder has ended: expired, being deleted, or gone
 // without its claims (removed by DynamoDB's time to live before a consumer ran). It
 // completes the holder's deletion, or releases the claim while the holder is still
@@ -28,7 +28,7 @@ import (
 // unless its index record lacks the value: then the claim is one an earlier life
 // left (the entity removed alone, and created again before anything swept what it
 // left), released while the holder keeps the version read.
-func (c *Writer) FreeHeld(ctx context.Context, cl indexentries.Claim, item map[string]types.AttributeValue) (bool, error) {
+func (c *Writer) freeHeld(ctx context.Context, cl indexentries.Claim, item map[string]types.AttributeValue) (bool, error) {
 	held, err := indexentries.ClaimFromItem(item)
 	if err != nil {
 		return false, nil // not a claim the store wrote: the refusal stands
@@ -81,11 +81,11 @@ func recordHolds(k store.Key, item map[string]types.AttributeValue, cl indexentr
 	})
 }
 
-// RecordsNewExpiry reports whether a write meeting x that stores the expiry
+// recordsNewExpiry reports whether a write meeting x that stores the expiry
 // expires must put the claims its entity keeps again, so that they record it: the
 // stored expiry differs, or is unknown and the write sets one. A claim recording
 // an earlier expiry than its holder's only costs LookupUnique a read of the holder.
-func RecordsNewExpiry(x entitystate.Expectation, expires int64) bool {
+func recordsNewExpiry(x entitystate.Expectation, expires int64) bool {
 	switch {
 	case x.Absent:
 		return false // every claim is new
@@ -115,12 +115,12 @@ func UnknownIndexes(stored, mine string) []string {
 	return unknown
 }
 
-// RecordMatches reports whether the index entries read are those the entity item
+// recordMatches reports whether the index entries read are those the entity item
 // records (_index_entries), with no large write under way: then they are the entries
 // of the version read, whatever the order of the two reads, since every write
 // changes both together. Projected attributes are not in the record; a write that
 // relies on it puts every projected entry again.
-func RecordMatches(item map[string]types.AttributeValue, entries []map[string]types.AttributeValue) bool {
+func recordMatches(item map[string]types.AttributeValue, entries []map[string]types.AttributeValue) bool {
 	if item == nil || item[schema.AttrPending] != nil || item[schema.AttrVersion] == nil {
 		return false
 	}
@@ -143,8 +143,8 @@ func RecordMatches(item map[string]types.AttributeValue, entries []map[string]ty
 	return true
 }
 
-// ProjectedPuts returns the puts of the entries that project attributes.
-func ProjectedPuts(table string, entries []indexentries.Entry) []batching.WriteOp {
+// projectedPuts returns the puts of the entries that project attributes.
+func projectedPuts(table string, entries []indexentries.Entry) []batching.WriteOp {
 	var ops []batching.WriteOp
 	for _, e := range entries {
 		if len(e.Attributes) == 0 {

@@ -59,12 +59,12 @@ func TestRecordMatchesOnlyTheEntriesItRecords(t *testing.T) {
 	}
 	x, y := indexing.String("x").Encoding(), indexing.String("y").Encoding()
 	entries := []map[string]types.AttributeValue{entryItem("x"), entryItem("y")}
-	require.True(t, RecordMatches(item(map[string][]string{"email": {x, y}}), entries))
-	require.True(t, RecordMatches(item(map[string][]string{"email": {y, x, x}}), entries), "a repeated value is one entry")
-	require.False(t, RecordMatches(item(map[string][]string{"email": {x}}), entries), "an entry the record lacks")
-	require.False(t, RecordMatches(item(map[string][]string{"email": {x, y, "z"}}), entries), "an entry missing")
-	require.False(t, RecordMatches(item(map[string][]string{"email": {x, y}}, schema.AttrPending), entries), "a large write under way")
-	require.False(t, RecordMatches(nil, entries))
+	require.True(t, recordMatches(item(map[string][]string{"email": {x, y}}), entries))
+	require.True(t, recordMatches(item(map[string][]string{"email": {y, x, x}}), entries), "a repeated value is one entry")
+	require.False(t, recordMatches(item(map[string][]string{"email": {x}}), entries), "an entry the record lacks")
+	require.False(t, recordMatches(item(map[string][]string{"email": {x, y, "z"}}), entries), "an entry missing")
+	require.False(t, recordMatches(item(map[string][]string{"email": {x, y}}, schema.AttrPending), entries), "a large write under way")
+	require.False(t, recordMatches(nil, entries))
 }
 
 func emailEntry(id, email string) indexentries.Entry {

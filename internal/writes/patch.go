@@ -85,7 +85,7 @@ func (c *Writer) PatchItem(ctx context.Context, k store.Key, p Patch, o PatchOpt
 		case commit.Committed:
 			return a.Item, batching.Done, nil
 		case commit.ConditionFailed:
-			if created, ok := c.CreatedRefused(k, o, token, a.Item); ok {
+			if created, ok := c.createdRefused(k, o, token, a.Item); ok {
 				refused, refusedAs = a.Item, o
 				o.StoredCreated = created
 				return nil, batching.Retry, nil
@@ -114,12 +114,12 @@ func (c *Writer) patchOnce(ctx context.Context, k store.Key, p Patch, o PatchOpt
 	return c.core.Settle(ctx, send, resolve)
 }
 
-// CreatedRefused reports whether the stored _created alone refused the patch o,
+// createdRefused reports whether the stored _created alone refused the patch o,
 // item being the item then stored: the entity is otherwise as o requires (its
 // version, and the life IfCreated names), and its _created is in another layout
 // than o required. It returns what the next attempt requires
 // (PatchOptions.StoredCreated).
-func (c *Writer) CreatedRefused(k store.Key, o PatchOptions, token string, item map[string]types.AttributeValue) (string, bool) {
+func (c *Writer) createdRefused(k store.Key, o PatchOptions, token string, item map[string]types.AttributeValue) (string, bool) {
 	s, err := c.core.ReadStored(k, item)
 	if err != nil || !s.Live() || s.Token == token || s.Indexes != "" || s.Unreadable != nil ||
 		(o.Version > 0 && s.Version != o.Version) || store.OtherLife(k, o.Version, o.Created, s.Life()) != nil {

@@ -289,7 +289,7 @@ func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem boo
 	// before the call, but a version carried without Created may be another life's
 	// same number, written after the entries were read: the record tells.
 	if entriesFirst && getItem && (!x.Carried || x.Created.IsZero()) && !snap.x.Absent {
-		w.byRecord = RecordMatches(item, snap.entries)
+		w.byRecord = recordMatches(item, snap.entries)
 		entriesFirst = w.byRecord // otherwise read before a write the item shows: again
 	}
 	if w.entryIndexed() && !snap.x.Absent && !entriesFirst {

@@ -77,9 +77,9 @@ func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 // another try once the value's holder is found to have ended (see FreeHeld), the
 // holder's *UniqueError otherwise.
 func (w *write) claimRefused(ctx context.Context, cl indexentries.Claim, item map[string]types.AttributeValue) (commitResult, error) {
-	freed, err := w.c.FreeHeld(ctx, cl, item)
+	freed, err := w.c.freeHeld(ctx, cl, item)
 	if err == nil && !freed {
-		err = UniqueTaken(cl, item)
+		err = uniqueTaken(cl, item)
 	}
 	if err != nil {
 		return commitResult{}, errs.Wrap(err, "%s %s", w.Mode, w.Key)
@@ -97,8 +97,8 @@ func (w *write) result(a commit.Attempt, p *putPlan) (commitResult, error) {
 	return commitResult{}, errs.Wrap(a.Err, "%s %s", w.Mode, w.Key)
 }
 
-// UniqueTaken is the error of a claim refused: who holds the value.
-func UniqueTaken(cl indexentries.Claim, item map[string]types.AttributeValue) error {
+// uniqueTaken is the error of a claim refused: who holds the value.
+func uniqueTaken(cl indexentries.Claim, item map[string]types.AttributeValue) error {
 	owner := store.Key{Scope: cl.Scope}
 	if held, err := indexentries.ClaimFromItem(item); err == nil {
 		owner.Type, owner.ID = held.Type, held.ID

@@ -57,7 +57,7 @@ func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types
 			return nil, err
 		}
 	}
-	if err := CheckItemSize(w.Key, item); err != nil {
+	if err := checkItemSize(w.Key, item); err != nil {
 		return nil, err
 	}
 	for i, s := range lists {
@@ -95,18 +95,18 @@ func (w *write) planEntries(p *putPlan, created time.Time, storedEntries []map[s
 	}
 	p.claims, _ = w.c.core.Indexes.ClaimChanges(claimed, entries)
 	_, p.releases = w.c.core.Indexes.ClaimChanges(held, entries)
-	if RecordsNewExpiry(p.x, entitystate.ExpiresOf(p.item)) {
+	if recordsNewExpiry(p.x, entitystate.ExpiresOf(p.item)) {
 		p.claims = w.c.core.Indexes.UniqueClaims(entries) // each claim records the holder's expiry
 	}
 	if w.byRecord {
-		p.entryOps = append(p.entryOps, ProjectedPuts(w.c.core.Names.IndexEntries, entries)...)
+		p.entryOps = append(p.entryOps, projectedPuts(w.c.core.Names.IndexEntries, entries)...)
 	}
 	return nil
 }
 
-// CheckItemSize rejects an item of the entity k that DynamoDB would refuse for its
+// checkItemSize rejects an item of the entity k that DynamoDB would refuse for its
 // size.
-func CheckItemSize(k store.Key, item map[string]types.AttributeValue) error {
+func checkItemSize(k store.Key, item map[string]types.AttributeValue) error {
 	if n := schema.ItemSize(item); n > schema.MaxItemBytes {
 		return &schema.ValidationError{Field: "Entity", Value: k.String(),
 			Reason: fmt.Sprintf("item is %d bytes; DynamoDB allows at most %d", n, schema.MaxItemBytes)}

@@ -39,7 +39,7 @@ func (t *Tx) assemble(parts []*txPart) (*actions.Transaction, []int, error) {
 				continue
 			case claiming(all.Roles[k]) && claiming(role):
 				if len(refused) == 0 || refused[len(refused)-1].Index != p.op.index {
-					refused = append(refused, p.op.refusal(UniqueTaken(role.Claim, all.Roles[k].Claim.Item())))
+					refused = append(refused, p.op.refusal(uniqueTaken(role.Claim, all.Roles[k].Claim.Item())))
 				}
 				continue
 			}

@@ -77,13 +77,13 @@ func (w *write) refused(x entitystate.Expectation) func(context.Context, actions
 			if role.Release {
 				return true, &entity.ConflictError{Key: w.Key, Reason: "a value it held was claimed meanwhile"}
 			}
-			switch freed, err := w.c.FreeHeld(ctx, role.Claim, item); {
+			switch freed, err := w.c.freeHeld(ctx, role.Claim, item); {
 			case err != nil:
 				return false, err
 			case freed:
 				return true, &entity.ConflictError{Key: w.Key, Reason: "a value it claims was held by an entity that has ended"}
 			}
-			return false, UniqueTaken(role.Claim, item)
+			return false, uniqueTaken(role.Claim, item)
 		case actions.RoleObject:
 			return false, fmt.Errorf("%w: %s, the object of an edge", errs.ErrNotFound, role.Object)
 		}
@@ -107,7 +107,7 @@ func (c *Writer) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}}, actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(in.Key)+op.Patch.Size())
 		p.refused = func(ctx context.Context, _ actions.Role, item map[string]types.AttributeValue) (bool, error) {
-			if created, ok := c.CreatedRefused(op.Key, o, token, item); ok {
+			if created, ok := c.createdRefused(op.Key, o, token, item); ok {
 				op.created = created // the next attempt requires it, and writes it anew
 				return true, &entity.ConflictError{Key: op.Key, Reason: "its Created is stored in another layout"}
 			}
@@ -183,7 +183,7 @@ func (c *Writer) readWithEntries(ctx context.Context, k store.Key) (item map[str
 		}
 		return err
 	})
-	if err != nil || item == nil || RecordMatches(item, entries) {
+	if err != nil || item == nil || recordMatches(item, entries) {
 		return item, entries, item != nil, err
 	}
 	entries, err = c.core.ReadIndexEntries(ctx, k)

@@ -32,7 +32,7 @@ func (c *Client) AddRelationships(ctx context.Context, subject Key, predicate st
 	if err != nil {
 		return nil, err
 	}
-	ch, err := c.listCall(ctx, lists.ListAdd, subject, predicate, objects, opts)
+	ch, err := c.listCall(ctx, lists.Add, subject, predicate, objects, opts)
 	return slices.Clone(ch.Added), err
 }
 
@@ -49,7 +49,7 @@ func (c *Client) RemoveRelationships(ctx context.Context, subject Key, predicate
 	if err != nil {
 		return nil, err
 	}
-	ch, err := c.listCall(ctx, lists.ListRemove, subject, predicate, objects, opts)
+	ch, err := c.listCall(ctx, lists.Remove, subject, predicate, objects, opts)
 	return slices.Clone(ch.Removed), err
 }
 
@@ -74,7 +74,7 @@ func (c *Client) ReplaceRelationships(ctx context.Context, subject Key, predicat
 	if err != nil {
 		return err
 	}
-	_, err = c.listCall(ctx, lists.ListReplace, subject, predicate, objects, opts)
+	_, err = c.listCall(ctx, lists.Replace, subject, predicate, objects, opts)
 	return err
 }
 
@@ -122,7 +122,7 @@ func IfListVersion(v string) ListOption {
 
 // listCall validates and runs one list write. Adding or removing no objects is
 // done before any request. A failed write changed nothing it reports.
-func (c *Client) listCall(ctx context.Context, kind lists.ListKind, subject Key, predicate string, objects []Key, opts []ListOption) (relationships.Change, error) {
+func (c *Client) listCall(ctx context.Context, kind lists.Kind, subject Key, predicate string, objects []Key, opts []ListOption) (relationships.Change, error) {
 	if err := c.validateList(subject, predicate, objects); err != nil {
 		return relationships.Change{}, err
 	}
@@ -130,12 +130,12 @@ func (c *Client) listCall(ctx context.Context, kind lists.ListKind, subject Key,
 	for _, opt := range opts {
 		opt(&o)
 	}
-	op := lists.ListOp{Kind: kind, Subject: subject, Predicate: predicate, Objects: ownKeys(objects),
+	op := lists.Op{Kind: kind, Subject: subject, Predicate: predicate, Objects: ownKeys(objects),
 		CheckObjects: o.checkObjects, IfVersion: o.version, Pinned: o.pinned}
 	if err := c.validateVersion(op); err != nil {
 		return relationships.Change{}, err
 	}
-	if kind != lists.ListReplace && len(objects) == 0 {
+	if kind != lists.Replace && len(objects) == 0 {
 		return relationships.Change{}, nil
 	}
 	ch, err := c.lists.WriteRelationships(ctx, op)
@@ -146,7 +146,7 @@ func (c *Client) listCall(ctx context.Context, kind lists.ListKind, subject Key,
 }
 
 // validateVersion checks the version op requires, if any: a version, of a list.
-func (c *Client) validateVersion(op lists.ListOp) error {
+func (c *Client) validateVersion(op lists.Op) error {
 	switch {
 	case !op.Pinned:
 		return nil

@@ -9,10 +9,10 @@
 // position to each (ordered_sets.go).
 //
 // Concurrent Adds and Removes of one list by one client are written together
-// (list_queue.go over Queue, group_commit.go): the call at the head of a list's
-// queue writes every call of the same kind queued behind it in one write, and
-// each call returns its own result, as if the calls had run one after another in
-// queue order. Queue itself knows nothing of DynamoDB or of lists.
+// (list_queue.go, over the queue of group_commit.go): the call at the head of a
+// list's queue writes every call of the same kind queued behind it in one write,
+// and each call returns its own result, as if the calls had run one after another
+// in queue order. The queue itself knows nothing of DynamoDB or of lists.
 //
 // It works through the store's engine (package store); the writes of entities,
 // the deletes and the maintenance use it for the lists they touch.

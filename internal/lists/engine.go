@@ -8,9 +8,9 @@ import (
 // Engine writes and reads relationship lists, sets and ordered sets. It is safe for
 // concurrent use: calls on one list by one client are written together.
 type Engine struct {
-	core   *store.Core                                 // the tables, their requests and the guards
-	clock  positionClock                               // positions of ordered sets
-	queues Queue[ListID, ListOp, relationships.Change] // list calls waiting to be written together
+	core   *store.Core                         // the tables, their requests and the guards
+	clock  positionClock                       // positions of ordered sets
+	queues queue[ID, Op, relationships.Change] // list calls waiting to be written together
 }
 
 // New returns an Engine working through core.

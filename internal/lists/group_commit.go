@@ -9,9 +9,9 @@ import (
 	"github.com/rynodb/rynodb/internal/errs"
 )
 
-// Queue batches the calls of each key K, each carrying an item T and returning a
+// queue batches the calls of each key K, each carrying an item T and returning a
 // result R. Its zero value is not ready: set Same.
-type Queue[K comparable, T, R any] struct {
+type queue[K comparable, T, R any] struct {
 	// Same reports whether b may join the batch that a leads.
 	Same func(a, b T) bool
 
@@ -31,9 +31,9 @@ type call[T, R any] struct {
 	taken, leading bool
 }
 
-// Write writes a batch: the items of its calls in queue order. It returns one
+// batchWrite writes a batch: the items of its calls in queue order. It returns one
 // result per item, or an error for every call of the batch.
-type Write[T, R any] func(ctx context.Context, items []T) ([]R, error)
+type batchWrite[T, R any] func(ctx context.Context, items []T) ([]R, error)
 
 // Do queues item under key and returns its result once its batch is written. The
 // call that leads a batch writes it with write, under a context that ends when the
@@ -41,7 +41,7 @@ type Write[T, R any] func(ctx context.Context, items []T) ([]R, error)
 // a batch others wait for, and a batch of one call has the call's own deadline. A
 // call whose ctx ends while it still waits, in no batch, returns ctx.Err() and is
 // never written; so does a call whose ctx has ended when its turn to lead comes.
-func (q *Queue[K, T, R]) Do(ctx context.Context, key K, item T, write Write[T, R]) (R, error) {
+func (q *queue[K, T, R]) Do(ctx context.Context, key K, item T, write batchWrite[T, R]) (R, error) {
 	c := &call[T, R]{ctx: ctx, item: item, lead: make(chan struct{}, 1), done: make(chan struct{})}
 	q.join(key, c)
 	select {
@@ -69,7 +69,7 @@ func (q *Queue[K, T, R]) Do(ctx context.Context, key K, item T, write Write[T, R
 }
 
 // join queues c under key; the first call of an idle key leads at once.
-func (q *Queue[K, T, R]) join(key K, c *call[T, R]) {
+func (q *queue[K, T, R]) join(key K, c *call[T, R]) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.queues == nil {
@@ -84,7 +84,7 @@ func (q *Queue[K, T, R]) join(key K, c *call[T, R]) {
 }
 
 // withdraw takes c out of its queue, unless a batch holds it or it must lead one.
-func (q *Queue[K, T, R]) withdraw(key K, c *call[T, R]) bool {
+func (q *queue[K, T, R]) withdraw(key K, c *call[T, R]) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if c.taken || c.leading {
@@ -102,7 +102,7 @@ func (q *Queue[K, T, R]) withdraw(key K, c *call[T, R]) bool {
 
 // take removes the next batch from the queue of key: the call at its head and
 // every queued call after it that may join it, up to one that may not.
-func (q *Queue[K, T, R]) take(key K) []*call[T, R] {
+func (q *queue[K, T, R]) take(key K) []*call[T, R] {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	waiting := q.queues[key]
@@ -121,7 +121,7 @@ func (q *Queue[K, T, R]) take(key K) []*call[T, R] {
 // abdicate takes c, told to lead but not yet leading a batch, out of the queue of
 // key and hands the key to the next call. It reports false when a batch already
 // holds c.
-func (q *Queue[K, T, R]) abdicate(key K, c *call[T, R]) bool {
+func (q *queue[K, T, R]) abdicate(key K, c *call[T, R]) bool {
 	q.mu.Lock()
 	waiting := q.queues[key]
 	if c.taken || len(waiting) == 0 || waiting[0] != c {
@@ -136,7 +136,7 @@ func (q *Queue[K, T, R]) abdicate(key K, c *call[T, R]) bool {
 
 // handOff tells the call now at the head of the queue of key to lead the next
 // batch, or forgets the queue when none waits.
-func (q *Queue[K, T, R]) handOff(key K) {
+func (q *queue[K, T, R]) handOff(key K) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	waiting := q.queues[key]
@@ -152,7 +152,7 @@ func (q *Queue[K, T, R]) handOff(key K) {
 // writeBatch writes the next batch of key, gives each of its calls its result, and
 // hands the key to the next. A write that panics fails each call of the batch, and
 // the panic goes on in the leader once the key is handed on.
-func (q *Queue[K, T, R]) writeBatch(leader context.Context, key K, write Write[T, R]) {
+func (q *queue[K, T, R]) writeBatch(leader context.Context, key K, write batchWrite[T, R]) {
 	batch := q.take(key)
 	var results []R
 	var panicked any
@@ -245,7 +245,7 @@ func latestDeadline[T, R any](batch []*call[T, R]) (time.Time, bool) {
 
 // safeWrite runs write, turning a panic into an error for the batch and the value
 // to panic with again.
-func safeWrite[T, R any](ctx context.Context, write Write[T, R], items []T) (results []R, panicked any, err error) {
+func safeWrite[T, R any](ctx context.Context, write batchWrite[T, R], items []T) (results []R, panicked any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			results, panicked, err = nil, r, errs.New("the write of a batch of %d calls panicked: %v", len(items), r)

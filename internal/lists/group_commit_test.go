@@ -20,8 +20,8 @@ type item struct {
 	n    int
 }
 
-func newQueue() *Queue[string, item, string] {
-	return &Queue[string, item, string]{Same: func(a, b item) bool { return a.kind == b.kind }}
+func newQueue() *queue[string, item, string] {
+	return &queue[string, item, string]{Same: func(a, b item) bool { return a.kind == b.kind }}
 }
 
 // recorder is a Write that records each batch and answers each item with its
@@ -155,7 +155,7 @@ func TestManyCallsAreEachWrittenOnce(t *testing.T) {
 		var mu sync.Mutex
 		written := map[string][]int{}
 		var writes atomic.Int64
-		write := func(key string) Write[item, string] {
+		write := func(key string) batchWrite[item, string] {
 			return func(_ context.Context, items []item) ([]string, error) {
 				writes.Add(1)
 				mu.Lock()
@@ -201,7 +201,7 @@ func TestManyCallsAreEachWrittenOnce(t *testing.T) {
 
 // holdKey starts a call on key "list" whose write waits until released: calls made
 // meanwhile queue behind it. release lets it finish.
-func holdKey(t *testing.T, q *Queue[string, item, string]) (release func()) {
+func holdKey(t *testing.T, q *queue[string, item, string]) (release func()) {
 	t.Helper()
 	r := &recorder{gate: make(chan struct{}), started: make(chan struct{}, 1)}
 	first := make(chan error, 1)
@@ -214,7 +214,7 @@ func holdKey(t *testing.T, q *Queue[string, item, string]) (release func()) {
 }
 
 // awaitQueued waits until n calls wait on key "list".
-func awaitQueued(t *testing.T, q *Queue[string, item, string], n int) {
+func awaitQueued(t *testing.T, q *queue[string, item, string], n int) {
 	t.Helper()
 	require.Eventually(t, func() bool {
 		q.mu.Lock()

@@ -61,7 +61,7 @@ type LeasedState struct {
 // and releases the lease with exact bookkeeping. An op requiring a version of the
 // list is refused, with nothing of it written, when the entries it reads under the
 // lease (no writer can change them then) are not at that version.
-func (c *Engine) WriteListLeased(ctx context.Context, op *ListOp, seen relationships.Head) (relationships.Change, error) {
+func (c *Engine) WriteListLeased(ctx context.Context, op *Op, seen relationships.Head) (relationships.Change, error) {
 	l, err := c.acquireList(ctx, seen.Subject, seen.Predicate, seen)
 	if err != nil {
 		return relationships.Change{}, err
@@ -86,14 +86,14 @@ func (c *Engine) WriteListLeased(ctx context.Context, op *ListOp, seen relations
 	if op == nil && relationships.DuplicatePositions(s.Entries) {
 		// Entries sharing a position (left by writers of earlier versions) are
 		// renumbered in list order, as a replace of the list by itself does.
-		op = &ListOp{Kind: ListReplace, Subject: l.subject, Predicate: l.predicate,
+		op = &Op{Kind: Replace, Subject: l.subject, Predicate: l.predicate,
 			Objects: relationships.InOrder(s.Entries)}
 	}
 	if op != nil {
 		checkObjects = op.CheckObjects
 		head := l.prior
 		head.Next = next
-		ch = op.Plan(ListState{Head: head, Markers: relationships.MarkersOf(s.Entries), Entries: s.Entries})
+		ch = op.Plan(State{Head: head, Markers: relationships.MarkersOf(s.Entries), Entries: s.Entries})
 		if checkObjects {
 			var gone bool
 			if gone, refused = c.requireObjects(ctx, ch.Puts); refused != nil {
@@ -182,7 +182,7 @@ func (c *Engine) takeLease(ctx context.Context, subject store.Key, predicate str
 		return &listLease{subject: subject, predicate: predicate, token: token, prior: seen}, seen, nil
 	case a.Outcome != commit.ConditionFailed:
 		return nil, seen, a.Err
-	case Refusal(t, a).Role.Kind == actions.RoleEntity:
+	case RefusalOf(t, a).Role.Kind == actions.RoleEntity:
 		return nil, seen, c.subjectMissing(ctx, subject)
 	}
 	h, err := relationships.HeadFromItem(subject, predicate, a.Item)

@@ -8,7 +8,7 @@ import (
 )
 
 // Concurrent Adds (or Removes) of one list by one Client commit together
-// (Queue, group_commit.go): the call at the head of the list's queue writes the
+// (the queue of group_commit.go): the call at the head of the list's queue writes the
 // objects of every call of the same kind queued behind it, in one read and one
 // transaction, and each call returns what its own objects changed, as if the calls
 // had run one after another, in queue order, at that commit. Writers of one list in
@@ -18,23 +18,23 @@ import (
 // WriteRelationships writes op: on a set, as WriteSet does; on a list, with the
 // calls of the same kind queued for it meanwhile, or alone when it may not share a
 // batch.
-func (c *Engine) WriteRelationships(ctx context.Context, op ListOp) (relationships.Change, error) {
+func (c *Engine) WriteRelationships(ctx context.Context, op Op) (relationships.Change, error) {
 	switch {
 	case c.core.Sets[op.Predicate]:
 		return c.WriteSet(ctx, op)
 	case !c.combinable(op):
 		return c.WriteList(ctx, op)
 	}
-	return c.queues.Do(ctx, ListID{Subject: op.Subject, Predicate: op.Predicate}, op, c.writeBatch)
+	return c.queues.Do(ctx, ID{Subject: op.Subject, Predicate: op.Predicate}, op, c.writeBatch)
 }
 
 // sameListKind reports whether b may join a batch a leads: both Adds, or both
 // Removes.
-func sameListKind(a, b ListOp) bool { return a.Kind == b.Kind }
+func sameListKind(a, b Op) bool { return a.Kind == b.Kind }
 
 // writeBatch writes ops, calls of one kind on one list, as one call, and returns
 // what each of them changed.
-func (c *Engine) writeBatch(ctx context.Context, ops []ListOp) ([]relationships.Change, error) {
+func (c *Engine) writeBatch(ctx context.Context, ops []Op) ([]relationships.Change, error) {
 	op := ops[0]
 	op.Objects = nil
 	for _, o := range ops {
@@ -45,7 +45,7 @@ func (c *Engine) writeBatch(ctx context.Context, ops []ListOp) ([]relationships.
 		return nil, err
 	}
 	changed := ch.Added
-	if op.Kind == ListRemove {
+	if op.Kind == Remove {
 		changed = ch.Removed
 	}
 	attributed := shareOut(changed, ops)
@@ -53,7 +53,7 @@ func (c *Engine) writeBatch(ctx context.Context, ops []ListOp) ([]relationships.
 	for i := range ops {
 		out[i] = ch
 		out[i].Added, out[i].Removed = nil, nil
-		if op.Kind == ListAdd {
+		if op.Kind == Add {
 			out[i].Added = attributed[i]
 		} else {
 			out[i].Removed = attributed[i]
@@ -64,7 +64,7 @@ func (c *Engine) writeBatch(ctx context.Context, ops []ListOp) ([]relationships.
 
 // shareOut gives each call of batch the objects of changed it named, each to the
 // first call naming it, in the call's order.
-func shareOut(changed []store.Key, batch []ListOp) [][]store.Key {
+func shareOut(changed []store.Key, batch []Op) [][]store.Key {
 	left := make(map[store.Key]bool, len(changed))
 	for _, k := range changed {
 		left[k] = true
@@ -85,12 +85,12 @@ func shareOut(changed []store.Key, batch []ListOp) [][]store.Key {
 // not check its objects (one missing object would fail every call of the batch),
 // nor require a version of the list (a stale version would fail every call of
 // the batch, and the calls written with it change the list that version names).
-func (c *Engine) combinable(op ListOp) bool {
-	return !c.core.SeparateListWrites && !op.CheckObjects && !op.Pinned && (op.Kind == ListAdd || op.Kind == ListRemove)
+func (c *Engine) combinable(op Op) bool {
+	return !c.core.SeparateListWrites && !op.CheckObjects && !op.Pinned && (op.Kind == Add || op.Kind == Remove)
 }
 
-// ListID names one subject's list for one predicate.
-type ListID struct {
+// ID names one subject's list for one predicate.
+type ID struct {
 	Subject   store.Key
 	Predicate string
 }

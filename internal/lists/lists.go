@@ -37,22 +37,22 @@ import (
 // needs the subject's check. A write that overlapped the Delete is ordered before
 // it, and nothing it wrote outlives the sweep.
 
-// ListKind is the operation of a list write.
-type ListKind int
+// Kind is the operation of a list write.
+type Kind int
 
 const (
-	ListAdd ListKind = iota
-	ListRemove
-	ListReplace
+	Add Kind = iota
+	Remove
+	Replace
 )
 
-func (k ListKind) String() string {
+func (k Kind) String() string {
 	return [...]string{"add relationships", "remove relationships", "replace relationships"}[k]
 }
 
-// ListOp is one write of a subject's list for a predicate.
-type ListOp struct {
-	Kind         ListKind
+// Op is one write of a subject's list for a predicate.
+type Op struct {
+	Kind         Kind
 	Subject      store.Key
 	Predicate    string
 	Objects      []store.Key
@@ -65,12 +65,12 @@ type ListOp struct {
 
 // At reports whether entries, the whole list of op's subject and predicate, are at
 // the version op requires.
-func (op ListOp) At(entries []relationships.Entry) bool {
+func (op Op) At(entries []relationships.Entry) bool {
 	return !op.Pinned || relationships.VersionOf(op.Subject, op.Predicate, entries) == op.IfVersion
 }
 
 // Stale is the error of a write whose list is not at the version it requires.
-func (op ListOp) Stale() error {
+func (op Op) Stale() error {
 	return &entity.ConflictError{Key: op.Subject, Predicate: op.Predicate,
 		Reason: "the list is not at the version given: it changed since it was read"}
 }
@@ -79,11 +79,11 @@ func (op ListOp) Stale() error {
 // version op requires: that of the entries read (Replace), or of the head's count
 // and digest. A list with no head may have been written before heads existed, with
 // entries no head counts: they are read.
-func (c *Engine) requireVersion(ctx context.Context, op ListOp, s ListState) error {
+func (c *Engine) requireVersion(ctx context.Context, op Op, s State) error {
 	at := true
 	switch {
 	case !op.Pinned:
-	case op.Kind == ListReplace:
+	case op.Kind == Replace:
 		at = op.At(s.Entries)
 	case s.Head.Version > 0:
 		at = s.Head.ListVersion() == op.IfVersion
@@ -100,9 +100,9 @@ func (c *Engine) requireVersion(ctx context.Context, op ListOp, s ListState) err
 	return nil
 }
 
-// ListState is what a list write read: the head, and the markers of its objects
+// State is what a list write read: the head, and the markers of its objects
 // (Add, Remove) or the whole list (Replace); and, when asked, the subject.
-type ListState struct {
+type State struct {
 	Head    relationships.Head
 	Markers map[store.Key]relationships.Marker
 	Entries []relationships.Entry
@@ -117,9 +117,9 @@ type ListState struct {
 // readListState reads what op plans from, in one round: the head, the markers of
 // op's objects (Add, Remove) and, with subject, the subject's item in one consistent
 // BatchGetItem; beside it, for a Replace, the whole list.
-func (c *Engine) readListState(ctx context.Context, op ListOp, subject bool) (ListState, error) {
+func (c *Engine) readListState(ctx context.Context, op Op, subject bool) (State, error) {
 	objects := store.DistinctKeys(op.Objects)
-	if op.Kind == ListReplace {
+	if op.Kind == Replace {
 		objects = nil
 	}
 	gets := make([]batching.GetOp, 0, len(objects)+2)
@@ -130,10 +130,10 @@ func (c *Engine) readListState(ctx context.Context, op ListOp, subject bool) (Li
 	if subject {
 		gets = append(gets, batching.NewGetOp(c.core.Names.Entities, actions.EntityKey(op.Subject)))
 	}
-	var s ListState
+	var s State
 	var items map[string]map[string]types.AttributeValue
 	reads := 1
-	if op.Kind == ListReplace {
+	if op.Kind == Replace {
 		reads = 2
 	}
 	err := batching.Parallel(ctx, reads, reads, func(ctx context.Context, i int) error {
@@ -151,7 +151,7 @@ func (c *Engine) readListState(ctx context.Context, op ListOp, subject bool) (Li
 	if s.Head, err = relationships.HeadFromItem(op.Subject, op.Predicate, items[gets[0].ID]); err != nil {
 		return s, err
 	}
-	if op.Kind != ListReplace {
+	if op.Kind != Replace {
 		s.Markers = make(map[store.Key]relationships.Marker, len(objects))
 		for i, o := range objects {
 			if s.Markers[o], err = relationships.MarkerFromItem(o, items[gets[i+1].ID]); err != nil {
@@ -190,12 +190,12 @@ func (c *Engine) ReadHeads(ctx context.Context, subject store.Key, predicates []
 }
 
 // Plan returns the change op makes to the list read.
-func (op ListOp) Plan(s ListState) relationships.Change {
+func (op Op) Plan(s State) relationships.Change {
 	objects := op.Objects
 	switch op.Kind {
-	case ListAdd:
+	case Add:
 		return relationships.ChangeAdd(s.Head, s.Markers, objects)
-	case ListRemove:
+	case Remove:
 		return relationships.ChangeRemove(s.Head, s.Markers, objects)
 	}
 	return relationships.ChangeReplace(s.Head, s.Entries, objects)
@@ -212,28 +212,28 @@ func (c *Engine) ListTables() actions.Tables {
 	return actions.Tables{Entities: c.core.Names.Entities, Relationships: c.core.Names.Relationships}
 }
 
-// ListRefusal is why a list transaction was refused: a condition another writer
+// Refusal is why a list transaction was refused: a condition another writer
 // broke (retry), or an entity that does not exist (final).
-type ListRefusal struct {
+type Refusal struct {
 	Role    actions.Role
 	Missing error // errs.ErrNotFound naming the entity, when an existence check failed
 }
 
-// Refusal reads the cancellation of a list transaction from the failed action.
-func Refusal(t *actions.Transaction, a commit.Attempt) ListRefusal {
+// RefusalOf reads the cancellation of a list transaction from the failed action.
+func RefusalOf(t *actions.Transaction, a commit.Attempt) Refusal {
 	role, ok := t.RoleOf(a.Action)
 	if !ok {
-		return ListRefusal{}
+		return Refusal{}
 	}
-	r := ListRefusal{Role: role}
+	r := Refusal{Role: role}
 	if r.Role.Kind == actions.RoleObject {
 		r.Missing = ObjectMissing(r.Role.Object)
 	}
 	return r
 }
 
-// ListConflict is the error of a list write that kept losing races.
-func ListConflict(op ListOp, err error) error {
+// Conflict is the error of a list write that kept losing races.
+func Conflict(op Op, err error) error {
 	return store.KeptChanging(op.Subject, op.Predicate, 0, err)
 }
 
@@ -266,7 +266,7 @@ func listGaveUp(subject store.Key, predicate string) func(conflict, err error) e
 // rebuilt under a lease first, with op (lease.go); so is a change too large for one
 // transaction. A subject whose large write was cut off (its pending mark's lease
 // has expired) has that write finished first, once.
-func (c *Engine) WriteList(ctx context.Context, op ListOp) (relationships.Change, error) {
+func (c *Engine) WriteList(ctx context.Context, op Op) (relationships.Change, error) {
 	var doubt relationships.Doubt
 	finished := false
 	giveUp := listGaveUp(op.Subject, op.Predicate)
@@ -285,7 +285,7 @@ func (c *Engine) WriteList(ctx context.Context, op ListOp) (relationships.Change
 			}
 			return relationships.Change{}, batching.Again, nil
 		}
-		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == ListReplace, c.core.Now(), &doubt) {
+		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == Replace, c.core.Now(), &doubt) {
 		case relationships.Left:
 			ch, err := c.WriteListLeased(ctx, &op, s.Head)
 			return ch, batching.Done, err
@@ -306,15 +306,15 @@ func (c *Engine) WriteList(ctx context.Context, op ListOp) (relationships.Change
 // ReadListReady reads what op plans from, as writeList does (with the subject, when
 // asked), for a caller that plans op into a transaction of its own: a list left
 // unfinished is finished first, and a live lease fails with a *LeaseError.
-func (c *Engine) ReadListReady(ctx context.Context, op ListOp, subject bool) (ListState, error) {
+func (c *Engine) ReadListReady(ctx context.Context, op Op, subject bool) (State, error) {
 	var doubt relationships.Doubt
-	giveUp := func(_, err error) error { return ListConflict(op, err) }
-	return batching.Attempts(ctx, c.core.ConflictPacer(), giveUp, func(ctx context.Context) (ListState, batching.Step, error) {
+	giveUp := func(_, err error) error { return Conflict(op, err) }
+	return batching.Attempts(ctx, c.core.ConflictPacer(), giveUp, func(ctx context.Context) (State, batching.Step, error) {
 		s, err := c.readListState(ctx, op, subject)
 		if err != nil {
 			return s, batching.Done, err
 		}
-		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == ListReplace, c.core.Now(), &doubt) {
+		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == Replace, c.core.Now(), &doubt) {
 		case relationships.Clean:
 			return s, batching.Done, nil
 		case relationships.Held:
@@ -332,7 +332,7 @@ func (c *Engine) ReadListReady(ctx context.Context, op ListOp, subject bool) (Li
 // commitList plans op against s and commits it in one transaction, or under a lease
 // when it does not fit in one. It reports whether the call is done: false when
 // another writer changed the list since s was read.
-func (c *Engine) commitList(ctx context.Context, op ListOp, s ListState) (relationships.Change, bool, error) {
+func (c *Engine) commitList(ctx context.Context, op Op, s State) (relationships.Change, bool, error) {
 	ch := op.Plan(s)
 	if op.Pinned {
 		ch.PinTo(s.Head)
@@ -356,7 +356,7 @@ func (c *Engine) commitList(ctx context.Context, op ListOp, s ListState) (relati
 	case a.Outcome != commit.ConditionFailed:
 		return relationships.Change{}, true, a.Err
 	}
-	if r := Refusal(t, a); r.Role.Kind == actions.RoleEntity {
+	if r := RefusalOf(t, a); r.Role.Kind == actions.RoleEntity {
 		return relationships.Change{}, true, c.subjectMissing(ctx, op.Subject)
 	} else if r.Missing != nil {
 		return relationships.Change{}, true, r.Missing

@@ -59,7 +59,7 @@ func (c *Engine) writeCheckingObjects(ctx context.Context, batch *batching.Engin
 		case a.Outcome == commit.ConditionFailed && a.Action < len(t.Actions):
 			return store.ErrGuardFailed
 		case a.Outcome == commit.ConditionFailed && a.Action < checks:
-			return &missingObject{Object: Refusal(ct, a).Role.Object}
+			return &missingObject{Object: RefusalOf(ct, a).Role.Object}
 		}
 		return a.Err
 	})

@@ -45,7 +45,7 @@ func (p *positionClock) take(now time.Time, n int, floor int64) int64 {
 // deletes and puts of relationships.PlanOrderedSet: the objects no longer there go,
 // new objects and those out of order are put at their positions. Then it confirms
 // the subject as addToSet does.
-func (c *Engine) replaceOrderedSet(ctx context.Context, op ListOp) error {
+func (c *Engine) replaceOrderedSet(ctx context.Context, op Op) error {
 	current, err := c.readToReplace(ctx, op)
 	if err != nil {
 		return err

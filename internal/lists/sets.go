@@ -18,12 +18,12 @@ import (
 )
 
 // WriteSet runs a list call on a set.
-func (c *Engine) WriteSet(ctx context.Context, op ListOp) (relationships.Change, error) {
+func (c *Engine) WriteSet(ctx context.Context, op Op) (relationships.Change, error) {
 	switch op.Kind {
-	case ListAdd:
+	case Add:
 		added, err := c.addToSet(ctx, op)
 		return relationships.Change{Added: added}, err
-	case ListRemove:
+	case Remove:
 		removed, err := c.removeFromSet(ctx, op)
 		return relationships.Change{Removed: removed}, err
 	}
@@ -33,7 +33,7 @@ func (c *Engine) WriteSet(ctx context.Context, op ListOp) (relationships.Change,
 // addToSet puts the entry of each object in parallel, then confirms the subject
 // (and the objects, with CheckObjects). It returns the objects whose entries were
 // not there before.
-func (c *Engine) addToSet(ctx context.Context, op ListOp) ([]store.Key, error) {
+func (c *Engine) addToSet(ctx context.Context, op Op) ([]store.Key, error) {
 	objects := store.DistinctKeys(op.Objects)
 	token := commit.NewToken()
 	items := make([]map[string]types.AttributeValue, len(objects))
@@ -95,7 +95,7 @@ func (c *Engine) putEntries(ctx context.Context, objects []store.Key, items []ma
 // failing on a missing object takes back only the entries it created, not one that
 // another writer's Add put after the Replace read the set. It returns the objects
 // whose entries the call created.
-func (c *Engine) writeChanges(ctx context.Context, op ListOp, ops []batching.WriteOp, fresh []store.Key, items []map[string]types.AttributeValue, token string) ([]store.Key, error) {
+func (c *Engine) writeChanges(ctx context.Context, op Op, ops []batching.WriteOp, fresh []store.Key, items []map[string]types.AttributeValue, token string) ([]store.Key, error) {
 	if !op.CheckObjects {
 		for _, item := range items {
 			ops = append(ops, batching.PutOp(c.core.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs()), item))
@@ -115,14 +115,14 @@ func (c *Engine) writeChanges(ctx context.Context, op ListOp, ops []batching.Wri
 }
 
 // SetEntry is the entry of object in op's set.
-func (op ListOp) SetEntry(object store.Key) relationships.Entry {
+func (op Op) SetEntry(object store.Key) relationships.Entry {
 	return relationships.SetEntry(op.Subject, op.Predicate, object)
 }
 
 // removeFromSet deletes the entry of each object, beside a consistent read of the
 // subject: one round. Entries of a missing subject are its Delete's leftovers, so
 // deleting them first is harmless. It returns the objects whose entries it deleted.
-func (c *Engine) removeFromSet(ctx context.Context, op ListOp) ([]store.Key, error) {
+func (c *Engine) removeFromSet(ctx context.Context, op Op) ([]store.Key, error) {
 	objects := store.DistinctKeys(op.Objects)
 	removed := make([]bool, len(objects))
 	var subject map[string]types.AttributeValue
@@ -165,7 +165,7 @@ func (c *Engine) removeFromSet(ctx context.Context, op ListOp) ([]store.Key, err
 // replaceSet reads the set, then deletes the entries of objects no longer in it
 // and puts those of objects new to it, in BatchWriteItem requests, then confirms
 // the subject as addToSet does.
-func (c *Engine) replaceSet(ctx context.Context, op ListOp) error {
+func (c *Engine) replaceSet(ctx context.Context, op Op) error {
 	if c.core.Ordered[op.Predicate] {
 		return c.replaceOrderedSet(ctx, op)
 	}
@@ -208,7 +208,7 @@ func (c *Engine) replaceSet(ctx context.Context, op ListOp) error {
 
 // readToReplace reads the set op replaces and, with CheckObjects, its objects, in
 // one round: a Replace naming a missing object is refused before it writes anything.
-func (c *Engine) readToReplace(ctx context.Context, op ListOp) ([]relationships.Entry, error) {
+func (c *Engine) readToReplace(ctx context.Context, op Op) ([]relationships.Entry, error) {
 	var current []relationships.Entry
 	var found []map[string]types.AttributeValue
 	objects := store.DistinctKeys(op.Objects)
@@ -233,7 +233,7 @@ func (c *Engine) readToReplace(ctx context.Context, op ListOp) ([]relationships.
 }
 
 // setDeletes are the deletes of the entries of objects in op's set.
-func (c *Engine) setDeletes(op ListOp, objects []store.Key) []batching.WriteOp {
+func (c *Engine) setDeletes(op Op, objects []store.Key) []batching.WriteOp {
 	ops := make([]batching.WriteOp, len(objects))
 	for i, k := range objects {
 		ops[i] = batching.DeleteOp(c.core.Names.Relationships, op.SetEntry(k).PrimaryKey())
@@ -283,7 +283,7 @@ func (c *Engine) countSet(ctx context.Context, subject store.Key, predicate stri
 
 // SetItem is the item of object's entry in op's set, written by the call token;
 // the entry of an ordered set takes the next position.
-func (c *Engine) SetItem(op ListOp, object store.Key, token string) map[string]types.AttributeValue {
+func (c *Engine) SetItem(op Op, object store.Key, token string) map[string]types.AttributeValue {
 	e := op.SetEntry(object)
 	if c.core.Ordered[op.Predicate] {
 		e = relationships.OrderedSetEntry(op.Subject, op.Predicate, object, c.clock.take(c.core.Now(), 1, 0))

@@ -27,7 +27,7 @@ import (
 // every object before it wrote (readToReplace), stands, as if it came before the
 // object's Delete: it deletes the entries it wrote to the object, which that
 // Delete's sweep may have missed.
-func (c *Engine) confirmSet(ctx context.Context, op ListOp, objects, created []store.Key, token string, replace bool) error {
+func (c *Engine) confirmSet(ctx context.Context, op Op, objects, created []store.Key, token string, replace bool) error {
 	var gone *entitystate.State // the subject as the last attempt read it, not live
 	giveUp := func(_, _ error) error { return store.NotFound(op.Subject) }
 	_, err := batching.Attempts(ctx, batching.Tries(maxSetConfirmations+1), giveUp, func(ctx context.Context) (struct{}, batching.Step, error) {
@@ -61,7 +61,7 @@ func (c *Engine) confirmSet(ctx context.Context, op ListOp, objects, created []s
 // read as s, not live: it completes its Delete, or deletes the entries of objects
 // while it stays missing. It reports whether the write is over: the entries taken
 // back, or an error.
-func (c *Engine) settleGone(ctx context.Context, op ListOp, objects []store.Key, s entitystate.State) (bool, error) {
+func (c *Engine) settleGone(ctx context.Context, op Op, objects []store.Key, s entitystate.State) (bool, error) {
 	if s.Exists() {
 		if err := c.core.Deletes.CompleteDelete(ctx, op.Subject, s); err != nil {
 			return true, errs.Wrap(err, "completing a delete in progress")
@@ -83,7 +83,7 @@ const maxSetConfirmations = 4
 // confirmObjects checks objects, items holding what was read of each. When one is
 // missing, an Add fails after deleting the entries of created; a Replace deletes
 // the entries it wrote to the missing objects and stands (see confirmSet).
-func (c *Engine) confirmObjects(ctx context.Context, op ListOp, objects, created []store.Key, items []map[string]types.AttributeValue, token string, replace bool) error {
+func (c *Engine) confirmObjects(ctx context.Context, op Op, objects, created []store.Key, items []map[string]types.AttributeValue, token string, replace bool) error {
 	missing, err := c.missingObjects(objects, items)
 	switch {
 	case len(missing) == 0:
@@ -112,7 +112,7 @@ func (c *Engine) missingObjects(objects []store.Key, items []map[string]types.At
 
 // takeBack deletes the entries of objects that the call token wrote and nobody
 // wrote again since.
-func (c *Engine) takeBack(ctx context.Context, op ListOp, objects []store.Key, token string) error {
+func (c *Engine) takeBack(ctx context.Context, op Op, objects []store.Key, token string) error {
 	return batching.Parallel(ctx, len(objects), c.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		return c.DeleteIfToken(ctx, op.SetEntry(objects[i]).PrimaryKey(), token)
 	})

@@ -33,11 +33,11 @@ func (m *Maintainer) findListTraces(ctx context.Context, batch *batching.Engine,
 		}
 	}
 	subjectRef := m.relationshipsTable().refs[0]
-	var heads []lists.ListID
-	headed := map[lists.ListID]bool{}
-	var others []lists.ListID
+	var heads []lists.ID
+	headed := map[lists.ID]bool{}
+	var others []lists.ID
 	for _, item := range items {
-		id := lists.ListID{Subject: subjectRef.Key(item), Predicate: entitystate.OptionalString(item, schema.AttrPredicate)}
+		id := lists.ID{Subject: subjectRef.Key(item), Predicate: entitystate.OptionalString(item, schema.AttrPredicate)}
 		if missing[id.Subject] || schema.ValidateEntityKey(id.Subject.Scope, id.Subject.Type, id.Subject.ID) != nil || id.Predicate == "" || store.InSet(item) {
 			continue
 		}
@@ -68,8 +68,8 @@ func (m *Maintainer) findListTraces(ctx context.Context, batch *batching.Engine,
 }
 
 // headless returns the lists of ids, but those in headed, that have no head.
-func (m *Maintainer) headless(ctx context.Context, batch *batching.Engine, ids []lists.ListID, headed map[lists.ListID]bool) ([]lists.ListID, error) {
-	var toRead []lists.ListID
+func (m *Maintainer) headless(ctx context.Context, batch *batching.Engine, ids []lists.ID, headed map[lists.ID]bool) ([]lists.ID, error) {
+	var toRead []lists.ID
 	var ops []batching.GetOp
 	for _, id := range ids {
 		if headed[id] {
@@ -83,7 +83,7 @@ func (m *Maintainer) headless(ctx context.Context, batch *batching.Engine, ids [
 	if err != nil {
 		return nil, err
 	}
-	var none []lists.ListID
+	var none []lists.ID
 	for i, id := range toRead {
 		if _, ok := found[ops[i].ID]; !ok {
 			none = append(none, id)
@@ -98,7 +98,7 @@ func (m *Maintainer) headless(ctx context.Context, batch *batching.Engine, ids [
 // trace only when confirmed by a read of the list between two reads of its head
 // that find the same version (every write of a list moves it). A list that writers
 // keep changing past Options.Conflicts is a list at work, not a trace.
-func (m *Maintainer) verifyList(ctx context.Context, id lists.ListID) (*listCheck, error) {
+func (m *Maintainer) verifyList(ctx context.Context, id lists.ID) (*listCheck, error) {
 	h, s, err := m.readListWhole(ctx, id)
 	if err != nil || m.disagreement(h, s) == "" {
 		return nil, err
@@ -136,7 +136,7 @@ func (m *Maintainer) disagreement(h relationships.Head, s lists.LeasedState) str
 
 // readListWhole reads the head of a list, its entries, markers and intent parts, in
 // parallel and consistently.
-func (m *Maintainer) readListWhole(ctx context.Context, id lists.ListID) (relationships.Head, lists.LeasedState, error) {
+func (m *Maintainer) readListWhole(ctx context.Context, id lists.ID) (relationships.Head, lists.LeasedState, error) {
 	var h relationships.Head
 	var s lists.LeasedState
 	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {

@@ -80,7 +80,7 @@ func (c *Writer) ReplaceSets(ctx context.Context, k store.Key, sets map[string][
 	predicates := slices.Sorted(maps.Keys(sets))
 	return batching.Parallel(ctx, len(predicates), c.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		p := predicates[i]
-		op := lists.ListOp{Kind: lists.ListReplace, Subject: k, Predicate: p, Objects: sets[p], CheckObjects: c.core.CheckObjects}
+		op := lists.Op{Kind: lists.Replace, Subject: k, Predicate: p, Objects: sets[p], CheckObjects: c.core.CheckObjects}
 		if _, err := c.lists.WriteSet(ctx, op); err != nil {
 			return errs.Wrap(err, "replace the set %s of %s", p, k)
 		}
@@ -226,7 +226,7 @@ func (w *write) run(ctx context.Context) (map[string]types.AttributeValue, error
 type snapshot struct {
 	x       entitystate.Expectation
 	entries []map[string]types.AttributeValue
-	lists   []lists.ListState
+	lists   []lists.State
 }
 
 // read reads the entity item (when getItem), the lists the write replaces and the
@@ -234,7 +234,7 @@ type snapshot struct {
 // must be read after that version was seen: in the first round when the caller
 // carried it or an earlier attempt saw it, after the entity item otherwise.
 func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem bool) (snapshot, map[string]types.AttributeValue, error) {
-	snap := snapshot{x: x, lists: make([]lists.ListState, len(w.predicates))}
+	snap := snapshot{x: x, lists: make([]lists.State, len(w.predicates))}
 	// An entity that does not exist has no lists: writes of a list check that
 	// their subject exists, and a Delete removes its lists before the entity. The
 	// transaction checks that no head exists, so a list left behind only costs a
@@ -281,7 +281,7 @@ func (w *write) read(ctx context.Context, x entitystate.Expectation, getItem boo
 			// The decision completed the Delete it found, which swept the lists
 			// read beside the item: they are none now.
 			for i, p := range w.predicates {
-				snap.lists[i] = lists.ListState{Head: relationships.Head{Subject: w.Key, Predicate: p}}
+				snap.lists[i] = lists.State{Head: relationships.Head{Subject: w.Key, Predicate: p}}
 			}
 		}
 	}

@@ -57,7 +57,7 @@ func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
 	}
 	a := w.c.core.Transact(ctx, t.Actions, commit.NewToken())
 	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
-		r := lists.Refusal(t, a)
+		r := lists.RefusalOf(t, a)
 		switch {
 		case r.Missing != nil:
 			return commitResult{}, errs.Wrap(r.Missing, "%s %s", w.Mode, w.Key)

@@ -55,7 +55,7 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 			return w.c.core.TransactGuarded(ctx, batch, g, entryOps)
 		}
 		ch := p.lists[i-1]
-		op := lists.ListOp{Kind: lists.ListReplace, Subject: w.Key, Predicate: ch.Predicate,
+		op := lists.Op{Kind: lists.Replace, Subject: w.Key, Predicate: ch.Predicate,
 			Objects: w.Lists[ch.Predicate], CheckObjects: w.c.core.CheckObjects}
 		_, err := w.c.lists.WriteList(ctx, op)
 		return err

@@ -15,7 +15,7 @@ import (
 // list another writer left unfinished (or whose bookkeeping contradicts its entries)
 // and reports that the lists must be read again, as they must while another writer
 // holds one (held then says which) or a read is doubtful.
-func (w *write) readyLists(ctx context.Context, lists []lists.ListState) (held *entity.LeaseError, again bool, err error) {
+func (w *write) readyLists(ctx context.Context, lists []lists.State) (held *entity.LeaseError, again bool, err error) {
 	if w.doubts == nil {
 		w.doubts = make([]relationships.Doubt, len(lists))
 	}

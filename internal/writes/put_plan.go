@@ -33,7 +33,7 @@ type putPlan struct {
 
 // plan builds the item a write meeting x puts, and the changes to the index entries
 // and lists read. It checks what DynamoDB would refuse.
-func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types.AttributeValue, lists []lists.ListState) (*putPlan, error) {
+func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types.AttributeValue, lists []lists.State) (*putPlan, error) {
 	x.Now = w.now
 	if w.Cond != nil {
 		x.Cond = w.Cond.Build

@@ -38,7 +38,7 @@ func (op *txOp) conditionError() error {
 // another operation of the transaction; or, when the heads of the subject's lists
 // stand for it (txOp.headsStand), read with the list and checked only if needed.
 func (c *Writer) txList(ctx context.Context, op *txOp, written map[store.Key]TxKind, joined *txOp) (*txPart, error) {
-	lop := lists.ListOp{Kind: [...]lists.ListKind{TxAdd: lists.ListAdd, TxRemove: lists.ListRemove}[op.Kind], Subject: op.Key,
+	lop := lists.Op{Kind: [...]lists.Kind{TxAdd: lists.Add, TxRemove: lists.Remove}[op.Kind], Subject: op.Key,
 		Predicate: op.Predicate, Objects: op.Objects, CheckObjects: c.core.CheckObjects}
 	s, err := c.lists.ReadListReady(ctx, lop, op.headsStand)
 	if err != nil {
@@ -54,7 +54,7 @@ func (c *Writer) txList(ctx context.Context, op *txOp, written map[store.Key]TxK
 	p.needsSubject = op.headsStand && (!s.SubjectStands || !ch.Expect.Exists || ch.Empty())
 	actions.AddChange(&p.t, c.lists.ListTables(), ch, lop.CheckObjects, c.core.Now())
 	p.result.Changed = append(ch.Added, ch.Removed...)
-	p.refused = subjectRefusal(op, lists.ListConflict(lop, errors.New("another writer changed it")))
+	p.refused = subjectRefusal(op, lists.Conflict(lop, errors.New("another writer changed it")))
 	return p, nil
 }
 
@@ -67,7 +67,7 @@ func (c *Writer) txList(ctx context.Context, op *txOp, written map[store.Key]TxK
 // each object added.
 func (c *Writer) txSet(ctx context.Context, op *txOp, written map[store.Key]TxKind, joined *txOp) (*txPart, error) {
 	objects := store.DistinctKeys(op.Objects)
-	lop := lists.ListOp{Subject: op.Key, Predicate: op.Predicate}
+	lop := lists.Op{Subject: op.Key, Predicate: op.Predicate}
 	gets := make([]batching.GetOp, len(objects))
 	for i, k := range objects {
 		gets[i] = batching.NewGetOp(c.core.Names.Relationships, lop.SetEntry(k).PrimaryKey())
@@ -104,7 +104,7 @@ func (c *Writer) txSet(ctx context.Context, op *txOp, written map[store.Key]TxKi
 
 // setPut is the put of object's entry in op's set, on the condition that it is not
 // there.
-func (c *Writer) setPut(op lists.ListOp, object store.Key, token string) types.TransactWriteItem {
+func (c *Writer) setPut(op lists.Op, object store.Key, token string) types.TransactWriteItem {
 	b := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)), nil)
 	return types.TransactWriteItem{Put: &types.Put{
 		TableName: aws.String(c.core.Names.Relationships), Item: c.lists.SetItem(op, object, token),

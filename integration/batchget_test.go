@@ -10,6 +10,7 @@ import (
 )
 
 func TestBatchGetOf250KeysWithDuplicatesAndMissingOnes(t *testing.T) {
+	t.Parallel()
 	db, counter, _ := newStore(t)
 	for i := range 150 {
 		_, err := db.Create(ctx, person(fmt.Sprintf("p%03d", i), map[string]any{"i": i}))

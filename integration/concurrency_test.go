@@ -55,6 +55,7 @@ const (
 )
 
 func TestConcurrentGetUpdateIncrementsLoseNothing(t *testing.T) {
+	t.Parallel()
 	t.Run("retrying on conflict", func(t *testing.T) {
 		db, _, _ := newStore(t)
 		k := person("counter", nil).Key
@@ -121,6 +122,7 @@ func TestConcurrentGetUpdateIncrementsLoseNothing(t *testing.T) {
 }
 
 func TestConcurrentModifyIncrementsLoseNothing(t *testing.T) {
+	t.Parallel()
 	s := newStoreOpts(t, nil, ryno.Options{Conflicts: ryno.RetryOptions{MaxAttempts: 1000, BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond}})
 	k := person("counter", nil).Key
 	_, err := s.Create(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"n": 0}})
@@ -147,6 +149,7 @@ func TestConcurrentModifyIncrementsLoseNothing(t *testing.T) {
 }
 
 func TestConcurrentPatchIncrementsLoseNothing(t *testing.T) {
+	t.Parallel()
 	s := newStoreWith(t, nil)
 	k := person("counter", nil).Key
 	_, err := s.Create(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"n": 0}})
@@ -176,6 +179,7 @@ var mixedIndexes = []ryno.Index{
 }
 
 func TestConcurrentWritesOfIndexedEntitiesKeepTheIndexExact(t *testing.T) {
+	t.Parallel()
 	const (
 		goroutines = 8
 		rounds     = 20

@@ -1,3 +1,9 @@
 // Package integration holds the end-to-end tests of the store, the migrations and the
 // CLI, run against DynamoDB Local (see package dynamotest). It has no non-test code.
+//
+// A test that spends seconds on DynamoDB Local on tables of its own calls t.Parallel,
+// so that the package's run overlaps them. A test stays sequential when its
+// assertions measure time or concurrency against the machine's pace (waves of
+// requests, a budget of attempts under the default backoff, a request left in
+// flight, sleeps that order calls), or when it sets the environment (t.Setenv).
 package integration

@@ -127,6 +127,7 @@ func TestItemsWithTimesInOtherLayoutsRead(t *testing.T) {
 // times another program stored in other layouts: each write passes its conditions
 // on the stored Created, keeps Created, and stores both times in the store's layout.
 func TestWritesOfAnItemWithTimesInOtherLayouts(t *testing.T) {
+	t.Parallel()
 	changed := map[string]any{"v": "x"}
 	withVersion := func(read *ryno.Entity, opts ...ryno.WriteOption) []ryno.WriteOption {
 		if read.Version > 0 {

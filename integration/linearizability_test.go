@@ -174,6 +174,7 @@ func randomCall(r *rand.Rand, lastVersion int64) callInput {
 }
 
 func TestEntityCallsAreLinearizable(t *testing.T) {
+	t.Parallel()
 	const clients, calls, rounds = 6, 12, 20
 	for _, tt := range []struct {
 		name    string

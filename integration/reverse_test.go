@@ -78,6 +78,7 @@ func collect[T any](t *testing.T, seq iter.Seq2[T, error]) []T {
 }
 
 func TestReverseRelationshipsOfOnePredicateComeInFullPages(t *testing.T) {
+	t.Parallel()
 	s := newStoreWith(t, nil)
 	object := pk("star")
 	follows := seedInterleaved(t, s, object)["follows"]
@@ -259,6 +260,7 @@ func TestReverseRelationshipsRejectBadInputWithoutARequest(t *testing.T) {
 }
 
 func TestIteratorsYieldWhatPagingYields(t *testing.T) {
+	t.Parallel()
 	s := newIndexedStore(t, nil)
 	object := pk("star")
 	seedInterleaved(t, s, object)
@@ -311,6 +313,7 @@ func TestIteratorsYieldWhatPagingYields(t *testing.T) {
 // The Delete succeeds, each of its transactions refused at most once, and the lists
 // left are exact.
 func TestDeleteMeetingEdgesGoneSinceItsReverseReadRefusesOncePerTransaction(t *testing.T) {
+	t.Parallel()
 	var (
 		mu               sync.Mutex
 		queries, refused int

@@ -28,6 +28,7 @@ func user(id, email string) *ryno.Entity {
 }
 
 func TestConcurrentClaimantsOfOneValueExactlyOneWins(t *testing.T) {
+	t.Parallel()
 	const claimants, rounds = 10, 20
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
 	for round := range rounds {
@@ -242,6 +243,7 @@ func newRecordedStore(t *testing.T, opts ryno.Options) (*store, *readRecorder) {
 }
 
 func TestUniqueLookupsReadConsistentlyWhenAsked(t *testing.T) {
+	t.Parallel()
 	byEmail := ryno.ScopedIndex{Scope: "acme", Index: "user-email"}
 	ada := indexing.String("ada@example.com")
 	lookup := func(opts ...ryno.GetOption) func(db *ryno.Client) error {
@@ -295,6 +297,7 @@ func TestLookupUniqueRefusesWithRelationships(t *testing.T) {
 }
 
 func TestGetByUniqueNeverReturnsAnEntityThatGaveTheValueUp(t *testing.T) {
+	t.Parallel()
 	byEmail := ryno.ScopedIndex{Scope: "acme", Index: "user-email"}
 	value := indexing.String("ada@example.com")
 	tests := []struct {

@@ -41,10 +41,13 @@ with_dynamodb = if [ -z "$$RYNO_DYNAMODB_ENDPOINT" ]; then \
 
 .PHONY: test lint unit demo example-tracker example-httpapi example-lambda bench bench-cost crash fuzz api clean
 
+# go test starts the packages' runs in the order they are named, each once every
+# package named before it is built: the integration tests, the longest run by far,
+# come first, so that the other packages build and run beside them.
 test: lint
 	@mkdir -p $(BUILD)
 	@$(with_dynamodb) \
-		$(GOTESTSUM) --format pkgname-and-test-fails --jsonfile $(BUILD)/test-events.json -- -race -count=1 ./... ./integration/... $(EXAMPLES)
+		$(GOTESTSUM) --format pkgname-and-test-fails --jsonfile $(BUILD)/test-events.json -- -race -count=1 ./integration/... ./... $(EXAMPLES)
 	@scripts/test-summary.sh $(BUILD)/test-events.json integration ryno internal/schema tables cli \
 		examples/lambda examples/httpapi examples/internal/catalog
 	$(GO) test ./ryno -run '^$$' -fuzz '^FuzzDecodeCursor$$' -fuzztime 10s

@@ -5,5 +5,6 @@
 // so that the package's run overlaps them. A test stays sequential when its
 // assertions measure time or concurrency against the machine's pace (waves of
 // requests, a budget of attempts under the default backoff, a request left in
-// flight, sleeps that order calls), or when it sets the environment (t.Setenv).
+// flight, sleeps that order calls, a bounded wait for DynamoDB Local to build an
+// index), or when it sets the environment (t.Setenv).
 package integration

@@ -271,7 +271,6 @@ func TestMigrationsUp(t *testing.T) {
 }
 
 func TestMigrationsUpAddsMissingGSI(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	p := newMigrationsProvider(t, dynamotest.API(t), schema.Billing{})
 	n := p.Names()
@@ -760,7 +759,6 @@ func stripReverseKeys(t *testing.T, raw *dynamodb.Client, names schema.Names, su
 }
 
 func TestMigrationsUpFromVersion2ReplacesTheReverseIndex(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	raw := dynamotest.API(t)
 	p := newMigrationsProvider(t, raw, schema.Billing{})
@@ -839,7 +837,6 @@ func TestMigrationsUpFromVersion2ReplacesTheReverseIndex(t *testing.T) {
 // whose entities table has no inline GSI: Up creates both, records version 4, and
 // an inline index works at once.
 func TestMigrationsUpFromVersion3AddsTheInlineIndexes(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	raw := dynamotest.API(t)
 	p := newMigrationsProvider(t, raw, schema.Billing{})

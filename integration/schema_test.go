@@ -94,7 +94,6 @@ func TestMissingTableNamedByEveryCall(t *testing.T) {
 // TestCheckSchemaOfDriftedIndex replaces a GSI with one that projects only keys,
 // and removes another: the store would read incomplete items or fail its queries.
 func TestCheckSchemaOfDriftedIndex(t *testing.T) {
-	t.Parallel()
 	s := newStoreWith(t, nil)
 	names := s.Names()
 	deleteGSI(t, s.raw, names.Entities, names.EntitiesByType)

@@ -21,7 +21,8 @@ import (
 //     at its timeout, a Delete InBackground whose process ended) is finished here.
 //
 // Both check what is stored before they change anything, so a change handled twice,
-// late, or after the key was created anew changes nothing more.
+// late, or after the key was created anew changes nothing more. Any other change
+// sends no request.
 func Complete(ctx context.Context, db *ryno.Client, c Change) error {
 	switch c.Kind {
 	case EntityDeleting:
@@ -37,7 +38,8 @@ func Complete(ctx context.Context, db *ryno.Client, c Change) error {
 // to the entity (its relationship entries both ways, index entries and unique
 // values) with db.Cleanup; for any other change it does nothing. Cleanup checks
 // that the entity is still missing, so a change handled twice, late, or after the
-// key was created anew changes nothing more.
+// key was created anew changes nothing more. It sends what Cleanup sends: at least 3
+// Queries in one round, then a consistent GetItem; any other change sends nothing.
 func CompleteExpiry(ctx context.Context, db *ryno.Client, c Change) error {
 	if c.Kind != EntityDeleted || !c.Expired {
 		return nil
@@ -76,7 +78,8 @@ func NewExpiries(db *ryno.Client) (*Completer, error) { return NewCompleter(db) 
 
 // Lambda handles a batch Lambda delivers. The first record that fails is reported
 // as the batch's failure (the event source mapping's ReportBatchItemFailures), so
-// that Lambda sends it and the records after it again.
+// that Lambda sends it and the records after it again. It handles the records one
+// after the other, each sending what Complete sends for its changes.
 func (x *Completer) Lambda(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	for _, r := range ev.Records {
 		cs, err := x.decoder.Lambda(r)
@@ -94,7 +97,8 @@ func (x *Completer) Lambda(ctx context.Context, ev events.DynamoDBEvent) (events
 
 // Stream handles records of table, as GetRecords returns them, and returns how many
 // it handled: when it fails, records[n] failed and none after it was handled, so a
-// worker reads again from that record's sequence number.
+// worker reads again from that record's sequence number. It handles the records one
+// after the other, each sending what Complete sends for its changes.
 func (x *Completer) Stream(ctx context.Context, table string, records []streams.Record) (n int, err error) {
 	for i, r := range records {
 		cs, err := x.decoder.Stream(table, r)

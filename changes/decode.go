@@ -312,7 +312,7 @@ func entryOf(item map[string]types.AttributeValue) (*ryno.Relationship, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ryno.Relationship{Subject: ryno.Key(e.Subject), Predicate: e.Predicate, Index: e.Index, Object: ryno.Key(e.Object)}, nil
+	return &ryno.Relationship{Subject: e.Subject, Predicate: e.Predicate, Index: e.Index, Object: e.Object}, nil
 }
 
 // bookkeeping reports whether an item of the relationship entries table is a

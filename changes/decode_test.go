@@ -54,7 +54,7 @@ func without(it item, name string) item {
 }
 
 func follows(index int) relationships.Entry {
-	return relationships.Entry{Subject: relationships.Key(ada), Predicate: "follows", Index: index, Object: relationships.Key(bob)}
+	return relationships.Entry{Subject: ada, Predicate: "follows", Index: index, Object: bob}
 }
 
 func claim(owner ryno.Key) item {
@@ -66,7 +66,7 @@ func TestDecode(t *testing.T) {
 	require.NoError(t, err)
 	names := d.names
 	entry := follows(3).Item()
-	set := relationships.SetEntry(relationships.Key(ada), "likes", relationships.Key(bob)).Item()
+	set := relationships.SetEntry(ada, "likes", bob).Item()
 	indexEntry, err := indexentries.Entry{Scope: "acme", Type: "person", ID: "ada", IndexName: "age", Value: indexing.Int(36)}.Item()
 	require.NoError(t, err)
 	version := item{schema.AttrID: s(schema.VersionItemID), schema.AttrScopeTypeKey: s(schema.VersionItemSortKey), schema.AttrSchemaVersion: n("3")}
@@ -101,7 +101,7 @@ func TestDecode(t *testing.T) {
 		{"an entry removed", names.Relationships, "REMOVE", entry, nil, false, []string{"relationship-removed acme:person:ada -follows-> acme:person:bob at 3"}},
 		{"an entry given its reverse key", names.Relationships, "MODIFY", without(entry, schema.AttrReverseKey), entry, false, nil},
 		{"a set entry added", names.Relationships, "INSERT", nil, set, false, []string{"relationship-added acme:person:ada -likes-> acme:person:bob at 0"}},
-		{"a marker", names.Relationships, "INSERT", nil, relationships.MarkerItem(relationships.Key(ada), "follows", relationships.Key(bob), []int{3}), false, nil},
+		{"a marker", names.Relationships, "INSERT", nil, relationships.MarkerItem(ada, "follows", bob, []int{3}), false, nil},
 		{"a head", names.Relationships, "MODIFY", headItem("1"), headItem("2"), false, nil},
 		{"a sequence", names.Relationships, "INSERT", nil, item{schema.AttrSubjectKey: s(ada.String()), schema.AttrPredicateKey: s(schema.SequenceKey("issues")), schema.AttrValue: n("7")}, false, nil},
 		{"a value claimed", names.IndexEntries, "INSERT", nil, claim(ada), false, []string{`unique-claimed acme/email "a@example.com" by acme:person:ada`}},
@@ -139,8 +139,8 @@ func missingTombstone() item {
 }
 
 func headItem(version string) item {
-	h := relationships.RawAttributes(relationships.Key(ada), "follows")
-	maps.Copy(h, relationships.HeadPrimaryKey(relationships.Key(ada), "follows"))
+	h := relationships.RawAttributes(ada, "follows")
+	maps.Copy(h, relationships.HeadPrimaryKey(ada, "follows"))
 	h[schema.AttrVersion] = n(version)
 	return h
 }

@@ -46,6 +46,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // indexes calls it from its own binary to offer reindex:
 //
 //	os.Exit(cli.Run(ctx, cli.Config{Indexes: indexes}, os.Args[1:], os.Stdout, os.Stderr))
+//
+// Each command sends what the call behind it sends: migrate up, plan, status and
+// down those of migrations.Provider's Up, Plan, Status and Down, check those of
+// ryno's Client.Check, reindex those of Client.Reindex. migrate export, iam-policy
+// and help send none, and a wrong command line is refused before any request.
 func Run(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) int {
 	r := &runner{cfg: cfg, stdout: stdout, stderr: stderr, getenv: os.Getenv, isTerminal: isTerminal}
 	return r.exit(r.run(ctx, args))

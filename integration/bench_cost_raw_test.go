@@ -65,7 +65,7 @@ func (s *rawStore) rawEntity(k ryno.Key, attrs map[string]any, entries map[strin
 // the by-object index key.
 func rawEntry(subject ryno.Key, predicate string, index int, object ryno.Key) costmodel.Item {
 	item := relationships.Entry{
-		Subject: relationships.Key(subject), Predicate: predicate, Index: index, Object: relationships.Key(object),
+		Subject: subject, Predicate: predicate, Index: index, Object: object,
 	}.Item()
 	delete(item, schema.AttrPredicateObjectKey)
 	return item

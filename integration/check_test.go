@@ -39,7 +39,7 @@ func plantOrphans(t *testing.T, s *store) []string {
 		_, err := s.raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item})
 		require.NoError(t, err)
 	}
-	gone := relationships.Entry{Subject: relationships.Key(pk("gone")), Predicate: "knows", Object: relationships.Key(pk("a"))}
+	gone := relationships.Entry{Subject: pk("gone"), Predicate: "knows", Object: pk("a")}
 	put(names.Relationships, gone.Item())
 	// An edge to an entity that does not exist, added as a list allows it.
 	require.NoError(t, changed(s.AddRelationships(ctx, pk("a"), "knows", []ryno.Key{pk("nowhere")})))

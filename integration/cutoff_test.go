@@ -497,13 +497,13 @@ func (d damage) putEntry(e relationships.Entry) {
 
 func (d damage) deleteMarker(subject ryno.Key, predicate string, object ryno.Key) {
 	_, err := d.s.raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(d.s.Names().Relationships),
-		Key: relationships.MarkerPrimaryKey(relationships.Key(subject), predicate, relationships.Key(object))})
+		Key: relationships.MarkerPrimaryKey(subject, predicate, object)})
 	require.NoError(d.t, err)
 }
 
 func (d damage) setCount(subject ryno.Key, predicate string, n int) {
 	_, err := d.s.raw.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(d.s.Names().Relationships),
-		Key:                       relationships.HeadPrimaryKey(relationships.Key(subject), predicate),
+		Key:                       relationships.HeadPrimaryKey(subject, predicate),
 		UpdateExpression:          aws.String("SET #c = :n"),
 		ExpressionAttributeNames:  map[string]string{"#c": schema.AttrCount},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: fmt.Sprint(n)}}})
@@ -513,7 +513,7 @@ func (d damage) setCount(subject ryno.Key, predicate string, n int) {
 // setHead sets attribute name of the head of subject's list to av.
 func (d damage) setHead(subject ryno.Key, predicate, name string, av types.AttributeValue) {
 	_, err := d.s.raw.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(d.s.Names().Relationships),
-		Key:                       relationships.HeadPrimaryKey(relationships.Key(subject), predicate),
+		Key:                       relationships.HeadPrimaryKey(subject, predicate),
 		UpdateExpression:          aws.String("SET #a = :v"),
 		ExpressionAttributeNames:  map[string]string{"#a": name},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":v": av}})
@@ -524,7 +524,7 @@ func (d damage) setHead(subject ryno.Key, predicate, name string, av types.Attri
 // version moves.
 func (d damage) takeLease(subject ryno.Key, predicate string, until time.Time) {
 	_, err := d.s.raw.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(d.s.Names().Relationships),
-		Key:                      relationships.HeadPrimaryKey(relationships.Key(subject), predicate),
+		Key:                      relationships.HeadPrimaryKey(subject, predicate),
 		UpdateExpression:         aws.String("SET #l = :l, #u = :u ADD #v :one"),
 		ExpressionAttributeNames: map[string]string{"#l": schema.AttrLease, "#u": schema.AttrLeaseUntil, "#v": schema.AttrVersion},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":l": &types.AttributeValueMemberS{Value: "app-writer"},
@@ -533,7 +533,7 @@ func (d damage) takeLease(subject ryno.Key, predicate string, until time.Time) {
 }
 
 func entryAt(subject ryno.Key, predicate string, i int, object ryno.Key) relationships.Entry {
-	return relationships.Entry{Subject: relationships.Key(subject), Predicate: predicate, Index: i, Object: relationships.Key(object)}
+	return relationships.Entry{Subject: subject, Predicate: predicate, Index: i, Object: object}
 }
 
 func TestCheckRebuildsAListWhoseBookkeepingDisagreesWithItsEntries(t *testing.T) {

@@ -159,7 +159,7 @@ func requireListExact(t *testing.T, s *store, subject ryno.Key, predicate string
 		require.NoError(t, err)
 		entries = append(entries, e)
 	}
-	head, err := relationships.HeadFromItem(relationships.Key(subject), predicate, headItem)
+	head, err := relationships.HeadFromItem(subject, predicate, headItem)
 	require.NoError(t, err)
 	if headItem == nil {
 		require.Empty(t, entries, "a list with entries has a head")
@@ -175,12 +175,12 @@ func requireListExact(t *testing.T, s *store, subject ryno.Key, predicate string
 		require.Less(t, e.Index, head.Next, "next is above every position")
 		require.False(t, used[e.Index], "position %d is used twice", e.Index)
 		used[e.Index] = true
-		want[ryno.Key(e.Object)] = append(want[ryno.Key(e.Object)], e.Index)
+		want[e.Object] = append(want[e.Object], e.Index)
 	}
 	got := map[ryno.Key][]int{}
 	for _, item := range markerItems {
 		o := ryno.Key{Scope: stringAttr(item, schema.AttrObjectScope), Type: stringAttr(item, schema.AttrObjectType), ID: stringAttr(item, schema.AttrObjectID)}
-		m, err := relationships.MarkerFromItem(relationships.Key(o), item)
+		m, err := relationships.MarkerFromItem(o, item)
 		require.NoError(t, err)
 		if len(m.Positions) > 0 {
 			got[o] = m.Positions

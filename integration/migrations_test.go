@@ -526,7 +526,7 @@ func TestMigrationsUpBuildsListHeads(t *testing.T) {
 	alice, bob, carol := pk("alice"), pk("bob"), pk("carol")
 	createSubjects(t, s.Client, alice, bob)
 	rel := func(subject ryno.Key, predicate string, index int, object ryno.Key) relationships.Entry {
-		return relationships.Entry{Subject: relationships.Key(subject), Predicate: predicate, Index: index, Object: relationships.Key(object)}
+		return relationships.Entry{Subject: subject, Predicate: predicate, Index: index, Object: object}
 	}
 	add := func(t *testing.T, subject ryno.Key, predicate string, objects ...ryno.Key) []ryno.Key {
 		t.Helper()
@@ -589,7 +589,7 @@ func TestMigrationsUpBuildsListHeads(t *testing.T) {
 		_, _, entries := listItems(t, s, alice, "follows")
 		last, err := relationships.FromItem(entries[len(entries)-1])
 		require.NoError(t, err)
-		require.Equal(t, relationships.Key(erin), last.Object)
+		require.Equal(t, erin, last.Object)
 		require.Equal(t, 96, last.Index)
 
 		require.Equal(t, []ryno.Key{erin}, add(t, bob, "follows", erin))

@@ -338,7 +338,7 @@ func seedIncoming(t *testing.T, raw *dynamodb.Client, names schema.Names, subjec
 	t.Helper()
 	var reqs []types.WriteRequest
 	for _, s := range subjects {
-		e := relationships.Entry{Subject: relationships.Key(s), Predicate: "follows", Object: relationships.Key(object)}
+		e := relationships.Entry{Subject: s, Predicate: "follows", Object: object}
 		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: e.Item()}})
 	}
 	for len(reqs) > 0 {

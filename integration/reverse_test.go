@@ -36,7 +36,7 @@ func seedInterleaved(t *testing.T, s *store, object ryno.Key) map[string][]ryno.
 		}
 		r := ryno.Relationship{Subject: pk(fmt.Sprintf("s%03d", i)), Predicate: predicate, Index: i, Object: object}
 		byPredicate[predicate] = append(byPredicate[predicate], r)
-		e := relationships.Entry{Subject: relationships.Key(r.Subject), Predicate: predicate, Index: i, Object: relationships.Key(object)}
+		e := relationships.Entry{Subject: r.Subject, Predicate: predicate, Index: i, Object: object}
 		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: e.Item()}})
 	}
 	require.Len(t, byPredicate["follows"], 60)

@@ -313,7 +313,7 @@ func addsRacingADelete(t *testing.T, s *store, predicate string, rounds int) {
 func TestCheckRepairsTheSetOfAMissingSubject(t *testing.T) {
 	s := setStore(t, ryno.Options{})
 	ghost := pk("ghost")
-	e := relationships.SetEntry(relationships.Key(ghost), setPredicate, relationships.Key(pk("a")))
+	e := relationships.SetEntry(ghost, setPredicate, pk("a"))
 	_, err := s.raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.Names().Relationships), Item: e.Item()})
 	require.NoError(t, err)
 

@@ -195,7 +195,7 @@ func TestTypedReverseListingOfEntities(t *testing.T) {
 	// it back by hand to see that a missing subject is skipped.
 	gone := readers[3]
 	require.NoError(t, s.Delete(ctx, gone))
-	seedLegacyEntries(t, s.raw, s.Names(), []relationships.Entry{{Subject: relationships.Key(gone), Predicate: "read", Object: relationships.Key(b)}})
+	seedLegacyEntries(t, s.raw, s.Names(), []relationships.Entry{{Subject: gone, Predicate: "read", Object: b}})
 
 	page, err := ryno.PageAs[reader](s.ReverseRelatedEntities(ctx, b, "read", ryno.PageOptions{Limit: 2}))
 	require.NoError(t, err)

@@ -25,16 +25,16 @@ var mayImport = map[string][]string{
 	"batching":      {"internal/errs", "internal/schema", "tables"},
 	"requests":      {"internal/batching", "tables"},
 	"commit":        {"internal/batching"},
-	"relationships": {"internal/errs", "internal/schema"},
+	"relationships": {"entity", "internal/errs", "internal/schema"},
 	"indexentries":  {"indexing", "internal/errs", "internal/schema"},
 	"sweep":         {"internal/batching", "internal/indexentries", "internal/relationships", "internal/schema"},
-	"actions":       {"internal/batching", "internal/commit", "internal/indexentries", "internal/relationships", "internal/schema"},
+	"actions":       {"entity", "internal/batching", "internal/commit", "internal/indexentries", "internal/relationships", "internal/schema"},
 	"entitystate":   {"internal/actions", "internal/indexentries", "internal/schema"},
 	"groupcommit":   {"internal/errs"},
 	"exprtest":      {},
-	"indexes":       {"indexing", "internal/batching", "internal/entitystate", "internal/indexentries", "internal/relationships", "internal/schema"},
-	"listings":      {"indexing", "internal/paging", "internal/relationships", "internal/schema"},
-	"store":         {"indexing", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/groupcommit", "internal/indexentries", "internal/indexes", "internal/listings", "internal/paging", "internal/relationships", "internal/requests", "internal/schema", "internal/sweep", "tables"},
+	"indexes":       {"entity", "indexing", "internal/batching", "internal/entitystate", "internal/indexentries", "internal/relationships", "internal/schema"},
+	"listings":      {"entity", "indexing", "internal/paging", "internal/relationships", "internal/schema"},
+	"store":         {"entity", "indexing", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/groupcommit", "internal/indexentries", "internal/indexes", "internal/listings", "internal/paging", "internal/relationships", "internal/requests", "internal/schema", "internal/sweep", "tables"},
 }
 
 // public are the packages of the public face that no internal package may import.
@@ -44,6 +44,14 @@ var public = []string{"ryno", "migrations", "changes", "cli", "rynotest"}
 // (the table names, the errors every package returns): internal packages import
 // them, so they import no package of this module.
 var leaves = []string{"tables"}
+
+// shared are the other public packages that internal packages import (the keys and
+// refusals of entities, index values), with the packages of this module each may
+// import: only the pure leaves under every part of the machinery.
+var shared = map[string][]string{
+	"entity":   {"internal/errs", "internal/schema"},
+	"indexing": {"internal/errs", "internal/schema"},
+}
 
 func TestImportsPointOneWay(t *testing.T) {
 	dirs, err := os.ReadDir(".")
@@ -77,6 +85,16 @@ func TestLeavesImportNothingOfTheModule(t *testing.T) {
 		}
 		if imps := moduleImports(t, filepath.Join("..", leaf)); len(imps) > 0 {
 			t.Errorf("%s imports %v: internal packages import it, so it may import no package of this module", leaf, imps)
+		}
+	}
+}
+
+func TestSharedPackagesImportOnlyLeaves(t *testing.T) {
+	for pkg, allowed := range shared {
+		for _, imp := range moduleImports(t, filepath.Join("..", pkg)) {
+			if !slices.Contains(allowed, imp) {
+				t.Errorf("%s imports %s; internal packages import it, so it may import only %v", pkg, imp, allowed)
+			}
 		}
 	}
 }

@@ -16,9 +16,9 @@ type ReadAPI interface {
 }
 
 // Check returns the Status of the store opts.TablePrefix names, as Provider.Status
-// does, with a client that can only read. It costs one DescribeTable per table, sent
-// in parallel, then one GetItem for the recorded version: cheap enough for a health
-// check or a cold start. It checks neither opts.PointInTimeRecovery nor the entities
+// does, with a client that can only read. It sends one DescribeTable per table in
+// parallel, then one GetItem of the recorded version (4 requests in 2 rounds): cheap
+// enough for a health check or a cold start. It checks neither opts.PointInTimeRecovery nor the entities
 // table's time to live, which a ReadAPI cannot read: a store lacking them works, and
 // reads hide expired entities without time to live.
 func Check(ctx context.Context, api ReadAPI, opts Options) (*Status, error) {

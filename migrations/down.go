@@ -19,7 +19,10 @@ type DownOptions struct {
 
 // Down deletes the store's three tables and waits until they are gone. Tables that do
 // not exist are skipped, so running Down twice is not an error. Without
-// opts.ConfirmDataLoss it sends no request and returns ErrNotConfirmed.
+// opts.ConfirmDataLoss it sends no request and returns ErrNotConfirmed. Otherwise
+// it sends a DescribeTable of each table (to find deletion protection) and another
+// before its DeleteTable, then a DescribeTable every PollInterval until each is
+// gone.
 func (p *Provider) Down(ctx context.Context, opts DownOptions) (*Result, error) {
 	if !opts.ConfirmDataLoss {
 		return nil, ErrNotConfirmed

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
@@ -121,7 +122,7 @@ func (b *headBuilder) addMarker(sortKey string, item map[string]types.AttributeV
 	if !strings.HasPrefix(sortKey, schema.ListMarkersPrefix(predicate)) || b.hasHead(predicate) {
 		return // not a marker the store wrote, or one of a list left alone
 	}
-	m, err := relationships.MarkerFromItem(relationships.Key{}, item)
+	m, err := relationships.MarkerFromItem(entity.Key{}, item)
 	if err != nil {
 		m.Positions = nil // rewritten or deleted
 	}
@@ -131,7 +132,7 @@ func (b *headBuilder) addMarker(sortKey string, item map[string]types.AttributeV
 func (b *headBuilder) list(predicate string) *legacyList {
 	l := b.lists[predicate]
 	if l == nil {
-		l = &legacyList{predicate: predicate, positions: map[relationships.Key][]int{}, markers: map[string][]int{}}
+		l = &legacyList{predicate: predicate, positions: map[entity.Key][]int{}, markers: map[string][]int{}}
 		b.lists[predicate] = l
 	}
 	return l
@@ -160,13 +161,13 @@ func (b *headBuilder) endSubject(ctx context.Context) error {
 
 // legacyList is what the scan found of one list without a head.
 type legacyList struct {
-	subject   relationships.Key // from its entries; zero when it has none
+	subject   entity.Key // from its entries; zero when it has none
 	predicate string
 
-	positions map[relationships.Key][]int // the positions of each object's entries
-	count     int                         // the number of entries
-	next      int                         // above every position
-	digest    relationships.Digest        // of the entries
+	positions map[entity.Key][]int // the positions of each object's entries
+	count     int                  // the number of entries
+	next      int                  // above every position
+	digest    relationships.Digest // of the entries
 
 	markers map[string][]int // the stored markers' positions, by sort key
 }

@@ -14,17 +14,18 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
 type item = map[string]types.AttributeValue
 
-func person(id string) relationships.Key {
-	return relationships.Key{Scope: "acme", Type: "person", ID: id}
+func person(id string) entity.Key {
+	return entity.Key{Scope: "acme", Type: "person", ID: id}
 }
 
-func entry(subject relationships.Key, predicate string, index int, object relationships.Key) relationships.Entry {
+func entry(subject entity.Key, predicate string, index int, object entity.Key) relationships.Entry {
 	return relationships.Entry{Subject: subject, Predicate: predicate, Index: index, Object: object}
 }
 
@@ -41,7 +42,7 @@ func entryItems(entries ...relationships.Entry) []item {
 // object the sorted positions of its entries.
 func bookkeeping(next int, entries ...relationships.Entry) []item {
 	s, p := entries[0].Subject, entries[0].Predicate
-	positions := map[relationships.Key][]int{}
+	positions := map[entity.Key][]int{}
 	for _, e := range entries {
 		positions[e.Object] = append(positions[e.Object], e.Index)
 	}
@@ -53,7 +54,7 @@ func bookkeeping(next int, entries ...relationships.Entry) []item {
 	return append(items, headItem(s, p, 1, next, entries))
 }
 
-func headItem(s relationships.Key, p string, version, next int, entries []relationships.Entry) item {
+func headItem(s entity.Key, p string, version, next int, entries []relationships.Entry) item {
 	h := relationships.RawAttributes(s, p)
 	maps.Copy(h, relationships.HeadPrimaryKey(s, p))
 	h[schema.AttrVersion] = &types.AttributeValueMemberN{Value: strconv.Itoa(version)}
@@ -85,7 +86,7 @@ func newLegacyTable() legacyTable {
 	follows := []relationships.Entry{
 		entry(alice, "follows", 0, bob),
 		entry(alice, "follows", 3, carol),
-		entry(alice, "follows", 4, relationships.Key{Scope: "other", Type: "person", ID: "bob"}),
+		entry(alice, "follows", 4, entity.Key{Scope: "other", Type: "person", ID: "bob"}),
 		entry(alice, "follows", 7, bob),
 	}
 	legacy(8, follows...)
@@ -98,7 +99,7 @@ func newLegacyTable() legacyTable {
 	legacy(3, entry(alice, "likes", 2, person("dave")))
 	legacy(6, entry(alice, "friend", 5, person("frank")))
 	legacy(1, entry(alice, "friends", 0, person("erin")))
-	legacy(2, entry(relationships.Key{Scope: "acme", Type: "team", ID: "x:y%z"}, "tag:a%b", 1, carol))
+	legacy(2, entry(entity.Key{Scope: "acme", Type: "team", ID: "x:y%z"}, "tag:a%b", 1, carol))
 
 	// A list that has a head is left alone, even where its head says more than its
 	// entries (positions 2 to 9 were removed).

@@ -46,7 +46,11 @@ func NewProvider(api API, opts Options) (*Provider, error) {
 // Names returns the names of the store's tables and indexes.
 func (p *Provider) Names() tables.Names { return p.names }
 
-// Plan returns what Up would do now, and any drift. It only reads.
+// Plan returns what Up would do now, and any drift. It only reads: one DescribeTable
+// per table in parallel, then, when the entities table exists, a GetItem of the
+// recorded version and a DescribeTimeToLive; with PointInTimeRecovery, a
+// DescribeContinuousBackups per table too, in parallel. For a store in place, 5
+// requests in 3 rounds.
 func (p *Provider) Plan(ctx context.Context) (*Plan, error) {
 	s, err := p.inspect(ctx)
 	if err != nil {
@@ -56,7 +60,7 @@ func (p *Provider) Plan(ctx context.Context) (*Plan, error) {
 }
 
 // Status returns the state of every table and index, the recorded version, the drift
-// and what Up would do. It only reads.
+// and what Up would do. It only reads, and sends what Plan sends.
 func (p *Provider) Status(ctx context.Context) (*Status, error) {
 	s, err := p.inspect(ctx)
 	if err != nil {

@@ -36,6 +36,12 @@ func (r *Result) Changed() bool { return len(r.Actions) > 0 }
 // continues from there. With PointInTimeRecovery, Up first checks that the
 // endpoint supports it (DynamoDB Local does not), and fails before any write when
 // it does not.
+//
+// It reads what Plan reads, then sends the actions of the plan one after the other
+// (a CreateTable, an UpdateTable, an UpdateTimeToLive, an UpdateContinuousBackups, a
+// data step's Scans and writes, the PutItem of the version), with a DescribeTable
+// every PollInterval until a table it changed is ACTIVE, and last until every table
+// is: a store up to date costs Plan's reads and 3 DescribeTable.
 func (p *Provider) Up(ctx context.Context) (*Result, error) {
 	start := time.Now()
 	s, err := p.inspect(ctx)

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/store"
 )
 
@@ -31,20 +30,20 @@ type background struct {
 // deleteInBackground marks k as being deleted, then completes the Delete in a
 // goroutine, whatever becomes of ctx.
 func (c *Client) deleteInBackground(ctx context.Context, k Key, o writeOptions) error {
-	s, err := c.core.MarkDeleting(ctx, relationships.Key(k), o.expect())
+	s, err := c.core.MarkDeleting(ctx, k, o.expect())
 	if err != nil {
 		return err
 	}
 	if s.Deleting == "" {
 		// No entity: what an earlier life left is swept as a Delete does, at once.
-		return c.core.DeleteEntity(ctx, relationships.Key(k), store.Expect{})
+		return c.core.DeleteEntity(ctx, k, store.Expect{})
 	}
 	ctx = context.WithoutCancel(ctx)
 	c.bg.wg.Add(1)
 	go func() {
 		defer c.bg.wg.Done()
-		if err := c.core.CompleteDelete(ctx, relationships.Key(k), s); err != nil {
-			err = publicError(wrap(err, "delete %s in the background", k))
+		if err := c.core.CompleteDelete(ctx, k, s); err != nil {
+			err = wrap(err, "delete %s in the background", k)
 			c.bg.mu.Lock()
 			c.bg.errs = append(c.bg.errs, err)
 			c.bg.mu.Unlock()

@@ -124,6 +124,11 @@ type CheckProgress struct {
 // Each segment of a scan holds one page at a time, whatever the size of the tables.
 // OnOrphan, OnTrace and Progress are called from one goroutine at a time.
 //
+// It scans the three tables one after the other, each with one Scan per 1 MB page
+// and segment (segments in parallel), and reads the entities each page of entries
+// names in BatchGetItem requests; lists with traces are read again, and Repair adds
+// the writes of what it finishes or deletes.
+//
 // An entry written just before its entity (a relationship added before its object is
 // created, say) is an orphan until then: run Check when such writes are quiet.
 func (c *Client) Check(ctx context.Context, opts CheckOptions) (_ CheckProgress, err error) {
@@ -144,11 +149,11 @@ func (c *Client) Check(ctx context.Context, opts CheckOptions) (_ CheckProgress,
 func (o CheckOptions) inStore() store.CheckOptions {
 	so := store.CheckOptions{Repair: o.Repair, Segments: o.Segments}
 	if o.OnOrphan != nil {
-		so.OnOrphan = func(f store.Orphan) { o.OnOrphan(Orphan{Entry: f.Entry, Role: f.Role, Missing: Key(f.Missing)}) }
+		so.OnOrphan = func(f store.Orphan) { o.OnOrphan(Orphan{Entry: f.Entry, Role: f.Role, Missing: f.Missing}) }
 	}
 	if o.OnTrace != nil {
 		so.OnTrace = func(t store.Trace) {
-			o.OnTrace(Trace{Kind: TraceKind(t.Kind), Key: Key(t.Key), Predicate: t.Predicate, Detail: t.Detail})
+			o.OnTrace(Trace{Kind: TraceKind(t.Kind), Key: t.Key, Predicate: t.Predicate, Detail: t.Detail})
 		}
 	}
 	if o.Progress != nil {

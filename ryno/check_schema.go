@@ -12,9 +12,9 @@ import (
 // this version of the package expects, reusing the drift check of `ryno migrate`.
 // It returns nil, or a *SchemaError that matches ErrTableNotFound when a table is
 // missing and ErrSchemaMismatch when an index is missing or differs, or the data
-// awaits a migration. It only reads: one DescribeTable per table, sent in parallel,
-// then one GetItem for the recorded schema version; cheap enough for a cold start
-// or a health endpoint.
+// awaits a migration. It only reads, cheaply enough for a cold start or a health
+// endpoint: it sends one DescribeTable per table in parallel, then one GetItem of the
+// recorded schema version (4 requests in 2 rounds).
 func (c *Client) CheckSchema(ctx context.Context) (err error) {
 	ctx, call, err := c.begin(ctx, "CheckSchema")
 	defer call.end(&err)

@@ -5,31 +5,19 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/indexes"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
 
 // UniqueError reports a write refused because another entity holds a value of a
 // unique index: Index and Value (as the map function emitted it) name it, Owner is
-// the entity holding it. It matches ErrExists (and so ErrConflict).
-type UniqueError struct {
-	Index string
-	Value any
-	Owner Key
-}
-
-func (e *UniqueError) Error() string { return e.twin().Error() }
-
-func (e *UniqueError) Is(target error) bool { return e.twin().Is(target) }
-
-// twin is the error as the store raises it, the one source of its message.
-func (e *UniqueError) twin() *store.UniqueError {
-	return &store.UniqueError{Index: e.Index, Value: e.Value, Owner: relationships.Key(e.Owner)}
-}
+// the entity holding it. It matches ErrExists (and so ErrConflict). It is package
+// entity's type.
+type UniqueError = entity.UniqueError
 
 // LookupUnique returns the key of the entity holding value in the unique index in,
 // or an error matching ErrNotFound when none does. One GetItem of the value's claim,
@@ -71,7 +59,7 @@ func (c *Client) uniqueIndex(si ScopedIndex, value indexing.Value) (indexes.Def[
 // lookupUnique reads the claim of value in si and returns the key it names.
 func (c *Client) lookupUnique(ctx context.Context, si ScopedIndex, value indexing.Value, consistent bool) (Key, error) {
 	k, err := c.core.LookupUnique(ctx, si.Scope, si.Index, value, consistent)
-	return Key(k), err
+	return k, err
 }
 
 // GetByUnique returns the entity holding value in the unique index in, or an

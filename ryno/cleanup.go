@@ -2,8 +2,6 @@ package ryno
 
 import (
 	"context"
-
-	"github.com/rynodb/rynodb/internal/relationships"
 )
 
 // Cleanup deletes what refers to the entity k while k does not exist: the
@@ -23,6 +21,10 @@ import (
 // off) or an expired entity has its deletion completed, as every writer meeting
 // one does. It never deletes a live entity of k, nor any entity but those a
 // missing owner owned; use Delete for that.
+//
+// It sends at least the 3 Queries of a Delete's sweep (one round), then a consistent
+// GetItem of k (another round); what refers to k adds one TransactWriteItems while
+// it fits in one, and beyond that the tombstone and the sweep of Delete.
 func (c *Client) Cleanup(ctx context.Context, k Key) (err error) {
 	ctx, call, err := c.begin(ctx, "Cleanup")
 	defer call.end(&err)
@@ -32,7 +34,7 @@ func (c *Client) Cleanup(ctx context.Context, k Key) (err error) {
 	if err := k.Validate(); err != nil {
 		return err
 	}
-	if _, err := c.core.SweepMissing(ctx, relationships.Key(k)); err != nil {
+	if _, err := c.core.SweepMissing(ctx, k); err != nil {
 		return wrap(err, "clean up after %s", k)
 	}
 	return nil
@@ -43,8 +45,9 @@ func (c *Client) Cleanup(ctx context.Context, k Key) (err error) {
 // a Delete InBackground may be), with what k owns (Options.Owns), or the deletion
 // of k once it has expired. Otherwise it does nothing: it never starts a Delete, so
 // a stream consumer may call it for a record that comes late, after k was deleted
-// or created anew. It is one consistent GetItem when there is nothing to complete
-// (see changes.Complete).
+// or created anew. It sends one consistent GetItem (one round) when there is nothing
+// to complete (see changes.Complete), and otherwise, after it, what the rest of the
+// Delete sends.
 //
 // It may run beside the Delete it completes: each step of a Delete checks the
 // tombstone, so the two share the work and neither leaves anything behind.
@@ -57,5 +60,5 @@ func (c *Client) CompleteDelete(ctx context.Context, k Key) (err error) {
 	if err := k.Validate(); err != nil {
 		return err
 	}
-	return c.core.FinishDelete(ctx, relationships.Key(k))
+	return c.core.FinishDelete(ctx, k)
 }

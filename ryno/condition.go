@@ -7,8 +7,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/actions"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -166,20 +166,9 @@ func If(c Condition) WriteOption {
 }
 
 // ConditionError reports a write refused because its condition did not hold. It
-// matches ErrConflict: the entity is not as the writer required.
-type ConditionError struct {
-	Key       Key
-	Condition string
-}
-
-func (e *ConditionError) Error() string { return e.twin().Error() }
-
-func (e *ConditionError) Is(target error) bool { return e.twin().Is(target) }
-
-// twin is the error as the store raises it, the one source of its message.
-func (e *ConditionError) twin() *store.ConditionError {
-	return &store.ConditionError{Key: relationships.Key(e.Key), Condition: e.Condition}
-}
+// matches ErrConflict: the entity is not as the writer required. It is package
+// entity's type.
+type ConditionError = entity.ConditionError
 
 // store returns the condition as the store reads it; nil for none.
 func (c *Condition) store() *store.Condition {

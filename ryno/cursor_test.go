@@ -74,7 +74,7 @@ func entityItem() map[string]types.AttributeValue {
 // followsItem is the item of ada -follows-> bob at position 3.
 func followsItem() map[string]types.AttributeValue {
 	return relationships.Entry{
-		Subject: relationships.Key(keyAda), Predicate: "follows", Index: 3, Object: relationships.Key(keyBob),
+		Subject: keyAda, Predicate: "follows", Index: 3, Object: keyBob,
 		Attributes: map[string]types.AttributeValue{"since": str("2026")},
 	}.Item()
 }
@@ -149,12 +149,12 @@ func indexListing(name, index string, cond indexing.Condition, v indexing.Value,
 func cursorListings() []cursorListing {
 	reverse := func(predicate string) func(c *Client) (store.PageQuery, error) {
 		return func(c *Client) (store.PageQuery, error) {
-			return c.core.IncomingPage(relationships.Key(keyBob), predicate)
+			return c.core.IncomingPage(keyBob, predicate)
 		}
 	}
 	outgoing := func(predicate string) func(c *Client) (store.PageQuery, error) {
 		return func(c *Client) (store.PageQuery, error) {
-			return c.core.OutgoingPage(relationships.Key(keyAda), predicate)
+			return c.core.OutgoingPage(keyAda, predicate)
 		}
 	}
 	reverseEdits := []keyEdit{
@@ -722,12 +722,12 @@ func TestListingsRefuseInvalidCursorsWithoutARequest(t *testing.T) {
 	less := indexing.Less(indexing.Int(40))
 	outgoing := func(predicate string) func(c *Client) (store.PageQuery, error) {
 		return func(c *Client) (store.PageQuery, error) {
-			return c.core.OutgoingPage(relationships.Key(keyAda), predicate)
+			return c.core.OutgoingPage(keyAda, predicate)
 		}
 	}
 	incoming := func(predicate string) func(c *Client) (store.PageQuery, error) {
 		return func(c *Client) (store.PageQuery, error) {
-			return c.core.IncomingPage(relationships.Key(keyBob), predicate)
+			return c.core.IncomingPage(keyBob, predicate)
 		}
 	}
 	index := func(c *Client) (store.PageQuery, error) { return c.indexQuery("acme", "age", less) }

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"time"
 
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -29,6 +28,17 @@ import (
 // Entries pointing at the entity are found through the reverse index, which DynamoDB
 // keeps eventually consistent: an entry written a moment before the Delete can be
 // missed.
+//
+// It sends 5 requests in 3 rounds for an entity nothing refers to: one UpdateItem
+// (the tombstone), 3 Queries in parallel (the entries pointing at it, its own
+// entries, its index entries), one DeleteItem; for a missing entity, the refused
+// UpdateItem and the Queries (2 rounds). What refers to the entity goes in one
+// TransactWriteItems with the entity, in place of the DeleteItem, while it fits (99
+// items); beyond, in parallel transactions of 99 before the DeleteItem (50 edges each
+// way: 9 requests in 4 rounds). More pages add Queries and rounds, a set's entries a
+// DeleteItem each, and what the entity owns about 6 rounds per level (see
+// docs/deletes.md). With InBackground it returns after the UpdateItem when the
+// entity exists.
 func (c *Client) Delete(ctx context.Context, k Key, opts ...WriteOption) (err error) {
 	ctx, call, err := c.begin(ctx, "Delete")
 	defer call.end(&err)
@@ -48,7 +58,7 @@ func (c *Client) Delete(ctx context.Context, k Key, opts ...WriteOption) (err er
 	if o.background {
 		return c.deleteInBackground(ctx, k, o)
 	}
-	return c.core.DeleteEntity(ctx, relationships.Key(k), o.expect())
+	return c.core.DeleteEntity(ctx, k, o.expect())
 }
 
 // WriteOption adjusts a write.
@@ -161,7 +171,7 @@ func writeOptionsOf(call string, opts []WriteOption) (writeOptions, error) {
 // life is the refusal of a write with o that finds k live since created (zero:
 // missing), when IfCreated names another life; nil otherwise.
 func (o writeOptions) life(k Key, created time.Time) error {
-	return store.OtherLife(relationships.Key(k), o.version, o.created, created)
+	return store.OtherLife(k, o.version, o.created, created)
 }
 
 // expect is what a Delete with o requires of the stored entity.

@@ -14,9 +14,9 @@
 //	})
 //	got, err := db.Get(ctx, e.Key)
 //
-// The documentation of each call says what it sends and what it promises. The
-// manual, in the module's README.md and its docs directory, explains each part at
-// length:
+// This documentation is the reference of every call: what it does, what it
+// promises, and what it sends. The manual, in the module's README.md and its docs
+// directory, explains each part at length:
 //
 //   - docs/entities.md: the calls on entities, writes and timestamps, typed
 //     entities, paging and cursors, batches;
@@ -29,7 +29,22 @@
 //   - docs/items.md: the tables, attributes and numbers, items other programs wrote;
 //   - docs/errors.md: every error, and the HTTP status it stands for;
 //   - docs/production.md: AWS, Lambda, servers, tracing, cost per call, logging;
-//   - docs/testing.md: DynamoDB Local, package rynotest, the crash test.
+//   - docs/changes.md: the tables' streams as typed changes (package changes);
+//   - docs/cli.md: the ryno command, and an application's own (package cli);
+//   - docs/testing.md: DynamoDB Local, package rynotest, the crash test;
+//   - docs/cost.md: the requests and rounds the benchmarks hold each call to, and
+//     the write and read units of each call.
+//
+// # Requests and rounds
+//
+// Each call's documentation says which DynamoDB requests it sends and the rounds
+// they take: requests in flight together count once, so a round is one wait for
+// DynamoDB. The figures are those of the common case, a type without indexes and an
+// entity without relationship lists, and the comment says what adds to them:
+// index entries, lists, pages, owners, attempts lost to other writers. A Get is one
+// GetItem in one round; a Delete of an entity nothing refers to, 5 requests in 3
+// rounds. Input refused (a *ValidationError) costs no request. Options.OnCall
+// reports what each call actually sent, in its [CallReport].
 //
 // # Entities
 //

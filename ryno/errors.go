@@ -3,15 +3,14 @@ package ryno
 import (
 	"errors"
 	"fmt"
-	"strings"
-	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/paging"
-	"github.com/rynodb/rynodb/internal/relationships"
-	"github.com/rynodb/rynodb/internal/store"
 	"github.com/rynodb/rynodb/tables"
 )
 
@@ -86,50 +85,18 @@ type ItemKey = tables.ItemKey
 //
 // For a relationship list, Predicate names the list: Key's list under Predicate
 // (Expected and Stored are 0). A list write under IfListVersion whose list is at
-// another version fails with one.
-type ConflictError struct {
-	Key       Key
-	Predicate string // the list's predicate; "" for the entity itself
-	Expected  int64
-	Stored    int64
-	Missing   bool   // the entity does not exist
-	Reason    string // why, for the message
-}
-
-func (e *ConflictError) Error() string { return e.twin().Error() }
-
-// Is makes errors.Is match ErrConflict, and ErrNotFound when the entity is missing.
-func (e *ConflictError) Is(target error) bool { return e.twin().Is(target) }
-
-// twin is the error as the store raises it, the one source of its message.
-func (e *ConflictError) twin() *store.ConflictError {
-	return &store.ConflictError{Key: relationships.Key(e.Key), Predicate: e.Predicate, Expected: e.Expected, Stored: e.Stored, Missing: e.Missing, Reason: e.Reason}
-}
+// another version fails with one. It is package entity's type, which the machinery
+// raises as it is.
+type ConflictError = entity.ConflictError
 
 // LeaseError reports a write of a relationship list that another writer holds for a
 // change too large for one transaction: Key's list under Predicate, leased until
 // Until (by the writer's clock). Nothing was written. A writer that is cut off
 // holds the list until then; the first write after Until takes the list over and
-// finishes what was left. To wait for it, retry after time.Until(Until). It
-// matches ErrConflict.
-type LeaseError struct {
-	Key       Key
-	Predicate string
-	Until     time.Time
-	Err       error // why the write stopped waiting: its attempts ran out, or its context ended
-}
-
-func (e *LeaseError) Error() string { return e.twin().Error() }
-
-// Is makes errors.Is match ErrConflict.
-func (e *LeaseError) Is(target error) bool { return e.twin().Is(target) }
-
-// twin is the error as the store raises it, the one source of its message.
-func (e *LeaseError) twin() *store.LeaseError {
-	return &store.LeaseError{Key: relationships.Key(e.Key), Predicate: e.Predicate, Until: e.Until, Err: e.Err}
-}
-
-func (e *LeaseError) Unwrap() error { return e.Err }
+// finishes what was left. To wait for it, retry after time.Until(Until). Err says
+// why the write stopped waiting: its attempts ran out, or its context ended. It
+// matches ErrConflict. It is package entity's type.
+type LeaseError = entity.LeaseError
 
 // PartialWriteError reports a call that wrote the entity but failed in a later step
 // (writing relationship entries, or index entries beyond one transaction). Entity
@@ -141,7 +108,22 @@ type PartialWriteError struct {
 }
 
 func (e *PartialWriteError) Error() string {
-	return (&store.PartialWriteError{Key: relationships.Key(e.Entity.Key), Version: e.Entity.Version, Err: e.Err}).Error()
+	return fmt.Sprintf("%s%s is written (version %d), the rest is not: %s", errs.Prefix, e.Entity.Key, e.Entity.Version, errs.Message(e.Err))
+}
+
+// partialWrite is the error of a write the store ended with err: a
+// *PartialWriteError holding the entity as stored when the store returned its
+// item, which it does when the entity is written and a later step failed.
+func (c *Client) partialWrite(k Key, item map[string]types.AttributeValue, err error) error {
+	if item == nil {
+		return err
+	}
+	written, derr := decodeEntity(item)
+	if derr != nil || written.Key != k {
+		s, _ := c.core.ReadStored(k, item)
+		written = &Entity{Key: k, Version: s.Version}
+	}
+	return &PartialWriteError{Entity: written, Err: err}
 }
 
 func (e *PartialWriteError) Unwrap() error { return e.Err }
@@ -149,8 +131,8 @@ func (e *PartialWriteError) Unwrap() error { return e.Err }
 // UnreadableError reports entity items that are stored but cannot be read as
 // entities: an attribute of the store's holds what it never writes there, such as a
 // _created that is no time ("yesterday"), as another program or a hand edit in the
-// console can leave it. Items names each, with why, in the order read. It matches
-// ErrUnreadable.
+// console can leave it. Items names each, with why, in the order read; Keys returns
+// their keys. It matches ErrUnreadable. It is package entity's type.
 //
 // Times in another RFC 3339 layout than the store's (2019-01-01T00:00:00Z, say, as
 // the original JavaScript RynoDB wrote them) are read, not refused.
@@ -165,48 +147,14 @@ func (e *PartialWriteError) Unwrap() error { return e.Err }
 // The writes that keep Created (Update, Set, Patch, a Delete with IfCreated)
 // refuse an entity whose _created is no time with it, and write nothing; Modify,
 // which reads the entity first, refuses any it cannot read. Delete deletes it.
-type UnreadableError struct {
-	Items []UnreadableItem
-}
+type UnreadableError = entity.UnreadableError
 
 // UnreadableItem is one entity item an *UnreadableError reports: its Key, and Err,
-// why it cannot be read.
-type UnreadableItem struct {
-	Key Key
-	Err error
-}
+// why it cannot be read. It is package entity's type.
+type UnreadableItem = entity.UnreadableItem
 
-func (e *UnreadableError) Error() string {
-	if len(e.Items) == 1 {
-		return e.Items[0].twin().Error()
-	}
-	parts := make([]string, len(e.Items))
-	for i, it := range e.Items {
-		parts[i] = it.Key.String() + " (" + errs.Message(it.Err) + ")"
-	}
-	return fmt.Sprintf("%scannot read %d stored entities: %s", errs.Prefix, len(e.Items), strings.Join(parts, "; "))
-}
-
-// Is makes errors.Is match ErrUnreadable.
-func (e *UnreadableError) Is(target error) bool { return target == ErrUnreadable }
-
-// Keys returns the keys of the items it reports, in order.
-func (e *UnreadableError) Keys() []Key {
-	keys := make([]Key, len(e.Items))
-	for i, it := range e.Items {
-		keys[i] = it.Key
-	}
-	return keys
-}
-
-// twin is the error of one item as the store raises it, the one source of its
-// message.
-func (it UnreadableItem) twin() *store.UnreadableError {
-	return &store.UnreadableError{Key: relationships.Key(it.Key), Err: it.Err}
-}
-
-// orNil is e as an error: nil when it reports nothing.
-func (e *UnreadableError) orNil() error {
+// unreadableOrNil is e as an error: nil when it reports nothing.
+func unreadableOrNil(e *UnreadableError) error {
 	if e == nil || len(e.Items) == 0 {
 		return nil
 	}
@@ -216,20 +164,9 @@ func (e *UnreadableError) orNil() error {
 // UnknownIndexError reports an entity last written by a client that maintains
 // indexes this one does not register (Indexes names them). Register the same
 // indexes in every client that writes the type; to drop an index deliberately, run
-// Reindex with the new set.
-type UnknownIndexError struct {
-	Key     Key
-	Indexes []string
-}
-
-func (e *UnknownIndexError) Error() string { return e.twin().Error() }
-
-func (e *UnknownIndexError) Is(target error) bool { return e.twin().Is(target) }
-
-// twin is the error as the store raises it, the one source of its message.
-func (e *UnknownIndexError) twin() *store.UnknownIndexError {
-	return &store.UnknownIndexError{Key: relationships.Key(e.Key), Indexes: e.Indexes}
-}
+// Reindex with the new set. It matches ErrUnknownIndex. It is package entity's
+// type.
+type UnknownIndexError = entity.UnknownIndexError
 
 func invalid(field, value, reason string) error {
 	return &ValidationError{Field: field, Value: value, Reason: reason}
@@ -244,47 +181,3 @@ func wrap(err error, format string, args ...any) error { return errs.Wrap(err, f
 // which), and Err is DynamoDB's ResourceNotFoundException, which it unwraps to. It
 // matches ErrTableNotFound. It is package tables' type.
 type TableNotFoundError = tables.TableNotFoundError
-
-// publicError shows the errors of the machinery below (package store) as the public
-// types they stand for, each context that wraps them kept: errors.As finds a
-// *ConflictError, a *LeaseError, a *ConditionError, a *UniqueError, an
-// *UnknownIndexError, a *PartialWriteError or a *TransactionError for a caller,
-// never an internal type; an edge to a missing object is ErrNotFound naming it.
-// Every call ends through it.
-func publicError(err error) error {
-	return errs.Map(err, func(e error) error {
-		switch e := e.(type) {
-		case *store.ConflictError:
-			return &ConflictError{Key: Key(e.Key), Predicate: e.Predicate, Expected: e.Expected, Stored: e.Stored, Missing: e.Missing, Reason: e.Reason}
-		case *store.LeaseError:
-			return &LeaseError{Key: Key(e.Key), Predicate: e.Predicate, Until: e.Until, Err: e.Err}
-		case *store.ConditionError:
-			return &ConditionError{Key: Key(e.Key), Condition: e.Condition}
-		case *store.UniqueError:
-			return &UniqueError{Index: e.Index, Value: e.Value, Owner: Key(e.Owner)}
-		case *store.UnknownIndexError:
-			return &UnknownIndexError{Key: Key(e.Key), Indexes: e.Indexes}
-		case *store.UnreadableError:
-			return &UnreadableError{Items: []UnreadableItem{{Key: Key(e.Key), Err: e.Err}}}
-		case *store.PartialWriteError:
-			written, err := decodeEntity(e.Item)
-			if err != nil || written.Key != Key(e.Key) {
-				written = &Entity{Key: Key(e.Key), Version: e.Version}
-			}
-			return &PartialWriteError{Entity: written, Err: publicError(e.Err)}
-		case *PartialWriteError:
-			if inner := publicError(e.Err); inner != e.Err {
-				return &PartialWriteError{Entity: e.Entity, Err: inner}
-			}
-		case *store.ObjectMissingError:
-			return e.Plain()
-		case *store.TransactionError:
-			ops := make([]OpError, len(e.Ops))
-			for i, o := range e.Ops {
-				ops[i] = OpError{Index: o.Index, Op: o.Op, Key: Key(o.Key), Err: publicError(o.Err)}
-			}
-			return &TransactionError{Ops: ops}
-		}
-		return e
-	})
-}

@@ -3,6 +3,7 @@ package ryno
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -10,9 +11,12 @@ import (
 	"github.com/rynodb/rynodb/internal/relationships"
 )
 
-// Get returns the entity with key k, or an error wrapping ErrNotFound. One GetItem
-// request; with WithRelationships, the relationship lists are read in the same
-// round.
+// Get returns the entity with key k, or an error wrapping ErrNotFound. It sends one
+// GetItem (one round). WithRelationships adds a Query per predicate asked for (one
+// for every predicate), in the same round, and one more for each further 1 MB page
+// of a list. An entity of a type whose reads check its owners (Owns.ObjectType)
+// adds a Query beside the GetItem, then a BatchGetItem, a Query and a round per
+// level of owners (see docs/deletes.md).
 func (c *Client) Get(ctx context.Context, k Key, opts ...GetOption) (_ *Entity, err error) {
 	ctx, call, err := c.begin(ctx, "Get")
 	defer call.end(&err)
@@ -89,7 +93,7 @@ func (c *Client) getEntity(ctx context.Context, k Key, consistent bool) (*Entity
 	if c.core.ChecksOwners(k.Type) {
 		return c.getChecked(ctx, k, consistent)
 	}
-	item, err := c.core.GetItem(ctx, relationships.Key(k), consistent)
+	item, err := c.core.GetItem(ctx, k, consistent)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +116,7 @@ func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []s
 		if i == 0 {
 			e, err = c.getEntity(ctx, k, consistent)
 		} else {
-			lists[i-1], err = c.core.ReadList(ctx, relationships.Key(k), reads[i-1], consistent)
+			lists[i-1], err = c.core.ReadList(ctx, k, reads[i-1], consistent)
 		}
 		return err
 	})
@@ -126,18 +130,21 @@ func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []s
 	for _, list := range lists {
 		relationships.SortOrdered(list)
 		for p, objects := range relationships.ByPredicate(list) {
-			e.Relationships[p] = fromRelKeys(objects)
+			e.Relationships[p] = slices.Clone(objects)
 		}
 	}
 	return e, nil
 }
 
 // BatchGet returns the entities with keys, in the order of keys, with nil where an
-// entity does not exist. Any number of keys: they are read with ceil(n/100)
-// BatchGetItem requests sent in parallel, each distinct key once. When some keys
-// could not be read the error is a *BatchError naming them. When some items were
-// read but cannot be decoded, BatchGet returns the others with an *UnreadableError
-// naming those, nil in their place. Of the options, only Consistent applies.
+// entity does not exist. Any number of keys, each distinct key read once. When some
+// keys could not be read the error is a *BatchError naming them. When some items
+// were read but cannot be decoded, BatchGet returns the others with an
+// *UnreadableError naming those, nil in their place. Of the options, only Consistent
+// applies. It sends ceil(n/100) BatchGetItem for n distinct keys, in parallel: one
+// round while they are at most Options.MaxConcurrency. Keys DynamoDB leaves
+// unprocessed are asked for again, and entities whose reads check their owners add
+// rounds as in Get.
 func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_ []*Entity, err error) {
 	ctx, call, err := c.begin(ctx, "BatchGet")
 	defer call.end(&err)
@@ -161,7 +168,7 @@ func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_
 	if err != nil {
 		return nil, err
 	}
-	return entities, bad.orNil()
+	return entities, unreadableOrNil(bad)
 }
 
 // readVisible reads the entity items of keys, in the order of keys, with nil for an
@@ -171,7 +178,7 @@ func (c *Client) readVisible(ctx context.Context, keys []Key, consistent bool) (
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	items, err := c.core.BatchReadEntities(ctx, relKeys(keys), batching.ReadOptions{Consistent: consistent})
+	items, err := c.core.BatchReadEntities(ctx, ownKeys(keys), batching.ReadOptions{Consistent: consistent})
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/internal/indexes"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -106,7 +105,7 @@ func emitEntries(reg indexRegistry, item map[string]types.AttributeValue, create
 		return nil, err
 	}
 	e.Created, e.Updated = created, updated
-	return reg.Emit(relationships.Key(e.Key), *e, item)
+	return reg.Emit(e.Key, *e, item)
 }
 
 // errUnregistered is the error of a call naming an index the client does not

@@ -27,15 +27,18 @@ type IndexEntry struct {
 
 // QueryIndex returns one page of the entities whose entries in the index in match
 // cond, in index order (reversed with Descending). The entities are read fresh from
-// the entities table: one Query, then parallel BatchGetItem requests, two rounds per
-// page. An inline index's GSI holds the entities themselves, so without
-// Options.ConsistentRead one Query reads the page. An entity emitting several
-// matching values appears once per value; entries whose entity no longer exists,
-// or whose entity as read records no value of the index that cond selects (a
-// stale entry), are skipped. An entity that cannot be read does not fail the page:
-// it comes with an *UnreadableError naming it. An index the client does not register fails with a *ValidationError
+// the entities table. An entity emitting several matching values appears once per
+// value; entries whose entity no longer exists, or whose entity as read records no
+// value of the index that cond selects (a stale entry), are skipped. An entity that
+// cannot be read does not fail the page: it comes with an *UnreadableError naming
+// it. An index the client does not register fails with a *ValidationError
 // (ErrInvalid) before any request, as in QueryIndexEntries, AllInIndex,
 // AllIndexEntries and LookupUnique.
+//
+// It sends one Query of the lookup index, then ceil(n/100) BatchGetItem in parallel
+// for the page's n entities: 2 rounds per page. An inline index's GSI holds the
+// entities themselves, so without Options.ConsistentRead it sends one Query per page
+// (one round). See docs/indexes.md.
 func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (_ *Page[*Entity], err error) {
 	ctx, call, err := c.begin(ctx, "QueryIndex")
 	defer call.end(&err)
@@ -68,13 +71,15 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 	if err != nil {
 		return nil, err
 	}
-	return presentPage(entities, entries.Cursor), bad.orNil()
+	return presentPage(entities, entries.Cursor), unreadableOrNil(bad)
 }
 
-// QueryIndexEntries returns one page of the entries of the index in that match cond, in index order, with their projected attributes, without reading the
-// entities. One Query request per page, on the lookup index (an inline index's
-// GSI for an inline index), which DynamoDB keeps eventually consistent. An index the client does not register fails with a
-// *ValidationError (ErrInvalid) before any request.
+// QueryIndexEntries returns one page of the entries of the index in that match
+// cond, in index order, with their projected attributes, without reading the
+// entities. It reads the lookup index (an inline index's GSI for an inline index),
+// which DynamoDB keeps eventually consistent. An index the client does not register
+// fails with a *ValidationError (ErrInvalid) before any request. It sends one Query
+// per page (one round).
 func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) (_ *Page[IndexEntry], err error) {
 	ctx, call, err := c.begin(ctx, "QueryIndexEntries")
 	defer call.end(&err)
@@ -91,7 +96,7 @@ func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond ind
 	if err != nil {
 		return nil, err
 	}
-	return page, bad.orNil()
+	return page, unreadableOrNil(bad)
 }
 
 // queryInline is QueryIndex of an inline index: its GSI holds the entity items
@@ -165,14 +170,16 @@ func (c *Client) indexQuery(scope, index string, cond indexing.Condition) (store
 	return c.core.IndexPage(scope, index, cond)
 }
 
-// AllIndexEntries iterates over every entry QueryIndexEntries would page through.
+// AllIndexEntries iterates over every entry QueryIndexEntries would page through. It
+// sends one Query per page, as the loop reaches it.
 func (c *Client) AllIndexEntries(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) iter.Seq2[IndexEntry, error] {
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[IndexEntry], error) {
 		return c.QueryIndexEntries(ctx, in, cond, p)
 	})
 }
 
-// AllInIndex iterates over every entity QueryIndex would page through.
+// AllInIndex iterates over every entity QueryIndex would page through. It sends what
+// QueryIndex sends for each page, as the loop reaches it.
 func (c *Client) AllInIndex(ctx context.Context, in ScopedIndex, cond indexing.Condition, p PageOptions) iter.Seq2[*Entity, error] {
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[*Entity], error) {
 		return c.QueryIndex(ctx, in, cond, p)

@@ -50,7 +50,7 @@ func encodeEntity(e *Entity) (map[string]types.AttributeValue, error) {
 		}
 		item[schema.AttrMeta] = av
 	}
-	for name, av := range e.Key.item() {
+	for name, av := range itemKey(e.Key) {
 		item[name] = av
 	}
 	item[schema.AttrScope] = str(e.Scope)
@@ -178,7 +178,7 @@ func storedKey(item map[string]types.AttributeValue) Key {
 		}
 	}
 	k, _ := store.EntityKeyOf(item)
-	return Key(k)
+	return k
 }
 
 func mapValue(m map[string]types.AttributeValue) *types.AttributeValueMemberM {

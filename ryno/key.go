@@ -5,44 +5,28 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/actions"
-	"github.com/rynodb/rynodb/internal/relationships"
-	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // Key identifies an entity: its scope (a tenant, an account, ...), its type and its
 // id. Each part must be non-empty UTF-8 without control characters; ':' and '%' are
-// allowed.
-type Key struct {
-	Scope string
-	Type  string
-	ID    string
-}
+// allowed. Its String method returns the key as the store writes it in compound
+// keys, scope:type:id, each part escaped ('%' as %25, ':' as %3A); Validate reports
+// whether it can be stored (a *ValidationError otherwise); TypeOf returns its Type.
+// It is package entity's type, which the machinery under ryno works on too.
+type Key = entity.Key
 
-// String returns the key as the store writes it in compound keys:
-// scope:type:id, each part escaped ('%' as %25, ':' as %3A).
-func (k Key) String() string { return schema.SubjectKey(k.Scope, k.Type, k.ID) }
-
-// Validate reports whether the key can be stored: a *ValidationError otherwise.
-func (k Key) Validate() error { return schema.ValidateEntityKey(k.Scope, k.Type, k.ID) }
-
-// item returns the primary key of the entity's item in the entities table.
-func (k Key) item() map[string]types.AttributeValue { return actions.EntityKey(relationships.Key(k)) }
+// itemKey returns the primary key of the entity k's item in the entities table.
+func itemKey(k Key) map[string]types.AttributeValue { return actions.EntityKey(k) }
 
 func str(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }
 
 // Type names the entities of one type within one scope: what ListByType, AllByType
-// and Reindex read. Its named fields keep a scope and a type from being swapped.
-type Type struct {
-	Scope string
-	Name  string
-}
-
-// TypeOf returns the type of the entity k.
-func (k Key) TypeOf() Type { return Type{Scope: k.Scope, Name: k.Type} }
-
-// String returns the type as the store writes it: scope:type, each part escaped.
-func (t Type) String() string { return schema.ScopeTypeKey(t.Scope, t.Name) }
+// and Reindex read. Its named fields keep a scope and a type from being swapped. Its
+// String method returns it as the store writes it: scope:type, each part escaped. It
+// is package entity's type.
+type Type = entity.Type
 
 // ScopedIndex names a registered index within one scope: what QueryIndex,
 // QueryIndexEntries, their iterators, LookupUnique and GetByUnique read.

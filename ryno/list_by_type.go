@@ -6,10 +6,11 @@ import (
 )
 
 // ListByType returns one page of the entities of type t, ordered by the
-// time they were last written (oldest first, or newest first with Descending). One
-// Query request per page, on the entities-by-type index, which DynamoDB keeps
-// eventually consistent. An item of the page that cannot be read does not fail
-// the others: the page comes with an *UnreadableError naming it.
+// time they were last written (oldest first, or newest first with Descending), read
+// from the entities-by-type index, which DynamoDB keeps eventually consistent. An
+// item of the page that cannot be read does not fail the others: the page comes
+// with an *UnreadableError naming it. It sends one Query per page (one round);
+// entities whose reads check their owners (Owns.ObjectType) add rounds as in Get.
 //
 // The index orders the items by their _updated as stored. One that another program
 // wrote in another layout than the store's (2019-01-01T00:00:00Z) reads as that
@@ -37,7 +38,8 @@ func (c *Client) ListByType(ctx context.Context, t Type, p PageOptions) (_ *Page
 }
 
 // AllByType iterates over every entity of type t, in the order of
-// ListByType, starting from p.Cursor and fetching p.Limit entities per request.
+// ListByType, starting from p.Cursor and fetching p.Limit entities per request. It
+// sends what ListByType sends for each page, as the loop reaches it.
 func (c *Client) AllByType(ctx context.Context, t Type, p PageOptions) iter.Seq2[*Entity, error] {
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[*Entity], error) {
 		return c.ListByType(ctx, t, p)

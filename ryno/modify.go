@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/store"
 )
 
@@ -23,7 +23,9 @@ import (
 // the life created then, read and written: finding another life, or none, is final
 // too, a *ConflictError matching ErrNotFound, and fn is not called on it. Each
 // attempt reads the entity strongly consistently, then writes as Update does: one
-// GetItem and one PutItem for an entity with no index entries or lists to write.
+// GetItem then one PutItem (2 rounds) for an entity with no index entries or lists
+// to write; index entries add a Query between them, and the write becomes one
+// TransactWriteItems (3 rounds). A conflict adds an attempt.
 func (c *Client) Modify(ctx context.Context, k Key, fn func(e *Entity) error, opts ...WriteOption) (_ *Entity, err error) {
 	ctx, call, err := c.begin(ctx, "Modify")
 	defer call.end(&err)
@@ -51,7 +53,7 @@ func (c *Client) Modify(ctx context.Context, k Key, fn func(e *Entity) error, op
 	if err != nil {
 		return nil, err
 	}
-	if err := c.core.ReplaceSets(ctx, relationships.Key(k), sets); err != nil {
+	if err := c.core.ReplaceSets(ctx, k, sets); err != nil {
 		return nil, &PartialWriteError{Entity: stored, Err: err}
 	}
 	return stored, nil
@@ -62,22 +64,23 @@ func (c *Client) modify(ctx context.Context, k Key, o writeOptions, fn func(e *E
 	if o.version > 0 { // another version will not come back
 		return c.modifyOnce(ctx, k, o, fn)
 	}
-	pace := c.core.ConflictPacer()
-	for {
+	giveUp := func(conflict, err error) error {
+		last := conflict.(*ConflictError)
+		gaveUp := store.KeptChanging(k, "", 0, err)
+		gaveUp.Stored, gaveUp.Missing = last.Stored, last.Missing
+		return gaveUp
+	}
+	return batching.Attempts(ctx, c.core.ConflictPacer(), giveUp, func(ctx context.Context) (*Entity, batching.Step, error) {
 		stored, err := c.modifyOnce(ctx, k, o, fn)
 		var conflict *ConflictError
-		if !errors.As(publicError(err), &conflict) { // the store's conflicts, of lists, too
-			return stored, err
+		if !errors.As(err, &conflict) { // the store's conflicts, of lists, too
+			return stored, batching.Done, err
 		}
 		if conflict.Missing && !o.created.IsZero() { // nor will the life IfCreated names
-			return nil, err
+			return nil, batching.Done, err
 		}
-		if err := pace.Wait(ctx); err != nil {
-			gaveUp := store.KeptChanging(relationships.Key(k), "", 0, err)
-			gaveUp.Stored, gaveUp.Missing = conflict.Stored, conflict.Missing
-			return nil, publicError(gaveUp)
-		}
-	}
+		return nil, batching.Retry, conflict
+	})
 }
 
 // modifyOnce reads k, applies fn and writes it under the version read, which must be
@@ -119,14 +122,14 @@ func (c *Client) modifyOnce(ctx context.Context, k Key, o writeOptions, fn func(
 	}
 	item, err := c.core.Write(ctx, p)
 	if err != nil {
-		return nil, err
+		return nil, c.partialWrite(p.Key, item, err)
 	}
 	return decodeEntity(item)
 }
 
 // getToWrite reads the entity k for a write that goes on from what it reads.
 func (c *Client) getToWrite(ctx context.Context, k Key) (*Entity, error) {
-	item, err := c.core.ReadLive(ctx, relationships.Key(k))
+	item, err := c.core.ReadLive(ctx, k)
 	if err != nil {
 		return nil, err
 	}

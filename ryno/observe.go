@@ -94,10 +94,8 @@ func (c *Client) begin(ctx context.Context, op string) (context.Context, *call, 
 	return requests.WithRecorder(ctx, k), k, nil
 }
 
-// end reports the call, ended with *errp, which it shows as the public error it
-// stands for (publicError).
+// end reports the call, ended with *errp.
 func (k *call) end(errp *error) {
-	*errp = publicError(*errp)
 	if k == nil {
 		return
 	}

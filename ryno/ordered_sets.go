@@ -34,7 +34,7 @@ func validateOrdered(predicate string, objects []Key) error {
 func orderedPage(subject Key, predicate string, items []map[string]types.AttributeValue, cursor string) (*Page[Relationship], error) {
 	page := &Page[Relationship]{Items: make([]Relationship, len(items)), Cursor: cursor}
 	for i, item := range items {
-		e, err := relationships.FromOrderedKeys(relationships.Key(subject), predicate, item)
+		e, err := relationships.FromOrderedKeys(subject, predicate, item)
 		if err != nil {
 			return nil, wrap(err, "decode relationship entry")
 		}

@@ -7,7 +7,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/store"
 )
 
@@ -20,9 +19,9 @@ func (c *Client) getChecked(ctx context.Context, k Key, consistent bool) (*Entit
 	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
-			item, err = c.core.GetItem(ctx, relationships.Key(k), consistent)
+			item, err = c.core.GetItem(ctx, k, consistent)
 		} else {
-			owners, err = c.core.Owners(ctx, []store.Key{relationships.Key(k)}, c.opts.MaxConcurrency-1)
+			owners, err = c.core.Owners(ctx, []store.Key{k}, c.opts.MaxConcurrency-1)
 		}
 		return err
 	})
@@ -36,7 +35,7 @@ func (c *Client) getChecked(ctx context.Context, k Key, consistent bool) (*Entit
 	if err != nil {
 		return nil, err
 	}
-	if hidden[relationships.Key(k)] {
+	if hidden[k] {
 		return nil, notFound(k)
 	}
 	return decodeStored(k, item)
@@ -50,13 +49,13 @@ func (c *Client) dropOwnerHidden(ctx context.Context, entities []*Entity, bad *U
 	var keys []store.Key
 	for _, e := range entities {
 		if e != nil && c.core.ChecksOwners(e.Type) {
-			keys = append(keys, relationships.Key(e.Key))
+			keys = append(keys, e.Key)
 		}
 	}
 	if bad != nil {
 		for _, it := range bad.Items {
 			if c.core.ChecksOwners(it.Key.Type) {
-				keys = append(keys, relationships.Key(it.Key))
+				keys = append(keys, it.Key)
 			}
 		}
 	}
@@ -72,12 +71,12 @@ func (c *Client) dropOwnerHidden(ctx context.Context, entities []*Entity, bad *U
 		return err
 	}
 	for i, e := range entities {
-		if e != nil && hidden[relationships.Key(e.Key)] {
+		if e != nil && hidden[e.Key] {
 			entities[i] = nil
 		}
 	}
 	if bad != nil {
-		bad.Items = slices.DeleteFunc(bad.Items, func(it UnreadableItem) bool { return hidden[relationships.Key(it.Key)] })
+		bad.Items = slices.DeleteFunc(bad.Items, func(it UnreadableItem) bool { return hidden[it.Key] })
 	}
 	return nil
 }
@@ -89,5 +88,5 @@ func (c *Client) keepOwnerVisible(ctx context.Context, page *Page[*Entity], bad 
 	if err := c.dropOwnerHidden(ctx, page.Items, bad, consistent); err != nil {
 		return nil, err
 	}
-	return presentPage(page.Items, page.Cursor), bad.orNil()
+	return presentPage(page.Items, page.Cursor), unreadableOrNil(bad)
 }

@@ -74,7 +74,7 @@ func TestAPageKeepsTheItemsItCanRead(t *testing.T) {
 
 	none, unread, err := decodePage(items[:1], "", func(map[string]types.AttributeValue) bool { return true }, decodeListed)
 	require.NoError(t, err)
-	require.NoError(t, unread.orNil(), "a page read whole has no error")
+	require.NoError(t, unreadableOrNil(unread), "a page read whole has no error")
 	require.Len(t, none.Items, 1)
 }
 

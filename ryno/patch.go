@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/numbers"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -46,6 +45,11 @@ type Patch struct {
 // with ErrOutcomeUnknown). On an indexed type the map functions must see the new
 // attributes, so the entity is read and written back as Modify does, with its index
 // entries in the same transaction.
+//
+// It sends one UpdateItem (one round). On a type with index entries it sends what
+// Modify does: one GetItem, one Query of the entries, one TransactWriteItems (3
+// rounds); with inline indexes only, one GetItem and one PutItem (2 rounds). A
+// conflict there adds an attempt.
 func (c *Client) Patch(ctx context.Context, k Key, p Patch, opts ...WriteOption) (_ *Entity, err error) {
 	ctx, call, err := c.begin(ctx, "Patch")
 	defer call.end(&err)
@@ -131,7 +135,7 @@ func encodePatch(p Patch) (store.Patch, error) {
 
 // patchItem applies ep with one UpdateItem.
 func (c *Client) patchItem(ctx context.Context, k Key, ep store.Patch, o writeOptions) (*Entity, error) {
-	item, err := c.core.PatchItem(ctx, relationships.Key(k), ep, store.PatchOptions{Version: o.version, Created: o.created, Cond: o.cond.store()})
+	item, err := c.core.PatchItem(ctx, k, ep, store.PatchOptions{Version: o.version, Created: o.created, Cond: o.cond.store()})
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -243,9 +242,9 @@ func TestPatchInput(t *testing.T) {
 	}
 	for _, tt := range tests { // every patch forgets the item's shape: it may add or remove names
 		t.Run(tt.name, func(t *testing.T) {
-			in := c.core.PatchInput(relationships.Key(stateKey), mustEncodePatch(t, tt.p), store.PatchOptions{Version: tt.version}, "tok")
+			in := c.core.PatchInput(stateKey, mustEncodePatch(t, tt.p), store.PatchOptions{Version: tt.version}, "tok")
 			require.Equal(t, "t_entities_master", aws.ToString(in.TableName))
-			require.Equal(t, stateKey.item(), in.Key)
+			require.Equal(t, itemKey(stateKey), in.Key)
 			require.Equal(t, types.ReturnValueAllNew, in.ReturnValues)
 			require.Equal(t, types.ReturnValuesOnConditionCheckFailureAllOld, in.ReturnValuesOnConditionCheckFailure)
 
@@ -278,7 +277,7 @@ func TestPatchInputNamesTopLevelAttributes(t *testing.T) {
 			for _, p := range []Patch{{Set: map[string]any{name: 1}}, {Remove: []string{name}}, {Add: map[string]any{name: 1}}} {
 				ep := mustEncodePatch(t, p)
 				var in *dynamodb.UpdateItemInput
-				require.NotPanics(t, func() { in = c.core.PatchInput(relationships.Key(stateKey), ep, store.PatchOptions{}, "tok") })
+				require.NotPanics(t, func() { in = c.core.PatchInput(stateKey, ep, store.PatchOptions{}, "tok") })
 				require.Contains(t, slices.Collect(maps.Values(in.ExpressionAttributeNames)), name)
 			}
 		})

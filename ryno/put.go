@@ -3,14 +3,15 @@ package ryno
 import (
 	"context"
 
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/store"
 )
 
 // Create stores a new entity and returns it as stored, with Version 1. It fails with
-// an error matching ErrExists (and ErrConflict) when the entity exists. One PutItem
-// request for an entity with no lists to write and no index entries; otherwise one
-// TransactWriteItems. Of the options, only ReplaceLists applies.
+// an error matching ErrExists (and ErrConflict) when the entity exists. Of the
+// options, only ReplaceLists applies. It sends one PutItem (one round), inline index
+// values included, or one TransactWriteItems when it also writes index entries or
+// lists; the sets of ReplaceLists follow, as ReplaceRelationships writes them (see
+// docs/relationships.md).
 func (c *Client) Create(ctx context.Context, e *Entity, opts ...WriteOption) (_ *Entity, err error) {
 	ctx, call, err := c.begin(ctx, "Create")
 	defer call.end(&err)
@@ -25,8 +26,12 @@ func (c *Client) Create(ctx context.Context, e *Entity, opts ...WriteOption) (_ 
 // the store), the stored entity must still have it: otherwise the call fails with a
 // *ConflictError matching ErrConflict and writes nothing. Without a Version it
 // replaces whatever is stored, and fails with ErrNotFound when the entity does not
-// exist: one UpdateItem when the stored entity has the same attribute names (see
-// Set). IfVersion, IfCreated and If add conditions; see Set for lists and indexes.
+// exist. IfVersion, IfCreated and If add conditions; see Set for lists and indexes.
+// It sends one PutItem (one round) when e carries its Version and Created, or one
+// UpdateItem (one round) without a Version when the stored entity has the same
+// attribute names; otherwise, and for index entries and lists, what Set sends,
+// except that a blind Update of an indexed type reads its entries after the item: 3
+// rounds.
 func (c *Client) Update(ctx context.Context, e *Entity, opts ...WriteOption) (_ *Entity, err error) {
 	ctx, call, err := c.begin(ctx, "Update")
 	defer call.end(&err)
@@ -54,6 +59,16 @@ func (c *Client) Update(ctx context.Context, e *Entity, opts ...WriteOption) (_ 
 // MB), so no reader sees one without the others. Larger changes are written after the
 // entity, and converge: a write that is cut off is completed by the next write of
 // the entity, since differences are computed from the tables.
+//
+// It sends one PutItem (one round) when e carries its Version and Created; a Version
+// without Created reads the item first (a GetItem, one more round). Without a
+// Version it sends one UpdateItem (one round) for a new entity or one of the same
+// attribute names, and a PutItem after it when the update is refused. Index entries
+// (not inline) are read first, one Query, beside the GetItem of a blind Set, then
+// everything commits in one TransactWriteItems (a PutItem when no entry changes): 2
+// rounds. Lists add to that first round one BatchGetItem of their heads and a Query
+// per list (and per 1 MB page). Each attempt lost to another writer adds its reads
+// and its commit, within Options.Conflicts. See docs/entities.md and docs/cost.md.
 func (c *Client) Set(ctx context.Context, e *Entity, opts ...WriteOption) (_ *Entity, err error) {
 	ctx, call, err := c.begin(ctx, "Set")
 	defer call.end(&err)
@@ -79,7 +94,7 @@ func (c *Client) put(ctx context.Context, e *Entity, mode putMode, opts []WriteO
 	if err != nil {
 		return nil, err
 	}
-	var sets map[string][]relationships.Key
+	var sets map[string][]Key
 	if e != nil { // putOf refuses a nil entity
 		if sets, err = c.takeSets(e.Key, &o); err != nil {
 			return nil, err
@@ -92,7 +107,7 @@ func (c *Client) put(ctx context.Context, e *Entity, mode putMode, opts []WriteO
 	p.Sets = sets
 	item, err := c.core.Write(ctx, p)
 	if err != nil {
-		return nil, err
+		return nil, c.partialWrite(p.Key, item, err)
 	}
 	return decodeEntity(item)
 }
@@ -109,13 +124,13 @@ func (c *Client) putOf(e *Entity, mode putMode, o writeOptions) (store.Put, erro
 	if err := c.validateLists(e.Key, o.lists); err != nil {
 		return store.Put{}, err
 	}
-	var lists map[string][]relationships.Key
+	var lists map[string][]Key
 	if o.lists != nil {
-		lists = make(map[string][]relationships.Key, len(o.lists))
+		lists = make(map[string][]Key, len(o.lists))
 		for p, objects := range o.lists {
-			lists[p] = relKeys(objects)
+			lists[p] = ownKeys(objects)
 		}
 	}
-	return store.Put{Mode: mode, Key: relationships.Key(e.Key), Version: e.Version, Created: e.Created,
+	return store.Put{Mode: mode, Key: e.Key, Version: e.Version, Created: e.Created,
 		IfCreated: !o.created.IsZero(), Base: base, Lists: lists, Cond: o.cond.store()}, nil
 }

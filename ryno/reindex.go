@@ -33,6 +33,12 @@ type Duplicate struct {
 // each is handled as listed: an entity written while Reindex runs maintains its own
 // entries, but one written just before may be handled in its former state. Run
 // Reindex again, or when the type is not being written, to be sure.
+//
+// It sends one Query of the by-type index per page of 100 entities, then, for each
+// entity of the page, up to Options.MaxConcurrency at once, a Query of its entries
+// (and a read of the claims of its unique values) and, when anything differs, one
+// TransactWriteItems; an entity changed meanwhile is read again (a GetItem) and
+// redone.
 func (c *Client) Reindex(ctx context.Context, t Type, progress func(ReindexProgress)) (_ ReindexProgress, err error) {
 	ctx, call, err := c.begin(ctx, "Reindex")
 	defer call.end(&err)
@@ -45,7 +51,7 @@ func (c *Client) Reindex(ctx context.Context, t Type, progress func(ReindexProgr
 		done.Puts += puts
 		done.Deletes += deletes
 		for _, d := range dups {
-			done.Duplicates = append(done.Duplicates, Duplicate{Index: d.Index, Value: d.Value, Entity: Key(d.Entity), Owner: Key(d.Owner)})
+			done.Duplicates = append(done.Duplicates, Duplicate{Index: d.Index, Value: d.Value, Entity: d.Entity, Owner: d.Owner})
 		}
 		if progress != nil {
 			progress(done)

@@ -22,7 +22,7 @@ type Relationship struct {
 }
 
 func relationshipOf(e relationships.Entry) Relationship {
-	return Relationship{Subject: Key(e.Subject), Predicate: e.Predicate, Index: e.Index, Object: Key(e.Object)}
+	return Relationship{Subject: e.Subject, Predicate: e.Predicate, Index: e.Index, Object: e.Object}
 }
 
 // relationshipPage decodes the relationship entries of a page.
@@ -45,16 +45,16 @@ const AllPredicates = ""
 
 // Relationships returns one page of the subject's relationships under predicate, in
 // list order, or of every predicate with AllPredicates, ordered by predicate and
-// then by list position. One Query request per page. A page holding a whole list
-// carries its version (Page.ListVersion), for a write that requires it
-// (IfListVersion).
+// then by list position. A page holding a whole list carries its version
+// (Page.ListVersion), for a write that requires it (IfListVersion). It sends one
+// Query per page (one round), whatever the length of the list.
 func (c *Client) Relationships(ctx context.Context, subject Key, predicate string, p PageOptions) (_ *Page[Relationship], err error) {
 	ctx, call, err := c.begin(ctx, "Relationships")
 	defer call.end(&err)
 	if err != nil {
 		return nil, err
 	}
-	q, err := c.core.OutgoingPage(relationships.Key(subject), predicate)
+	q, err := c.core.OutgoingPage(subject, predicate)
 	if err != nil {
 		return nil, err
 	}
@@ -82,12 +82,13 @@ func (c *Client) Relationships(ctx context.Context, subject Key, predicate strin
 func listVersion(subject Key, predicate string, rels []Relationship) string {
 	entries := make([]relationships.Entry, len(rels))
 	for i, r := range rels {
-		entries[i] = relationships.Entry{Subject: relationships.Key(r.Subject), Predicate: r.Predicate, Index: r.Index, Object: relationships.Key(r.Object)}
+		entries[i] = relationships.Entry{Subject: r.Subject, Predicate: r.Predicate, Index: r.Index, Object: r.Object}
 	}
-	return relationships.VersionOf(relationships.Key(subject), predicate, entries)
+	return relationships.VersionOf(subject, predicate, entries)
 }
 
 // AllRelationships iterates over every relationship Relationships would page through.
+// It sends one Query per page, as the loop reaches it.
 func (c *Client) AllRelationships(ctx context.Context, subject Key, predicate string, p PageOptions) iter.Seq2[Relationship, error] {
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[Relationship], error) {
 		return c.Relationships(ctx, subject, predicate, p)
@@ -97,10 +98,12 @@ func (c *Client) AllRelationships(ctx context.Context, subject Key, predicate st
 // RelatedEntities returns one page of the objects of the subject's relationships
 // under predicate (AllPredicates for every one), in list order. Objects that no longer
 // exist are skipped, so a page can hold fewer entities than its limit; an object
-// listed twice appears twice. One Query, then the objects in parallel BatchGetItem
-// requests: two rounds per page. A page holding a whole list carries its version,
-// as for Relationships: that of the list, whatever the entities read. An object that
-// cannot be read does not fail the page: it comes with an *UnreadableError naming it.
+// listed twice appears twice. A page holding a whole list carries its version, as
+// for Relationships: that of the list, whatever the entities read. An object that
+// cannot be read does not fail the page: it comes with an *UnreadableError naming
+// it. It sends one Query, then ceil(n/100) BatchGetItem in parallel for the page's n
+// objects: 2 rounds per page; objects whose reads check their owners add rounds as
+// in Get.
 func (c *Client) RelatedEntities(ctx context.Context, subject Key, predicate string, p PageOptions) (_ *Page[*Entity], err error) {
 	ctx, call, err := c.begin(ctx, "RelatedEntities")
 	defer call.end(&err)
@@ -128,6 +131,7 @@ func keysOf(rels []Relationship, pick func(Relationship) Key) []Key {
 }
 
 // AllRelatedEntities iterates over every entity RelatedEntities would page through.
+// It sends what RelatedEntities sends for each page, as the loop reaches it.
 func (c *Client) AllRelatedEntities(ctx context.Context, subject Key, predicate string, p PageOptions) iter.Seq2[*Entity, error] {
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[*Entity], error) {
 		return c.RelatedEntities(ctx, subject, predicate, p)
@@ -156,18 +160,18 @@ func presentPage(entities []*Entity, cursor string) *Page[*Entity] {
 // ReverseRelationships returns one page of the relationships pointing at object: who
 // points at it, and under which predicate. With a predicate it returns only those of
 // that predicate ("who follows me"); AllPredicates means every predicate, as for
-// Relationships. Each page is one Query of the reverse index, a GSI that DynamoDB
-// keeps eventually consistent. Its order is that of the entries' _reverse_key: by
-// predicate, then subject (scope, type, id, as their escaped forms compare), then
-// position in the subject's list. It depends on the entries alone, so every listing
-// of the same entries gives the same order.
+// Relationships. It reads the reverse index, a GSI that DynamoDB keeps eventually
+// consistent. Its order is that of the entries' _reverse_key: by predicate, then
+// subject (scope, type, id, as their escaped forms compare), then position in the
+// subject's list. It depends on the entries alone, so every listing of the same
+// entries gives the same order. It sends one Query per page (one round).
 func (c *Client) ReverseRelationships(ctx context.Context, object Key, predicate string, p PageOptions) (_ *Page[Relationship], err error) {
 	ctx, call, err := c.begin(ctx, "ReverseRelationships")
 	defer call.end(&err)
 	if err != nil {
 		return nil, err
 	}
-	q, err := c.core.IncomingPage(relationships.Key(object), predicate)
+	q, err := c.core.IncomingPage(object, predicate)
 	if err != nil {
 		return nil, err
 	}
@@ -186,10 +190,10 @@ func (c *Client) ReverseRelationships(ctx context.Context, object Key, predicate
 // pointing at object under predicate (AllPredicates for every one), in the order of
 // ReverseRelationships: "who follows me" as entities. Subjects that no longer exist
 // are skipped, so a page can hold fewer entities than its limit; a subject pointing
-// at object twice appears twice. One Query of the reverse index, then the subjects
-// in parallel BatchGetItem requests: two rounds per page. PageAs and ValuesAs type
-// them. A subject that cannot be read does not fail the page: it comes with an
-// *UnreadableError naming it.
+// at object twice appears twice. PageAs and ValuesAs type them. A subject that cannot
+// be read does not fail the page: it comes with an *UnreadableError naming it. It
+// sends one Query of the reverse index, then ceil(n/100) BatchGetItem in parallel
+// for the page's n subjects: 2 rounds per page.
 func (c *Client) ReverseRelatedEntities(ctx context.Context, object Key, predicate string, p PageOptions) (_ *Page[*Entity], err error) {
 	ctx, call, err := c.begin(ctx, "ReverseRelatedEntities")
 	defer call.end(&err)
@@ -204,7 +208,8 @@ func (c *Client) ReverseRelatedEntities(ctx context.Context, object Key, predica
 }
 
 // AllReverseRelatedEntities iterates over every entity ReverseRelatedEntities would
-// page through.
+// page through. It sends what ReverseRelatedEntities sends for each page, as the loop
+// reaches it.
 func (c *Client) AllReverseRelatedEntities(ctx context.Context, object Key, predicate string, p PageOptions) iter.Seq2[*Entity, error] {
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[*Entity], error) {
 		return c.ReverseRelatedEntities(ctx, object, predicate, p)
@@ -212,7 +217,7 @@ func (c *Client) AllReverseRelatedEntities(ctx context.Context, object Key, pred
 }
 
 // AllReverseRelationships iterates over every relationship ReverseRelationships would
-// page through.
+// page through. It sends one Query per page, as the loop reaches it.
 func (c *Client) AllReverseRelationships(ctx context.Context, object Key, predicate string, p PageOptions) iter.Seq2[Relationship, error] {
 	return all(ctx, p, func(ctx context.Context, p PageOptions) (*Page[Relationship], error) {
 		return c.ReverseRelationships(ctx, object, predicate, p)
@@ -220,18 +225,18 @@ func (c *Client) AllReverseRelationships(ctx context.Context, object Key, predic
 }
 
 // HasRelationship reports whether subject has a relationship under predicate to
-// object. One Query request on the by-object index, whatever the length of the list;
-// one GetItem for a set.
+// object. It sends one Query of the by-object index (one round), whatever the length
+// of the list; for a set or an ordered set, one GetItem of the object's entry.
 func (c *Client) HasRelationship(ctx context.Context, subject Key, predicate string, object Key) (_ bool, err error) {
 	ctx, call, err := c.begin(ctx, "HasRelationship")
 	defer call.end(&err)
 	if err != nil {
 		return false, err
 	}
-	if err := relationships.Validate(relationships.Key(subject), predicate, []relationships.Key{relationships.Key(object)}); err != nil {
+	if err := relationships.Validate(subject, predicate, []Key{object}); err != nil {
 		return false, err
 	}
-	has, err := c.core.HasRelationship(ctx, relationships.Key(subject), predicate, relationships.Key(object))
+	has, err := c.core.HasRelationship(ctx, subject, predicate, object)
 	return has, wrap(err, "relationship %s -%s-> %s", subject, predicate, object)
 }
 
@@ -247,8 +252,9 @@ func validateSubject(subject Key, predicate string, emptyPredicate bool) error {
 }
 
 // CountRelationships returns how many entries the subject's list under predicate
-// holds: one GetItem of the list's head, whatever the length of the list. It is
-// strongly consistent with Options.ConsistentRead.
+// holds. It is strongly consistent with Options.ConsistentRead. It sends one GetItem
+// of the list's head (one round), whatever the length of the list; a set or an
+// ordered set keeps no head, so it sends a counting Query per 1 MB page of entries.
 func (c *Client) CountRelationships(ctx context.Context, subject Key, predicate string) (_ int, err error) {
 	ctx, call, err := c.begin(ctx, "CountRelationships")
 	defer call.end(&err)
@@ -258,6 +264,6 @@ func (c *Client) CountRelationships(ctx context.Context, subject Key, predicate 
 	if err := validateSubject(subject, predicate, false); err != nil {
 		return 0, err
 	}
-	n, err := c.core.CountRelationships(ctx, relationships.Key(subject), predicate)
+	n, err := c.core.CountRelationships(ctx, subject, predicate)
 	return n, wrap(err, "count relationships %s -%s->", subject, predicate)
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/entitystate"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -35,8 +34,9 @@ const drawAttempts = 4
 // succeed while n stays below that. Any other refusal fails the call with the
 // *TransactionError of Transact, and nothing is drawn: numbers are never repeated,
 // and a number is skipped only by a call that failed after its commit was sent
-// (ErrOutcomeUnknown). Two rounds when nobody else draws and the operations read
-// nothing: the sequence's GetItem, then the transaction.
+// (ErrOutcomeUnknown). It sends one GetItem of the sequence, then what Transact
+// sends: 2 requests in 2 rounds when nobody else draws and the operations read
+// nothing. A draw lost to another call adds a GetItem and an attempt.
 func (c *Client) TransactNext(ctx context.Context, owner Key, name string, build func(n int64) ([]Op, error)) (_ int64, _ []OpResult, err error) {
 	ctx, call, err := c.begin(ctx, "TransactNext")
 	defer call.end(&err)
@@ -52,27 +52,34 @@ func (c *Client) TransactNext(ctx context.Context, owner Key, name string, build
 	conflicts := batching.Policy(c.opts.Conflicts)
 	conflicts.MaxAttempts *= drawAttempts
 	pace := batching.NewPacer(conflicts, c.core.Batch.Sleep, retrying)
-	for {
+	giveUp := func(_, err error) error {
+		return &ConflictError{Key: owner, Reason: "other calls kept drawing from sequence " + name + ": " + err.Error()}
+	}
+	var drawn int64
+	results, err := batching.Attempts(ctx, pace, giveUp, func(ctx context.Context) ([]OpResult, batching.Step, error) {
 		last, err := c.readSequence(ctx, owner, name, true)
 		if err != nil {
-			return 0, nil, wrap(err, "sequence %s of %s", name, owner)
+			return nil, batching.Done, wrap(err, "sequence %s of %s", name, owner)
 		}
 		ops, err := build(last + 1)
 		if err != nil {
-			return 0, nil, err
+			return nil, batching.Done, err
 		}
 		draw := Op{kind: opSequence, key: owner, predicate: name, from: last}
 		results, err := c.Transact(ctx, append(ops, draw)...)
 		if err == nil {
-			return last + 1, results[:len(ops)], nil
+			drawn = last + 1
+			return results[:len(ops)], batching.Done, nil
 		}
 		if moved, rerr := c.sequenceMoved(ctx, owner, name, last, err); rerr != nil || !moved {
-			return 0, nil, errors.Join(err, rerr)
+			return nil, batching.Done, errors.Join(err, rerr)
 		}
-		if err := pace.Wait(ctx); err != nil {
-			return 0, nil, &ConflictError{Key: owner, Reason: "other calls kept drawing from sequence " + name + ": " + err.Error()}
-		}
+		return nil, batching.Retry, nil
+	})
+	if err != nil {
+		return 0, nil, err
 	}
+	return drawn, results, nil
 }
 
 // sequenceMoved reports whether a transaction refused with err drew from a
@@ -93,7 +100,8 @@ func (c *Client) sequenceMoved(ctx context.Context, owner Key, name string, last
 }
 
 // Sequence returns the last number drawn from owner's sequence name: 0 when none
-// was. One GetItem, strongly consistent with Options.ConsistentRead.
+// was. It is strongly consistent with Options.ConsistentRead. It sends one GetItem
+// (one round).
 func (c *Client) Sequence(ctx context.Context, owner Key, name string) (_ int64, err error) {
 	ctx, call, err := c.begin(ctx, "Sequence")
 	defer call.end(&err)
@@ -119,7 +127,7 @@ func validateSequence(owner Key, name string) error {
 
 // readSequence reads the last number drawn from owner's sequence name.
 func (c *Client) readSequence(ctx context.Context, owner Key, name string, consistent bool) (int64, error) {
-	in := store.GetInput(c.core.Names.Relationships, store.SequenceKey(relationships.Key(owner), name))
+	in := store.GetInput(c.core.Names.Relationships, store.SequenceKey(owner, name))
 	in.ConsistentRead = aws.Bool(consistent)
 	out, err := c.core.API.GetItem(ctx, in)
 	if err != nil || out.Item == nil {

@@ -3,8 +3,6 @@ package ryno
 import (
 	"maps"
 	"slices"
-
-	"github.com/rynodb/rynodb/internal/relationships"
 )
 
 // A set (a predicate in Options.Sets) keeps one entry per object, keyed by the
@@ -39,8 +37,8 @@ func (c *Client) listsOnly(call string, predicates ...string) error {
 // takeSets removes the sets (Options.Sets) from the lists of o, checked, and returns
 // them: Create, Update, Set and Modify write them after the entity, as
 // ReplaceRelationships does. A transaction keeps refusing them (validateLists).
-func (c *Client) takeSets(subject Key, o *writeOptions) (map[string][]relationships.Key, error) {
-	var sets map[string][]relationships.Key
+func (c *Client) takeSets(subject Key, o *writeOptions) (map[string][]Key, error) {
+	var sets map[string][]Key
 	for _, p := range slices.Sorted(maps.Keys(o.lists)) {
 		if !c.core.Sets[p] {
 			continue
@@ -49,9 +47,9 @@ func (c *Client) takeSets(subject Key, o *writeOptions) (map[string][]relationsh
 			return nil, wrap(err, "ReplaceLists[%q]", p)
 		}
 		if sets == nil {
-			sets, o.lists = map[string][]relationships.Key{}, maps.Clone(o.lists)
+			sets, o.lists = map[string][]Key{}, maps.Clone(o.lists)
 		}
-		sets[p] = relKeys(o.lists[p])
+		sets[p] = ownKeys(o.lists[p])
 		delete(o.lists, p)
 	}
 	return sets, nil

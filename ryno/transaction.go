@@ -3,10 +3,11 @@ package ryno
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/store"
 	"github.com/rynodb/rynodb/tables"
 )
@@ -106,37 +107,14 @@ type OpResult struct {
 // operations did not hold; nothing was written. Ops says which and why: a
 // *ConflictError (another version), ErrExists, ErrNotFound, a *ConditionError, a
 // *UniqueError, ErrHasRelationships, an *UnknownIndexError. errors.Is and errors.As
-// see every one of them.
+// see every one of them; Unwrap returns them.
 // A refusal the store finds while reading, before sending anything, is reported the
-// same way as one DynamoDB finds at the commit.
-type TransactionError struct {
-	Ops []OpError
-}
+// same way as one DynamoDB finds at the commit. It is package entity's type.
+type TransactionError = entity.TransactionError
 
-// OpError is why one operation of a transaction was refused.
-type OpError struct {
-	Index int // the operation's position in the call
-	Op    string
-	Key   Key
-	Err   error
-}
-
-func (e *TransactionError) Error() string {
-	ops := make([]store.OpError, len(e.Ops))
-	for i, o := range e.Ops {
-		ops[i] = store.OpError{Index: o.Index, Op: o.Op, Key: relationships.Key(o.Key), Err: o.Err}
-	}
-	return (&store.TransactionError{Ops: ops}).Error()
-}
-
-// Unwrap returns the errors of the refused operations.
-func (e *TransactionError) Unwrap() []error {
-	errs := make([]error, len(e.Ops))
-	for i, o := range e.Ops {
-		errs[i] = o.Err
-	}
-	return errs
-}
+// OpError is why one operation of a transaction was refused: Index is the
+// operation's position in the call. It is package entity's type.
+type OpError = entity.OpError
 
 // TransactionLimitError reports a transaction over one of DynamoDB's limits on
 // TransactWriteItems: Limit is "actions" (100), "bytes" (4 MB) or "item" (an item
@@ -157,6 +135,12 @@ type TransactionLimitError = tables.TransactionLimitError
 // *TransactionLimitError before writing anything. A transaction sent again after a
 // lost response carries the same client request token, so DynamoDB applies it at
 // most once.
+//
+// It sends one TransactWriteItems (one round) when the operations read nothing (a
+// create, a check, a patch of a type without indexes); otherwise their reads
+// (GetItem, Query, BatchGetItem) go in one round before it: 2 rounds. A TxDelete
+// also reads the entries pointing at its entity, a Query at least, and each attempt
+// planned again adds its reads and its commit. See docs/transactions.md.
 func (c *Client) Transact(ctx context.Context, ops ...Op) (_ []OpResult, err error) {
 	ctx, call, err := c.begin(ctx, "Transact")
 	defer call.end(&err)
@@ -173,7 +157,7 @@ func (c *Client) Transact(ctx context.Context, ops ...Op) (_ []OpResult, err err
 	}
 	out := make([]OpResult, len(results))
 	for i, r := range results {
-		out[i].Changed = fromRelKeys(r.Changed)
+		out[i].Changed = slices.Clone(r.Changed)
 		if r.Item != nil {
 			if out[i].Entity, err = decodeEntity(r.Item); err != nil {
 				return nil, err
@@ -207,8 +191,8 @@ func (c *Client) txOpOf(op Op) (store.TxOp, error) {
 	if err != nil {
 		return store.TxOp{}, err
 	}
-	t := store.TxOp{Kind: op.kind, Key: relationships.Key(op.key), Version: o.version, Created: o.created, Cond: o.cond.store(),
-		Predicate: op.predicate, Objects: relKeys(op.objects), From: op.from}
+	t := store.TxOp{Kind: op.kind, Key: op.key, Version: o.version, Created: o.created, Cond: o.cond.store(),
+		Predicate: op.predicate, Objects: ownKeys(op.objects), From: op.from}
 	switch op.kind {
 	case opCreate, opUpdate, opSet:
 		t.Put, err = c.putOf(op.entity, [...]putMode{modeCreate, modeUpdate, modeSet}[op.kind], o)

@@ -66,7 +66,8 @@ func EntityOf(v any) (*Entity, error) {
 }
 
 // GetAs reads the entity k into a new T, as Get and Entity.Decode do. When T embeds
-// a Record, it holds the key, timestamps and version.
+// a Record, it holds the key, timestamps and version. It sends what Get sends: one
+// GetItem (one round).
 func GetAs[T any](ctx context.Context, c *Client, k Key, opts ...GetOption) (*T, error) {
 	e, err := c.Get(ctx, k, opts...)
 	if err != nil {
@@ -76,7 +77,8 @@ func GetAs[T any](ctx context.Context, c *Client, k Key, opts ...GetOption) (*T,
 }
 
 // CreateAs creates the entity v stands for, as Create does, and updates v's Record
-// from the stored entity. T must embed a Record.
+// from the stored entity. T must embed a Record. It sends what Create sends: one
+// PutItem (one round) for a type without index entries.
 func CreateAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) error {
 	return writeAs(v, func(e *Entity) (*Entity, error) { return c.Create(ctx, e, opts...) })
 }
@@ -90,8 +92,9 @@ func CreateAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) 
 // names, when it holds one, as Update checks an entity read: a copy of a life since
 // deleted fails on the key's new life, at any version, with a *ConflictError
 // matching ErrNotFound too. IfVersion and IfCreated given must agree with the Record
-// (ErrInvalid otherwise). It is one Patch (one UpdateItem on a type without indexes)
-// and updates v's Record from the stored entity. T must embed a Record.
+// (ErrInvalid otherwise). It updates v's Record from the stored entity. T must embed
+// a Record. It is one Patch, and sends what Patch sends: one UpdateItem (one round)
+// on a type without indexes.
 func UpdateAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) error {
 	named := namedAttributes(reflect.TypeFor[T]())
 	return writeAs(v, func(e *Entity) (*Entity, error) { return c.patchNamed(ctx, e, named, opts) })
@@ -103,7 +106,10 @@ func UpdateAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) 
 // UpdateAs. Without one, it patches, creates when the entity is missing, and
 // patches again when another writer created it meanwhile; under IfVersion or
 // IfCreated it only patches. It updates v's Record from the stored entity. T must
-// embed a Record.
+// embed a Record. It sends one UpdateItem (one round) for an existing entity of a
+// type without indexes, as Patch; for a missing one, that refused UpdateItem, then
+// what Create sends (2 rounds), and a Patch more when another writer created it
+// meanwhile.
 func SetAs[T any](ctx context.Context, c *Client, v *T, opts ...WriteOption) error {
 	named := namedAttributes(reflect.TypeFor[T]())
 	return writeAs(v, func(e *Entity) (*Entity, error) {
@@ -169,7 +175,8 @@ func writeAs[T any](v *T, write func(*Entity) (*Entity, error)) error {
 // that part only. An Expires that fn sets on T's Record is written; left as read
 // (or zero), the stored one stays. It takes Modify's options: with IfVersion and
 // IfCreated from an ETag, it writes over that version of that life only. It returns
-// the entity as stored, as a T.
+// the entity as stored, as a T. It sends what Modify sends: one GetItem then one
+// PutItem (2 rounds) per attempt for a type without index entries.
 func ModifyAs[T any](ctx context.Context, c *Client, k Key, fn func(v *T) error, opts ...WriteOption) (*T, error) {
 	named := namedAttributes(reflect.TypeOf((*T)(nil)).Elem())
 	stored, err := c.Modify(ctx, k, func(e *Entity) error {
@@ -240,7 +247,8 @@ func isStruct(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct
 }
 
-// GetByUniqueAs is GetByUnique into a new T.
+// GetByUniqueAs is GetByUnique into a new T. It sends what GetByUnique sends: one
+// GetItem of the claim, then one of the entity (2 rounds).
 func GetByUniqueAs[T any](ctx context.Context, c *Client, in ScopedIndex, value indexing.Value, opts ...GetOption) (*T, error) {
 	e, err := c.GetByUnique(ctx, in, value, opts...)
 	if err != nil {

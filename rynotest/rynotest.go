@@ -79,7 +79,10 @@ func staticCredentials() credentials.StaticCredentialsProvider {
 // migrations (as `ryno migrate up` does), deletes them when t ends, and returns the
 // prefix. mig, at most one, sets the options `ryno migrate up` takes as flags, such
 // as migrations.Options{Streams: true} for a test of a stream consumer; Tables sets
-// its TablePrefix, and a PollInterval of 20ms when it has none.
+// its TablePrefix, and a PollInterval of 20ms when it has none. It sends what
+// migrations' Provider.Up sends on a new prefix (a CreateTable per table, DescribeTable
+// until each is ACTIVE, the data steps' Scans of the empty tables, the time to live
+// and the schema version), and one DeleteTable per table when t ends.
 func Tables(t testing.TB, api *dynamodb.Client, mig ...migrations.Options) string {
 	t.Helper()
 	opts := migrationOptions(t, mig)

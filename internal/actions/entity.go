@@ -7,13 +7,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/commit"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
 // EntityKey returns the primary key of the entity k's item in the entities table.
-func EntityKey(k relationships.Key) map[string]types.AttributeValue {
+func EntityKey(k entity.Key) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		schema.AttrID:           &types.AttributeValueMemberS{Value: k.ID},
 		schema.AttrScopeTypeKey: &types.AttributeValueMemberS{Value: schema.ScopeTypeKey(k.Scope, k.Type)},
@@ -63,7 +63,7 @@ func Gone(now time.Time) expression.ConditionBuilder {
 }
 
 // EntityCheck is the check of cond on the item of the entity k in table.
-func EntityCheck(table string, k relationships.Key, cond expression.ConditionBuilder) types.TransactWriteItem {
+func EntityCheck(table string, k entity.Key, cond expression.ConditionBuilder) types.TransactWriteItem {
 	b := commit.Build(cond, nil)
 	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName: aws.String(table), Key: EntityKey(k),
@@ -74,7 +74,7 @@ func EntityCheck(table string, k relationships.Key, cond expression.ConditionBui
 // CheckEntity adds to t the check that the entity k of table is Live at now, once
 // per entity; with also, when not nil, in the same check, which then returns the
 // stored item when it fails.
-func CheckEntity(t *Transaction, table string, k relationships.Key, role Role, now time.Time, also *expression.ConditionBuilder) {
+func CheckEntity(t *Transaction, table string, k entity.Key, role Role, now time.Time, also *expression.ConditionBuilder) {
 	if t.checked[k] {
 		return
 	}

@@ -7,16 +7,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/exprtest"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
 var (
 	now  = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	at   = strconv.FormatInt(now.Unix(), 10)
-	ada  = relationships.Key{Scope: "acme", Type: "person", ID: "ada"}
-	bob  = relationships.Key{Scope: "acme", Type: "person", ID: "bob"}
+	ada  = entity.Key{Scope: "acme", Type: "person", ID: "ada"}
+	bob  = entity.Key{Scope: "acme", Type: "person", ID: "bob"}
 	tbls = Tables{Entities: "t_entities", Relationships: "t_relationships"}
 )
 

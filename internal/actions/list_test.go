@@ -6,6 +6,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/exprtest"
 	"github.com/rynodb/rynodb/internal/relationships"
@@ -45,7 +46,7 @@ func TestHeadCondition(t *testing.T) {
 
 func TestAddChangeWritesTheHeadMarkersAndEntries(t *testing.T) {
 	head := relationships.Head{Subject: ada, Predicate: "follows"}
-	ch := relationships.ChangeAdd(head, nil, []relationships.Key{bob})
+	ch := relationships.ChangeAdd(head, nil, []entity.Key{bob})
 	var tx Transaction
 	AddChange(&tx, tbls, ch, true, now)
 
@@ -75,10 +76,10 @@ func TestAddChangeWritesTheHeadMarkersAndEntries(t *testing.T) {
 
 func TestAPinnedChangeWritingNoEntryChecksTheHead(t *testing.T) {
 	head := relationships.Head{Subject: ada, Predicate: "follows", Version: 3, Next: 1, Count: 1}
-	markers := map[relationships.Key]relationships.Marker{bob: {Object: bob, Positions: []int{0}}}
+	markers := map[entity.Key]relationships.Marker{bob: {Object: bob, Positions: []int{0}}}
 	for name, pinned := range map[string]bool{"unpinned": false, "pinned": true} {
 		t.Run(name, func(t *testing.T) {
-			ch := relationships.ChangeAdd(head, markers, []relationships.Key{bob}) // bob is there: no entry
+			ch := relationships.ChangeAdd(head, markers, []entity.Key{bob}) // bob is there: no entry
 			if pinned {
 				ch.PinTo(head)
 			}

@@ -4,9 +4,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/indexentries"
-	"github.com/rynodb/rynodb/internal/relationships"
 )
 
 // DynamoDB's limits on one TransactWriteItems: 100 actions and 4 MB.
@@ -33,7 +33,7 @@ const (
 // Role says what one action of a transaction is, to read a cancellation.
 type Role struct {
 	Kind    RoleKind
-	Object  relationships.Key // RoleObject, RoleMarker: which
+	Object  entity.Key // RoleObject, RoleMarker: which
 	List    string
 	Claim   indexentries.Claim // RoleClaim: which
 	Release bool               // RoleClaim: a release rather than a claim
@@ -45,7 +45,7 @@ type Transaction struct {
 	Actions []types.TransactWriteItem
 	Roles   []Role
 	Bytes   int
-	checked map[relationships.Key]bool // entities already checked or written
+	checked map[entity.Key]bool // entities already checked or written
 }
 
 // Add appends act, whose role is role and whose size is bytes.
@@ -71,9 +71,9 @@ func (t *Transaction) Clone() *Transaction {
 
 // MarkChecked records that the transaction already checks or writes the entity k
 // (its put does), so that CheckEntity adds no check of it.
-func (t *Transaction) MarkChecked(k relationships.Key) {
+func (t *Transaction) MarkChecked(k entity.Key) {
 	if t.checked == nil {
-		t.checked = map[relationships.Key]bool{}
+		t.checked = map[entity.Key]bool{}
 	}
 	t.checked[k] = true
 }

@@ -8,9 +8,9 @@
 //
 // It also holds what the store's other requests share with it: the retry Policy
 // (ryno.RetryOptions), the classification of throttling (IsThrottle,
-// RetryableCancellation), UntilDone, the retry loop any request can use, Pacer,
-// which spaces the attempts of a write that loses races, and Parallel, the bounded
-// fan-out of the calls.
+// RetryableCancellation), UntilDone, the retry loop any request can use, Attempts,
+// the optimistic loop of a write that may lose races, with Pacer, which spaces its
+// attempts, and Parallel, the bounded fan-out of the calls.
 //
 // It needs only the SDK: it imports nothing of the store but packages schema and
 // errs, and package ryno reports its retries through Engine.Retrying.

@@ -3,9 +3,9 @@ package listings
 import (
 	"strconv"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/paging"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -27,7 +27,7 @@ func ByType(scope, typ string) paging.Position {
 
 // Outgoing locates the relationship entries of subject, of predicate or of
 // every predicate when it is empty, in the relationship entries table.
-func Outgoing(subject relationships.Key, predicate string, sets map[string]bool) paging.Position {
+func Outgoing(subject entity.Key, predicate string, sets map[string]bool) paging.Position {
 	return paging.Position{Attrs: []paging.Attr{
 		{Name: schema.AttrSubjectKey, Fixed: subject.String()},
 		{Name: schema.AttrPredicateKey, Max: schema.MaxSortKeyBytes, Valid: func(k string) bool {
@@ -39,7 +39,7 @@ func Outgoing(subject relationships.Key, predicate string, sets map[string]bool)
 
 // Incoming locates the relationship entries pointing at object, of predicate
 // or of every predicate when it is empty, in the reverse index.
-func Incoming(object relationships.Key, predicate string, sets map[string]bool) paging.Position {
+func Incoming(object entity.Key, predicate string, sets map[string]bool) paging.Position {
 	return paging.Position{
 		Attrs: []paging.Attr{
 			{Name: schema.AttrSubjectKey, Max: schema.MaxPartitionKeyBytes, Valid: func(k string) bool {
@@ -113,12 +113,12 @@ func Inline(scope, typ, index string, slot int, cond indexing.Condition) paging.
 
 // parseEntityKey reads a _subject_key or _object_key: the key of a valid entity,
 // written as schema.SubjectKey writes it.
-func parseEntityKey(s string) (relationships.Key, bool) {
+func parseEntityKey(s string) (entity.Key, bool) {
 	parts, ok := schema.Split(s, 3)
 	if !ok {
-		return relationships.Key{}, false
+		return entity.Key{}, false
 	}
-	k := relationships.Key{Scope: parts[0], Type: parts[1], ID: parts[2]}
+	k := entity.Key{Scope: parts[0], Type: parts[1], ID: parts[2]}
 	return k, schema.ValidateEntityKey(k.Scope, k.Type, k.ID) == nil && k.String() == s
 }
 

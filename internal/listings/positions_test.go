@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/paging"
-	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -21,7 +21,7 @@ func valid(p paging.Position, name, value string) bool {
 }
 
 func TestOutgoingAcceptsTheEntriesOfItsListOnly(t *testing.T) {
-	ada := relationships.Key{Scope: "acme", Type: "person", ID: "ada"}
+	ada := entity.Key{Scope: "acme", Type: "person", ID: "ada"}
 	sets := map[string]bool{"tags": true}
 	tests := []struct {
 		name      string
@@ -47,7 +47,7 @@ func TestOutgoingAcceptsTheEntriesOfItsListOnly(t *testing.T) {
 }
 
 func TestIncomingRelatesTheReverseKeyToTheOthers(t *testing.T) {
-	grace := relationships.Key{Scope: "acme", Type: "person", ID: "grace"}
+	grace := entity.Key{Scope: "acme", Type: "person", ID: "grace"}
 	subject := schema.SubjectKey("acme", "person", "ada")
 	predicate := schema.PredicateKey("follows", 3, "person", "grace")
 	p := Incoming(grace, "follows", nil)

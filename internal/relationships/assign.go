@@ -3,6 +3,8 @@ package relationships
 import (
 	"slices"
 	"sort"
+
+	"github.com/rynodb/rynodb/entity"
 )
 
 // maxMatches bounds the matches (a current entry and a target position with the
@@ -29,7 +31,7 @@ const maxMatches = 1 << 20
 // m is at most min(n, t) when no object repeats. When m would pass maxMatches, the
 // targets are numbered 0..t-1 instead, in O(n+t), which still keeps the entries
 // already at their position.
-func assignIndexes(current []Entry, targets []Key) []int {
+func assignIndexes(current []Entry, targets []entity.Key) []int {
 	indexes := make([]int, len(targets))
 	for j := range indexes {
 		indexes[j] = -1
@@ -61,8 +63,8 @@ type match struct {
 // targets (see assignIndexes), in target order, or none if there are more than
 // maxMatches matches. It is the patience method for a longest non-decreasing
 // subsequence of shifts, taking matches in target order.
-func longestChain(current []Entry, targets []Key) []match {
-	at := make(map[Key][]int, len(current)) // positions in current, by object
+func longestChain(current []Entry, targets []entity.Key) []match {
+	at := make(map[entity.Key][]int, len(current)) // positions in current, by object
 	for i, e := range current {
 		at[e.Object] = append(at[e.Object], i)
 	}

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"math/big"
 	"slices"
+
+	"github.com/rynodb/rynodb/entity"
 )
 
 // Change is what one write of a list commits, head and markers included: the entries
@@ -11,7 +13,7 @@ import (
 // write commits), and the head after the write. Apply it in one transaction, or
 // under a lease on the list.
 type Change struct {
-	Subject   Key
+	Subject   entity.Key
 	Predicate string
 	Puts      []Entry // entries to write, in list order
 	Deletes   []Entry // entries to delete
@@ -31,7 +33,7 @@ type Change struct {
 
 	// Added and Removed are the objects the change adds to the list or removes from
 	// it: what a caller counting edges needs.
-	Added, Removed []Key
+	Added, Removed []entity.Key
 }
 
 // Empty reports whether the change writes no entry.
@@ -79,7 +81,7 @@ func (c *Change) PinTo(h Head) {
 
 // MarkerChange changes the marker of one object, or with Keep only checks it.
 type MarkerChange struct {
-	Object Key
+	Object entity.Key
 	// Check makes Expect a condition of the write: the marker holds exactly those
 	// positions, or none when Expect is empty.
 	Check  bool
@@ -105,10 +107,10 @@ func expectOf(h Head) HeadExpectation {
 // position is handed out twice, and every position added comes after every entry.
 // On a head that exists it adds to the count and digest, so that Removes and sweeps
 // committing meanwhile do not make it read again.
-func ChangeAdd(h Head, markers map[Key]Marker, objects []Key) Change {
+func ChangeAdd(h Head, markers map[entity.Key]Marker, objects []entity.Key) Change {
 	expect := HeadExpectation{Exists: h.Version > 0, Next: h.Next, CheckNext: h.Version > 0}
 	c := Change{Subject: h.Subject, Predicate: h.Predicate, Expect: expect, Next: h.Next}
-	seen := make(map[Key]bool, len(objects))
+	seen := make(map[entity.Key]bool, len(objects))
 	for _, o := range objects {
 		if seen[o] {
 			continue
@@ -137,9 +139,9 @@ func ChangeAdd(h Head, markers map[Key]Marker, objects []Key) Change {
 // present when it commits are deleted.
 // It adds to the head's count and digest rather than setting them, so it does not
 // depend on the head's version.
-func ChangeRemove(h Head, markers map[Key]Marker, objects []Key) Change {
+func ChangeRemove(h Head, markers map[entity.Key]Marker, objects []entity.Key) Change {
 	c := Change{Subject: h.Subject, Predicate: h.Predicate, Expect: HeadExpectation{Exists: true}}
-	seen := make(map[Key]bool, len(objects))
+	seen := make(map[entity.Key]bool, len(objects))
 	for _, o := range objects {
 		if seen[o] {
 			continue
@@ -166,7 +168,7 @@ func ChangeRemove(h Head, markers map[Key]Marker, objects []Key) Change {
 // the difference (see PlanReplace) and rewrites the markers of the objects whose
 // positions change. It requires the head's version and the digest of the entries
 // read, so it commits only if the read was the whole list as it stands.
-func ChangeReplace(h Head, entries []Entry, objects []Key) Change {
+func ChangeReplace(h Head, entries []Entry, objects []entity.Key) Change {
 	plan := PlanReplace(h.Subject, h.Predicate, entries, objects)
 	after := applyPlan(entries, plan)
 	c := Change{
@@ -199,7 +201,7 @@ func ChangeReplace(h Head, entries []Entry, objects []Key) Change {
 // the list's entries: for a writer holding the list after another was cut off
 // half-way, when the markers may not match the entries.
 func Reconcile(entries []Entry, stored []Marker) []MarkerChange {
-	before := make(map[Key][]int, len(stored))
+	before := make(map[entity.Key][]int, len(stored))
 	for _, m := range stored {
 		before[m.Object] = m.Positions
 	}
@@ -212,8 +214,8 @@ func Apply(entries []Entry, c Change) []Entry {
 }
 
 // MarkersOf returns the markers the entries of one list call for, by object.
-func MarkersOf(entries []Entry) map[Key]Marker {
-	markers := make(map[Key]Marker)
+func MarkersOf(entries []Entry) map[entity.Key]Marker {
+	markers := make(map[entity.Key]Marker)
 	for o, p := range positionsOf(entries) {
 		markers[o] = Marker{Object: o, Positions: p}
 	}
@@ -241,8 +243,8 @@ func applyPlan(entries []Entry, plan Plan) []Entry {
 }
 
 // positionsOf returns the positions of each object's entries, sorted.
-func positionsOf(entries []Entry) map[Key][]int {
-	positions := make(map[Key][]int)
+func positionsOf(entries []Entry) map[entity.Key][]int {
+	positions := make(map[entity.Key][]int)
 	for _, e := range entries {
 		positions[e.Object] = append(positions[e.Object], e.Index)
 	}
@@ -254,7 +256,7 @@ func positionsOf(entries []Entry) map[Key][]int {
 
 // markerChanges returns the unchecked marker changes from before to now, for each
 // object whose positions differ, in object order.
-func markerChanges(before, now map[Key][]int) []MarkerChange {
+func markerChanges(before, now map[entity.Key][]int) []MarkerChange {
 	objects := slices.Collect(maps.Keys(now))
 	for o := range before {
 		if _, ok := now[o]; !ok {
@@ -271,7 +273,7 @@ func markerChanges(before, now map[Key][]int) []MarkerChange {
 	return changes
 }
 
-func compareObjects(a, b Key) int {
+func compareObjects(a, b entity.Key) int {
 	if a.String() < b.String() {
 		return -1
 	}

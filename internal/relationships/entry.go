@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -15,12 +16,12 @@ import (
 // Entry is one relationship: the edge from Subject to Object at position Index of
 // Subject's list for Predicate.
 type Entry struct {
-	Subject   Key
+	Subject   entity.Key
 	Predicate string
 	// Index is the entry's position in the subject's list for Predicate, 0 to
 	// schema.MaxIndex. Lists are ordered by index; indexes need not be contiguous.
 	Index  int
-	Object Key
+	Object entity.Key
 	// Attributes are optional attributes of the edge, stored at the top level of the
 	// item. Their names must not start with '_'.
 	Attributes map[string]types.AttributeValue
@@ -38,13 +39,13 @@ type Entry struct {
 }
 
 // SetEntry returns the entry of object in subject's set under predicate.
-func SetEntry(subject Key, predicate string, object Key) Entry {
+func SetEntry(subject entity.Key, predicate string, object entity.Key) Entry {
 	return Entry{Subject: subject, Predicate: predicate, Object: object, InSet: true}
 }
 
 // OrderedSetEntry returns the entry of object at position in subject's ordered set
 // under predicate.
-func OrderedSetEntry(subject Key, predicate string, object Key, position int64) Entry {
+func OrderedSetEntry(subject entity.Key, predicate string, object entity.Key, position int64) Entry {
 	return Entry{Subject: subject, Predicate: predicate, Object: object, InSet: true, Ordered: true, Position: position}
 }
 
@@ -116,14 +117,14 @@ func FromItem(item map[string]types.AttributeValue) (Entry, error) {
 	r := itemReader{item: item}
 	// Composite literal elements are evaluated in order, so r.err is the first fault.
 	e := Entry{
-		Subject: Key{
+		Subject: entity.Key{
 			Scope: r.str(schema.AttrSubjectScope),
 			Type:  r.str(schema.AttrSubjectType),
 			ID:    r.str(schema.AttrSubjectID),
 		},
 		Predicate: r.str(schema.AttrPredicate),
 		Index:     r.index(schema.AttrIndex),
-		Object: Key{
+		Object: entity.Key{
 			Scope: r.str(schema.AttrObjectScope),
 			Type:  r.str(schema.AttrObjectType),
 			ID:    r.str(schema.AttrObjectID),
@@ -149,7 +150,7 @@ func FromItem(item map[string]types.AttributeValue) (Entry, error) {
 // item of the by-object index, which projects keys only: the object is in its
 // _predicate_key, the position in its _predicate_object_key. An entry of an ordered
 // set has no edge attributes, so the keys hold all of it.
-func FromOrderedKeys(subject Key, predicate string, item map[string]types.AttributeValue) (Entry, error) {
+func FromOrderedKeys(subject entity.Key, predicate string, item map[string]types.AttributeValue) (Entry, error) {
 	r := itemReader{item: item}
 	sk, pk, ok := r.str(schema.AttrSubjectKey), r.str(schema.AttrPredicateKey), r.str(schema.AttrPredicateObjectKey)
 	if r.err != nil {
@@ -159,10 +160,10 @@ func FromOrderedKeys(subject Key, predicate string, item map[string]types.Attrib
 	if err != nil {
 		return Entry{}, err
 	}
-	e := OrderedSetEntry(subject, predicate, Key{}, position)
+	e := OrderedSetEntry(subject, predicate, entity.Key{}, position)
 	parts, split := schema.Split(pk, 4)
 	if split {
-		e.Object = Key{Scope: parts[1], Type: parts[2], ID: parts[3]}
+		e.Object = entity.Key{Scope: parts[1], Type: parts[2], ID: parts[3]}
 	}
 	if !split || sk != subject.String() || parts[0] != predicate || e.predicateKey() != pk || e.OrderedKey() != ok {
 		return Entry{}, &schema.ValidationError{Field: schema.AttrPredicateKey, Value: pk,

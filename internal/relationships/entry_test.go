@@ -69,7 +69,7 @@ func TestFromItemRoundTrip(t *testing.T) {
 		{"tricky components", tricky},
 		{"edge attributes", withAttrs},
 		{"highest index", at(maxIndex, B)},
-		{"unicode", Entry{Subject: Key{"日本", "語", "🙂"}, Predicate: "好き", Index: 12, Object: Key{"é", "ü", "ß"}}},
+		{"unicode", Entry{Subject: Key{Scope: "日本", Type: "語", ID: "🙂"}, Predicate: "好き", Index: 12, Object: Key{Scope: "é", Type: "ü", ID: "ß"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,12 +3,13 @@ package relationships_test
 import (
 	"fmt"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/relationships"
 )
 
 func ExamplePlanReplace() {
-	ada := relationships.Key{Scope: "acme", Type: "person", ID: "ada"}
-	book := func(id string) relationships.Key { return relationships.Key{Scope: "acme", Type: "book", ID: id} }
+	ada := entity.Key{Scope: "acme", Type: "person", ID: "ada"}
+	book := func(id string) entity.Key { return entity.Key{Scope: "acme", Type: "book", ID: id} }
 
 	// The list as a Query returned it: a, b, c, d, e.
 	var existing []relationships.Entry
@@ -16,7 +17,7 @@ func ExamplePlanReplace() {
 		existing = append(existing, relationships.Entry{Subject: ada, Predicate: "likes", Index: i, Object: book(id)})
 	}
 
-	objects := []relationships.Key{book("a"), book("c"), book("x"), book("e")}
+	objects := []entity.Key{book("a"), book("c"), book("x"), book("e")}
 	if err := relationships.Validate(ada, "likes", objects); err != nil {
 		panic(err)
 	}

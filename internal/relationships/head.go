@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -22,7 +23,7 @@ import (
 // the entries, so that a writer can check that a read of the whole list is the list
 // as it stands when it commits.
 type Head struct {
-	Subject   Key
+	Subject   entity.Key
 	Predicate string
 	// Version is 0 for a list that has no head yet: one never written.
 	Version int64
@@ -51,7 +52,7 @@ func (h Head) Abandoned(now time.Time) bool { return h.Lease != "" && !now.Befor
 
 // HeadPrimaryKey returns the primary key of the head of subject's list for
 // predicate.
-func HeadPrimaryKey(subject Key, predicate string) map[string]types.AttributeValue {
+func HeadPrimaryKey(subject entity.Key, predicate string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		schema.AttrSubjectKey:   str(subject.String()),
 		schema.AttrPredicateKey: str(schema.ListHeadKey(predicate)),
@@ -59,7 +60,7 @@ func HeadPrimaryKey(subject Key, predicate string) map[string]types.AttributeVal
 }
 
 // HeadFromItem decodes a head item; nil gives the head of a list never written.
-func HeadFromItem(subject Key, predicate string, item map[string]types.AttributeValue) (Head, error) {
+func HeadFromItem(subject entity.Key, predicate string, item map[string]types.AttributeValue) (Head, error) {
 	h := Head{Subject: subject, Predicate: predicate}
 	if item == nil {
 		return h, nil
@@ -89,7 +90,7 @@ func HeadFromItem(subject Key, predicate string, item map[string]types.Attribute
 // RawAttributes returns the attributes a head or marker item carries besides its
 // key and state: the raw subject and predicate, for people and tools reading the
 // table.
-func RawAttributes(subject Key, predicate string) map[string]types.AttributeValue {
+func RawAttributes(subject entity.Key, predicate string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		schema.AttrSubjectScope: str(subject.Scope),
 		schema.AttrSubjectType:  str(subject.Type),
@@ -103,13 +104,13 @@ func RawAttributes(subject Key, predicate string) map[string]types.AttributeValu
 // Markers make "is O in the list" and "which entries point at O" one read of one
 // item, and a condition on it makes that answer hold when a write commits.
 type Marker struct {
-	Object    Key
+	Object    entity.Key
 	Positions []int
 }
 
 // MarkerPrimaryKey returns the primary key of the marker of object in subject's list
 // for predicate.
-func MarkerPrimaryKey(subject Key, predicate string, object Key) map[string]types.AttributeValue {
+func MarkerPrimaryKey(subject entity.Key, predicate string, object entity.Key) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		schema.AttrSubjectKey:   str(subject.String()),
 		schema.AttrPredicateKey: str(schema.ListMarkerKey(predicate, object.Scope, object.Type, object.ID)),
@@ -119,7 +120,7 @@ func MarkerPrimaryKey(subject Key, predicate string, object Key) map[string]type
 // MarkerItem returns the marker item of object at positions, which must not be
 // empty. It names the object in raw attributes only: with no _object_key the
 // reverse index never sees it.
-func MarkerItem(subject Key, predicate string, object Key, positions []int) map[string]types.AttributeValue {
+func MarkerItem(subject entity.Key, predicate string, object entity.Key, positions []int) map[string]types.AttributeValue {
 	item := RawAttributes(subject, predicate)
 	for name, v := range MarkerPrimaryKey(subject, predicate, object) {
 		item[name] = v
@@ -133,7 +134,7 @@ func MarkerItem(subject Key, predicate string, object Key, positions []int) map[
 
 // MarkerFromItem decodes a marker item; nil, or a marker whose positions were all
 // removed, gives no positions.
-func MarkerFromItem(object Key, item map[string]types.AttributeValue) (Marker, error) {
+func MarkerFromItem(object entity.Key, item map[string]types.AttributeValue) (Marker, error) {
 	m := Marker{Object: object}
 	av, ok := item[schema.AttrPositions]
 	if !ok {

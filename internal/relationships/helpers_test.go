@@ -8,12 +8,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
 type (
-	Key   = relationships.Key
+	Key   = entity.Key
 	Entry = relationships.Entry
 	Plan  = relationships.Plan
 )

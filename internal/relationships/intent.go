@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -35,7 +36,7 @@ const maxIntentPartBytes = 350 << 10
 // parts of at most about 350 KB, numbered from 0, each listing entries as
 // position:scope:type:id (escaped) with the edge attributes of the puts that have
 // any beside them.
-func IntentItems(subject Key, predicate string, in Intent) []map[string]types.AttributeValue {
+func IntentItems(subject entity.Key, predicate string, in Intent) []map[string]types.AttributeValue {
 	var parts []map[string]types.AttributeValue
 	cur := &intentPart{}
 	add := func(e Entry, put bool) {
@@ -91,7 +92,7 @@ func (p *intentPart) add(code string, e Entry, put bool, size int) {
 	}
 }
 
-func (p *intentPart) item(subject Key, predicate, token string, n int) map[string]types.AttributeValue {
+func (p *intentPart) item(subject entity.Key, predicate, token string, n int) map[string]types.AttributeValue {
 	item := RawAttributes(subject, predicate)
 	maps.Copy(item, IntentPrimaryKey(subject, predicate, token, n))
 	item[schema.AttrLease] = str(token)
@@ -109,7 +110,7 @@ func (p *intentPart) item(subject Key, predicate, token string, n int) map[strin
 
 // IntentPrimaryKey returns the primary key of part n of the intent token of
 // subject's list for predicate.
-func IntentPrimaryKey(subject Key, predicate, token string, n int) map[string]types.AttributeValue {
+func IntentPrimaryKey(subject entity.Key, predicate, token string, n int) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		schema.AttrSubjectKey:   str(subject.String()),
 		schema.AttrPredicateKey: str(schema.ListIntentKey(predicate, token, n)),
@@ -127,7 +128,7 @@ func IntentToken(item map[string]types.AttributeValue) string {
 
 // IntentFromItems reads the intent token of subject's list for predicate from its
 // parts, in any order. Parts of other writers are ignored.
-func IntentFromItems(subject Key, predicate, token string, items []map[string]types.AttributeValue) (Intent, error) {
+func IntentFromItems(subject entity.Key, predicate, token string, items []map[string]types.AttributeValue) (Intent, error) {
 	in := Intent{Token: token}
 	for _, item := range items {
 		if IntentToken(item) != token {
@@ -168,7 +169,7 @@ func intentCode(e Entry) string {
 }
 
 // entryOfCode reads an entry of subject's list for predicate from its intent code.
-func entryOfCode(subject Key, predicate, code string) (Entry, error) {
+func entryOfCode(subject entity.Key, predicate, code string) (Entry, error) {
 	fields := strings.Split(code, string(schema.Delimiter))
 	if len(fields) != 4 {
 		return Entry{}, errs.New("intent entry %q: want position:scope:type:id", code)
@@ -185,7 +186,7 @@ func entryOfCode(subject Key, predicate, code string) (Entry, error) {
 		return Entry{}, errs.New("intent entry %q: %q is not a list position", code, fields[0])
 	}
 	return Entry{Subject: subject, Predicate: predicate, Index: index,
-		Object: Key{Scope: fields[1], Type: fields[2], ID: fields[3]}}, nil
+		Object: entity.Key{Scope: fields[1], Type: fields[2], ID: fields[3]}}, nil
 }
 
 func stringSet(item map[string]types.AttributeValue, name string) ([]string, error) {

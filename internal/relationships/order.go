@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/rynodb/rynodb/entity"
 )
 
 // Sort sorts entries into the order of their primary keys, the order in which a
@@ -28,8 +30,8 @@ func Sort(entries []Entry) {
 }
 
 // Objects returns the objects of entries, in the same order.
-func Objects(entries []Entry) []Key {
-	objects := make([]Key, len(entries))
+func Objects(entries []Entry) []entity.Key {
+	objects := make([]entity.Key, len(entries))
 	for i, e := range entries {
 		objects[i] = e.Object
 	}
@@ -39,8 +41,8 @@ func Objects(entries []Entry) []Key {
 // ByPredicate groups the objects of entries by predicate, keeping their order
 // within each predicate. Entries as a Query returns them (or after Sort) give each
 // predicate's list in index order.
-func ByPredicate(entries []Entry) map[string][]Key {
-	lists := make(map[string][]Key)
+func ByPredicate(entries []Entry) map[string][]entity.Key {
+	lists := make(map[string][]entity.Key)
 	for _, e := range entries {
 		lists[e.Predicate] = append(lists[e.Predicate], e.Object)
 	}

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+
+	"github.com/rynodb/rynodb/entity"
 )
 
 // OrderedPlan is what replacing the objects of an ordered set writes: the entries
@@ -23,14 +25,14 @@ type OrderedPlan struct {
 // current; the stride leaves room for later insertions between them). Where two
 // kept neighbours leave too little room between them, the objects from there to
 // the end get positions from next on.
-func PlanOrderedSet(subject Key, predicate string, current []Entry, want []Key, next, stride int64) OrderedPlan {
-	held := make(map[Key]int64, len(current))
+func PlanOrderedSet(subject entity.Key, predicate string, current []Entry, want []entity.Key, next, stride int64) OrderedPlan {
+	held := make(map[entity.Key]int64, len(current))
 	for _, e := range current {
 		held[e.Object] = e.Position
 	}
 	keep := keptInOrder(want, held)
 	var plan OrderedPlan
-	put := func(k Key, p int64) {
+	put := func(k entity.Key, p int64) {
 		plan.Puts = append(plan.Puts, OrderedSetEntry(subject, predicate, k, p))
 	}
 	lo := int64(-1)
@@ -58,7 +60,7 @@ func PlanOrderedSet(subject Key, predicate string, current []Entry, want []Key, 
 		}
 		i = j
 	}
-	wanted := make(map[Key]bool, len(want))
+	wanted := make(map[entity.Key]bool, len(want))
 	for _, k := range want {
 		wanted[k] = true
 	}
@@ -72,7 +74,7 @@ func PlanOrderedSet(subject Key, predicate string, current []Entry, want []Key, 
 
 // keptInOrder marks the objects of want that keep their entries: a longest
 // subsequence of those held whose positions increase (patience sorting).
-func keptInOrder(want []Key, held map[Key]int64) []bool {
+func keptInOrder(want []entity.Key, held map[entity.Key]int64) []bool {
 	var tails []int // tails[l]: index in want ending the best run of length l+1
 	prev := make([]int, len(want))
 	for i, k := range want {

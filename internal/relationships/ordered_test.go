@@ -9,12 +9,13 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
 func TestPlanOrderedSet(t *testing.T) {
-	s := Key{Scope: "s", Type: "board", ID: "1"}
-	k := func(id string) Key { return Key{Scope: "s", Type: "card", ID: id} }
+	s := entity.Key{Scope: "s", Type: "board", ID: "1"}
+	k := func(id string) entity.Key { return entity.Key{Scope: "s", Type: "card", ID: id} }
 	held := func(pairs ...any) []Entry {
 		var out []Entry
 		for i := 0; i < len(pairs); i += 2 {
@@ -22,8 +23,8 @@ func TestPlanOrderedSet(t *testing.T) {
 		}
 		return out
 	}
-	ids := func(ks ...string) []Key {
-		out := make([]Key, len(ks))
+	ids := func(ks ...string) []entity.Key {
+		out := make([]entity.Key, len(ks))
 		for i, id := range ks {
 			out[i] = k(id)
 		}
@@ -32,7 +33,7 @@ func TestPlanOrderedSet(t *testing.T) {
 	tests := []struct {
 		name    string
 		current []Entry
-		want    []Key
+		want    []entity.Key
 		puts    map[string]int64 // object id -> position written
 		deletes []string
 	}{
@@ -73,9 +74,9 @@ func TestPlanOrderedSet(t *testing.T) {
 }
 
 // checkOrdered checks that applying plan to current leaves exactly want, in order.
-func checkOrdered(t *testing.T, current []Entry, want []Key, plan OrderedPlan) {
+func checkOrdered(t *testing.T, current []Entry, want []entity.Key, plan OrderedPlan) {
 	t.Helper()
-	after := map[Key]int64{}
+	after := map[entity.Key]int64{}
 	for _, e := range current {
 		after[e.Object] = e.Position
 	}
@@ -103,7 +104,7 @@ func checkOrdered(t *testing.T, current []Entry, want []Key, plan OrderedPlan) {
 // out of the longest run kept in order.
 func TestPlanOrderedSetRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	s := Key{Scope: "s", Type: "board", ID: "1"}
+	s := entity.Key{Scope: "s", Type: "board", ID: "1"}
 	for round := range 2000 {
 		n := r.IntN(12)
 		var current []Entry
@@ -111,12 +112,12 @@ func TestPlanOrderedSetRandom(t *testing.T) {
 		for i := range n {
 			pos := maxPos + 1 + int64(r.IntN(4)) // gaps of 0 to 3: both room and none occur
 			maxPos = pos
-			current = append(current, OrderedSetEntry(s, "p", Key{Scope: "s", Type: "t", ID: fmt.Sprint(i)}, pos))
+			current = append(current, OrderedSetEntry(s, "p", entity.Key{Scope: "s", Type: "t", ID: fmt.Sprint(i)}, pos))
 		}
-		var want []Key
+		var want []entity.Key
 		for _, i := range r.Perm(n + 3) {
 			if r.IntN(3) > 0 {
-				want = append(want, Key{Scope: "s", Type: "t", ID: fmt.Sprint(i)})
+				want = append(want, entity.Key{Scope: "s", Type: "t", ID: fmt.Sprint(i)})
 			}
 		}
 		plan := PlanOrderedSet(s, "p", current, want, maxPos+1, int64(1+r.IntN(3)))
@@ -128,8 +129,8 @@ func TestPlanOrderedSetRandom(t *testing.T) {
 }
 
 func TestOrderedSetEntryRoundTrip(t *testing.T) {
-	s := Key{Scope: "t:1", Type: "board", ID: "b%1"}
-	o := Key{Scope: "t:1", Type: "card", ID: "c:2"}
+	s := entity.Key{Scope: "t:1", Type: "board", ID: "b%1"}
+	o := entity.Key{Scope: "t:1", Type: "card", ID: "c:2"}
 	e := OrderedSetEntry(s, "cards", o, 1_795_000_000_123_456)
 	item := e.Item()
 	got, err := FromItem(item)
@@ -162,8 +163,8 @@ func TestOrderedSetEntryRoundTrip(t *testing.T) {
 }
 
 func TestSortOrdered(t *testing.T) {
-	s := Key{Scope: "s", Type: "board", ID: "1"}
-	o := func(id string) Key { return Key{Scope: "s", Type: "card", ID: id} }
+	s := entity.Key{Scope: "s", Type: "board", ID: "1"}
+	o := func(id string) entity.Key { return entity.Key{Scope: "s", Type: "card", ID: id} }
 	entries := []Entry{
 		{Subject: s, Predicate: "a", Index: 0, Object: o("z")},
 		{Subject: s, Predicate: "a", Index: 1, Object: o("y")},

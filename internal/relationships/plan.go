@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
@@ -43,7 +44,7 @@ func (p Plan) Empty() bool { return len(p.Puts) == 0 && len(p.Deletes) == 0 }
 // assignIndexes for the details. Lists that repeat objects so often that the
 // matches between them would pass a million are renumbered from 0 instead, which
 // keeps only the entries already in place. The objects must pass Validate.
-func PlanReplace(subject Key, predicate string, existing []Entry, objects []Key) Plan {
+func PlanReplace(subject entity.Key, predicate string, existing []Entry, objects []entity.Key) Plan {
 	current := sortedUnique(existing)
 	return reconcile(subject, predicate, current, objects, assignIndexes(current, objects))
 }
@@ -55,12 +56,12 @@ func PlanReplace(subject Key, predicate string, existing []Entry, objects []Key)
 //
 // It returns a *tables.ValidationError if highest is out of range or the new
 // indexes would pass schema.MaxIndex.
-func PlanAdd(subject Key, predicate string, highest int, present []Key, objects []Key) (Plan, error) {
+func PlanAdd(subject entity.Key, predicate string, highest int, present []entity.Key, objects []entity.Key) (Plan, error) {
 	if highest < -1 || highest > maxIndex {
 		return Plan{}, &schema.ValidationError{Field: "highest index", Value: strconv.Itoa(highest),
 			Reason: fmt.Sprintf("must be between -1 (an empty list) and %d", int64(maxIndex))}
 	}
-	seen := make(map[Key]bool, len(present)+len(objects))
+	seen := make(map[entity.Key]bool, len(present)+len(objects))
 	for _, o := range present {
 		seen[o] = true
 	}
@@ -87,8 +88,8 @@ func PlanAdd(subject Key, predicate string, highest int, present []Key, objects 
 // objects: all of that object's entries, wherever it appears in the list. Objects
 // with no entry are ignored. Existing holds the entries of one subject and
 // predicate, in any order.
-func PlanRemove(existing []Entry, objects []Key) Plan {
-	remove := make(map[Key]bool, len(objects))
+func PlanRemove(existing []Entry, objects []entity.Key) Plan {
+	remove := make(map[entity.Key]bool, len(objects))
 	for _, o := range objects {
 		remove[o] = true
 	}
@@ -146,7 +147,7 @@ const (
 // reconcile compares the wanted entries (objects at indexes) with the current ones
 // by primary key: it puts the wanted entries that differ and deletes the current
 // entries no put overwrites.
-func reconcile(subject Key, predicate string, current []Entry, objects []Key, indexes []int) Plan {
+func reconcile(subject entity.Key, predicate string, current []Entry, objects []entity.Key, indexes []int) Plan {
 	at := make(map[slot]int, len(current))
 	for i, e := range current {
 		at[slotOf(e)] = i
@@ -183,7 +184,7 @@ func inheritAttributes(puts, current []Entry, fates []fate) {
 	if !slices.ContainsFunc(current, func(e Entry) bool { return len(e.Attributes) > 0 }) {
 		return
 	}
-	rewritten := make(map[Key][]Entry)
+	rewritten := make(map[entity.Key][]Entry)
 	for i, e := range current {
 		if fates[i] != unchanged {
 			rewritten[e.Object] = append(rewritten[e.Object], e)

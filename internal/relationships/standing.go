@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/rynodb/rynodb/entity"
 )
 
 // Standing is what a writer finds on a list before it plans against the head and
@@ -42,7 +44,7 @@ type Doubt struct {
 // entries newer than the head read. Positions only grow and every commit bumps the
 // head's version, so a later read that finds the same version and the same entries
 // cannot be explained by a writer.
-func Inspect(h Head, markers map[Key]Marker, entries []Entry, whole bool, now time.Time, doubt *Doubt) Standing {
+func Inspect(h Head, markers map[entity.Key]Marker, entries []Entry, whole bool, now time.Time, doubt *Doubt) Standing {
 	switch {
 	case h.Leased(now):
 		return Held
@@ -66,7 +68,7 @@ func Inspect(h Head, markers map[Key]Marker, entries []Entry, whole bool, now ti
 // contradicts reports whether h disagrees with what was read with it: a marker or
 // an entry at or past the next free position, markers of a list without a head, or
 // for a whole list, another count or digest.
-func contradicts(h Head, markers map[Key]Marker, entries []Entry, whole bool, digest Digest) bool {
+func contradicts(h Head, markers map[entity.Key]Marker, entries []Entry, whole bool, digest Digest) bool {
 	if h.Version == 0 {
 		for _, m := range markers {
 			if len(m.Positions) > 0 {
@@ -160,9 +162,9 @@ func DuplicatePositions(entries []Entry) bool {
 
 // InOrder returns the objects of a list's entries in list order: by position, then
 // by key among entries sharing one.
-func InOrder(entries []Entry) []Key {
+func InOrder(entries []Entry) []entity.Key {
 	sorted := sortedUnique(entries)
-	objects := make([]Key, len(sorted))
+	objects := make([]entity.Key, len(sorted))
 	for i, e := range sorted {
 		objects[i] = e.Object
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -26,7 +27,7 @@ const minObjectSuffix = schema.IndexWidth + 4
 // limit. Call it before planning or sending any request. The error is a
 // *tables.ValidationError, wrapped with "subject" or "objects[i]" when it concerns
 // a key, so errors.As finds it.
-func Validate(subject Key, predicate string, objects []Key) error {
+func Validate(subject entity.Key, predicate string, objects []entity.Key) error {
 	if err := ValidatePredicate(predicate); err != nil {
 		return err
 	}
@@ -63,7 +64,7 @@ func ValidatePredicate(predicate string) error {
 
 // validateObject checks the object of an entry under predicate: a valid entity key
 // whose sort keys fit DynamoDB's limit whatever its index.
-func validateObject(predicate string, o Key) error {
+func validateObject(predicate string, o entity.Key) error {
 	if err := schema.ValidateEntityKey(o.Scope, o.Type, o.ID); err != nil {
 		return err
 	}

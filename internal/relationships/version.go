@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
+
+	"github.com/rynodb/rynodb/entity"
 )
 
 // VersionLen is the length of a list's version: hexadecimal digits.
@@ -15,7 +17,7 @@ const VersionLen = 32
 // position changes it, and a list brought back to entries it held before, or a
 // list of a new life of the subject holding the same entries, has the version it
 // had. So a write conditional on it commits only over the list as read.
-func Version(subject Key, predicate string, count int, d Digest) string {
+func Version(subject entity.Key, predicate string, count int, d Digest) string {
 	h := sha256.New()
 	for _, part := range []string{subject.String(), predicate, strconv.Itoa(count), d.String()} {
 		h.Write([]byte(strconv.Itoa(len(part))))
@@ -27,7 +29,7 @@ func Version(subject Key, predicate string, count int, d Digest) string {
 
 // VersionOf returns the version of the list of subject for predicate whose entries
 // are entries (in any order).
-func VersionOf(subject Key, predicate string, entries []Entry) string {
+func VersionOf(subject entity.Key, predicate string, entries []Entry) string {
 	return Version(subject, predicate, len(entries), DigestOf(entries))
 }
 

@@ -107,28 +107,30 @@ func (c *Core) verifyList(ctx context.Context, id listID) (*listCheck, error) {
 	if err != nil || c.disagreement(h, s) == "" {
 		return nil, err
 	}
-	pace := c.ConflictPacer()
-	for {
+	// Still changing when the attempts run out: a writer at work, which the next
+	// check meets again.
+	giveUp := func(_, _ error) error { return ctx.Err() }
+	return batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (*listCheck, batching.Step, error) {
 		before, err := c.ReadHead(ctx, id.subject, id.predicate)
 		if err != nil {
-			return nil, err
+			return nil, batching.Done, err
 		}
-		if s, err = c.ReadUnderLease(ctx, id.subject, id.predicate); err != nil {
-			return nil, err
+		s, err := c.ReadUnderLease(ctx, id.subject, id.predicate)
+		if err != nil {
+			return nil, batching.Done, err
 		}
-		if h, err = c.ReadHead(ctx, id.subject, id.predicate); err != nil {
-			return nil, err
+		h, err := c.ReadHead(ctx, id.subject, id.predicate)
+		if err != nil {
+			return nil, batching.Done, err
 		}
-		if before.Version == h.Version && before.Lease == h.Lease { // the list read is the one h describes
-			if detail := c.disagreement(h, s); detail != "" {
-				return &listCheck{head: h, trace: Trace{Kind: TraceList, Key: id.subject, Predicate: id.predicate, Detail: detail}}, nil
-			}
-			return nil, nil
+		if before.Version != h.Version || before.Lease != h.Lease { // the list read may not be the one h describes
+			return nil, batching.Retry, nil
 		}
-		if err := pace.Wait(ctx); err != nil {
-			return nil, ctx.Err() // still changing: a writer at work, which the next check meets again
+		if detail := c.disagreement(h, s); detail != "" {
+			return &listCheck{head: h, trace: Trace{Kind: TraceList, Key: id.subject, Predicate: id.predicate, Detail: detail}}, batching.Done, nil
 		}
-	}
+		return nil, batching.Done, nil
+	})
 }
 
 // disagreement says how head h fails to describe the list s read, "" when it does.

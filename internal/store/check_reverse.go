@@ -37,8 +37,8 @@ func (c *Core) findUnindexed(items []map[string]types.AttributeValue, orphans []
 		if !ok || orphaned[batching.ItemKey{Table: c.Names.Relationships, Key: e.PrimaryKey()}.String()] {
 			continue
 		}
-		found = append(found, unindexedEntry{entry: e, trace: Trace{Kind: TraceUnindexed, Key: Key(e.Subject), Predicate: e.Predicate,
-			Detail: fmt.Sprintf("the entry to %s at %d is missing from the reverse index", Key(e.Object), e.Index)}})
+		found = append(found, unindexedEntry{entry: e, trace: Trace{Kind: TraceUnindexed, Key: e.Subject, Predicate: e.Predicate,
+			Detail: fmt.Sprintf("the entry to %s at %d is missing from the reverse index", e.Object, e.Index)}})
 	}
 	return found
 }

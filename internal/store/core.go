@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/groupcommit"
@@ -15,8 +16,8 @@ import (
 	"github.com/rynodb/rynodb/internal/schema"
 )
 
-// Key identifies an entity: its scope, type and id.
-type Key = relationships.Key
+// Key identifies an entity: package entity's type, which ryno.Key names too.
+type Key = entity.Key
 
 // Config is what the machinery reads of the client's options, with the defaults
 // already applied.

@@ -3,13 +3,14 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
@@ -60,7 +61,7 @@ type LeasedState struct {
 // list is refused, with nothing of it written, when the entries it reads under the
 // lease (no writer can change them then) are not at that version.
 func (c *Core) WriteListLeased(ctx context.Context, op *ListOp, seen relationships.Head) (relationships.Change, error) {
-	l, err := c.acquireList(ctx, Key(seen.Subject), seen.Predicate, seen)
+	l, err := c.acquireList(ctx, seen.Subject, seen.Predicate, seen)
 	if err != nil {
 		return relationships.Change{}, err
 	}
@@ -93,9 +94,9 @@ func (c *Core) WriteListLeased(ctx context.Context, op *ListOp, seen relationshi
 		head.Next = next
 		ch = op.Plan(ListState{Head: head, Markers: relationships.MarkersOf(s.Entries), Entries: s.Entries})
 		if checkObjects {
-			if refused = c.requireObjects(ctx, ch.Puts); refused != nil {
-				var gone *ObjectMissingError
-				if !errors.As(refused, &gone) {
+			var gone bool
+			if gone, refused = c.requireObjects(ctx, ch.Puts); refused != nil {
+				if !gone {
 					return relationships.Change{}, refused
 				}
 				ch = relationships.Change{} // nothing of op is written; the list is still made exact
@@ -122,7 +123,7 @@ func (c *Core) WriteListLeased(ctx context.Context, op *ListOp, seen relationshi
 	default:
 		// Objects deleted while the writer held the list lose their edges, as if
 		// their Delete came after it: rebuild the bookkeeping from the entries.
-		ch.Added = slices.DeleteFunc(ch.Added, func(o relationships.Key) bool { return dropped[Key(o)] })
+		ch.Added = slices.DeleteFunc(ch.Added, func(o Key) bool { return dropped[o] })
 		err = c.rebuildLeased(ctx, l, max(next, ch.Next), intents)
 	}
 	if refused != nil || err != nil {
@@ -135,52 +136,56 @@ func (c *Core) WriteListLeased(ctx context.Context, op *ListOp, seen relationshi
 // read as seen. While another writer's lease lives it waits, within
 // Options.Conflicts, then fails with a *LeaseError.
 func (c *Core) acquireList(ctx context.Context, subject Key, predicate string, seen relationships.Head) (*listLease, error) {
-	pace := c.ConflictPacer()
 	token := commit.NewToken()
-	for {
-		now := c.Now()
-		if !seen.Leased(now) {
-			u := expression.Set(expression.Name(schema.AttrLease), expression.Value(attrS(token))).
-				Set(expression.Name(schema.AttrLeaseUntil), expression.Value(attrN(now.Add(c.ListLease).UnixMilli()))).
-				Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
-			for _, name := range []string{schema.AttrNext, schema.AttrCount, schema.AttrDigest} {
-				u = u.Set(expression.Name(name), expression.IfNotExists(expression.Name(name), expression.Value(attrN(0))))
-			}
-			for name, v := range relationships.RawAttributes(relationships.Key(subject), predicate) {
-				u = u.Set(expression.Name(name), expression.Value(v))
-			}
-			t := &actions.Transaction{}
-			t.Add(c.headUpdate(subject, predicate, headVersionIs(seen.Version), u), actions.Role{Kind: actions.RoleHead}, 0)
-			c.CheckEntity(t, subject, actions.Role{Kind: actions.RoleEntity})
-			a := c.Transact(ctx, t.Actions, commit.NewToken())
-			switch {
-			case a.Outcome == commit.Committed:
-				return &listLease{subject: subject, predicate: predicate, token: token, prior: seen}, nil
-			case a.Outcome != commit.ConditionFailed:
-				return nil, a.Err
-			case Refusal(t, a).Role.Kind == actions.RoleEntity:
-				return nil, c.SubjectMissing(ctx, subject)
-			}
-			h, err := relationships.HeadFromItem(relationships.Key(subject), predicate, a.Item)
+	first := true
+	return batching.Attempts(ctx, c.ConflictPacer(), listGaveUp(subject, predicate), func(ctx context.Context) (*listLease, batching.Step, error) {
+		if !first {
+			h, err := c.ReadHead(ctx, subject, predicate)
 			if err != nil {
-				return nil, err
+				return nil, batching.Done, err
 			}
 			seen = h
 		}
-		var err error
-		if now := c.Now(); seen.Leased(now) {
-			if err = pace.Hold(ctx, seen.LeaseUntil, now); err != nil {
-				return nil, &LeaseError{Key: subject, Predicate: predicate, Until: seen.LeaseUntil, Err: err}
+		first = false
+		if now := c.Now(); !seen.Leased(now) {
+			l, h, err := c.takeLease(ctx, subject, predicate, seen, token, now)
+			if l != nil || err != nil {
+				return l, batching.Done, err
 			}
-		} else if err = pace.Wait(ctx); err != nil {
-			return nil, KeptChanging(subject, predicate, 0, err)
+			seen = h
 		}
-		h, err := c.ReadHead(ctx, subject, predicate)
-		if err != nil {
-			return nil, err
-		}
-		seen = h
+		step, conflict := c.retryList(subject, predicate, seen)
+		return nil, step, conflict
+	})
+}
+
+// takeLease takes the lease token on subject's list under predicate at now, on the
+// condition that its head is still seen. It returns the lease, or the head that
+// refused it.
+func (c *Core) takeLease(ctx context.Context, subject Key, predicate string, seen relationships.Head, token string, now time.Time) (*listLease, relationships.Head, error) {
+	u := expression.Set(expression.Name(schema.AttrLease), expression.Value(attrS(token))).
+		Set(expression.Name(schema.AttrLeaseUntil), expression.Value(attrN(now.Add(c.ListLease).UnixMilli()))).
+		Add(expression.Name(schema.AttrVersion), expression.Value(attrN(1)))
+	for _, name := range []string{schema.AttrNext, schema.AttrCount, schema.AttrDigest} {
+		u = u.Set(expression.Name(name), expression.IfNotExists(expression.Name(name), expression.Value(attrN(0))))
 	}
+	for name, v := range relationships.RawAttributes(subject, predicate) {
+		u = u.Set(expression.Name(name), expression.Value(v))
+	}
+	t := &actions.Transaction{}
+	t.Add(c.headUpdate(subject, predicate, headVersionIs(seen.Version), u), actions.Role{Kind: actions.RoleHead}, 0)
+	c.CheckEntity(t, subject, actions.Role{Kind: actions.RoleEntity})
+	a := c.Transact(ctx, t.Actions, commit.NewToken())
+	switch {
+	case a.Outcome == commit.Committed:
+		return &listLease{subject: subject, predicate: predicate, token: token, prior: seen}, seen, nil
+	case a.Outcome != commit.ConditionFailed:
+		return nil, seen, a.Err
+	case Refusal(t, a).Role.Kind == actions.RoleEntity:
+		return nil, seen, c.SubjectMissing(ctx, subject)
+	}
+	h, err := relationships.HeadFromItem(subject, predicate, a.Item)
+	return nil, h, err
 }
 
 // headVersionIs is the condition that a head has version v: no head for 0. Every
@@ -194,11 +199,11 @@ func headVersionIs(v int64) expression.ConditionBuilder {
 
 // ReadHead reads the head of subject's list under predicate consistently.
 func (c *Core) ReadHead(ctx context.Context, subject Key, predicate string) (relationships.Head, error) {
-	item, err := c.GetRelationshipItem(ctx, relationships.HeadPrimaryKey(relationships.Key(subject), predicate))
+	item, err := c.GetRelationshipItem(ctx, relationships.HeadPrimaryKey(subject, predicate))
 	if err != nil {
 		return relationships.Head{}, err
 	}
-	return relationships.HeadFromItem(relationships.Key(subject), predicate, item)
+	return relationships.HeadFromItem(subject, predicate, item)
 }
 
 // headUpdate is the update u of the head of subject's list under predicate, under
@@ -207,7 +212,7 @@ func (c *Core) headUpdate(subject Key, predicate string, cond expression.Conditi
 	b := commit.Build(cond, &u)
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                           aws.String(c.Names.Relationships),
-		Key:                                 relationships.HeadPrimaryKey(relationships.Key(subject), predicate),
+		Key:                                 relationships.HeadPrimaryKey(subject, predicate),
 		UpdateExpression:                    b.Update,
 		ConditionExpression:                 b.Condition,
 		ExpressionAttributeNames:            b.Names,
@@ -226,7 +231,7 @@ func leaseIs(token string) expression.ConditionBuilder {
 func (c *Core) leaseChecks(l *listLease) *actions.Transaction {
 	t := &actions.Transaction{}
 	b := commit.Build(leaseIs(l.token), nil)
-	key := relationships.HeadPrimaryKey(relationships.Key(l.subject), l.predicate)
+	key := relationships.HeadPrimaryKey(l.subject, l.predicate)
 	t.Add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName: aws.String(c.Names.Relationships), Key: key,
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
@@ -243,7 +248,7 @@ func (c *Core) finishIntent(ctx context.Context, l *listLease, s *LeasedState) e
 	if h.Intent == "" {
 		return nil
 	}
-	in, err := relationships.IntentFromItems(relationships.Key(l.subject), l.predicate, h.Intent, s.Intents)
+	in, err := relationships.IntentFromItems(l.subject, l.predicate, h.Intent, s.Intents)
 	if err != nil {
 		return errs.Wrap(err, "the intent left on %s -%s->", l.subject, l.predicate)
 	}
@@ -325,7 +330,7 @@ func intentKeys(items []map[string]types.AttributeValue) []map[string]types.Attr
 // last parts; it returns the keys of the parts. The parts before go first, each
 // transaction checking the lease.
 func (c *Core) recordIntent(ctx context.Context, l *listLease, ch relationships.Change, checkObjects bool) ([]map[string]types.AttributeValue, error) {
-	parts := relationships.IntentItems(relationships.Key(l.subject), l.predicate,
+	parts := relationships.IntentItems(l.subject, l.predicate,
 		relationships.Intent{Token: l.token, Puts: ch.Puts, Deletes: ch.Deletes})
 	ops := make([]batching.WriteOp, len(parts))
 	keys := make([]map[string]types.AttributeValue, len(parts))
@@ -376,7 +381,7 @@ const leaseCheckBytes = 4 << 10
 
 // markerOps returns the puts and deletes of the marker changes of l's list.
 func (c *Core) markerOps(l *listLease, changes []relationships.MarkerChange) []batching.WriteOp {
-	subject := relationships.Key(l.subject)
+	subject := l.subject
 	ops := make([]batching.WriteOp, 0, len(changes))
 	for _, mc := range changes {
 		key := relationships.MarkerPrimaryKey(subject, l.predicate, mc.Object)
@@ -404,7 +409,7 @@ func (c *Core) applyLeased(ctx context.Context, l *listLease, ops []batching.Wri
 		} else {
 			err = c.TransactChecked(ctx, batch, t.Actions, t.Bytes, ops)
 		}
-		var gone *ObjectMissingError
+		var gone *missingObject
 		switch {
 		case errors.As(err, &gone):
 			dropped[gone.Object] = true
@@ -416,87 +421,6 @@ func (c *Core) applyLeased(ctx context.Context, l *listLease, ops []batching.Wri
 		return dropped, err
 	}
 }
-
-// withoutEdgesTo returns ops without the puts of entries pointing at object.
-func withoutEdgesTo(ops []batching.WriteOp, object Key) []batching.WriteOp {
-	target := object.String()
-	return slices.DeleteFunc(slices.Clone(ops), func(op batching.WriteOp) bool {
-		k, ok := op.Item[schema.AttrObjectKey].(*types.AttributeValueMemberS)
-		return ok && k.Value == target
-	})
-}
-
-// writeCheckingObjects writes ops in transactions of at most half the actions, each
-// with the checks of t and of the objects its entry puts point at. A refused object
-// check fails with an *objectMissingError.
-func (c *Core) writeCheckingObjects(ctx context.Context, batch *batching.Engine, t *actions.Transaction, ops []batching.WriteOp) error {
-	per := (actions.MaxItems - len(t.Actions)) / 2
-	chunks := batching.Chunk(batching.LastWriteWins(ops), per, actions.MaxBytes/2, batching.WriteOp.Size)
-	return batching.Parallel(ctx, len(chunks), c.MaxConcurrency, func(ctx context.Context, i int) error {
-		ct := t.Clone()
-		for _, op := range chunks[i] {
-			if op.Item != nil && op.Item[schema.AttrObjectKey] != nil {
-				e, err := relationships.FromItem(op.Item)
-				if err != nil {
-					return err
-				}
-				c.CheckEntity(ct, Key(e.Object), actions.Role{Kind: actions.RoleObject, Object: e.Object})
-			}
-		}
-		checks := len(ct.Actions)
-		ct.Actions = append(ct.Actions, actions.Items(chunks[i])...)
-		release, err := batch.Acquire(ctx)
-		if err != nil {
-			return err
-		}
-		defer release()
-		a := c.Transact(ctx, ct.Actions, commit.NewToken())
-		switch {
-		case a.Outcome == commit.Committed:
-			return nil
-		case a.Outcome == commit.ConditionFailed && a.Action < len(t.Actions):
-			return ErrGuardFailed
-		case a.Outcome == commit.ConditionFailed && a.Action < checks:
-			return Refusal(ct, a).Missing
-		}
-		return a.Err
-	})
-}
-
-// requireObjects fails with an *objectMissingError when the object of an entry of
-// puts does not exist or is being deleted.
-func (c *Core) requireObjects(ctx context.Context, puts []relationships.Entry) error {
-	objects := make([]Key, 0, len(puts))
-	for _, e := range puts {
-		objects = append(objects, Key(e.Object))
-	}
-	objects = DistinctKeys(objects)
-	items, err := c.BatchReadEntities(ctx, objects, batching.ReadOptions{Consistent: true, Projection: []string{schema.AttrDeleting, schema.AttrExpires}})
-	if err != nil {
-		return err
-	}
-	for i, o := range objects {
-		if items[i] == nil || c.Hidden(items[i]) {
-			return &ObjectMissingError{Object: o}
-		}
-	}
-	return nil
-}
-
-// ObjectMissingError refuses an edge to an entity that does not exist. Its caller
-// sees it as Plain.
-type ObjectMissingError struct{ Object Key }
-
-func (e *ObjectMissingError) Error() string { return e.Plain().Error() }
-
-// Plain is the refusal as package ryno returns it: errs.ErrNotFound wrapped with
-// the object's key, of no type of the machinery.
-func (e *ObjectMissingError) Plain() error {
-	return fmt.Errorf("%w: %s, the object of an edge", errs.ErrNotFound, e.Object)
-}
-
-// Is makes errors.Is match errs.ErrNotFound.
-func (e *ObjectMissingError) Is(target error) bool { return target == errs.ErrNotFound }
 
 // releaseLease ends l with the head's new state: the next free position, and the
 // count and digest of the list after, which must be the entries as they stand. It
@@ -553,10 +477,10 @@ func deleteOps(table string, keys []map[string]types.AttributeValue) []batching.
 // leaseLost explains a write whose lease check failed: the subject was deleted, or
 // the lease expired and another writer took the list over.
 func (c *Core) leaseLost(ctx context.Context, l *listLease) error {
-	item, err := c.GetItem(ctx, relationships.Key(l.subject), true)
+	item, err := c.GetItem(ctx, l.subject, true)
 	if err == nil && (item == nil || c.Hidden(item)) {
 		return c.SubjectMissing(ctx, l.subject)
 	}
-	return &ConflictError{Key: l.subject, Predicate: l.predicate,
+	return &entity.ConflictError{Key: l.subject, Predicate: l.predicate,
 		Reason: "the lease expired and another writer took the list over"}
 }

@@ -63,15 +63,15 @@ func (c *Core) writeBatch(ctx context.Context, ops []ListOp) ([]relationships.Ch
 
 // shareOut gives each call of batch the objects of changed it named, each to the
 // first call naming it, in the call's order.
-func shareOut(changed []relationships.Key, batch []ListOp) [][]relationships.Key {
-	left := make(map[relationships.Key]bool, len(changed))
+func shareOut(changed []Key, batch []ListOp) [][]Key {
+	left := make(map[Key]bool, len(changed))
 	for _, k := range changed {
 		left[k] = true
 	}
-	out := make([][]relationships.Key, len(batch))
+	out := make([][]Key, len(batch))
 	for i, q := range batch {
 		for _, k := range q.Objects {
-			if rk := relationships.Key(k); left[rk] {
+			if rk := k; left[rk] {
 				out[i] = append(out[i], rk)
 				delete(left, rk)
 			}

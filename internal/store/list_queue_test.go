@@ -4,12 +4,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/rynodb/rynodb/internal/relationships"
 )
 
 func TestShareOutGivesEachObjectToTheFirstCallNamingIt(t *testing.T) {
-	rk := func(id string) relationships.Key { return relationships.Key{Scope: "s", Type: "t", ID: id} }
+	rk := func(id string) Key { return Key{Scope: "s", Type: "t", ID: id} }
 	call := func(ids ...string) ListOp {
 		var op ListOp
 		for _, id := range ids {
@@ -19,18 +17,18 @@ func TestShareOutGivesEachObjectToTheFirstCallNamingIt(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		changed []relationships.Key
+		changed []Key
 		batch   []ListOp
-		want    [][]relationships.Key
+		want    [][]Key
 	}{
-		{"one call", []relationships.Key{rk("a"), rk("b")}, []ListOp{call("a", "b")},
-			[][]relationships.Key{{rk("a"), rk("b")}}},
-		{"an object two calls name goes to the first", []relationships.Key{rk("a"), rk("b")},
-			[]ListOp{call("a"), call("b", "a")}, [][]relationships.Key{{rk("a")}, {rk("b")}}},
-		{"an object that did not change goes to none", []relationships.Key{rk("b")},
-			[]ListOp{call("a"), call("b")}, [][]relationships.Key{nil, {rk("b")}}},
-		{"in each call's own order", []relationships.Key{rk("a"), rk("b"), rk("c")},
-			[]ListOp{call("c", "a"), call("b")}, [][]relationships.Key{{rk("c"), rk("a")}, {rk("b")}}},
+		{"one call", []Key{rk("a"), rk("b")}, []ListOp{call("a", "b")},
+			[][]Key{{rk("a"), rk("b")}}},
+		{"an object two calls name goes to the first", []Key{rk("a"), rk("b")},
+			[]ListOp{call("a"), call("b", "a")}, [][]Key{{rk("a")}, {rk("b")}}},
+		{"an object that did not change goes to none", []Key{rk("b")},
+			[]ListOp{call("a"), call("b")}, [][]Key{nil, {rk("b")}}},
+		{"in each call's own order", []Key{rk("a"), rk("b"), rk("c")},
+			[]ListOp{call("c", "a"), call("b")}, [][]Key{{rk("c"), rk("a")}, {rk("b")}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

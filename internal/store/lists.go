@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
@@ -64,12 +65,12 @@ type ListOp struct {
 // At reports whether entries, the whole list of op's subject and predicate, are at
 // the version op requires.
 func (op ListOp) At(entries []relationships.Entry) bool {
-	return !op.Pinned || relationships.VersionOf(relationships.Key(op.Subject), op.Predicate, entries) == op.IfVersion
+	return !op.Pinned || relationships.VersionOf(op.Subject, op.Predicate, entries) == op.IfVersion
 }
 
 // Stale is the error of a write whose list is not at the version it requires.
 func (op ListOp) Stale() error {
-	return &ConflictError{Key: op.Subject, Predicate: op.Predicate,
+	return &entity.ConflictError{Key: op.Subject, Predicate: op.Predicate,
 		Reason: "the list is not at the version given: it changed since it was read"}
 }
 
@@ -102,7 +103,7 @@ func (c *Core) requireVersion(ctx context.Context, op ListOp, s ListState) error
 // (Add, Remove) or the whole list (Replace); and, when asked, the subject.
 type ListState struct {
 	Head    relationships.Head
-	Markers map[relationships.Key]relationships.Marker
+	Markers map[Key]relationships.Marker
 	Entries []relationships.Entry
 	// Subject is the subject as read with the list, when asked.
 	Subject entitystate.State
@@ -123,7 +124,7 @@ func (c *Core) ReadListState(ctx context.Context, op ListOp, subject bool) (List
 	gets := make([]batching.GetOp, 0, len(objects)+2)
 	gets = append(gets, batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(op.Subject, op.Predicate)))
 	for _, o := range objects {
-		gets = append(gets, batching.NewGetOp(c.Names.Relationships, relationships.MarkerPrimaryKey(op.Subject, op.Predicate, relationships.Key(o))))
+		gets = append(gets, batching.NewGetOp(c.Names.Relationships, relationships.MarkerPrimaryKey(op.Subject, op.Predicate, o)))
 	}
 	if subject {
 		gets = append(gets, batching.NewGetOp(c.Names.Entities, actions.EntityKey(op.Subject)))
@@ -150,9 +151,9 @@ func (c *Core) ReadListState(ctx context.Context, op ListOp, subject bool) (List
 		return s, err
 	}
 	if op.Kind != ListReplace {
-		s.Markers = make(map[relationships.Key]relationships.Marker, len(objects))
+		s.Markers = make(map[Key]relationships.Marker, len(objects))
 		for i, o := range objects {
-			if s.Markers[relationships.Key(o)], err = relationships.MarkerFromItem(relationships.Key(o), items[gets[i+1].ID]); err != nil {
+			if s.Markers[o], err = relationships.MarkerFromItem(o, items[gets[i+1].ID]); err != nil {
 				return s, err
 			}
 		}
@@ -172,7 +173,7 @@ func (c *Core) ReadListState(ctx context.Context, op ListOp, subject bool) (List
 func (c *Core) ReadHeads(ctx context.Context, subject Key, predicates []string) ([]relationships.Head, error) {
 	ops := make([]batching.GetOp, len(predicates))
 	for i, p := range predicates {
-		ops[i] = batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(relationships.Key(subject), p))
+		ops[i] = batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(subject, p))
 	}
 	items, err := c.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
 	if err != nil {
@@ -180,7 +181,7 @@ func (c *Core) ReadHeads(ctx context.Context, subject Key, predicates []string) 
 	}
 	heads := make([]relationships.Head, len(predicates))
 	for i, p := range predicates {
-		if heads[i], err = relationships.HeadFromItem(relationships.Key(subject), p, items[ops[i].ID]); err != nil {
+		if heads[i], err = relationships.HeadFromItem(subject, p, items[ops[i].ID]); err != nil {
 			return nil, err
 		}
 	}
@@ -202,7 +203,7 @@ func (op ListOp) Plan(s ListState) relationships.Change {
 // CheckEntity adds the check that k exists, is not being deleted and has not
 // expired, once per entity.
 func (c *Core) CheckEntity(t *actions.Transaction, k Key, role actions.Role) {
-	actions.CheckEntity(t, c.Names.Entities, relationships.Key(k), role, c.Now(), nil)
+	actions.CheckEntity(t, c.Names.Entities, k, role, c.Now(), nil)
 }
 
 // ListTables names the tables a list change writes and checks.
@@ -225,13 +226,36 @@ func Refusal(t *actions.Transaction, a commit.Attempt) ListRefusal {
 	}
 	r := ListRefusal{Role: role}
 	if r.Role.Kind == actions.RoleObject {
-		r.Missing = &ObjectMissingError{Object: Key(r.Role.Object)}
+		r.Missing = ObjectMissing(r.Role.Object)
 	}
 	return r
 }
 
 // ListConflict is the error of a list write that kept losing races.
 func ListConflict(op ListOp, err error) error { return KeptChanging(op.Subject, op.Predicate, 0, err) }
+
+// retryList is how an attempt at subject's list under predicate, whose head it read
+// as h, retries: while another writer's lease lives, it holds until the lease's end,
+// and should it give up, it does with a *LeaseError (listGaveUp).
+func (c *Core) retryList(subject Key, predicate string, h relationships.Head) (batching.Step, error) {
+	if now := c.Now(); h.Leased(now) {
+		return batching.Hold(h.LeaseUntil, now), &entity.LeaseError{Key: subject, Predicate: predicate, Until: h.LeaseUntil}
+	}
+	return batching.Retry, nil
+}
+
+// listGaveUp is the error of a write of subject's list under predicate whose
+// attempts ran out, for err: the *LeaseError of a last attempt that waited for
+// another writer's lease (retryList), KeptChanging otherwise.
+func listGaveUp(subject Key, predicate string) func(conflict, err error) error {
+	return func(conflict, err error) error {
+		if held, ok := conflict.(*entity.LeaseError); ok {
+			held.Err = err
+			return held
+		}
+		return KeptChanging(subject, predicate, 0, err)
+	}
+}
 
 // WriteList makes attempts at op until one commits or fails for good: read, plan,
 // and commit under conditions that the read still holds. A list another writer
@@ -240,72 +264,66 @@ func ListConflict(op ListOp, err error) error { return KeptChanging(op.Subject, 
 // transaction. A subject whose large write was cut off (its pending mark's lease
 // has expired) has that write finished first, once.
 func (c *Core) WriteList(ctx context.Context, op ListOp) (relationships.Change, error) {
-	pace := c.ConflictPacer()
 	var doubt relationships.Doubt
 	finished := false
-	for {
+	giveUp := listGaveUp(op.Subject, op.Predicate)
+	return batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (relationships.Change, batching.Step, error) {
 		s, err := c.ReadListState(ctx, op, true)
 		if err != nil {
-			return relationships.Change{}, err
+			return relationships.Change{}, batching.Done, err
 		}
 		if !s.Subject.Live() {
-			return relationships.Change{}, c.SubjectGone(ctx, op.Subject, s.Subject)
+			return relationships.Change{}, batching.Done, c.SubjectGone(ctx, op.Subject, s.Subject)
 		}
 		if !finished && c.PendingLeft(s.Subject) {
 			finished = true
 			if _, err := c.FinishPending(ctx, op.Subject); err != nil {
-				return relationships.Change{}, err
+				return relationships.Change{}, batching.Done, err
 			}
-			continue
+			return relationships.Change{}, batching.Again, nil
 		}
 		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == ListReplace, c.Now(), &doubt) {
 		case relationships.Left:
-			return c.WriteListLeased(ctx, &op, s.Head)
+			ch, err := c.WriteListLeased(ctx, &op, s.Head)
+			return ch, batching.Done, err
 		case relationships.Clean:
 			if err := c.requireVersion(ctx, op, s); err != nil {
-				return relationships.Change{}, err
+				return relationships.Change{}, batching.Done, err
 			}
 			ch, done, err := c.CommitList(ctx, op, s)
 			if done || err != nil {
-				return ch, err
+				return ch, batching.Done, err
 			}
 		}
-		if now := c.Now(); s.Head.Leased(now) {
-			if err := pace.Hold(ctx, s.Head.LeaseUntil, now); err != nil {
-				return relationships.Change{}, &LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil, Err: err}
-			}
-		} else if err := pace.Wait(ctx); err != nil {
-			return relationships.Change{}, ListConflict(op, err)
-		}
-	}
+		step, conflict := c.retryList(op.Subject, op.Predicate, s.Head)
+		return relationships.Change{}, step, conflict
+	})
 }
 
 // ReadListReady reads what op plans from, as writeList does (with the subject, when
 // asked), for a caller that plans op into a transaction of its own: a list left
 // unfinished is finished first, and a live lease fails with a *LeaseError.
 func (c *Core) ReadListReady(ctx context.Context, op ListOp, subject bool) (ListState, error) {
-	pace := c.ConflictPacer()
 	var doubt relationships.Doubt
-	for {
+	giveUp := func(_, err error) error { return ListConflict(op, err) }
+	return batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (ListState, batching.Step, error) {
 		s, err := c.ReadListState(ctx, op, subject)
 		if err != nil {
-			return s, err
+			return s, batching.Done, err
 		}
 		switch relationships.Inspect(s.Head, s.Markers, s.Entries, op.Kind == ListReplace, c.Now(), &doubt) {
 		case relationships.Clean:
-			return s, nil
+			return s, batching.Done, nil
 		case relationships.Held:
-			return s, &LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil}
+			return s, batching.Done, &entity.LeaseError{Key: op.Subject, Predicate: op.Predicate, Until: s.Head.LeaseUntil}
 		case relationships.Left:
 			if _, err := c.WriteListLeased(ctx, nil, s.Head); err != nil {
-				return s, err
+				return s, batching.Done, err
 			}
-		case relationships.Doubtful:
-			if err := pace.Wait(ctx); err != nil {
-				return s, ListConflict(op, err)
-			}
+			return s, batching.Again, nil
 		}
-	}
+		return s, batching.Retry, nil // Doubtful
+	})
 }
 
 // CommitList plans op against s and commits it in one transaction, or under a lease
@@ -346,7 +364,7 @@ func (c *Core) CommitList(ctx context.Context, op ListOp, s ListState) (relation
 // ReadList returns the entries of subject under predicate (every predicate when
 // empty), in key order. Plans are computed from consistent reads.
 func (c *Core) ReadList(ctx context.Context, subject Key, predicate string, consistent bool) ([]relationships.Entry, error) {
-	in := c.OutgoingQuery(relationships.Key(subject), predicate)
+	in := c.OutgoingQuery(subject, predicate)
 	in.ConsistentRead = aws.Bool(consistent)
 	var entries []relationships.Entry
 	err := c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
@@ -380,11 +398,11 @@ func DistinctKeys(keys []Key) []Key {
 // the subject is being deleted, it completes the Delete first, as every writer that
 // meets a tombstone does.
 func (c *Core) SubjectMissing(ctx context.Context, subject Key) error {
-	item, err := c.GetItem(ctx, relationships.Key(subject), true)
+	item, err := c.GetItem(ctx, subject, true)
 	if err != nil {
 		return err
 	}
-	s, err := c.ReadStored(relationships.Key(subject), item)
+	s, err := c.ReadStored(subject, item)
 	if err != nil {
 		return fmt.Errorf("%w: %s", errs.ErrNotFound, subject)
 	}

@@ -15,7 +15,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/errs"
@@ -68,24 +70,34 @@ const maxPatchAttempts = 3
 // program wrote in another layout takes one more, which writes it in the store's.
 func (c *Core) PatchItem(ctx context.Context, k Key, p Patch, o PatchOptions) (map[string]types.AttributeValue, error) {
 	token := commit.NewToken() // a refused attempt wrote nothing: the next one keeps it
-	for attempt := 1; ; attempt++ {
+	// The last attempt refused for the layout of _created alone: the item that
+	// refused it and its options. No attempt landed, so the refusal is no item.
+	var refused map[string]types.AttributeValue
+	var refusedAs PatchOptions
+	giveUp := func(_, _ error) error {
+		_, err := c.patchRefused(ctx, k, refusedAs, token, refused)
+		return err
+	}
+	return batching.Attempts(ctx, batching.Tries(maxPatchAttempts), giveUp, func(ctx context.Context) (map[string]types.AttributeValue, batching.Step, error) {
 		a := c.patchOnce(ctx, k, p, o, token)
 		switch a.Outcome {
 		case commit.Committed:
-			return a.Item, nil
+			return a.Item, batching.Done, nil
 		case commit.ConditionFailed:
-			if created, ok := c.CreatedRefused(k, o, token, a.Item); ok && attempt < maxPatchAttempts {
+			if created, ok := c.CreatedRefused(k, o, token, a.Item); ok {
+				refused, refusedAs = a.Item, o
 				o.StoredCreated = created
-				continue
+				return nil, batching.Retry, nil
 			}
-			return c.patchRefused(ctx, k, o, token, a.Item)
+			item, err := c.patchRefused(ctx, k, o, token, a.Item)
+			return item, batching.Done, err
 		}
 		var api smithy.APIError
 		if errors.As(a.Err, &api) && api.ErrorCode() == "ValidationException" {
-			return nil, &schema.ValidationError{Field: "Patch", Value: k.String(), Reason: api.ErrorMessage()}
+			return nil, batching.Done, &schema.ValidationError{Field: "Patch", Value: k.String(), Reason: api.ErrorMessage()}
 		}
-		return nil, errs.Wrap(a.Err, "patch %s", k)
-	}
+		return nil, batching.Done, errs.Wrap(a.Err, "patch %s", k)
+	})
 }
 
 // patchOnce sends the UpdateItem of p, resolving a lost response from the item.
@@ -220,15 +232,15 @@ func (c *Core) patchRefused(ctx context.Context, k Key, o PatchOptions, token st
 	case life != nil:
 		return nil, life
 	case !s.Exists() && version > 0:
-		return nil, &ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
+		return nil, &entity.ConflictError{Key: k, Expected: version, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", version)}
 	case !s.Exists():
 		return nil, notFound(k)
 	case s.Indexes != "":
-		return nil, &UnknownIndexError{Key: k, Indexes: UnknownIndexes(s.Indexes, "")}
+		return nil, &entity.UnknownIndexError{Key: k, Indexes: UnknownIndexes(s.Indexes, "")}
 	case s.Unreadable != nil:
-		return nil, &UnreadableError{Key: k, Err: s.Unreadable}
+		return nil, unreadable(k, s.Unreadable)
 	case o.Cond != nil && (version == 0 || s.Version == version):
-		return nil, &ConditionError{Key: k, Condition: o.Cond.Text}
+		return nil, &entity.ConditionError{Key: k, Condition: o.Cond.Text}
 	}
-	return nil, &ConflictError{Key: k, Expected: version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.Version)}
+	return nil, &entity.ConflictError{Key: k, Expected: version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.Version)}
 }

@@ -9,13 +9,11 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/errs"
-	"github.com/rynodb/rynodb/internal/indexentries"
-	"github.com/rynodb/rynodb/internal/indexes"
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -54,7 +52,9 @@ type Put struct {
 }
 
 // Write stores the entity of p and returns its item as stored. Everything is
-// checked before any request.
+// checked before any request. When the entity is written but a later step fails
+// (index entries beyond one transaction, a list, a set), it returns the item as
+// stored together with the error: the same write again completes the rest.
 func (c *Core) Write(ctx context.Context, p Put) (map[string]types.AttributeValue, error) {
 	w, err := c.newWrite(p)
 	if err != nil {
@@ -62,12 +62,12 @@ func (c *Core) Write(ctx context.Context, p Put) (map[string]types.AttributeValu
 	}
 	item, err := w.run(ctx)
 	if err != nil {
-		return nil, err
+		return item, err // an item: the entity is written, the rest is not
 	}
 	c.shapes.learn(p.Key.Type, shapeNames(p.Base))
 	if err := c.ReplaceSets(ctx, p.Key, p.Sets); err != nil {
 		// The entity is written: the same call again completes the sets.
-		return nil, w.partial(item, err)
+		return item, err
 	}
 	return item, nil
 }
@@ -165,84 +165,58 @@ func (w *write) conflict(err error) error {
 // what it read; when the condition fails, the stored item it returns decides the next.
 func (w *write) run(ctx context.Context) (map[string]types.AttributeValue, error) {
 	x, read := w.first()
-	pace := w.c.ConflictPacer()
-	if in := w.upsertInput(); in != nil {
-		done, next, err := w.upsert(ctx, in)
-		if done != nil || err != nil {
-			return done, err
+	in := w.upsertInput()
+	giveUp := func(held, err error) error {
+		if held != nil { // the last attempt found a list another writer holds
+			return held
 		}
-		x, read = next, false
-		if err := pace.Wait(ctx); err != nil {
-			return nil, w.conflict(err) // an upsert carries no version
-		}
+		return w.conflict(err)
 	}
-	for {
+	return batching.Attempts(ctx, w.c.ConflictPacer(), giveUp, func(ctx context.Context) (map[string]types.AttributeValue, batching.Step, error) {
+		if in != nil { // the first attempt of a write that needs no read
+			done, next, err := w.upsert(ctx, in)
+			if done != nil || err != nil {
+				return done, batching.Done, err
+			}
+			in, x, read = nil, next, false
+			return nil, batching.Retry, nil
+		}
 		snap, done, err := w.read(ctx, x, read)
 		if done != nil || err != nil {
-			return done, err
+			return done, batching.Done, err
 		}
 		held, again, err := w.readyLists(ctx, snap.lists)
 		if err != nil {
-			return nil, err
+			return nil, batching.Done, err
 		}
 		if again {
 			x, read = snap.x, false
-			if err := pace.Wait(ctx); err != nil {
-				if held != nil {
-					return nil, held
-				}
-				return nil, w.conflict(err)
+			if held != nil {
+				return nil, batching.Retry, held
 			}
-			continue
+			return nil, batching.Retry, nil
 		}
 		p, err := w.plan(snap.x, snap.entries, snap.lists)
 		if err != nil {
-			return nil, err
+			return nil, batching.Done, err
 		}
 		r, err := w.commit(ctx, p)
 		switch {
 		case r.stored != nil || err != nil:
-			return r.stored, err
+			return r.stored, batching.Done, err
 		case r.listsMoved: // same expectation; the lists are read again
 			x = snap.x
 		default:
 			if err := w.conditionFailed(x, r.old); err != nil {
-				return nil, err
+				return nil, batching.Done, err
 			}
 			if x, done, err = w.decideFromItem(ctx, r.old); done != nil || err != nil {
-				return done, err
+				return done, batching.Done, err
 			}
 		}
 		read = false
-		if err := pace.Wait(ctx); err != nil {
-			return nil, w.conflict(err)
-		}
-	}
-}
-
-// readyLists inspects the lists read before a plan relies on them. It finishes a
-// list another writer left unfinished (or whose bookkeeping contradicts its entries)
-// and reports that the lists must be read again, as they must while another writer
-// holds one (held then says which) or a read is doubtful.
-func (w *write) readyLists(ctx context.Context, lists []ListState) (held *LeaseError, again bool, err error) {
-	if w.doubts == nil {
-		w.doubts = make([]relationships.Doubt, len(lists))
-	}
-	now := w.c.Now()
-	for i, s := range lists {
-		switch relationships.Inspect(s.Head, nil, s.Entries, true, now, &w.doubts[i]) {
-		case relationships.Held:
-			held, again = &LeaseError{Key: w.Key, Predicate: s.Head.Predicate, Until: s.Head.LeaseUntil}, true
-		case relationships.Left:
-			if _, err := w.c.WriteListLeased(ctx, nil, s.Head); err != nil {
-				return nil, false, err
-			}
-			again = true
-		case relationships.Doubtful:
-			again = true
-		}
-	}
-	return held, again, nil
+		return nil, batching.Retry, nil
+	})
 }
 
 // snapshot is what an attempt read: the expectation its commit checks, and the
@@ -331,13 +305,13 @@ func (w *write) conditionFailed(x entitystate.Expectation, item map[string]types
 		return nil
 	}
 	if x.Absent && item == nil { // still missing: the condition refused the creation
-		return &ConditionError{Key: w.Key, Condition: w.Cond.Text}
+		return &entity.ConditionError{Key: w.Key, Condition: w.Cond.Text}
 	}
 	s, err := w.c.ReadStored(w.Key, item)
 	if err != nil || !s.Live() || s.Token == w.token || !x.Holds(s) {
 		return nil
 	}
-	return &ConditionError{Key: w.Key, Condition: w.Cond.Text}
+	return &entity.ConditionError{Key: w.Key, Condition: w.Cond.Text}
 }
 
 // decideFromItem decides the next expectation from the stored item (nil: none), or
@@ -374,13 +348,13 @@ func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
 	case w.Mode == PutCreate:
 		return entitystate.Expectation{Absent: true}, nil
 	case s.Exists() && s.Unreadable != nil: // the put would have to invent its Created
-		return entitystate.Expectation{}, &UnreadableError{Key: k, Err: s.Unreadable}
+		return entitystate.Expectation{}, unreadable(k, s.Unreadable)
 	case life != nil:
 		return entitystate.Expectation{}, life
 	case v > 0 && !s.Exists():
-		return entitystate.Expectation{}, &ConflictError{Key: k, Expected: v, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", v)}
+		return entitystate.Expectation{}, &entity.ConflictError{Key: k, Expected: v, Missing: true, Reason: fmt.Sprintf("expected version %d, the entity does not exist", v)}
 	case v > 0 && s.Version != v:
-		return entitystate.Expectation{}, &ConflictError{Key: k, Expected: v, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", v, s.Version)}
+		return entitystate.Expectation{}, &entity.ConflictError{Key: k, Expected: v, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", v, s.Version)}
 	case !s.Exists() && w.Mode == PutUpdate:
 		return entitystate.Expectation{}, notFound(k)
 	case !s.Exists():
@@ -390,7 +364,7 @@ func (w *write) decide(s entitystate.State) (entitystate.Expectation, error) {
 		w.createdAttr = s.CreatedAttr
 	}
 	if unknown := UnknownIndexes(s.Indexes, w.mine); len(unknown) > 0 {
-		return entitystate.Expectation{}, &UnknownIndexError{Key: k, Indexes: unknown}
+		return entitystate.Expectation{}, &entity.UnknownIndexError{Key: k, Indexes: unknown}
 	}
 	x := entitystate.Expect(s)
 	if x.Pending = s.Pending != ""; x.Pending {
@@ -406,183 +380,4 @@ func (w *write) life() time.Time {
 		return w.Created
 	}
 	return time.Time{}
-}
-
-// putPlan is what one attempt commits.
-type putPlan struct {
-	x        entitystate.Expectation
-	item     map[string]types.AttributeValue // the entity item to put
-	entries  []indexentries.Entry            // the index entries it emits
-	entryOps []batching.WriteOp              // index entries to put and delete
-	lists    []relationships.Change          // the lists it replaces
-	claims   []indexentries.Claim            // values of unique indexes it claims
-	releases []indexentries.Claim            // and those it gives up
-}
-
-// plan builds the item a write meeting x puts, and the changes to the index entries
-// and lists read. It checks what DynamoDB would refuse.
-func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types.AttributeValue, lists []ListState) (*putPlan, error) {
-	x.Now = w.now
-	if w.Cond != nil {
-		x.Cond = w.Cond.Build
-	}
-	created := w.now
-	if !x.Absent && !x.Created.IsZero() {
-		created = x.Created
-	}
-	item := maps.Clone(w.Base)
-	item[schema.AttrCreated] = attrS(schema.FormatTime(created))
-	item[schema.AttrUpdated] = attrS(schema.FormatTime(w.now))
-	item[schema.AttrVersion] = attrN(x.Next())
-	item[schema.AttrToken] = attrS(w.token)
-	item[schema.AttrShape] = attrS(ShapeOf(w.Base))
-	if w.mine != "" {
-		item[schema.AttrIndexes] = attrS(w.mine)
-	}
-	p := &putPlan{x: x, item: item}
-	if w.indexed() {
-		if err := w.planEntries(p, created, storedEntries); err != nil {
-			return nil, err
-		}
-	}
-	if err := CheckItemSize(w.Key, item); err != nil {
-		return nil, err
-	}
-	for i, s := range lists {
-		p.lists = append(p.lists, relationships.ChangeReplace(s.Head, s.Entries, w.Lists[w.predicates[i]]))
-	}
-	return p, nil
-}
-
-// planEntries adds to p the index entries and inline values its item emits, the
-// changes to the entries stored, and the unique values claimed and released.
-func (w *write) planEntries(p *putPlan, created time.Time, storedEntries []map[string]types.AttributeValue) error {
-	emitted, err := w.c.Indexes.Emit(p.item, created, w.now)
-	if err != nil {
-		return err
-	}
-	inline, entries, err := w.c.Indexes.InlineSplit(w.Key.Type, emitted)
-	if err != nil {
-		return err
-	}
-	indexes.PutInline(p.item, inline)
-	p.item[schema.AttrIndexEntries] = indexes.Record(entries)
-	if p.entryOps, err = indexes.Ops(w.c.Names.IndexEntries, storedEntries, entries); err != nil {
-		return err
-	}
-	p.entries = entries
-	held := ParseEntries(storedEntries)
-	claimed := held
-	if p.x.Pending {
-		// The writer cut off put its record with its claims, releasing those of the
-		// values it dropped, whose entries may still be stored: what it recorded is
-		// what is claimed. Releasing more is harmless (a release another entity's
-		// claim refuses is dropped); claiming less would leave a value unclaimed.
-		claimed = p.x.Left
-		held = append(held, p.x.Left...)
-	}
-	p.claims, _ = w.c.Indexes.ClaimChanges(claimed, entries)
-	_, p.releases = w.c.Indexes.ClaimChanges(held, entries)
-	if RecordsNewExpiry(p.x, entitystate.ExpiresOf(p.item)) {
-		p.claims = w.c.Indexes.UniqueClaims(entries) // each claim records the holder's expiry
-	}
-	if w.byRecord {
-		p.entryOps = append(p.entryOps, ProjectedPuts(w.c.Names.IndexEntries, entries)...)
-	}
-	return nil
-}
-
-// CheckItemSize rejects an item of the entity k that DynamoDB would refuse for its
-// size.
-func CheckItemSize(k Key, item map[string]types.AttributeValue) error {
-	if n := schema.ItemSize(item); n > schema.MaxItemBytes {
-		return &schema.ValidationError{Field: "Entity", Value: k.String(),
-			Reason: fmt.Sprintf("item is %d bytes; DynamoDB allows at most %d", n, schema.MaxItemBytes)}
-	}
-	return nil
-}
-
-// commitResult is how a commit ended: written, or refused by the condition with the
-// item then stored, or refused by a list another writer changed since it was read.
-type commitResult struct {
-	stored     map[string]types.AttributeValue
-	old        map[string]types.AttributeValue
-	listsMoved bool
-}
-
-// transaction returns the actions that commit the plan in one transaction: the
-// entity, its index entries and claims, its lists.
-func (w *write) transaction(p *putPlan) *actions.Transaction {
-	t := &actions.Transaction{}
-	t.Add(w.c.PutAction(p.item, p.x), actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(p.item))
-	t.MarkChecked(w.Key) // the put checks the entity
-	for _, op := range batching.LastWriteWins(p.entryOps) {
-		t.Add(actions.Items([]batching.WriteOp{op})[0], actions.Role{Kind: actions.RoleIndex}, op.Size())
-	}
-	actions.AddClaims(t, w.c.Names.IndexEntries, p.claims, p.releases, entitystate.ExpiresOf(p.item))
-	for _, ch := range p.lists {
-		actions.AddChange(t, w.c.ListTables(), ch, w.c.CheckObjects, w.c.Now())
-	}
-	return t
-}
-
-// commit writes the plan: one conditional PutItem when only the entity changes, one
-// transaction when everything fits in one, the large path otherwise.
-func (w *write) commit(ctx context.Context, p *putPlan) (commitResult, error) {
-	if len(p.entryOps) == 0 && len(p.lists) == 0 && len(p.claims)+len(p.releases) == 0 && !p.x.Pending {
-		return w.result(w.c.PutItem(ctx, w.Key, p.item, p.x, w.token), p)
-	}
-	t := w.transaction(p)
-	if p.x.Pending || !t.Fits() {
-		return w.commitLarge(ctx, p)
-	}
-	a := w.c.Transact(ctx, t.Actions, commit.NewToken())
-	if a.Outcome == commit.ConditionFailed && a.Action > 0 {
-		r := Refusal(t, a)
-		switch {
-		case r.Missing != nil:
-			return commitResult{}, errs.Wrap(r.Missing, "%s %s", w.Mode, w.Key)
-		case r.Role.Kind == actions.RoleClaim && r.Role.Release: // another entity holds it: not ours to release
-			p.releases = slices.DeleteFunc(p.releases, func(cl indexentries.Claim) bool { return cl == r.Role.Claim })
-			return w.commit(ctx, p)
-		case r.Role.Kind == actions.RoleClaim:
-			return w.claimRefused(ctx, r.Role.Claim, a.Item)
-		}
-		w.listsLeft = w.listsLeft || p.x.Absent
-		return commitResult{listsMoved: true}, nil
-	}
-	return w.result(a, p)
-}
-
-// claimRefused is the result of a commit refused by the claim of cl, held as item:
-// another try once the value's holder is found to have ended (see FreeHeld), the
-// holder's *UniqueError otherwise.
-func (w *write) claimRefused(ctx context.Context, cl indexentries.Claim, item map[string]types.AttributeValue) (commitResult, error) {
-	freed, err := w.c.FreeHeld(ctx, cl, item)
-	if err == nil && !freed {
-		err = UniqueTaken(cl, item)
-	}
-	if err != nil {
-		return commitResult{}, errs.Wrap(err, "%s %s", w.Mode, w.Key)
-	}
-	return commitResult{listsMoved: true}, nil // same expectation, planned again
-}
-
-func (w *write) result(a commit.Attempt, p *putPlan) (commitResult, error) {
-	switch {
-	case a.Outcome == commit.Committed:
-		return commitResult{stored: p.item}, nil
-	case a.Outcome == commit.ConditionFailed && a.Action == 0:
-		return commitResult{old: a.Item}, nil
-	}
-	return commitResult{}, errs.Wrap(a.Err, "%s %s", w.Mode, w.Key)
-}
-
-// UniqueTaken is the error of a claim refused: who holds the value.
-func UniqueTaken(cl indexentries.Claim, item map[string]types.AttributeValue) error {
-	owner := Key{Scope: cl.Scope}
-	if held, err := indexentries.ClaimFromItem(item); err == nil {
-		owner.Type, owner.ID = held.Type, held.ID
-	}
-	return &UniqueError{Index: cl.IndexName, Value: cl.Value.Interface(), Owner: owner}
 }

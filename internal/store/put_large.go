@@ -26,7 +26,8 @@ import (
 // diff against what that writer left. So a write cut off half-way is completed by the
 // next, and a writer superseded half-way stops: its successor saw what it wrote.
 // Each list the entity carries is then replaced as ReplaceRelationships does, beside
-// the entries.
+// the entries. When a step after the put fails, the result holds the entity as
+// stored beside the error (see Write).
 func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, error) {
 	item := maps.Clone(p.item)
 	item[schema.AttrPending] = attrS(w.token)
@@ -40,10 +41,10 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 	if p.x.Pending && w.entryIndexed() {
 		stored, err := w.c.ReadIndexEntries(ctx, w.Key)
 		if err != nil {
-			return commitResult{}, w.partial(written, err)
+			return commitResult{stored: written}, err
 		}
 		if entryOps, err = indexes.Ops(w.c.Names.IndexEntries, stored, p.entries); err != nil {
-			return commitResult{}, w.partial(written, err)
+			return commitResult{stored: written}, err
 		}
 	}
 	batch := w.c.Batch.Shared()
@@ -62,14 +63,14 @@ func (w *write) commitLarge(ctx context.Context, p *putPlan) (commitResult, erro
 	case errors.Is(err, ErrGuardFailed):
 		return commitResult{stored: written}, nil // superseded: the next writer reconciles
 	case err != nil:
-		return commitResult{}, w.partial(written, err)
+		return commitResult{stored: written}, err
 	}
 	cleared, err := w.c.ClearPending(ctx, w.Key, w.token)
 	switch {
 	case errors.Is(err, ErrGuardFailed):
 		return commitResult{stored: written}, nil
 	case err != nil:
-		return commitResult{}, w.partial(written, err)
+		return commitResult{stored: written}, err
 	}
 	return commitResult{stored: cleared}, nil
 }
@@ -117,10 +118,4 @@ func (c *Core) PendingLeft(s entitystate.State) bool {
 // large write puts it with the item (_updated).
 func PendingSince(item map[string]types.AttributeValue) time.Time {
 	return later(TimeOf(item[schema.AttrUpdated]), TimeOf(item[schema.AttrPendingSince]))
-}
-
-// partial is the error of a write that stored written, then failed for err.
-func (w *write) partial(written map[string]types.AttributeValue, err error) error {
-	s, _ := w.c.ReadStored(w.Key, written)
-	return &PartialWriteError{Key: w.Key, Version: s.Version, Item: written, Err: err}
 }

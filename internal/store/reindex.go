@@ -73,27 +73,35 @@ func (c *Core) reindexEntity(ctx context.Context, item map[string]types.Attribut
 	if err != nil {
 		return nil, err
 	}
-	pace := c.ConflictPacer()
-	for {
-		s, err := c.ReadStored(k, item)
-		switch {
-		case err != nil || !s.Live():
-			return nil, err
-		case s.Unreadable != nil: // its map functions would see no Created
-			return nil, &UnreadableError{Key: k, Err: s.Unreadable}
+	first := true
+	giveUp := func(_, err error) error { return errs.Wrap(err, "reindex %s", k) }
+	return batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (*reindexing, batching.Step, error) {
+		if !first { // the item listed was stale
+			var err error
+			if item, err = c.GetItem(ctx, k, true); err != nil {
+				return nil, batching.Done, err
+			}
 		}
-		r := &reindexing{c: c, k: k, s: s, token: commit.NewToken()}
-		done, err := r.run(ctx)
-		if done || err != nil {
-			return r, err
-		}
-		if err := pace.Wait(ctx); err != nil {
-			return nil, errs.Wrap(err, "reindex %s", k)
-		}
-		if item, err = c.GetItem(ctx, k, true); err != nil {
-			return nil, err
-		}
+		first = false
+		return c.reindexOnce(ctx, k, item)
+	})
+}
+
+// reindexOnce makes one attempt at the reindex of k, stored as item.
+func (c *Core) reindexOnce(ctx context.Context, k Key, item map[string]types.AttributeValue) (*reindexing, batching.Step, error) {
+	s, err := c.ReadStored(k, item)
+	switch {
+	case err != nil || !s.Live():
+		return nil, batching.Done, err
+	case s.Unreadable != nil: // its map functions would see no Created
+		return nil, batching.Done, unreadable(k, s.Unreadable)
 	}
+	r := &reindexing{c: c, k: k, s: s, token: commit.NewToken()}
+	done, err := r.run(ctx)
+	if done || err != nil {
+		return r, batching.Done, err
+	}
+	return nil, batching.Retry, nil
 }
 
 // reindexing is the reindex of one entity stored as s.

@@ -176,7 +176,7 @@ func (c *Core) indexOrphans(ctx context.Context, orphans []Orphan) ([]Orphan, er
 	var unindexed []Orphan
 	for _, o := range orphans {
 		if o.unindexed != nil { // an orphan of a missing entity, as findOrphans sets it
-			entries = append(entries, unindexedEntry{entry: *o.unindexed, trace: Trace{Kind: TraceUnindexed, Key: Key(o.unindexed.Subject)}})
+			entries = append(entries, unindexedEntry{entry: *o.unindexed, trace: Trace{Kind: TraceUnindexed, Key: o.unindexed.Subject}})
 			unindexed = append(unindexed, o)
 		}
 	}

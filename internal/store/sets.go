@@ -2,11 +2,7 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
-	"sync"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -189,8 +185,8 @@ func (c *Core) replaceSet(ctx context.Context, op ListOp) error {
 		if !e.InSet {
 			continue
 		}
-		held[Key(e.Object)] = true
-		if !wanted[Key(e.Object)] {
+		held[e.Object] = true
+		if !wanted[e.Object] {
 			ops = append(ops, batching.DeleteOp(c.Names.Relationships, e.PrimaryKey()))
 		}
 	}
@@ -208,83 +204,6 @@ func (c *Core) replaceSet(ctx context.Context, op ListOp) error {
 		return err
 	}
 	return c.confirmSet(ctx, add, add.Objects, created, token, true)
-}
-
-// confirmSet reads, after the call token wrote the entries of objects (created
-// those of created), the subject and, with CheckObjects, the objects, consistently.
-// A live subject (and objects) confirms the write. Otherwise the call takes its
-// entries back and fails with ErrNotFound: a subject being deleted has its Delete
-// completed (which sweeps them, unless the Delete ended first) and is read again; a
-// missing subject has them deleted while it stays missing (should it be created
-// meanwhile, the entries are its own, and the write stands). A missing object
-// fails an Add, which takes back the entries it created; a Replace, which found
-// every object before it wrote (readToReplace), stands, as if it came before the
-// object's Delete: it deletes the entries it wrote to the object, which that
-// Delete's sweep may have missed.
-func (c *Core) confirmSet(ctx context.Context, op ListOp, objects, created []Key, token string, replace bool) error {
-	for attempt := 0; ; attempt++ {
-		keys := []Key{op.Subject}
-		if op.CheckObjects {
-			keys = append(keys, objects...)
-		}
-		found, err := c.ReadEntities(ctx, keys)
-		if err != nil {
-			return err
-		}
-		s, err := c.ReadStored(op.Subject, found[0])
-		switch {
-		case err != nil:
-			return err
-		case s.Live():
-			return c.confirmObjects(ctx, op, objects, created, found[1:], token, replace)
-		case attempt == maxSetConfirmations:
-			return notFound(op.Subject)
-		case s.Exists():
-			if err := c.CompleteDelete(ctx, op.Subject, s); err != nil {
-				return errs.Wrap(err, "completing a delete in progress")
-			}
-			continue
-		}
-		err = c.TransactGuarded(ctx, c.Batch.Shared(), Guard{Key: op.Subject, Absent: true}, c.setDeletes(op, objects))
-		if !errors.Is(err, ErrGuardFailed) {
-			return errors.Join(err, notFound(op.Subject))
-		}
-	}
-}
-
-// maxSetConfirmations bounds how often a set write reads its subject again: after
-// completing its Delete, or when it was created while the write took its entries
-// back.
-const maxSetConfirmations = 4
-
-// confirmObjects checks objects, items holding what was read of each. When one is
-// missing, an Add fails after deleting the entries of created; a Replace deletes
-// the entries it wrote to the missing objects and stands (see confirmSet).
-func (c *Core) confirmObjects(ctx context.Context, op ListOp, objects, created []Key, items []map[string]types.AttributeValue, token string, replace bool) error {
-	missing, err := c.missingObjects(objects, items)
-	switch {
-	case len(missing) == 0:
-		return nil
-	case replace:
-		return c.takeBack(ctx, op, missing, token)
-	}
-	return errors.Join(err, c.takeBack(ctx, op, created, token))
-}
-
-// missingObjects returns the objects that items, what was read of each, find
-// missing, and the error of the first.
-func (c *Core) missingObjects(objects []Key, items []map[string]types.AttributeValue) ([]Key, error) {
-	var missing []Key
-	var first error
-	for i, item := range items {
-		if s, err := c.ReadStored(relationships.Key(objects[i]), item); err != nil || !s.Live() {
-			missing = append(missing, objects[i])
-			if first == nil {
-				first = errors.Join(err, fmt.Errorf("object %w", notFound(objects[i])))
-			}
-		}
-	}
-	return missing, first
 }
 
 // readToReplace reads the set op replaces and, with CheckObjects, its objects, in
@@ -313,14 +232,6 @@ func (c *Core) readToReplace(ctx context.Context, op ListOp) ([]relationships.En
 	return current, nil
 }
 
-// takeBack deletes the entries of objects that the call token wrote and nobody
-// wrote again since.
-func (c *Core) takeBack(ctx context.Context, op ListOp, objects []Key, token string) error {
-	return batching.Parallel(ctx, len(objects), c.MaxConcurrency, func(ctx context.Context, i int) error {
-		return c.DeleteIfToken(ctx, op.SetEntry(objects[i]).PrimaryKey(), token)
-	})
-}
-
 // setDeletes are the deletes of the entries of objects in op's set.
 func (c *Core) setDeletes(op ListOp, objects []Key) []batching.WriteOp {
 	ops := make([]batching.WriteOp, len(objects))
@@ -345,7 +256,7 @@ func (c *Core) SubjectEnded(ctx context.Context, k Key, s entitystate.State) err
 // one GetItem for one key, BatchGetItem requests for more.
 func (c *Core) ReadEntities(ctx context.Context, keys []Key) ([]map[string]types.AttributeValue, error) {
 	if len(keys) == 1 {
-		item, err := c.GetItem(ctx, relationships.Key(keys[0]), true)
+		item, err := c.GetItem(ctx, keys[0], true)
 		return []map[string]types.AttributeValue{item}, err
 	}
 	return c.BatchReadEntities(ctx, keys, batching.ReadOptions{Consistent: true})
@@ -354,7 +265,7 @@ func (c *Core) ReadEntities(ctx context.Context, keys []Key) ([]map[string]types
 // CountSet counts the entries of a set with Query's COUNT, one request per MB of
 // entries.
 func (c *Core) CountSet(ctx context.Context, subject Key, predicate string) (int, error) {
-	in := c.OutgoingQuery(relationships.Key(subject), predicate)
+	in := c.OutgoingQuery(subject, predicate)
 	in.Select = types.SelectCount
 	n := 0
 	for {
@@ -368,30 +279,6 @@ func (c *Core) CountSet(ctx context.Context, subject Key, predicate string) (int
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-}
-
-// positionClock gives the positions of an ordered set's entries: increasing within
-// the client, and the clock's microseconds times PositionStride across clients.
-type positionClock struct {
-	mu   sync.Mutex
-	last int64
-}
-
-// PositionStride is how many positions a microsecond holds, and how far apart
-// the positions of the objects of one call are: room for up to 1,023 objects put
-// between two neighbours later, with no other object moved (a Replace spreads them
-// evenly; one at a time at the same place, each halves the room). Positions last
-// until the year 2255.
-const PositionStride = 1024
-
-// take reserves n positions PositionStride apart, the first no less than floor,
-// and returns the first.
-func (p *positionClock) take(now time.Time, n int, floor int64) int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	first := max(now.UnixMicro()*PositionStride, p.last+PositionStride, floor)
-	p.last = first + int64(max(n-1, 0))*PositionStride
-	return first
 }
 
 // SetItem is the item of object's entry in op's set, written by the call token;
@@ -418,66 +305,6 @@ func keepPlace(in *dynamodb.PutItemInput, token string) {
 	b := commit.Build(expression.AttributeNotExists(expression.Name(schema.AttrSubjectKey)).
 		Or(expression.Name(schema.AttrToken).Equal(expression.Value(attrS(token)))), nil)
 	in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Condition, b.Names, b.Values
-}
-
-// replaceOrderedSet reads the set, then writes, in BatchWriteItem requests, the
-// deletes and puts of relationships.PlanOrderedSet: the objects no longer there go,
-// new objects and those out of order are put at their positions. Then it confirms
-// the subject as addToSet does.
-func (c *Core) replaceOrderedSet(ctx context.Context, op ListOp) error {
-	current, err := c.readToReplace(ctx, op)
-	if err != nil {
-		return err
-	}
-	want := DistinctKeys(op.Objects)
-	var ordered, unplaced []relationships.Entry
-	floor := int64(0)
-	for _, e := range current {
-		switch {
-		case e.Ordered:
-			ordered = append(ordered, e)
-			floor = max(floor, e.Position+1)
-		case e.InSet:
-			unplaced = append(unplaced, e) // written without a position
-		}
-	}
-	plan := relationships.PlanOrderedSet(op.Subject, op.Predicate, ordered, want,
-		c.clock.take(c.Now(), len(want), floor), PositionStride)
-	// An entry without a position goes, unless the plan puts its object (over it).
-	var ops []batching.WriteOp
-	for _, e := range unplaced {
-		if !slices.Contains(want, e.Object) {
-			ops = append(ops, batching.DeleteOp(c.Names.Relationships, e.PrimaryKey()))
-		}
-	}
-	token := commit.NewToken()
-	held := make(map[relationships.Key]bool, len(ordered))
-	for _, e := range ordered {
-		held[e.Object] = true
-	}
-	add := op
-	add.Objects = nil
-	var items []map[string]types.AttributeValue
-	var put []Key // every object whose entry goes in again, those moved included
-	for _, e := range plan.Puts {
-		put = append(put, Key(e.Object))
-		if held[e.Object] {
-			ops = append(ops, batching.PutOp(c.Names.Relationships, e.PrimaryKey(), TokenItem(e, token)))
-			continue
-		}
-		add.Objects = append(add.Objects, Key(e.Object))
-		items = append(items, TokenItem(e, token))
-	}
-	for _, e := range plan.Deletes {
-		ops = append(ops, batching.DeleteOp(c.Names.Relationships, e.PrimaryKey()))
-	}
-	created, err := c.writeChanges(ctx, op, ops, add.Objects, items, token)
-	if err != nil {
-		return err
-	}
-	// A moved object's entry is written anew too: a subject found missing has it
-	// taken back with the others.
-	return c.confirmSet(ctx, add, put, created, token, true)
 }
 
 // DeleteIfToken deletes the relationship entry with key if the call token wrote it

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -44,16 +43,16 @@ func (c *Core) Sweep(ctx context.Context, k Key, g Guard, claims []indexentries.
 // tombstone) is followed by another; only writes already in flight can do that,
 // so passes end.
 func (c *Core) SweepHolding(ctx context.Context, k Key, g Guard, claims []indexentries.Claim) (bool, error) {
-	pace := c.ConflictPacer()
-	for {
-		held, err := c.sweepPass(ctx, k, g, claims)
-		if !errors.Is(err, errOwnListWritten) {
-			return held, err
-		}
-		if err := pace.Wait(ctx); err != nil {
-			return false, errs.Wrap(err, "the entity's own lists kept changing while it was swept")
-		}
+	giveUp := func(_, err error) error {
+		return errs.Wrap(err, "the entity's own lists kept changing while it was swept")
 	}
+	return batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (bool, batching.Step, error) {
+		held, err := c.sweepPass(ctx, k, g, claims)
+		if errors.Is(err, errOwnListWritten) {
+			return held, batching.Retry, nil
+		}
+		return held, batching.Done, err
+	})
 }
 
 // sweepPass reads what refers to k and deletes it, once.
@@ -198,78 +197,87 @@ func (c *Core) deleteFenced(ctx context.Context, f sweep.Fenced) error {
 // that holds other positions than the entries read (the reverse index lags, or a
 // writer added some since) is read, and every entry it holds goes.
 func (c *Core) sweepTransaction(ctx context.Context, first types.TransactWriteItem, parts []sweep.Part) error {
-	pace := c.ConflictPacer()
-	for {
-		t := &actions.Transaction{}
-		t.Add(first, actions.Role{Kind: actions.RoleEntity}, 0)
-		owner := []int{-1}
-		for i, p := range parts {
-			for j, act := range c.partActions(p) {
-				t.Add(act, partRole(p, j), 0)
-				owner = append(owner, i)
-			}
-		}
-		a := c.Transact(ctx, t.Actions, commit.NewToken())
-		switch {
-		case a.Outcome == commit.Committed:
-			return nil
-		case a.Outcome == commit.ConditionFailed && a.Action == 0:
-			return ErrGuardFailed
-		case a.Outcome != commit.ConditionFailed:
-			return a.Err
-		}
-		p := &parts[owner[a.Action]]
-		role := t.Roles[a.Action]
-		switch {
-		case role.Kind == actions.RoleHead && p.List == nil: // a write of the entity's own list since the read
-			return errOwnListWritten
-		case role.Kind == actions.RoleClaim: // another entity holds the value by now
-			p.Releases = slices.DeleteFunc(p.Releases, func(cl indexentries.Claim) bool { return cl == role.Claim })
-			continue
-		case role.Kind == actions.RoleMarker: // paced below: another writer may keep changing it
-			if err := c.refreshPart(ctx, p, actions.MaxItems-len(t.Actions)+p.Actions()); err != nil {
-				return err
-			}
-			if p.List == nil && len(p.Deletes) == 0 {
-				// The list dropped the entity after the reverse index was read: the
-				// index was behind, or a cut-off Delete's requests landed late, and
-				// the other lists read with it may be stale too. Reading them all
-				// again costs reads where a refusal each would cost the transaction.
-				if err := c.refreshParts(ctx, parts); err != nil {
-					return err
-				}
-				continue
-			}
-		case role.Kind == actions.RoleHead && a.Item == nil:
-			// A list written before heads existed: its entries are deleted alone. The
-			// other lists of the transaction are likely as old: their heads are read
-			// at once rather than found missing one refusal at a time.
-			c.deleteAlone(p)
-			if err := c.dropHeadless(ctx, parts); err != nil {
-				return err
-			}
-			continue
-		case role.Kind == actions.RoleHead:
-			h, err := relationships.HeadFromItem(p.List.Subject, p.List.Predicate, a.Item)
-			if err != nil {
-				return err
-			}
-			if h.Abandoned(c.Now()) {
-				room := actions.MaxItems - len(t.Actions) + p.Actions()
-				if err := c.finishList(ctx, p, h); err != nil {
-					return err
-				}
-				if p.List != nil {
-					if err := c.refreshPart(ctx, p, room); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		if err := pace.Wait(ctx); err != nil {
-			return errs.Wrap(err, "lists pointing at the entity kept changing, or stayed held by another writer")
+	giveUp := func(_, err error) error {
+		return errs.Wrap(err, "lists pointing at the entity kept changing, or stayed held by another writer")
+	}
+	_, err := batching.Attempts(ctx, c.ConflictPacer(), giveUp, func(ctx context.Context) (struct{}, batching.Step, error) {
+		step, err := c.sweepAttempt(ctx, first, parts)
+		return struct{}{}, step, err
+	})
+	return err
+}
+
+// sweepAttempt sends the transaction of parts after first once. A refusal it can
+// act on at once (a claim released meanwhile, lists read again) makes the next
+// attempt go at once; any other, once acted on, is a race lost.
+func (c *Core) sweepAttempt(ctx context.Context, first types.TransactWriteItem, parts []sweep.Part) (batching.Step, error) {
+	t := &actions.Transaction{}
+	t.Add(first, actions.Role{Kind: actions.RoleEntity}, 0)
+	owner := []int{-1}
+	for i, p := range parts {
+		for j, act := range c.partActions(p) {
+			t.Add(act, partRole(p, j), 0)
+			owner = append(owner, i)
 		}
 	}
+	a := c.Transact(ctx, t.Actions, commit.NewToken())
+	switch {
+	case a.Outcome == commit.Committed:
+		return batching.Done, nil
+	case a.Outcome == commit.ConditionFailed && a.Action == 0:
+		return batching.Done, ErrGuardFailed
+	case a.Outcome != commit.ConditionFailed:
+		return batching.Done, a.Err
+	}
+	p := &parts[owner[a.Action]]
+	role := t.Roles[a.Action]
+	switch {
+	case role.Kind == actions.RoleHead && p.List == nil: // a write of the entity's own list since the read
+		return batching.Done, errOwnListWritten
+	case role.Kind == actions.RoleClaim: // another entity holds the value by now
+		p.Releases = slices.DeleteFunc(p.Releases, func(cl indexentries.Claim) bool { return cl == role.Claim })
+		return batching.Again, nil
+	case role.Kind == actions.RoleMarker: // paced below: another writer may keep changing it
+		if err := c.refreshPart(ctx, p, actions.MaxItems-len(t.Actions)+p.Actions()); err != nil {
+			return batching.Done, err
+		}
+		if p.List == nil && len(p.Deletes) == 0 {
+			// The list dropped the entity after the reverse index was read: the
+			// index was behind, or a cut-off Delete's requests landed late, and
+			// the other lists read with it may be stale too. Reading them all
+			// again costs reads where a refusal each would cost the transaction.
+			if err := c.refreshParts(ctx, parts); err != nil {
+				return batching.Done, err
+			}
+			return batching.Again, nil
+		}
+	case role.Kind == actions.RoleHead && a.Item == nil:
+		// A list written before heads existed: its entries are deleted alone. The
+		// other lists of the transaction are likely as old: their heads are read
+		// at once rather than found missing one refusal at a time.
+		c.deleteAlone(p)
+		if err := c.dropHeadless(ctx, parts); err != nil {
+			return batching.Done, err
+		}
+		return batching.Again, nil
+	case role.Kind == actions.RoleHead:
+		h, err := relationships.HeadFromItem(p.List.Subject, p.List.Predicate, a.Item)
+		if err != nil {
+			return batching.Done, err
+		}
+		if h.Abandoned(c.Now()) {
+			room := actions.MaxItems - len(t.Actions) + p.Actions()
+			if err := c.finishList(ctx, p, h); err != nil {
+				return batching.Done, err
+			}
+			if p.List != nil {
+				if err := c.refreshPart(ctx, p, room); err != nil {
+					return batching.Done, err
+				}
+			}
+		}
+	}
+	return batching.Retry, nil
 }
 
 // ownHeadDelete is the delete of the head of one of the swept entity's lists, on
@@ -309,153 +317,6 @@ var errSpansTransactions = errors.New("ryno: the sweep of a missing entity spans
 // lists committed after the sweep read it (its head's version moved), so the
 // pass missed what it wrote. The sweep reads again.
 var errOwnListWritten = errors.New("ryno: a list of the entity was written during its sweep")
-
-// refreshPart reads the entries of another subject's list that point at the
-// object whose entries p deletes (consistently, through the by-object index) and
-// that object's marker, and makes p delete every one of them, within room actions.
-// A list whose marker disagrees with its entries (written before markers, or left
-// damaged) is rebuilt under a lease first. No entries means the list no longer holds
-// the object. Of more entries than room allows, p deletes the first that fit and
-// takes them out of the marker.
-func (c *Core) refreshPart(ctx context.Context, p *sweep.Part, room int) error {
-	for rebuilt := false; ; rebuilt = true {
-		ch := p.List
-		object := ch.Deletes[0].Object
-		entries, marker, err := c.readEdges(ctx, Key(ch.Subject), ch.Predicate, Key(object))
-		if err != nil {
-			return err
-		}
-		positions := make([]int, len(entries))
-		for i, e := range entries {
-			positions[i] = e.Index
-		}
-		switch {
-		case !slices.Equal(positions, marker.Positions) && !rebuilt:
-			h, err := c.ReadHead(ctx, ch.Subject, ch.Predicate)
-			if err != nil {
-				return err
-			}
-			if err := c.finishList(ctx, p, h); err != nil || p.List == nil {
-				return err
-			}
-			continue
-		case len(entries) == 0:
-			p.List, p.Deletes, p.Partial = nil, nil, false
-		case len(entries)+2 > room:
-			fresh := sweep.IncomingChange(entries[:max(room-2, 1)])
-			p.List, p.Partial = &fresh, true
-		default:
-			fresh := sweep.IncomingChange(entries)
-			p.List, p.Partial = &fresh, false
-		}
-		return nil
-	}
-}
-
-// dropHeadless makes every list part of parts whose list has no head delete its
-// entries alone, reading the heads in one BatchGetItem.
-func (c *Core) dropHeadless(ctx context.Context, parts []sweep.Part) error {
-	var ops []batching.GetOp
-	var owners []int
-	for i, p := range parts {
-		if p.List != nil {
-			ops = append(ops, batching.NewGetOp(c.Names.Relationships, relationships.HeadPrimaryKey(p.List.Subject, p.List.Predicate)))
-			owners = append(owners, i)
-		}
-	}
-	if len(ops) == 0 {
-		return nil
-	}
-	found, err := c.Batch.Get(ctx, ops, batching.ReadOptions{Consistent: true})
-	if err != nil {
-		return err
-	}
-	for j, op := range ops {
-		if _, ok := found[op.ID]; !ok {
-			p := &parts[owners[j]]
-			c.deleteAlone(p)
-		}
-	}
-	return nil
-}
-
-// refreshParts refreshes every list part of parts in parallel, each within the
-// actions it takes now, so that the transaction holding them stays within bounds.
-func (c *Core) refreshParts(ctx context.Context, parts []sweep.Part) error {
-	return batching.Parallel(ctx, len(parts), c.MaxConcurrency, func(ctx context.Context, i int) error {
-		if parts[i].List == nil {
-			return nil
-		}
-		return c.refreshPart(ctx, &parts[i], parts[i].Actions())
-	})
-}
-
-// finishList finishes and rebuilds the other subject's list whose entries p deletes,
-// whose head is h, under a lease. When that subject no longer exists either, its own
-// Delete (or Check) sweeps its list: p deletes the entries it has alone.
-func (c *Core) finishList(ctx context.Context, p *sweep.Part, h relationships.Head) error {
-	_, err := c.WriteListLeased(ctx, nil, h)
-	switch {
-	case errors.Is(err, errs.ErrNotFound):
-		c.deleteAlone(p)
-		return nil
-	case err != nil:
-		return errs.Wrap(err, "finishing a list pointing at the entity")
-	}
-	return nil
-}
-
-// deleteAlone makes p delete its list's entries without the list's head or marker:
-// the list has no head (written before heads existed), or its subject is gone.
-func (c *Core) deleteAlone(p *sweep.Part) {
-	p.Deletes, p.List = actions.RelationshipOps(c.Names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
-}
-
-// readEdges reads the entries of subject's list under predicate that point at
-// object, in position order, and object's marker, consistently.
-func (c *Core) readEdges(ctx context.Context, subject Key, predicate string, object Key) ([]relationships.Entry, relationships.Marker, error) {
-	var keys []batching.GetOp
-	var marker map[string]types.AttributeValue
-	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
-		if i == 1 {
-			var err error
-			marker, err = c.GetRelationshipItem(ctx, relationships.MarkerPrimaryKey(relationships.Key(subject), predicate, relationships.Key(object)))
-			return err
-		}
-		in := c.EdgeQuery(relationships.Key(subject), predicate, relationships.Key(object))
-		in.ConsistentRead = aws.Bool(true)
-		return c.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
-			for _, item := range items {
-				keys = append(keys, batching.NewGetOp(c.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs())))
-			}
-			return nil
-		})
-
-	})
-	if err != nil {
-		return nil, relationships.Marker{}, err
-	}
-	m, err := relationships.MarkerFromItem(relationships.Key(object), marker)
-	if err != nil {
-		return nil, m, err
-	}
-	items, err := c.Batch.Get(ctx, keys, batching.ReadOptions{Consistent: true})
-	if err != nil {
-		return nil, m, err
-	}
-	var entries []relationships.Entry
-	for _, k := range keys {
-		if item, ok := items[k.ID]; ok {
-			e, err := relationships.FromItem(item)
-			if err != nil {
-				return nil, m, err
-			}
-			entries = append(entries, e)
-		}
-	}
-	slices.SortFunc(entries, func(a, b relationships.Entry) int { return a.Index - b.Index })
-	return entries, m, nil
-}
 
 // partActions returns the transaction actions of p.
 func (c *Core) partActions(p sweep.Part) []types.TransactWriteItem {
@@ -499,109 +360,8 @@ func (c *Core) partActions(p sweep.Part) []types.TransactWriteItem {
 	return append(acts, actions.Items(actions.RelationshipOps(c.Names.Relationships, relationships.Plan{Deletes: ch.Deletes}))...)
 }
 
-// reference is a query for what to delete with an entity.
-type reference struct {
-	query *dynamodb.QueryInput
-	parts func(items []map[string]types.AttributeValue) []sweep.Part
-}
-
-// references returns the queries for what refers to k: its index entries and its
-// partition of the relationship entries table (consistent reads of the tables), and
-// the entries pointing at it (through the reverse index, which projects them whole).
-func (c *Core) references(k Key) []reference {
-	relKey := schema.RelationshipKeyAttrs()
-	partition := KeyCondition(c.Names.Relationships, "", schema.AttrSubjectKey, k.String())
-	partition.ConsistentRead = aws.Bool(true)
-	own := func(items []map[string]types.AttributeValue) []sweep.Part {
-		var p sweep.Part
-		for _, item := range items {
-			switch {
-			case InSet(item):
-				p.Fenced = append(p.Fenced, sweep.FenceOf(item))
-			case isHead(item):
-				p.Heads = append(p.Heads, sweep.OwnHeadOf(item))
-			default:
-				p.Deletes = append(p.Deletes, batching.DeleteOp(c.Names.Relationships, batching.Project(item, relKey)))
-			}
-		}
-		if p.Actions() == 0 {
-			return nil
-		}
-		return []sweep.Part{p}
-	}
-	return []reference{
-		{KeysOnly(c.IndexEntriesQuery(relationships.Key(k)), append(schema.IndexEntryKeyAttrs(), entryNames...)...), c.indexParts},
-		{KeysOnly(partition, append(slices.Clone(relKey), schema.AttrToken, schema.AttrPredicateObjectKey, schema.AttrVersion)...), own},
-		{c.IncomingQuery(relationships.Key(k)), func(items []map[string]types.AttributeValue) []sweep.Part { return c.incomingParts(k, items) }},
-	}
-}
-
 // entryNames are the attributes of an index entry that name its value.
 var entryNames = []string{schema.AttrScope, schema.AttrType, schema.AttrID, schema.AttrIndexName, schema.AttrIndexKey}
-
-// indexParts deletes the entity's index entries, and releases the claims of those of
-// unique indexes.
-func (c *Core) indexParts(items []map[string]types.AttributeValue) []sweep.Part {
-	if len(items) == 0 {
-		return nil
-	}
-	var p sweep.Part
-	for _, item := range items {
-		p.Deletes = append(p.Deletes, batching.DeleteOp(c.Names.IndexEntries, batching.Project(item, schema.IndexEntryKeyAttrs())))
-		if e, err := indexentries.FromItem(item); err == nil && c.Indexes.Unique(e.Type, e.IndexName) {
-			p.Releases = append(p.Releases, indexentries.ClaimOf(e))
-		}
-	}
-	return []sweep.Part{p}
-}
-
-// incomingParts groups entries pointing at the entity k by the list holding them.
-// Entries of sets, which keep no head or marker, and malformed entries are deleted
-// alone. Entries of k's own lists (an entity pointing at itself) are left to the
-// sweep of its partition: one transaction may not delete an item twice.
-func (c *Core) incomingParts(k Key, items []map[string]types.AttributeValue) []sweep.Part {
-	byList := map[string][]relationships.Entry{}
-	var order []string
-	var alone sweep.Part
-	for _, item := range items {
-		e, err := relationships.FromItem(item)
-		switch {
-		case err == nil && Key(e.Subject) == k:
-			continue
-		case err == nil && e.InSet:
-			alone.Fenced = append(alone.Fenced, sweep.FenceOf(item))
-			continue
-		case err != nil:
-			alone.Deletes = append(alone.Deletes, batching.DeleteOp(c.Names.Relationships, batching.Project(item, schema.RelationshipKeyAttrs())))
-			continue
-		}
-		id := e.Subject.String() + "\x00" + e.Predicate
-		if _, ok := byList[id]; !ok {
-			order = append(order, id)
-		}
-		byList[id] = append(byList[id], e)
-	}
-	var parts []sweep.Part
-	if alone.Actions() > 0 {
-		parts = append(parts, alone)
-	}
-	for _, id := range order {
-		ch := sweep.IncomingChange(byList[id])
-		parts = append(parts, sweep.Part{List: &ch})
-	}
-	return parts
-}
-
-// firstPages reads the first page of each reference in parallel.
-func (c *Core) firstPages(ctx context.Context, refs []reference) ([]*dynamodb.QueryOutput, error) {
-	out := make([]*dynamodb.QueryOutput, len(refs))
-	err := batching.Parallel(ctx, len(refs), len(refs), func(ctx context.Context, i int) error {
-		var err error
-		out[i], err = c.API.Query(ctx, refs[i].query)
-		return err
-	})
-	return out, err
-}
 
 // DeleteItem deletes the entity item under the condition of del, a transaction's
 // deletion of it: alone, it needs no transaction. A condition that fails means
@@ -639,29 +399,4 @@ func (c *Core) DeleteAction(g Guard) (types.TransactWriteItem, bool) {
 		ExpressionAttributeNames:  b.Names,
 		ExpressionAttributeValues: b.Values,
 	}}, true
-}
-
-// InSet reports whether item is an entry of a set, which keeps no head or marker:
-// an entry without a _predicate_object_key, or with that of an ordered set.
-func InSet(item map[string]types.AttributeValue) bool {
-	switch k := item[schema.AttrPredicateObjectKey].(type) {
-	case nil:
-		return !Bookkeeping(item)
-	case *types.AttributeValueMemberS:
-		return schema.IsOrderedSetKey(k.Value)
-	}
-	return false
-}
-
-// isHead reports whether item of the relationship entries table is a list's head.
-func isHead(item map[string]types.AttributeValue) bool {
-	k, ok := item[schema.AttrPredicateKey].(*types.AttributeValueMemberS)
-	return ok && strings.HasPrefix(k.Value, schema.ListHeadPrefix)
-}
-
-// Bookkeeping reports whether item of the relationship entries table is a list's
-// head, marker or intent part rather than an entry.
-func Bookkeeping(item map[string]types.AttributeValue) bool {
-	k, ok := item[schema.AttrPredicateKey].(*types.AttributeValueMemberS)
-	return ok && k.Value <= schema.EntriesStart
 }

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
@@ -221,53 +221,49 @@ func (t *Tx) Seal() error {
 // transaction, and plans again when another writer got there first, within
 // Config.Conflicts.
 func (t *Tx) Commit(ctx context.Context) ([]TxResult, error) {
-	pace := t.c.ConflictPacer()
-	for {
-		parts, err := t.read(ctx)
-		var early *TransactionError
-		var pending *pendingError
-		switch {
-		case errors.As(err, &pending):
-			if _, err := t.c.FinishPending(ctx, pending.Key); err != nil {
-				return nil, errs.Wrap(err, "transaction")
-			}
-			fallthrough // and read again, within Config.Conflicts
-		case errors.Is(err, errRetryTx):
-			if err := pace.Wait(ctx); err != nil {
-				return nil, errs.Wrap(errRetryTx, "transaction")
-			}
-			continue
-		case errors.As(err, &early):
-			return nil, early
-		case err != nil:
-			return nil, err
+	giveUp := func(conflict, _ error) error { return conflict }
+	return batching.Attempts(ctx, t.c.ConflictPacer(), giveUp, t.attempt)
+}
+
+// attempt reads, plans and sends the transaction once. When it must be planned
+// again, its error is the one the call fails with should the attempts run out.
+func (t *Tx) attempt(ctx context.Context) ([]TxResult, batching.Step, error) {
+	parts, err := t.read(ctx)
+	var early *entity.TransactionError
+	var pending *pendingError
+	switch {
+	case errors.As(err, &pending):
+		if _, err := t.c.FinishPending(ctx, pending.Key); err != nil {
+			return nil, batching.Done, errs.Wrap(err, "transaction")
 		}
-		if moved := t.unremoved(parts); len(moved) > 0 {
-			if err := pace.Wait(ctx); err != nil {
-				return nil, &TransactionError{Ops: moved}
-			}
-			continue
-		}
-		all, owners, err := t.assemble(parts)
-		if err != nil {
-			return nil, err
-		}
-		a := t.c.Transact(ctx, all.Actions, commit.NewToken())
-		switch a.Outcome {
-		case commit.Committed:
-			return t.results(parts), nil
-		case commit.ConditionFailed:
-		default:
-			return nil, errs.Wrap(a.Err, "transaction")
-		}
-		refused, retry := t.refusals(ctx, parts, all, owners, a)
-		if !retry {
-			return nil, &TransactionError{Ops: refused}
-		}
-		if err := pace.Wait(ctx); err != nil {
-			return nil, &TransactionError{Ops: refused}
-		}
+		fallthrough // and read again, within Config.Conflicts
+	case errors.Is(err, errRetryTx):
+		return nil, batching.Retry, errs.Wrap(errRetryTx, "transaction")
+	case errors.As(err, &early):
+		return nil, batching.Done, early
+	case err != nil:
+		return nil, batching.Done, err
 	}
+	if moved := t.unremoved(parts); len(moved) > 0 {
+		return nil, batching.Retry, &entity.TransactionError{Ops: moved}
+	}
+	all, owners, err := t.assemble(parts)
+	if err != nil {
+		return nil, batching.Done, err
+	}
+	a := t.c.Transact(ctx, all.Actions, commit.NewToken())
+	switch a.Outcome {
+	case commit.Committed:
+		return t.results(parts), batching.Done, nil
+	case commit.ConditionFailed:
+	default:
+		return nil, batching.Done, errs.Wrap(a.Err, "transaction")
+	}
+	refused, retry := t.refusals(ctx, parts, all, owners, a)
+	if !retry {
+		return nil, batching.Done, &entity.TransactionError{Ops: refused}
+	}
+	return nil, batching.Retry, &entity.TransactionError{Ops: refused}
 }
 
 // txPart is what one operation adds to the transaction, once it has read.
@@ -301,7 +297,7 @@ func (t *Tx) read(ctx context.Context) ([]*txPart, error) {
 	parts := make([]*txPart, len(t.ops))
 	var (
 		mu      sync.Mutex
-		refused []OpError
+		refused []entity.OpError
 		retry   error
 	)
 	err := batching.Parallel(ctx, len(t.ops), t.c.MaxConcurrency, func(ctx context.Context, i int) error {
@@ -325,8 +321,8 @@ func (t *Tx) read(ctx context.Context) ([]*txPart, error) {
 	case err != nil:
 		return nil, err
 	case len(refused) > 0:
-		slices.SortFunc(refused, func(a, b OpError) int { return cmp.Compare(a.Index, b.Index) })
-		return nil, &TransactionError{Ops: refused}
+		slices.SortFunc(refused, func(a, b entity.OpError) int { return cmp.Compare(a.Index, b.Index) })
+		return nil, &entity.TransactionError{Ops: refused}
 	case retry != nil:
 		return nil, retry
 	}
@@ -343,8 +339,8 @@ func refuses(err error) bool {
 }
 
 // refusal reports the operation refused for err.
-func (op *txOp) refusal(err error) OpError {
-	return OpError{Index: op.index, Op: op.Kind.String(), Key: op.Key, Err: err}
+func (op *txOp) refusal(err error) entity.OpError {
+	return entity.OpError{Index: op.index, Op: op.Kind.String(), Key: op.Key, Err: err}
 }
 
 // plan reads what op needs and returns its part.
@@ -370,199 +366,11 @@ func (t *Tx) plan(ctx context.Context, op *txOp) (*txPart, error) {
 	return t.c.txList(ctx, op, t.written, t.joined[op.Key])
 }
 
-// removal returns what says of an entry pointing at k whether an operation of the
-// transaction removes it (see removes), or nil when no operation removes k from a
-// list or set.
-func (t *Tx) removal(k Key) func(relationships.Entry) bool {
-	if !slices.ContainsFunc(t.ops, func(p *txOp) bool {
-		return p.Kind == TxRemove && slices.Contains(p.Objects, k) || len(p.Put.Lists) > 0
-	}) {
-		return nil
-	}
-	return func(e relationships.Entry) bool { return t.removes(e.Subject, e.Predicate, e.Object) }
-}
-
-// removes reports whether an operation of the transaction removes object from
-// subject's list or set predicate, so that no entry of it there outlives the
-// commit: a TxRemove of object, whose conditions hold what it read of object's
-// entries until the commit (a set's one entry, there or not; a list's marker of
-// object, with the positions it deletes), or a write replacing the list
-// (ReplaceLists) by one without object, on the condition that the list is the one
-// it read (the head's version and digest). An entry there that a TxDelete of
-// object reads must also be one that operation acts on (unremoved). Its action is
-// the only one on the entry's item: a TxDelete adds none on entries of other
-// subjects, and a transaction holds one action per item.
-func (t *Tx) removes(subject Key, predicate string, object Key) bool {
-	for _, p := range t.ops {
-		if p.Key != subject {
-			continue
-		}
-		switch p.Kind {
-		case TxRemove:
-			if p.Predicate == predicate && slices.Contains(p.Objects, object) {
-				return true
-			}
-		case TxCreate, TxUpdate, TxSet:
-			if objects, ok := p.Put.Lists[predicate]; ok && !slices.Contains(objects, object) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// unremoved returns the refusals of the TxDeletes that read an entry pointing at
-// their entity, in a list another operation removes it from, that no action of
-// that operation touches. The removal of a list deletes the positions the entity's
-// marker held when it read it: the entry is newer than that read (whose conditions
-// would refuse the commit), or gone and still shown by the reverse index, which is
-// read eventually, or in a list whose markers do not describe it (written before
-// lists had heads). The transaction reads again, and the refusals, which match
-// ErrHasRelationships, stand when the entry stays.
-func (t *Tx) unremoved(parts []*txPart) []OpError {
-	var touched map[string]bool
-	var moved []OpError
-	for _, p := range parts {
-		if len(p.incoming) == 0 {
-			continue
-		}
-		if touched == nil {
-			touched = map[string]bool{}
-			for _, q := range parts {
-				for _, act := range q.t.Actions {
-					touched[actionItem(act)] = true
-				}
-			}
-		}
-		for _, in := range p.incoming {
-			if !touched[batching.ItemID(t.c.Names.Relationships, in.key)] {
-				moved = append(moved, p.op.refusal(fmt.Errorf("%w: an entry of %s %q pointing at it is not one the operation removing it from that list read",
-					errs.ErrHasRelationships, in.entry.Subject, in.entry.Predicate)))
-				break
-			}
-		}
-	}
-	return moved
-}
-
-// assemble joins the parts into one transaction and checks DynamoDB's limits. owners
-// says which part each action belongs to. An operation claiming a value of a unique
-// index that an earlier one claims is refused, as a second writer would be.
-func (t *Tx) assemble(parts []*txPart) (*actions.Transaction, []int, error) {
-	all := &actions.Transaction{}
-	var owners []int
-	var refused []OpError
-	seen := map[string]int{} // item -> action
-	for i, p := range parts {
-		for j, act := range p.t.Actions {
-			id := actionItem(act)
-			role := p.t.Roles[j]
-			k, dup := seen[id]
-			switch {
-			case !dup:
-				seen[id] = len(all.Actions)
-				all.Add(act, role, 0)
-				owners = append(owners, i)
-				continue
-			case claiming(all.Roles[k]) && claiming(role):
-				if len(refused) == 0 || refused[len(refused)-1].Index != p.op.index {
-					refused = append(refused, p.op.refusal(UniqueTaken(role.Claim, all.Roles[k].Claim.Item())))
-				}
-				continue
-			}
-			merged, ok := handOver(all.Roles[k], role, all.Actions[k], act)
-			if !ok {
-				return nil, nil, &TransactionLimitError{Limit: "item", Detail: fmt.Sprintf("operation %d writes an item another operation writes", p.op.index)}
-			}
-			all.Actions[k], all.Roles[k], owners[k] = merged, role, i
-		}
-		all.Bytes += p.t.Bytes
-	}
-	for i, p := range parts {
-		if p.needsSubject {
-			t.checkSubject(all, &owners, seen, i, p.op.Key)
-		}
-	}
-	switch {
-	case len(refused) > 0:
-		return nil, nil, &TransactionError{Ops: refused}
-	case len(all.Actions) > actions.MaxItems:
-		return nil, nil, &TransactionLimitError{Limit: "actions", Detail: fmt.Sprintf("the operations take %d actions (entities, index entries, claims, list entries, markers and heads); at most %d", len(all.Actions), actions.MaxItems)}
-	case all.Bytes > actions.MaxBytes:
-		return nil, nil, &TransactionLimitError{Limit: "bytes", Detail: fmt.Sprintf("the operations write %d bytes; at most %d", all.Bytes, actions.MaxBytes)}
-	}
-	return all, owners, nil
-}
-
-// checkSubject adds to all the check of the subject k of part i, whose heads stand
-// for it, unless an action on its item is there already: the check of another part
-// of k, or the check of k as an object, which requires as much.
-func (t *Tx) checkSubject(all *actions.Transaction, owners *[]int, seen map[string]int, i int, k Key) {
-	id := batching.ItemID(t.c.Names.Entities, actions.EntityKey(k))
-	if _, dup := seen[id]; dup {
-		return
-	}
-	seen[id] = len(all.Actions)
-	t.c.CheckEntity(all, k, actions.Role{Kind: actions.RoleEntity})
-	*owners = append(*owners, i)
-}
-
-// claiming reports whether the action of role claims a value of a unique index.
-func claiming(role actions.Role) bool { return role.Kind == actions.RoleClaim && !role.Release }
-
-// handOver merges the release of a unique value by one operation (one of the
-// roles a and b, whose actions are actA and actB) and its claim by another into one
-// action: the claim as built, on the condition that the value is free or held by
-// either entity.
-func handOver(a, b actions.Role, actA, actB types.TransactWriteItem) (types.TransactWriteItem, bool) {
-	if a.Kind != actions.RoleClaim || b.Kind != actions.RoleClaim || a.Release == b.Release {
-		return types.TransactWriteItem{}, false
-	}
-	release, claim, put := a.Claim, b.Claim, actB.Put
-	if b.Release {
-		release, claim, put = b.Claim, a.Claim, actA.Put
-	}
-	cond := actions.OwnedByOrFree(claim.Type, claim.ID).Or(
-		expression.Name(schema.AttrType).Equal(expression.Value(attrS(release.Type))).
-			And(expression.Name(schema.AttrID).Equal(expression.Value(attrS(release.ID)))))
-	bc := commit.Build(cond, nil)
-	merged := *put
-	merged.ConditionExpression, merged.ExpressionAttributeNames, merged.ExpressionAttributeValues = bc.Condition, bc.Names, bc.Values
-	return types.TransactWriteItem{Put: &merged}, true
-}
-
-// actionItem identifies the item an action writes or checks.
-func actionItem(act types.TransactWriteItem) string {
-	switch {
-	case act.Put != nil:
-		return batching.ItemID(aws.ToString(act.Put.TableName), keyOf(aws.ToString(act.Put.TableName), act.Put.Item))
-	case act.Update != nil:
-		return batching.ItemID(aws.ToString(act.Update.TableName), act.Update.Key)
-	case act.Delete != nil:
-		return batching.ItemID(aws.ToString(act.Delete.TableName), act.Delete.Key)
-	}
-	return batching.ItemID(aws.ToString(act.ConditionCheck.TableName), act.ConditionCheck.Key)
-}
-
-// keyOf returns the key of an item of one of the store's tables.
-func keyOf(table string, item map[string]types.AttributeValue) map[string]types.AttributeValue {
-	for _, names := range [][]string{
-		{schema.AttrID, schema.AttrScopeTypeKey},
-		schema.RelationshipKeyAttrs(),
-		schema.IndexEntryKeyAttrs(),
-	} {
-		if _, ok := item[names[1]]; ok {
-			return batching.Project(item, names)
-		}
-	}
-	return item
-}
-
 // refusals reads every failed condition of a cancelled transaction. It reports
 // whether to plan and send the transaction again: when every refusal was another
 // writer getting there first, for operations without a version.
-func (t *Tx) refusals(ctx context.Context, parts []*txPart, all *actions.Transaction, owners []int, a commit.Attempt) ([]OpError, bool) {
-	var errs []OpError
+func (t *Tx) refusals(ctx context.Context, parts []*txPart, all *actions.Transaction, owners []int, a commit.Attempt) ([]entity.OpError, bool) {
+	var errs []entity.OpError
 	retry := true
 	for i, reason := range a.Reasons {
 		if aws.ToString(reason.Code) != "ConditionalCheckFailed" {

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
@@ -66,27 +67,27 @@ func (w *write) refused(x entitystate.Expectation) func(context.Context, actions
 				if err := w.c.CompleteDelete(ctx, w.Key, s); err != nil {
 					return false, errs.Wrap(err, "completing the delete of %s", w.Key)
 				}
-				return true, &ConflictError{Key: w.Key, Reason: "being deleted"}
+				return true, &entity.ConflictError{Key: w.Key, Reason: "being deleted"}
 			}
 			if _, err := w.decide(s); err != nil {
 				return false, err
 			}
-			return true, &ConflictError{Key: w.Key, Expected: x.Version, Stored: s.Version, Reason: "written meanwhile"}
+			return true, &entity.ConflictError{Key: w.Key, Expected: x.Version, Stored: s.Version, Reason: "written meanwhile"}
 		case actions.RoleClaim:
 			if role.Release {
-				return true, &ConflictError{Key: w.Key, Reason: "a value it held was claimed meanwhile"}
+				return true, &entity.ConflictError{Key: w.Key, Reason: "a value it held was claimed meanwhile"}
 			}
 			switch freed, err := w.c.FreeHeld(ctx, role.Claim, item); {
 			case err != nil:
 				return false, err
 			case freed:
-				return true, &ConflictError{Key: w.Key, Reason: "a value it claims was held by an entity that has ended"}
+				return true, &entity.ConflictError{Key: w.Key, Reason: "a value it claims was held by an entity that has ended"}
 			}
 			return false, UniqueTaken(role.Claim, item)
 		case actions.RoleObject:
 			return false, fmt.Errorf("%w: %s, the object of an edge", errs.ErrNotFound, role.Object)
 		}
-		return true, &ConflictError{Key: w.Key, Predicate: role.List, Reason: "its list changed meanwhile"}
+		return true, &entity.ConflictError{Key: w.Key, Predicate: role.List, Reason: "its list changed meanwhile"}
 	}
 }
 
@@ -108,7 +109,7 @@ func (c *Core) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 		p.refused = func(ctx context.Context, _ actions.Role, item map[string]types.AttributeValue) (bool, error) {
 			if created, ok := c.CreatedRefused(op.Key, o, token, item); ok {
 				op.created = created // the next attempt requires it, and writes it anew
-				return true, &ConflictError{Key: op.Key, Reason: "its Created is stored in another layout"}
+				return true, &entity.ConflictError{Key: op.Key, Reason: "its Created is stored in another layout"}
 			}
 			_, err := c.patchRefused(ctx, op.Key, o, token, item)
 			return false, err
@@ -133,9 +134,9 @@ func (c *Core) txPatch(ctx context.Context, op *txOp) (*txPart, error) {
 	case err != nil:
 		return nil, err
 	case s.Unreadable != nil: // the put would have to invent its Created
-		return nil, &UnreadableError{Key: op.Key, Err: s.Unreadable}
+		return nil, unreadable(op.Key, s.Unreadable)
 	case op.Version > 0 && s.Version != op.Version:
-		return nil, &ConflictError{Key: op.Key, Expected: op.Version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.Version, s.Version)}
+		return nil, &entity.ConflictError{Key: op.Key, Expected: op.Version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.Version, s.Version)}
 	}
 	base, err := op.Patched(item)
 	if err != nil {
@@ -226,12 +227,12 @@ func (c *Core) txDelete(ctx context.Context, op *txOp, removed func(relationship
 	case err != nil:
 		return nil, err
 	case !s.Live() && op.Version > 0:
-		return nil, &ConflictError{Key: op.Key, Expected: op.Version, Missing: true, Reason: "the entity does not exist"}
+		return nil, &entity.ConflictError{Key: op.Key, Expected: op.Version, Missing: true, Reason: "the entity does not exist"}
 	case !s.Live():
 		c.checkGone(p, op.Key) // nothing to delete: not an error, while it stays so
 		return p, nil
 	case op.Version > 0 && s.Version != op.Version:
-		return nil, &ConflictError{Key: op.Key, Expected: op.Version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.Version, s.Version)}
+		return nil, &entity.ConflictError{Key: op.Key, Expected: op.Version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", op.Version, s.Version)}
 	case left || slices.ContainsFunc(partition, func(i map[string]types.AttributeValue) bool { return !Bookkeeping(i) || underLease(i) }):
 		return nil, errs.ErrHasRelationships
 	case s.Pending != "":
@@ -253,15 +254,15 @@ func (c *Core) txDelete(ctx context.Context, op *txOp, removed func(relationship
 		life := OtherLife(op.Key, op.Version, op.Created, now.Life())
 		switch {
 		case role.Kind != actions.RoleEntity:
-			return true, &ConflictError{Key: op.Key, Reason: "its entries changed meanwhile"}
+			return true, &entity.ConflictError{Key: op.Key, Reason: "its entries changed meanwhile"}
 		case life != nil:
 			return false, life
 		case op.Version > 0 && now.Version != op.Version:
-			return false, &ConflictError{Key: op.Key, Expected: op.Version, Stored: now.Version, Missing: !now.Live(), Reason: "another version"}
+			return false, &entity.ConflictError{Key: op.Key, Expected: op.Version, Stored: now.Version, Missing: !now.Live(), Reason: "another version"}
 		case op.Cond != nil && now.Version == s.Version:
-			return false, &ConditionError{Key: op.Key, Condition: op.Cond.Text}
+			return false, &entity.ConditionError{Key: op.Key, Condition: op.Cond.Text}
 		}
-		return true, &ConflictError{Key: op.Key, Reason: "written meanwhile"}
+		return true, &entity.ConflictError{Key: op.Key, Reason: "written meanwhile"}
 	}
 	return p, nil
 }
@@ -302,7 +303,7 @@ func (c *Core) checkGone(p *txPart, k Key) {
 	p.t.Add(actions.EntityCheck(c.Names.Entities, k, actions.Gone(c.Now())),
 		actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(actions.EntityKey(k)))
 	p.refused = func(context.Context, actions.Role, map[string]types.AttributeValue) (bool, error) {
-		return true, &ConflictError{Key: k, Reason: "created meanwhile"}
+		return true, &entity.ConflictError{Key: k, Reason: "created meanwhile"}
 	}
 }
 

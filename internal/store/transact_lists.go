@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
@@ -27,7 +28,7 @@ func (c *Core) txCheck(op *txOp) *txPart {
 
 // conditionError is the refusal of a TxCheck.
 func (op *txOp) conditionError() error {
-	return &ConditionError{Key: op.Key, Condition: op.Cond.Text}
+	return &entity.ConditionError{Key: op.Key, Condition: op.Cond.Text}
 }
 
 // txList plans an Add or Remove of a list. The subject's existence is checked, with
@@ -95,7 +96,7 @@ func (c *Core) txSet(ctx context.Context, op *txOp, written map[Key]TxKind, join
 			c.CheckEntity(&p.t, k, actions.Role{Kind: actions.RoleObject, Object: k})
 		}
 	}
-	p.refused = subjectRefusal(op, &ConflictError{Key: op.Key, Predicate: op.Predicate, Reason: "its set changed meanwhile"})
+	p.refused = subjectRefusal(op, &entity.ConflictError{Key: op.Key, Predicate: op.Predicate, Reason: "its set changed meanwhile"})
 	return p, nil
 }
 
@@ -157,7 +158,7 @@ func subjectRefusal(op *txOp, conflict error) func(context.Context, actions.Role
 		case actions.RoleEntity:
 			return false, notFound(op.Key)
 		case actions.RoleObject:
-			return false, &ObjectMissingError{Object: role.Object}
+			return false, ObjectMissing(role.Object)
 		}
 		return true, conflict
 	}

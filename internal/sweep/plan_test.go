@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/exprtest"
@@ -37,8 +38,8 @@ func fenced(n int) []Fenced {
 // listPart is the part deleting n entries of subject's list under predicate that
 // point at the deleted entity.
 func listPart(subject string, predicate string, n int) Part {
-	s := relationships.Key{Scope: "s", Type: "t", ID: subject}
-	gone := relationships.Key{Scope: "s", Type: "t", ID: "gone"}
+	s := entity.Key{Scope: "s", Type: "t", ID: subject}
+	gone := entity.Key{Scope: "s", Type: "t", ID: "gone"}
 	entries := make([]relationships.Entry, n)
 	for i := range entries {
 		entries[i] = relationships.Entry{Subject: s, Predicate: predicate, Index: i, Object: gone}

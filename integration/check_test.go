@@ -90,7 +90,7 @@ func TestCheckFindsOrphansAndRepairRemovesThemOnly(t *testing.T) {
 }
 
 func TestCheckInParallelSegmentsFindsTheSameOrphans(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	const segments = 4
 	s := newIndexedStore(t, nil)
 	want := plantOrphans(t, s)
@@ -267,7 +267,7 @@ func TestCheckCommandReportsAndFinishesTracesOfWritesCutOff(t *testing.T) {
 // work is not a trace, however its reads interleave with the writes, and each
 // check returns.
 func TestCheckWhileWritersChangeAListReportsNothing(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	s := newStoreWith(t, nil)
 	hub := pk("hub")
 	objects := pks("o", 40)

@@ -276,7 +276,7 @@ func TestRepairOfAnOrphanEdgeKeepsTheListExact(t *testing.T) {
 }
 
 func TestCheckFindsADeleteCutOffAndRepairCompletesIt(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	s := newStoreWith(t, nil)
 	clk := newManualClock()
 	gone := pk("gone")
@@ -742,7 +742,7 @@ func TestAVersionCarriedWithoutItsLifeReadsEntriesThatMatchTheItem(t *testing.T)
 // it, Check reports the mark, and Check with Repair clears it. The mark records
 // when its writer's lease ends, so nobody takes a writer gone for one at work.
 func TestAMarkOfASetCutOffIsClearedOnceItsLeaseHasExpired(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	const lease = 2 * time.Second
 	for _, next := range []string{"add", "check"} {
 		t.Run(next, func(t *testing.T) {

@@ -131,7 +131,7 @@ func TestAnExpiredEntityIsMissingToEveryReadAtOnce(t *testing.T) {
 }
 
 func TestAWriterMeetingAnExpiredEntityDeletesItFirst(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	tests := []struct {
 		name string
 		// write writes d1 once it has expired; it returns the error it meets.
@@ -379,7 +379,7 @@ func TestTheExpiryConsumerCompletesWhatTimeToLiveStarted(t *testing.T) {
 }
 
 func TestTimeToLiveRemovesAnExpiredEntityAndCleanupCompletesIt(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	// DynamoDB Local runs time to live: the item goes within seconds (about ten
 	// here), alone, as on AWS. A worker reading the stream with the DynamoDB Streams
 	// API completes the rest.
@@ -471,7 +471,7 @@ func lambdaValue(t *testing.T, v types.AttributeValue) events.DynamoDBAttributeV
 }
 
 func TestWritersRacingOverAnExpiredEntityLeaveOneHolderAndNothingOfIt(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	// Each round expires d1 (slug "hello", edges both ways), then 8 writers meet it at
 	// once: 4 create other docs claiming its slug, 2 set d1 anew (slug "fresh"), 2
 	// add d1 to fan's list. Exactly one of the 4 holds the slug; d1 is either gone

@@ -147,7 +147,7 @@ func listStore(t *testing.T, opts ryno.Options) (*store, ryno.Key) {
 }
 
 func TestConcurrentAddsAddEachObjectOnce(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	const goroutines, adds, pool, rounds = 8, 20, 30, 20
 	s, _ := listStore(t, ryno.Options{})
 	for round := range rounds {
@@ -182,7 +182,7 @@ func TestConcurrentAddsAddEachObjectOnce(t *testing.T) {
 }
 
 func TestConcurrentListWritesAreLinearizable(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	const clients, calls, rounds, pool = 6, 8, 20, 8
 	s, _ := listStore(t, ryno.Options{})
 	start := time.Now()
@@ -219,7 +219,7 @@ func TestConcurrentListWritesAreLinearizable(t *testing.T) {
 }
 
 func TestConcurrentReplacesLeaveOneOfTheirLists(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	const writers, rounds = 6, 20
 	s, subject := listStore(t, ryno.Options{})
 	for round := range rounds {
@@ -334,7 +334,7 @@ func requireNothingOf(t *testing.T, s *store, k ryno.Key, incoming bool) {
 }
 
 func TestADeleteRacingWritesLeavesNothingOfItsOwn(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	for _, checks := range []bool{false, true} {
 		t.Run(fmt.Sprint("object checks ", checks), func(t *testing.T) {
 			const rounds = 20

@@ -78,7 +78,7 @@ func collect[T any](t *testing.T, seq iter.Seq2[T, error]) []T {
 }
 
 func TestReverseRelationshipsOfOnePredicateComeInFullPages(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	s := newStoreWith(t, nil)
 	object := pk("star")
 	follows := seedInterleaved(t, s, object)["follows"]
@@ -260,7 +260,7 @@ func TestReverseRelationshipsRejectBadInputWithoutARequest(t *testing.T) {
 }
 
 func TestIteratorsYieldWhatPagingYields(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	s := newIndexedStore(t, nil)
 	object := pk("star")
 	seedInterleaved(t, s, object)
@@ -313,7 +313,7 @@ func TestIteratorsYieldWhatPagingYields(t *testing.T) {
 // The Delete succeeds, each of its transactions refused at most once, and the lists
 // left are exact.
 func TestDeleteMeetingEdgesGoneSinceItsReverseReadRefusesOncePerTransaction(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	var (
 		mu               sync.Mutex
 		queries, refused int

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -28,7 +29,7 @@ func user(id, email string) *ryno.Entity {
 }
 
 func TestConcurrentClaimantsOfOneValueExactlyOneWins(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	const claimants, rounds = 10, 20
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
 	for round := range rounds {
@@ -243,7 +244,7 @@ func newRecordedStore(t *testing.T, opts ryno.Options) (*store, *readRecorder) {
 }
 
 func TestUniqueLookupsReadConsistentlyWhenAsked(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	byEmail := ryno.ScopedIndex{Scope: "acme", Index: "user-email"}
 	ada := indexing.String("ada@example.com")
 	lookup := func(opts ...ryno.GetOption) func(db *ryno.Client) error {
@@ -297,7 +298,7 @@ func TestLookupUniqueRefusesWithRelationships(t *testing.T) {
 }
 
 func TestGetByUniqueNeverReturnsAnEntityThatGaveTheValueUp(t *testing.T) {
-	t.Parallel()
+	dynamotest.Parallel(t)
 	byEmail := ryno.ScopedIndex{Scope: "acme", Index: "user-email"}
 	value := indexing.String("ada@example.com")
 	tests := []struct {

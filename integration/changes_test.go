@@ -56,6 +56,7 @@ func byKind(cs []changes.Change, kinds ...changes.Kind) []string {
 }
 
 func TestStreamRecordsDecodeToTheCallsChanges(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes, Sets: []string{"likes"}})
 	enableStreams(t, s)
 	ada, bob, carl := pk("ada"), pk("bob"), pk("carl")

@@ -714,6 +714,7 @@ func TestAnIndexEntryLeftByAnEarlierLifeFindsNothing(t *testing.T) {
 // ReplaceLists, nothing else writing: the new life holds exactly the list given,
 // as a Set with the same lists does.
 func TestACreateWithListsAfterTimeToLiveRemovedTheItemAlone(t *testing.T) {
+	dynamotest.Parallel(t)
 	for _, call := range []string{"Create", "Set"} {
 		for _, n := range []int{1, 120} { // in one transaction, and beyond
 			t.Run(fmt.Sprintf("%s of %d", call, n), func(t *testing.T) {
@@ -736,6 +737,7 @@ func TestACreateWithListsAfterTimeToLiveRemovedTheItemAlone(t *testing.T) {
 }
 
 func TestTheDeletionOfAnExpiredEntityIsExpiredInItsRecord(t *testing.T) {
+	dynamotest.Parallel(t)
 	tests := []struct {
 		name    string
 		advance time.Duration // the clock of the store's client, moved before delete runs

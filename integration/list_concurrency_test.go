@@ -253,6 +253,7 @@ func TestConcurrentLargeReplacesLeaveOneOfTheirLists(t *testing.T) {
 }
 
 func TestALeaseLeftByAWriterCutOffIsTakenOver(t *testing.T) {
+	dynamotest.Parallel(t)
 	const lease = 30 * time.Second
 	s, subject := listStore(t, ryno.Options{})
 	clk := newManualClock()
@@ -449,6 +450,7 @@ func TestObjectChecksOfAWriteTooLargeForOneTransaction(t *testing.T) {
 }
 
 func TestAWriterMeetingADeleteCutOffCompletesIt(t *testing.T) {
+	dynamotest.Parallel(t)
 	writes := map[string]func(db *ryno.Client, k ryno.Key) error{
 		"AddRelationships": func(db *ryno.Client, k ryno.Key) error {
 			_, err := db.AddRelationships(ctx, k, "follows", []ryno.Key{pk("x")})

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -209,10 +210,12 @@ func TestAddsToOneOrderedSetNeverConflict(t *testing.T) {
 // the ordered set's subject: each Add succeeded before the Delete (and was swept)
 // or fails with ErrNotFound, and nothing of the subject is left.
 func TestAddsRacingADeleteLeaveNothingOfAnOrderedSet(t *testing.T) {
+	dynamotest.Parallel(t)
 	addsRacingADelete(t, orderedStore(t, ryno.Options{}), orderedPredicate, 10)
 }
 
 func TestDeleteSweepsTheOrderedSetsPointingAtTheEntity(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := orderedStore(t, ryno.Options{})
 	gone := pk("gone")
 	boards := pks("board", 60)

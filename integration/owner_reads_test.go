@@ -66,6 +66,7 @@ func visibleOf(t *testing.T, db *ryno.Client, keys []ryno.Key) []ryno.Key {
 // tree missing, through every read, while another project's tree reads as it was;
 // a reader that does not finds the issues and comments until the marking pass.
 func TestAnOwnersTombstoneHidesTheTreeFromReadsAtOnce(t *testing.T) {
+	dynamotest.Parallel(t)
 	gate := &tombstoneGate{release: make(chan struct{})}
 	s := newStoreOpts(t, gate.wrap, ryno.Options{Owns: ownsTree, Indexes: issueIDs})
 	keys := seedTree(t, s, "rocket", 6, 2)

@@ -378,6 +378,7 @@ func TestDeleteMeetingEdgesGoneSinceItsReverseReadRefusesOncePerTransaction(t *t
 // part takes out of the marker only positions still there, so the head's count
 // stays exact.
 func TestDeleteOfAnEntityHeldManyTimesByOneListMeetingItShrink(t *testing.T) {
+	dynamotest.Parallel(t)
 	var (
 		mu      sync.Mutex
 		queries int
@@ -429,6 +430,7 @@ func TestDeleteOfAnEntityHeldManyTimesByOneListMeetingItShrink(t *testing.T) {
 }
 
 func TestReverseRelationshipsComeInKeyOrderWhateverTheOrderOfTheWrites(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreWith(t, nil)
 	object := pk("star")
 	subjects := pks("s", 24) // in key order

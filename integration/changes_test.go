@@ -185,6 +185,7 @@ func byKindChanges(cs []changes.Change, kinds ...changes.Kind) []changes.Change 
 }
 
 func TestAStreamConsumerCleansUpAfterTimeToLive(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
 	fan, x := pk("fan"), pk("x")
 	createSubjects(t, s.Client, fan, x)
@@ -240,6 +241,7 @@ func TestAStreamConsumerCleansUpAfterTimeToLive(t *testing.T) {
 }
 
 func TestRecordsOfAStreamWithoutBothImagesAreRefused(t *testing.T) {
+	dynamotest.Parallel(t)
 	for _, view := range []types.StreamViewType{types.StreamViewTypeNewImage, types.StreamViewTypeOldImage, types.StreamViewTypeKeysOnly} {
 		t.Run(string(view), func(t *testing.T) {
 			s := newStoreOpts(t, nil, ryno.Options{})

@@ -390,6 +390,7 @@ func TestCheckRepairCountsAnOrphanItsSweepMissedAsLeft(t *testing.T) {
 // the entity was written, and checks meanwhile: the mark is the Reindex's, fresh,
 // not the trace of a write cut off.
 func TestCheckLeavesAReindexAtWorkAlone(t *testing.T) {
+	dynamotest.Parallel(t)
 	clk := newManualClock()
 	tags := func(prefix string) func(e *ryno.Entity, emit func(indexing.Value)) {
 		return func(e *ryno.Entity, emit func(indexing.Value)) {

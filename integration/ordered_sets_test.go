@@ -105,6 +105,7 @@ func strS(t *testing.T, item map[string]types.AttributeValue, name string) strin
 // orders of random objects: it lists exactly as replaced, each time, and a
 // replace that keeps the order of what was there writes only what changes.
 func TestReplaceSetsTheOrderOfAnOrderedSet(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := orderedStore(t, ryno.Options{ConsistentRead: true})
 	board := pk("board")
 	createSubjects(t, s.Client, board)
@@ -175,6 +176,7 @@ func TestAnOrderedSetWriteOfOneObjectWritesOneItem(t *testing.T) {
 // allowed: every call succeeds, the set holds each object once, and every object
 // of a round lists before those of the next.
 func TestAddsToOneOrderedSetNeverConflict(t *testing.T) {
+	dynamotest.Parallel(t)
 	const writers, rounds = 8, 15
 	s := orderedStore(t, ryno.Options{Conflicts: ryno.RetryOptions{MaxAttempts: 1}, ConsistentRead: true})
 	board := pk("board")

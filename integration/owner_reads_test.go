@@ -139,6 +139,7 @@ func TestAnOwnersTombstoneHidesTheTreeFromReadsAtOnce(t *testing.T) {
 // ownership that loops is read once around; and a Get of a comment costs a round a
 // level of owners.
 func TestReadsCheckingOwnersHideOnlyAnEndedOwnersTree(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreOpts(t, nil, ryno.Options{Owns: ownsTree})
 	checked := newClientOn(t, s, ryno.Options{Owns: ownsTreeChecked})
 

@@ -293,6 +293,7 @@ func TestADeleteOfAnOwnerHidesTheWholeTreeBeforeItDeletesAny(t *testing.T) {
 // Released, the first Delete deletes nothing of the new tree: objects it did not
 // mark are the new life's, and the marks it made were completed by the other.
 func TestADeleteOfAnOwnerLeavesWhatANewLifeOfItOwns(t *testing.T) {
+	dynamotest.Parallel(t)
 	gate := newDeleteGate()
 	// One entity at a time: the last issue is reached after the release.
 	s := newStoreOpts(t, gate.wrap, ryno.Options{Owns: ownsTree, MaxConcurrency: 1})

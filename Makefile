@@ -43,11 +43,13 @@ with_dynamodb = if [ -z "$$RYNO_DYNAMODB_ENDPOINT" ]; then \
 
 # go test starts the packages' runs in the order they are named, each once every
 # package named before it is built: the integration tests, the longest run by far,
-# come first, so that the other packages build and run beside them.
+# come first, so that the other packages build and run beside them. -parallel 4 runs
+# as many parallel integration tests at once as their pool has access keys (see
+# integration/doc.go); the default, the number of CPUs, may be fewer.
 test: lint
 	@mkdir -p $(BUILD)
 	@$(with_dynamodb) \
-		$(GOTESTSUM) --format pkgname-and-test-fails --jsonfile $(BUILD)/test-events.json -- -race -count=1 ./integration/... ./... $(EXAMPLES)
+		$(GOTESTSUM) --format pkgname-and-test-fails --jsonfile $(BUILD)/test-events.json -- -race -count=1 -parallel 4 ./integration/... ./... $(EXAMPLES)
 	@scripts/test-summary.sh $(BUILD)/test-events.json integration ryno internal/schema tables cli \
 		examples/lambda examples/httpapi examples/internal/catalog
 	$(GO) test ./ryno -run '^$$' -fuzz '^FuzzDecodeCursor$$' -fuzztime 10s

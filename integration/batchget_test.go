@@ -6,10 +6,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/ryno"
 )
 
 func TestBatchGetOf250KeysWithDuplicatesAndMissingOnes(t *testing.T) {
+	dynamotest.Parallel(t)
 	db, counter, _ := newStore(t)
 	for i := range 150 {
 		_, err := db.Create(ctx, person(fmt.Sprintf("p%03d", i), map[string]any{"i": i}))

@@ -56,6 +56,7 @@ func byKind(cs []changes.Change, kinds ...changes.Kind) []string {
 }
 
 func TestStreamRecordsDecodeToTheCallsChanges(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes, Sets: []string{"likes"}})
 	enableStreams(t, s)
 	ada, bob, carl := pk("ada"), pk("bob"), pk("carl")
@@ -184,6 +185,7 @@ func byKindChanges(cs []changes.Change, kinds ...changes.Kind) []changes.Change 
 }
 
 func TestAStreamConsumerCleansUpAfterTimeToLive(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
 	fan, x := pk("fan"), pk("x")
 	createSubjects(t, s.Client, fan, x)
@@ -239,6 +241,7 @@ func TestAStreamConsumerCleansUpAfterTimeToLive(t *testing.T) {
 }
 
 func TestRecordsOfAStreamWithoutBothImagesAreRefused(t *testing.T) {
+	dynamotest.Parallel(t)
 	for _, view := range []types.StreamViewType{types.StreamViewTypeNewImage, types.StreamViewTypeOldImage, types.StreamViewTypeKeysOnly} {
 		t.Run(string(view), func(t *testing.T) {
 			s := newStoreOpts(t, nil, ryno.Options{})

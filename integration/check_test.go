@@ -90,6 +90,7 @@ func TestCheckFindsOrphansAndRepairRemovesThemOnly(t *testing.T) {
 }
 
 func TestCheckInParallelSegmentsFindsTheSameOrphans(t *testing.T) {
+	dynamotest.Parallel(t)
 	const segments = 4
 	s := newIndexedStore(t, nil)
 	want := plantOrphans(t, s)
@@ -266,6 +267,7 @@ func TestCheckCommandReportsAndFinishesTracesOfWritesCutOff(t *testing.T) {
 // work is not a trace, however its reads interleave with the writes, and each
 // check returns.
 func TestCheckWhileWritersChangeAListReportsNothing(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreWith(t, nil)
 	hub := pk("hub")
 	objects := pks("o", 40)
@@ -388,6 +390,7 @@ func TestCheckRepairCountsAnOrphanItsSweepMissedAsLeft(t *testing.T) {
 // the entity was written, and checks meanwhile: the mark is the Reindex's, fresh,
 // not the trace of a write cut off.
 func TestCheckLeavesAReindexAtWorkAlone(t *testing.T) {
+	dynamotest.Parallel(t)
 	clk := newManualClock()
 	tags := func(prefix string) func(e *ryno.Entity, emit func(indexing.Value)) {
 		return func(e *ryno.Entity, emit func(indexing.Value)) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/ryno"
 )
 
@@ -55,6 +56,7 @@ const (
 )
 
 func TestConcurrentGetUpdateIncrementsLoseNothing(t *testing.T) {
+	dynamotest.Parallel(t)
 	t.Run("retrying on conflict", func(t *testing.T) {
 		db, _, _ := newStore(t)
 		k := person("counter", nil).Key
@@ -121,6 +123,7 @@ func TestConcurrentGetUpdateIncrementsLoseNothing(t *testing.T) {
 }
 
 func TestConcurrentModifyIncrementsLoseNothing(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreOpts(t, nil, ryno.Options{Conflicts: ryno.RetryOptions{MaxAttempts: 1000, BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond}})
 	k := person("counter", nil).Key
 	_, err := s.Create(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"n": 0}})
@@ -147,6 +150,7 @@ func TestConcurrentModifyIncrementsLoseNothing(t *testing.T) {
 }
 
 func TestConcurrentPatchIncrementsLoseNothing(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreWith(t, nil)
 	k := person("counter", nil).Key
 	_, err := s.Create(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"n": 0}})
@@ -176,6 +180,7 @@ var mixedIndexes = []ryno.Index{
 }
 
 func TestConcurrentWritesOfIndexedEntitiesKeepTheIndexExact(t *testing.T) {
+	dynamotest.Parallel(t)
 	const (
 		goroutines = 8
 		rounds     = 20

@@ -177,16 +177,32 @@ func listState(subject ryno.Key, call crashCall, before, after []ryno.Key, prese
 func createObjects(t *testing.T, s *store, keys ...ryno.Key) {
 	t.Helper()
 	keys = slices.Concat(keys, []ryno.Key{pk("late"), pk("only1"), pk("only2"), pk("only3")})
-	errs := make([]error, len(keys))
+	inParallel(t, len(keys), func(i int) error {
+		_, err := s.Create(ctx, &ryno.Entity{Key: keys[i]})
+		return err
+	})
+}
+
+// pointAt writes the list of each fan, fans[i] -> xs[i], k, in parallel.
+func pointAt(t *testing.T, s *store, k ryno.Key, fans, xs []ryno.Key) {
+	t.Helper()
+	inParallel(t, len(fans), func(i int) error {
+		return s.ReplaceRelationships(ctx, fans[i], crashPredicate, []ryno.Key{xs[i], k})
+	})
+}
+
+// inParallel calls call(0) to call(n-1), 8 at a time, and fails t with their errors.
+func inParallel(t *testing.T, n int, call func(i int) error) {
+	t.Helper()
+	errs := make([]error, n)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
-	for i, k := range keys {
-		wg.Add(1)
+	for i := range n {
 		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			_, errs[i] = s.Create(ctx, &ryno.Entity{Key: k})
-		}()
+		wg.Go(func() {
+			defer func() { <-sem }()
+			errs[i] = call(i)
+		})
 	}
 	wg.Wait()
 	require.NoError(t, errors.Join(errs...))
@@ -293,9 +309,7 @@ func setupCrashDelete(t *testing.T, s *store, _ *rand.Rand) *crashState {
 	fans := pks("fan", 150)
 	createObjects(t, s, slices.Concat(fans, pks("x", 150))...)
 	require.NoError(t, s.ReplaceRelationships(ctx, k, crashPredicate, fans))
-	for i, f := range fans {
-		require.NoError(t, s.ReplaceRelationships(ctx, f, crashPredicate, []ryno.Key{pks("x", 150)[i], k}))
-	}
+	pointAt(t, s, k, fans, pks("x", 150))
 	call := crashCall{Op: "delete", Subject: k}
 	landed := false // the tombstone landed: the Delete began
 	return &crashState{
@@ -373,9 +387,7 @@ func setupCrashExpire(t *testing.T, s *store, _ *rand.Rand) *crashState {
 	fans := pks("fan", 150)
 	createObjects(t, s, slices.Concat(fans, pks("x", 150))...)
 	require.NoError(t, s.ReplaceRelationships(ctx, k, crashPredicate, fans))
-	for i, f := range fans {
-		require.NoError(t, s.ReplaceRelationships(ctx, f, crashPredicate, []ryno.Key{pks("x", 150)[i], k}))
-	}
+	pointAt(t, s, k, fans, pks("x", 150))
 	taker := crashDoc{ID: "taker", Slug: "g", Tags: 2}
 	call := crashCall{Op: "set", Entity: &taker}
 	reader := func(t *testing.T, s *store) *ryno.Client {

@@ -225,6 +225,7 @@ func nthIndex(b, sep []byte, n int) int {
 const alterations = 10_000
 
 func TestAlteredCursorsFailWithoutARequest(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: testIndexes})
 	seedPagedListings(t, s.Client)
 	withKey := func(api ryno.DynamoDBAPI, key []byte) *ryno.Client {

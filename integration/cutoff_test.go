@@ -71,6 +71,7 @@ func (c *cutList) entries(t *testing.T) int {
 }
 
 func TestAnAddAfterALargeAddCutOffFinishesItFirst(t *testing.T) {
+	dynamotest.Parallel(t)
 	c := newCutList(t, 60, ryno.Options{})
 	added := pks("new", 200)
 	c.cutAfter(3) // the lease, the intent, the first chunk of entries
@@ -154,6 +155,7 @@ func (m *markersFirst) TransactWriteItems(ctx context.Context, in *dynamodb.Tran
 }
 
 func TestSmallWritesAfterALargeAddCutOffSucceed(t *testing.T) {
+	dynamotest.Parallel(t)
 	for _, small := range []string{"replace", "set"} {
 		t.Run(small, func(t *testing.T) {
 			c := newCutList(t, 60, ryno.Options{})
@@ -181,6 +183,7 @@ func TestSmallWritesAfterALargeAddCutOffSucceed(t *testing.T) {
 }
 
 func TestAReplaceCutOffIsFinishedByTheNextSmallWrite(t *testing.T) {
+	dynamotest.Parallel(t)
 	c := newCutList(t, 300, ryno.Options{})
 	replacement := pks("new", 300)
 	c.cutAfter(4) // the lease, the intent, two chunks of entries
@@ -276,6 +279,7 @@ func TestRepairOfAnOrphanEdgeKeepsTheListExact(t *testing.T) {
 }
 
 func TestCheckFindsADeleteCutOffAndRepairCompletesIt(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreWith(t, nil)
 	clk := newManualClock()
 	gone := pk("gone")
@@ -378,6 +382,7 @@ func writeAfterACutOffWrite(t *testing.T, next string) {
 // transaction finishes the cut write's index entries, as every writer meeting its
 // mark does, and commits.
 func TestATransactionMeetingAWriteCutOffFinishesIt(t *testing.T) {
+	dynamotest.Parallel(t)
 	ops := map[string]func(k ryno.Key) ryno.Op{
 		"TxPatch":  func(k ryno.Key) ryno.Op { return ryno.TxPatch(k, ryno.Patch{Set: map[string]any{"title": "patched"}}) },
 		"TxSet":    func(k ryno.Key) ryno.Op { return ryno.TxSet(doc("d", "third", 1)) },
@@ -741,6 +746,7 @@ func TestAVersionCarriedWithoutItsLifeReadsEntriesThatMatchTheItem(t *testing.T)
 // it, Check reports the mark, and Check with Repair clears it. The mark records
 // when its writer's lease ends, so nobody takes a writer gone for one at work.
 func TestAMarkOfASetCutOffIsClearedOnceItsLeaseHasExpired(t *testing.T) {
+	dynamotest.Parallel(t)
 	const lease = 2 * time.Second
 	for _, next := range []string{"add", "check"} {
 		t.Run(next, func(t *testing.T) {

@@ -131,6 +131,7 @@ func TestAnExpiredEntityIsMissingToEveryReadAtOnce(t *testing.T) {
 }
 
 func TestAWriterMeetingAnExpiredEntityDeletesItFirst(t *testing.T) {
+	dynamotest.Parallel(t)
 	tests := []struct {
 		name string
 		// write writes d1 once it has expired; it returns the error it meets.
@@ -378,6 +379,7 @@ func TestTheExpiryConsumerCompletesWhatTimeToLiveStarted(t *testing.T) {
 }
 
 func TestTimeToLiveRemovesAnExpiredEntityAndCleanupCompletesIt(t *testing.T) {
+	dynamotest.Parallel(t)
 	// DynamoDB Local runs time to live: the item goes within seconds (about ten
 	// here), alone, as on AWS. A worker reading the stream with the DynamoDB Streams
 	// API completes the rest.
@@ -469,6 +471,7 @@ func lambdaValue(t *testing.T, v types.AttributeValue) events.DynamoDBAttributeV
 }
 
 func TestWritersRacingOverAnExpiredEntityLeaveOneHolderAndNothingOfIt(t *testing.T) {
+	dynamotest.Parallel(t)
 	// Each round expires d1 (slug "hello", edges both ways), then 8 writers meet it at
 	// once: 4 create other docs claiming its slug, 2 set d1 anew (slug "fresh"), 2
 	// add d1 to fan's list. Exactly one of the 4 holds the slug; d1 is either gone
@@ -711,6 +714,7 @@ func TestAnIndexEntryLeftByAnEarlierLifeFindsNothing(t *testing.T) {
 // ReplaceLists, nothing else writing: the new life holds exactly the list given,
 // as a Set with the same lists does.
 func TestACreateWithListsAfterTimeToLiveRemovedTheItemAlone(t *testing.T) {
+	dynamotest.Parallel(t)
 	for _, call := range []string{"Create", "Set"} {
 		for _, n := range []int{1, 120} { // in one transaction, and beyond
 			t.Run(fmt.Sprintf("%s of %d", call, n), func(t *testing.T) {
@@ -733,6 +737,7 @@ func TestACreateWithListsAfterTimeToLiveRemovedTheItemAlone(t *testing.T) {
 }
 
 func TestTheDeletionOfAnExpiredEntityIsExpiredInItsRecord(t *testing.T) {
+	dynamotest.Parallel(t)
 	tests := []struct {
 		name    string
 		advance time.Duration // the clock of the store's client, moved before delete runs

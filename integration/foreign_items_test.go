@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -127,6 +128,7 @@ func TestItemsWithTimesInOtherLayoutsRead(t *testing.T) {
 // times another program stored in other layouts: each write passes its conditions
 // on the stored Created, keeps Created, and stores both times in the store's layout.
 func TestWritesOfAnItemWithTimesInOtherLayouts(t *testing.T) {
+	dynamotest.Parallel(t)
 	changed := map[string]any{"v": "x"}
 	withVersion := func(read *ryno.Entity, opts ...ryno.WriteOption) []ryno.WriteOption {
 		if read.Version > 0 {

@@ -329,6 +329,7 @@ func tagsIndexed(t *testing.T, s *store) []string {
 }
 
 func TestReindexAfterChangingAMapFunction(t *testing.T) {
+	dynamotest.Parallel(t)
 	v1 := newIndexedStore(t, nil)
 	entities := []*ryno.Entity{
 		post("p1", map[string]any{"tags": []string{"Go", "DB"}, "published": "2024-01-01T00:00:00Z"}),

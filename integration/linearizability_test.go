@@ -14,6 +14,7 @@ import (
 	"github.com/anishathalye/porcupine"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/ryno"
 )
 
@@ -174,6 +175,7 @@ func randomCall(r *rand.Rand, lastVersion int64) callInput {
 }
 
 func TestEntityCallsAreLinearizable(t *testing.T) {
+	dynamotest.Parallel(t)
 	const clients, calls, rounds = 6, 12, 20
 	for _, tt := range []struct {
 		name    string

@@ -147,6 +147,7 @@ func listStore(t *testing.T, opts ryno.Options) (*store, ryno.Key) {
 }
 
 func TestConcurrentAddsAddEachObjectOnce(t *testing.T) {
+	dynamotest.Parallel(t)
 	const goroutines, adds, pool, rounds = 8, 20, 30, 20
 	s, _ := listStore(t, ryno.Options{})
 	for round := range rounds {
@@ -181,6 +182,7 @@ func TestConcurrentAddsAddEachObjectOnce(t *testing.T) {
 }
 
 func TestConcurrentListWritesAreLinearizable(t *testing.T) {
+	dynamotest.Parallel(t)
 	const clients, calls, rounds, pool = 6, 8, 20, 8
 	s, _ := listStore(t, ryno.Options{})
 	start := time.Now()
@@ -217,6 +219,7 @@ func TestConcurrentListWritesAreLinearizable(t *testing.T) {
 }
 
 func TestConcurrentReplacesLeaveOneOfTheirLists(t *testing.T) {
+	dynamotest.Parallel(t)
 	const writers, rounds = 6, 20
 	s, subject := listStore(t, ryno.Options{})
 	for round := range rounds {
@@ -250,6 +253,7 @@ func TestConcurrentLargeReplacesLeaveOneOfTheirLists(t *testing.T) {
 }
 
 func TestALeaseLeftByAWriterCutOffIsTakenOver(t *testing.T) {
+	dynamotest.Parallel(t)
 	const lease = 30 * time.Second
 	s, subject := listStore(t, ryno.Options{})
 	clk := newManualClock()
@@ -331,6 +335,7 @@ func requireNothingOf(t *testing.T, s *store, k ryno.Key, incoming bool) {
 }
 
 func TestADeleteRacingWritesLeavesNothingOfItsOwn(t *testing.T) {
+	dynamotest.Parallel(t)
 	for _, checks := range []bool{false, true} {
 		t.Run(fmt.Sprint("object checks ", checks), func(t *testing.T) {
 			const rounds = 20
@@ -445,6 +450,7 @@ func TestObjectChecksOfAWriteTooLargeForOneTransaction(t *testing.T) {
 }
 
 func TestAWriterMeetingADeleteCutOffCompletesIt(t *testing.T) {
+	dynamotest.Parallel(t)
 	writes := map[string]func(db *ryno.Client, k ryno.Key) error{
 		"AddRelationships": func(db *ryno.Client, k ryno.Key) error {
 			_, err := db.AddRelationships(ctx, k, "follows", []ryno.Key{pk("x")})

@@ -94,6 +94,7 @@ func result(t *testing.T, ch <-chan error, what string) error {
 }
 
 func TestAListWriteOverlappingADeleteOfItsSubjectLeavesNothing(t *testing.T) {
+	dynamotest.Parallel(t)
 	for _, size := range []int{3, 150} { // one sweep transaction; several
 		for _, kind := range []string{"add", "remove", "replace", "transaction"} {
 			t.Run(fmt.Sprintf("%s, list of %d, commits between the sweep's read and its delete", kind, size), func(t *testing.T) {
@@ -409,6 +410,7 @@ func TestATxDeleteOverlappingAListWriteLeavesNoOrphan(t *testing.T) {
 // heads on the condition that they are as it read them, so the sweeps refuse each
 // other's reads and read again; every Delete returns, and nothing is left.
 func TestDeletesOfOneEntityRacingEachOtherAllReturn(t *testing.T) {
+	dynamotest.Parallel(t)
 	const rounds, deleters = 8, 8
 	s := newStoreOpts(t, nil, ryno.Options{ConsistentRead: true})
 	clients := make([]*ryno.Client, deleters)

@@ -341,6 +341,7 @@ func TestALargeReplaceRequiringAListVersionChecksItUnderItsLease(t *testing.T) {
 // the cut write, then fails, writing nothing of its own; at the version of the list
 // finished, it commits.
 func TestAListLeftPartWayIsFinishedBeforeAWriteChecksItsVersion(t *testing.T) {
+	dynamotest.Parallel(t)
 	const lease = 30 * time.Second
 	s, subject := listStore(t, ryno.Options{})
 	clk := newManualClock()

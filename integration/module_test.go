@@ -17,6 +17,7 @@ var goDirective = regexp.MustCompile(`(?m)^go (\d+\.\d+(\.\d+)?)$`)
 // this one and declares the same go version: the library must not force a service's
 // go line up.
 func TestAServiceBuildsWithTheModulesGoVersion(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.Abs("..")
 	require.NoError(t, err)
 	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -104,6 +105,7 @@ func strS(t *testing.T, item map[string]types.AttributeValue, name string) strin
 // orders of random objects: it lists exactly as replaced, each time, and a
 // replace that keeps the order of what was there writes only what changes.
 func TestReplaceSetsTheOrderOfAnOrderedSet(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := orderedStore(t, ryno.Options{ConsistentRead: true})
 	board := pk("board")
 	createSubjects(t, s.Client, board)
@@ -174,6 +176,7 @@ func TestAnOrderedSetWriteOfOneObjectWritesOneItem(t *testing.T) {
 // allowed: every call succeeds, the set holds each object once, and every object
 // of a round lists before those of the next.
 func TestAddsToOneOrderedSetNeverConflict(t *testing.T) {
+	dynamotest.Parallel(t)
 	const writers, rounds = 8, 15
 	s := orderedStore(t, ryno.Options{Conflicts: ryno.RetryOptions{MaxAttempts: 1}, ConsistentRead: true})
 	board := pk("board")
@@ -209,10 +212,12 @@ func TestAddsToOneOrderedSetNeverConflict(t *testing.T) {
 // the ordered set's subject: each Add succeeded before the Delete (and was swept)
 // or fails with ErrNotFound, and nothing of the subject is left.
 func TestAddsRacingADeleteLeaveNothingOfAnOrderedSet(t *testing.T) {
+	dynamotest.Parallel(t)
 	addsRacingADelete(t, orderedStore(t, ryno.Options{}), orderedPredicate, 10)
 }
 
 func TestDeleteSweepsTheOrderedSetsPointingAtTheEntity(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := orderedStore(t, ryno.Options{})
 	gone := pk("gone")
 	boards := pks("board", 60)

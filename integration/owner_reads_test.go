@@ -66,6 +66,7 @@ func visibleOf(t *testing.T, db *ryno.Client, keys []ryno.Key) []ryno.Key {
 // tree missing, through every read, while another project's tree reads as it was;
 // a reader that does not finds the issues and comments until the marking pass.
 func TestAnOwnersTombstoneHidesTheTreeFromReadsAtOnce(t *testing.T) {
+	dynamotest.Parallel(t)
 	gate := &tombstoneGate{release: make(chan struct{})}
 	s := newStoreOpts(t, gate.wrap, ryno.Options{Owns: ownsTree, Indexes: issueIDs})
 	keys := seedTree(t, s, "rocket", 6, 2)
@@ -138,6 +139,7 @@ func TestAnOwnersTombstoneHidesTheTreeFromReadsAtOnce(t *testing.T) {
 // ownership that loops is read once around; and a Get of a comment costs a round a
 // level of owners.
 func TestReadsCheckingOwnersHideOnlyAnEndedOwnersTree(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreOpts(t, nil, ryno.Options{Owns: ownsTree})
 	checked := newClientOn(t, s, ryno.Options{Owns: ownsTreeChecked})
 

@@ -90,6 +90,7 @@ func requireTreeGone(t *testing.T, s *store, keys []ryno.Key) {
 }
 
 func TestDeletingAnOwnerDeletesWhatItOwnsRecursively(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreOpts(t, nil, ryno.Options{Owns: ownsTree})
 	keys := seedTree(t, s, "rocket", 120, 3)
 	other := seedTree(t, s, "boat", 3, 1) // another project's tree stays
@@ -115,6 +116,7 @@ func checkRepair(s *store, _ ryno.Key) error {
 // off after a few of its transactions, then completes it in each way a user may:
 // Delete again, a write of the project, check --repair.
 func TestADeleteOfAnOwnerCutOffIsCompletedWithWhatItOwns(t *testing.T) {
+	dynamotest.Parallel(t)
 	completers := []struct {
 		name     string
 		complete func(s *store, root ryno.Key) error
@@ -173,6 +175,7 @@ func TestOwnershipThatLoopsEnds(t *testing.T) {
 // the tombstone is held: the call returns all the same, the project reads as
 // missing at once, and Wait returns when the whole tree is gone.
 func TestADeleteInTheBackgroundReturnsOnceTheOwnerReadsAsDeleted(t *testing.T) {
+	dynamotest.Parallel(t)
 	var held atomic.Pointer[chan struct{}]
 	var tombstone atomic.Bool
 	s := newStoreOpts(t, func(api ryno.DynamoDBAPI) ryno.DynamoDBAPI {
@@ -248,6 +251,7 @@ func (g *deleteGate) awaitDeleting(t *testing.T) {
 // comment added under any issue is refused with its create; once released, the
 // Delete leaves nothing. It runs one entity at a time and MaxConcurrency at once.
 func TestADeleteOfAnOwnerHidesTheWholeTreeBeforeItDeletesAny(t *testing.T) {
+	dynamotest.Parallel(t)
 	for _, concurrency := range []int{1, 32} {
 		t.Run(fmt.Sprint("MaxConcurrency ", concurrency), func(t *testing.T) {
 			gate := newDeleteGate()
@@ -289,6 +293,7 @@ func TestADeleteOfAnOwnerHidesTheWholeTreeBeforeItDeletesAny(t *testing.T) {
 // Released, the first Delete deletes nothing of the new tree: objects it did not
 // mark are the new life's, and the marks it made were completed by the other.
 func TestADeleteOfAnOwnerLeavesWhatANewLifeOfItOwns(t *testing.T) {
+	dynamotest.Parallel(t)
 	gate := newDeleteGate()
 	// One entity at a time: the last issue is reached after the release.
 	s := newStoreOpts(t, gate.wrap, ryno.Options{Owns: ownsTree, MaxConcurrency: 1})
@@ -325,6 +330,7 @@ func TestADeleteOfAnOwnerLeavesWhatANewLifeOfItOwns(t *testing.T) {
 // Delete begun (EntityDeleting) and completes it, tree included. Records delivered
 // again, and late after the project was created anew, change nothing more.
 func TestAStreamConsumerCompletesADeleteOfATreeCutOff(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreOpts(t, nil, ryno.Options{Owns: ownsTree})
 	enableStreams(t, s)
 	keys := seedTree(t, s, "rocket", 30, 2)
@@ -374,6 +380,7 @@ func TestAStreamConsumerCompletesADeleteOfATreeCutOff(t *testing.T) {
 // written, then both go on together. The two share the work, neither fails, and
 // nothing is left.
 func TestAStreamConsumerCompletesADeleteBesideTheDeleteItself(t *testing.T) {
+	dynamotest.Parallel(t)
 	for round := range 3 {
 		var armed, held, wrote atomic.Bool
 		release := make(chan struct{})
@@ -495,6 +502,7 @@ func TestADeleteOfAnOwnerStalledBeforeItReadsItsListsMarksNothingOfANewLife(t *t
 // the issues and their comments with it, rather than leave them alive with nothing
 // pointing at them.
 func TestAnOwnerRemovedAloneHasWhatItOwnsDeleted(t *testing.T) {
+	dynamotest.Parallel(t)
 	ways := []struct {
 		name    string
 		cleanUp func(s *store, k ryno.Key) error

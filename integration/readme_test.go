@@ -36,6 +36,7 @@ var (
 // DynamoDB Local as the README says, from the SDK's environment; an access key of
 // its own keeps its "myapp" tables apart from any other test's.
 func TestTheREADMEQuickstartRuns(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
 	require.NoError(t, err)
 	block := quickstartBlock.FindSubmatch(readme)

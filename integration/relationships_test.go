@@ -122,6 +122,7 @@ func TestRelationshipKeysWithDelimitersRoundTripAndNeverCollide(t *testing.T) {
 }
 
 func TestThreeHundredObjectsComeBackCompleteAndInOrder(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreWith(t, nil)
 	subject := pk("hub")
 	objects := pks("o", 300)
@@ -383,6 +384,7 @@ func itemCount(t *testing.T, raw *dynamodb.Client, table string) int {
 }
 
 func TestDeleteRemovesEveryEdgeInBothDirections(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreWith(t, nil)
 	names := s.Names()
 	hub := pk("hub")
@@ -464,6 +466,7 @@ func rawKey(k ryno.Key) map[string]types.AttributeValue {
 }
 
 func TestDeleteCutOffHalfWayCompletesWhenCalledAgain(t *testing.T) {
+	dynamotest.Parallel(t)
 	tests := []struct {
 		name  string
 		fault func(cancel context.CancelFunc) func() error

@@ -78,6 +78,7 @@ func collect[T any](t *testing.T, seq iter.Seq2[T, error]) []T {
 }
 
 func TestReverseRelationshipsOfOnePredicateComeInFullPages(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreWith(t, nil)
 	object := pk("star")
 	follows := seedInterleaved(t, s, object)["follows"]
@@ -259,6 +260,7 @@ func TestReverseRelationshipsRejectBadInputWithoutARequest(t *testing.T) {
 }
 
 func TestIteratorsYieldWhatPagingYields(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newIndexedStore(t, nil)
 	object := pk("star")
 	seedInterleaved(t, s, object)
@@ -311,6 +313,7 @@ func TestIteratorsYieldWhatPagingYields(t *testing.T) {
 // The Delete succeeds, each of its transactions refused at most once, and the lists
 // left are exact.
 func TestDeleteMeetingEdgesGoneSinceItsReverseReadRefusesOncePerTransaction(t *testing.T) {
+	dynamotest.Parallel(t)
 	var (
 		mu               sync.Mutex
 		queries, refused int
@@ -375,6 +378,7 @@ func TestDeleteMeetingEdgesGoneSinceItsReverseReadRefusesOncePerTransaction(t *t
 // part takes out of the marker only positions still there, so the head's count
 // stays exact.
 func TestDeleteOfAnEntityHeldManyTimesByOneListMeetingItShrink(t *testing.T) {
+	dynamotest.Parallel(t)
 	var (
 		mu      sync.Mutex
 		queries int
@@ -426,6 +430,7 @@ func TestDeleteOfAnEntityHeldManyTimesByOneListMeetingItShrink(t *testing.T) {
 }
 
 func TestReverseRelationshipsComeInKeyOrderWhateverTheOrderOfTheWrites(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreWith(t, nil)
 	object := pk("star")
 	subjects := pks("s", 24) // in key order

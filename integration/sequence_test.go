@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/ryno"
 )
 
@@ -29,6 +30,7 @@ func createIssue(project ryno.Key) func(n int64) ([]ryno.Op, error) {
 // every call succeeds, and the numbers are 1 to 20 exactly, each the number of the
 // issue its call created.
 func TestConcurrentDrawsFromOneSequenceNumberOneToN(t *testing.T) {
+	dynamotest.Parallel(t)
 	const drawers, rounds = 20, 3
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
 	for round := range rounds {
@@ -72,6 +74,7 @@ func TestConcurrentDrawsFromOneSequenceNumberOneToN(t *testing.T) {
 // commits came. Two lists of the project in one transaction commit too. A project
 // that does not exist refuses the whole transaction.
 func TestADrawAndAListOfItsOwnerCommitTogether(t *testing.T) {
+	dynamotest.Parallel(t)
 	const drawers = 8
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes})
 	project := pk("listed")

@@ -97,6 +97,7 @@ func TestASetWriteOfOneObjectWritesOneItem(t *testing.T) {
 }
 
 func TestASetWriteRefusesAMissingSubjectAndLeavesNothing(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := setStore(t, ryno.Options{})
 	ghost := pk("ghost")
 	_, err := s.AddRelationships(ctx, ghost, setPredicate, pks("o", 3))
@@ -209,6 +210,7 @@ func TestASetThatFailsAfterItsEntityIsAPartialWrite(t *testing.T) {
 }
 
 func TestDeleteSweepsTheSetsPointingAtTheEntity(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := setStore(t, ryno.Options{})
 	gone := pk("gone")
 	fans := pks("fan", 120)
@@ -237,6 +239,7 @@ func TestDeleteSweepsTheSetsPointingAtTheEntity(t *testing.T) {
 // objects and some shared ones, over many rounds: every call succeeds at once, and
 // the set holds each object once.
 func TestAddsToOneSetNeverConflict(t *testing.T) {
+	dynamotest.Parallel(t)
 	const writers, rounds = 8, 15
 	s := setStore(t, ryno.Options{Conflicts: ryno.RetryOptions{MaxAttempts: 1}})
 	fan := pk("fan")
@@ -268,6 +271,7 @@ func TestAddsToOneSetNeverConflict(t *testing.T) {
 // before the Delete (and was swept) or fails with ErrNotFound, and nothing of the
 // subject is left.
 func TestAddsRacingADeleteLeaveNothingOfTheSubject(t *testing.T) {
+	dynamotest.Parallel(t)
 	addsRacingADelete(t, setStore(t, ryno.Options{}), setPredicate, 12)
 }
 
@@ -326,6 +330,7 @@ func TestCheckRepairsTheSetOfAMissingSubject(t *testing.T) {
 // refused with CheckObjects, and a racing writer of the same object makes the
 // transaction read again rather than report a change it did not make.
 func TestASetInATransactionReportsWhatChangedAtTheCommit(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := setStore(t, ryno.Options{CheckObjects: true})
 	fan, post := pk("fan"), pk("post")
 	createSubjects(t, s.Client, fan)
@@ -403,6 +408,7 @@ func (h *heldDeletes) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInp
 // its set again. When the paused requests land, each finds the entry written
 // since, with another token, and leaves it.
 func TestALateSweepOfASetLeavesTheEntriesOfANewLife(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := setStore(t, ryno.Options{})
 	hub := pk("hub")
 	objects := pks("o", 110) // more than one transaction: the sweep fences each delete
@@ -438,6 +444,7 @@ func TestALateSweepOfASetLeavesTheEntriesOfANewLife(t *testing.T) {
 // each entry had when read, so they go only once the sweep has seen the entity still
 // missing after its read.
 func TestACleanupOfAnEntityCreatedAnewChangesNothing(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := setStore(t, ryno.Options{})
 	k, fans := pk("anew"), pks("fan", 30)
 	objects := pks("o", 110)

@@ -81,6 +81,7 @@ func createAll(t *testing.T, db *ryno.Client, keys []ryno.Key) {
 }
 
 func TestBatchGetOf1000KeysCompletesUnderThrottling(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreWith(t, nil)
 	keys := shuffled(pks("p", 1000))
 	createAll(t, s.Client, keys)
@@ -103,6 +104,7 @@ func TestBatchGetOf1000KeysCompletesUnderThrottling(t *testing.T) {
 }
 
 func TestSetOf1000RelationshipsCompletesUnderThrottling(t *testing.T) {
+	dynamotest.Parallel(t)
 	s := newStoreWith(t, nil)
 	objects := shuffled(pks("o", 1000))
 
@@ -138,6 +140,7 @@ func rawEntries(n int) []map[string]types.AttributeValue {
 }
 
 func TestChaosLeavesItsShareOfBatchItemsUnprocessed(t *testing.T) {
+	dynamotest.Parallel(t)
 	tests := []struct {
 		rate float64
 		left int // of 10 items

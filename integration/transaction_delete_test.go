@@ -145,6 +145,7 @@ func TestATxDeleteOfAnEntityAnotherEntryPointsAtIsRefused(t *testing.T) {
 // at an invitation gone, which a check reports and a Delete of the invitation
 // removes.
 func TestATxDeleteRacingAnEntryAddedAfterItsReads(t *testing.T) {
+	dynamotest.Parallel(t)
 	for i, predicate := range []string{"invites", "invitations"} {
 		for _, elsewhere := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s, listed again elsewhere %v", predicate, elsewhere), func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/ryno"
 )
 
@@ -62,6 +63,7 @@ func transfer(db *ryno.Client, from, to ryno.Key, amount int64) error {
 }
 
 func TestConcurrentTransfersKeepTheTotal(t *testing.T) {
+	dynamotest.Parallel(t)
 	const accounts, goroutines, rounds, start = 5, 16, 20, 100
 	s := newStoreWith(t, nil)
 	keys := openAccounts(t, s.Client, accounts, start)
@@ -118,6 +120,7 @@ func emitBalance(e *ryno.Entity, emit func(indexing.Value)) {
 }
 
 func TestConcurrentBlindTxPatchTransfersAllCommit(t *testing.T) {
+	dynamotest.Parallel(t)
 	const accounts, goroutines, rounds, start = 5, 16, 10, 1000
 	tests := []struct {
 		name    string

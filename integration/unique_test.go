@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/integration/dynamotest"
 	"github.com/rynodb/rynodb/internal/indexentries"
 	"github.com/rynodb/rynodb/ryno"
 )
@@ -28,6 +29,7 @@ func user(id, email string) *ryno.Entity {
 }
 
 func TestConcurrentClaimantsOfOneValueExactlyOneWins(t *testing.T) {
+	dynamotest.Parallel(t)
 	const claimants, rounds = 10, 20
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: uniqueIndexes})
 	for round := range rounds {
@@ -242,6 +244,7 @@ func newRecordedStore(t *testing.T, opts ryno.Options) (*store, *readRecorder) {
 }
 
 func TestUniqueLookupsReadConsistentlyWhenAsked(t *testing.T) {
+	dynamotest.Parallel(t)
 	byEmail := ryno.ScopedIndex{Scope: "acme", Index: "user-email"}
 	ada := indexing.String("ada@example.com")
 	lookup := func(opts ...ryno.GetOption) func(db *ryno.Client) error {
@@ -295,6 +298,7 @@ func TestLookupUniqueRefusesWithRelationships(t *testing.T) {
 }
 
 func TestGetByUniqueNeverReturnsAnEntityThatGaveTheValueUp(t *testing.T) {
+	dynamotest.Parallel(t)
 	byEmail := ryno.ScopedIndex{Scope: "acme", Index: "user-email"}
 	value := indexing.String("ada@example.com")
 	tests := []struct {

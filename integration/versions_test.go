@@ -190,6 +190,7 @@ func TestTypedWritesOfAnEarlierLifeAreRefused(t *testing.T) {
 // gone, and writes nothing. IfCreated alone refuses it too. The second life's own
 // ETag passes.
 func TestIfCreatedOnEveryWriteThatTakesIfVersion(t *testing.T) {
+	dynamotest.Parallel(t)
 	type write func(db *ryno.Client, k ryno.Key, opts ...ryno.WriteOption) error
 	changed := func() map[string]any { return map[string]any{"v": "changed"} }
 	writes := map[string]write{
@@ -639,6 +640,7 @@ func TestIfCreatedIsCheckedBeforeAnyRequest(t *testing.T) {
 // with a *ConflictError matching ErrNotFound too, as IfVersion promises, and
 // creates nothing.
 func TestIfVersionOfAMissingEntityIsAConflict(t *testing.T) {
+	dynamotest.Parallel(t)
 	writes := map[string]func(db *ryno.Client, k ryno.Key) error{
 		"Update": func(db *ryno.Client, k ryno.Key) error {
 			_, err := db.Update(ctx, &ryno.Entity{Key: k, Attributes: map[string]any{"v": "x"}}, ryno.IfVersion(1))

@@ -21,13 +21,14 @@ const (
 // region: the environment's, or the constants above.
 func NewAPI(endpoint string) *dynamodb.Client { return rynotest.API(endpoint) }
 
-// API returns a client for the DynamoDB Local started by Main.
+// API returns a client for the DynamoDB Local started by Main, with the access key
+// of t (see Parallel).
 func API(t testing.TB) *dynamodb.Client {
 	t.Helper()
 	if endpoint == "" {
 		t.Fatal("dynamotest: no endpoint; call dynamotest.Main from TestMain")
 	}
-	return NewAPI(endpoint)
+	return apiFor(t, endpoint)
 }
 
 // NewPrefix returns a table prefix no other test uses.

@@ -42,8 +42,8 @@ func StreamRecords(t testing.TB, api *dynamodb.Client, table string) (string, []
 	if arn == "" {
 		t.Fatalf("table %s has no stream", table)
 	}
-	own := NewAPI(Endpoint()).Options() // the credentials and region of the tables
-	streams := dynamodbstreams.New(dynamodbstreams.Options{Region: own.Region, BaseEndpoint: aws.String(Endpoint()),
+	own := api.Options() // the credentials and region of the tables
+	streams := dynamodbstreams.New(dynamodbstreams.Options{Region: own.Region, BaseEndpoint: own.BaseEndpoint,
 		Credentials: own.Credentials})
 	stream, err := streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
 	if err != nil {

@@ -4,102 +4,39 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/rynodb/rynodb/internal/maintenance"
+	"github.com/rynodb/rynodb/check"
 )
 
-// Orphan is an entry that refers to an entity that does not exist.
-type Orphan struct {
-	Entry ItemKey // the entry's table and primary key
-	// Role says what is missing: the "subject", "object" or "entity" the entry names;
-	// or for a "claim" on a unique value, the entity holds no entry of that value.
-	Role    string
-	Missing Key // the missing entity, or the claim's owner; zero when the entry names none
-}
-
-func (o Orphan) String() string {
-	if o.Missing == (Key{}) {
-		return fmt.Sprintf("%s: malformed entry", o.Entry)
-	}
-	if o.Role == maintenance.RoleClaimed {
-		return fmt.Sprintf("%s: entity %s no longer holds the value it claims", o.Entry, o.Missing)
-	}
-	return fmt.Sprintf("%s: %s %s does not exist", o.Entry, o.Role, o.Missing)
-}
+// Orphan is an entry that refers to an entity that does not exist. It is package
+// check's type.
+type Orphan = check.Orphan
 
 // Trace is what a write cut off (a process killed, a Lambda function timed out)
 // left behind: work that the next writer of the entity or list finishes, and Check
-// with Repair too.
-type Trace struct {
-	Kind      TraceKind
-	Key       Key    // the entity; for a list, its subject
-	Predicate string // for TraceList, the list's predicate
-	Detail    string // what was found
-}
+// with Repair too. It is package check's type.
+type Trace = check.Trace
 
-// TraceKind says what a Trace is.
-type TraceKind string
+// TraceKind says what a Trace is. It is package check's type.
+type TraceKind = check.TraceKind
 
+// The kinds of Trace; see package check for what each is.
 const (
-	// TraceDelete is an entity marked as being deleted (a tombstone): a Delete cut
-	// off before it swept everything that refers to the entity.
-	TraceDelete TraceKind = "delete"
-	// TraceWrite is an entity marked as being written (a pending mark) for longer
-	// than Options.ListLease: a write cut off before all its index entries were
-	// written. Finishing it needs the indexes of the entity's type, which only a
-	// client registering them has; Check of another client reports it only.
-	TraceWrite TraceKind = "write"
-	// TraceList is a relationship list left by a writer cut off (its lease expired,
-	// or its intent or intent parts are left), or whose head or markers disagree
-	// with its entries.
-	TraceList TraceKind = "list"
-	// TraceUnindexed is a relationship entry that the reverse index does not hold:
-	// written without its reverse key by a writer of an earlier version after the
-	// store was migrated. Neither ReverseRelationships nor a Delete of its object
-	// finds it until Repair writes its key.
-	TraceUnindexed TraceKind = "unindexed"
-	// TraceExpired is an entity whose Expires has passed but that is still stored:
-	// no writer of its key, stream consumer or repair has deleted it and what
-	// refers to it yet. Readers already see it as missing; a repair deletes it as
-	// Delete does.
-	TraceExpired TraceKind = "expired"
+	TraceDelete    = check.TraceDelete    // an entity marked as being deleted
+	TraceWrite     = check.TraceWrite     // an entity marked as being written
+	TraceList      = check.TraceList      // a relationship list left by a writer cut off
+	TraceUnindexed = check.TraceUnindexed // a relationship entry the reverse index lacks
+	TraceExpired   = check.TraceExpired   // an entity expired but still stored
 )
 
-func (t Trace) String() string {
-	if t.Kind == TraceList || t.Kind == TraceUnindexed {
-		return fmt.Sprintf("%s %s -%s->: %s", t.Kind, t.Key, t.Predicate, t.Detail)
-	}
-	return fmt.Sprintf("%s %s: %s", t.Kind, t.Key, t.Detail)
-}
-
-// CheckOptions configures Check.
-type CheckOptions struct {
-	// Repair deletes every orphan found and finishes every trace.
-	Repair bool
-	// Segments splits the scan of each table into that many segments read in
-	// parallel (DynamoDB's parallel scan), for large tables. Default 1; at most
-	// MaxCheckSegments. Batch requests stay within Options.MaxConcurrency in all.
-	Segments int
-	// OnOrphan, when set, is called for each orphan found.
-	OnOrphan func(Orphan)
-	// OnTrace, when set, is called for each trace found.
-	OnTrace func(Trace)
-	// Progress, when set, is called after each page of entries.
-	Progress func(CheckProgress)
-}
+// CheckOptions configures Check. It is package check's Options.
+type CheckOptions = check.Options
 
 // MaxCheckSegments bounds CheckOptions.Segments.
-const MaxCheckSegments = 1000
+const MaxCheckSegments = check.MaxSegments
 
-// CheckProgress counts what a Check has done so far.
-type CheckProgress struct {
-	Relationships int // relationship entries scanned
-	IndexEntries  int // index entries scanned
-	Orphans       int // orphans found
-	Repaired      int // orphans deleted
-	Kept          int // orphans not deleted, as their entity was created meanwhile
-	Traces        int // traces of writes cut off found
-	Finished      int // traces finished
-}
+// CheckProgress counts what a Check has done so far. It is package check's
+// Progress.
+type CheckProgress = check.Progress
 
 // Check scans the store for what a write cut off left, and for orphans.
 //
@@ -140,24 +77,5 @@ func (c *Client) Check(ctx context.Context, opts CheckOptions) (_ CheckProgress,
 	if opts.Segments < 0 || opts.Segments > MaxCheckSegments {
 		return CheckProgress{}, invalid("CheckOptions.Segments", fmt.Sprint(opts.Segments), fmt.Sprintf("must be between 1 and %d", MaxCheckSegments))
 	}
-	done, err := c.maint.Check(ctx, opts.inStore())
-	return CheckProgress(done), err
-}
-
-// inStore is o as the store's check takes it, reporting the public forms of what
-// it finds.
-func (o CheckOptions) inStore() maintenance.CheckOptions {
-	so := maintenance.CheckOptions{Repair: o.Repair, Segments: o.Segments}
-	if o.OnOrphan != nil {
-		so.OnOrphan = func(f maintenance.Orphan) { o.OnOrphan(Orphan{Entry: f.Entry, Role: f.Role, Missing: f.Missing}) }
-	}
-	if o.OnTrace != nil {
-		so.OnTrace = func(t maintenance.Trace) {
-			o.OnTrace(Trace{Kind: TraceKind(t.Kind), Key: t.Key, Predicate: t.Predicate, Detail: t.Detail})
-		}
-	}
-	if o.Progress != nil {
-		so.Progress = func(p maintenance.CheckProgress) { o.Progress(CheckProgress(p)) }
-	}
-	return so
+	return c.maint.Check(ctx, opts)
 }

@@ -27,6 +27,10 @@ type Condition struct {
 // String describes the condition, for messages.
 func (c Condition) String() string { return c.text }
 
+// Expression is the condition as DynamoDB's expression builder writes it for a
+// write sent at now (a condition on Expires compares with now).
+func (c Condition) Expression(now time.Time) expression.ConditionBuilder { return c.build(now) }
+
 // And returns the condition that c and o both hold.
 func (c Condition) And(o Condition) Condition {
 	return Condition{
@@ -170,10 +174,10 @@ func If(c Condition) WriteOption {
 // entity's type.
 type ConditionError = entity.ConditionError
 
-// store returns the condition as the store reads it; nil for none.
-func (c *Condition) store() *store.Condition {
+// store returns the condition as the store takes it; nil for none.
+func (c *Condition) store() store.Condition {
 	if c == nil {
 		return nil
 	}
-	return &store.Condition{Text: c.text, Build: c.build}
+	return *c
 }

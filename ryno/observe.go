@@ -99,7 +99,7 @@ func (k *call) end(errp *error) {
 	if k == nil {
 		return
 	}
-	r := callReportOf(k.stats.Report(*errp))
+	r := k.stats.Report(*errp)
 	if k.span != nil {
 		endSpan(k.span, r)
 	}

@@ -3,7 +3,7 @@ package ryno
 import (
 	"context"
 
-	"github.com/rynodb/rynodb/internal/store"
+	"github.com/rynodb/rynodb/indexing"
 )
 
 // ReindexProgress counts what a Reindex has done so far.
@@ -16,12 +16,9 @@ type ReindexProgress struct {
 	Duplicates []Duplicate
 }
 
-// Duplicate is a value of a unique index that Entity emits and Owner holds.
-type Duplicate struct {
-	Index         string
-	Value         any
-	Entity, Owner Key
-}
+// Duplicate is a value of a unique index that Entity emits and Owner holds. It is
+// package indexing's type.
+type Duplicate = indexing.Duplicate
 
 // Reindex recomputes the index entries of every entity of a type in scope, with the
 // indexes registered now, and repairs the difference in the index entries table: run
@@ -46,13 +43,11 @@ func (c *Client) Reindex(ctx context.Context, t Type, progress func(ReindexProgr
 		return ReindexProgress{}, err
 	}
 	var done ReindexProgress
-	err = c.maint.Reindex(ctx, t.Scope, t.Name, func(items, puts, deletes int, dups []store.Duplicate) {
+	err = c.maint.Reindex(ctx, t.Scope, t.Name, func(items, puts, deletes int, dups []Duplicate) {
 		done.Entities += items
 		done.Puts += puts
 		done.Deletes += deletes
-		for _, d := range dups {
-			done.Duplicates = append(done.Duplicates, Duplicate{Index: d.Index, Value: d.Value, Entity: d.Entity, Owner: d.Owner})
-		}
+		done.Duplicates = append(done.Duplicates, dups...)
 		if progress != nil {
 			progress(done)
 		}

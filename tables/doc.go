@@ -15,8 +15,9 @@
 // It also defines, once, the errors that every package of the module returns and
 // the machinery under them raises: a *ValidationError for bad input, a *CallError
 // saying what a call was doing, a *BatchError, a *TableNotFoundError and a
-// *TransactionLimitError. Package ryno names all but CallError again (ryno.BatchError
-// is BatchError), so that a caller of ryno alone need not import this package.
+// *TransactionLimitError; and the CallReport of what each call cost, with its
+// Capacity. Package ryno names all but CallError again (ryno.BatchError is
+// BatchError), so that a caller of ryno alone need not import this package.
 //
 // The package performs no I/O and imports no other package of the module.
 package tables

@@ -55,7 +55,7 @@ func (d *Deleter) MarkDeleting(ctx context.Context, k store.Key, x Expect) (enti
 		cond = cond.And(entitystate.StoredCreatedIs(created))
 	}
 	if x.Cond != nil {
-		cond = cond.And(x.Cond.Build(now))
+		cond = cond.And(x.Cond.Expression(now))
 	}
 	// Removing a pending mark stops a large write still writing its index entries:
 	// its chunks check the mark, so none can commit after the sweep has read. The
@@ -116,7 +116,7 @@ func (d *Deleter) afterMarkFailed(k store.Key, token string, x Expect, item map[
 	case !x.Created.IsZero() && x.CreatedAttr == "" && s.CreatedAttr != x.storedCreated():
 		return s, errOtherLayout
 	case x.Cond != nil && s.Live():
-		return entitystate.State{}, &entity.ConditionError{Key: k, Condition: x.Cond.Text}
+		return entitystate.State{}, &entity.ConditionError{Key: k, Condition: x.Cond.String()}
 	}
 	return s, nil // deleting "" when there is no entity
 }
@@ -219,6 +219,13 @@ func (d *Deleter) markMissing(ctx context.Context, k store.Key) (entitystate.Sta
 // update). An object listed twice is deleted once; an object already gone costs a
 // Delete of a missing entity, which sweeps what still refers to it.
 
+// expiry is the condition that the stored entity has expired, as of the instant
+// the write is sent.
+type expiry func(now time.Time) expression.ConditionBuilder
+
+func (e expiry) Expression(now time.Time) expression.ConditionBuilder { return e(now) }
+func (expiry) String() string                                         { return "expired" }
+
 // expire puts the tombstone of a Delete on k while it holds the expired entity read
 // as s, and returns the item of the Delete to complete, as markDeleting does: none
 // (deleting "") when k holds no expired entity by now.
@@ -231,7 +238,7 @@ func (d *Deleter) expire(ctx context.Context, k store.Key, s entitystate.State) 
 			return expression.Name(schema.AttrExpires).Equal(expression.Value(store.AttrS(stored.Value)))
 		}
 	}
-	s, err := d.MarkDeleting(ctx, k, Expect{Cond: &store.Condition{Text: "expired", Build: expired}})
+	s, err := d.MarkDeleting(ctx, k, Expect{Cond: expiry(expired)})
 	var live *entity.ConditionError
 	if errors.As(err, &live) {
 		return entitystate.State{}, nil // written anew meanwhile: the caller reads it again
@@ -247,7 +254,7 @@ type Expect struct {
 	// CreatedAttr is the stored _created the mark pins instead of Created in the
 	// store's layout, once a refusal showed Created stored in another.
 	CreatedAttr string
-	Cond        *store.Condition
+	Cond        store.Condition
 }
 
 // storedCreated is the _created the mark of x requires; "" for any.

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/check"
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/errs"
@@ -19,14 +20,9 @@ import (
 	"github.com/rynodb/rynodb/internal/store"
 )
 
-// Check and Repair report what they find as Orphans and Traces, which package ryno
-// shows as its public types of the same names.
-
-// Orphan is an entry that refers to an entity that does not exist.
-type Orphan struct {
-	Entry   batching.ItemKey // the entry's table and primary key
-	Role    string           // "subject", "object", "entity", or RoleClaimed
-	Missing store.Key        // the missing entity, or the claim's owner; zero when the entry names none
+// orphan is an Orphan with what its repair needs to know.
+type orphan struct {
+	check.Orphan
 
 	claim  indexentries.Claim              // the claim, for role "claim"
 	item   bool                            // the entry is a claim item of the index entries table
@@ -37,47 +33,9 @@ type Orphan struct {
 	unindexed *relationships.Entry
 }
 
-// Trace is what a write cut off left behind.
-type Trace struct {
-	Kind      string    // one of the Trace kinds below
-	Key       store.Key // the entity; for a list, its subject
-	Predicate string    // for TraceList, the list's predicate
-	Detail    string    // what was found
-}
-
-// The kinds of traces, as package ryno names them.
-const (
-	TraceDelete    = "delete"
-	TraceWrite     = "write"
-	TraceList      = "list"
-	TraceUnindexed = "unindexed"
-	TraceExpired   = "expired"
-)
-
-// CheckOptions configures Check: Repair, Segments, and the callbacks, each called
-// from one goroutine at a time.
-type CheckOptions struct {
-	Repair   bool
-	Segments int // 0: 1
-	OnOrphan func(Orphan)
-	OnTrace  func(Trace)
-	Progress func(CheckProgress)
-}
-
-// CheckProgress counts what a Check has done so far.
-type CheckProgress struct {
-	Relationships int // relationship entries scanned
-	IndexEntries  int // index entries scanned
-	Orphans       int // orphans found
-	Repaired      int // orphans deleted
-	Kept          int // orphans not deleted, as their entity was created meanwhile
-	Traces        int // traces of writes cut off found
-	Finished      int // traces finished
-}
-
 // Check scans the store for what a write cut off left, and for orphans, and with
 // Repair finishes and deletes them (see ryno.Client.Check).
-func (m *Maintainer) Check(ctx context.Context, opts CheckOptions) (CheckProgress, error) {
+func (m *Maintainer) Check(ctx context.Context, opts check.Options) (check.Progress, error) {
 	segments := opts.Segments
 	if segments == 0 {
 		segments = 1
@@ -117,15 +75,15 @@ func (m *Maintainer) Check(ctx context.Context, opts CheckOptions) (CheckProgres
 
 // checkRun is one Check in progress, shared by the segments of its scans.
 type checkRun struct {
-	opts  CheckOptions
+	opts  check.Options
 	batch *batching.Engine // bounds the batch requests of all segments together
 
 	mu   sync.Mutex // guards done and serializes the callbacks
-	done CheckProgress
+	done check.Progress
 }
 
 // report counts and reports what one page found and repaired.
-func (run *checkRun) report(orphans []Orphan, traces []Trace, scanned *int, n int, counts CheckProgress) {
+func (run *checkRun) report(orphans []orphan, traces []check.Trace, scanned *int, n int, counts check.Progress) {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	if scanned != nil {
@@ -138,7 +96,7 @@ func (run *checkRun) report(orphans []Orphan, traces []Trace, scanned *int, n in
 	run.done.Finished += counts.Finished
 	if run.opts.OnOrphan != nil {
 		for _, o := range orphans {
-			run.opts.OnOrphan(o)
+			run.opts.OnOrphan(o.Orphan)
 		}
 	}
 	if run.opts.OnTrace != nil {
@@ -166,14 +124,14 @@ func (m *Maintainer) checkPage(ctx context.Context, run *checkRun, t checkedTabl
 		}
 		unindexed = m.findUnindexed(items, orphans)
 	}
-	traces := make([]Trace, 0, len(lists)+len(unindexed))
+	traces := make([]check.Trace, 0, len(lists)+len(unindexed))
 	for _, l := range lists {
 		traces = append(traces, l.trace)
 	}
 	for _, u := range unindexed {
 		traces = append(traces, u.trace)
 	}
-	var counts CheckProgress
+	var counts check.Progress
 	if run.opts.Repair {
 		counts, err = m.repairPage(ctx, run, orphans, lists)
 		if err == nil {
@@ -193,8 +151,8 @@ func (m *Maintainer) checkPage(ctx context.Context, run *checkRun, t checkedTabl
 }
 
 // repairPage deletes the orphans of a page, then finishes its list traces.
-func (m *Maintainer) repairPage(ctx context.Context, run *checkRun, orphans []Orphan, lists []listCheck) (CheckProgress, error) {
-	var counts CheckProgress
+func (m *Maintainer) repairPage(ctx context.Context, run *checkRun, orphans []orphan, lists []listCheck) (check.Progress, error) {
+	var counts check.Progress
 	var err error
 	counts.Repaired, counts.Kept, err = m.repairOrphans(ctx, run, orphans)
 	if err != nil {
@@ -224,10 +182,10 @@ func (m *Maintainer) repairPage(ctx context.Context, run *checkRun, orphans []Or
 // checkedTable is a table whose items refer to entities.
 type checkedTable struct {
 	table   string
-	key     []string                  // the primary key attributes
-	extra   []string                  // other attributes Check reads
-	refs    []store.EntityRef         // the entities an item refers to
-	scanned func(*CheckProgress) *int // the count of its items scanned
+	key     []string                   // the primary key attributes
+	extra   []string                   // other attributes Check reads
+	refs    []store.EntityRef          // the entities an item refers to
+	scanned func(*check.Progress) *int // the count of its items scanned
 }
 
 func (m *Maintainer) relationshipsTable() checkedTable {
@@ -239,7 +197,7 @@ func (m *Maintainer) relationshipsTable() checkedTable {
 			{Role: "subject", Scope: schema.AttrSubjectScope, Type: schema.AttrSubjectType, ID: schema.AttrSubjectID},
 			{Role: "object", Scope: schema.AttrObjectScope, Type: schema.AttrObjectType, ID: schema.AttrObjectID},
 		},
-		scanned: func(p *CheckProgress) *int { return &p.Relationships },
+		scanned: func(p *check.Progress) *int { return &p.Relationships },
 	}
 }
 
@@ -249,7 +207,7 @@ func (m *Maintainer) indexTable() checkedTable {
 		key:     schema.IndexEntryKeyAttrs(),
 		extra:   []string{schema.AttrIndexName, schema.AttrIndexKey},
 		refs:    []store.EntityRef{{Role: "entity", Scope: schema.AttrScope, Type: schema.AttrType, ID: schema.AttrID}},
-		scanned: func(p *CheckProgress) *int { return &p.IndexEntries },
+		scanned: func(p *check.Progress) *int { return &p.IndexEntries },
 	}
 }
 
@@ -282,17 +240,13 @@ func (t checkedTable) scan(segment, segments int) *dynamodb.ScanInput {
 	return in
 }
 
-// RoleClaimed is the Role of an orphan claim whose entity exists but holds no entry
-// of the claimed value.
-const RoleClaimed = "claim"
-
 // existenceAttrs are what Check reads of the entities entries refer to: enough to
 // tell a live entity, and the record of what it claims.
 var existenceAttrs = []string{schema.AttrID, schema.AttrScopeTypeKey, schema.AttrDeleting, schema.AttrIndexEntries}
 
 // findOrphans returns the items that refer to an entity that does not exist (or is
 // being deleted), and the claims whose entity holds the value no more.
-func (m *Maintainer) findOrphans(ctx context.Context, batch *batching.Engine, t checkedTable, items []map[string]types.AttributeValue) ([]Orphan, error) {
+func (m *Maintainer) findOrphans(ctx context.Context, batch *batching.Engine, t checkedTable, items []map[string]types.AttributeValue) ([]orphan, error) {
 	var ops []batching.GetOp
 	for _, item := range items {
 		for _, r := range t.refsOf(item) {
@@ -305,30 +259,30 @@ func (m *Maintainer) findOrphans(ctx context.Context, batch *batching.Engine, t 
 	if err != nil {
 		return nil, err
 	}
-	var orphans []Orphan
+	var orphans []orphan
 	var claims []indexentries.Claim
 	for _, item := range items {
 		entry := batching.ItemKey{Table: t.table, Key: batching.Project(item, t.key)}
 		claim := indexentries.IsClaim(item)
-		orphan := false
+		isOrphan := false
 		for _, r := range t.refsOf(item) {
 			k := r.Key(item)
 			if schema.ValidateEntityKey(k.Scope, k.Type, k.ID) != nil {
-				orphans = append(orphans, Orphan{Entry: entry, Role: r.Role, item: claim})
-				orphan = true
+				orphans = append(orphans, orphan{Orphan: check.Orphan{Entry: entry, Role: r.Role}, item: claim})
+				isOrphan = true
 				break
 			}
 			if e, ok := existing[batching.ItemID(m.core.Names.Entities, actions.EntityKey(k))]; !ok || store.Deleted(e) {
-				o := Orphan{Entry: entry, Role: r.Role, Missing: k, item: claim, stored: e}
+				o := orphan{Orphan: check.Orphan{Entry: entry, Role: r.Role, Missing: k}, item: claim, stored: e}
 				if u, ok := relationships.Unindexed(item); ok && t.table == m.core.Names.Relationships {
 					o.unindexed = &u
 				}
 				orphans = append(orphans, o)
-				orphan = true
+				isOrphan = true
 				break
 			}
 		}
-		if cl, err := indexentries.ClaimFromItem(item); !orphan && err == nil && claim {
+		if cl, err := indexentries.ClaimFromItem(item); !isOrphan && err == nil && claim {
 			claims = append(claims, cl)
 		}
 	}
@@ -339,7 +293,7 @@ func (m *Maintainer) findOrphans(ctx context.Context, batch *batching.Engine, t 
 // unheldClaims returns the claims whose entity holds no entry of their value and
 // does not record it (a write cut off records what it claimed before writing the
 // entries: that is its trace, not an orphan).
-func (m *Maintainer) unheldClaims(ctx context.Context, batch *batching.Engine, claims []indexentries.Claim, owners map[string]map[string]types.AttributeValue) ([]Orphan, error) {
+func (m *Maintainer) unheldClaims(ctx context.Context, batch *batching.Engine, claims []indexentries.Claim, owners map[string]map[string]types.AttributeValue) ([]orphan, error) {
 	if len(claims) == 0 {
 		return nil, nil
 	}
@@ -351,16 +305,16 @@ func (m *Maintainer) unheldClaims(ctx context.Context, batch *batching.Engine, c
 	if err != nil {
 		return nil, err
 	}
-	var orphans []Orphan
+	var orphans []orphan
 	for i, cl := range claims {
 		owner := store.Key{Scope: cl.Scope, Type: cl.Type, ID: cl.ID}
 		recorded := slices.ContainsFunc(store.RecordEntries(owner, owners[batching.ItemID(m.core.Names.Entities, actions.EntityKey(owner))]),
 			func(e indexentries.Entry) bool { return indexentries.ClaimOf(e) == cl })
 		if _, ok := held[ops[i].ID]; !ok && !recorded {
-			orphans = append(orphans, Orphan{
+			orphans = append(orphans, orphan{Orphan: check.Orphan{
 				Entry: batching.ItemKey{Table: m.core.Names.IndexEntries, Key: cl.PrimaryKey()},
-				Role:  RoleClaimed, Missing: owner, claim: cl, item: true,
-			})
+				Role:  check.RoleClaimed, Missing: owner,
+			}, claim: cl, item: true})
 		}
 	}
 	return orphans, nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/check"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/lists"
@@ -17,7 +18,7 @@ import (
 
 // listCheck is a list on which Check found a trace, with its head as read.
 type listCheck struct {
-	trace Trace
+	trace check.Trace
 	head  relationships.Head
 }
 
@@ -25,7 +26,7 @@ type listCheck struct {
 // whose subject exists: each head found against its list (entries, markers, intent
 // parts), and that every list with entries, markers or intent parts on the page has
 // a head.
-func (m *Maintainer) findListTraces(ctx context.Context, batch *batching.Engine, items []map[string]types.AttributeValue, orphans []Orphan) ([]listCheck, error) {
+func (m *Maintainer) findListTraces(ctx context.Context, batch *batching.Engine, items []map[string]types.AttributeValue, orphans []orphan) ([]listCheck, error) {
 	missing := map[store.Key]bool{}
 	for _, o := range orphans {
 		if o.Role == "subject" {
@@ -123,7 +124,7 @@ func (m *Maintainer) verifyList(ctx context.Context, id lists.ID) (*listCheck, e
 			return nil, batching.Retry, nil
 		}
 		if detail := m.disagreement(h, s); detail != "" {
-			return &listCheck{head: h, trace: Trace{Kind: TraceList, Key: id.Subject, Predicate: id.Predicate, Detail: detail}}, batching.Done, nil
+			return &listCheck{head: h, trace: check.Trace{Kind: check.TraceList, Key: id.Subject, Predicate: id.Predicate, Detail: detail}}, batching.Done, nil
 		}
 		return nil, batching.Done, nil
 	})

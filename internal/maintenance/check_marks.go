@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/check"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/errs"
@@ -40,7 +41,7 @@ func (m *Maintainer) marksScan(segment, segments int, now time.Time) *dynamodb.S
 // tombstone, and pending marks whose writer's lease has expired (the others belong
 // to writers at work; see PendingLeft). With Repair it finishes them.
 func (m *Maintainer) checkMarks(ctx context.Context, run *checkRun, items []map[string]types.AttributeValue) error {
-	var traces []Trace
+	var traces []check.Trace
 	var marked []entitystate.State
 	for _, item := range items {
 		k, err := store.EntityKeyOf(item)
@@ -53,14 +54,14 @@ func (m *Maintainer) checkMarks(ctx context.Context, run *checkRun, items []map[
 		}
 		switch {
 		case s.Deleting != "":
-			traces = append(traces, Trace{Kind: TraceDelete, Key: k,
+			traces = append(traces, check.Trace{Kind: check.TraceDelete, Key: k,
 				Detail: fmt.Sprintf("being deleted (version %d); what refers to it may be left", s.Version)})
 		case s.Expired:
-			traces = append(traces, Trace{Kind: TraceExpired, Key: k,
+			traces = append(traces, check.Trace{Kind: check.TraceExpired, Key: k,
 				Detail: fmt.Sprintf("expired at %s (version %d) and not yet deleted; what refers to it is left until it is",
 					store.ExpiryTime(s.Expires).Format(time.RFC3339), s.Version)})
 		case m.core.PendingLeft(s):
-			traces = append(traces, Trace{Kind: TraceWrite, Key: k,
+			traces = append(traces, check.Trace{Kind: check.TraceWrite, Key: k,
 				Detail: fmt.Sprintf("written at %s (version %d) by a writer that did not finish its index entries",
 					schema.FormatTime(store.PendingSince(item)), s.Version)})
 		default:
@@ -71,7 +72,7 @@ func (m *Maintainer) checkMarks(ctx context.Context, run *checkRun, items []map[
 	if len(traces) == 0 {
 		return nil
 	}
-	var counts CheckProgress
+	var counts check.Progress
 	var err error
 	if run.opts.Repair {
 		counts.Finished, err = m.finishMarks(ctx, traces, marked)
@@ -86,7 +87,7 @@ func (m *Maintainer) checkMarks(ctx context.Context, run *checkRun, items []map[
 // when this client registers the indexes the entity was written with (otherwise it
 // is left for a client that does). Both are conditional on the entity as scanned:
 // one another writer changed meanwhile is read again, or its mark is gone.
-func (m *Maintainer) finishMarks(ctx context.Context, traces []Trace, marked []entitystate.State) (int, error) {
+func (m *Maintainer) finishMarks(ctx context.Context, traces []check.Trace, marked []entitystate.State) (int, error) {
 	var mu sync.Mutex
 	finished := 0
 	err := batching.Parallel(ctx, len(traces), m.core.MaxConcurrency, func(ctx context.Context, i int) error {

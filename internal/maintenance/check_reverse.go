@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/check"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/relationships"
@@ -21,12 +22,12 @@ import (
 // upgraded.
 type unindexedEntry struct {
 	entry relationships.Entry
-	trace Trace
+	trace check.Trace
 }
 
 // findUnindexed returns the entries of a page of the relationship entries table whose
 // _reverse_key is missing or wrong. An orphan is left to its repair.
-func (m *Maintainer) findUnindexed(items []map[string]types.AttributeValue, orphans []Orphan) []unindexedEntry {
+func (m *Maintainer) findUnindexed(items []map[string]types.AttributeValue, orphans []orphan) []unindexedEntry {
 	orphaned := map[string]bool{}
 	for _, o := range orphans {
 		orphaned[o.Entry.String()] = true
@@ -37,7 +38,7 @@ func (m *Maintainer) findUnindexed(items []map[string]types.AttributeValue, orph
 		if !ok || orphaned[batching.ItemKey{Table: m.core.Names.Relationships, Key: e.PrimaryKey()}.String()] {
 			continue
 		}
-		found = append(found, unindexedEntry{entry: e, trace: Trace{Kind: TraceUnindexed, Key: e.Subject, Predicate: e.Predicate,
+		found = append(found, unindexedEntry{entry: e, trace: check.Trace{Kind: check.TraceUnindexed, Key: e.Subject, Predicate: e.Predicate,
 			Detail: fmt.Sprintf("the entry to %s at %d is missing from the reverse index", e.Object, e.Index)}})
 	}
 	return found

@@ -8,9 +8,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
-	"github.com/rynodb/rynodb/internal/store"
 )
 
 // reindexPage is how many entities Reindex reads per request.
@@ -20,7 +20,7 @@ const reindexPage = 100
 // the registered indexes, a page of entities at a time, and tells done what each
 // page did: the entities read, the entries put and deleted, and the unique values
 // it found held by another entity.
-func (m *Maintainer) Reindex(ctx context.Context, scope, typ string, done func(items, puts, deletes int, dups []store.Duplicate)) error {
+func (m *Maintainer) Reindex(ctx context.Context, scope, typ string, done func(items, puts, deletes int, dups []indexing.Duplicate)) error {
 	q, err := m.core.ByTypePage(scope, typ)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/check"
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
@@ -20,7 +21,7 @@ import (
 // repair is a transaction deleting orphans, each only while the entity it misses is
 // still missing: a condition check per missing entity, a delete per orphan.
 type repair struct {
-	orphans []Orphan
+	orphans []orphan
 	missing []store.Key // distinct, in order of first appearance
 }
 
@@ -64,7 +65,7 @@ func (r repair) without(alive map[store.Key]bool) repair {
 
 // planRepairs groups orphans that name their missing entity into transactions within
 // DynamoDB's limit. Orphans of one entity share its condition check.
-func planRepairs(orphans []Orphan) []repair {
+func planRepairs(orphans []orphan) []repair {
 	var plans []repair
 	var cur repair
 	seen := map[store.Key]bool{}
@@ -97,15 +98,15 @@ func planRepairs(orphans []Orphan) []repair {
 // missing are deleted in transactions that check it still is; claims their owner no
 // longer holds are released unless it took the value back; malformed entries, which
 // name no entity, are deleted as they are.
-func (m *Maintainer) repairOrphans(ctx context.Context, run *checkRun, orphans []Orphan) (deleted, kept int, err error) {
-	var malformed, unheld, claims []Orphan
+func (m *Maintainer) repairOrphans(ctx context.Context, run *checkRun, orphans []orphan) (deleted, kept int, err error) {
+	var malformed, unheld, claims []orphan
 	byEntity := map[store.Key]int{}
-	var missing []Orphan // one per missing entity
+	var missing []orphan // one per missing entity
 	for _, o := range orphans {
 		switch {
 		case o.Missing == (store.Key{}):
 			malformed = append(malformed, o)
-		case o.Role == RoleClaimed:
+		case o.Role == check.RoleClaimed:
 			unheld = append(unheld, o)
 		case o.item:
 			claims = append(claims, o)
@@ -172,12 +173,12 @@ func (m *Maintainer) repairOrphans(ctx context.Context, run *checkRun, orphans [
 // so that the sweep of its missing object finds it, and returns those orphans. It
 // goes before the sweeps; the reverse index is eventually consistent, so
 // stillThere counts those a sweep missed all the same.
-func (m *Maintainer) indexOrphans(ctx context.Context, orphans []Orphan) ([]Orphan, error) {
+func (m *Maintainer) indexOrphans(ctx context.Context, orphans []orphan) ([]orphan, error) {
 	var entries []unindexedEntry
-	var unindexed []Orphan
+	var unindexed []orphan
 	for _, o := range orphans {
 		if o.unindexed != nil { // an orphan of a missing entity, as findOrphans sets it
-			entries = append(entries, unindexedEntry{entry: *o.unindexed, trace: Trace{Kind: TraceUnindexed, Key: o.unindexed.Subject}})
+			entries = append(entries, unindexedEntry{entry: *o.unindexed, trace: check.Trace{Kind: check.TraceUnindexed, Key: o.unindexed.Subject}})
 			unindexed = append(unindexed, o)
 		}
 	}
@@ -212,7 +213,7 @@ func (m *Maintainer) sweepMissing(ctx context.Context, k store.Key, item map[str
 }
 
 // repairClaims deletes claims whose owner is missing, each only while it still is.
-func (m *Maintainer) repairClaims(ctx context.Context, batch *batching.Engine, orphans []Orphan) (deleted, kept int, err error) {
+func (m *Maintainer) repairClaims(ctx context.Context, batch *batching.Engine, orphans []orphan) (deleted, kept int, err error) {
 	plans := planRepairs(orphans)
 	var mu sync.Mutex
 	var failed batching.Failures
@@ -236,7 +237,7 @@ func (m *Maintainer) repairClaims(ctx context.Context, batch *batching.Engine, o
 // returns what it sent last: the orphans it deleted, or on failure those it could not
 // delete. Cancellations for conflicts or throttling are retried with backoff.
 func (m *Maintainer) runRepair(ctx context.Context, batch *batching.Engine, r repair) (repair, error) {
-	_, err := batching.UntilDone(ctx, batch, r.orphans, func(ctx context.Context, _ []Orphan) ([]Orphan, error) {
+	_, err := batching.UntilDone(ctx, batch, r.orphans, func(ctx context.Context, _ []orphan) ([]orphan, error) {
 		_, err := m.core.API.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: r.actions(m.core.Names)})
 		canceled, ok := batching.Cancelled(err)
 		if err == nil || !ok {
@@ -266,7 +267,7 @@ func (r repair) alive(c batching.Cancellation) map[store.Key]bool {
 	return alive
 }
 
-func orphanEntries(orphans []Orphan) []batching.ItemKey {
+func orphanEntries(orphans []orphan) []batching.ItemKey {
 	keys := make([]batching.ItemKey, len(orphans))
 	for i, o := range orphans {
 		keys[i] = o.Entry
@@ -274,7 +275,7 @@ func orphanEntries(orphans []Orphan) []batching.ItemKey {
 	return keys
 }
 
-func orphanDeletes(orphans []Orphan) []batching.WriteOp {
+func orphanDeletes(orphans []orphan) []batching.WriteOp {
 	ops := make([]batching.WriteOp, len(orphans))
 	for i, o := range orphans {
 		ops[i] = batching.DeleteOp(o.Entry.Table, o.Entry.Key)
@@ -287,7 +288,7 @@ func orphanDeletes(orphans []Orphan) []batching.WriteOp {
 // record the value, and that the claim is still the entity's: an entity that took
 // the value back meanwhile keeps its claim. It returns
 // how many it deleted.
-func (m *Maintainer) releaseUnheld(ctx context.Context, batch *batching.Engine, orphans []Orphan) (int, error) {
+func (m *Maintainer) releaseUnheld(ctx context.Context, batch *batching.Engine, orphans []orphan) (int, error) {
 	var mu sync.Mutex
 	released := 0
 	err := batching.Parallel(ctx, len(orphans), m.core.MaxConcurrency, func(ctx context.Context, i int) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/check"
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/requests"
@@ -18,23 +19,23 @@ import (
 	"github.com/rynodb/rynodb/internal/store"
 )
 
-func orphanOf(entry int, missing string) Orphan {
-	return Orphan{
+func orphanOf(entry int, missing string) orphan {
+	return orphan{Orphan: check.Orphan{
 		Entry:   batching.ItemKey{Table: "t", Key: testKey(entry)},
 		Role:    "object",
 		Missing: store.Key{Scope: "s", Type: "t", ID: missing},
-	}
+	}}
 }
 
 func TestPlanRepairsStaysWithinTheTransactionLimit(t *testing.T) {
 	tests := []struct {
 		name    string
-		orphans []Orphan
+		orphans []orphan
 		want    [][2]int // orphans and condition checks of each transaction
 	}{
 		{"none", nil, nil},
-		{"one", []Orphan{orphanOf(0, "a")}, [][2]int{{1, 1}}},
-		{"one entity shares its check", []Orphan{orphanOf(0, "a"), orphanOf(1, "a"), orphanOf(2, "b")}, [][2]int{{3, 2}}},
+		{"one", []orphan{orphanOf(0, "a")}, [][2]int{{1, 1}}},
+		{"one entity shares its check", []orphan{orphanOf(0, "a"), orphanOf(1, "a"), orphanOf(2, "b")}, [][2]int{{3, 2}}},
 		{"50 entities with an orphan each fill one", orphans(50, 50), [][2]int{{50, 50}}},
 		{"51 spill over", orphans(51, 51), [][2]int{{50, 50}, {1, 1}}},
 		{"99 orphans of one entity", orphans(99, 1), [][2]int{{99, 1}}},
@@ -62,8 +63,8 @@ func TestPlanRepairsStaysWithinTheTransactionLimit(t *testing.T) {
 }
 
 // orphans returns n orphans missing entities spread over m ids.
-func orphans(n, m int) []Orphan {
-	out := make([]Orphan, n)
+func orphans(n, m int) []orphan {
+	out := make([]orphan, n)
 	for i := range out {
 		out[i] = orphanOf(i, fmt.Sprintf("e%d", i%m))
 	}
@@ -71,7 +72,7 @@ func orphans(n, m int) []Orphan {
 }
 
 func TestCancellationCauses(t *testing.T) {
-	r := planRepairs([]Orphan{orphanOf(0, "a"), orphanOf(1, "b"), orphanOf(2, "a")})[0]
+	r := planRepairs([]orphan{orphanOf(0, "a"), orphanOf(1, "b"), orphanOf(2, "a")})[0]
 	reason := func(code string) types.CancellationReason { return types.CancellationReason{Code: aws.String(code)} }
 	tests := []struct {
 		name      string
@@ -126,7 +127,7 @@ func canceled(codes ...string) error {
 
 func TestRepairClaims(t *testing.T) {
 	// Checks of a and b, then the deletes of entries 0 (a), 1 (b) and 2 (a).
-	three := []Orphan{orphanOf(0, "a"), orphanOf(1, "b"), orphanOf(2, "a")}
+	three := []orphan{orphanOf(0, "a"), orphanOf(1, "b"), orphanOf(2, "a")}
 	tests := []struct {
 		name          string
 		reply         func(call int) error

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/rynodb/rynodb/tables"
 )
 
 // Stats gathers the report of one call while its requests run, possibly in
@@ -25,12 +26,12 @@ type Stats struct {
 	retries     int
 	throttles   int
 	unprocessed int
-	capacity    map[[2]string]*Capacity
+	capacity    map[[2]string]*tables.Capacity
 }
 
 // NewStats starts the stats of a call of method op.
 func NewStats(op string) *Stats {
-	return &Stats{Op: op, start: time.Now(), requests: map[string]int{}, capacity: map[[2]string]*Capacity{}}
+	return &Stats{Op: op, start: time.Now(), requests: map[string]int{}, capacity: map[[2]string]*tables.Capacity{}}
 }
 
 // Sent records the start of a request of API op.
@@ -86,7 +87,7 @@ func (s *Stats) add(table, index string, c *types.Capacity, write bool) {
 	k := [2]string{table, index}
 	total := s.capacity[k]
 	if total == nil {
-		total = &Capacity{Table: table, Index: index}
+		total = &tables.Capacity{Table: table, Index: index}
 		s.capacity[k] = total
 	}
 	total.Read += read
@@ -101,10 +102,10 @@ func (s *Stats) Retried() {
 }
 
 // Report returns the report of the call, ended with err.
-func (s *Stats) Report(err error) Report {
+func (s *Stats) Report(err error) tables.CallReport {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := Report{
+	r := tables.CallReport{
 		Op: s.Op, Requests: maps.Clone(s.requests), Rounds: s.rounds, Retries: s.retries,
 		Throttles: s.throttles, Unprocessed: s.unprocessed, Duration: time.Since(s.start), Err: err,
 	}
@@ -116,26 +117,4 @@ func (s *Stats) Report(err error) Report {
 
 func compareCapacityKeys(a, b [2]string) int {
 	return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]))
-}
-
-// Report is what one call cost: package ryno's CallReport, field for field.
-type Report struct {
-	Op          string
-	Requests    map[string]int
-	Rounds      int
-	Retries     int
-	Throttles   int
-	Unprocessed int
-	Capacity    []Capacity
-	Duration    time.Duration
-	Err         error
-}
-
-// Capacity is the capacity a call consumed on one table or one of its indexes:
-// package ryno's Capacity, field for field.
-type Capacity struct {
-	Table string
-	Index string // empty for the table itself
-	Read  float64
-	Write float64
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/rynodb/rynodb/tables"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,7 +33,7 @@ func TestStatsCountRoundsAndSumCapacity(t *testing.T) {
 	require.Equal(t, 3, r.Retries, "the SDK's 2 and the store's 1")
 	require.Equal(t, 1, r.Throttles)
 	require.Equal(t, 3, r.Unprocessed)
-	require.Equal(t, []Capacity{
+	require.Equal(t, []tables.Capacity{
 		{Table: "t_entities", Write: 4},
 		{Table: "t_rel", Read: 1.5},
 		{Table: "t_rel", Index: "t_incoming", Write: 2},

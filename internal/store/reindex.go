@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
@@ -78,7 +79,7 @@ type reindexing struct {
 	s             entitystate.State
 	token         string
 	puts, deletes int
-	duplicates    []Duplicate
+	duplicates    []indexing.Duplicate
 }
 
 // run commits the entries the entity emits now, and its record. It reports false
@@ -177,7 +178,7 @@ func (r *reindexing) claimUnique(ctx context.Context, emitted []indexentries.Ent
 		case !ok:
 			claims = append(claims, cl)
 		case err == nil && (owner.Type != e.Type || owner.ID != e.ID):
-			r.duplicates = append(r.duplicates, Duplicate{Index: e.IndexName, Value: e.Value.Interface(),
+			r.duplicates = append(r.duplicates, indexing.Duplicate{Index: e.IndexName, Value: e.Value.Interface(),
 				Entity: r.k, Owner: Key{Scope: owner.Scope, Type: owner.Type, ID: owner.ID}})
 			continue
 		}
@@ -340,16 +341,8 @@ func (c *Core) ReadIndexEntries(ctx context.Context, k Key) ([]map[string]types.
 	return c.QueryAll(ctx, c.IndexEntriesQuery(k))
 }
 
-// Duplicate is a value of a unique index that Entity emits and Owner holds, which
-// Reindex reports instead of writing (package ryno's Duplicate).
-type Duplicate struct {
-	Index         string
-	Value         any
-	Entity, Owner Key
-}
-
 // ReindexPage repairs the entries of the entities stored as items, in parallel.
-func (c *Core) ReindexPage(ctx context.Context, items []map[string]types.AttributeValue) (puts, deletes int, dups []Duplicate, err error) {
+func (c *Core) ReindexPage(ctx context.Context, items []map[string]types.AttributeValue) (puts, deletes int, dups []indexing.Duplicate, err error) {
 	done := make([]*reindexing, len(items))
 	err = batching.Parallel(ctx, len(items), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		var err error

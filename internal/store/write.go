@@ -84,9 +84,11 @@ func (c *Core) Resolve(ctx context.Context, k Key, token string, unapplied func(
 	return commit.Attempt{Outcome: commit.Failed, Err: fmt.Errorf("%w: %s was changed by another writer meanwhile", commit.ErrOutcomeUnknown, k)}
 }
 
-// Condition is a condition a write requires of the stored entity: Text for the
-// error that refuses it, Build for the condition as of now.
-type Condition struct {
-	Text  string
-	Build func(now time.Time) expression.ConditionBuilder
+// Condition is a condition a write requires of the stored entity, as the caller
+// wrote it: ryno.Condition is one. A nil Condition requires nothing.
+type Condition interface {
+	// Expression is the condition as a write sent at now checks it.
+	Expression(now time.Time) expression.ConditionBuilder
+	// String describes the condition, for the error that refuses a write.
+	String() string
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/stretchr/testify/require"
@@ -80,3 +81,13 @@ func Canceled(reasons ...types.CancellationReason) error {
 func Reason(code string) types.CancellationReason {
 	return types.CancellationReason{Code: aws.String(code)}
 }
+
+// Exists is a condition that the stored entity exists, named "exists".
+type Exists struct{}
+
+// Expression is attribute_exists(_id).
+func (Exists) Expression(time.Time) expression.ConditionBuilder {
+	return expression.AttributeExists(expression.Name(schema.AttrID))
+}
+
+func (Exists) String() string { return "exists" }

@@ -55,7 +55,7 @@ func (p Patch) Size() int {
 type PatchOptions struct {
 	Version int64
 	Created time.Time // the entity's Created (IfCreated), when not zero
-	Cond    *store.Condition
+	Cond    store.Condition
 	// StoredCreated is the stored _created, in another layout than the store's, that
 	// the patch requires and writes anew in the store's; "" for one in the store's
 	// layout, which the patch keeps. A refusal shows which.
@@ -179,7 +179,7 @@ func (c *Writer) PatchInput(k store.Key, p Patch, o PatchOptions, token string) 
 		cond = cond.And(expression.Name(schema.AttrVersion).Equal(expression.Value(store.AttrN(o.Version))))
 	}
 	if o.Cond != nil {
-		cond = cond.And(o.Cond.Build(now))
+		cond = cond.And(o.Cond.Expression(now))
 	}
 	b := commit.Build(cond, &u)
 	a.resolve(b.Names)
@@ -241,7 +241,7 @@ func (c *Writer) patchRefused(ctx context.Context, k store.Key, o PatchOptions, 
 	case s.Unreadable != nil:
 		return nil, store.Unreadable(k, s.Unreadable)
 	case o.Cond != nil && (version == 0 || s.Version == version):
-		return nil, &entity.ConditionError{Key: k, Condition: o.Cond.Text}
+		return nil, &entity.ConditionError{Key: k, Condition: o.Cond.String()}
 	}
 	return nil, &entity.ConflictError{Key: k, Expected: version, Stored: s.Version, Reason: fmt.Sprintf("expected version %d, stored is %d", version, s.Version)}
 }

@@ -50,7 +50,7 @@ type Put struct {
 	Lists map[string][]store.Key
 	// Sets are the sets to replace once the entity is written, by predicate.
 	Sets map[string][]store.Key
-	Cond *store.Condition // the caller's condition (If), or nil
+	Cond store.Condition // the caller's condition (If), or nil
 }
 
 // Write stores the entity of p and returns its item as stored. Everything is
@@ -307,13 +307,13 @@ func (w *write) conditionFailed(x entitystate.Expectation, item map[string]types
 		return nil
 	}
 	if x.Absent && item == nil { // still missing: the condition refused the creation
-		return &entity.ConditionError{Key: w.Key, Condition: w.Cond.Text}
+		return &entity.ConditionError{Key: w.Key, Condition: w.Cond.String()}
 	}
 	s, err := w.c.core.ReadStored(w.Key, item)
 	if err != nil || !s.Live() || s.Token == w.token || !x.Holds(s) {
 		return nil
 	}
-	return &entity.ConditionError{Key: w.Key, Condition: w.Cond.Text}
+	return &entity.ConditionError{Key: w.Key, Condition: w.Cond.String()}
 }
 
 // decideFromItem decides the next expectation from the stored item (nil: none), or

@@ -36,7 +36,7 @@ type putPlan struct {
 func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types.AttributeValue, lists []lists.State) (*putPlan, error) {
 	x.Now = w.now
 	if w.Cond != nil {
-		x.Cond = w.Cond.Build
+		x.Cond = w.Cond.Expression
 	}
 	created := w.now
 	if !x.Absent && !x.Created.IsZero() {

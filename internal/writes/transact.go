@@ -50,10 +50,10 @@ type TxOp struct {
 	// item (as Put.Base) of the entity stored as item with the patch applied.
 	Patch     Patch
 	Patched   func(item map[string]types.AttributeValue) (map[string]types.AttributeValue, error)
-	Version   int64            // the version a Patch or Delete requires (0: any)
-	Created   time.Time        // the life a Patch or Delete requires (IfCreated; zero: any)
-	Cond      *store.Condition // If; the condition of a TxCheck
-	Predicate string           // of a list; the name of a sequence
+	Version   int64           // the version a Patch or Delete requires (0: any)
+	Created   time.Time       // the life a Patch or Delete requires (IfCreated; zero: any)
+	Cond      store.Condition // If; the condition of a TxCheck
+	Predicate string          // of a list; the name of a sequence
 	Objects   []store.Key
 	From      int64 // the number a draw from a sequence last read
 }

@@ -260,7 +260,7 @@ func (c *Writer) txDelete(ctx context.Context, op *txOp, removed func(relationsh
 		case op.Version > 0 && now.Version != op.Version:
 			return false, &entity.ConflictError{Key: op.Key, Expected: op.Version, Stored: now.Version, Missing: !now.Live(), Reason: "another version"}
 		case op.Cond != nil && now.Version == s.Version:
-			return false, &entity.ConditionError{Key: op.Key, Condition: op.Cond.Text}
+			return false, &entity.ConditionError{Key: op.Key, Condition: op.Cond.String()}
 		}
 		return true, &entity.ConflictError{Key: op.Key, Reason: "written meanwhile"}
 	}
@@ -316,7 +316,7 @@ func (c *Writer) addEntityDelete(t *actions.Transaction, op *txOp, s entitystate
 	cond := entitystate.Expect(s).Condition().
 		And(expression.AttributeNotExists(expression.Name(schema.AttrDeleting)))
 	if op.Cond != nil {
-		cond = cond.And(op.Cond.Build(c.core.Now()))
+		cond = cond.And(op.Cond.Expression(c.core.Now()))
 	}
 	b := commit.Build(cond, nil)
 	t.Add(types.TransactWriteItem{Delete: &types.Delete{

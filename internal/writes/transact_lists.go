@@ -20,7 +20,7 @@ import (
 // txCheck is a condition check on an entity.
 func (c *Writer) txCheck(op *txOp) *txPart {
 	p := &txPart{op: op}
-	p.t.Add(actions.EntityCheck(c.core.Names.Entities, op.Key, op.Cond.Build(c.core.Now())),
+	p.t.Add(actions.EntityCheck(c.core.Names.Entities, op.Key, op.Cond.Expression(c.core.Now())),
 		actions.Role{Kind: actions.RoleEntity}, schema.ItemSize(actions.EntityKey(op.Key)))
 	p.refused = func(context.Context, actions.Role, map[string]types.AttributeValue) (bool, error) {
 		return false, op.conditionError()
@@ -30,7 +30,7 @@ func (c *Writer) txCheck(op *txOp) *txPart {
 
 // conditionError is the refusal of a TxCheck.
 func (op *txOp) conditionError() error {
-	return &entity.ConditionError{Key: op.Key, Condition: op.Cond.Text}
+	return &entity.ConditionError{Key: op.Key, Condition: op.Cond.String()}
 }
 
 // txList plans an Add or Remove of a list. The subject's existence is checked, with
@@ -144,7 +144,7 @@ func (c *Writer) subjectPart(op *txOp, written map[store.Key]TxKind, joined *txO
 		p.t.MarkChecked(op.Key)
 		p.joined = nil // the check, and so its refusal, is the first operation's, or assemble's
 	}
-	var also *store.Condition
+	var also store.Condition
 	if joined != nil {
 		also = joined.Cond
 	}
@@ -203,13 +203,13 @@ func (c *Writer) txSequence(op *txOp, written map[store.Key]TxKind, joined *txOp
 
 // checkEntityAlso is checkEntity with the condition also, when not nil, in the same
 // check.
-func (c *Writer) checkEntityAlso(t *actions.Transaction, k store.Key, role actions.Role, also *store.Condition) {
+func (c *Writer) checkEntityAlso(t *actions.Transaction, k store.Key, role actions.Role, also store.Condition) {
 	if also == nil {
 		c.lists.CheckEntity(t, k, role)
 		return
 	}
 	now := c.core.Now()
-	cond := also.Build(now)
+	cond := also.Expression(now)
 	actions.CheckEntity(t, c.core.Names.Entities, k, role, now, &cond)
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
+	"github.com/rynodb/rynodb/internal/storetest"
 )
 
 func TestHandOverMergesAReleaseAndAClaimOfOneValue(t *testing.T) {
@@ -89,7 +90,7 @@ func TestTxRefusesWhatNoTransactionCanHoldBeforeAnyRequest(t *testing.T) {
 	list := func(kind TxKind, predicate string) TxOp {
 		return TxOp{Kind: kind, Key: stateKey, Predicate: predicate, Objects: []store.Key{{Scope: "s", Type: "t", ID: "o"}}}
 	}
-	check := TxOp{Kind: TxCheck, Key: stateKey, Cond: &store.Condition{Text: "exists"}}
+	check := TxOp{Kind: TxCheck, Key: stateKey, Cond: storetest.Exists{}}
 	big := func(n int) []TxOp {
 		ops := make([]TxOp, n)
 		for i := range ops {
@@ -145,7 +146,7 @@ func TestTxJoinsTheCheckOfAListSubjectToTheListsCheck(t *testing.T) {
 	c := testWriter(t, nil, 4, 3)
 	tx, err := c.NewTx(3)
 	require.NoError(t, err)
-	chk := TxOp{Kind: TxCheck, Key: stateKey, Cond: &store.Condition{Text: "exists"}}
+	chk := TxOp{Kind: TxCheck, Key: stateKey, Cond: storetest.Exists{}}
 	other := TxOp{Kind: TxCheck, Key: store.Key{Scope: "s", Type: "t", ID: "other"}, Cond: chk.Cond}
 	for _, op := range []TxOp{chk, other, {Kind: TxAdd, Key: stateKey, Predicate: "p"}} {
 		require.NoError(t, tx.Add(op))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/indexing"
 	"github.com/rynodb/rynodb/internal/indexentries"
@@ -34,6 +35,9 @@ func (c *Client) LookupUnique(ctx context.Context, si ScopedIndex, value indexin
 	o := getOptionsOf(opts)
 	if o.relationships {
 		return Key{}, invalid("LookupUnique", "WithRelationships", "reads no relationships; use GetByUnique")
+	}
+	if !o.projection.whole() {
+		return Key{}, invalid("LookupUnique", "Project", "reads no entity; use GetByUnique")
 	}
 	if _, err := c.uniqueIndex(si, value); err != nil {
 		return Key{}, err
@@ -87,19 +91,42 @@ func (c *Client) GetByUnique(ctx context.Context, in ScopedIndex, value indexing
 		if err != nil {
 			return nil, err
 		}
-		e, err := c.get(ctx, k, o)
+		e, held, err := c.getHolder(ctx, k, o, ix, value)
 		switch {
 		case errors.Is(err, ErrNotFound):
 			continue
-		case err != nil:
-			return nil, err
-		}
-		held, err := emits(ix, e, value)
-		if held || err != nil {
+		case held || err != nil:
 			return e, err
 		}
 	}
 	return nil, store.Unheld(in.Scope, in.Index, value)
+}
+
+// getHolder reads the entity k as o asks, and reports whether it emits value in
+// ix as read. Read in part, the entity's record of the values its writer emitted
+// tells; an entity without one is read whole for its map function, then cut down.
+func (c *Client) getHolder(ctx context.Context, k Key, o getOptions, ix indexes.Def[Entity], value indexing.Value) (*Entity, bool, error) {
+	if o.projection.whole() {
+		e, err := c.get(ctx, k, o)
+		if err != nil {
+			return nil, false, err
+		}
+		held, err := emits(ix, e, value)
+		return e, held, err
+	}
+	var held, known bool
+	o.records = func(item map[string]types.AttributeValue) {
+		held, known = store.RecordSelects(item, ix.Name, func(v indexing.Value) bool { return v.Encoding() == value.Encoding() })
+	}
+	e, err := c.get(ctx, k, o)
+	if err != nil || known {
+		return e, held && err == nil, err
+	}
+	whole := o
+	whole.projection, whole.records = Projection{}, nil
+	e, held, err = c.getHolder(ctx, k, whole, ix, value)
+	o.projection.apply(e)
+	return e, held, err
 }
 
 // emits reports whether ix's map function emits value for e: whether e, as read,

@@ -54,7 +54,15 @@ type Entity struct {
 	// entity read and written back never undoes a list change made meanwhile. Write
 	// lists with ReplaceLists, AddRelationships or RemoveRelationships.
 	Relationships map[string][]Key
+
+	// partial marks an entity read in part (a Projection), which no whole write
+	// takes.
+	partial bool
 }
+
+// Partial reports whether e was read in part, with a Projection: it holds only the
+// attributes named, and Create, Update and Set refuse it (change it with Patch).
+func (e *Entity) Partial() bool { return e.partial }
 
 // NewEntity returns an entity with key k and the attributes of v, a struct (with
 // dynamodbav tags) or a map, encoded as attributevalue.MarshalMap does. When v embeds
@@ -86,7 +94,7 @@ func NewEntity(k Key, v any) (*Entity, error) {
 	}
 	e := &Entity{Key: k, Attributes: numbers.JSON(attrs).(map[string]any)}
 	if r, ok := recordOf(v); ok {
-		e.Version, e.Created, e.Expires = r.Version, r.Created, r.Expires
+		e.Version, e.Created, e.Expires, e.partial = r.Version, r.Created, r.Expires, r.partial
 	}
 	return e, nil
 }
@@ -136,10 +144,13 @@ func (e Entity) String() string {
 	if e.Relationships != nil {
 		fmt.Fprintf(&b, " relationships %v", e.Relationships)
 	}
+	if e.partial {
+		b.WriteString(" (partial)")
+	}
 	return b.String()
 }
 
 // record is the Record of e: what a typed entity learns of it.
 func (e *Entity) record() Record {
-	return Record{Key: e.Key, Created: e.Created, Updated: e.Updated, Version: e.Version, Expires: e.Expires}
+	return Record{Key: e.Key, Created: e.Created, Updated: e.Updated, Version: e.Version, Expires: e.Expires, partial: e.partial}
 }

@@ -36,9 +36,9 @@ func (c *Client) Get(ctx context.Context, k Key, opts ...GetOption) (_ *Entity, 
 // get reads the entity k as o asks.
 func (c *Client) get(ctx context.Context, k Key, o getOptions) (*Entity, error) {
 	if !o.relationships {
-		return c.getEntity(ctx, k, o.consistent(c))
+		return c.getEntity(ctx, k, o.read(c))
 	}
-	return c.getWithRelationships(ctx, k, o.predicates, o.consistent(c))
+	return c.getWithRelationships(ctx, k, o.predicates, o.read(c))
 }
 
 // GetOption asks Get for more than the entity item.
@@ -48,6 +48,10 @@ type getOptions struct {
 	relationships bool
 	predicates    []string
 	strong        bool
+	projection    Projection
+	// records, when set, reads the record of index values too, and is handed each
+	// entity item read.
+	records func(item map[string]types.AttributeValue)
 }
 
 // getOptionsOf returns the options opts set.
@@ -63,13 +67,18 @@ func getOptionsOf(opts []GetOption) getOptions {
 // or by Options.ConsistentRead.
 func (o getOptions) consistent(c *Client) bool { return o.strong || c.opts.ConsistentRead }
 
+// read is how the call reads entity items.
+func (o getOptions) read(c *Client) entityRead {
+	return entityRead{consistent: o.consistent(c), projection: o.projection, records: o.records != nil, inspect: o.records}
+}
+
 func (o getOptions) validate() error {
 	for _, p := range o.predicates {
 		if err := relationships.ValidatePredicate(p); err != nil {
 			return err
 		}
 	}
-	return nil
+	return o.projection.validate("Project")
 }
 
 // Consistent makes Get or BatchGet read strongly consistently: the result reflects
@@ -77,6 +86,12 @@ func (o getOptions) validate() error {
 // eventually consistent read. Options.ConsistentRead makes it the default.
 func Consistent() GetOption {
 	return func(o *getOptions) { o.strong = true }
+}
+
+// Project makes Get, BatchGet or GetByUnique (and GetAs, GetByUniqueAs) return
+// only what p names of the entity, marked partial: see Projection.
+func Project(p Projection) GetOption {
+	return func(o *getOptions) { o.projection = p }
 }
 
 // WithRelationships makes Get fill Entity.Relationships with the lists of the given
@@ -89,22 +104,35 @@ func WithRelationships(predicates ...string) GetOption {
 	}
 }
 
-func (c *Client) getEntity(ctx context.Context, k Key, consistent bool) (*Entity, error) {
-	if c.core.ChecksOwners(k.Type) {
-		return c.getChecked(ctx, k, consistent)
+func (c *Client) getEntity(ctx context.Context, k Key, r entityRead) (*Entity, error) {
+	item, err := c.getVisible(ctx, k, r)
+	if err != nil {
+		return nil, err
 	}
-	item, err := c.core.GetItem(ctx, k, consistent)
+	if r.inspect != nil {
+		r.inspect(item)
+	}
+	return r.decode(k, item)
+}
+
+// getVisible reads the entity item of k as r asks, or fails with ErrNotFound when
+// a reader sees none.
+func (c *Client) getVisible(ctx context.Context, k Key, r entityRead) (map[string]types.AttributeValue, error) {
+	if c.core.ChecksOwners(k.Type) {
+		return c.getChecked(ctx, k, r)
+	}
+	item, err := c.core.GetEntity(ctx, k, r.options())
 	if err != nil {
 		return nil, err
 	}
 	if item == nil || c.core.Hidden(item) {
 		return nil, notFound(k)
 	}
-	return decodeStored(k, item)
+	return item, nil
 }
 
 // getWithRelationships reads the entity and its lists in one parallel round.
-func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []string, consistent bool) (*Entity, error) {
+func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []string, r entityRead) (*Entity, error) {
 	reads := predicates
 	if len(reads) == 0 {
 		reads = []string{""} // one query for every predicate
@@ -114,9 +142,9 @@ func (c *Client) getWithRelationships(ctx context.Context, k Key, predicates []s
 	err := batching.Parallel(ctx, len(reads)+1, c.opts.MaxConcurrency+1, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
-			e, err = c.getEntity(ctx, k, consistent)
+			e, err = c.getEntity(ctx, k, r)
 		} else {
-			lists[i-1], err = c.lists.ReadList(ctx, k, reads[i-1], consistent)
+			lists[i-1], err = c.lists.ReadList(ctx, k, reads[i-1], r.consistent)
 		}
 		return err
 	})
@@ -155,16 +183,20 @@ func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_
 	if o.relationships {
 		return nil, invalid("BatchGet", "WithRelationships", "reads no relationships; use Get")
 	}
+	if err := o.projection.validate("Project"); err != nil {
+		return nil, err
+	}
 	for i, k := range keys {
 		if err := k.Validate(); err != nil {
 			return nil, wrap(err, "keys[%d]", i)
 		}
 	}
-	items, err := c.readVisible(ctx, keys, o.consistent(c))
+	r := o.read(c)
+	items, err := c.readVisible(ctx, keys, r)
 	if err != nil {
 		return nil, err
 	}
-	entities, bad, err := c.decodeVisible(ctx, keys, items, o.consistent(c))
+	entities, bad, err := c.decodeVisible(ctx, keys, items, r)
 	if err != nil {
 		return nil, err
 	}
@@ -174,11 +206,11 @@ func (c *Client) BatchGet(ctx context.Context, keys []Key, opts ...GetOption) (_
 // readVisible reads the entity items of keys, in the order of keys, with nil for an
 // entity missing, being deleted or expired: ceil(n/100) BatchGetItem requests in
 // parallel, each distinct key once.
-func (c *Client) readVisible(ctx context.Context, keys []Key, consistent bool) ([]map[string]types.AttributeValue, error) {
+func (c *Client) readVisible(ctx context.Context, keys []Key, r entityRead) ([]map[string]types.AttributeValue, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	items, err := c.core.BatchReadEntities(ctx, ownKeys(keys), batching.ReadOptions{Consistent: consistent})
+	items, err := c.core.BatchReadEntities(ctx, ownKeys(keys), r.options())
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +225,7 @@ func (c *Client) readVisible(ctx context.Context, keys []Key, consistent bool) (
 // decodeVisible decodes items, read by keys, nil staying nil, and leaves out (as
 // nil) those an owner hides (Owns.ObjectType). Those it cannot read are nil too,
 // and bad names them.
-func (c *Client) decodeVisible(ctx context.Context, keys []Key, items []map[string]types.AttributeValue, consistent bool) (entities []*Entity, bad *UnreadableError, err error) {
+func (c *Client) decodeVisible(ctx context.Context, keys []Key, items []map[string]types.AttributeValue, r entityRead) (entities []*Entity, bad *UnreadableError, err error) {
 	entities = make([]*Entity, len(items))
 	bad = &UnreadableError{}
 	for i, item := range items {
@@ -206,9 +238,10 @@ func (c *Client) decodeVisible(ctx context.Context, keys []Key, items []map[stri
 			bad.Items = append(bad.Items, UnreadableItem{Key: keys[i], Err: err})
 			continue
 		}
+		r.projection.apply(e)
 		entities[i] = e
 	}
-	if err := c.dropOwnerHidden(ctx, entities, bad, consistent); err != nil {
+	if err := c.dropOwnerHidden(ctx, entities, bad, r.consistent); err != nil {
 		return nil, nil, err
 	}
 	return entities, bad, nil

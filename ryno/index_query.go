@@ -45,10 +45,13 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 	if err != nil {
 		return nil, err
 	}
+	if err := p.Projection.validate("PageOptions.Projection"); err != nil {
+		return nil, err
+	}
 	if ix, ok := c.indexes.ByName(in.Index); ok && ix.Inline > 0 && !c.opts.ConsistentRead {
 		return c.queryInline(ctx, in, cond, p)
 	}
-	entries, err := c.QueryIndexEntries(ctx, in, cond, p)
+	entries, err := c.QueryIndexEntries(ctx, in, cond, p.entries())
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +59,8 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 	for i, e := range entries.Items {
 		keys[i] = e.Key
 	}
-	items, err := c.readVisible(ctx, keys, c.opts.ConsistentRead)
+	r := entityRead{consistent: c.opts.ConsistentRead, projection: p.Projection, records: true}
+	items, err := c.readVisible(ctx, keys, r)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +71,7 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 			}
 		}
 	}
-	entities, bad, err := c.decodeVisible(ctx, keys, items, c.opts.ConsistentRead)
+	entities, bad, err := c.decodeVisible(ctx, keys, items, r)
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +94,9 @@ func (c *Client) QueryIndexEntries(ctx context.Context, in ScopedIndex, cond ind
 	keep := func(item map[string]types.AttributeValue) bool {
 		return ix.Inline == 0 || !c.core.Hidden(item) // an entity being deleted or expired leaves its inline entries
 	}
+	if !p.Projection.whole() {
+		return nil, errNoEntities("QueryIndexEntries") // its attributes are those of Index.Project
+	}
 	page, bad, err := indexPage(ctx, c, in, cond, p, keep, func(item map[string]types.AttributeValue) (IndexEntry, error) {
 		return decodeIndexEntry(item, ix)
 	})
@@ -106,6 +113,7 @@ func (c *Client) queryInline(ctx context.Context, in ScopedIndex, cond indexing.
 	if err != nil {
 		return nil, err
 	}
+	p.Projection.applyAll(page.Items)
 	return c.keepOwnerVisible(ctx, page, bad, false)
 }
 
@@ -117,7 +125,7 @@ func indexPage[T any](ctx context.Context, c *Client, in ScopedIndex, cond index
 	if err != nil {
 		return nil, nil, err
 	}
-	items, cursor, err := c.queryPage(ctx, q, p)
+	items, cursor, err := c.queryPage(ctx, q, p, p.Projection.names(false))
 	if err != nil {
 		return nil, nil, wrap(err, "query index %s of %s", in.Index, in.Scope)
 	}

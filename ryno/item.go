@@ -32,6 +32,9 @@ func encodeEntity(e *Entity) (map[string]types.AttributeValue, error) {
 	if err := e.Key.Validate(); err != nil {
 		return nil, err
 	}
+	if e.partial {
+		return nil, errPartial(e.Key)
+	}
 	item := make(map[string]types.AttributeValue, len(e.Attributes)+entityAttrs)
 	for name, v := range e.Attributes {
 		if err := schema.ValidateAttributeName(name); err != nil {

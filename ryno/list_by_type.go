@@ -22,11 +22,14 @@ func (c *Client) ListByType(ctx context.Context, t Type, p PageOptions) (_ *Page
 	if err != nil {
 		return nil, err
 	}
+	if err := p.Projection.validate("PageOptions.Projection"); err != nil {
+		return nil, err
+	}
 	q, err := c.core.ByTypePage(t.Scope, t.Name)
 	if err != nil {
 		return nil, err
 	}
-	items, cursor, err := c.queryPage(ctx, q, p)
+	items, cursor, err := c.queryPage(ctx, q, p, p.Projection.names(false))
 	if err != nil {
 		return nil, wrap(err, "list %s", t)
 	}
@@ -34,6 +37,7 @@ func (c *Client) ListByType(ctx context.Context, t Type, p PageOptions) (_ *Page
 	if err != nil {
 		return nil, err
 	}
+	p.Projection.applyAll(page.Items)
 	return c.keepOwnerVisible(ctx, page, bad, c.opts.ConsistentRead)
 }
 

@@ -10,16 +10,16 @@ import (
 	"github.com/rynodb/rynodb/internal/store"
 )
 
-// getChecked is getEntity of an entity whose owners a read checks (Owns.ObjectType):
+// getChecked is getVisible of an entity whose owners a read checks (Owns.ObjectType):
 // the GetItem and the lookup of its owners go in one round, then a round for each
 // level of owners.
-func (c *Client) getChecked(ctx context.Context, k Key, consistent bool) (*Entity, error) {
+func (c *Client) getChecked(ctx context.Context, k Key, r entityRead) (map[string]types.AttributeValue, error) {
 	var item map[string]types.AttributeValue
 	var owners map[store.Key][]store.Key
 	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
 		var err error
 		if i == 0 {
-			item, err = c.core.GetItem(ctx, k, consistent)
+			item, err = c.core.GetEntity(ctx, k, r.options())
 		} else {
 			owners, err = c.core.Owners(ctx, []store.Key{k}, c.opts.MaxConcurrency-1)
 		}
@@ -31,14 +31,14 @@ func (c *Client) getChecked(ctx context.Context, k Key, consistent bool) (*Entit
 	if item == nil || c.core.Hidden(item) {
 		return nil, notFound(k)
 	}
-	hidden, err := c.core.HiddenByOwners(ctx, owners, consistent)
+	hidden, err := c.core.HiddenByOwners(ctx, owners, r.consistent)
 	if err != nil {
 		return nil, err
 	}
 	if hidden[k] {
 		return nil, notFound(k)
 	}
-	return decodeStored(k, item)
+	return item, nil
 }
 
 // dropOwnerHidden sets to nil each of entities that an owner being deleted, expired

@@ -35,6 +35,11 @@ type PageOptions struct {
 	// consistent, and refuse it with ErrInvalid. Options.ConsistentRead makes it the
 	// default where it is supported.
 	Consistent bool
+	// Projection makes a listing of entities (ListByType, RelatedEntities,
+	// ReverseRelatedEntities, QueryIndex and their iterators) return only what it
+	// names of each, marked partial: see Projection. The listings of relationships
+	// and index entries refuse it.
+	Projection Projection
 }
 
 // Page is one page of a listing. Cursor is empty when no items follow; otherwise
@@ -62,14 +67,28 @@ func (p PageOptions) limit() (int, error) {
 	return p.Limit, nil
 }
 
+// entries is p for the listing of the entries under a listing of entities: the
+// entities alone are read in part.
+func (p PageOptions) entries() PageOptions {
+	p.Projection = Projection{}
+	return p
+}
+
+// errNoEntities is the refusal of a Projection by a listing that reads no
+// entities.
+func errNoEntities(call string) error {
+	return invalid("PageOptions.Projection", "", call+" reads no entities")
+}
+
 // queryPage runs the page of q that p asks for: its items, and the cursor of the
 // next page ("" when no item follows).
-func (c *Client) queryPage(ctx context.Context, q store.PageQuery, p PageOptions) ([]map[string]types.AttributeValue, string, error) {
+func (c *Client) queryPage(ctx context.Context, q store.PageQuery, p PageOptions, projection []string) ([]map[string]types.AttributeValue, string, error) {
 	limit, err := p.limit()
 	if err != nil {
 		return nil, "", err
 	}
-	return c.core.QueryPage(ctx, q, store.PageRequest{Limit: limit, Cursor: p.Cursor, Descending: p.Descending, Consistent: p.Consistent, Seal: c.opts.CursorKey})
+	return c.core.QueryPage(ctx, q, store.PageRequest{Limit: limit, Cursor: p.Cursor, Descending: p.Descending, Consistent: p.Consistent,
+		Seal: c.opts.CursorKey, Projection: projection})
 }
 
 // all iterates over every item of a listing, fetching pages as it goes. A page with

@@ -54,11 +54,14 @@ func (c *Client) Relationships(ctx context.Context, subject Key, predicate strin
 	if err != nil {
 		return nil, err
 	}
+	if !p.Projection.whole() {
+		return nil, errNoEntities("Relationships")
+	}
 	q, err := c.core.OutgoingPage(subject, predicate)
 	if err != nil {
 		return nil, err
 	}
-	items, cursor, err := c.queryPage(ctx, q, p)
+	items, cursor, err := c.queryPage(ctx, q, p, nil)
 	if err != nil {
 		return nil, wrap(err, "relationships of %s", subject)
 	}
@@ -110,11 +113,14 @@ func (c *Client) RelatedEntities(ctx context.Context, subject Key, predicate str
 	if err != nil {
 		return nil, err
 	}
-	rels, err := c.Relationships(ctx, subject, predicate, p)
+	if err := p.Projection.validate("PageOptions.Projection"); err != nil {
+		return nil, err
+	}
+	rels, err := c.Relationships(ctx, subject, predicate, p.entries())
 	if err != nil {
 		return nil, err
 	}
-	page, err := c.entitiesPage(ctx, keysOf(rels.Items, func(r Relationship) Key { return r.Object }), rels.Cursor, p.Consistent)
+	page, err := c.entitiesPage(ctx, keysOf(rels.Items, func(r Relationship) Key { return r.Object }), rels.Cursor, p)
 	if page != nil { // with an *UnreadableError, the objects it could read
 		page.ListVersion = rels.ListVersion
 	}
@@ -140,9 +146,9 @@ func (c *Client) AllRelatedEntities(ctx context.Context, subject Key, predicate 
 
 // entitiesPage reads the entities of keys into a page with cursor, in the order of
 // keys, skipping those that do not exist.
-func (c *Client) entitiesPage(ctx context.Context, keys []Key, cursor string, consistent bool) (*Page[*Entity], error) {
-	var opts []GetOption
-	if consistent {
+func (c *Client) entitiesPage(ctx context.Context, keys []Key, cursor string, p PageOptions) (*Page[*Entity], error) {
+	opts := []GetOption{Project(p.Projection)}
+	if p.Consistent {
 		opts = append(opts, Consistent())
 	}
 	entities, err := c.BatchGet(ctx, keys, opts...)
@@ -171,11 +177,14 @@ func (c *Client) ReverseRelationships(ctx context.Context, object Key, predicate
 	if err != nil {
 		return nil, err
 	}
+	if !p.Projection.whole() {
+		return nil, errNoEntities("ReverseRelationships")
+	}
 	q, err := c.core.IncomingPage(object, predicate)
 	if err != nil {
 		return nil, err
 	}
-	items, cursor, err := c.queryPage(ctx, q, p)
+	items, cursor, err := c.queryPage(ctx, q, p, nil)
 	if err != nil {
 		return nil, wrap(err, "relationships to %s", object)
 	}
@@ -200,11 +209,14 @@ func (c *Client) ReverseRelatedEntities(ctx context.Context, object Key, predica
 	if err != nil {
 		return nil, err
 	}
-	rels, err := c.ReverseRelationships(ctx, object, predicate, p)
+	if err := p.Projection.validate("PageOptions.Projection"); err != nil {
+		return nil, err
+	}
+	rels, err := c.ReverseRelationships(ctx, object, predicate, p.entries())
 	if err != nil {
 		return nil, err
 	}
-	return c.entitiesPage(ctx, keysOf(rels.Items, func(r Relationship) Key { return r.Subject }), rels.Cursor, p.Consistent)
+	return c.entitiesPage(ctx, keysOf(rels.Items, func(r Relationship) Key { return r.Subject }), rels.Cursor, p)
 }
 
 // AllReverseRelatedEntities iterates over every entity ReverseRelatedEntities would

@@ -32,7 +32,14 @@ type Record struct {
 	// Expires is the entity's expiry (see Entity.Expires). Written back, a zero
 	// Expires keeps the stored one; a time sets it.
 	Expires time.Time `dynamodbav:"-" json:"expires,omitzero"`
+
+	partial bool // read in part (see Entity.Partial)
 }
+
+// Partial reports whether the entity was read in part, with a Projection: the
+// struct holds only the attributes named, and CreateAs, UpdateAs and SetAs refuse
+// it (change it with Patch).
+func (r Record) Partial() bool { return r.partial }
 
 func (r Record) record() Record { return r }
 
@@ -156,6 +163,9 @@ func writeAs[T any](v *T, write func(*Entity) (*Entity, error)) error {
 	e, err := EntityOf(v)
 	if err != nil {
 		return err
+	}
+	if e.partial {
+		return errPartial(e.Key)
 	}
 	stored, err := write(e)
 	if err != nil {

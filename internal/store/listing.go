@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -38,6 +40,9 @@ type PageRequest struct {
 	Descending bool
 	Consistent bool   // strongly consistent, whatever Config.ConsistentRead says
 	Seal       []byte // the key cursors are sealed with; nil: not sealed
+	// Projection names the attributes the page returns of each item, with the
+	// query's key attributes, which its cursor holds; nil: every attribute.
+	Projection []string
 }
 
 // maxQueryLimit is the largest Limit a Query takes.
@@ -64,6 +69,13 @@ func (c *Core) QueryPage(ctx context.Context, q PageQuery, r PageRequest) ([]map
 	in.Limit = aws.Int32(int32(min(r.Limit, maxQueryLimit-1) + 1)) // one more tells whether any follows
 	in.ExclusiveStartKey = start
 	in.ScanIndexForward = aws.Bool(!r.Descending)
+	if r.Projection != nil {
+		in.ExpressionAttributeNames = maps.Clone(in.ExpressionAttributeNames)
+		names := slices.Concat(r.Projection, q.Position.Names())
+		slices.Sort(names)
+		KeysOnly(&in, slices.Compact(names)...) // a name twice is refused
+
+	}
 	out, err := c.API.Query(ctx, &in)
 	if err != nil {
 		return nil, "", err

@@ -17,15 +17,23 @@ import (
 
 // GetItem reads the entity item of k; nil when there is none.
 func (c *Core) GetItem(ctx context.Context, k Key, consistent bool) (map[string]types.AttributeValue, error) {
-	out, err := c.API.GetItem(ctx, &dynamodb.GetItemInput{
+	return c.GetEntity(ctx, k, batching.ReadOptions{Consistent: consistent})
+}
+
+// GetEntity reads the entity item of k as ro asks, in part with ro.Projection; nil
+// when there is none.
+func (c *Core) GetEntity(ctx context.Context, k Key, ro batching.ReadOptions) (map[string]types.AttributeValue, error) {
+	in := &dynamodb.GetItemInput{
 		TableName:      aws.String(c.Names.Entities),
 		Key:            actions.EntityKey(k),
-		ConsistentRead: aws.Bool(consistent),
-	})
+		ConsistentRead: aws.Bool(ro.Consistent),
+	}
+	in.ProjectionExpression, in.ExpressionAttributeNames = batching.Projection(ro.Projection)
+	out, err := c.API.GetItem(ctx, in)
 	if err != nil {
 		return nil, errs.Wrap(err, "get %s", k)
 	}
-	if out.Item != nil {
+	if out.Item != nil && ro.Projection == nil {
 		c.Shapes.LearnStored(k.Type, out.Item) // a write of what was read needs no other
 	}
 	return out.Item, nil

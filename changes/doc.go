@@ -28,6 +28,11 @@
 //		}
 //	}
 //
+// A worker on a server runs a Reader instead: it lists the stream's shards, reads
+// each from its checkpoint (CheckpointsIn keeps them in the store), a parent to its
+// end before its children, finds new shards, and hands each batch to a Handler
+// (Changes decodes them; Completer.Stream is one), at least once.
+//
 // DynamoDB delivers a table's records once each, in order per item, but a consumer
 // that retries a batch sees its records again: each Change carries the entity's
 // Version and the record's SequenceNumber, to skip what was applied. A Delete shows

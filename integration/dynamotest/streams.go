@@ -28,6 +28,13 @@ func EnableStreamOf(t testing.TB, api *dynamodb.Client, table string, view types
 	}
 }
 
+// Streams returns a DynamoDB Streams client of the DynamoDB Local api sends to,
+// with its credentials and region.
+func Streams(api *dynamodb.Client) *dynamodbstreams.Client {
+	own := api.Options()
+	return dynamodbstreams.New(dynamodbstreams.Options{Region: own.Region, BaseEndpoint: own.BaseEndpoint, Credentials: own.Credentials})
+}
+
 // StreamRecords reads every record of the stream of table, shard after shard, each
 // in its order, from the DynamoDB Local the tests run against. It returns the
 // stream's ARN with them.
@@ -42,9 +49,7 @@ func StreamRecords(t testing.TB, api *dynamodb.Client, table string) (string, []
 	if arn == "" {
 		t.Fatalf("table %s has no stream", table)
 	}
-	own := api.Options() // the credentials and region of the tables
-	streams := dynamodbstreams.New(dynamodbstreams.Options{Region: own.Region, BaseEndpoint: own.BaseEndpoint,
-		Credentials: own.Credentials})
+	streams := Streams(api)
 	stream, err := streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
 	if err != nil {
 		t.Fatal(err)

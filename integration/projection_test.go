@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rynodb/rynodb/indexing"
@@ -239,4 +241,24 @@ func writeArticles(t testing.TB, db *ryno.Client, typ ryno.Type, n, size int) {
 		}})
 		require.NoError(t, err)
 	}
+}
+
+// TestGetByUniqueInPartOfAnEntityWithoutARecord reads in part an entity whose item
+// holds no record of its index values (as one written by an earlier version):
+// GetByUnique reads it whole to run the map function, and returns it in part.
+func TestGetByUniqueInPartOfAnEntityWithoutARecord(t *testing.T) {
+	dynamotest.Parallel(t)
+	s := projectedUsers(t)
+	a := user("a", "").Key
+	_, err := s.raw.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.Names().Entities), Key: rawKey(a),
+		UpdateExpression: aws.String("REMOVE #r"), ExpressionAttributeNames: map[string]string{"#r": "_index_entries"},
+	})
+	require.NoError(t, err)
+	s.counter.Reset()
+
+	e, err := s.GetByUnique(ctx, ryno.ScopedIndex{Scope: "acme", Index: "user-email"}, indexing.String("a@example.com"), ryno.Project(emailOnly))
+	require.NoError(t, err)
+	requirePartial(t, e, "a")
+	require.Equal(t, map[string]int{"GetItem": 3}, requests(s.counter), "the claim, the entity in part, then whole")
 }

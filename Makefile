@@ -104,7 +104,7 @@ fuzz:
 	@GO="$(GO)" FUZZTIME="$(FUZZTIME)" scripts/fuzz.sh $(FUZZ_PACKAGES)
 
 api:
-	@$(GO) run ./internal/tools/apicount ryno entity tables check relationships indexing migrations changes cli rynotest
+	@$(GO) run ./internal/tools/apicount ryno entity tables check bulk relationships indexing migrations changes cli rynotest
 
 clean:
 	rm -rf $(BUILD)

@@ -49,8 +49,9 @@ import (
 )
 
 var (
-	ctx    context.Context
-	db     *ryno.Client
+	ctx     context.Context
+	db      *ryno.Client
+	staging *ryno.Client
 	api    ryno.DynamoDBAPI
 	client *dynamodb.Client
 	cfg    aws.Config
@@ -112,6 +113,7 @@ var autoImports = map[string]string{
 	"dynamodbstreams": "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams",
 	"migrations":      "github.com/rynodb/rynodb/migrations",
 	"rynotest":        "github.com/rynodb/rynodb/rynotest",
+	"bulk":            "github.com/rynodb/rynodb/bulk",
 	"cli":             "github.com/rynodb/rynodb/cli",
 }
 

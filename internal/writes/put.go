@@ -51,6 +51,20 @@ type Put struct {
 	// Sets are the sets to replace once the entity is written, by predicate.
 	Sets map[string][]store.Key
 	Cond store.Condition // the caller's condition (If), or nil
+	// Restore, when set, writes the entity with the timestamps and version it had
+	// (an import), instead of the clock's and the next version.
+	Restore *Restored
+}
+
+// Restored is what an imported entity keeps of the store it was exported from.
+type Restored struct {
+	Created, Updated time.Time
+	// Version is kept unless the stored entity's next version is higher: a version
+	// never goes back, so a writer holding an older one is still refused.
+	Version int64
+	// Same says the stored entity is this one, written by an import cut off before
+	// its lists: the write completes it at its version (Put.Version must be it).
+	Same bool
 }
 
 // Write stores the entity of p and returns its item as stored. Everything is

@@ -38,14 +38,20 @@ func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types
 	if w.Cond != nil {
 		x.Cond = w.Cond.Expression
 	}
-	created := w.now
+	created, updated, version := w.now, w.now, x.Next()
 	if !x.Absent && !x.Created.IsZero() {
 		created = x.Created
 	}
+	if r := w.Restore; r != nil {
+		created, updated, version = r.Created, r.Updated, max(r.Version, version)
+		if r.Same {
+			version = r.Version
+		}
+	}
 	item := maps.Clone(w.Base)
 	item[schema.AttrCreated] = store.AttrS(schema.FormatTime(created))
-	item[schema.AttrUpdated] = store.AttrS(schema.FormatTime(w.now))
-	item[schema.AttrVersion] = store.AttrN(x.Next())
+	item[schema.AttrUpdated] = store.AttrS(schema.FormatTime(updated))
+	item[schema.AttrVersion] = store.AttrN(version)
 	item[schema.AttrToken] = store.AttrS(w.token)
 	item[schema.AttrShape] = store.AttrS(store.ShapeOf(w.Base))
 	if w.mine != "" {
@@ -53,7 +59,7 @@ func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types
 	}
 	p := &putPlan{x: x, item: item}
 	if w.indexed() {
-		if err := w.planEntries(p, created, storedEntries); err != nil {
+		if err := w.planEntries(p, created, updated, storedEntries); err != nil {
 			return nil, err
 		}
 	}
@@ -68,8 +74,8 @@ func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types
 
 // planEntries adds to p the index entries and inline values its item emits, the
 // changes to the entries stored, and the unique values claimed and released.
-func (w *write) planEntries(p *putPlan, created time.Time, storedEntries []map[string]types.AttributeValue) error {
-	emitted, err := w.c.core.Indexes.Emit(p.item, created, w.now)
+func (w *write) planEntries(p *putPlan, created, updated time.Time, storedEntries []map[string]types.AttributeValue) error {
+	emitted, err := w.c.core.Indexes.Emit(p.item, created, updated)
 	if err != nil {
 		return err
 	}

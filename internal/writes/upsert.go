@@ -39,7 +39,8 @@ const maxUpsertExpression = 3500
 // replaces an item of its own shape, or of any other shape the client remembers for
 // the type, as many of them as the expression has room for, the most recent first.
 func (w *write) upsertInput() *dynamodb.UpdateItemInput {
-	if w.Mode == PutCreate || w.Version > 0 || !w.Created.IsZero() || w.entryIndexed() || len(w.predicates) > 0 || w.Cond != nil {
+	if w.Mode == PutCreate || w.Version > 0 || !w.Created.IsZero() || w.entryIndexed() || len(w.predicates) > 0 || w.Cond != nil ||
+		w.Restore != nil { // an UpdateItem sets the clock's times
 		return nil
 	}
 	inline, ok := w.inlineWithoutVersion()

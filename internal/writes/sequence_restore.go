@@ -1,0 +1,68 @@
+package writes
+
+import (
+	"context"
+	"errors"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/errs"
+	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
+)
+
+// RestoreSequence sets the last number drawn from owner's sequence name to last,
+// unless it is there already or beyond (an import): a number is never drawn twice.
+// One conditional UpdateItem; a refusal means the sequence is at last or beyond.
+func (c *Writer) RestoreSequence(ctx context.Context, owner store.Key, name string, last int64) error {
+	value := expression.Name(schema.AttrValue)
+	cond := expression.AttributeNotExists(value).Or(value.LessThan(expression.Value(store.AttrN(last))))
+	u := expression.Set(value, expression.Value(store.AttrN(last))).
+		Set(expression.Name(schema.AttrSequence), expression.Value(store.AttrS(name))).
+		Set(expression.Name(schema.AttrSubjectScope), expression.Value(store.AttrS(owner.Scope))).
+		Set(expression.Name(schema.AttrSubjectType), expression.Value(store.AttrS(owner.Type))).
+		Set(expression.Name(schema.AttrSubjectID), expression.Value(store.AttrS(owner.ID)))
+	b := commit.Build(cond, &u)
+	_, err := c.core.API.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(c.core.Names.Relationships), Key: SequenceKey(owner, name),
+		UpdateExpression: b.Update, ConditionExpression: b.Condition,
+		ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
+	})
+	var refused *types.ConditionalCheckFailedException
+	if errors.As(err, &refused) {
+		return nil
+	}
+	return errs.Wrap(err, "restore sequence %s of %s", name, owner)
+}
+
+// ReadSequences returns the last numbers drawn from owner's sequences, by name:
+// one consistent Query of the sequences in owner's partition.
+func (c *Writer) ReadSequences(ctx context.Context, owner store.Key) (map[string]int64, error) {
+	in := store.KeyCondition(c.core.Names.Relationships, "", schema.AttrSubjectKey, owner.String())
+	in = store.WithSortPrefix(in, schema.AttrPredicateKey, schema.SequencePrefix)
+	in.ConsistentRead = aws.Bool(true)
+	var last map[string]int64
+	err := c.core.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+		for _, item := range items {
+			name, ok := item[schema.AttrSequence].(*types.AttributeValueMemberS)
+			if !ok {
+				continue
+			}
+			n, err := entitystate.VersionValue(item[schema.AttrValue])
+			if err != nil {
+				return errs.Wrap(err, "sequence %s of %s", name.Value, owner)
+			}
+			if last == nil {
+				last = map[string]int64{}
+			}
+			last[name.Value] = n
+		}
+		return nil
+	})
+	return last, err
+}

@@ -61,6 +61,11 @@ type settings struct {
 	format     string
 	account    string
 	migrations bool
+
+	in, out      string
+	existing     string
+	skipBadLines bool
+	resume       string
 }
 
 // flagSet returns the flags of cmd, bound to s.
@@ -94,6 +99,8 @@ func flagSet(cmd *command, s *settings) *flag.FlagSet {
 		fs.BoolVar(&s.repair, "repair", false, "delete the orphans found")
 		fs.IntVar(&s.segments, "segments", 1, "scan each table in this many parallel segments, for large tables")
 		fs.BoolVar(&s.report, "report", false, reportUsage)
+	case "export", "import":
+		s.transferFlags(fs, cmd.path())
 	case "reindex":
 		fs.StringVar(&s.scope, "scope", "", "`scope` of the entities to reindex; required")
 		fs.Var(&s.types, "type", "entity `type` to reindex; repeat for several (default: every type with an index)")

@@ -75,6 +75,10 @@ func (r *runner) run(ctx context.Context, args []string) error {
 		return r.check(ctx, rest)
 	case "reindex":
 		return r.reindex(ctx, rest)
+	case "export":
+		return r.export(ctx, rest)
+	case "import":
+		return r.importLines(ctx, rest)
 	case "iam-policy":
 		return r.iamPolicy(rest)
 	case "help", "-h", "-help", "--help":

@@ -97,7 +97,7 @@ gone. Tables that do not exist are skipped. Nothing is deleted without
 --delete-all-data.`,
 		run: runDown,
 	},
-	exportCommand,
+	migrateExportCommand,
 }
 
 func findMigrateCommand(name string) *command {

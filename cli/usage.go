@@ -7,16 +7,18 @@ import (
 	"text/tabwriter"
 )
 
-const mainHelp = `ryno provisions, checks and reindexes the DynamoDB tables of a RynoDB store.
+const mainHelp = `ryno provisions, checks, reindexes, exports and imports the DynamoDB tables of a RynoDB store.
 
 Usage:
   ryno migrate <command> [flags]
   ryno check [--repair] [flags]
   ryno reindex --scope SCOPE [--type TYPE]... [flags]
+  ryno export [--out FILE] [--scope SCOPE [--type TYPE]...] [flags]
+  ryno import --in FILE [--existing keep|overwrite|newer] [--resume FILE] [flags]
   ryno migrate export --format cloudformation|terraform|json [flags]
   ryno iam-policy [--account ID --region NAME] [--migrations] [flags]
   ryno version
-  ryno help [migrate <command> | check | reindex | iam-policy]
+  ryno help [migrate <command> | check | reindex | export | import | iam-policy]
 
 Migrate commands:
 %s
@@ -68,7 +70,7 @@ func (r *runner) help(args []string) error {
 }
 
 // otherCommands are the commands outside the migrate group, in help order.
-var otherCommands = []*command{checkCommand, reindexCommand, iamPolicyCommand}
+var otherCommands = []*command{checkCommand, reindexCommand, exportCommand, importCommand, iamPolicyCommand}
 
 func findOtherCommand(name string) *command {
 	for _, c := range otherCommands {

@@ -105,7 +105,7 @@ func (im *importer) run(ctx context.Context, r io.Reader) (bulk.Report, error) {
 
 // readLines sends the lines of r from opts.From on, until r ends or ctx does.
 func (im *importer) readLines(ctx context.Context, r io.Reader, out chan<- importLine) error {
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := bufio.NewReaderSize(r, 64<<10) // a longer line is read in several
 	for n := 1; ; n++ {
 		text, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(text)) > 0 && n >= im.opts.From {

@@ -15,7 +15,7 @@ var exportFormats = []string{
 	string(migrations.FormatJSON),
 }
 
-var exportCommand = &command{
+var migrateExportCommand = &command{
 	group:   "migrate",
 	name:    "export",
 	summary: "print the tables as CloudFormation, Terraform or JSON; change nothing",
@@ -57,5 +57,5 @@ func runExport(r *runner, s *settings) error {
 	return err
 }
 
-// exportUsage is exportCommand.usage, which the command's own run cannot refer to.
+// exportUsage is migrateExportCommand.usage, which the command's own run cannot refer to.
 func exportUsage(msg string) error { return &usageError{command: "migrate export", msg: msg} }

@@ -9,6 +9,7 @@
 #   make bench   benchmarks against DynamoDB Local (requests and allocations per call)
 #   make bench-cost  what each call costs by AWS's billing rules next to the raw requests of
 #                the seed design, and both sides' throughput under 8 writers (COST_DURATION a side)
+#   make bench-bulk  export and import against raw Scan and BatchWriteItem, and their memory
 #   make fuzz    run every fuzz target for FUZZTIME, report each (scripts/fuzz.sh)
 #   make api     count the identifiers each public package exports
 #
@@ -39,7 +40,7 @@ with_dynamodb = if [ -z "$$RYNO_DYNAMODB_ENDPOINT" ]; then \
 		image=$$(scripts/dynamodb-local.sh image) || exit 1; export RYNO_DYNAMODB_IMAGE=$$image; fi; \
 	export RYNO_REQUIRE_DYNAMODB=1;
 
-.PHONY: test lint unit demo example-tracker example-httpapi example-lambda bench bench-cost crash fuzz api clean
+.PHONY: test lint unit demo example-tracker example-httpapi example-lambda bench bench-cost bench-bulk crash fuzz api clean
 
 # go test starts the packages' runs in the order they are named, each once every
 # package named before it is built: the integration tests, the longest run by far,
@@ -57,6 +58,7 @@ test: lint
 lint:
 	$(GO) vet ./... ./integration/... $(EXAMPLES)
 	$(GO) vet -tags costreport ./integration/
+	$(GO) vet -tags bulkbench ./integration/
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 
 # Unit tests only: no Docker needed (integration tests skip with one line).
@@ -95,6 +97,14 @@ bench-cost:
 	@$(with_dynamodb) \
 		cd integration && RYNO_COST_DURATION=$(COST_DURATION) \
 		$(GO) test -tags costreport -count=1 -run '^TestCostReport$$' -timeout 30m
+
+# Export and import against raw Scan and BatchWriteItem doing the same work, and their
+# peak memory at BULK_ENTITIES/10 and BULK_ENTITIES entities (10 list entries each).
+BULK_ENTITIES ?= 10000
+bench-bulk:
+	@$(with_dynamodb) \
+		cd integration && RYNO_BULK_ENTITIES=$(BULK_ENTITIES) \
+		$(GO) test -tags bulkbench -count=1 -run '^TestBulkReport$$' -timeout 60m
 
 FUZZ_PACKAGES := ./internal/schema ./internal/relationships ./internal/numbers ./indexing ./ryno ./changes
 

@@ -7,12 +7,18 @@ import (
 	"github.com/rynodb/rynodb/integration/dynamotest"
 )
 
+// workers are the processes the test binary runs instead of tests, by the
+// environment variable holding their spec: files built with tags add theirs.
+var workers = map[string]func(spec string) int{
+	crashWorkerEnv:  runCrashWorker,  // a process of the crash test
+	importWorkerEnv: runImportWorker, // a process of the import kill test
+}
+
 func TestMain(m *testing.M) {
-	if spec := os.Getenv(crashWorkerEnv); spec != "" {
-		os.Exit(runCrashWorker(spec)) // a process of the crash test, not a test run
-	}
-	if spec := os.Getenv(importWorkerEnv); spec != "" {
-		os.Exit(runImportWorker(spec)) // a process of the import kill test
+	for env, run := range workers {
+		if spec := os.Getenv(env); spec != "" {
+			os.Exit(run(spec)) // a worker process, not a test run
+		}
 	}
 	os.Exit(dynamotest.Main(m))
 }

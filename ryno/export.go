@@ -28,7 +28,7 @@ import (
 // package bulk). It reads the entities table with a parallel Scan of
 // opts.Segments segments, each holding one page at a time, and for the entities
 // of each page, up to Options.MaxConcurrency at once, a Query of their lists and
-// one of their sequences. Entities being deleted or expired are left out.
+// sequences. Entities being deleted or expired are left out.
 //
 // The lines of one page are written together, in no set order across pages. A
 // list a writer is changing meanwhile is exported as it stands: export when writes
@@ -164,19 +164,9 @@ func (x *exporter) chooses(k Key) bool {
 	return slices.Contains(x.opts.Scopes, k.Scope) || slices.Contains(x.opts.Types, k.TypeOf())
 }
 
-// readLists reads the lists and sequences of l's entity, in one round.
+// readLists reads the lists and sequences of l's entity: one Query.
 func (x *exporter) readLists(ctx context.Context, l *bulk.Line) error {
-	var entries []relationships.Entry
-	var sequences map[string]int64
-	err := batching.Parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
-		var err error
-		if i == 0 {
-			entries, err = x.c.lists.ReadList(ctx, l.Key, "", true)
-		} else {
-			sequences, err = x.c.writes.ReadSequences(ctx, l.Key)
-		}
-		return err
-	})
+	entries, sequences, err := x.c.lists.ReadListsAndSequences(ctx, l.Key)
 	if err != nil {
 		return wrap(err, "export %s", l.Key)
 	}

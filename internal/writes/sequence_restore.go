@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/commit"
-	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
@@ -38,31 +37,4 @@ func (c *Writer) RestoreSequence(ctx context.Context, owner store.Key, name stri
 		return nil
 	}
 	return errs.Wrap(err, "restore sequence %s of %s", name, owner)
-}
-
-// ReadSequences returns the last numbers drawn from owner's sequences, by name:
-// one consistent Query of the sequences in owner's partition.
-func (c *Writer) ReadSequences(ctx context.Context, owner store.Key) (map[string]int64, error) {
-	in := store.KeyCondition(c.core.Names.Relationships, "", schema.AttrSubjectKey, owner.String())
-	in = store.WithSortPrefix(in, schema.AttrPredicateKey, schema.SequencePrefix)
-	in.ConsistentRead = aws.Bool(true)
-	var last map[string]int64
-	err := c.core.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
-		for _, item := range items {
-			name, ok := item[schema.AttrSequence].(*types.AttributeValueMemberS)
-			if !ok {
-				continue
-			}
-			n, err := entitystate.VersionValue(item[schema.AttrValue])
-			if err != nil {
-				return errs.Wrap(err, "sequence %s of %s", name.Value, owner)
-			}
-			if last == nil {
-				last = map[string]int64{}
-			}
-			last[name.Value] = n
-		}
-		return nil
-	})
-	return last, err
 }

@@ -35,6 +35,7 @@ var mayImport = map[string][]string{
 	"lists":         {"entity", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/relationships", "internal/schema", "internal/store"},
 	"writes":        {"entity", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/lists", "internal/indexes", "internal/relationships", "internal/schema", "internal/store"},
 	"deletes":       {"entity", "internal/actions", "internal/batching", "internal/commit", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/lists", "internal/relationships", "internal/schema", "internal/store"},
+	"transfer":      {"bulk", "entity", "internal/batching", "internal/entitystate", "internal/errs", "internal/lists", "internal/relationships", "internal/schema", "internal/store", "internal/writes"},
 	"maintenance":   {"check", "indexing", "internal/actions", "internal/batching", "internal/commit", "internal/deletes", "internal/entitystate", "internal/errs", "internal/indexentries", "internal/lists", "internal/relationships", "internal/schema", "internal/store"},
 }
 
@@ -54,6 +55,7 @@ var shared = map[string][]string{
 	"entity":   {"internal/errs", "internal/schema"},
 	"indexing": {"entity", "internal/errs", "internal/schema"},
 	"check":    {"entity", "tables"},
+	"bulk":     {"entity", "tables"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
+	"github.com/rynodb/rynodb/internal/transfer"
 	"github.com/rynodb/rynodb/internal/writes"
 	"github.com/rynodb/rynodb/tables"
 )
@@ -19,15 +20,16 @@ import (
 // Client reads and writes entities in the tables of one prefix. It is safe for
 // concurrent use.
 type Client struct {
-	core    *store.Core             // the tables, their requests and the configuration the machinery reads
-	lists   *lists.Engine           // relationship lists, sets and ordered sets, over core
-	writes  *writes.Writer          // Create, Update, Set, Patch and Transact, over core
-	deletes *deletes.Deleter        // Delete, and deletions completed, over core
-	maint   *maintenance.Maintainer // Check and Reindex, over core
-	opts    Options
-	indexes indexRegistry
-	obs     *observer  // nil when nobody observes the calls
-	bg      background // work left running by calls that returned
+	core     *store.Core             // the tables, their requests and the configuration the machinery reads
+	lists    *lists.Engine           // relationship lists, sets and ordered sets, over core
+	writes   *writes.Writer          // Create, Update, Set, Patch and Transact, over core
+	deletes  *deletes.Deleter        // Delete, and deletions completed, over core
+	maint    *maintenance.Maintainer // Check and Reindex, over core
+	transfer *transfer.Mover         // Export and Import, over core
+	opts     Options
+	indexes  indexRegistry
+	obs      *observer  // nil when nobody observes the calls
+	bg       background // work left running by calls that returned
 }
 
 // New returns a Client using api, typically a *dynamodb.Client. The tables must exist
@@ -84,15 +86,17 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 	le := lists.New(core)
 	dels := deletes.New(core, le)
 	core.Deletes = dels
+	w := writes.New(core, le)
 	c := &Client{
-		core:    core,
-		lists:   le,
-		writes:  writes.New(core, le),
-		deletes: dels,
-		maint:   maintenance.New(core, le, dels),
-		opts:    opts,
-		indexes: registry,
-		obs:     obs,
+		core:     core,
+		lists:    le,
+		writes:   w,
+		deletes:  dels,
+		maint:    maintenance.New(core, le, dels),
+		transfer: transfer.New(core, le, w, opts.MaxConcurrency),
+		opts:     opts,
+		indexes:  registry,
+		obs:      obs,
 	}
 	return c, nil
 }

@@ -1,0 +1,9 @@
+// Package transfer moves a store's entities in bulk: Export writes them as the
+// lines of package bulk from a parallel Scan, Import writes such lines through the
+// store's write path, keeping each entity's timestamps, version and sequences.
+//
+// Its entry value is a Mover, which package ryno builds over the engine, the list
+// engine and the writer of entities; ryno's Client.Export and Client.Import check
+// the call and hand it down, with the function that checks a line and builds its
+// write (the checks of an entity a user writes live in ryno).
+package transfer

@@ -10,6 +10,7 @@
 #   make bench-cost  what each call costs by AWS's billing rules next to the raw requests of
 #                the seed design, and both sides' throughput under 8 writers (COST_DURATION a side)
 #   make bench-bulk  export and import against raw Scan and BatchWriteItem, and their memory
+#   make bench-partitions  the WCU a second each partition key takes under hot workloads
 #   make fuzz    run every fuzz target for FUZZTIME, report each (scripts/fuzz.sh)
 #   make api     count the identifiers each public package exports
 #
@@ -40,7 +41,7 @@ with_dynamodb = if [ -z "$$RYNO_DYNAMODB_ENDPOINT" ]; then \
 		image=$$(scripts/dynamodb-local.sh image) || exit 1; export RYNO_DYNAMODB_IMAGE=$$image; fi; \
 	export RYNO_REQUIRE_DYNAMODB=1;
 
-.PHONY: test lint unit demo example-tracker example-httpapi example-lambda bench bench-cost bench-bulk crash fuzz api clean
+.PHONY: test lint unit demo example-tracker example-httpapi example-lambda bench bench-cost bench-bulk bench-partitions crash fuzz api clean
 
 # go test starts the packages' runs in the order they are named, each once every
 # package named before it is built: the integration tests, the longest run by far,
@@ -105,6 +106,12 @@ bench-bulk:
 	@$(with_dynamodb) \
 		cd integration && RYNO_BULK_ENTITIES=$(BULK_ENTITIES) \
 		$(GO) test -tags bulkbench -count=1 -run '^TestBulkReport$$' -timeout 60m
+
+# The partition model: workloads played through the client, the WCU a second each
+# partition key of each table and GSI takes at 5,000 calls a second, hottest first.
+bench-partitions:
+	@$(with_dynamodb) \
+		cd integration && $(GO) test -count=1 -v -run '^TestPartitionModelShowsTodaysHotKeys$$' | grep -v '^=== '
 
 FUZZ_PACKAGES := ./internal/schema ./internal/relationships ./internal/numbers ./indexing ./ryno ./changes
 

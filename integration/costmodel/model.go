@@ -45,6 +45,14 @@ type Request struct {
 // know.
 func Bill(s Schema, r Request) (Cost, error) {
 	var b bill
+	if err := b.of(s, r); err != nil {
+		return Cost{}, err
+	}
+	return b.cost(), nil
+}
+
+// of bills r.
+func (b *bill) of(s Schema, r Request) error {
 	var err error
 	switch in := r.Input.(type) {
 	case *dynamodb.PutItemInput:
@@ -70,10 +78,7 @@ func Bill(s Schema, r Request) (Cost, error) {
 	default:
 		err = fmt.Errorf("costmodel: cannot bill %s (%T)", r.Op, r.Input)
 	}
-	if err != nil {
-		return Cost{}, err
-	}
-	return b.cost(), nil
+	return err
 }
 
 func table(s Schema, name *string) (Table, error) {
@@ -126,7 +131,9 @@ func (b *bill) single(s Schema, r Request, name *string, key Item) (Table, Ref, 
 	}
 	ref := t.Ref(key)
 	if item, failed := conditionFailed(r.Err); failed {
-		b.write(t.Name, "", WCU(Size(r.before(ref, item))))
+		n := WCU(Size(r.before(ref, item)))
+		b.write(t.Name, "", n)
+		b.tablePart(t, key, false, n)
 		return t, ref, false, nil
 	}
 	return t, ref, r.Err == nil, nil
@@ -141,7 +148,7 @@ func (b *bill) putItem(s Schema, r Request, in *dynamodb.PutItemInput) error {
 	if out, ok := r.Output.(*dynamodb.PutItemOutput); ok && out != nil && in.ReturnValues == types.ReturnValueAllOld {
 		old = out.Attributes
 	}
-	b.itemWrite(t, r.before(ref, old), in.Item, 1)
+	b.itemWrite(t, in.Item, r.before(ref, old), in.Item, 1)
 	return nil
 }
 
@@ -164,7 +171,7 @@ func (b *bill) updateItem(s Schema, r Request, in *dynamodb.UpdateItemInput) err
 	if after == nil {
 		after = in.Key // an update always leaves an item
 	}
-	b.itemWrite(t, before, after, 1)
+	b.itemWrite(t, in.Key, before, after, 1)
 	return nil
 }
 
@@ -177,7 +184,7 @@ func (b *bill) deleteItem(s Schema, r Request, in *dynamodb.DeleteItemInput) err
 	if out, ok := r.Output.(*dynamodb.DeleteItemOutput); ok && out != nil && in.ReturnValues == types.ReturnValueAllOld {
 		old = out.Attributes
 	}
-	b.itemWrite(t, r.before(ref, old), nil, 1)
+	b.itemWrite(t, in.Key, r.before(ref, old), nil, 1)
 	return nil
 }
 
@@ -207,11 +214,13 @@ func (b *bill) batchWrite(s Schema, r Request, in *dynamodb.BatchWriteItemInput)
 			if unprocessed[ref] {
 				continue
 			}
-			var after Item
+			var after, key Item
 			if w.PutRequest != nil {
-				after = w.PutRequest.Item
+				after, key = w.PutRequest.Item, w.PutRequest.Item
+			} else if w.DeleteRequest != nil {
+				key = w.DeleteRequest.Key
 			}
-			b.itemWrite(t, r.before(ref, nil), after, 1)
+			b.itemWrite(t, key, r.before(ref, nil), after, 1)
 		}
 	}
 	return nil
@@ -264,16 +273,18 @@ func (b *bill) transactWrite(s Schema, r Request, in *dynamodb.TransactWriteItem
 		switch {
 		case isCanceled:
 			b.write(t.Name, "", WCU(Size(before)))
+			b.tablePart(t, key, false, WCU(Size(before)))
 		case check:
 			b.write(t.Name, "", TransactionFactor*WCU(Size(before)))
+			b.tablePart(t, key, false, TransactionFactor*WCU(Size(before)))
 		case update:
 			after := r.after(ref, nil, before)
 			if after == nil {
 				after = key
 			}
-			b.itemWrite(t, before, after, TransactionFactor)
+			b.itemWrite(t, key, before, after, TransactionFactor)
 		default: // a Put, or a Delete (put is nil)
-			b.itemWrite(t, before, put, TransactionFactor)
+			b.itemWrite(t, key, before, put, TransactionFactor)
 		}
 	}
 	return nil
@@ -381,13 +392,16 @@ func (b *bill) readItems(s Schema, r Request, tableName, indexName *string, cons
 	return nil
 }
 
-// itemWrite bills one item written from before to after (nil: no item) on its table
+// itemWrite bills one item of key written from before to after (nil: no item) on its table
 // at factor × WCU of the larger image, and on each index by what changes in the
 // entry it stores.
-func (b *bill) itemWrite(t Table, before, after Item, factor float64) {
-	b.write(t.Name, "", factor*WCU(max(Size(before), Size(after))))
+func (b *bill) itemWrite(t Table, key, before, after Item, factor float64) {
+	n := factor * WCU(max(Size(before), Size(after)))
+	b.write(t.Name, "", n)
+	b.tablePart(t, key, after == nil, n)
 	for _, ix := range t.Indexes {
 		b.write(t.Name, ix.Name, IndexWrite(t, ix, before, after))
+		b.indexParts(t, ix, before, after)
 	}
 }
 
@@ -449,9 +463,11 @@ func sameSet(a, b []string) bool {
 	return len(a) == len(b) && slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
 }
 
-// bill accumulates units by table and index.
+// bill accumulates units by table and index, and by partition key when parts is
+// not nil.
 type bill struct {
 	units map[[2]string]*Units
+	parts map[partRef]*PartitionWrite
 }
 
 func (b *bill) arm(table, index string) *Units {

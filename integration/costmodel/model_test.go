@@ -376,8 +376,45 @@ func TestBill(t *testing.T) {
 			got, err := costmodel.Bill(testSchema, tc.req)
 			require.NoError(t, err)
 			require.Equal(t, tc.want, got)
+			requirePartitionsSumToBill(t, tc.req, got)
 		})
 	}
+}
+
+// requirePartitionsSumToBill checks that what Partitions shares out by key adds up
+// to the writes Bill reports on each table and index.
+func requirePartitionsSumToBill(t *testing.T, req costmodel.Request, bill costmodel.Cost) {
+	t.Helper()
+	parts, err := costmodel.Partitions(testSchema, req)
+	require.NoError(t, err)
+	sums := map[[2]string]float64{}
+	for _, p := range parts {
+		require.NotEmpty(t, p.Key, "every write lands on a partition key")
+		sums[[2]string{p.Table, p.Index}] += p.Write
+	}
+	for _, u := range bill.Units {
+		require.Equal(t, u.Write, sums[[2]string{u.Table, u.Index}], "%s/%s", u.Table, u.Index)
+		delete(sums, [2]string{u.Table, u.Index})
+	}
+	for arm, n := range sums {
+		require.Zero(t, n, "%v is billed nothing", arm)
+	}
+}
+
+func TestPartitionsShareAnIndexMoveBetweenItsKeys(t *testing.T) {
+	moved := costmodel.Request{
+		Input:  &dynamodb.PutItemInput{TableName: aws.String("rels"), Item: costmodel.Item{"s": str("subject"), "p": str("x"), "o": str("new"), "i": num("1")}},
+		Before: images(rels, costmodel.Item{"s": str("subject"), "p": str("x"), "o": str("old"), "i": num("1")}),
+	}
+	parts, err := costmodel.Partitions(testSchema, moved)
+	require.NoError(t, err)
+	var rev []string
+	for _, p := range parts {
+		if p.Index == "rev" {
+			rev = append(rev, fmt.Sprintf("%s %s %g", p.Key, p.Sort, p.Write))
+		}
+	}
+	require.Equal(t, []string{`S"new" N"1" 1`, `S"old" N"1" 1`}, rev, "the entry leaves old's partition and joins new's")
 }
 
 func TestBillRefuses(t *testing.T) {

@@ -19,7 +19,7 @@
 // directory, explains each part at length:
 //
 //   - docs/entities.md: the calls on entities, writes and timestamps, typed
-//     entities, paging and cursors, batches;
+//     entities, reading in part (Projection), paging and cursors, batches;
 //   - docs/transactions.md: versions and conflicts, concurrency, transactions and
 //     sequences;
 //   - docs/relationships.md: lists, sets and ordered sets, what each costs, list
@@ -29,7 +29,9 @@
 //   - docs/items.md: the tables, attributes and numbers, items other programs wrote;
 //   - docs/errors.md: every error, and the HTTP status it stands for;
 //   - docs/production.md: AWS, Lambda, servers, tracing, cost per call, logging;
-//   - docs/changes.md: the tables' streams as typed changes (package changes);
+//   - docs/changes.md: the tables' streams as typed changes, and a stream reader
+//     for servers (package changes);
+//   - docs/bulk.md: Export and Import as JSON Lines (package bulk);
 //   - docs/cli.md: the ryno command, and an application's own (package cli);
 //   - docs/testing.md: DynamoDB Local, package rynotest, the crash test;
 //   - docs/cost.md: the requests and rounds the benchmarks hold each call to, and

@@ -737,6 +737,7 @@ func costWorkloads(t *testing.T, duration time.Duration, lib, seeder *ryno.Clien
 		}
 	}
 	id := func(what string, seq int64) string { return fmt.Sprintf("%s%d", what, seq) }
+	var libTurns, rawTurns [costWriters]atomic.Int64 // the calls of each client so far, for clients alternating add and remove
 	workloads := []costWorkload{
 		{
 			name: "Create, no index",
@@ -799,20 +800,24 @@ func costWorkloads(t *testing.T, duration time.Duration, lib, seeder *ryno.Clien
 			},
 		},
 		{
+			// Every call changes the list: each client appends an object of its own,
+			// then removes it.
 			name: "AddRelationships and RemoveRelationships, 8 clients on one list",
-			lib: func(g int, seq int64) error {
-				object := []ryno.Key{costPerson(fmt.Sprintf("wm%d-%d", g, seq%4))}
+			lib: func(g int, _ int64) error {
+				n := libTurns[g].Add(1) - 1
+				object := []ryno.Key{costPerson(fmt.Sprintf("wm%d-%d", g, n/2))}
 				var err error
-				if seq%2 == 0 {
+				if n%2 == 0 {
 					_, err = libs[g].AddRelationships(ctx, one, "mixed", object)
 				} else {
 					_, err = libs[g].RemoveRelationships(ctx, one, "mixed", object)
 				}
 				return err
 			},
-			raw: func(g int, seq int64) error {
-				object := []ryno.Key{costPerson(fmt.Sprintf("wm%d-%d", g, seq%4))}
-				if seq%2 == 0 {
+			raw: func(g int, _ int64) error {
+				n := rawTurns[g].Add(1) - 1
+				object := []ryno.Key{costPerson(fmt.Sprintf("wm%d-%d", g, n/2))}
+				if n%2 == 0 {
 					return raw.Add(ctx, one, "mixed", object)
 				}
 				return raw.Remove(ctx, one, "mixed", object)

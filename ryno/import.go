@@ -78,14 +78,7 @@ func (c *Client) importPut(l *bulk.Line, existing bulk.Existing) (writes.Put, er
 	if err := c.validateLists(l.Key, o.lists); err != nil {
 		return writes.Put{}, err
 	}
-	var lists map[string][]Key
-	if o.lists != nil {
-		lists = make(map[string][]Key, len(o.lists))
-		for p, objects := range o.lists {
-			lists[p] = ownKeys(objects)
-		}
-	}
-	p := writes.Put{Mode: writes.PutCreate, Key: l.Key, Base: base, Lists: lists, Sets: sets,
+	p := writes.Put{Mode: writes.PutCreate, Key: l.Key, Base: base, Lists: ownLists(o.lists), Sets: sets,
 		Restore: &writes.Restored{Created: l.Created, Updated: l.Updated, Version: l.Version}}
 	switch existing {
 	case bulk.Overwrite:

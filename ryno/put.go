@@ -124,13 +124,18 @@ func (c *Client) putOf(e *Entity, mode putMode, o writeOptions) (writes.Put, err
 	if err := c.validateLists(e.Key, o.lists); err != nil {
 		return writes.Put{}, err
 	}
-	var lists map[string][]Key
-	if o.lists != nil {
-		lists = make(map[string][]Key, len(o.lists))
-		for p, objects := range o.lists {
-			lists[p] = ownKeys(objects)
-		}
-	}
 	return writes.Put{Mode: mode, Key: e.Key, Version: e.Version, Created: e.Created,
-		IfCreated: !o.created.IsZero(), Base: base, Lists: lists, Cond: o.cond.store()}, nil
+		IfCreated: !o.created.IsZero(), Base: base, Lists: ownLists(o.lists), Cond: o.cond.store()}, nil
+}
+
+// ownLists is a copy of lists that the caller's slices do not share; nil for nil.
+func ownLists(lists map[string][]Key) map[string][]Key {
+	if lists == nil {
+		return nil
+	}
+	own := make(map[string][]Key, len(lists))
+	for p, objects := range lists {
+		own[p] = ownKeys(objects)
+	}
+	return own
 }

@@ -221,3 +221,28 @@ func TestImportReportsBadLinesByNumber(t *testing.T) {
 	require.Contains(t, []int{2, 3, 4, 5}, le.Line, "it stops at a bad line (lines are written in parallel)")
 	require.LessOrEqual(t, stopped.Resume, le.Line, "a resumed import starts at or before it")
 }
+
+// TestExportNamesTheEntitiesItCannotRead exports a store holding an entity item
+// another program wrote with a _created that is no time: the others are exported,
+// and the export fails naming it.
+func TestExportNamesTheEntitiesItCannotRead(t *testing.T) {
+	dynamotest.Parallel(t)
+	s := newStoreOpts(t, nil, transferOptions())
+	for _, id := range []string{"a", "b"} {
+		_, err := s.Create(ctx, user(id, id+"@example.com"))
+		require.NoError(t, err)
+	}
+	_, err := s.raw.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.Names().Entities), Key: rawKey(user("b", "").Key),
+		UpdateExpression: aws.String("SET #c = :c"), ExpressionAttributeNames: map[string]string{"#c": "_created"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":c": &types.AttributeValueMemberS{Value: "yesterday"}},
+	})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	report, err := s.Export(ctx, &buf, bulk.ExportOptions{})
+	require.ErrorIs(t, err, ryno.ErrUnreadable)
+	require.ErrorContains(t, err, "acme:user:b")
+	require.Equal(t, 1, report.Lines)
+	require.Equal(t, 1, report.Bad)
+	require.Contains(t, buf.String(), `"id":"a"`)
+}

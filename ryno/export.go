@@ -14,6 +14,10 @@ import (
 // of each page, up to Options.MaxConcurrency at once, a Query of their lists and
 // sequences. Entities being deleted or expired are left out.
 //
+// An entity item it cannot read (one another program wrote) is left out, counted
+// in Report.Bad and named in Report.Errors, and the export, otherwise complete,
+// returns an error matching ErrUnreadable.
+//
 // The lines of one page are written together, in no set order across pages. A
 // list a writer is changing meanwhile is exported as it stands: export when writes
 // are quiet for a copy of one instant, or after `ryno check --repair`.

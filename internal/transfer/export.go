@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/bulk"
+	"github.com/rynodb/rynodb/entity"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/entitystate"
 	"github.com/rynodb/rynodb/internal/errs"
@@ -40,7 +41,11 @@ func (m *Mover) Export(ctx context.Context, w io.Writer, opts bulk.ExportOptions
 			return x.page(ctx, items)
 		})
 	})
-	return x.report(), err
+	done := x.report()
+	if err == nil && done.Bad > 0 {
+		err = fmt.Errorf("%d entities could not be read and are not in the export, such as %w", done.Bad, done.Errors[0])
+	}
+	return done, err
 }
 
 // exportSegments checks opts and returns its segments.
@@ -82,8 +87,13 @@ type exporter struct {
 // page exports the entities of one page of the scan.
 func (x *exporter) page(ctx context.Context, items []map[string]types.AttributeValue) error {
 	var lines []*bulk.Line
+	var unreadable []error
 	for _, item := range items {
-		if l, ok := x.lineOf(item); ok {
+		l, ok, err := x.lineOf(item)
+		switch {
+		case err != nil:
+			unreadable = append(unreadable, err)
+		case ok:
 			lines = append(lines, l)
 		}
 	}
@@ -112,6 +122,10 @@ func (x *exporter) page(ctx context.Context, items []map[string]types.AttributeV
 	}
 	x.done.Lines += len(lines)
 	x.done.Relations += relations
+	x.done.Bad += len(unreadable)
+	for _, err := range unreadable[:min(len(unreadable), bulk.MaxErrors-len(x.done.Errors))] {
+		x.done.Errors = append(x.done.Errors, err)
+	}
 	if x.opts.Progress != nil {
 		x.opts.Progress(x.reportLocked())
 	}
@@ -120,18 +134,26 @@ func (x *exporter) page(ctx context.Context, items []map[string]types.AttributeV
 
 // lineOf is the line of an entity item the export chooses; false for any other
 // item (the store's own, one being deleted or expired, of another scope or type).
-func (x *exporter) lineOf(item map[string]types.AttributeValue) (*bulk.Line, bool) {
+// An entity item it cannot read is an *entity.UnreadableError naming it, which the
+// export counts and reports instead of writing a line.
+func (x *exporter) lineOf(item map[string]types.AttributeValue) (*bulk.Line, bool, error) {
 	k, err := store.EntityKeyOf(item)
 	if err != nil || x.m.core.Hidden(item) || !x.chooses(k) {
-		return nil, false
+		return nil, false, nil
+	}
+	unreadable := func(err error) (*bulk.Line, bool, error) {
+		return nil, false, &entity.UnreadableError{Items: []entity.UnreadableItem{{Key: k, Err: err}}}
 	}
 	s, err := x.m.core.ReadStored(k, item)
 	if err != nil {
-		return nil, false
+		return unreadable(err)
 	}
-	l := &bulk.Line{Key: k, Version: s.Version, Created: s.Created, Attributes: map[string]types.AttributeValue{}}
-	if u, ok := item[schema.AttrUpdated].(*types.AttributeValueMemberS); ok {
-		l.Updated, _ = schema.ReadTime(u.Value)
+	l := &bulk.Line{Key: k, Version: s.Version, Attributes: map[string]types.AttributeValue{}}
+	if l.Created, err = timeOf(item, schema.AttrCreated); err != nil {
+		return unreadable(err)
+	}
+	if l.Updated, err = timeOf(item, schema.AttrUpdated); err != nil {
+		return unreadable(err)
 	}
 	l.Expires = store.ExpiryTime(entitystate.ExpiresOf(item))
 	for name, av := range item {
@@ -144,7 +166,7 @@ func (x *exporter) lineOf(item map[string]types.AttributeValue) (*bulk.Line, boo
 			l.Attributes[name] = av
 		}
 	}
-	return l, true
+	return l, true, nil
 }
 
 // chooses reports whether the export holds the entities of k's scope and type.
@@ -184,4 +206,18 @@ func (x *exporter) reportLocked() bulk.Report {
 	r := x.done
 	r.Elapsed = time.Since(x.start)
 	return r
+}
+
+// timeOf reads the timestamp attribute name of item, in the store's layout or any
+// other RFC 3339 one.
+func timeOf(item map[string]types.AttributeValue, name string) (time.Time, error) {
+	v, ok := item[name].(*types.AttributeValueMemberS)
+	if !ok {
+		return time.Time{}, fmt.Errorf("attribute %s is %T, want a time", name, item[name])
+	}
+	t, err := schema.ReadTime(v.Value)
+	if err != nil {
+		return t, fmt.Errorf("attribute %s: %w", name, err)
+	}
+	return t, nil
 }

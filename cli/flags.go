@@ -26,8 +26,9 @@ const (
 
 // Defaults of the flags.
 const (
-	defaultTimeout     = 10 * time.Minute
-	defaultBillingMode = "on-demand"
+	defaultTimeout         = 10 * time.Minute
+	defaultTransferTimeout = 24 * time.Hour
+	defaultBillingMode     = "on-demand"
 )
 
 const reportUsage = "print what the run cost on standard error: requests, retries, capacity"
@@ -76,7 +77,11 @@ func flagSet(cmd *command, s *settings) *flag.FlagSet {
 	if cmd.offline == nil {
 		fs.StringVar(&s.endpoint, "endpoint", "", "DynamoDB endpoint, an http or https URL such as http://localhost:8000 for DynamoDB Local (env "+envEndpointDynamoDB+")")
 		fs.StringVar(&s.region, "region", "", "AWS region (env AWS_REGION; us-east-1 when an endpoint is set and no region is)")
-		fs.DurationVar(&s.timeout, "timeout", defaultTimeout, "give up after this long")
+		timeout := defaultTimeout
+		if cmd.path() == "export" || cmd.path() == "import" {
+			timeout = defaultTransferTimeout // a store of millions of entities takes hours
+		}
+		fs.DurationVar(&s.timeout, "timeout", timeout, "give up after this long")
 	}
 	if cmd.billing {
 		fs.StringVar(&s.billingMode, "billing-mode", defaultBillingMode, "billing of the tables and GSIs created: on-demand or provisioned")

@@ -66,6 +66,7 @@ type settings struct {
 	in, out      string
 	existing     string
 	skipBadLines bool
+	exclusive    bool
 	resume       string
 }
 

@@ -52,6 +52,11 @@ FILE, the line to start from is kept in FILE as lines are done: a run cut off
 (interrupted, killed) starts again there, and FILE is removed once every line is
 done. Writing a line twice writes it once.
 
+With --exclusive (no other client writes the imported entities or their unique
+values while the import runs: a restore into an empty prefix, seeding), entities
+not stored yet are written with BatchWriteItem, 100 lines at a time, instead of a
+transaction each: half the write units, several times faster.
+
 Progress goes to standard error: a bar with the throughput and an estimate of the
 time left on a terminal (by bytes of the file), a plain line every 10 seconds
 otherwise. A summary on standard output ends the run.
@@ -72,6 +77,7 @@ func (s *settings) transferFlags(fs *flag.FlagSet, cmd string) {
 		fs.StringVar(&s.in, "in", "", "`file` of ryno export to import, - for standard input; required")
 		fs.StringVar(&s.existing, "existing", "keep", "what to do with an entity that exists: keep, overwrite, or newer (replace an older version)")
 		fs.BoolVar(&s.skipBadLines, "skip-bad-lines", false, "report lines that cannot be written and go on")
+		fs.BoolVar(&s.exclusive, "exclusive", false, "no other client writes these entities meanwhile: write new ones in batches")
 		fs.StringVar(&s.resume, "resume", "", "`file` keeping the line to resume from")
 	}
 	fs.BoolVar(&s.report, "report", false, reportUsage)
@@ -137,7 +143,7 @@ func (r *runner) importLines(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := bulk.ImportOptions{SkipBadLines: s.skipBadLines}
+	opts := bulk.ImportOptions{SkipBadLines: s.skipBadLines, Exclusive: s.exclusive}
 	switch s.existing {
 	case "keep":
 	case "overwrite":

@@ -75,6 +75,14 @@ func TestCLIExportThenImport(t *testing.T) {
 	out, _, code = runTransfer(t, b, nil, "import", "--in", file)
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "0 written, 30 kept as stored", "existing entities are kept")
+
+	c := newStoreOpts(t, nil, transferOptions())
+	out, errOut, code = runTransfer(t, c, nil, "import", "--in", file, "--exclusive")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "30 written, 0 kept as stored, 0 refused")
+	_, errOut, code = runTransfer(t, c, nil, "export", "--out", again)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, sortedLines(t, file), sortedLines(t, again), "an exclusive import gives the same copy")
 }
 
 func TestCLIImportNamesBadLinesAndKeepsWhereItStopped(t *testing.T) {
@@ -88,11 +96,17 @@ func TestCLIImportNamesBadLinesAndKeepsWhereItStopped(t *testing.T) {
 	bad := filepath.Join(dir, "bad.jsonl")
 	require.NoError(t, os.WriteFile(bad, []byte(lines[0]+"\nnot json\n"+strings.Join(lines[1:5], "\n")+"\n"), 0o600))
 
-	b := newStoreOpts(t, nil, transferOptions())
-	out, errOut, code := runTransfer(t, b, nil, "import", "--in", bad, "--skip-bad-lines")
-	require.Equal(t, 1, code, "a refused line fails the run")
-	require.Contains(t, errOut, "refused: line 2: ")
-	require.Contains(t, out, "5 written, 0 kept as stored, 1 refused")
+	for _, exclusive := range []bool{false, true} {
+		b := newStoreOpts(t, nil, transferOptions())
+		args := []string{"import", "--in", bad, "--skip-bad-lines"}
+		if exclusive {
+			args = append(args, "--exclusive")
+		}
+		out, errOut, code := runTransfer(t, b, nil, args...)
+		require.Equal(t, 1, code, "a refused line fails the run")
+		require.Contains(t, errOut, "refused: line 2: ")
+		require.Contains(t, out, "5 written, 0 kept as stored, 1 refused")
+	}
 
 	c := newStoreOpts(t, nil, transferOptions())
 	resume := filepath.Join(dir, "resume")

@@ -35,6 +35,7 @@ type importSpec struct {
 	Resume                      string // the file the worker keeps Report.Resume in, and starts from
 	KillAt                      int64  // the request (from 1) at which it kills itself
 	Seed                        uint64
+	Exclusive                   bool // ImportOptions.Exclusive
 }
 
 // runImportWorker imports spec.File from the line its resume file names, writing
@@ -69,7 +70,7 @@ func runImportWorker(raw string) int {
 	defer f.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	report, err := db.Import(ctx, f, bulk.ImportOptions{From: from, Progress: func(r bulk.Report) {
+	report, err := db.Import(ctx, f, bulk.ImportOptions{From: from, Exclusive: spec.Exclusive, Progress: func(r bulk.Report) {
 		// Written whole or not at all: a rename replaces the file atomically.
 		tmp := spec.Resume + ".tmp"
 		if os.WriteFile(tmp, []byte(strconv.Itoa(r.Resume)), 0o600) == nil {
@@ -87,44 +88,63 @@ func runImportWorker(raw string) int {
 // TestAnImportKilledAtRandomRequestsResumesToTheSameStore imports an export in
 // worker processes killed with SIGKILL at random requests, each resuming from the
 // line its predecessor left: once one finishes, the copy exports exactly as the
-// original, with nothing lost and nothing written twice.
+// original, with nothing lost and nothing written twice, and check finds nothing.
+// An exclusive import is killed too, between the items of its batches.
 func TestAnImportKilledAtRandomRequestsResumesToTheSameStore(t *testing.T) {
-	dynamotest.Parallel(t)
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 3))
-	a := transferUsers(t)
-	lines := export(t, a, bulk.ExportOptions{})
-	dir := t.TempDir()
-	file := filepath.Join(dir, "export.jsonl")
-	require.NoError(t, os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
-
-	b := newStoreOpts(t, nil, transferOptions())
-	creds, err := b.raw.Options().Credentials.Retrieve(ctx)
-	require.NoError(t, err)
-	spec := importSpec{Endpoint: dynamotest.Endpoint(), AccessKey: creds.AccessKeyID, Prefix: b.prefix,
-		File: file, Resume: filepath.Join(dir, "resume")}
-	const kills = 3 // workers killed at random requests; the next one finishes
-	for round := 0; ; round++ {
-		spec.KillAt, spec.Seed = 0, rng.Uint64()
-		if round < kills {
-			spec.KillAt = 1 + rng.Int64N(30) // an import of the file sends about 40
-		}
-		raw, err := json.Marshal(spec)
-		require.NoError(t, err)
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), importWorkerEnv+"="+string(raw))
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err = cmd.Run()
-		if round < kills {
-			status, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-			require.True(t, status.Signaled() && status.Signal() == syscall.SIGKILL, "worker %d killed at request %d: %v %s", round, spec.KillAt, err, out.String())
-			continue
-		}
-		require.NoError(t, err, "worker: %s", out.String())
-		t.Logf("the last worker: %s", out.String())
-		break
+	tests := []struct {
+		name      string
+		fixture   func(*testing.T) *store
+		exclusive bool
+		requests  int64 // about what an import of the fixture sends
+	}{
+		{"one line at a time", transferUsers, false, 30},
+		{"exclusive", transferNotes, true, 100},
 	}
-	require.Equal(t, lines, export(t, b, bulk.ExportOptions{}), "the copy exports as the original: nothing lost, nothing doubled")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dynamotest.Parallel(t)
+			seed := uint64(time.Now().UnixNano())
+			t.Logf("seed %d", seed)
+			rng := rand.New(rand.NewPCG(seed, 3))
+			a := tt.fixture(t)
+			lines := export(t, a, bulk.ExportOptions{})
+			dir := t.TempDir()
+			file := filepath.Join(dir, "export.jsonl")
+			require.NoError(t, os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+
+			b := newStoreOpts(t, nil, transferOptions())
+			creds, err := b.raw.Options().Credentials.Retrieve(ctx)
+			require.NoError(t, err)
+			spec := importSpec{Endpoint: dynamotest.Endpoint(), AccessKey: creds.AccessKeyID, Prefix: b.prefix,
+				File: file, Resume: filepath.Join(dir, "resume"), Exclusive: tt.exclusive}
+			const kills = 4 // workers killed at random requests; the next one finishes
+			for round := 0; ; round++ {
+				spec.KillAt, spec.Seed = 0, rng.Uint64()
+				if round < kills {
+					spec.KillAt = 1 + rng.Int64N(tt.requests*9/10)
+				}
+				raw, err := json.Marshal(spec)
+				require.NoError(t, err)
+				cmd := exec.Command(os.Args[0], "-test.run=^$")
+				cmd.Env = append(os.Environ(), importWorkerEnv+"="+string(raw))
+				var out bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &out
+				err = cmd.Run()
+				status, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+				if killed := status.Signaled() && status.Signal() == syscall.SIGKILL; killed && round < kills {
+					continue
+				}
+				// The first worker is killed; a later one may finish before its request.
+				require.True(t, round > 0, "worker 0 killed at request %d: %v %s", spec.KillAt, err, out.String())
+				require.NoError(t, err, "worker: %s", out.String())
+				t.Logf("the last worker: %s", out.String())
+				break
+			}
+			require.Equal(t, lines, export(t, b, bulk.ExportOptions{}), "the copy exports as the original: nothing lost, nothing doubled")
+			var orphans, traces int
+			_, err = b.Check(ctx, ryno.CheckOptions{OnOrphan: func(ryno.Orphan) { orphans++ }, OnTrace: func(ryno.Trace) { traces++ }})
+			require.NoError(t, err)
+			require.Zero(t, orphans+traces, "check finds nothing")
+		})
+	}
 }

@@ -27,7 +27,8 @@ type PutOf func(l *bulk.Line, existing bulk.Existing) (writes.Put, error)
 // Import writes the lines of r through the store's write path, each built by
 // putOf (see ryno.Client.Import). opts is checked by the caller.
 func (m *Mover) Import(ctx context.Context, r io.Reader, opts bulk.ImportOptions, putOf PutOf) (bulk.Report, error) {
-	im := &importer{m: m, putOf: putOf, opts: opts, start: time.Now(), pending: map[int]bool{}}
+	im := &importer{m: m, putOf: putOf, opts: opts, start: time.Now(), pending: map[int]bool{},
+		fresh: m.core.Batch.Shared()}
 	im.done.Resume = max(opts.From, 1)
 	return im.run(ctx, r)
 }
@@ -38,6 +39,9 @@ type importer struct {
 	putOf PutOf
 	opts  bulk.ImportOptions
 	start time.Time
+	// fresh sends the batches of new entities: at most MaxConcurrency requests
+	// at once, whatever the workers.
+	fresh *batching.Engine
 
 	mu      sync.Mutex
 	done    bulk.Report
@@ -51,25 +55,24 @@ type importLine struct {
 	text []byte
 }
 
-// run reads the lines of r and writes them with Options.MaxConcurrency workers.
+// run reads the lines of r and writes them with Options.MaxConcurrency workers,
+// one chunk of lines each at a time.
 func (im *importer) run(ctx context.Context, r io.Reader) (bulk.Report, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	lines := make(chan importLine, im.m.concurrency)
+	chunks := make(chan []importLine, im.m.concurrency)
 	var wg sync.WaitGroup
 	for range im.m.concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for l := range lines {
-				if err := im.line(ctx, l); err != nil {
+		wg.Go(func() {
+			for c := range chunks {
+				if err := im.chunk(ctx, c); err != nil {
 					cancel(err)
 				}
 			}
-		}()
+		})
 	}
-	readErr := im.readLines(ctx, r, lines)
-	close(lines)
+	readErr := im.readLines(ctx, r, chunks)
+	close(chunks)
 	wg.Wait()
 	err := context.Cause(ctx)
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil && readErr == nil {
@@ -81,8 +84,30 @@ func (im *importer) run(ctx context.Context, r io.Reader) (bulk.Report, error) {
 	return im.report(), err
 }
 
-// readLines sends the lines of r from opts.From on, until r ends or ctx does.
-func (im *importer) readLines(ctx context.Context, r io.Reader, out chan<- importLine) error {
+// chunkLines is how many lines an exclusive import writes together: the entities
+// of 100 lines are one BatchGetItem, and their items fill BatchWriteItem requests.
+const chunkLines = 100
+
+// readLines sends the lines of r from opts.From on, in chunks (of one line but
+// for an exclusive import), until r ends or ctx does.
+func (im *importer) readLines(ctx context.Context, r io.Reader, out chan<- []importLine) error {
+	size := 1
+	if im.opts.Exclusive {
+		size = chunkLines
+	}
+	var chunk []importLine
+	send := func() bool {
+		if len(chunk) == 0 {
+			return true
+		}
+		select {
+		case out <- chunk:
+			chunk = nil
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
 	br := bufio.NewReaderSize(r, 64<<10) // a longer line is read in several
 	for n := 1; ; n++ {
 		text, err := br.ReadBytes('\n')
@@ -90,13 +115,12 @@ func (im *importer) readLines(ctx context.Context, r io.Reader, out chan<- impor
 			im.mu.Lock()
 			im.pending[n], im.read = true, n
 			im.mu.Unlock()
-			select {
-			case out <- importLine{n: n, text: text}:
-			case <-ctx.Done():
+			if chunk = append(chunk, importLine{n: n, text: text}); len(chunk) == size && !send() {
 				return nil
 			}
 		}
 		if err == io.EOF {
+			send()
 			return nil
 		}
 		if err != nil {
@@ -105,23 +129,75 @@ func (im *importer) readLines(ctx context.Context, r io.Reader, out chan<- impor
 	}
 }
 
-// line writes one line, and reports it; the error stops the import.
-func (im *importer) line(ctx context.Context, l importLine) error {
-	var line bulk.Line
-	written, relations, err := false, 0, json.Unmarshal(l.text, &line)
-	if err == nil {
-		written, relations, err = im.m.importLine(ctx, &line, im.opts.Existing, im.putOf)
+// chunk writes the lines of c, the new entities of an exclusive import together
+// and the others one at a time; the error stops the import.
+func (im *importer) chunk(ctx context.Context, c []importLine) error {
+	parsed := make([]*parsedLine, 0, len(c))
+	for _, l := range c {
+		pl := im.parse(l)
+		if pl.err != nil {
+			if err := im.finish(ctx, pl, false); err != nil {
+				return err
+			}
+			continue
+		}
+		parsed = append(parsed, pl)
 	}
+	slow := parsed
+	if im.opts.Exclusive {
+		var err error
+		if slow, err = im.m.writeFresh(ctx, im.fresh, parsed); err != nil {
+			return err
+		}
+		for _, pl := range parsed {
+			if pl.fresh != nil {
+				if err := im.finish(ctx, pl, true); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, pl := range slow {
+		var written bool
+		written, pl.err = im.m.importLine(ctx, &pl.line, im.opts.Existing, pl.put)
+		if err := im.finish(ctx, pl, written); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parsedLine is a line read and checked, or refused.
+type parsedLine struct {
+	importLine
+	line  bulk.Line
+	put   writes.Put
+	fresh *writes.Fresh // its items, once written so
+	err   error
+}
+
+// parse reads and checks l, before any request.
+func (im *importer) parse(l importLine) *parsedLine {
+	pl := &parsedLine{importLine: l}
+	if pl.err = json.Unmarshal(l.text, &pl.line); pl.err == nil {
+		pl.put, pl.err = im.putOf(&pl.line, im.opts.Existing)
+	}
+	return pl
+}
+
+// finish reports pl done: written, kept as stored, or refused (pl.err). The error
+// of a refused line stops the import unless SkipBadLines.
+func (im *importer) finish(ctx context.Context, pl *parsedLine, written bool) error {
 	if ctx.Err() != nil {
 		return nil // cut off: the line stays pending, and Resume before it
 	}
 	var lerr error
-	if err != nil {
-		lerr = &bulk.LineError{Line: l.n, Key: line.Key, Err: err}
+	if pl.err != nil {
+		lerr = &bulk.LineError{Line: pl.n, Key: pl.line.Key, Err: pl.err}
 	}
 	im.mu.Lock()
 	defer im.mu.Unlock()
-	delete(im.pending, l.n)
+	delete(im.pending, pl.n)
 	im.done.Lines++
 	switch {
 	case lerr != nil:
@@ -131,7 +207,7 @@ func (im *importer) line(ctx context.Context, l importLine) error {
 		}
 	case written:
 		im.done.Written++
-		im.done.Relations += relations
+		im.done.Relations += relationsOf(&pl.line)
 	default:
 		im.done.Kept++
 	}
@@ -143,6 +219,15 @@ func (im *importer) line(ctx context.Context, l importLine) error {
 		return lerr
 	}
 	return nil
+}
+
+// relationsOf counts the objects of l's lists.
+func relationsOf(l *bulk.Line) int {
+	n := 0
+	for _, objects := range l.Lists {
+		n += len(objects)
+	}
+	return n
 }
 
 // advanceResume moves Resume to the first line not done.
@@ -165,39 +250,28 @@ func (im *importer) reportLocked() bulk.Report {
 	return r
 }
 
-// importLine writes the entity of l, and reports whether it did (false: kept as
-// stored) and the objects of its lists.
-func (m *Mover) importLine(ctx context.Context, l *bulk.Line, existing bulk.Existing, putOf PutOf) (bool, int, error) {
-	p, err := putOf(l, existing)
-	if err != nil {
-		return false, 0, err
-	}
+// importLine writes the entity of l as p, built from l, and reports whether it
+// did (false: kept as stored).
+func (m *Mover) importLine(ctx context.Context, l *bulk.Line, existing bulk.Existing, p writes.Put) (bool, error) {
 	written := true
-	_, err = m.writes.Write(ctx, p)
+	_, err := m.writes.Write(ctx, p)
 	var refused *entity.ConditionError
 	var taken *entity.UniqueError
 	switch {
 	case errors.As(err, &taken): // a value another entity holds: the line is refused
-		return false, 0, err
+		return false, err
 	case errors.Is(err, errs.ErrExists) && existing == bulk.Keep:
 		same, err := m.completeImported(ctx, l, p)
 		if !same || err != nil {
-			return false, 0, err
+			return false, err
 		}
 		written = false
 	case errors.As(err, &refused) && existing == bulk.Newer:
-		return false, 0, nil
+		return false, nil
 	case err != nil:
-		return false, 0, err
+		return false, err
 	}
-	if err := m.restoreSequences(ctx, l); err != nil {
-		return false, 0, err
-	}
-	relations := 0
-	for _, objects := range l.Lists {
-		relations += len(objects)
-	}
-	return written, relations, nil
+	return written, m.restoreSequences(ctx, l)
 }
 
 // completeImported completes the lists of an entity kept as stored when it is the

@@ -64,7 +64,7 @@ type ImportOptions struct {
 	// unique values they hold, while the import runs: a restore into an empty
 	// prefix, the seeding of an environment. Each entity that is not stored, none
 	// of whose lists, sets or sequences are either, is then written as plain items
-	// with BatchWriteItem, 100 lines at a time (its lists' items first, the entity
+	// with BatchWriteItem, 50 lines at a time (its lists' items first, the entity
 	// last), not in a transaction of its own: one write unit per item instead of
 	// two, and several times faster. Lines of entities that exist, holding
 	// unique values (a claim is conditional) or with Options.CheckObjects are

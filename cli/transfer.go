@@ -54,7 +54,7 @@ done. Writing a line twice writes it once.
 
 With --exclusive (no other client writes the imported entities or their unique
 values while the import runs: a restore into an empty prefix, seeding), entities
-not stored yet are written with BatchWriteItem, 100 lines at a time, instead of a
+not stored yet are written with BatchWriteItem, 50 lines at a time, instead of a
 transaction each: half the write units, several times faster.
 
 Progress goes to standard error: a bar with the throughput and an estimate of the

@@ -55,14 +55,20 @@ type importLine struct {
 	text []byte
 }
 
-// run reads the lines of r and writes them with Options.MaxConcurrency workers,
-// one chunk of lines each at a time.
+// run reads the lines of r and writes them with Options.MaxConcurrency workers
+// (a quarter as many for an exclusive import), one chunk of lines each at a time.
 func (im *importer) run(ctx context.Context, r io.Reader) (bulk.Report, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	chunks := make(chan []importLine, im.m.concurrency)
+	workers := im.m.concurrency
+	if im.opts.Exclusive {
+		// A chunk fills the requests in flight alone; a few more overlap its reads
+		// with another's writes. More would only hold more lines in memory.
+		workers = max(2, workers/2)
+	}
+	chunks := make(chan []importLine)
 	var wg sync.WaitGroup
-	for range im.m.concurrency {
+	for range workers {
 		wg.Go(func() {
 			for c := range chunks {
 				if err := im.chunk(ctx, c); err != nil {
@@ -84,9 +90,9 @@ func (im *importer) run(ctx context.Context, r io.Reader) (bulk.Report, error) {
 	return im.report(), err
 }
 
-// chunkLines is how many lines an exclusive import writes together: the entities
-// of 100 lines are one BatchGetItem, and their items fill BatchWriteItem requests.
-const chunkLines = 100
+// chunkLines is how many lines an exclusive import writes together: their entities
+// are one BatchGetItem, and their items fill BatchWriteItem requests.
+const chunkLines = 50
 
 // readLines sends the lines of r from opts.From on, in chunks (of one line but
 // for an exclusive import), until r ends or ctx does.

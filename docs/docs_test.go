@@ -89,6 +89,7 @@ func opened(*ryno.Entity) time.Time { return time.Time{} }
 
 func byProjectStatusOpened(e *ryno.Entity, emit func(indexing.Value)) {}
 func byPriority(e *ryno.Entity, emit func(indexing.Value))            {}
+func byTime(e *ryno.Entity, emit func(indexing.Value))                {}
 func byLabels(e *ryno.Entity, emit func(indexing.Value))              {}
 `
 

@@ -2,6 +2,7 @@ package indexing
 
 import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"maps"
 
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -14,6 +15,15 @@ type Expression struct {
 	KeyCondition string
 	Names        map[string]string
 	Values       map[string]types.AttributeValue
+}
+
+// WithPartition returns x selecting the same values under the _scope_index_name
+// partition instead of its own: the shard of a sharded index.
+func (x Expression) WithPartition(partition string) Expression {
+	values := maps.Clone(x.Values)
+	values[valuePartition] = str(partition)
+	x.Values = values
+	return x
 }
 
 // Placeholders of the key condition.

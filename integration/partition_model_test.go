@@ -107,6 +107,26 @@ func TestPartitionModelShowsTodaysHotKeys(t *testing.T) {
 		require.Greater(t, lookup.Write/(float64(calls)/modelRate), float64(partitionLimit), "one key of the lookup index")
 	})
 
+	t.Run("a time-ordered index over 8 shards", func(t *testing.T) {
+		db, rec := modelStore(t, ryno.Options{Indexes: byDay(8)})
+		rec.Reset()
+		for i := range calls {
+			_, err := db.Create(ctx, event(fmt.Sprintf("e%04d", i), fmt.Sprintf("2026-12-06T%02d:%02d", i/60, i%60)))
+			require.NoError(t, err)
+		}
+		hottest(t, "a time-ordered index over 8 shards", rec, calls)
+		loads, err := rec.PartitionLoad()
+		require.NoError(t, err)
+		keys := 0
+		for _, l := range loads {
+			if l.Index == db.Names().IndexLookup {
+				keys++
+				require.Less(t, l.Write/(float64(calls)/modelRate), float64(partitionLimit), "each shard's key of the lookup index: %s", l.Key)
+			}
+		}
+		require.Equal(t, 8, keys, "the index's writes spread over its 8 keys")
+	})
+
 	t.Run("incoming edges of one entity", func(t *testing.T) {
 		db, rec := modelStore(t, ryno.Options{Sets: []string{"follows"}})
 		star := person("star", nil)

@@ -48,6 +48,23 @@ type Index struct {
 	// is projected. 0, the default, keeps the index in the index entries table.
 	// Every client writing the type must declare the same Inline.
 	Inline int
+	// Shards spreads the index's entries in a scope over this many partition keys
+	// of the lookup index (at most 64), each entity's in one chosen by a hash of its
+	// key, so that writes of the index are not bound by what one partition key
+	// takes (1,000 write units a second) even when its values only grow, as
+	// times do. QueryIndex and QueryIndexEntries then send one Query per shard,
+	// in parallel, and merge them in index order: a page costs Shards queries in
+	// one round. 0 or 1, the default, keeps one partition key. Every client of
+	// the store must declare the same Shards; changing it needs the index's
+	// entries written again (see Resharding). It cannot be set on an inline index.
+	Shards int
+	// Resharding, while the index's entries move to Shards from another count,
+	// is that count (1 for an index that was not sharded): queries then read the
+	// shards of both layouts and return each entry once a page, so that they find
+	// every entry wherever it stands. Set it with the new Shards in every client,
+	// run Reindex for the type, which moves the entries, then remove it. 0, the
+	// default, says no entry is moving.
+	Resharding int
 }
 
 // indexRegistry holds the registered indexes by entity type, with the map
@@ -83,7 +100,7 @@ func newIndexRegistry(registered []Index) (indexRegistry, error) {
 // entity.
 func (ix Index) def() indexes.Def[Entity] {
 	return indexes.Def[Entity]{
-		Type: ix.Type, Name: ix.Name, Project: ix.Project, Unique: ix.Unique, Inline: ix.Inline,
+		Type: ix.Type, Name: ix.Name, Project: ix.Project, Unique: ix.Unique, Inline: ix.Inline, Shards: ix.Shards, Resharding: ix.Resharding,
 		Map: func(e Entity, emit func(indexing.Value)) { ix.Map(&e, emit) },
 	}
 }
@@ -134,6 +151,14 @@ func (ix Index) validate(field string) error {
 		return invalid(field+".Inline", fmt.Sprint(ix.Inline), fmt.Sprintf("must be 0 (the index entries table) or 1 to %d", schema.InlineSlots))
 	case ix.Inline > 0 && ix.Unique:
 		return invalid(field+".Inline", fmt.Sprint(ix.Inline), "a unique index needs its claims: it cannot be inline")
+	case ix.Shards < 0 || ix.Shards > schema.MaxShards:
+		return invalid(field+".Shards", fmt.Sprint(ix.Shards), fmt.Sprintf("must be 0 to %d", schema.MaxShards))
+	case ix.Shards > 1 && ix.Inline > 0:
+		return invalid(field+".Shards", fmt.Sprint(ix.Shards), "an inline index is kept with the entity items: it cannot be sharded")
+	case ix.Resharding < 0 || ix.Resharding > schema.MaxShards:
+		return invalid(field+".Resharding", fmt.Sprint(ix.Resharding), fmt.Sprintf("must be 0 to %d", schema.MaxShards))
+	case ix.Resharding > 0 && ix.Inline > 0:
+		return invalid(field+".Resharding", fmt.Sprint(ix.Resharding), "an inline index cannot be sharded")
 	}
 	return nil
 }

@@ -175,7 +175,7 @@ func (c *Client) indexQuery(scope, index string, cond indexing.Condition) (store
 	case ix.Inline > 0:
 		return c.core.InlinePage(scope, ix.Type, ix.Name, ix.Inline, cond)
 	}
-	return c.core.IndexPage(scope, index, cond)
+	return c.core.IndexPage(scope, index, cond, ix.Shards, ix.Resharding)
 }
 
 // AllIndexEntries iterates over every entry QueryIndexEntries would page through. It

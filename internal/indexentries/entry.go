@@ -24,6 +24,9 @@ type Entry struct {
 	// Attributes are the projected attributes, stored at the top level of the item.
 	// Names must not start with '_'. Nil and empty are the same.
 	Attributes map[string]types.AttributeValue
+	// Shards is how many partition keys of the lookup index the index spreads
+	// over (0 or 1: one); the entry is in its entity's shard.
+	Shards int
 }
 
 // entryAttrs is the number of attributes Item writes besides the projected ones.
@@ -102,12 +105,18 @@ func (e Entry) Item() (map[string]types.AttributeValue, error) {
 	item[schema.AttrIndexKey] = str(e.Value.Encoding())
 	item[schema.AttrSubjectKey] = str(k.subject)
 	item[schema.AttrUniqueKey] = str(k.unique)
-	item[schema.AttrScopeIndexName] = str(schema.ScopeIndexName(e.Scope, e.IndexName))
+	item[schema.AttrScopeIndexName] = str(e.Partition())
 	if n := schema.ItemSize(item); n > schema.MaxItemBytes {
 		return nil, invalid("Entry", k.subject, fmt.Sprintf(
 			"index entry item is %d bytes; DynamoDB allows at most %d", n, schema.MaxItemBytes))
 	}
 	return item, nil
+}
+
+// Partition returns the _scope_index_name of e: its index's in its scope, in its
+// entity's shard when the index is sharded.
+func (e Entry) Partition() string {
+	return schema.ShardedScopeIndexName(e.Scope, e.IndexName, schema.Shard(e.key().subject, e.Shards), e.Shards)
 }
 
 // FromItem reads an entry from an item of the index entries table, or of the index

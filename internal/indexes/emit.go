@@ -26,7 +26,7 @@ func (reg Registry[E]) Emit(k entity.Key, e E, item map[string]types.AttributeVa
 		}
 		for _, v := range values {
 			entries = append(entries, indexentries.Entry{
-				Scope: k.Scope, Type: k.Type, ID: k.ID, IndexName: ix.Name, Value: v, Attributes: projected,
+				Scope: k.Scope, Type: k.Type, ID: k.ID, IndexName: ix.Name, Value: v, Attributes: projected, Shards: ix.Shards,
 			})
 		}
 	}

@@ -92,3 +92,33 @@ func claimsOf(entries []indexentries.Entry) []indexentries.Claim {
 	}
 	return claims
 }
+
+func TestOpsMoveEntriesWhoseShardsChanged(t *testing.T) {
+	entry := func(shards int) indexentries.Entry {
+		return indexentries.Entry{Scope: "acme", Type: "issue", ID: "1", IndexName: "by-day", Value: indexing.String("2026-12-06"), Shards: shards}
+	}
+	tests := []struct {
+		name           string
+		stored, wanted int
+		puts           int
+	}{
+		{"unsharded as before", 0, 0, 0},
+		{"sharded as before", 8, 8, 0},
+		{"sharded since", 0, 8, 1},
+		{"unsharded since", 8, 1, 1},
+		{"1 is no shard", 0, 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			item, err := entry(tt.stored).Item()
+			require.NoError(t, err)
+			ops, err := Ops("entries", []map[string]types.AttributeValue{item}, []indexentries.Entry{entry(tt.wanted)})
+			require.NoError(t, err)
+			require.Len(t, ops, tt.puts)
+			for _, op := range ops {
+				require.NotNil(t, op.Item, "a put")
+				require.Equal(t, &types.AttributeValueMemberS{Value: entry(tt.wanted).Partition()}, op.Item[schema.AttrScopeIndexName])
+			}
+		})
+	}
+}

@@ -28,6 +28,7 @@ func Record(entries []indexentries.Entry) types.AttributeValue {
 func Ops(table string, stored []map[string]types.AttributeValue, emitted []indexentries.Entry) ([]batching.WriteOp, error) {
 	var ops []batching.WriteOp
 	existing := make([]indexentries.Entry, 0, len(stored))
+	partitions := make(map[string]string, len(stored)) // the _scope_index_name of each stored entry, by ItemID
 	for _, item := range stored {
 		e, err := indexentries.FromItem(item)
 		if err != nil {
@@ -35,8 +36,12 @@ func Ops(table string, stored []map[string]types.AttributeValue, emitted []index
 			continue
 		}
 		existing = append(existing, e)
+		if p, ok := item[schema.AttrScopeIndexName].(*types.AttributeValueMemberS); ok {
+			partitions[batching.ItemID(table, e.PrimaryKey())] = p.Value
+		}
 	}
 	puts, deletes := indexentries.Diff(existing, emitted)
+	puts = append(puts, moved(table, partitions, emitted, puts)...)
 	for _, e := range deletes {
 		ops = append(ops, batching.DeleteOp(table, e.PrimaryKey()))
 	}
@@ -48,4 +53,23 @@ func Ops(table string, stored []map[string]types.AttributeValue, emitted []index
 		ops = append(ops, batching.PutOp(table, e.PrimaryKey(), item))
 	}
 	return ops, nil
+}
+
+// moved returns the entries of emitted, not among puts already, whose stored item
+// is under another partition of the lookup index than theirs: the index's Shards
+// changed since they were written.
+func moved(table string, partitions map[string]string, emitted, puts []indexentries.Entry) []indexentries.Entry {
+	putting := make(map[string]bool, len(puts))
+	for _, e := range puts {
+		putting[batching.ItemID(table, e.PrimaryKey())] = true
+	}
+	var out []indexentries.Entry
+	for _, e := range emitted {
+		id := batching.ItemID(table, e.PrimaryKey())
+		if stored, ok := partitions[id]; ok && !putting[id] && stored != e.Partition() {
+			putting[id] = true
+			out = append(out, e)
+		}
+	}
+	return out
 }

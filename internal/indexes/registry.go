@@ -17,6 +17,9 @@ type Def[E any] struct {
 	Project []string
 	Unique  bool
 	Inline  int // 0: in the index entries table; 1 or 2: the inline slot
+	Shards  int // partition keys of the lookup index the entries spread over; 0 or 1: one
+	// Resharding is the Shards the entries had, while they move (0: none).
+	Resharding int
 }
 
 // Registry holds the registered indexes by entity type.

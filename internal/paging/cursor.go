@@ -94,16 +94,9 @@ func (cc Codec) marshal(cur cursor) ([]byte, error) {
 
 // Encode returns the cursor continuing after key.
 func (cc Codec) Encode(key map[string]types.AttributeValue) (string, error) {
-	values := make(map[string]Value, len(key))
-	for name, v := range key {
-		switch v := v.(type) {
-		case *types.AttributeValueMemberS:
-			values[name] = Value{S: &v.Value}
-		case *types.AttributeValueMemberN:
-			values[name] = Value{N: &v.Value}
-		default:
-			return "", fmt.Errorf("ryno: cannot page past key attribute %s of type %T", name, v)
-		}
+	values, err := valuesOf(key)
+	if err != nil {
+		return "", err
 	}
 	return cc.Forge(values)
 }
@@ -118,20 +111,9 @@ func (cc Codec) Decode(s string, pos Position) (map[string]types.AttributeValue,
 	if len(s) > MaxLen {
 		return nil, fmt.Errorf("%w: not a cursor", ErrInvalid)
 	}
-	b, err := Encoding.DecodeString(s)
-	// The decoder skips '\r' and '\n' wherever they are: only the encoding of what
-	// it read is the cursor issued.
-	if err != nil || Encoding.EncodeToString(b) != s {
-		return nil, fmt.Errorf("%w: not a cursor", ErrInvalid)
-	}
-	if len(cc.Seal) > 0 {
-		aead, err := newAEAD(cc.Seal)
-		if err != nil {
-			return nil, err
-		}
-		if b, err = aead.Open(nil, nil, b, cc.scope()); err != nil {
-			return nil, fmt.Errorf("%w: not sealed for this query with this client's key", ErrInvalid)
-		}
+	b, err := cc.open(s)
+	if err != nil {
+		return nil, err
 	}
 	var cur cursor
 	if err := json.Unmarshal(b, &cur); err != nil {
@@ -270,6 +252,11 @@ func (cc Codec) Forge(values map[string]Value) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return cc.seal(b)
+}
+
+// seal returns the cursor of the JSON b: sealed as cc seals, in base64url.
+func (cc Codec) seal(b []byte) (string, error) {
 	if len(cc.Seal) > 0 {
 		aead, err := newAEAD(cc.Seal)
 		if err != nil {
@@ -278,4 +265,25 @@ func (cc Codec) Forge(values map[string]Value) (string, error) {
 		b = aead.Seal(nil, nil, b, cc.scope())
 	}
 	return Encoding.EncodeToString(b), nil
+}
+
+// open returns the JSON of the cursor s, as seal made it, or an error wrapping
+// ErrInvalid.
+func (cc Codec) open(s string) ([]byte, error) {
+	b, err := Encoding.DecodeString(s)
+	// The decoder skips '\r' and '\n' wherever they are: only the encoding of what
+	// it read is the cursor issued.
+	if err != nil || Encoding.EncodeToString(b) != s {
+		return nil, fmt.Errorf("%w: not a cursor", ErrInvalid)
+	}
+	if len(cc.Seal) > 0 {
+		aead, err := newAEAD(cc.Seal)
+		if err != nil {
+			return nil, err
+		}
+		if b, err = aead.Open(nil, nil, b, cc.scope()); err != nil {
+			return nil, fmt.Errorf("%w: not sealed for this query with this client's key", ErrInvalid)
+		}
+	}
+	return b, nil
 }

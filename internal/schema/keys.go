@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -257,6 +258,32 @@ func UniqueKey(indexName, indexKey string) string { return Join(indexName, index
 // ScopeIndexName returns the _scope_index_name of an index entry: scope:index_name,
 // the partition key of the index lookup GSI.
 func ScopeIndexName(scope, indexName string) string { return Join(scope, indexName) }
+
+// MaxShards bounds the shards of a sharded index: a page of it queries each.
+const MaxShards = 64
+
+// ShardedScopeIndexName returns the _scope_index_name of the entries in shard
+// (from 0) of the index indexName of scope, sharded over n partition keys: with
+// n of 1 (or 0), ScopeIndexName; otherwise a third component, the shard, which no
+// unsharded name has.
+func ShardedScopeIndexName(scope, indexName string, shard, n int) string {
+	if n <= 1 {
+		return ScopeIndexName(scope, indexName)
+	}
+	return Join(scope, indexName, strconv.Itoa(shard))
+}
+
+// Shard returns the shard, from 0 to n-1, of the entity whose _subject_key is
+// subjectKey: a hash, so that an entity's entries stay in one shard and the
+// entities spread evenly.
+func Shard(subjectKey string, n int) int {
+	if n <= 1 {
+		return 0
+	}
+	h := fnv.New32a()
+	h.Write([]byte(subjectKey))
+	return int(h.Sum32() % uint32(n))
+}
 
 // ValidScopeIndexName validates scope and indexName and returns their
 // _scope_index_name.

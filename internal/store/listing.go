@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -27,6 +28,14 @@ type PageQuery struct {
 	// Local says the index In reads is a local secondary index, which strongly
 	// consistent reads may read.
 	Local bool
+	// Shards, when not empty, are the queries of the listing's shards, whose items
+	// a page gathers in the order of the string attribute SortKey (In and
+	// Position are then those of the first shard).
+	Shards  []PageQuery
+	SortKey string
+	// Distinct, when set, names the key attributes by which a gathered page
+	// returns each item once, when the shards overlap.
+	Distinct []string
 }
 
 // Global reports whether the query reads a global secondary index, which
@@ -50,16 +59,38 @@ const maxQueryLimit = 1<<31 - 1
 
 // QueryPage runs one page of q: at most r.Limit items, from r.Cursor on, and the
 // cursor of the next page ("" when there is none). It asks DynamoDB for one item
-// more than the limit, so that a page that ends the listing returns no cursor.
+// more than the limit, so that a page that ends the listing returns no cursor. A
+// query of shards gathers its page from theirs (see queryGathered).
 func (c *Core) QueryPage(ctx context.Context, q PageQuery, r PageRequest) ([]map[string]types.AttributeValue, string, error) {
 	if r.Consistent && q.Global() {
 		return nil, "", Invalid("PageOptions.Consistent", "", "this listing reads a global secondary index, which DynamoDB keeps eventually consistent")
 	}
 	cursors := paging.Codec{Identity: q.Identity, Descending: r.Descending, Seal: r.Seal}
+	if len(q.Shards) > 0 {
+		return c.queryGathered(ctx, q, r, cursors)
+	}
 	start, err := cursors.Decode(r.Cursor, q.Position)
 	if err != nil {
 		return nil, "", err
 	}
+	items, next, err := c.queryFrom(ctx, q, r, start)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(items) > r.Limit {
+		items = items[:r.Limit]
+		next = batching.Project(items[r.Limit-1], q.Position.Names())
+	}
+	if len(next) == 0 {
+		return items, "", nil
+	}
+	cursor, err := cursors.Encode(next)
+	return items, cursor, err
+}
+
+// queryFrom runs one Query of q from start for r, asking for one item more than
+// r.Limit, and returns its items and its LastEvaluatedKey.
+func (c *Core) queryFrom(ctx context.Context, q PageQuery, r PageRequest, start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, error) {
 	in := *q.In
 	if r.Consistent || (c.ConsistentRead && !q.Global()) {
 		in.ConsistentRead = aws.Bool(true)
@@ -74,22 +105,12 @@ func (c *Core) QueryPage(ctx context.Context, q PageQuery, r PageRequest) ([]map
 		names := slices.Concat(r.Projection, q.Position.Names())
 		slices.Sort(names)
 		KeysOnly(&in, slices.Compact(names)...) // a name twice is refused
-
 	}
 	out, err := c.API.Query(ctx, &in)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
-	items, next := out.Items, out.LastEvaluatedKey
-	if len(items) > r.Limit {
-		items = items[:r.Limit]
-		next = batching.Project(items[r.Limit-1], q.Position.Names())
-	}
-	if len(next) == 0 {
-		return items, "", nil
-	}
-	cursor, err := cursors.Encode(next)
-	return items, cursor, err
+	return out.Items, out.LastEvaluatedKey, nil
 }
 
 // ByTypePage is the query of the entities of type typ in scope, through the
@@ -171,11 +192,43 @@ func (c *Core) IncomingPage(object Key, predicate string) (PageQuery, error) {
 }
 
 // IndexPage is the query of cond in the index of scope named index, through the
-// lookup index of the index entries table.
-func (c *Core) IndexPage(scope, index string, cond indexing.Condition) (PageQuery, error) {
+// lookup index of the index entries table; of each of its shards, gathered, when
+// it has more than one. While its entries move from the layout of before shards
+// (1: unsharded; 0: none) to that of shards, it gathers the shards of both, each
+// entry once a page.
+func (c *Core) IndexPage(scope, index string, cond indexing.Condition, shards, before int) (PageQuery, error) {
 	expr, err := cond.Expression(scope, index)
 	if err != nil {
 		return PageQuery{}, err
+	}
+	shards, before = max(shards, 1), max(before, 0)
+	if before == shards {
+		before = 0
+	}
+	if shards == 1 && before == 0 {
+		return c.indexShardPage(scope, index, cond, expr, 0, 1), nil
+	}
+	q := PageQuery{SortKey: schema.AttrIndexKey, Distinct: schema.IndexEntryKeyAttrs()}
+	for _, n := range []int{before, shards} {
+		partition := schema.ShardedScopeIndexName(scope, index, n-1, n) // the longest
+		if err := schema.ValidateKeyLength("scope and index name", partition, schema.MaxPartitionKeyBytes); n > 0 && err != nil {
+			return PageQuery{}, err
+		}
+		for shard := range n {
+			q.Shards = append(q.Shards, c.indexShardPage(scope, index, cond, expr, shard, n))
+		}
+	}
+	q.In, q.Position = q.Shards[0].In, q.Shards[0].Position
+	q.Identity = fmt.Sprintf("%s\x00%d\x00%d", q.Shards[0].Identity, before, shards)
+	return q, nil
+}
+
+// indexShardPage is the query of cond, whose key condition is expr, in shard of
+// the index of scope named index sharded over shards.
+func (c *Core) indexShardPage(scope, index string, cond indexing.Condition, expr indexing.Expression, shard, shards int) PageQuery {
+	partition := schema.ShardedScopeIndexName(scope, index, shard, shards)
+	if shards > 1 {
+		expr = expr.WithPartition(partition)
 	}
 	return PageQuery{
 		In: &dynamodb.QueryInput{
@@ -185,9 +238,9 @@ func (c *Core) IndexPage(scope, index string, cond indexing.Condition) (PageQuer
 			ExpressionAttributeNames:  expr.Names,
 			ExpressionAttributeValues: expr.Values,
 		},
-		Position: lookupPosition(scope, index, cond),
-		Identity: c.Names.IndexLookup + "\x00" + schema.ScopeIndexName(scope, index) + "\x00" + cond.String(),
-	}, nil
+		Position: lookupPosition(scope, index, partition, cond),
+		Identity: c.Names.IndexLookup + "\x00" + partition + "\x00" + cond.String(),
+	}
 }
 
 // InlinePage is the query of cond in the inline index named index of typ, held in

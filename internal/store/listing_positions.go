@@ -80,7 +80,7 @@ func ReverseKey(subjectKey, predicateKey string, sets map[string]bool) string {
 
 // lookupPosition locates the entries of the index named index of scope whose values
 // cond matches, in the lookup index.
-func lookupPosition(scope, index string, cond indexing.Condition) paging.Position {
+func lookupPosition(scope, index, partition string, cond indexing.Condition) paging.Position {
 	return paging.Position{
 		Attrs: []paging.Attr{
 			{Name: schema.AttrSubjectKey, Max: schema.MaxPartitionKeyBytes, Valid: func(k string) bool {
@@ -88,7 +88,7 @@ func lookupPosition(scope, index string, cond indexing.Condition) paging.Positio
 				return ok && e.Scope == scope
 			}},
 			{Name: schema.AttrUniqueKey, Max: schema.MaxSortKeyBytes},
-			{Name: schema.AttrScopeIndexName, Fixed: schema.ScopeIndexName(scope, index)},
+			{Name: schema.AttrScopeIndexName, Fixed: partition},
 			{Name: schema.AttrIndexKey, Max: schema.MaxSortKeyBytes, Valid: func(k string) bool {
 				v, err := indexing.ParseValue(k)
 				return err == nil && cond.Match(v)

@@ -70,7 +70,8 @@ type ImportOptions struct {
 	// unique values (a claim is conditional) or with Options.CheckObjects are
 	// written one at a time as without it. An entity is written whole or not at all
 	// as ever, but a run cut off may leave the lists of entities it did not write,
-	// which the run resumed completes; a reader meanwhile may meet them.
+	// in part: the run resumed deletes them before writing those lines again, and
+	// a reader meanwhile may meet them.
 	Exclusive bool
 	// Progress, when set, is called after each line written (or refused), from one
 	// goroutine at a time.

@@ -104,6 +104,9 @@ func TestAnImportKilledAtRandomRequestsResumesToTheSameStore(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dynamotest.Parallel(t)
 			seed := uint64(time.Now().UnixNano())
+			if v := os.Getenv("RYNO_KILL_SEED"); v != "" { // to replay a run
+				seed, _ = strconv.ParseUint(v, 10, 64)
+			}
 			t.Logf("seed %d", seed)
 			rng := rand.New(rand.NewPCG(seed, 3))
 			a := tt.fixture(t)

@@ -4,22 +4,23 @@ package transfer
 
 import (
 	"context"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/schema"
 	"github.com/rynodb/rynodb/internal/store"
 )
 
-// writeFresh writes the lines of ls whose entities are new, none of whose lists,
-// sets or sequences are stored either, as the plain items of writes.Fresh through
-// eng: every line's other items first, then its sequences, then the entities. An
-// entity stored is so a whole one; an import cut off before leaves items that
-// finding the entity missing and its partition of relationships not empty, the
-// line's write again (one at a time) completes or replaces. It sets the fresh
-// items of each line written and returns the other lines, to be written one at a
-// time.
+// writeFresh writes the lines of ls whose entities are not stored as the plain
+// items of writes.Fresh through eng: every line's other items first, then its
+// sequences, then the entities, so that an entity stored is a whole one. A line
+// whose entity is missing but whose subject has relationship items (what an import
+// cut off left, in part: the import is exclusive) has them deleted first. It sets
+// the fresh items of each line written and returns the other lines, to be written
+// one at a time.
 func (m *Mover) writeFresh(ctx context.Context, eng *batching.Engine, ls []*parsedLine) ([]*parsedLine, error) {
 	var slow, cands []*parsedLine
 	seen := make(map[store.Key]bool, len(ls))
@@ -33,21 +34,28 @@ func (m *Mover) writeFresh(ctx context.Context, eng *batching.Engine, ls []*pars
 		pl.fresh = &f
 		cands = append(cands, pl)
 	}
-	free, err := m.unwritten(ctx, eng, cands)
+	states, err := m.unwritten(ctx, eng, cands)
 	if err != nil {
 		return nil, err
 	}
 	var fast []*parsedLine
+	var left []store.Key
 	var items, entities []batching.WriteOp
 	for i, pl := range cands {
-		if !free[i] {
+		switch states[i] {
+		case stored:
 			pl.fresh = nil
 			slow = append(slow, pl)
 			continue
+		case leftOver:
+			left = append(left, pl.put.Key)
 		}
 		fast = append(fast, pl)
 		items = append(items, pl.fresh.Items...)
 		entities = append(entities, pl.fresh.Entity)
+	}
+	if err := m.deleteRelated(ctx, eng, left); err != nil {
+		return nil, err
 	}
 	if err := eng.Write(ctx, items); err != nil {
 		return nil, err
@@ -67,11 +75,19 @@ func (m *Mover) writeFresh(ctx context.Context, eng *batching.Engine, ls []*pars
 	return slow, nil
 }
 
-// unwritten reports, for each line of ls, whether nothing of its entity is
-// stored: no entity item, and no relationships item in its subject's partition
-// when it has lists or sets. One BatchGetItem for every 100 entities, and a Query
-// of one item for each entity missing that has lists, in parallel.
-func (m *Mover) unwritten(ctx context.Context, eng *batching.Engine, ls []*parsedLine) ([]bool, error) {
+// lineState is what is stored of a line's entity.
+type lineState int
+
+const (
+	missing  lineState = iota // nothing
+	leftOver                  // no entity, but items of its lists, sets or sequences
+	stored                    // the entity
+)
+
+// unwritten reports what is stored of the entity of each line of ls: one
+// BatchGetItem for every 100 entities, and a Query of one item for each entity
+// missing that has lists, in parallel.
+func (m *Mover) unwritten(ctx context.Context, eng *batching.Engine, ls []*parsedLine) ([]lineState, error) {
 	if len(ls) == 0 {
 		return nil, nil
 	}
@@ -83,13 +99,13 @@ func (m *Mover) unwritten(ctx context.Context, eng *batching.Engine, ls []*parse
 	if err != nil {
 		return nil, err
 	}
-	free := make([]bool, len(ls))
+	states := make([]lineState, len(ls))
 	err = batching.Parallel(ctx, len(ls), m.concurrency, func(ctx context.Context, i int) error {
 		if found[gets[i].ID] != nil {
+			states[i] = stored
 			return nil
 		}
 		if !ls[i].fresh.Related {
-			free[i] = true
 			return nil
 		}
 		release, err := eng.Acquire(ctx)
@@ -98,10 +114,36 @@ func (m *Mover) unwritten(ctx context.Context, eng *batching.Engine, ls []*parse
 		}
 		defer release()
 		related, err := m.hasRelated(ctx, ls[i].put.Key)
-		free[i] = !related
+		if related {
+			states[i] = leftOver
+		}
 		return err
 	})
-	return free, err
+	return states, err
+}
+
+// deleteRelated deletes every item of the relationships partitions of subjects,
+// whose entities are missing: what an exclusive import cut off left of them.
+func (m *Mover) deleteRelated(ctx context.Context, eng *batching.Engine, subjects []store.Key) error {
+	var ops []batching.WriteOp
+	var mu sync.Mutex
+	err := batching.Parallel(ctx, len(subjects), m.concurrency, func(ctx context.Context, i int) error {
+		in := store.KeyCondition(m.core.Names.Relationships, "", schema.AttrSubjectKey, subjects[i].String())
+		in.ConsistentRead = aws.Bool(true)
+		store.KeysOnly(in, schema.RelationshipKeyAttrs()...)
+		return m.core.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, item := range items {
+				ops = append(ops, batching.DeleteOp(m.core.Names.Relationships, item))
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	return eng.Write(ctx, ops)
 }
 
 // hasRelated reports whether k's partition of the relationships table holds any

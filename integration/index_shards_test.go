@@ -122,6 +122,19 @@ func TestAShardedIndexListsEveryEntityOnceInOrder(t *testing.T) {
 	require.NotEmpty(t, page.Cursor)
 	require.Equal(t, 4, s.counter.Count("Query"), "one Query a shard")
 	require.Equal(t, 1, s.counter.Rounds(), "in one round")
+	requireCheckFindsNothing(t, s.Client)
+}
+
+// requireCheckFindsNothing runs a check of db: no orphan, no trace.
+func requireCheckFindsNothing(t *testing.T, db *ryno.Client) {
+	t.Helper()
+	var found []string
+	_, err := db.Check(ctx, ryno.CheckOptions{
+		OnOrphan: func(o ryno.Orphan) { found = append(found, fmt.Sprint(o)) },
+		OnTrace:  func(tr ryno.Trace) { found = append(found, fmt.Sprint(tr)) },
+	})
+	require.NoError(t, err)
+	require.Empty(t, found, "check finds nothing")
 }
 
 // TestAnIndexBeingReshardedIsListedWhole moves an index written unsharded to 3
@@ -168,5 +181,6 @@ func TestAnIndexBeingReshardedIsListedWhole(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want, ids(pageByDay(t, client(move.to, 0), indexing.All(), 4, false)), "%d to %d, moved", move.from, move.to)
 		require.Equal(t, want, ids(pageByDay(t, client(move.to, 0), indexing.All(), 4, true)), "%d to %d, moved, descending", move.from, move.to)
+		requireCheckFindsNothing(t, client(move.to, 0))
 	}
 }

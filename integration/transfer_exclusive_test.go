@@ -91,10 +91,7 @@ func TestAnExclusiveImportWritesWhatTheOneAtATimeImportWrites(t *testing.T) {
 	} {
 		require.Equal(t, comparableItems(t, b, table(b)), comparableItems(t, c, table(c)))
 	}
-	var orphans, traces int
-	_, err = c.Check(ctx, ryno.CheckOptions{OnOrphan: func(ryno.Orphan) { orphans++ }, OnTrace: func(ryno.Trace) { traces++ }})
-	require.NoError(t, err)
-	require.Zero(t, orphans+traces, "check finds nothing")
+	requireCheckFindsNothing(t, c.Client)
 
 	n, err := c.Sequence(ctx, ryno.Key{Scope: "acme", Type: "note", ID: "n03"}, "rev")
 	require.NoError(t, err)

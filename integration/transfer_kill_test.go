@@ -144,10 +144,7 @@ func TestAnImportKilledAtRandomRequestsResumesToTheSameStore(t *testing.T) {
 				break
 			}
 			require.Equal(t, lines, export(t, b, bulk.ExportOptions{}), "the copy exports as the original: nothing lost, nothing doubled")
-			var orphans, traces int
-			_, err = b.Check(ctx, ryno.CheckOptions{OnOrphan: func(ryno.Orphan) { orphans++ }, OnTrace: func(ryno.Trace) { traces++ }})
-			require.NoError(t, err)
-			require.Zero(t, orphans+traces, "check finds nothing")
+			requireCheckFindsNothing(t, b.Client)
 		})
 	}
 }

@@ -164,3 +164,47 @@ func TestAnExclusiveImportUnderThrottlingAndUnprocessedItemsLosesNothing(t *test
 	requireFaultsMet(t, chaos)
 	require.Equal(t, lines, export(t, b, bulk.ExportOptions{}), "nothing lost")
 }
+
+// TestAnExclusiveImportOfAFileNamingAnEntityTwiceWritesOneOfItsLines imports,
+// exclusively and several times, a file naming one entity on lines of chunks
+// written at once, with different lists: the entity and its list are one line's,
+// the other line is kept, and check finds nothing.
+func TestAnExclusiveImportOfAFileNamingAnEntityTwiceWritesOneOfItsLines(t *testing.T) {
+	dynamotest.Parallel(t)
+	note := func(i int) ryno.Key { return ryno.Key{Scope: "acme", Type: "note", ID: fmt.Sprintf("n%03d", i)} }
+	line := func(i int, id ryno.Key, title string, list ...ryno.Key) string {
+		l := bulk.Line{Key: id, Version: 1, Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+			Attributes: map[string]types.AttributeValue{"title": &types.AttributeValueMemberS{Value: title}},
+			Lists:      map[string][]ryno.Key{"follows": list}}
+		l.Updated = l.Created.Add(time.Duration(i) * time.Second)
+		b, err := json.Marshal(l)
+		require.NoError(t, err)
+		return string(b)
+	}
+	for round := range 3 {
+		var lines []string
+		twice := note(1000 + round)
+		for i := range 300 {
+			lines = append(lines, line(i, note(i), "plain", note((i+1)%300)))
+			switch i { // in the chunks of lines 1-50, 51-100 and 101-150
+			case 10:
+				lines = append(lines, line(i, twice, "first", note(1), note(2), note(3)))
+			case 70:
+				lines = append(lines, line(i, twice, "second", note(4)))
+			case 130:
+				lines = append(lines, line(i, twice, "third", note(5), note(6)))
+			}
+		}
+		s := newStoreOpts(t, nil, transferOptions())
+		report, err := s.Import(ctx, strings.NewReader(strings.Join(lines, "\n")), bulk.ImportOptions{Exclusive: true})
+		require.NoError(t, err)
+		require.Equal(t, 301, report.Written)
+		require.Equal(t, 2, report.Kept, "the entity's other lines are kept")
+		e, err := s.Get(ctx, twice, ryno.WithRelationships())
+		require.NoError(t, err)
+		want := map[string][]ryno.Key{"first": {note(1), note(2), note(3)}, "second": {note(4)}, "third": {note(5), note(6)}}[e.Attributes["title"].(string)]
+		require.NotNil(t, want)
+		require.Equal(t, want, e.Relationships["follows"], "the list of the line whose entity is stored")
+		requireCheckFindsNothing(t, s.Client)
+	}
+}

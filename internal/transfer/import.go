@@ -17,6 +17,7 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/errs"
 	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
 	"github.com/rynodb/rynodb/internal/writes"
 )
 
@@ -28,7 +29,7 @@ type PutOf func(l *bulk.Line, existing bulk.Existing) (writes.Put, error)
 // putOf (see ryno.Client.Import). opts is checked by the caller.
 func (m *Mover) Import(ctx context.Context, r io.Reader, opts bulk.ImportOptions, putOf PutOf) (bulk.Report, error) {
 	im := &importer{m: m, putOf: putOf, opts: opts, start: time.Now(), pending: map[int]bool{},
-		fresh: m.core.Batch.Shared()}
+		fresh: m.core.Batch.Shared(), held: heldKeys{by: map[store.Key]chan struct{}{}}}
 	im.done.Resume = max(opts.From, 1)
 	return im.run(ctx, r)
 }
@@ -42,6 +43,7 @@ type importer struct {
 	// fresh sends the batches of new entities: at most MaxConcurrency requests
 	// at once, whatever the workers.
 	fresh *batching.Engine
+	held  heldKeys // the entities chunks in flight write as plain items
 
 	mu      sync.Mutex
 	done    bulk.Report
@@ -149,21 +151,39 @@ func (im *importer) chunk(ctx context.Context, c []importLine) error {
 		}
 		parsed = append(parsed, pl)
 	}
-	slow := parsed
-	if im.opts.Exclusive {
-		var err error
-		if slow, err = im.m.writeFresh(ctx, im.fresh, parsed); err != nil {
-			return err
-		}
-		for _, pl := range parsed {
-			if pl.fresh != nil {
-				if err := im.finish(ctx, pl, true); err != nil {
-					return err
-				}
+	if !im.opts.Exclusive {
+		return im.oneByOne(ctx, parsed)
+	}
+	// The entities this chunk holds are released as each is written, before any
+	// line waits for another chunk's: no two chunks wait for each other.
+	own, others := im.held.hold(parsed)
+	defer im.held.release(own)
+	slow, err := im.m.writeFresh(ctx, im.fresh, own)
+	if err != nil {
+		return err
+	}
+	for _, pl := range own {
+		if pl.fresh != nil {
+			im.held.release([]*parsedLine{pl})
+			if err := im.finish(ctx, pl, true); err != nil {
+				return err
 			}
 		}
 	}
-	for _, pl := range slow {
+	if err := im.oneByOne(ctx, slow); err != nil {
+		return err
+	}
+	im.held.release(own)
+	return im.oneByOne(ctx, others)
+}
+
+// oneByOne writes each line of ls through the store's write path, once the chunk
+// holding its entity, if another does, is done.
+func (im *importer) oneByOne(ctx context.Context, ls []*parsedLine) error {
+	for _, pl := range ls {
+		if err := im.held.wait(ctx, pl); err != nil {
+			return nil // cut off: the line stays pending
+		}
 		var written bool
 		written, pl.err = im.m.importLine(ctx, &pl.line, im.opts.Existing, pl.put)
 		if err := im.finish(ctx, pl, written); err != nil {
@@ -180,6 +200,8 @@ type parsedLine struct {
 	put   writes.Put
 	fresh *writes.Fresh // its items, once written so
 	err   error
+	after chan struct{} // closed once the chunk holding its entity is done with it
+	holds chan struct{} // its entity, held while its chunk writes it (see heldKeys)
 }
 
 // parse reads and checks l, before any request.
@@ -321,4 +343,64 @@ func (m *Mover) importedBefore(ctx context.Context, l *bulk.Line) (bool, error) 
 	updated, _ := item[schema.AttrUpdated].(*types.AttributeValueMemberS)
 	return s.Version == l.Version && s.Created.Equal(schema.TruncateTime(l.Created)) &&
 		updated != nil && updated.Value == schema.FormatTime(l.Updated), nil
+}
+
+// heldKeys are the entities that chunks of an exclusive import in flight write as
+// plain items: no other line of the file may write one meanwhile, or the items of
+// both would mix.
+type heldKeys struct {
+	mu sync.Mutex
+	by map[store.Key]chan struct{} // closed when released
+}
+
+// hold takes the entities of ls that no chunk holds, and returns their lines and
+// the others: a line naming an entity a line before it in ls names, or that
+// another chunk holds (it waits for that chunk, see wait).
+func (h *heldKeys) hold(ls []*parsedLine) (own, others []*parsedLine) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	mine := make(map[store.Key]bool, len(ls))
+	for _, pl := range ls {
+		k := pl.put.Key
+		if mine[k] { // twice in this chunk: after the first
+			others = append(others, pl)
+			continue
+		}
+		if ch, taken := h.by[k]; taken {
+			pl.after = ch
+			others = append(others, pl)
+			continue
+		}
+		mine[k] = true
+		h.by[k] = make(chan struct{})
+		pl.holds = h.by[k]
+		own = append(own, pl)
+	}
+	return own, others
+}
+
+// release gives up the entities the lines of ls hold, if they still do.
+func (h *heldKeys) release(ls []*parsedLine) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, pl := range ls {
+		if pl.holds != nil {
+			delete(h.by, pl.put.Key)
+			close(pl.holds)
+			pl.holds = nil
+		}
+	}
+}
+
+// wait waits until the chunk holding pl's entity, if another did, is done.
+func (h *heldKeys) wait(ctx context.Context, pl *parsedLine) error {
+	if pl.after == nil {
+		return nil
+	}
+	select {
+	case <-pl.after:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

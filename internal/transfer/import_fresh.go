@@ -14,7 +14,8 @@ import (
 	"github.com/rynodb/rynodb/internal/store"
 )
 
-// writeFresh writes the lines of ls whose entities are not stored as the plain
+// writeFresh writes the lines of ls, of distinct entities that no other chunk
+// writes meanwhile (see heldKeys), whose entities are not stored as the plain
 // items of writes.Fresh through eng: every line's other items first, then its
 // sequences, then the entities, so that an entity stored is a whole one. A line
 // whose entity is missing but whose subject has relationship items (what an import
@@ -23,14 +24,12 @@ import (
 // one at a time.
 func (m *Mover) writeFresh(ctx context.Context, eng *batching.Engine, ls []*parsedLine) ([]*parsedLine, error) {
 	var slow, cands []*parsedLine
-	seen := make(map[store.Key]bool, len(ls))
 	for _, pl := range ls {
 		f, ok, err := m.writes.Fresh(pl.put)
-		if !ok || err != nil || seen[pl.put.Key] { // the write one at a time says why
+		if !ok || err != nil { // the write one at a time says why
 			slow = append(slow, pl)
 			continue
 		}
-		seen[pl.put.Key] = true
 		pl.fresh = &f
 		cands = append(cands, pl)
 	}

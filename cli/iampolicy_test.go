@@ -41,6 +41,7 @@ func TestIAMPolicy(t *testing.T) {
 	tables := []string{"app_entities_master", "app_relationship_entries", "app_index_entries"}
 	indexes := []string{
 		"app_entities_master/index/app_entities_by_type",
+		"app_entities_master/index/app_entities_by_type_shard",
 		"app_entities_master/index/app_entities_inline_1",
 		"app_entities_master/index/app_entities_inline_2",
 		"app_relationship_entries/index/app_incoming_relationships",

@@ -123,6 +123,7 @@ func TestDiff(t *testing.T) {
 			},
 			actions: []string{
 				"create-index app_entities_master app_entities_by_type 0",
+				"create-index app_entities_master app_entities_by_type_shard 0",
 				"create-index app_entities_master app_entities_inline_1 0",
 				"create-index app_entities_master app_entities_inline_2 0",
 				"create-index app_relationship_entries app_incoming_relationships 0",
@@ -207,6 +208,7 @@ func TestDiff(t *testing.T) {
 				l.GlobalSecondaryIndexes = nil
 			},
 			actions: []string{
+				"create-index app_entities_master app_entities_by_type_shard 0",
 				"create-index app_entities_master app_entities_inline_1 0",
 				"create-index app_entities_master app_entities_inline_2 0",
 			},
@@ -328,6 +330,7 @@ func TestDiff(t *testing.T) {
 			},
 			actions: []string{
 				"create-index app_entities_master app_entities_by_type 0",
+				"create-index app_entities_master app_entities_by_type_shard 0",
 				"create-index app_entities_master app_entities_inline_1 0",
 				"create-index app_entities_master app_entities_inline_2 0",
 			},
@@ -390,9 +393,10 @@ func TestDiffCreateIndexRequest(t *testing.T) {
 			live := liveAll(schema.Definitions(n, tt.live))
 			live[n.Entities].GlobalSecondaryIndexes = nil
 			p := diff(target{tables: schema.Definitions(n, tt.want)}, &snapshot{live: live, version: CurrentVersion}, allMigrations())
-			require.Len(t, p.Actions, 3)
+			require.Len(t, p.Actions, 4)
 			require.Equal(t, []string{
 				"create-index app_entities_master app_entities_by_type 0",
+				"create-index app_entities_master app_entities_by_type_shard 0",
 				"create-index app_entities_master app_entities_inline_1 0",
 				"create-index app_entities_master app_entities_inline_2 0",
 			}, actionStrings(p.Actions))
@@ -474,6 +478,7 @@ func TestTableStatuses(t *testing.T) {
 	require.Equal(t, []TableStatus{
 		{Name: n.Entities, State: StateActive, BillingMode: types.BillingModePayPerRequest, Indexes: []IndexStatus{
 			{Name: n.EntitiesByType, Kind: GlobalIndex, State: "CREATING"},
+			{Name: n.EntitiesByTypeShard, Kind: GlobalIndex, State: StateActive},
 			{Name: n.EntitiesInline[0], Kind: GlobalIndex, State: StateActive},
 			{Name: n.EntitiesInline[1], Kind: GlobalIndex, State: StateActive},
 		}},

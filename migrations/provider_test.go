@@ -165,17 +165,20 @@ func TestUpAddsMissingIndexes(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{
 		"create-index app_entities_master app_entities_by_type 0",
+		"create-index app_entities_master app_entities_by_type_shard 0",
 		"create-index app_entities_master app_entities_inline_1 0",
 		"create-index app_entities_master app_entities_inline_2 0",
 		"create-index app_relationship_entries app_incoming_relationships 0",
 		"create-index app_index_entries app_index_lookup 0",
 		"enable-time-to-live app_entities_master  0",
 	}, actionStrings(res.Actions))
-	require.Equal(t, 5, api.count("UpdateTable"))
+	require.Equal(t, 6, api.count("UpdateTable"))
 	require.Zero(t, api.count("PutItem"), "the version was already recorded")
 	require.Equal(t, []string{
 		"create GSI app_entities_by_type on table app_entities_master",
 		"waiting for table app_entities_master to become ACTIVE (GSI app_entities_by_type CREATING)",
+		"create GSI app_entities_by_type_shard on table app_entities_master",
+		"waiting for table app_entities_master to become ACTIVE (GSI app_entities_by_type_shard CREATING)",
 		"create GSI app_entities_inline_1 on table app_entities_master",
 		"waiting for table app_entities_master to become ACTIVE (GSI app_entities_inline_1 CREATING)",
 		"create GSI app_entities_inline_2 on table app_entities_master",

@@ -63,6 +63,8 @@ const (
 	attrID                 = "_id"
 	attrScopeTypeKey       = "_scope_type_key"
 	attrUpdated            = "_updated"
+	attrTypeShard          = "_type_shard"
+	attrShardUpdated       = "_shard_updated"
 	attrSubjectKey         = "_subject_key"
 	attrPredicateKey       = "_predicate_key"
 	attrObjectKey          = "_object_key"
@@ -99,11 +101,19 @@ func entitiesTable(n Names, b Billing) *dynamodb.CreateTableInput {
 			attr(attrID, types.ScalarAttributeTypeS),
 			attr(attrScopeTypeKey, types.ScalarAttributeTypeS),
 			attr(attrUpdated, types.ScalarAttributeTypeS),
+			attr(attrTypeShard, types.ScalarAttributeTypeS),
+			attr(attrShardUpdated, types.ScalarAttributeTypeS),
 		},
 		KeySchema: keySchema(attrID, attrScopeTypeKey),
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
 			IndexName:             aws.String(n.EntitiesByType),
 			KeySchema:             keySchema(attrScopeTypeKey, attrUpdated),
+			Projection:            &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			ProvisionedThroughput: b.throughput(),
+		}, {
+			// Entities of sharded types only: the others have no _type_shard.
+			IndexName:             aws.String(n.EntitiesByTypeShard),
+			KeySchema:             keySchema(attrTypeShard, attrShardUpdated),
 			Projection:            &types.Projection{ProjectionType: types.ProjectionTypeAll},
 			ProvisionedThroughput: b.throughput(),
 		}},

@@ -45,11 +45,13 @@ func TestDefinitionsMatchTheDesign(t *testing.T) {
 		{
 			table: "p_entities_master", partition: "_id", sort: "_scope_type_key",
 			indexes: map[string][3]string{
-				"GSI p_entities_by_type":  {"_scope_type_key", "_updated", "ALL"},
-				"GSI p_entities_inline_1": {"_inline1_name", "_inline1_key", "ALL"},
-				"GSI p_entities_inline_2": {"_inline2_name", "_inline2_key", "ALL"},
+				"GSI p_entities_by_type":       {"_scope_type_key", "_updated", "ALL"},
+				"GSI p_entities_by_type_shard": {"_type_shard", "_shard_updated", "ALL"},
+				"GSI p_entities_inline_1":      {"_inline1_name", "_inline1_key", "ALL"},
+				"GSI p_entities_inline_2":      {"_inline2_name", "_inline2_key", "ALL"},
 			},
 			attrs: map[string]types.ScalarAttributeType{"_id": S, "_scope_type_key": S, "_updated": S,
+				"_type_shard": S, "_shard_updated": S,
 				"_inline1_name": S, "_inline1_key": S, "_inline2_name": S, "_inline2_key": S},
 		},
 		{

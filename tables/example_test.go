@@ -17,7 +17,7 @@ func ExampleDefinitions() {
 		fmt.Println(aws.ToString(def.TableName), len(def.GlobalSecondaryIndexes), "GSI", len(def.LocalSecondaryIndexes), "LSI")
 	}
 	// Output:
-	// app_entities_master 3 GSI 0 LSI
+	// app_entities_master 4 GSI 0 LSI
 	// app_relationship_entries 1 GSI 1 LSI
 	// app_index_entries 1 GSI 0 LSI
 }

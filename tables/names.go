@@ -6,6 +6,7 @@ import "fmt"
 const (
 	entitiesSuffix              = "entities_master"
 	entitiesByTypeSuffix        = "entities_by_type"
+	entitiesByTypeShardSuffix   = "entities_by_type_shard"
 	relationshipsSuffix         = "relationship_entries"
 	reverseRelationshipsSuffix  = "incoming_relationships"
 	relationshipsByObjectSuffix = "relationships_by_object"
@@ -35,6 +36,9 @@ type Names struct {
 
 	Entities       string // table: one item per entity
 	EntitiesByType string // GSI of Entities: page entities of a type by update time
+	// EntitiesByTypeShard is the GSI of Entities that pages the entities of a
+	// sharded type, one shard of a type at a time, by update time.
+	EntitiesByTypeShard string
 	// EntitiesInline are the GSIs of Entities for inline indexes, by slot - 1: range
 	// queries by scope and index name over the value an entity item holds.
 	EntitiesInline [2]string
@@ -57,6 +61,7 @@ func NewNames(prefix string) (Names, error) {
 		Prefix:                prefix,
 		Entities:              name(entitiesSuffix),
 		EntitiesByType:        name(entitiesByTypeSuffix),
+		EntitiesByTypeShard:   name(entitiesByTypeShardSuffix),
 		Relationships:         name(relationshipsSuffix),
 		ReverseRelationships:  name(reverseRelationshipsSuffix),
 		RelationshipsByObject: name(relationshipsByObjectSuffix),

@@ -14,6 +14,13 @@ const (
 	AttrType         = "_type"
 	AttrCreated      = "_created" // FormatTime; set once
 	AttrUpdated      = "_updated" // FormatTime; GSI sort key
+	// AttrShardUpdated holds the update time of an entity of a sharded type
+	// instead of _updated, which would put it in the by-type index; it is the sort
+	// key of the sharded by-type index.
+	AttrShardUpdated = "_shard_updated"
+	// AttrTypeShard is the partition key of the sharded by-type index:
+	// ShardedScopeTypeKey of the entity's scope, type and shard.
+	AttrTypeShard    = "_type_shard"
 	AttrMeta         = "_meta"
 	AttrIndexEntries = "_index_entries" // index name -> index keys emitted at the last write
 	// AttrShape is a digest of the names of the item's attributes and metadata, as

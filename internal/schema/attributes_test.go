@@ -16,6 +16,7 @@ func TestTheTablesAreKeyedByTheseAttributes(t *testing.T) {
 	want := map[string][2]string{
 		n.Entities:              {AttrID, AttrScopeTypeKey},
 		n.EntitiesByType:        {AttrScopeTypeKey, AttrUpdated},
+		n.EntitiesByTypeShard:   {AttrTypeShard, AttrShardUpdated},
 		n.Relationships:         {AttrSubjectKey, AttrPredicateKey},
 		n.ReverseRelationships:  {AttrObjectKey, AttrReverseKey},
 		n.RelationshipsByObject: {AttrSubjectKey, AttrPredicateObjectKey},

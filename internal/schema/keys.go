@@ -273,6 +273,12 @@ func ShardedScopeIndexName(scope, indexName string, shard, n int) string {
 	return Join(scope, indexName, strconv.Itoa(shard))
 }
 
+// ShardedScopeTypeKey returns the _type_shard of the entities of typ in scope
+// that hash to shard (from 0): scope:type:shard.
+func ShardedScopeTypeKey(scope, typ string, shard int) string {
+	return Join(scope, typ, strconv.Itoa(shard))
+}
+
 // Shard returns the shard, from 0 to n-1, of the entity whose _subject_key is
 // subjectKey: a hash, so that an entity's entries stay in one shard and the
 // entities spread evenly.

@@ -58,8 +58,7 @@ func (r *runner) check(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	db, err := ryno.New(api, ryno.Options{TablePrefix: s.prefix, Indexes: r.cfg.Indexes, Owns: r.cfg.Owns, Sets: r.cfg.Sets,
-		OrderedSets: r.cfg.OrderedSets, OnCall: s.reportTo(r.stderr)})
+	db, err := ryno.New(api, r.clientOptions(s))
 	if err != nil {
 		return checkCommand.usage(err.Error())
 	}

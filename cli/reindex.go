@@ -18,7 +18,9 @@ var reindexCommand = &command{
 	help: `Recomputes the index entries of every entity of the given types in a scope with
 the application's map functions, and writes only the difference: run it after adding
 an index or changing a map function. Entries of indexes no longer registered for a
-type are deleted. Without --type, every type with a registered index is reindexed.
+type are deleted. Entities of a type whose ShardedType changed are moved to its
+shards. Without --type, every type with a registered index or a ShardedType is
+reindexed.
 Entities are read a page at a time; on a terminal, progress is shown on standard error.
 
 Map functions live in the application, so reindex works in the application's own
@@ -38,7 +40,7 @@ func (r *runner) reindex(ctx context.Context, args []string) error {
 		r.printCommandHelp(reindexCommand)
 		return nil
 	}
-	if len(r.cfg.Indexes) == 0 {
+	if len(r.cfg.Indexes) == 0 && len(r.cfg.ShardedTypes) == 0 {
 		return reindexCommand.usage(errNoIndexes)
 	}
 	if err != nil {
@@ -54,7 +56,7 @@ func (r *runner) reindex(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	db, err := ryno.New(api, ryno.Options{TablePrefix: s.prefix, Indexes: r.cfg.Indexes, Owns: r.cfg.Owns, Sets: r.cfg.Sets, OrderedSets: r.cfg.OrderedSets, OnCall: s.reportTo(r.stderr)})
+	db, err := ryno.New(api, r.clientOptions(s))
 	if err != nil {
 		return err
 	}
@@ -92,6 +94,9 @@ func (r *runner) reindexTypes(s *settings) ([]string, error) {
 		for _, ix := range r.cfg.Indexes {
 			types = append(types, ix.Type)
 		}
+		for _, st := range r.cfg.ShardedTypes {
+			types = append(types, st.Type)
+		}
 	}
 	return slices.Compact(slices.Sorted(slices.Values(types))), nil
 }
@@ -99,6 +104,9 @@ func (r *runner) reindexTypes(s *settings) ([]string, error) {
 func reindexSummary(scope, typ string, p ryno.ReindexProgress) string {
 	s := fmt.Sprintf("reindexed %s of type %s in scope %s: %s written, %d deleted",
 		count(p.Entities, "entity"), typ, scope, count(p.Puts, "entry"), p.Deletes)
+	if p.Moved > 0 {
+		s += fmt.Sprintf(", %s moved to the type's shards", count(p.Moved, "entity"))
+	}
 	for _, d := range p.Duplicates {
 		s += fmt.Sprintf("\n  duplicate in unique index %s: %v, emitted by %s, is held by %s; not written", d.Index, d.Value, d.Entity, d.Owner)
 	}

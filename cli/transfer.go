@@ -214,8 +214,7 @@ func (r *runner) importLines(ctx context.Context, args []string) error {
 // transferClient is the client of export and import, with the application's
 // indexes, sets and ordered sets.
 func (r *runner) transferClient(api *dynamodb.Client, s *settings) (*ryno.Client, error) {
-	return ryno.New(api, ryno.Options{TablePrefix: s.prefix, Indexes: r.cfg.Indexes, Owns: r.cfg.Owns, Sets: r.cfg.Sets,
-		OrderedSets: r.cfg.OrderedSets, OnCall: s.reportTo(r.stderr)})
+	return ryno.New(api, r.clientOptions(s))
 }
 
 // output opens where export writes: standard output for "-".

@@ -59,6 +59,10 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	sharded, err := typeShards(opts.ShardedTypes)
+	if err != nil {
+		return nil, err
+	}
 	opts = opts.withDefaults()
 	obs := newObserver(opts)
 	if obs != nil {
@@ -82,6 +86,7 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		OwnersOf:           owns.ownersOf,
 		Indexes:            registryView{registry},
 		SeparateListWrites: opts.SeparateListWrites,
+		TypeShards:         sharded,
 	})
 	le := lists.New(core)
 	dels := deletes.New(core, le)

@@ -69,7 +69,7 @@ func (o getOptions) consistent(c *Client) bool { return o.strong || c.opts.Consi
 
 // read is how the call reads entity items.
 func (o getOptions) read(c *Client) entityRead {
-	return entityRead{consistent: o.consistent(c), projection: o.projection, records: o.records != nil, inspect: o.records}
+	return entityRead{consistent: o.consistent(c), projection: o.projection, records: o.records != nil, sharded: c.sharded(), inspect: o.records}
 }
 
 func (o getOptions) validate() error {

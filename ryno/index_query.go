@@ -59,7 +59,7 @@ func (c *Client) QueryIndex(ctx context.Context, in ScopedIndex, cond indexing.C
 	for i, e := range entries.Items {
 		keys[i] = e.Key
 	}
-	r := entityRead{consistent: c.opts.ConsistentRead, projection: p.Projection, records: true}
+	r := entityRead{consistent: c.opts.ConsistentRead, projection: p.Projection, records: true, sharded: c.sharded()}
 	items, err := c.readVisible(ctx, keys, r)
 	if err != nil {
 		return nil, err
@@ -125,7 +125,7 @@ func indexPage[T any](ctx context.Context, c *Client, in ScopedIndex, cond index
 	if err != nil {
 		return nil, nil, err
 	}
-	items, cursor, err := c.queryPage(ctx, q, p, p.Projection.names(false))
+	items, cursor, err := c.queryPage(ctx, q, p, p.Projection.names(false, c.sharded()))
 	if err != nil {
 		return nil, nil, wrap(err, "query index %s of %s", in.Index, in.Scope)
 	}

@@ -118,7 +118,7 @@ func decodeEntity(item map[string]types.AttributeValue) (*Entity, error) {
 			e.Type, err = stringValue(name, av)
 		case schema.AttrCreated:
 			e.Created, err = timeValue(name, av)
-		case schema.AttrUpdated:
+		case schema.AttrUpdated, schema.AttrShardUpdated:
 			e.Updated, err = timeValue(name, av)
 		case schema.AttrMeta:
 			if err = decoder.Decode(av, &e.Meta); err == nil {

@@ -29,7 +29,7 @@ func (c *Client) ListByType(ctx context.Context, t Type, p PageOptions) (_ *Page
 	if err != nil {
 		return nil, err
 	}
-	items, cursor, err := c.queryPage(ctx, q, p, p.Projection.names(false))
+	items, cursor, err := c.queryPage(ctx, q, p, p.Projection.names(false, c.sharded()))
 	if err != nil {
 		return nil, wrap(err, "list %s", t)
 	}

@@ -117,6 +117,11 @@ type Options struct {
 	// Indexes are the indexes the store maintains; see Index. Names must be unique.
 	Indexes []Index
 
+	// ShardedTypes spreads the by-type listing of the types named over several
+	// partition keys, for types written faster than one partition key of a GSI
+	// takes; see ShardedType. Each type at most once.
+	ShardedTypes []ShardedType
+
 	// Now returns the current time, for Created and Updated. Default time.Now.
 	// Timestamps are stored in UTC with millisecond precision.
 	Now func() time.Time

@@ -57,12 +57,13 @@ func (p Projection) validate(field string) error {
 }
 
 // names returns the attributes a read of entity items in part names, with the
-// record of index values when records; nil for a whole read.
-func (p Projection) names(records bool) []string {
+// record of index values when records, and the update time of sharded types'
+// entities when sharded; nil for a whole read.
+func (p Projection) names(records, sharded bool) []string {
 	if p.whole() {
 		return nil
 	}
-	return store.EntityProjection(p.Attributes, p.Meta, records)
+	return store.EntityProjection(p.Attributes, p.Meta, records, sharded)
 }
 
 // apply leaves in e only what p names, and marks e partial; it leaves a whole
@@ -97,12 +98,13 @@ type entityRead struct {
 	consistent bool
 	projection Projection
 	records    bool
+	sharded    bool // the store has sharded types
 	inspect    func(item map[string]types.AttributeValue) // when set, sees the item Get reads
 }
 
 // options are the read options of the store for r.
 func (r entityRead) options() batching.ReadOptions {
-	return batching.ReadOptions{Consistent: r.consistent, Projection: r.projection.names(r.records)}
+	return batching.ReadOptions{Consistent: r.consistent, Projection: r.projection.names(r.records, r.sharded)}
 }
 
 // decode decodes the item read as k, marked partial when read in part.

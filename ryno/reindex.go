@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rynodb/rynodb/indexing"
+	"github.com/rynodb/rynodb/internal/store"
 )
 
 // ReindexProgress counts what a Reindex has done so far.
@@ -11,6 +12,9 @@ type ReindexProgress struct {
 	Entities int // entities whose entries were recomputed
 	Puts     int // index entries written
 	Deletes  int // index entries deleted
+	// Moved counts the entities moved to the by-type layout of their type's
+	// ShardedType, from the one they were written in.
+	Moved int
 	// Duplicates are the values of unique indexes that an entity emits and another
 	// entity holds: Reindex reports them instead of writing them.
 	Duplicates []Duplicate
@@ -43,11 +47,12 @@ func (c *Client) Reindex(ctx context.Context, t Type, progress func(ReindexProgr
 		return ReindexProgress{}, err
 	}
 	var done ReindexProgress
-	err = c.maint.Reindex(ctx, t.Scope, t.Name, func(items, puts, deletes int, dups []Duplicate) {
-		done.Entities += items
-		done.Puts += puts
-		done.Deletes += deletes
-		done.Duplicates = append(done.Duplicates, dups...)
+	err = c.maint.Reindex(ctx, t.Scope, t.Name, func(n store.ReindexCount) {
+		done.Entities += n.Entities
+		done.Puts += n.Puts
+		done.Deletes += n.Deletes
+		done.Moved += n.Moved
+		done.Duplicates = append(done.Duplicates, n.Duplicates...)
 		if progress != nil {
 			progress(done)
 		}

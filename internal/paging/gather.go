@@ -20,8 +20,9 @@ type Start struct {
 
 // gathered is a cursor of a gathered listing, as cursor is of one query.
 type gathered struct {
-	Sum    string      `json:"q"` // Codec.sum of the query, direction and starts
+	Sum    string      `json:"q"` // Codec.sum of the query, direction, starts and last
 	Starts []startJSON `json:"g"`
+	Last   string      `json:"l,omitempty"`
 }
 
 type startJSON struct {
@@ -30,9 +31,10 @@ type startJSON struct {
 }
 
 // EncodeGathered returns the cursor continuing a gathered listing at starts, one
-// per query, in the order of the queries. It is "" when every query is done.
-func (cc Codec) EncodeGathered(starts []Start) (string, error) {
-	g := gathered{Starts: make([]startJSON, len(starts))}
+// per query, in the order of the queries, after an item whose sort value was last.
+// It is "" when every query is done.
+func (cc Codec) EncodeGathered(starts []Start, last string) (string, error) {
+	g := gathered{Starts: make([]startJSON, len(starts)), Last: last}
 	done := true
 	for i, s := range starts {
 		done = done && s.Done
@@ -57,49 +59,51 @@ func (cc Codec) EncodeGathered(starts []Start) (string, error) {
 }
 
 // DecodeGathered returns the starts of the cursor s of a listing gathered from
-// len(pos) queries, pos saying which keys each accepts; every query starts from
-// its first item for the empty cursor. Every cursor it does not accept is an error
-// wrapping ErrInvalid.
-func (cc Codec) DecodeGathered(s string, pos []Position) ([]Start, error) {
+// len(pos) queries, pos saying which keys each accepts, and the sort value of the
+// last item listed; every query starts from its first item for the empty cursor,
+// with no last item. Every cursor it does not accept is an error wrapping
+// ErrInvalid.
+func (cc Codec) DecodeGathered(s string, pos []Position) ([]Start, string, error) {
 	starts := make([]Start, len(pos))
 	if s == "" {
-		return starts, nil
+		return starts, "", nil
 	}
-	if len(s) > MaxLen*len(pos) {
-		return nil, fmt.Errorf("%w: not a cursor", ErrInvalid)
+	if len(s) > MaxLen*(len(pos)+1) {
+		return nil, "", fmt.Errorf("%w: not a cursor", ErrInvalid)
 	}
 	b, err := cc.open(s)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var g gathered
 	if err := json.Unmarshal(b, &g); err != nil {
-		return nil, fmt.Errorf("%w: not a cursor", ErrInvalid)
+		return nil, "", fmt.Errorf("%w: not a cursor", ErrInvalid)
 	}
 	if canonical, err := cc.marshalGathered(g); err != nil || !bytes.Equal(canonical, b) {
-		return nil, fmt.Errorf("%w: altered, or issued for a different query", ErrInvalid)
+		return nil, "", fmt.Errorf("%w: altered, or issued for a different query", ErrInvalid)
 	}
 	if len(g.Starts) != len(pos) {
-		return nil, fmt.Errorf("%w: issued for %d shards, not %d", ErrInvalid, len(g.Starts), len(pos))
+		return nil, "", fmt.Errorf("%w: issued for %d shards, not %d", ErrInvalid, len(g.Starts), len(pos))
 	}
 	for i, st := range g.Starts {
 		switch {
 		case st.Done && st.Key != nil:
-			return nil, fmt.Errorf("%w: altered", ErrInvalid)
+			return nil, "", fmt.Errorf("%w: altered", ErrInvalid)
 		case st.Done:
 			starts[i].Done = true
 		case st.Key != nil:
 			if starts[i].Key, err = pos[i].key(st.Key); err != nil {
-				return nil, fmt.Errorf("%w: shard %d: %v", ErrInvalid, i, err)
+				return nil, "", fmt.Errorf("%w: shard %d: %v", ErrInvalid, i, err)
 			}
 		}
 	}
-	return starts, nil
+	return starts, g.Last, nil
 }
 
-// marshalGathered returns the JSON of g, with its checksum set from its starts.
+// marshalGathered returns the JSON of g, with its checksum set from its starts
+// and last.
 func (cc Codec) marshalGathered(g gathered) ([]byte, error) {
-	starts, err := json.Marshal(g.Starts)
+	starts, err := json.Marshal([]any{g.Starts, g.Last})
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,8 @@ type Config struct {
 	// their objects of that type from readers at once (Owns.ObjectType).
 	OwnersOf map[string][]OwnerList
 	Indexes  Indexes // the registered indexes
+	// TypeShards holds the sharded types' shard counts, by type.
+	TypeShards map[string]TypeShards
 	// Deletes completes a deletion that a call meets unfinished.
 	Deletes Completer
 	// Retrying is told of each retry: why, after how long, and the cause.

@@ -29,10 +29,10 @@ type PageQuery struct {
 	// consistent reads may read.
 	Local bool
 	// Shards, when not empty, are the queries of the listing's shards, whose items
-	// a page gathers in the order of the string attribute SortKey (In and
-	// Position are then those of the first shard).
+	// a page gathers in the order of the string attribute SortKey, the first of
+	// its names an item has (In and Position are then those of the first shard).
 	Shards  []PageQuery
-	SortKey string
+	SortKey []string
 	// Distinct, when set, names the key attributes by which a gathered page
 	// returns each item once, when the shards overlap.
 	Distinct []string
@@ -113,20 +113,6 @@ func (c *Core) queryFrom(ctx context.Context, q PageQuery, r PageRequest, start 
 	return out.Items, out.LastEvaluatedKey, nil
 }
 
-// ByTypePage is the query of the entities of type typ in scope, through the
-// by-type index.
-func (c *Core) ByTypePage(scope, typ string) (PageQuery, error) {
-	if err := schema.ValidateScopeType(scope, typ); err != nil {
-		return PageQuery{}, err
-	}
-	stk := schema.ScopeTypeKey(scope, typ)
-	return PageQuery{
-		In:       KeyCondition(c.Names.Entities, c.Names.EntitiesByType, schema.AttrScopeTypeKey, stk),
-		Position: byTypePosition(scope, typ),
-		Identity: c.Names.EntitiesByType + "\x00" + stk,
-	}, nil
-}
-
 // OutgoingPage is the query of subject's relationships under predicate (every
 // predicate when ""), in list order; an ordered set's in the order of its
 // positions, through the by-object local index.
@@ -194,32 +180,32 @@ func (c *Core) IncomingPage(object Key, predicate string) (PageQuery, error) {
 // IndexPage is the query of cond in the index of scope named index, through the
 // lookup index of the index entries table; of each of its shards, gathered, when
 // it has more than one. While its entries move from the layout of before shards
-// (1: unsharded; 0: none) to that of shards, it gathers the shards of both, each
+// (1: unsharded; 0: none) to that of shards, it gathers the partition keys of
+// both, each read once (a shard's key is the same in both layouts), and each
 // entry once a page.
 func (c *Core) IndexPage(scope, index string, cond indexing.Condition, shards, before int) (PageQuery, error) {
 	expr, err := cond.Expression(scope, index)
 	if err != nil {
 		return PageQuery{}, err
 	}
-	shards, before = max(shards, 1), max(before, 0)
-	if before == shards {
-		before = 0
-	}
-	if shards == 1 && before == 0 {
+	unsharded, n := TypeShards{Shards: shards, Before: before}.layouts()
+	if n == 0 {
 		return c.indexShardPage(scope, index, cond, expr, 0, 1), nil
 	}
-	q := PageQuery{SortKey: schema.AttrIndexKey, Distinct: schema.IndexEntryKeyAttrs()}
-	for _, n := range []int{before, shards} {
-		partition := schema.ShardedScopeIndexName(scope, index, n-1, n) // the longest
-		if err := schema.ValidateKeyLength("scope and index name", partition, schema.MaxPartitionKeyBytes); n > 0 && err != nil {
-			return PageQuery{}, err
-		}
-		for shard := range n {
-			q.Shards = append(q.Shards, c.indexShardPage(scope, index, cond, expr, shard, n))
-		}
+	partition := schema.ShardedScopeIndexName(scope, index, n-1, n) // the longest
+	if err := schema.ValidateKeyLength("scope and index name", partition, schema.MaxPartitionKeyBytes); err != nil {
+		return PageQuery{}, err
+	}
+	q := PageQuery{SortKey: []string{schema.AttrIndexKey}}
+	if unsharded {
+		q.Shards = append(q.Shards, c.indexShardPage(scope, index, cond, expr, 0, 1))
+		q.Distinct = schema.IndexEntryKeyAttrs()
+	}
+	for shard := range n {
+		q.Shards = append(q.Shards, c.indexShardPage(scope, index, cond, expr, shard, n))
 	}
 	q.In, q.Position = q.Shards[0].In, q.Shards[0].Position
-	q.Identity = fmt.Sprintf("%s\x00%d\x00%d", q.Shards[0].Identity, before, shards)
+	q.Identity = fmt.Sprintf("%s\x00%t\x00%d", q.Shards[0].Identity, unsharded, n)
 	return q, nil
 }
 

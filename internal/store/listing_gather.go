@@ -14,13 +14,16 @@ import (
 
 // queryGathered runs one page of q's shards: a Query of every shard not done, in
 // parallel, each for one item more than r.Limit from where the cursor left it, and
-// their items merged in SortKey order (see mergeShards).
+// their items merged in SortKey order (see mergeShards). Items that come before
+// the last item listed are skipped: written meanwhile behind where the listing
+// stands, they would break its order, as a single Query from its cursor never
+// returns them.
 func (c *Core) queryGathered(ctx context.Context, q PageQuery, r PageRequest, cursors paging.Codec) ([]map[string]types.AttributeValue, string, error) {
 	positions := make([]paging.Position, len(q.Shards))
 	for i, sh := range q.Shards {
 		positions[i] = sh.Position
 	}
-	starts, err := cursors.DecodeGathered(r.Cursor, positions)
+	starts, last, err := cursors.DecodeGathered(r.Cursor, positions)
 	if err != nil {
 		return nil, "", err
 	}
@@ -36,13 +39,21 @@ func (c *Core) queryGathered(ctx context.Context, q PageQuery, r PageRequest, cu
 	if err != nil {
 		return nil, "", err
 	}
-	items, next := mergeShards(pages, starts, r.Limit, orderBy(q.SortKey, r.Descending), func(i int, item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	sortValue := sortValueOf(q.SortKey)
+	before := orderBy(q.SortKey, r.Descending)
+	behind := func(item map[string]types.AttributeValue) bool {
+		return last != "" && before(item, map[string]types.AttributeValue{q.SortKey[0]: AttrS(last)})
+	}
+	items, next := mergeShards(pages, starts, r.Limit, before, behind, func(i int, item map[string]types.AttributeValue) map[string]types.AttributeValue {
 		return batching.Project(item, positions[i].Names())
 	})
+	if len(items) > 0 {
+		last = sortValue(items[len(items)-1])
+	}
 	if len(q.Distinct) > 0 {
 		items = distinct(items, q.Distinct)
 	}
-	cursor, err := cursors.EncodeGathered(next)
+	cursor, err := cursors.EncodeGathered(next, last)
 	return items, cursor, err
 }
 
@@ -71,15 +82,23 @@ type shardPage struct {
 
 // mergeShards returns up to limit items of pages, taking each time the first
 // item left of a page that no other page's first item left comes before, so that
-// each page's items keep their order; ties go to the lower shard. It stops early
-// at a page used up while items follow it, which may come before any item left.
-// It returns the starts of the next page: after the last item taken from a shard
-// (its key, by keyOf), or where DynamoDB stopped when all were, where it started
-// when none was taken, or done once a shard is used up with no item following.
-func mergeShards(pages []shardPage, starts []paging.Start, limit int, before func(a, b map[string]types.AttributeValue) bool,
+// each page's items keep their order; ties go to the lower shard. The items of a
+// page that behind reports are passed over, as if taken, and not returned. It
+// stops early at a page used up while items follow it, which may come before any
+// item left. It returns the starts of the next page: after the last item taken
+// from a shard (its key, by keyOf), or where DynamoDB stopped when all were, where
+// it started when none was taken, or done once a shard is used up with no item
+// following.
+func mergeShards(pages []shardPage, starts []paging.Start, limit int,
+	before func(a, b map[string]types.AttributeValue) bool, behind func(map[string]types.AttributeValue) bool,
 	keyOf func(shard int, item map[string]types.AttributeValue) map[string]types.AttributeValue,
 ) ([]map[string]types.AttributeValue, []paging.Start) {
 	taken := make([]int, len(pages))
+	for i, p := range pages {
+		for taken[i] < len(p.items) && behind(p.items[taken[i]]) {
+			taken[i]++ // in a shard's order, what is behind comes first
+		}
+	}
 	var items []map[string]types.AttributeValue
 	for len(items) < limit {
 		pick := -1
@@ -126,12 +145,25 @@ func nextStarts(pages []shardPage, starts []paging.Start, taken []int,
 	return next
 }
 
+// sortValueOf returns the sort value of an item of a listing ordered by a string
+// attribute, the first of names an item has.
+func sortValueOf(names []string) func(item map[string]types.AttributeValue) string {
+	return func(item map[string]types.AttributeValue) string {
+		for _, name := range names {
+			if v, err := stringOf(name, item); err == nil {
+				return v
+			}
+		}
+		return ""
+	}
+}
+
 // orderBy returns whether an item comes before another in a listing ordered by
-// the string attribute name, descending or not.
-func orderBy(name string, descending bool) func(a, b map[string]types.AttributeValue) bool {
+// a string attribute, the first of names an item has, descending or not.
+func orderBy(names []string, descending bool) func(a, b map[string]types.AttributeValue) bool {
+	value := sortValueOf(names)
 	return func(a, b map[string]types.AttributeValue) bool {
-		x, _ := stringOf(name, a)
-		y, _ := stringOf(name, b)
+		x, y := value(a), value(b)
 		if descending {
 			return x > y
 		}

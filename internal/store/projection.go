@@ -18,12 +18,16 @@ var judged = []string{
 // EntityProjection returns the attributes a read of entity items in part names: the
 // user's attributes, _meta with meta, the record of index values (_index_entries)
 // with records, for a read that checks what the entity emits, and what every reader
-// judges an item by. It returns nil for attrs nil and no meta: the whole item.
-func EntityProjection(attrs []string, meta, records bool) []string {
+// judges an item by, with the update time of an entity of a sharded type when
+// sharded. It returns nil for attrs nil and no meta: the whole item.
+func EntityProjection(attrs []string, meta, records, sharded bool) []string {
 	if attrs == nil && !meta {
 		return nil
 	}
 	names := slices.Concat(attrs, judged)
+	if sharded {
+		names = append(names, schema.AttrShardUpdated)
+	}
 	if meta {
 		names = append(names, schema.AttrMeta)
 	}

@@ -80,12 +80,13 @@ type reindexing struct {
 	token         string
 	puts, deletes int
 	duplicates    []indexing.Duplicate
+	moved         bool // to its type's by-type layout
 }
 
 // run commits the entries the entity emits now, and its record. It reports false
 // when the entity changed since it was read.
 func (r *reindexing) run(ctx context.Context) (bool, error) {
-	emitted, err := r.c.Indexes.Emit(r.s.Item, r.s.Created, timeOf(r.s.Item[schema.AttrUpdated]))
+	emitted, err := r.c.Indexes.Emit(r.s.Item, r.s.Created, timeOf(UpdatedOf(r.s.Item)))
 	if err != nil {
 		return true, errs.Wrap(err, "%s", r.k)
 	}
@@ -121,7 +122,8 @@ func (r *reindexing) run(ctx context.Context) (bool, error) {
 	set := r.c.Indexes.Set(r.k.Type)
 	record := indexes.Record(emitted)
 	if len(ops)+len(claims)+len(releases) == 0 && r.s.Pending == "" && r.s.Indexes == set &&
-		sameRecord(r.s.Item[schema.AttrIndexEntries], record) && indexes.HoldsInline(r.s.Item, inline) {
+		sameRecord(r.s.Item[schema.AttrIndexEntries], record) && indexes.HoldsInline(r.s.Item, inline) &&
+		r.c.InByTypeLayout(r.k, r.s.Item) {
 		return true, nil
 	}
 	large := r.s.Pending != "" || !actions.FitsOps(1+len(claims)+len(releases), schema.ItemSize(r.s.Item), ops)
@@ -188,7 +190,8 @@ func (r *reindexing) claimUnique(ctx context.Context, emitted []indexentries.Ent
 }
 
 // recordUpdate sets the entity's index record and index set and bumps its version,
-// leaving a pending mark when the entries are written after it.
+// leaving a pending mark when the entries are written after it, and moves it to
+// its type's by-type layout when it stands in another.
 func (r *reindexing) recordUpdate(set string, record types.AttributeValue, large bool) expression.UpdateBuilder {
 	u := expression.Set(expression.Name(schema.AttrIndexEntries), expression.Value(record)).
 		Set(expression.Name(schema.AttrToken), expression.Value(AttrS(r.token))).
@@ -197,6 +200,10 @@ func (r *reindexing) recordUpdate(set string, record types.AttributeValue, large
 		u = u.Remove(expression.Name(schema.AttrIndexes))
 	} else {
 		u = u.Set(expression.Name(schema.AttrIndexes), expression.Value(AttrS(set)))
+	}
+	if updated, ok := UpdatedOf(r.s.Item).(*types.AttributeValueMemberS); ok && !r.c.InByTypeLayout(r.k, r.s.Item) {
+		u = r.c.UpdateByType(u, r.k, updated.Value) // moved to its type's layout, at the time it had
+		r.moved = true
 	}
 	if large {
 		u = u.Set(expression.Name(schema.AttrPending), expression.Value(AttrS(r.token))).
@@ -341,20 +348,32 @@ func (c *Core) ReadIndexEntries(ctx context.Context, k Key) ([]map[string]types.
 	return c.QueryAll(ctx, c.IndexEntriesQuery(k))
 }
 
-// ReindexPage repairs the entries of the entities stored as items, in parallel.
-func (c *Core) ReindexPage(ctx context.Context, items []map[string]types.AttributeValue) (puts, deletes int, dups []indexing.Duplicate, err error) {
+// ReindexCount counts what the reindex of entities did.
+type ReindexCount struct {
+	Entities, Puts, Deletes int
+	Moved                   int // entities moved to their type's by-type layout
+	Duplicates              []indexing.Duplicate
+}
+
+// ReindexPage repairs the entries of the entities stored as items, in parallel,
+// and moves those standing in another by-type layout than their type's.
+func (c *Core) ReindexPage(ctx context.Context, items []map[string]types.AttributeValue) (ReindexCount, error) {
 	done := make([]*reindexing, len(items))
-	err = batching.Parallel(ctx, len(items), c.MaxConcurrency, func(ctx context.Context, i int) error {
+	err := batching.Parallel(ctx, len(items), c.MaxConcurrency, func(ctx context.Context, i int) error {
 		var err error
 		done[i], err = c.reindexEntity(ctx, items[i])
 		return err
 	})
+	n := ReindexCount{Entities: len(items)}
 	for _, r := range done {
 		if r != nil {
-			puts, deletes, dups = puts+r.puts, deletes+r.deletes, append(dups, r.duplicates...)
+			n.Puts, n.Deletes, n.Duplicates = n.Puts+r.puts, n.Deletes+r.deletes, append(n.Duplicates, r.duplicates...)
+			if r.moved {
+				n.Moved++
+			}
 		}
 	}
-	return puts, deletes, dups, err
+	return n, err
 }
 
 // FinishPending finishes the index entries of the large write whose pending mark k
@@ -397,7 +416,7 @@ func (c *Core) PendingLeft(s entitystate.State) bool {
 // PendingSince is when the pending mark of item was put: a Reindex records it, a
 // large write puts it with the item (_updated).
 func PendingSince(item map[string]types.AttributeValue) time.Time {
-	return later(timeOf(item[schema.AttrUpdated]), timeOf(item[schema.AttrPendingSince]))
+	return later(timeOf(UpdatedOf(item)), timeOf(item[schema.AttrPendingSince]))
 }
 
 // later returns the later of a and b.

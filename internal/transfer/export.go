@@ -152,7 +152,11 @@ func (x *exporter) lineOf(item map[string]types.AttributeValue) (*bulk.Line, boo
 	if l.Created, err = timeOf(item, schema.AttrCreated); err != nil {
 		return unreadable(err)
 	}
-	if l.Updated, err = timeOf(item, schema.AttrUpdated); err != nil {
+	updated := schema.AttrUpdated
+	if _, sharded := item[schema.AttrShardUpdated]; sharded {
+		updated = schema.AttrShardUpdated
+	}
+	if l.Updated, err = timeOf(item, updated); err != nil {
 		return unreadable(err)
 	}
 	l.Expires = store.ExpiryTime(entitystate.ExpiresOf(item))

@@ -340,7 +340,7 @@ func (m *Mover) importedBefore(ctx context.Context, l *bulk.Line) (bool, error) 
 	if err != nil {
 		return false, nil
 	}
-	updated, _ := item[schema.AttrUpdated].(*types.AttributeValueMemberS)
+	updated, _ := store.UpdatedOf(item).(*types.AttributeValueMemberS)
 	return s.Version == l.Version && s.Created.Equal(schema.TruncateTime(l.Created)) &&
 		updated != nil && updated.Value == schema.FormatTime(l.Updated), nil
 }

@@ -140,9 +140,9 @@ func (c *Writer) createdRefused(k store.Key, o PatchOptions, token string, item 
 // store's.
 func (c *Writer) PatchInput(k store.Key, p Patch, o PatchOptions, token string) *dynamodb.UpdateItemInput {
 	now := schema.TruncateTime(c.core.Now())
-	u := expression.Set(expression.Name(schema.AttrUpdated), expression.Value(store.AttrS(schema.FormatTime(now)))).
-		Set(expression.Name(schema.AttrToken), expression.Value(store.AttrS(token))).
+	u := expression.Set(expression.Name(schema.AttrToken), expression.Value(store.AttrS(token))).
 		Add(expression.Name(schema.AttrVersion), expression.Value(store.AttrN(1)))
+	u = c.core.UpdateByType(u, k, schema.FormatTime(now))
 	created := actions.CreatedInLayout()
 	if !o.Created.IsZero() {
 		created = entitystate.CreatedIs(o.Created) // in the store's layout, then

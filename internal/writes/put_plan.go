@@ -50,7 +50,8 @@ func (w *write) plan(x entitystate.Expectation, storedEntries []map[string]types
 	}
 	item := maps.Clone(w.Base)
 	item[schema.AttrCreated] = store.AttrS(schema.FormatTime(created))
-	item[schema.AttrUpdated] = store.AttrS(schema.FormatTime(updated))
+	byType, _ := w.c.core.ByTypeLayout(w.Key, schema.FormatTime(updated))
+	maps.Copy(item, byType)
 	item[schema.AttrVersion] = store.AttrN(version)
 	item[schema.AttrToken] = store.AttrS(w.token)
 	item[schema.AttrShape] = store.AttrS(store.ShapeOf(w.Base))

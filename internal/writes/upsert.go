@@ -64,10 +64,10 @@ func (w *write) upsertOver(inline map[string]types.AttributeValue, ours string, 
 	created := expression.Name(schema.AttrCreated)
 	version := expression.Name(schema.AttrVersion)
 	u := expression.Set(created, expression.IfNotExists(created, expression.Value(now))).
-		Set(expression.Name(schema.AttrUpdated), expression.Value(now)).
 		Set(version, expression.Plus(expression.IfNotExists(version, expression.Value(store.AttrN(0))), expression.Value(store.AttrN(1)))).
 		Set(expression.Name(schema.AttrToken), expression.Value(store.AttrS(w.token))).
 		Set(expression.Name(schema.AttrShape), expression.Value(store.AttrS(ours)))
+	u = w.c.core.UpdateByType(u, w.Key, now.Value)
 	if w.indexed() { // inline indexes only: the record of no entry, as a put writes it
 		u = u.Set(expression.Name(schema.AttrIndexEntries), expression.Value(indexes.Record(nil)))
 	} else {

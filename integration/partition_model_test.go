@@ -51,11 +51,12 @@ func hottest(t *testing.T, name string, rec *dynamotest.Recorder, calls int) (dy
 	return loads[0], loads[0].Write / seconds
 }
 
-// TestPartitionModelShowsTodaysHotKeys plays three workloads through the client and
-// a model of DynamoDB's partitions: updates of one type, entities with a
+// TestPartitionModelShowsTodaysHotKeys plays workloads through the client and a
+// model of DynamoDB's partitions: updates of one type, entities with a
 // time-ordered index value, and new incoming edges of one entity. Each lands on
 // one partition key of a GSI, past DynamoDB's 1,000 WCU a second at 5,000 calls a
-// second, with a rising sort key where DynamoDB cannot split it.
+// second, with a rising sort key where DynamoDB cannot split it; a sharded type
+// and a sharded index keep every key under it.
 func TestPartitionModelShowsTodaysHotKeys(t *testing.T) {
 	dynamotest.Parallel(t)
 	const calls = 200
@@ -75,6 +76,32 @@ func TestPartitionModelShowsTodaysHotKeys(t *testing.T) {
 		require.Equal(t, db.Names().EntitiesByType, hot.Index, "the by-type index's key of the type")
 		require.True(t, hot.Rising, "_updated only grows: the partition cannot split")
 		require.Greater(t, rate, float64(partitionLimit))
+	})
+
+	t.Run("updates of one type over 32 shards", func(t *testing.T) {
+		const people = 640 // each updated once: the type's updates, not one entity's
+		db, rec := modelStore(t, ryno.Options{ShardedTypes: []ryno.ShardedType{{Type: "person", Shards: 32}}})
+		for i := range people {
+			_, err := db.Create(ctx, person(fmt.Sprintf("p%03d", i), map[string]any{"n": 0}))
+			require.NoError(t, err)
+		}
+		rec.Reset()
+		for i := range people {
+			_, err := db.Patch(ctx, person(fmt.Sprintf("p%03d", i), nil).Key, ryno.Patch{Add: map[string]any{"n": 1}})
+			require.NoError(t, err)
+		}
+		_, rate := hottest(t, "updates of one type over 32 shards", rec, people)
+		require.Less(t, rate, float64(partitionLimit), "every partition key, of every table and GSI")
+		loads, err := rec.PartitionLoad()
+		require.NoError(t, err)
+		keys := 0
+		for _, l := range loads {
+			require.NotEqual(t, db.Names().EntitiesByType, l.Index, "the type's updates leave the by-type index")
+			if l.Index == db.Names().EntitiesByTypeShard {
+				keys++
+			}
+		}
+		require.Equal(t, 32, keys, "the type's updates spread over its 32 keys")
 	})
 
 	t.Run("a time-ordered index", func(t *testing.T) {

@@ -9,8 +9,10 @@ import (
 // time they were last written (oldest first, or newest first with Descending), read
 // from the entities-by-type index, which DynamoDB keeps eventually consistent. An
 // item of the page that cannot be read does not fail the others: the page comes
-// with an *UnreadableError naming it. It sends one Query per page (one round);
-// entities whose reads check their owners (Owns.ObjectType) add rounds as in Get.
+// with an *UnreadableError naming it. It sends one Query per page (one round), or
+// for a ShardedType one per shard, in parallel, merged by update time (still one
+// round); entities whose reads check their owners (Owns.ObjectType) add rounds as
+// in Get.
 //
 // The index orders the items by their _updated as stored. One that another program
 // wrote in another layout than the store's (2019-01-01T00:00:00Z) reads as that

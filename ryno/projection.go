@@ -98,7 +98,7 @@ type entityRead struct {
 	consistent bool
 	projection Projection
 	records    bool
-	sharded    bool // the store has sharded types
+	sharded    bool                                       // the store has sharded types
 	inspect    func(item map[string]types.AttributeValue) // when set, sees the item Get reads
 }
 

@@ -26,7 +26,9 @@ type Duplicate = indexing.Duplicate
 
 // Reindex recomputes the index entries of every entity of a type in scope, with the
 // indexes registered now, and repairs the difference in the index entries table: run
-// it after adding an index or changing a map function. Entries of indexes no longer
+// it after adding an index or changing a map function. It also moves the entities
+// standing in another by-type layout than their type's ShardedType: run it after
+// changing Shards, with Resharding set. Entries of indexes no longer
 // registered for the type are deleted. It pages through the entities, holding one
 // page at a time, and calls progress (when not nil) after each page.
 //

@@ -8,6 +8,7 @@
 //
 //	app_entities_master         _id / _scope_type_key
 //	  app_entities_by_type      GSI _scope_type_key / _updated
+//	  app_entities_by_type_shard GSI _type_shard / _shard_updated (sharded types)
 //	app_relationship_entries    _subject_key / _predicate_key
 //	  app_incoming_relationships GSI _object_key / _reverse_key
 //	  app_relationships_by_object LSI _subject_key / _predicate_object_key

@@ -345,13 +345,13 @@ func TestUpSaysWhatItLeftUndone(t *testing.T) {
 	code := r.exit(runUp(context.Background(), r, p, &settings{}))
 	require.Equal(t, ExitError, code)
 	require.Equal(t, "create table app_entities_master (GSI app_entities_by_type, GSI app_entities_by_type_shard, GSI app_entities_inline_1, GSI app_entities_inline_2)\n"+
-		"create table app_relationship_entries (GSI app_incoming_relationships, LSI app_relationships_by_object)\n", out.String())
+		"create table app_relationship_entries (GSI app_incoming_relationships, GSI app_incoming_shard, LSI app_relationships_by_object)\n", out.String())
 	lines := strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n")
 	require.Equal(t, []string{
 		"up stopped; done:",
 		"  create table app_entities_master (GSI app_entities_by_type, GSI app_entities_by_type_shard, GSI app_entities_inline_1, GSI app_entities_inline_2)",
 		"not done:",
-		"  create table app_relationship_entries (GSI app_incoming_relationships, LSI app_relationships_by_object)",
+		"  create table app_relationship_entries (GSI app_incoming_relationships, GSI app_incoming_shard, LSI app_relationships_by_object)",
 		"  create table app_index_entries (GSI app_index_lookup)",
 		"  turn on time to live (attribute _expires) on table app_entities_master",
 		"  run migration 2: build the heads and markers of relationship lists written before them",

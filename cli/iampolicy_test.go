@@ -45,6 +45,7 @@ func TestIAMPolicy(t *testing.T) {
 		"app_entities_master/index/app_entities_inline_1",
 		"app_entities_master/index/app_entities_inline_2",
 		"app_relationship_entries/index/app_incoming_relationships",
+		"app_relationship_entries/index/app_incoming_shard",
 		"app_relationship_entries/index/app_relationships_by_object",
 		"app_index_entries/index/app_index_lookup",
 	}

@@ -127,6 +127,7 @@ func TestDiff(t *testing.T) {
 				"create-index app_entities_master app_entities_inline_1 0",
 				"create-index app_entities_master app_entities_inline_2 0",
 				"create-index app_relationship_entries app_incoming_relationships 0",
+				"create-index app_relationship_entries app_incoming_shard 0",
 				"create-index app_index_entries app_index_lookup 0",
 				buildHeads,
 				reverseKeys,
@@ -365,7 +366,7 @@ func TestDiffCreateTableSendsTheDefinition(t *testing.T) {
 		require.Same(t, def, p.Actions[i].CreateTable)
 		require.Nil(t, p.Actions[i].UpdateTable)
 	}
-	require.Equal(t, "create table app_relationship_entries (GSI app_incoming_relationships, LSI app_relationships_by_object)",
+	require.Equal(t, "create table app_relationship_entries (GSI app_incoming_relationships, GSI app_incoming_shard, LSI app_relationships_by_object)",
 		p.Actions[1].String())
 	require.Equal(t, "run migration 2: build the heads and markers of relationship lists written before them", p.Actions[3].String())
 	require.Equal(t, "run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships", p.Actions[4].String())
@@ -484,6 +485,7 @@ func TestTableStatuses(t *testing.T) {
 		}},
 		{Name: n.Relationships, State: "UPDATING", BillingMode: types.BillingModePayPerRequest, Indexes: []IndexStatus{
 			{Name: n.ReverseRelationships, Kind: GlobalIndex, State: StateActive},
+			{Name: n.IncomingShard, Kind: GlobalIndex, State: StateActive},
 			{Name: n.RelationshipsByObject, Kind: LocalIndex, State: "UPDATING"},
 			{Name: "mine", Kind: GlobalIndex, State: StateActive, Extra: true},
 		}},

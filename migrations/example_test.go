@@ -89,7 +89,7 @@ func ExampleProvider_Plan() {
 	// Output:
 	// schema version 0 -> 4
 	// create table myapp_entities_master (GSI myapp_entities_by_type, GSI myapp_entities_by_type_shard, GSI myapp_entities_inline_1, GSI myapp_entities_inline_2)
-	// create table myapp_relationship_entries (GSI myapp_incoming_relationships, LSI myapp_relationships_by_object)
+	// create table myapp_relationship_entries (GSI myapp_incoming_relationships, GSI myapp_incoming_shard, LSI myapp_relationships_by_object)
 	// create table myapp_index_entries (GSI myapp_index_lookup)
 	// turn on time to live (attribute _expires) on table myapp_entities_master
 	// run migration 2: build the heads and markers of relationship lists written before them

@@ -169,10 +169,11 @@ func TestUpAddsMissingIndexes(t *testing.T) {
 		"create-index app_entities_master app_entities_inline_1 0",
 		"create-index app_entities_master app_entities_inline_2 0",
 		"create-index app_relationship_entries app_incoming_relationships 0",
+		"create-index app_relationship_entries app_incoming_shard 0",
 		"create-index app_index_entries app_index_lookup 0",
 		"enable-time-to-live app_entities_master  0",
 	}, actionStrings(res.Actions))
-	require.Equal(t, 6, api.count("UpdateTable"))
+	require.Equal(t, 7, api.count("UpdateTable"))
 	require.Zero(t, api.count("PutItem"), "the version was already recorded")
 	require.Equal(t, []string{
 		"create GSI app_entities_by_type on table app_entities_master",
@@ -185,6 +186,8 @@ func TestUpAddsMissingIndexes(t *testing.T) {
 		"waiting for table app_entities_master to become ACTIVE (GSI app_entities_inline_2 CREATING)",
 		"create GSI app_incoming_relationships on table app_relationship_entries",
 		"waiting for table app_relationship_entries to become ACTIVE (GSI app_incoming_relationships CREATING)",
+		"create GSI app_incoming_shard on table app_relationship_entries",
+		"waiting for table app_relationship_entries to become ACTIVE (GSI app_incoming_shard CREATING)",
 		"create GSI app_index_lookup on table app_index_entries",
 		"waiting for table app_index_entries to become ACTIVE (GSI app_index_lookup CREATING)",
 		"turn on time to live (attribute _expires) on table app_entities_master",

@@ -157,6 +157,7 @@ func TestUpFromVersion2(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{
 		"create-index app_relationship_entries app_incoming_relationships 0",
+		"create-index app_relationship_entries app_incoming_shard 0",
 		"enable-time-to-live app_entities_master  0",
 		"run-migration app_entities_master  3",
 		"record-version app_entities_master  4",
@@ -164,8 +165,9 @@ func TestUpFromVersion2(t *testing.T) {
 	}, actionStrings(res.Actions))
 	require.Equal(t, byKey(t, api, n, []item{e.Item()}), api.itemsOf(n.Relationships))
 	gsis := api.tables[n.Relationships].desc.GlobalSecondaryIndexes
-	require.Len(t, gsis, 1)
+	require.Len(t, gsis, 2, "the retired index is gone")
 	require.Equal(t, n.ReverseRelationships, aws.ToString(gsis[0].IndexName))
+	require.Equal(t, n.IncomingShard, aws.ToString(gsis[1].IndexName))
 
 	st, err := p.Status(ctx)
 	require.NoError(t, err)

@@ -69,6 +69,7 @@ const (
 	attrPredicateKey       = "_predicate_key"
 	attrObjectKey          = "_object_key"
 	attrReverseKey         = "_reverse_key"
+	attrObjectShard        = "_object_shard"
 	attrPredicateObjectKey = "_predicate_object_key"
 	attrUniqueKey          = "_unique_key"
 	attrScopeIndexName     = "_scope_index_name"
@@ -142,11 +143,19 @@ func relationshipsTable(n Names, b Billing) *dynamodb.CreateTableInput {
 			attr(attrObjectKey, types.ScalarAttributeTypeS),
 			attr(attrReverseKey, types.ScalarAttributeTypeS),
 			attr(attrPredicateObjectKey, types.ScalarAttributeTypeS),
+			attr(attrObjectShard, types.ScalarAttributeTypeS),
 		},
 		KeySchema: keySchema(attrSubjectKey, attrPredicateKey),
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
 			IndexName:             aws.String(n.ReverseRelationships),
 			KeySchema:             keySchema(attrObjectKey, attrReverseKey),
+			Projection:            &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			ProvisionedThroughput: b.throughput(),
+		}, {
+			// Entries pointing at entities of sharded types only: they have no
+			// _object_key, the others no _object_shard.
+			IndexName:             aws.String(n.IncomingShard),
+			KeySchema:             keySchema(attrObjectShard, attrReverseKey),
 			Projection:            &types.Projection{ProjectionType: types.ProjectionTypeAll},
 			ProvisionedThroughput: b.throughput(),
 		}},

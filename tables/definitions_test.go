@@ -58,9 +58,11 @@ func TestDefinitionsMatchTheDesign(t *testing.T) {
 			table: "p_relationship_entries", partition: "_subject_key", sort: "_predicate_key",
 			indexes: map[string][3]string{
 				"GSI p_incoming_relationships":  {"_object_key", "_reverse_key", "ALL"},
+				"GSI p_incoming_shard":          {"_object_shard", "_reverse_key", "ALL"},
 				"LSI p_relationships_by_object": {"_subject_key", "_predicate_object_key", "KEYS_ONLY"},
 			},
-			attrs: map[string]types.ScalarAttributeType{"_subject_key": S, "_predicate_key": S, "_object_key": S, "_reverse_key": S, "_predicate_object_key": S},
+			attrs: map[string]types.ScalarAttributeType{"_subject_key": S, "_predicate_key": S, "_object_key": S, "_reverse_key": S, "_predicate_object_key": S,
+				"_object_shard": S},
 		},
 		{
 			table: "p_index_entries", partition: "_subject_key", sort: "_unique_key",

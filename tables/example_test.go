@@ -18,7 +18,7 @@ func ExampleDefinitions() {
 	}
 	// Output:
 	// app_entities_master 4 GSI 0 LSI
-	// app_relationship_entries 1 GSI 1 LSI
+	// app_relationship_entries 2 GSI 1 LSI
 	// app_index_entries 1 GSI 0 LSI
 }
 

@@ -10,6 +10,7 @@ const (
 	relationshipsSuffix         = "relationship_entries"
 	reverseRelationshipsSuffix  = "incoming_relationships"
 	relationshipsByObjectSuffix = "relationships_by_object"
+	incomingShardSuffix         = "incoming_shard"
 	indexEntriesSuffix          = "index_entries"
 	indexLookupSuffix           = "index_lookup"
 	entitiesInlineSuffix        = "entities_inline_" // followed by the slot, from 1
@@ -43,8 +44,12 @@ type Names struct {
 	// queries by scope and index name over the value an entity item holds.
 	EntitiesInline [2]string
 
-	Relationships         string // table: one item per relationship entry
-	ReverseRelationships  string // GSI of Relationships: entries pointing at an object, by _reverse_key
+	Relationships        string // table: one item per relationship entry
+	ReverseRelationships string // GSI of Relationships: entries pointing at an object, by _reverse_key
+	// IncomingShard is the GSI of Relationships holding the entries pointing at
+	// entities of types whose incoming entries are sharded, one shard of an object
+	// at a time, by _reverse_key.
+	IncomingShard         string
 	RelationshipsByObject string // LSI of Relationships: a subject's entries by predicate and object
 
 	IndexEntries string // table: one item per emitted index value
@@ -64,6 +69,7 @@ func NewNames(prefix string) (Names, error) {
 		EntitiesByTypeShard:   name(entitiesByTypeShardSuffix),
 		Relationships:         name(relationshipsSuffix),
 		ReverseRelationships:  name(reverseRelationshipsSuffix),
+		IncomingShard:         name(incomingShardSuffix),
 		RelationshipsByObject: name(relationshipsByObjectSuffix),
 		IndexEntries:          name(indexEntriesSuffix),
 		IndexLookup:           name(indexLookupSuffix),

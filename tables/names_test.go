@@ -15,6 +15,7 @@ func TestNewNames(t *testing.T) {
 		Entities:              "app_entities_master",
 		EntitiesByType:        "app_entities_by_type",
 		EntitiesByTypeShard:   "app_entities_by_type_shard",
+		IncomingShard:         "app_incoming_shard",
 		EntitiesInline:        [2]string{"app_entities_inline_1", "app_entities_inline_2"},
 		Relationships:         "app_relationship_entries",
 		ReverseRelationships:  "app_incoming_relationships",
@@ -47,7 +48,7 @@ func TestValidatePrefix(t *testing.T) {
 				require.NoError(t, err)
 				n, err := NewNames(tt.prefix)
 				require.NoError(t, err)
-				for _, name := range []string{n.Entities, n.EntitiesByType, n.EntitiesByTypeShard, n.Relationships, n.ReverseRelationships,
+				for _, name := range []string{n.Entities, n.EntitiesByType, n.EntitiesByTypeShard, n.Relationships, n.ReverseRelationships, n.IncomingShard,
 					n.RelationshipsByObject, n.IndexEntries, n.IndexLookup} {
 					require.LessOrEqual(t, len(name), 255, "every name fits DynamoDB's limit")
 				}

@@ -14,7 +14,17 @@ import (
 // intents, sequences), and items whose keys are not those of the entry they hold,
 // which the store did not write, are not.
 func Unindexed(item map[string]types.AttributeValue) (Entry, bool) {
-	if _, ok := item[schema.AttrObjectKey]; !ok {
+	e, ok := entryOf(item)
+	return e, ok && stringOf(item[schema.AttrReverseKey]) != e.ReverseKey()
+}
+
+// entryOf reads item as an entry, and reports whether it is one the store wrote:
+// it points at an object (under _object_key, or _object_shard when sharded) and
+// its keys are those of the entry it holds.
+func entryOf(item map[string]types.AttributeValue) (Entry, bool) {
+	_, unsharded := item[schema.AttrObjectKey]
+	_, sharded := item[schema.AttrObjectShard]
+	if !unsharded && !sharded {
 		return Entry{}, false
 	}
 	e, err := FromItem(item)
@@ -26,7 +36,7 @@ func Unindexed(item map[string]types.AttributeValue) (Entry, bool) {
 			return Entry{}, false
 		}
 	}
-	return e, stringOf(item[schema.AttrReverseKey]) != e.ReverseKey()
+	return e, true
 }
 
 // SetReverseKey returns the UpdateItem that writes the entry's _reverse_key into its

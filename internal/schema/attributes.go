@@ -65,6 +65,10 @@ const (
 	AttrPredicateKey       = "_predicate_key"        // PredicateKey; sort key
 	AttrPredicateObjectKey = "_predicate_object_key" // PredicateObjectKey; LSI sort key
 	AttrReverseKey         = "_reverse_key"          // ReverseKey; reverse GSI sort key
+	// AttrObjectShard replaces _object_key in an entry pointing at an entity of a
+	// type whose incoming entries are sharded: ShardedObjectKey of the object and
+	// the shard its subject hashes to; the sharded reverse GSI's partition key.
+	AttrObjectShard = "_object_shard"
 
 	// A sequence item (SequenceKey) holds the last number drawn, and its name.
 	AttrValue    = "_value"    // N

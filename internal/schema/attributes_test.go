@@ -19,6 +19,7 @@ func TestTheTablesAreKeyedByTheseAttributes(t *testing.T) {
 		n.EntitiesByTypeShard:   {AttrTypeShard, AttrShardUpdated},
 		n.Relationships:         {AttrSubjectKey, AttrPredicateKey},
 		n.ReverseRelationships:  {AttrObjectKey, AttrReverseKey},
+		n.IncomingShard:         {AttrObjectShard, AttrReverseKey},
 		n.RelationshipsByObject: {AttrSubjectKey, AttrPredicateObjectKey},
 		n.IndexEntries:          {AttrSubjectKey, AttrUniqueKey},
 		n.IndexLookup:           {AttrScopeIndexName, AttrIndexKey},

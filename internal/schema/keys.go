@@ -279,6 +279,13 @@ func ShardedScopeTypeKey(scope, typ string, shard int) string {
 	return Join(scope, typ, strconv.Itoa(shard))
 }
 
+// ShardedObjectKey returns the _object_shard of the entries pointing at the
+// entity whose _subject_key is objectKey, from subjects that hash to shard (from
+// 0): scope:type:id:shard.
+func ShardedObjectKey(objectKey string, shard int) string {
+	return objectKey + ":" + strconv.Itoa(shard) // digits: nothing to escape
+}
+
 // Shard returns the shard, from 0 to n-1, of the entity whose _subject_key is
 // subjectKey: a hash, so that an entity's entries stay in one shard and the
 // entities spread evenly.

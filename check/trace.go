@@ -32,10 +32,12 @@ const (
 	// or its intent or intent parts are left), or whose head or markers disagree
 	// with its entries.
 	TraceList TraceKind = "list"
-	// TraceUnindexed is a relationship entry that the reverse index does not hold:
-	// written without its reverse key by a writer of an earlier version after the
-	// store was migrated. Neither ReverseRelationships nor a Delete of its object
-	// finds it until Repair writes its key.
+	// TraceUnindexed is a relationship entry that the reverse index does not hold
+	// where readers look for it: written without its reverse key by a writer of an
+	// earlier version after the store was migrated, or standing in the layout of
+	// another shard count than its object's type's (ryno.Options.ShardedIncoming).
+	// Neither ReverseRelationships nor a Delete of its object finds it (but while
+	// the type is declared Resharding) until Repair writes its key and moves it.
 	TraceUnindexed TraceKind = "unindexed"
 	// TraceExpired is an entity whose Expires has passed but that is still stored:
 	// no writer of its key, stream consumer or repair has deleted it and what

@@ -37,13 +37,16 @@ type Config struct {
 	// the entities of a type whose shard count changed, and every command lists
 	// a sharded type's entities where they are.
 	ShardedTypes []ryno.ShardedType
+	// ShardedIncoming is the application's, as given to ryno.Options: check
+	// --repair moves the entries of a type whose shard count changed.
+	ShardedIncoming []ryno.ShardedType
 }
 
 // clientOptions returns the options of the client of a command: the
 // application's configuration, with the tables and reports of s.
 func (r *runner) clientOptions(s *settings) ryno.Options {
 	return ryno.Options{TablePrefix: s.prefix, Indexes: r.cfg.Indexes, Owns: r.cfg.Owns, Sets: r.cfg.Sets,
-		OrderedSets: r.cfg.OrderedSets, ShardedTypes: r.cfg.ShardedTypes, OnCall: s.reportTo(r.stderr)}
+		OrderedSets: r.cfg.OrderedSets, ShardedTypes: r.cfg.ShardedTypes, ShardedIncoming: r.cfg.ShardedIncoming, OnCall: s.reportTo(r.stderr)}
 }
 
 // Main runs the stock ryno command, which has no indexes: Run with a zero Config.

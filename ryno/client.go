@@ -59,7 +59,11 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	sharded, err := typeShards(opts.ShardedTypes)
+	sharded, err := typeShards("ShardedTypes", opts.ShardedTypes)
+	if err != nil {
+		return nil, err
+	}
+	incoming, err := typeShards("ShardedIncoming", opts.ShardedIncoming)
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +91,7 @@ func New(api DynamoDBAPI, opts Options) (*Client, error) {
 		Indexes:            registryView{registry},
 		SeparateListWrites: opts.SeparateListWrites,
 		TypeShards:         sharded,
+		IncomingShards:     incoming,
 	})
 	le := lists.New(core)
 	dels := deletes.New(core, le)

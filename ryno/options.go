@@ -122,6 +122,18 @@ type Options struct {
 	// takes; see ShardedType. Each type at most once.
 	ShardedTypes []ShardedType
 
+	// ShardedIncoming spreads the relationship entries pointing at entities of the
+	// types named over several partition keys of the sharded reverse index
+	// (incoming_shard), for entities that receive new edges faster than one
+	// partition key of a GSI takes (a celebrity everyone follows, a tag every post
+	// carries): each entry goes to the shard its subject hashes to.
+	// ReverseRelationships, ReverseRelatedEntities and the sweep of a Delete then
+	// read every shard, in parallel. Resharding works as for ShardedType, but the
+	// entries are moved by Check with Repair (`ryno check --repair`), which scans
+	// the relationship entries table. Each type at most once; every client of the
+	// store must declare the same.
+	ShardedIncoming []ShardedType
+
 	// Now returns the current time, for Created and Updated. Default time.Now.
 	// Timestamps are stored in UTC with millisecond precision.
 	Now func() time.Time

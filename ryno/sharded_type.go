@@ -38,11 +38,12 @@ type ShardedType struct {
 // hold their update time under another attribute.
 func (c *Client) sharded() bool { return len(c.core.TypeShards) > 0 }
 
-// typeShards validates sharded and returns it by type, as the store reads it.
-func typeShards(sharded []ShardedType) (map[string]store.TypeShards, error) {
+// typeShards validates sharded, the option named option, and returns it by type,
+// as the store reads it.
+func typeShards(option string, sharded []ShardedType) (map[string]store.TypeShards, error) {
 	out := make(map[string]store.TypeShards, len(sharded))
 	for i, st := range sharded {
-		field := fmt.Sprintf("Options.ShardedTypes[%d]", i)
+		field := fmt.Sprintf("Options.%s[%d]", option, i)
 		var v *ValidationError
 		if err := schema.ValidateComponent("type", st.Type); errors.As(err, &v) {
 			return nil, invalid(field+".Type", st.Type, v.Reason)

@@ -1,10 +1,12 @@
 package ryno
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/store"
 )
 
@@ -27,9 +29,20 @@ func TestNewRefusesInvalidShardedTypes(t *testing.T) {
 			require.Nil(t, db)
 			requireInvalidField(t, err, tt.field)
 		})
+		t.Run(tt.name+" incoming", func(t *testing.T) {
+			db, err := New(&nilAPI{}, Options{TablePrefix: "app", ShardedIncoming: tt.sharded})
+			require.Nil(t, db)
+			requireInvalidField(t, err, strings.Replace(tt.field, "ShardedTypes", "ShardedIncoming", 1))
+		})
 	}
 	db, err := New(&nilAPI{}, Options{TablePrefix: "app", ShardedTypes: []ShardedType{{Type: "ticket", Shards: 8, Resharding: 1}, {Type: "note", Shards: 64}}})
 	require.NoError(t, err)
 	require.Equal(t, map[string]store.TypeShards{"ticket": {Shards: 8, Before: 1}, "note": {Shards: 64}}, db.core.TypeShards)
 	require.True(t, db.sharded())
+
+	db, err = New(&nilAPI{}, Options{TablePrefix: "app", ShardedIncoming: []ShardedType{{Type: "tag", Shards: 16}, {Type: "person", Shards: 1, Resharding: 8}}})
+	require.NoError(t, err)
+	require.Equal(t, map[string]store.TypeShards{"tag": {Shards: 16}, "person": {Shards: 1, Before: 8}}, db.core.IncomingShards)
+	require.Equal(t, relationships.Shards{"tag": 16}, db.core.Incoming, "entries are written sharded for tag only")
+	require.False(t, db.sharded(), "entities keep _updated")
 }

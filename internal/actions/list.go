@@ -18,6 +18,9 @@ import (
 type Tables struct {
 	Entities      string
 	Relationships string
+	// Shards places the entries put in the reverse index: sharded by their
+	// object's type, or not.
+	Shards relationships.Shards
 }
 
 // AddChange adds to t the actions of a list change: its head, markers and entries,
@@ -42,7 +45,7 @@ func AddChange(t *Transaction, tables Tables, ch relationships.Change, checkObje
 		act, bytes := Marker(tables.Relationships, ch, mc)
 		t.Add(act, Role{Kind: RoleMarker, Object: mc.Object, List: list}, bytes)
 	}
-	for _, op := range RelationshipOps(tables.Relationships, relationships.Plan{Puts: ch.Puts, Deletes: ch.Deletes}) {
+	for _, op := range RelationshipOps(tables.Relationships, tables.Shards, relationships.Plan{Puts: ch.Puts, Deletes: ch.Deletes}) {
 		t.Add(Items([]batching.WriteOp{op})[0], Role{Kind: RoleEntry, List: list}, op.Size())
 	}
 	if checkObjects {
@@ -157,8 +160,9 @@ func Marker(table string, ch relationships.Change, mc relationships.MarkerChange
 		ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}}, schema.ItemSize(item)
 }
 
-// RelationshipOps returns the writes of plans to table.
-func RelationshipOps(table string, plans ...relationships.Plan) []batching.WriteOp {
+// RelationshipOps returns the writes of plans to table, the entries put placed in
+// the reverse index by shards.
+func RelationshipOps(table string, shards relationships.Shards, plans ...relationships.Plan) []batching.WriteOp {
 	var puts []relationships.Entry
 	var deletes []map[string]types.AttributeValue
 	for _, p := range plans {
@@ -167,18 +171,19 @@ func RelationshipOps(table string, plans ...relationships.Plan) []batching.Write
 			deletes = append(deletes, e.PrimaryKey())
 		}
 	}
-	return EntryOps(table, puts, deletes)
+	return EntryOps(table, shards, puts, deletes)
 }
 
-// EntryOps returns the puts of entries and the deletes of keys in table. Deletes
-// come first: should a key be in both, the put wins.
-func EntryOps(table string, puts []relationships.Entry, deletes []map[string]types.AttributeValue) []batching.WriteOp {
+// EntryOps returns the puts of entries, placed in the reverse index by shards, and
+// the deletes of keys in table. Deletes come first: should a key be in both, the
+// put wins.
+func EntryOps(table string, shards relationships.Shards, puts []relationships.Entry, deletes []map[string]types.AttributeValue) []batching.WriteOp {
 	ops := make([]batching.WriteOp, 0, len(puts)+len(deletes))
 	for _, k := range deletes {
 		ops = append(ops, batching.DeleteOp(table, k))
 	}
 	for _, e := range puts {
-		ops = append(ops, batching.PutOp(table, e.PrimaryKey(), e.Item()))
+		ops = append(ops, batching.PutOp(table, e.PrimaryKey(), shards.Item(e)))
 	}
 	return ops
 }

@@ -9,8 +9,9 @@ import (
 // NewListItems returns the puts that write ch, the first change of a list that has
 // no head, no marker and no entry, as the plain items its transaction would leave:
 // the head at version 1, the markers and the entries. It reports false for any
-// other change, which only a transaction can write.
-func NewListItems(table string, ch relationships.Change) ([]batching.WriteOp, bool) {
+// other change, which only a transaction can write. Shards places the entries in
+// the reverse index.
+func NewListItems(table string, shards relationships.Shards, ch relationships.Change) ([]batching.WriteOp, bool) {
 	if ch.Expect.Exists || len(ch.Deletes) > 0 {
 		return nil, false
 	}
@@ -35,5 +36,5 @@ func NewListItems(table string, ch relationships.Change) ([]batching.WriteOp, bo
 		item := relationships.MarkerItem(ch.Subject, ch.Predicate, mc.Object, mc.Positions)
 		ops = append(ops, batching.PutOp(table, relationships.MarkerPrimaryKey(ch.Subject, ch.Predicate, mc.Object), item))
 	}
-	return append(ops, RelationshipOps(table, relationships.Plan{Puts: ch.Puts})...), true
+	return append(ops, RelationshipOps(table, shards, relationships.Plan{Puts: ch.Puts})...), true
 }

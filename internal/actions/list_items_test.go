@@ -20,7 +20,7 @@ func TestNewListItems(t *testing.T) {
 	}
 	t.Run("a new list: its head at version 1, markers, entries", func(t *testing.T) {
 		ch := relationships.ChangeReplace(head, nil, []entity.Key{b, c, b})
-		ops, ok := NewListItems("rel", ch)
+		ops, ok := NewListItems("rel", nil, ch)
 		require.True(t, ok)
 		require.Len(t, ops, 1+2+3, "a head, a marker an object, an entry a position")
 		h := ops[0].Item
@@ -41,14 +41,14 @@ func TestNewListItems(t *testing.T) {
 		require.Equal(t, relationships.Head{Subject: subject, Predicate: "p", Version: 1, Next: 3, Count: 3, Digest: ch.Digest}, stored)
 	})
 	t.Run("an empty list writes nothing", func(t *testing.T) {
-		ops, ok := NewListItems("rel", relationships.ChangeReplace(head, nil, nil))
+		ops, ok := NewListItems("rel", nil, relationships.ChangeReplace(head, nil, nil))
 		require.True(t, ok)
 		require.Empty(t, ops)
 	})
 	t.Run("a list with a head is a transaction's", func(t *testing.T) {
 		stored := relationships.Head{Subject: subject, Predicate: "p", Version: 2, Next: 1, Count: 1}
 		entries := []relationships.Entry{{Subject: subject, Predicate: "p", Index: 0, Object: b}}
-		_, ok := NewListItems("rel", relationships.ChangeReplace(stored, entries, []entity.Key{c}))
+		_, ok := NewListItems("rel", nil, relationships.ChangeReplace(stored, entries, []entity.Key{c}))
 		require.False(t, ok)
 	})
 }

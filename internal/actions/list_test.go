@@ -101,7 +101,7 @@ func TestAPinnedChangeWritingNoEntryChecksTheHead(t *testing.T) {
 func TestEntryOpsDeleteBeforeTheyPut(t *testing.T) {
 	e := relationships.Entry{Subject: ada, Predicate: "follows", Index: 2, Object: bob}
 	old := relationships.Entry{Subject: ada, Predicate: "follows", Index: 1, Object: bob}
-	ops := RelationshipOps("t_relationships", relationships.Plan{Puts: []relationships.Entry{e}, Deletes: []relationships.Entry{old}})
+	ops := RelationshipOps("t_relationships", nil, relationships.Plan{Puts: []relationships.Entry{e}, Deletes: []relationships.Entry{old}})
 	require.Len(t, ops, 2)
 	require.Nil(t, ops[0].Item, "the delete first")
 	require.Equal(t, old.PrimaryKey(), ops[0].Key)
@@ -109,7 +109,7 @@ func TestEntryOpsDeleteBeforeTheyPut(t *testing.T) {
 	for _, op := range ops {
 		require.Equal(t, "t_relationships", op.Table)
 	}
-	last := batching.LastWriteWins(EntryOps("t", []relationships.Entry{e}, []map[string]types.AttributeValue{e.PrimaryKey()}))
+	last := batching.LastWriteWins(EntryOps("t", nil, []relationships.Entry{e}, []map[string]types.AttributeValue{e.PrimaryKey()}))
 	require.Len(t, last, 1)
 	require.NotNil(t, last[0].Item, "a key both put and deleted is put")
 }

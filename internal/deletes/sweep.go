@@ -57,7 +57,10 @@ func (d *Deleter) sweepHolding(ctx context.Context, k store.Key, g store.Guard, 
 
 // sweepPass reads what refers to k and deletes it, once.
 func (d *Deleter) sweepPass(ctx context.Context, k store.Key, g store.Guard, claims []indexentries.Claim) (bool, error) {
-	refs := d.references(k)
+	refs, err := d.references(k)
+	if err != nil {
+		return false, err
+	}
 	first, err := d.firstPages(ctx, refs)
 	if err != nil {
 		return false, err
@@ -349,7 +352,7 @@ func (d *Deleter) partActions(p Part) []types.TransactWriteItem {
 			ConditionExpression: b.Condition, ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}
 	}
 	acts := []types.TransactWriteItem{head, marker}
-	return append(acts, actions.Items(actions.RelationshipOps(d.core.Names.Relationships, relationships.Plan{Deletes: ch.Deletes}))...)
+	return append(acts, actions.Items(actions.RelationshipOps(d.core.Names.Relationships, nil, relationships.Plan{Deletes: ch.Deletes}))...)
 }
 
 // entryNames are the attributes of an index entry that name its value.

@@ -119,7 +119,7 @@ func (d *Deleter) finishList(ctx context.Context, p *Part, h relationships.Head)
 // deleteAlone makes p delete its list's entries without the list's head or marker:
 // the list has no head (written before heads existed), or its subject is gone.
 func (d *Deleter) deleteAlone(p *Part) {
-	p.Deletes, p.List = actions.RelationshipOps(d.core.Names.Relationships, relationships.Plan{Deletes: p.List.Deletes}), nil
+	p.Deletes, p.List = actions.RelationshipOps(d.core.Names.Relationships, nil, relationships.Plan{Deletes: p.List.Deletes}), nil
 }
 
 // readEdges reads the entries of subject's list under predicate that point at
@@ -176,8 +176,9 @@ type reference struct {
 
 // references returns the queries for what refers to k: its index entries and its
 // partition of the relationship entries table (consistent reads of the tables), and
-// the entries pointing at it (through the reverse index, which projects them whole).
-func (d *Deleter) references(k store.Key) []reference {
+// the entries pointing at it (through the reverse index, or each of its shards,
+// which project them whole).
+func (d *Deleter) references(k store.Key) ([]reference, error) {
 	relKey := schema.RelationshipKeyAttrs()
 	partition := store.KeyCondition(d.core.Names.Relationships, "", schema.AttrSubjectKey, k.String())
 	partition.ConsistentRead = aws.Bool(true)
@@ -198,11 +199,15 @@ func (d *Deleter) references(k store.Key) []reference {
 		}
 		return []Part{p}
 	}
-	return []reference{
+	refs := []reference{
 		{store.KeysOnly(d.core.IndexEntriesQuery(k), append(schema.IndexEntryKeyAttrs(), entryNames...)...), d.indexParts},
 		{store.KeysOnly(partition, append(slices.Clone(relKey), schema.AttrToken, schema.AttrPredicateObjectKey, schema.AttrVersion)...), own},
-		{d.core.IncomingQuery(k), func(items []map[string]types.AttributeValue) []Part { return d.incomingParts(k, items) }},
 	}
+	incoming, err := d.core.IncomingQueries(k)
+	for _, in := range incoming {
+		refs = append(refs, reference{in, func(items []map[string]types.AttributeValue) []Part { return d.incomingParts(k, items) }})
+	}
+	return refs, err
 }
 
 // indexParts deletes the entity's index entries, and releases the claims of those of

@@ -113,7 +113,7 @@ func (c *Engine) WriteListLeased(ctx context.Context, op *Op, seen relationships
 		intents = append(intents, mine...)
 	}
 	after := relationships.Apply(s.Entries, ch)
-	ops := actions.RelationshipOps(c.core.Names.Relationships, relationships.Plan{Puts: ch.Puts, Deletes: ch.Deletes})
+	ops := actions.RelationshipOps(c.core.Names.Relationships, c.core.Incoming, relationships.Plan{Puts: ch.Puts, Deletes: ch.Deletes})
 	ops = append(ops, c.markerOps(l, relationships.Reconcile(after, s.Markers))...)
 	dropped, err := c.applyLeased(ctx, l, ops, checkObjects)
 	switch {
@@ -253,7 +253,7 @@ func (c *Engine) finishIntent(ctx context.Context, l *listLease, s *LeasedState)
 	if err != nil {
 		return errs.Wrap(err, "the intent left on %s -%s->", l.subject, l.predicate)
 	}
-	ops := actions.RelationshipOps(c.core.Names.Relationships, relationships.Plan{Puts: in.Puts, Deletes: in.Deletes})
+	ops := actions.RelationshipOps(c.core.Names.Relationships, c.core.Incoming, relationships.Plan{Puts: in.Puts, Deletes: in.Deletes})
 	dropped, err := c.applyLeased(ctx, l, ops, h.CheckObjects)
 	switch {
 	case err != nil:

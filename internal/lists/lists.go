@@ -209,7 +209,7 @@ func (c *Engine) CheckEntity(t *actions.Transaction, k store.Key, role actions.R
 
 // ListTables names the tables a list change writes and checks.
 func (c *Engine) ListTables() actions.Tables {
-	return actions.Tables{Entities: c.core.Names.Entities, Relationships: c.core.Names.Relationships}
+	return actions.Tables{Entities: c.core.Names.Entities, Relationships: c.core.Names.Relationships, Shards: c.core.Incoming}
 }
 
 // Refusal is why a list transaction was refused: a condition another writer

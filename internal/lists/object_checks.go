@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
@@ -21,11 +20,19 @@ import (
 
 // withoutEdgesTo returns ops without the puts of entries pointing at object.
 func withoutEdgesTo(ops []batching.WriteOp, object store.Key) []batching.WriteOp {
-	target := object.String()
 	return slices.DeleteFunc(slices.Clone(ops), func(op batching.WriteOp) bool {
-		k, ok := op.Item[schema.AttrObjectKey].(*types.AttributeValueMemberS)
-		return ok && k.Value == target
+		if !isEntryPut(op) {
+			return false
+		}
+		e, err := relationships.FromItem(op.Item)
+		return err == nil && e.Object == object
 	})
+}
+
+// isEntryPut reports whether op puts a relationship entry, placed in the reverse
+// index or in one of its shards.
+func isEntryPut(op batching.WriteOp) bool {
+	return op.Item != nil && (op.Item[schema.AttrObjectKey] != nil || op.Item[schema.AttrObjectShard] != nil)
 }
 
 // writeCheckingObjects writes ops in transactions of at most half the actions, each
@@ -37,7 +44,7 @@ func (c *Engine) writeCheckingObjects(ctx context.Context, batch *batching.Engin
 	return batching.Parallel(ctx, len(chunks), c.core.MaxConcurrency, func(ctx context.Context, i int) error {
 		ct := t.Clone()
 		for _, op := range chunks[i] {
-			if op.Item != nil && op.Item[schema.AttrObjectKey] != nil {
+			if isEntryPut(op) {
 				e, err := relationships.FromItem(op.Item)
 				if err != nil {
 					return err

@@ -83,11 +83,11 @@ func (c *Engine) replaceOrderedSet(ctx context.Context, op Op) error {
 	for _, e := range plan.Puts {
 		put = append(put, e.Object)
 		if held[e.Object] {
-			ops = append(ops, batching.PutOp(c.core.Names.Relationships, e.PrimaryKey(), tokenItem(e, token)))
+			ops = append(ops, batching.PutOp(c.core.Names.Relationships, e.PrimaryKey(), c.tokenItem(e, token)))
 			continue
 		}
 		add.Objects = append(add.Objects, e.Object)
-		items = append(items, tokenItem(e, token))
+		items = append(items, c.tokenItem(e, token))
 	}
 	for _, e := range plan.Deletes {
 		ops = append(ops, batching.DeleteOp(c.core.Names.Relationships, e.PrimaryKey()))

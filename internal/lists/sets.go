@@ -288,12 +288,12 @@ func (c *Engine) SetItem(op Op, object store.Key, token string) map[string]types
 	if c.core.Ordered[op.Predicate] {
 		e = relationships.OrderedSetEntry(op.Subject, op.Predicate, object, c.clock.take(c.core.Now(), 1, 0))
 	}
-	return tokenItem(e, token)
+	return c.tokenItem(e, token)
 }
 
 // tokenItem is e's item, written by the call token.
-func tokenItem(e relationships.Entry, token string) map[string]types.AttributeValue {
-	item := e.Item()
+func (c *Engine) tokenItem(e relationships.Entry, token string) map[string]types.AttributeValue {
+	item := c.core.Incoming.Item(e)
 	item[schema.AttrToken] = store.AttrS(token)
 	return item
 }

@@ -192,7 +192,7 @@ func (m *Maintainer) relationshipsTable() checkedTable {
 	return checkedTable{
 		table: m.core.Names.Relationships,
 		key:   schema.RelationshipKeyAttrs(),
-		extra: []string{schema.AttrPredicate, schema.AttrPredicateObjectKey, schema.AttrObjectKey, schema.AttrIndex, schema.AttrReverseKey},
+		extra: []string{schema.AttrPredicate, schema.AttrPredicateObjectKey, schema.AttrObjectKey, schema.AttrObjectShard, schema.AttrIndex, schema.AttrReverseKey},
 		refs: []store.EntityRef{
 			{Role: "subject", Scope: schema.AttrSubjectScope, Type: schema.AttrSubjectType, ID: schema.AttrSubjectID},
 			{Role: "object", Scope: schema.AttrObjectScope, Type: schema.AttrObjectType, ID: schema.AttrObjectID},
@@ -274,7 +274,7 @@ func (m *Maintainer) findOrphans(ctx context.Context, batch *batching.Engine, t 
 			}
 			if e, ok := existing[batching.ItemID(m.core.Names.Entities, actions.EntityKey(k))]; !ok || store.Deleted(e) {
 				o := orphan{Orphan: check.Orphan{Entry: entry, Role: r.Role, Missing: k}, item: claim, stored: e}
-				if u, ok := relationships.Unindexed(item); ok && t.table == m.core.Names.Relationships {
+				if u, ok := m.core.Incoming.Misplaced(item); ok && t.table == m.core.Names.Relationships {
 					o.unindexed = &u
 				}
 				orphans = append(orphans, o)

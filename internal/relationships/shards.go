@@ -3,6 +3,7 @@ package relationships
 import (
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -88,7 +89,7 @@ func (s Shards) Place(e Entry, table string) *dynamodb.UpdateItemInput {
 		if i > 0 {
 			update += ", "
 		}
-		n, v := "#s"+string(rune('0'+i)), ":s"+string(rune('0'+i))
+		n, v := "#s"+strconv.Itoa(i), ":s"+strconv.Itoa(i)
 		update += n + " = " + v
 		in.ExpressionAttributeNames[n], in.ExpressionAttributeValues[v] = name, str(want[name])
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"
 	"github.com/rynodb/rynodb/internal/entitystate"
+	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/requests"
 	"github.com/rynodb/rynodb/internal/schema"
 )
@@ -40,6 +41,9 @@ type Config struct {
 	Indexes  Indexes // the registered indexes
 	// TypeShards holds the sharded types' shard counts, by type.
 	TypeShards map[string]TypeShards
+	// IncomingShards holds, by object type, the shard counts of the entries
+	// pointing at entities of the types whose incoming entries are sharded.
+	IncomingShards map[string]TypeShards
 	// Deletes completes a deletion that a call meets unfinished.
 	Deletes Completer
 	// Retrying is told of each retry: why, after how long, and the cause.
@@ -63,11 +67,21 @@ type Core struct {
 	Config
 
 	Shapes Shapes // of the entities written and found, by type
+	// Incoming places the entries written in the reverse index (IncomingShards).
+	Incoming relationships.Shards
 }
 
 // NewCore returns the core of a client.
 func NewCore(api requests.API, names schema.Names, batch *batching.Engine, cfg Config) *Core {
 	c := &Core{API: api, Names: names, Batch: batch, Config: cfg}
+	for typ, t := range cfg.IncomingShards {
+		if t.Shards > 1 {
+			if c.Incoming == nil {
+				c.Incoming = relationships.Shards{}
+			}
+			c.Incoming[typ] = t.Shards
+		}
+	}
 	return c
 }
 

@@ -156,24 +156,41 @@ func (c *Core) orderedPage(subject Key, predicate string) PageQuery {
 }
 
 // IncomingPage is the query of the relationships pointing at object, through the
-// reverse index: with a predicate, those whose _reverse_key starts with it.
+// reverse index: with a predicate, those whose _reverse_key starts with it. For
+// an object whose type's incoming entries are sharded, it gathers the shards of
+// the sharded reverse index (and, while they move, the reverse index too), in
+// _reverse_key order, which is the order of the reverse index.
 func (c *Core) IncomingPage(object Key, predicate string) (PageQuery, error) {
 	if err := schema.ValidateEntityKey(object.Scope, object.Type, object.ID); err != nil {
 		return PageQuery{}, err
-	}
-	q := PageQuery{
-		In:       c.IncomingQuery(object),
-		Position: incomingPosition(object, predicate, c.Sets),
-		Identity: c.Names.ReverseRelationships + "\x00" + object.String(),
 	}
 	if predicate != "" {
 		if err := relationships.ValidatePredicate(predicate); err != nil {
 			return PageQuery{}, err
 		}
-		q.In = WithSortPrefix(q.In, schema.AttrReverseKey, schema.PredicatePrefix(predicate))
-		// A predicate makes another query, with cursors of its own.
-		q.Identity += "\x00" + schema.Escape(predicate)
 	}
+	parts, err := c.incomingParts(object)
+	if err != nil {
+		return PageQuery{}, err
+	}
+	for i, part := range parts {
+		if predicate != "" {
+			part.In = WithSortPrefix(part.In, schema.AttrReverseKey, schema.PredicatePrefix(predicate))
+			// A predicate makes another query, with cursors of its own.
+			part.Identity += "\x00" + schema.Escape(predicate)
+		}
+		part.Position = incomingPosition(object, predicate, c.Sets, part.attr, part.key)
+		parts[i] = part
+	}
+	if len(parts) == 1 {
+		return parts[0].PageQuery, nil
+	}
+	q := PageQuery{SortKey: []string{schema.AttrReverseKey}, Distinct: schema.RelationshipKeyAttrs()}
+	for _, part := range parts {
+		q.Shards = append(q.Shards, part.PageQuery)
+	}
+	q.In, q.Position = q.Shards[0].In, q.Shards[0].Position
+	q.Identity = fmt.Sprintf("%s\x00%d", q.Shards[0].Identity, len(parts))
 	return q, nil
 }
 

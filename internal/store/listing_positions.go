@@ -44,8 +44,9 @@ func outgoingPosition(subject entity.Key, predicate string, sets map[string]bool
 }
 
 // incomingPosition locates the relationship entries pointing at object, of predicate
-// or of every predicate when it is empty, in the reverse index.
-func incomingPosition(object entity.Key, predicate string, sets map[string]bool) paging.Position {
+// or of every predicate when it is empty, in the partition of the reverse index (or
+// of the sharded one) whose key attribute attr is key.
+func incomingPosition(object entity.Key, predicate string, sets map[string]bool, attr, key string) paging.Position {
 	return paging.Position{
 		Attrs: []paging.Attr{
 			{Name: schema.AttrSubjectKey, Max: schema.MaxPartitionKeyBytes, Valid: func(k string) bool {
@@ -58,7 +59,7 @@ func incomingPosition(object entity.Key, predicate string, sets map[string]bool)
 					(e.objectScope == "" || e.objectScope == object.Scope) &&
 					(predicate == "" || e.predicate == predicate)
 			}},
-			{Name: schema.AttrObjectKey, Fixed: object.String()},
+			{Name: attr, Fixed: key},
 			{Name: schema.AttrReverseKey, Max: schema.MaxSortKeyBytes},
 		},
 		// The reverse key is made of the other two: the subject, the predicate and

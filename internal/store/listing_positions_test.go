@@ -50,7 +50,7 @@ func TestIncomingRelatesTheReverseKeyToTheOthers(t *testing.T) {
 	grace := entity.Key{Scope: "acme", Type: "person", ID: "grace"}
 	subject := schema.SubjectKey("acme", "person", "ada")
 	predicate := schema.PredicateKey("follows", 3, "person", "grace")
-	p := incomingPosition(grace, "follows", nil)
+	p := incomingPosition(grace, "follows", nil, schema.AttrObjectKey, grace.String())
 	key := map[string]string{
 		schema.AttrSubjectKey:   subject,
 		schema.AttrPredicateKey: predicate,

@@ -73,11 +73,19 @@ func (e *OwnerCheckError) Is(target error) bool { return errors.Is(e.Err, target
 
 // ownersIn returns the subjects of type l.Type whose list l.Predicate holds k.
 func (c *Core) ownersIn(ctx context.Context, k Key, l OwnerList) ([]Key, error) {
-	in := WithSortPrefix(c.IncomingQuery(k), schema.AttrReverseKey, schema.PredicatePrefix(l.Predicate))
-	in = KeysOnly(in, schema.AttrSubjectScope, schema.AttrSubjectType, schema.AttrSubjectID)
-	items, err := c.QueryAll(ctx, in)
+	ins, err := c.IncomingQueries(k)
 	if err != nil {
-		return nil, errs.Wrap(err, "owners of %s under %s", k, l.Predicate)
+		return nil, err
+	}
+	var items []map[string]types.AttributeValue
+	for _, in := range ins {
+		in = WithSortPrefix(in, schema.AttrReverseKey, schema.PredicatePrefix(l.Predicate))
+		in = KeysOnly(in, schema.AttrSubjectScope, schema.AttrSubjectType, schema.AttrSubjectID)
+		found, err := c.QueryAll(ctx, in)
+		if err != nil {
+			return nil, errs.Wrap(err, "owners of %s under %s", k, l.Predicate)
+		}
+		items = append(items, found...)
 	}
 	var owners []Key
 	for _, item := range items {

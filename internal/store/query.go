@@ -121,10 +121,51 @@ func (c *Core) OutgoingQuery(subject Key, predicate string) *dynamodb.QueryInput
 	return in
 }
 
-// IncomingQuery selects the relationship entries pointing at object, through the
-// reverse index.
-func (c *Core) IncomingQuery(object Key) *dynamodb.QueryInput {
-	return KeyCondition(c.Names.Relationships, c.Names.ReverseRelationships, schema.AttrObjectKey, object.String())
+// IncomingQueries select the relationship entries pointing at object: through the
+// reverse index, or the shards of the sharded reverse index for an object whose
+// type's incoming entries are sharded, and both while they move.
+func (c *Core) IncomingQueries(object Key) ([]*dynamodb.QueryInput, error) {
+	parts, err := c.incomingParts(object)
+	if err != nil {
+		return nil, err
+	}
+	ins := make([]*dynamodb.QueryInput, len(parts))
+	for i, part := range parts {
+		ins[i] = part.In
+	}
+	return ins, nil
+}
+
+// incomingPart is one partition key of the entries pointing at an object.
+type incomingPart struct {
+	PageQuery
+	attr, key string // the partition key: _object_key or _object_shard, and its value
+}
+
+// incomingParts returns the queries of the partition keys holding the entries
+// pointing at object, as IncomingQueries says, with no Position yet.
+func (c *Core) incomingParts(object Key) ([]incomingPart, error) {
+	unsharded, shards := c.IncomingShards[object.Type].layouts()
+	var parts []incomingPart
+	if unsharded {
+		parts = append(parts, incomingPart{PageQuery{
+			In:       KeyCondition(c.Names.Relationships, c.Names.ReverseRelationships, schema.AttrObjectKey, object.String()),
+			Identity: c.Names.ReverseRelationships + "\x00" + object.String(),
+		}, schema.AttrObjectKey, object.String()})
+	}
+	if shards > 0 {
+		if err := schema.ValidateKeyLength("object key", schema.ShardedObjectKey(object.String(), shards-1), schema.MaxPartitionKeyBytes); err != nil {
+			return nil, err
+		}
+	}
+	for shard := range shards {
+		key := schema.ShardedObjectKey(object.String(), shard)
+		parts = append(parts, incomingPart{PageQuery{
+			In:       KeyCondition(c.Names.Relationships, c.Names.IncomingShard, schema.AttrObjectShard, key),
+			Identity: c.Names.IncomingShard + "\x00" + key,
+		}, schema.AttrObjectShard, key})
+	}
+	return parts, nil
 }
 
 // IndexEntriesQuery selects the index entries of an entity.

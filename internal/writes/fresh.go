@@ -56,7 +56,7 @@ func (c *Writer) Fresh(p Put) (Fresh, bool, error) {
 		Related: len(p.Lists)+len(p.Sets) > 0}
 	f.Items = append(f.Items, batching.LastWriteWins(plan.entryOps)...)
 	for _, ch := range plan.lists {
-		ops, ok := actions.NewListItems(c.core.Names.Relationships, ch)
+		ops, ok := actions.NewListItems(c.core.Names.Relationships, c.core.Incoming, ch)
 		if !ok {
 			return Fresh{}, false, nil
 		}

@@ -267,29 +267,35 @@ func (c *Writer) txDelete(ctx context.Context, op *txOp, removed func(relationsh
 	return p, nil
 }
 
-// incomingOf reads the entries pointing at k through the reverse index. It
-// reports whether one is left that no operation of the transaction removes
-// (removed; with nil, any entry is left: one is read at most), and returns the
-// others.
+// incomingOf reads the entries pointing at k through the reverse index (each of
+// its shards in parallel, for a sharded type). It reports whether one is left that
+// no operation of the transaction removes (removed; with nil, any entry is left:
+// one is read at most a shard), and returns the others.
 func (c *Writer) incomingOf(ctx context.Context, k store.Key, removed func(relationships.Entry) bool) (left bool, found []incomingEntry, err error) {
-	in := c.core.IncomingQuery(k)
-	if removed == nil {
-		in.Limit = aws.Int32(1)
+	ins, err := c.core.IncomingQueries(k)
+	if err != nil {
+		return false, nil, err
 	}
-	err = c.core.QueryPages(ctx, in, func(items []map[string]types.AttributeValue) error {
-		for _, item := range items {
-			e, err := relationships.FromItem(item)
-			if err != nil || removed == nil || !removed(e) {
-				return errEntryLeft
-			}
-			found = append(found, incomingEntry{key: batching.Project(item, schema.RelationshipKeyAttrs()), entry: e})
+	each := make([][]incomingEntry, len(ins))
+	err = batching.Parallel(ctx, len(ins), c.core.MaxConcurrency, func(ctx context.Context, i int) error {
+		if removed == nil {
+			ins[i].Limit = aws.Int32(1)
 		}
-		return nil
+		return c.core.QueryPages(ctx, ins[i], func(items []map[string]types.AttributeValue) error {
+			for _, item := range items {
+				e, err := relationships.FromItem(item)
+				if err != nil || removed == nil || !removed(e) {
+					return errEntryLeft
+				}
+				each[i] = append(each[i], incomingEntry{key: batching.Project(item, schema.RelationshipKeyAttrs()), entry: e})
+			}
+			return nil
+		})
 	})
 	if errors.Is(err, errEntryLeft) {
 		return true, nil, nil
 	}
-	return false, found, err
+	return false, slices.Concat(each...), err
 }
 
 // errEntryLeft ends the read of the entries pointing at an entity at the first

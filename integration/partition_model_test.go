@@ -55,8 +55,8 @@ func hottest(t *testing.T, name string, rec *dynamotest.Recorder, calls int) (dy
 // model of DynamoDB's partitions: updates of one type, entities with a
 // time-ordered index value, and new incoming edges of one entity. Each lands on
 // one partition key of a GSI, past DynamoDB's 1,000 WCU a second at 5,000 calls a
-// second, with a rising sort key where DynamoDB cannot split it; a sharded type
-// and a sharded index keep every key under it.
+// second, with a rising sort key where DynamoDB cannot split it; a sharded type,
+// a sharded index and sharded incoming entries keep every key under it.
 func TestPartitionModelShowsTodaysHotKeys(t *testing.T) {
 	dynamotest.Parallel(t)
 	const calls = 200
@@ -171,5 +171,34 @@ func TestPartitionModelShowsTodaysHotKeys(t *testing.T) {
 		hot, rate := hottest(t, "incoming edges of one entity", rec, calls)
 		require.Equal(t, db.Names().ReverseRelationships, hot.Index, "the reverse index's key of the star")
 		require.Greater(t, rate, float64(partitionLimit))
+	})
+
+	t.Run("incoming edges of one entity over 16 shards", func(t *testing.T) {
+		const followers = 640
+		db, rec := modelStore(t, ryno.Options{Sets: []string{"follows"}, ShardedIncoming: []ryno.ShardedType{{Type: "person", Shards: 16}}})
+		star := person("star", nil)
+		_, err := db.Create(ctx, star)
+		require.NoError(t, err)
+		for i := range followers {
+			_, err := db.Create(ctx, person(fmt.Sprintf("f%04d", i), nil))
+			require.NoError(t, err)
+		}
+		rec.Reset()
+		for i := range followers {
+			_, err := db.AddRelationships(ctx, person(fmt.Sprintf("f%04d", i), nil).Key, "follows", []ryno.Key{star.Key})
+			require.NoError(t, err)
+		}
+		_, rate := hottest(t, "incoming edges of one entity over 16 shards", rec, followers)
+		require.Less(t, rate, float64(partitionLimit), "every partition key, of every table and GSI")
+		loads, err := rec.PartitionLoad()
+		require.NoError(t, err)
+		keys := 0
+		for _, l := range loads {
+			require.NotEqual(t, db.Names().ReverseRelationships, l.Index, "the star's edges leave the reverse index")
+			if l.Index == db.Names().IncomingShard {
+				keys++
+			}
+		}
+		require.Equal(t, 16, keys, "the star's new edges spread over its 16 keys")
 	})
 }

@@ -11,6 +11,7 @@
 //	  app_entities_by_type_shard GSI _type_shard / _shard_updated (sharded types)
 //	app_relationship_entries    _subject_key / _predicate_key
 //	  app_incoming_relationships GSI _object_key / _reverse_key
+//	  app_incoming_shard        GSI _object_shard / _reverse_key (sharded incoming)
 //	  app_relationships_by_object LSI _subject_key / _predicate_object_key
 //	app_index_entries           _subject_key / _unique_key
 //	  app_index_lookup          GSI _scope_index_name / _index_key

@@ -67,8 +67,8 @@ func TestCLIMigrate(t *testing.T) {
 		out, errOut, code := migrate(t, "plan", prefix)
 		require.Equal(t, 0, code, errOut)
 		require.Equal(t, "up would run (schema version none -> 4):\n"+
-			"  create table "+n.Entities+" (GSI "+n.EntitiesByType+", GSI "+n.EntitiesInline[0]+", GSI "+n.EntitiesInline[1]+")\n"+
-			"  create table "+n.Relationships+" (GSI "+n.ReverseRelationships+", LSI "+n.RelationshipsByObject+")\n"+
+			"  create table "+n.Entities+" (GSI "+n.EntitiesByType+", GSI "+n.EntitiesByTypeShard+", GSI "+n.EntitiesInline[0]+", GSI "+n.EntitiesInline[1]+")\n"+
+			"  create table "+n.Relationships+" (GSI "+n.ReverseRelationships+", GSI "+n.IncomingShard+", LSI "+n.RelationshipsByObject+")\n"+
 			"  create table "+n.IndexEntries+" (GSI "+n.IndexLookup+")\n"+
 			"  turn on time to live (attribute _expires) on table "+n.Entities+"\n"+
 			"  run migration 2: build the heads and markers of relationship lists written before them\n"+
@@ -92,8 +92,8 @@ func TestCLIMigrate(t *testing.T) {
 		require.Empty(t, errOut)
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		require.Equal(t, []string{
-			"create table " + n.Entities + " (GSI " + n.EntitiesByType + ", GSI " + n.EntitiesInline[0] + ", GSI " + n.EntitiesInline[1] + ")",
-			"create table " + n.Relationships + " (GSI " + n.ReverseRelationships + ", LSI " + n.RelationshipsByObject + ")",
+			"create table " + n.Entities + " (GSI " + n.EntitiesByType + ", GSI " + n.EntitiesByTypeShard + ", GSI " + n.EntitiesInline[0] + ", GSI " + n.EntitiesInline[1] + ")",
+			"create table " + n.Relationships + " (GSI " + n.ReverseRelationships + ", GSI " + n.IncomingShard + ", LSI " + n.RelationshipsByObject + ")",
 			"create table " + n.IndexEntries + " (GSI " + n.IndexLookup + ")",
 			"turn on time to live (attribute _expires) on table " + n.Entities,
 			"run migration 2: build the heads and markers of relationship lists written before them",

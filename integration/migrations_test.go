@@ -166,15 +166,19 @@ func TestMigrationsUp(t *testing.T) {
 		{
 			table: prefix + "_entities_master", key: wantKey{"_id", "S", "_scope_type_key", "S"},
 			gsis: map[string]wantKey{
-				prefix + "_entities_by_type":  {"_scope_type_key", "S", "_updated", "S"},
-				prefix + "_entities_inline_1": {"_inline1_name", "S", "_inline1_key", "S"},
-				prefix + "_entities_inline_2": {"_inline2_name", "S", "_inline2_key", "S"},
+				prefix + "_entities_by_type":       {"_scope_type_key", "S", "_updated", "S"},
+				prefix + "_entities_by_type_shard": {"_type_shard", "S", "_shard_updated", "S"},
+				prefix + "_entities_inline_1":      {"_inline1_name", "S", "_inline1_key", "S"},
+				prefix + "_entities_inline_2":      {"_inline2_name", "S", "_inline2_key", "S"},
 			},
 		},
 		{
 			table: prefix + "_relationship_entries", key: wantKey{"_subject_key", "S", "_predicate_key", "S"},
-			gsis: map[string]wantKey{prefix + "_incoming_relationships": {"_object_key", "S", "_reverse_key", "S"}},
-			lsi:  prefix + "_relationships_by_object", lsiKey: wantKey{"_subject_key", "S", "_predicate_object_key", "S"},
+			gsis: map[string]wantKey{
+				prefix + "_incoming_relationships": {"_object_key", "S", "_reverse_key", "S"},
+				prefix + "_incoming_shard":         {"_object_shard", "S", "_reverse_key", "S"},
+			},
+			lsi: prefix + "_relationships_by_object", lsiKey: wantKey{"_subject_key", "S", "_predicate_object_key", "S"},
 		},
 		{
 			table: prefix + "_index_entries", key: wantKey{"_subject_key", "S", "_unique_key", "S"},
@@ -283,9 +287,11 @@ func TestMigrationsUpAddsMissingGSI(t *testing.T) {
 	require.Empty(t, plan.Drift)
 	require.Equal(t, []string{
 		"create GSI " + n.EntitiesByType + " on table " + n.Entities,
+		"create GSI " + n.EntitiesByTypeShard + " on table " + n.Entities,
 		"create GSI " + n.EntitiesInline[0] + " on table " + n.Entities,
 		"create GSI " + n.EntitiesInline[1] + " on table " + n.Entities,
 		"create GSI " + n.ReverseRelationships + " on table " + n.Relationships,
+		"create GSI " + n.IncomingShard + " on table " + n.Relationships,
 		"create table " + n.IndexEntries + " (GSI " + n.IndexLookup + ")",
 		"turn on time to live (attribute _expires) on table " + n.Entities,
 		"run migration 2: build the heads and markers of relationship lists written before them",
@@ -301,8 +307,8 @@ func TestMigrationsUpAddsMissingGSI(t *testing.T) {
 		table string
 		gsis  []string
 	}{
-		{n.Entities, []string{n.EntitiesByType, n.EntitiesInline[0], n.EntitiesInline[1]}},
-		{n.Relationships, []string{n.ReverseRelationships}},
+		{n.Entities, []string{n.EntitiesByType, n.EntitiesByTypeShard, n.EntitiesInline[0], n.EntitiesInline[1]}},
+		{n.Relationships, []string{n.ReverseRelationships, n.IncomingShard}},
 	} {
 		d := describeTable(t, c.table)
 		var names []string
@@ -314,7 +320,11 @@ func TestMigrationsUpAddsMissingGSI(t *testing.T) {
 		require.ElementsMatch(t, c.gsis, names)
 	}
 	d := describeTable(t, n.Relationships)
-	requireKeys(t, wantKey{"_object_key", "S", "_reverse_key", "S"}, d.GlobalSecondaryIndexes[0].KeySchema, d.AttributeDefinitions)
+	for _, g := range d.GlobalSecondaryIndexes {
+		if aws.ToString(g.IndexName) == n.ReverseRelationships {
+			requireKeys(t, wantKey{"_object_key", "S", "_reverse_key", "S"}, g.KeySchema, d.AttributeDefinitions)
+		}
+	}
 
 	st, err := p.Status(ctx)
 	require.NoError(t, err)
@@ -785,14 +795,16 @@ func TestMigrationsUpFromVersion2ReplacesTheReverseIndex(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{
 		"create GSI " + n.ReverseRelationships + " on table " + n.Relationships,
+		"create GSI " + n.IncomingShard + " on table " + n.Relationships,
 		"turn on time to live (attribute _expires) on table " + n.Entities,
 		"run migration 3: give every relationship entry its _reverse_key, the sort key of the reverse index replacing reverse_relationships",
 		"record schema version 4",
 		"delete GSI " + n.RetiredIndexes()[n.Relationships][0] + " of table " + n.Relationships + ", replaced",
 	}, actionStrings(res.Actions))
 	d := describeTable(t, n.Relationships)
-	require.Len(t, d.GlobalSecondaryIndexes, 1)
-	require.Equal(t, n.ReverseRelationships, aws.ToString(d.GlobalSecondaryIndexes[0].IndexName))
+	require.Len(t, d.GlobalSecondaryIndexes, 2, "the retired index is gone")
+	require.ElementsMatch(t, []string{n.ReverseRelationships, n.IncomingShard},
+		[]string{aws.ToString(d.GlobalSecondaryIndexes[0].IndexName), aws.ToString(d.GlobalSecondaryIndexes[1].IndexName)})
 	st, err := p.Status(ctx)
 	require.NoError(t, err)
 	require.True(t, st.UpToDate(), "%+v", st)

@@ -3,6 +3,9 @@ package ryno
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/stretchr/testify/require"
 
@@ -45,4 +48,25 @@ func TestNewRefusesInvalidShardedTypes(t *testing.T) {
 	require.Equal(t, map[string]store.TypeShards{"tag": {Shards: 16}, "person": {Shards: 1, Before: 8}}, db.core.IncomingShards)
 	require.Equal(t, relationships.Shards{"tag": 16}, db.core.Incoming, "entries are written sharded for tag only")
 	require.False(t, db.sharded(), "entities keep _updated")
+}
+
+// An entity of a sharded type holds its update time in _shard_updated: it reads
+// as Updated, as _updated does, for readers and stream consumers alike.
+func TestEntityFromItemReadsTheUpdateTimeOfEitherLayout(t *testing.T) {
+	const at = "2026-12-06T10:11:12.345Z"
+	want, err := time.Parse(time.RFC3339Nano, at)
+	require.NoError(t, err)
+	for _, attr := range []string{"_updated", "_shard_updated"} {
+		item := map[string]types.AttributeValue{
+			"_id": &types.AttributeValueMemberS{Value: "t1"}, "_scope": &types.AttributeValueMemberS{Value: "acme"},
+			"_type": &types.AttributeValueMemberS{Value: "ticket"}, "_scope_type_key": &types.AttributeValueMemberS{Value: "acme:ticket"},
+			"_created": &types.AttributeValueMemberS{Value: at}, attr: &types.AttributeValueMemberS{Value: at},
+			"_type_shard": &types.AttributeValueMemberS{Value: "acme:ticket:3"},
+			"_version":    &types.AttributeValueMemberN{Value: "1"}, "title": &types.AttributeValueMemberS{Value: "x"},
+		}
+		e, err := EntityFromItem(item)
+		require.NoError(t, err, attr)
+		require.True(t, want.Equal(e.Updated), "%s: %v", attr, e.Updated)
+		require.Equal(t, map[string]any{"title": "x"}, e.Attributes, "%s: the store's attributes stay out", attr)
+	}
 }

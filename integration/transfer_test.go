@@ -246,3 +246,41 @@ func TestExportNamesTheEntitiesItCannotRead(t *testing.T) {
 	require.Equal(t, 1, report.Bad)
 	require.Contains(t, buf.String(), `"id":"a"`)
 }
+
+// TestImportIntoAShardedStore exports an unsharded store and imports it, one line
+// at a time and exclusively, into stores that shard the users' listing and the
+// entries pointing at them: the copies export as the original, list the users in
+// the same order by update time, and their reverse lookups as the original's.
+func TestImportIntoAShardedStore(t *testing.T) {
+	dynamotest.Parallel(t)
+	a := transferUsers(t)
+	lines := export(t, a, bulk.ExportOptions{})
+	users := ryno.Type{Scope: "acme", Name: "user"}
+	listed := func(db *ryno.Client) []string {
+		var ids []string
+		for e, err := range db.AllByType(ctx, users, ryno.PageOptions{Limit: 7}) {
+			require.NoError(t, err)
+			ids = append(ids, e.Key.ID)
+		}
+		return ids
+	}
+	for _, exclusive := range []bool{false, true} {
+		opts := transferOptions()
+		opts.ShardedTypes = []ryno.ShardedType{{Type: "user", Shards: 4}}
+		opts.ShardedIncoming = []ryno.ShardedType{{Type: "user", Shards: 3}}
+		b := newStoreOpts(t, nil, opts)
+		_, err := b.Import(ctx, strings.NewReader(strings.Join(lines, "\n")+"\n"), bulk.ImportOptions{Exclusive: exclusive})
+		require.NoError(t, err)
+		require.Equal(t, lines, export(t, b, bulk.ExportOptions{}), "exclusive %v: the copy exports as the original", exclusive)
+		require.Equal(t, listed(a.Client), listed(b.Client), "exclusive %v: listed in the same order", exclusive)
+		for _, id := range []string{"u01", "u03", "u05"} {
+			k := user(id, "").Key
+			want, err := a.ReverseRelationships(ctx, k, "", ryno.PageOptions{})
+			require.NoError(t, err)
+			got, err := b.ReverseRelationships(ctx, k, "", ryno.PageOptions{})
+			require.NoError(t, err)
+			require.Equal(t, want.Items, got.Items, "exclusive %v: who points at %s", exclusive, id)
+		}
+		requireCheckFindsNothing(t, b.Client)
+	}
+}

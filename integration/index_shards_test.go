@@ -125,6 +125,16 @@ func TestAShardedIndexListsEveryEntityOnceInOrder(t *testing.T) {
 	requireCheckFindsNothing(t, s.Client)
 }
 
+// sortedIDs returns the ids of es, sorted.
+func sortedIDs(es []*ryno.Entity) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Key.ID)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // requireCheckFindsNothing runs a check of db: no orphan, no trace.
 func requireCheckFindsNothing(t *testing.T, db *ryno.Client) {
 	t.Helper()
@@ -152,14 +162,6 @@ func TestAnIndexBeingReshardedIsListedWhole(t *testing.T) {
 		_, err := s.Create(ctx, event(id, fmt.Sprintf("2026-12-%02d", 1+i%7)))
 		require.NoError(t, err)
 	}
-	ids := func(es []*ryno.Entity) []string {
-		var out []string
-		for _, e := range es {
-			out = append(out, e.Key.ID)
-		}
-		slices.Sort(out)
-		return out
-	}
 	client := func(shards, resharding int) *ryno.Client {
 		ix := byDay(shards)
 		ix[0].Resharding = resharding
@@ -175,12 +177,12 @@ func TestAnIndexBeingReshardedIsListedWhole(t *testing.T) {
 			require.NoError(t, err)
 		}
 		for _, limit := range []int{1, 4, 100} {
-			require.Equal(t, want, ids(pageByDay(t, moving, indexing.All(), limit, false)), "%d to %d, both layouts, limit %d", move.from, move.to, limit)
+			require.Equal(t, want, sortedIDs(pageByDay(t, moving, indexing.All(), limit, false)), "%d to %d, both layouts, limit %d", move.from, move.to, limit)
 		}
 		_, err := moving.Reindex(ctx, ryno.Type{Scope: "acme", Name: "event"}, nil)
 		require.NoError(t, err)
-		require.Equal(t, want, ids(pageByDay(t, client(move.to, 0), indexing.All(), 4, false)), "%d to %d, moved", move.from, move.to)
-		require.Equal(t, want, ids(pageByDay(t, client(move.to, 0), indexing.All(), 4, true)), "%d to %d, moved, descending", move.from, move.to)
+		require.Equal(t, want, sortedIDs(pageByDay(t, client(move.to, 0), indexing.All(), 4, false)), "%d to %d, moved", move.from, move.to)
+		require.Equal(t, want, sortedIDs(pageByDay(t, client(move.to, 0), indexing.All(), 4, true)), "%d to %d, moved, descending", move.from, move.to)
 		requireCheckFindsNothing(t, client(move.to, 0))
 	}
 }

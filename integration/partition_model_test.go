@@ -51,6 +51,25 @@ func hottest(t *testing.T, name string, rec *dynamotest.Recorder, calls int) (dy
 	return loads[0], loads[0].Write / seconds
 }
 
+// requireSpread logs the hottest keys of what rec recorded of calls, and checks
+// that every key stays under DynamoDB's limit, that the GSI left takes none of
+// the writes, and that the GSI sharded takes them on its n keys.
+func requireSpread(t *testing.T, name string, rec *dynamotest.Recorder, calls int, left, sharded string, n int) {
+	t.Helper()
+	_, rate := hottest(t, name, rec, calls)
+	require.Less(t, rate, float64(partitionLimit), "every partition key, of every table and GSI")
+	loads, err := rec.PartitionLoad()
+	require.NoError(t, err)
+	keys := 0
+	for _, l := range loads {
+		require.NotEqual(t, left, l.Index, "the writes leave %s", left)
+		if l.Index == sharded {
+			keys++
+		}
+	}
+	require.Equal(t, n, keys, "the writes spread over the %d keys of %s", n, sharded)
+}
+
 // TestPartitionModelShowsTodaysHotKeys plays workloads through the client and a
 // model of DynamoDB's partitions: updates of one type, entities with a
 // time-ordered index value, and new incoming edges of one entity. Each lands on
@@ -90,18 +109,7 @@ func TestPartitionModelShowsTodaysHotKeys(t *testing.T) {
 			_, err := db.Patch(ctx, person(fmt.Sprintf("p%03d", i), nil).Key, ryno.Patch{Add: map[string]any{"n": 1}})
 			require.NoError(t, err)
 		}
-		_, rate := hottest(t, "updates of one type over 32 shards", rec, people)
-		require.Less(t, rate, float64(partitionLimit), "every partition key, of every table and GSI")
-		loads, err := rec.PartitionLoad()
-		require.NoError(t, err)
-		keys := 0
-		for _, l := range loads {
-			require.NotEqual(t, db.Names().EntitiesByType, l.Index, "the type's updates leave the by-type index")
-			if l.Index == db.Names().EntitiesByTypeShard {
-				keys++
-			}
-		}
-		require.Equal(t, 32, keys, "the type's updates spread over its 32 keys")
+		requireSpread(t, "updates of one type over 32 shards", rec, people, db.Names().EntitiesByType, db.Names().EntitiesByTypeShard, 32)
 	})
 
 	t.Run("a time-ordered index", func(t *testing.T) {
@@ -188,17 +196,6 @@ func TestPartitionModelShowsTodaysHotKeys(t *testing.T) {
 			_, err := db.AddRelationships(ctx, person(fmt.Sprintf("f%04d", i), nil).Key, "follows", []ryno.Key{star.Key})
 			require.NoError(t, err)
 		}
-		_, rate := hottest(t, "incoming edges of one entity over 16 shards", rec, followers)
-		require.Less(t, rate, float64(partitionLimit), "every partition key, of every table and GSI")
-		loads, err := rec.PartitionLoad()
-		require.NoError(t, err)
-		keys := 0
-		for _, l := range loads {
-			require.NotEqual(t, db.Names().ReverseRelationships, l.Index, "the star's edges leave the reverse index")
-			if l.Index == db.Names().IncomingShard {
-				keys++
-			}
-		}
-		require.Equal(t, 16, keys, "the star's new edges spread over its 16 keys")
+		requireSpread(t, "incoming edges of one entity over 16 shards", rec, followers, db.Names().ReverseRelationships, db.Names().IncomingShard, 16)
 	})
 }

@@ -2,7 +2,6 @@ package integration_test
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -162,14 +161,6 @@ func TestATypeBeingReshardedIsListedWhole(t *testing.T) {
 		_, err := s.Create(ctx, ticket(id, i))
 		require.NoError(t, err)
 	}
-	ids := func(es []*ryno.Entity) []string {
-		var out []string
-		for _, e := range es {
-			out = append(out, e.Key.ID)
-		}
-		slices.Sort(out)
-		return out
-	}
 	client := func(shards, resharding int) *ryno.Client {
 		db, err := ryno.New(s.counter, ryno.Options{TablePrefix: s.prefix, Now: s.clock.Now, ShardedTypes: shardedTickets(shards, resharding)})
 		require.NoError(t, err)
@@ -183,7 +174,7 @@ func TestATypeBeingReshardedIsListedWhole(t *testing.T) {
 			require.NoError(t, err)
 		}
 		for _, limit := range []int{1, 4, 100} {
-			require.Equal(t, want, ids(pageTickets(t, moving, limit, false)), "%d to %d, both layouts, limit %d", move.from, move.to, limit)
+			require.Equal(t, want, sortedIDs(pageTickets(t, moving, limit, false)), "%d to %d, both layouts, limit %d", move.from, move.to, limit)
 		}
 		done, err := moving.Reindex(ctx, tickets, nil)
 		require.NoError(t, err)
@@ -206,9 +197,9 @@ func TestATypeBeingReshardedIsListedWhole(t *testing.T) {
 			}
 		}
 		moved := client(move.to, 0)
-		require.Equal(t, want, ids(pageTickets(t, moved, 4, false)), "%d to %d, moved", move.from, move.to)
+		require.Equal(t, want, sortedIDs(pageTickets(t, moved, 4, false)), "%d to %d, moved", move.from, move.to)
 		desc := pageTickets(t, moved, 4, true)
-		require.Equal(t, want, ids(desc), "%d to %d, moved, descending", move.from, move.to)
+		require.Equal(t, want, sortedIDs(desc), "%d to %d, moved, descending", move.from, move.to)
 		for i := 1; i < len(desc); i++ {
 			require.False(t, desc[i].Updated.After(desc[i-1].Updated), "newest first")
 		}

@@ -127,6 +127,12 @@ func TestShardedIncomingEntriesAreListedOnceInOrder(t *testing.T) {
 	require.Len(t, page.Items, 5)
 	require.Equal(t, ids[0], page.Items[0].Key.ID)
 	require.Equal(t, 4, s.counter.Count("Query"), "one Query a shard")
+	gate := dynamotest.NewGate(s.counter, 4) // the four Queries in flight at once
+	gated, err := ryno.New(gate, ryno.Options{TablePrefix: s.prefix, Sets: []string{"follows"}, ShardedIncoming: shardedPeople(4, 0)})
+	require.NoError(t, err)
+	_, err = gated.ReverseRelationships(ctx, star, "follows", ryno.PageOptions{Limit: 5})
+	require.NoError(t, err)
+	require.True(t, gate.Opened(), "in one round")
 
 	require.NoError(t, s.Delete(ctx, star))
 	require.Empty(t, incomingLayouts(t, s), "the Delete swept every shard")

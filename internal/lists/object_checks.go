@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"slices"
 
-
 	"github.com/rynodb/rynodb/internal/actions"
 	"github.com/rynodb/rynodb/internal/batching"
 	"github.com/rynodb/rynodb/internal/commit"

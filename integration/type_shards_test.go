@@ -200,6 +200,14 @@ func TestATypeBeingReshardedIsListedWhole(t *testing.T) {
 			}
 		}
 		moved := client(move.to, 0)
+		first, err := moving.ListByType(ctx, tickets, ryno.PageOptions{Limit: 4})
+		require.NoError(t, err)
+		_, err = moved.ListByType(ctx, tickets, ryno.PageOptions{Limit: 4, Cursor: first.Cursor})
+		if move.from == 1 || move.to == 1 { // the unsharded key is read by one client only
+			require.ErrorIs(t, err, ryno.ErrInvalidCursor, "%d to %d: a cursor of other partition keys", move.from, move.to)
+		} else {
+			require.NoError(t, err, "%d to %d: the same partition keys", move.from, move.to)
+		}
 		require.Equal(t, want, sortedIDs(pageTickets(t, moved, 4, false)), "%d to %d, moved", move.from, move.to)
 		desc := pageTickets(t, moved, 4, true)
 		require.Equal(t, want, sortedIDs(desc), "%d to %d, moved, descending", move.from, move.to)

@@ -145,6 +145,19 @@ func TestAShardedTypeListsEveryEntityOnceInOrder(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, page.Items[0].Updated, got.Updated, "a sharded entity reads its update time")
 	require.False(t, got.Updated.IsZero())
+
+	// Every way of writing an entity writes the type's layout.
+	_, err = s.Transact(ctx, ryno.TxCreate(ticket("tx-create", 1)), ryno.TxSet(ticket("tx-set", 1)),
+		ryno.TxPatch(ryno.Key{Scope: tickets.Scope, Type: tickets.Name, ID: "t001"}, ryno.Patch{Add: map[string]any{"n": 1}}))
+	require.NoError(t, err)
+	_, err = s.Set(ctx, ticket("t002", 99)) // without its version: in place
+	require.NoError(t, err)
+	_, err = s.Modify(ctx, ryno.Key{Scope: tickets.Scope, Type: tickets.Name, ID: "t003"}, func(e *ryno.Entity) error {
+		e.Attributes["n"] = 100
+		return nil
+	})
+	require.NoError(t, err)
+	require.NotContains(t, ticketLayouts(t, s), "_updated", "no ticket in the by-type index")
 	requireCheckFindsNothing(t, s.Client)
 }
 
@@ -186,9 +199,11 @@ func TestATypeBeingReshardedIsListedWhole(t *testing.T) {
 		} else { // an entity whose shard is the same in both counts stays
 			require.True(t, done.Moved > 0 && done.Moved <= 15, "%d to %d: %d moved", move.from, move.to, done.Moved)
 		}
+		s.counter.Reset()
 		again, err := moving.Reindex(ctx, tickets, nil)
 		require.NoError(t, err)
 		require.Zero(t, again.Moved, "once moved, nothing moves")
+		require.Equal(t, map[string]int{"Query": s.counter.Count("Query")}, s.counter.Counts(), "and nothing is written")
 
 		layouts := ticketLayouts(t, s)
 		if move.to == 1 {

@@ -11,6 +11,7 @@
 #                the seed design, and both sides' throughput under 8 writers (COST_DURATION a side)
 #   make bench-bulk  export and import against raw Scan and BatchWriteItem, and their memory
 #   make bench-partitions  the WCU a second each partition key takes under hot workloads
+#   make bench-contention  8 processes on one list: calls a second, against raw requests
 #   make fuzz    run every fuzz target for FUZZTIME, report each (scripts/fuzz.sh)
 #   make api     count the identifiers each public package exports
 #
@@ -41,7 +42,7 @@ with_dynamodb = if [ -z "$$RYNO_DYNAMODB_ENDPOINT" ]; then \
 		image=$$(scripts/dynamodb-local.sh image) || exit 1; export RYNO_DYNAMODB_IMAGE=$$image; fi; \
 	export RYNO_REQUIRE_DYNAMODB=1;
 
-.PHONY: test lint unit demo example-tracker example-httpapi example-lambda bench bench-cost bench-bulk bench-partitions crash fuzz api clean
+.PHONY: test lint unit demo example-tracker example-httpapi example-lambda bench bench-cost bench-bulk bench-partitions bench-contention crash fuzz api clean
 
 # go test starts the packages' runs in the order they are named, each once every
 # package named before it is built: the integration tests, the longest run by far,
@@ -106,6 +107,14 @@ bench-bulk:
 	@$(with_dynamodb) \
 		cd integration && RYNO_BULK_ENTITIES=$(BULK_ENTITIES) \
 		$(GO) test -tags bulkbench -count=1 -run '^TestBulkReport$$' -timeout 60m
+
+# 8 processes appending to and removing from one list for CONTENTION_DURATION a
+# side, through the library and through raw requests; prints markdown.
+CONTENTION_DURATION ?= 30s
+bench-contention:
+	@$(with_dynamodb) \
+		cd integration && RYNO_CONTENTION_DURATION=$(CONTENTION_DURATION) \
+		$(GO) test -tags costreport -count=1 -run '^TestListContentionReport$$' -timeout 30m
 
 # The partition model: workloads played through the client, the WCU a second each
 # partition key of each table and GSI takes at 5,000 calls a second, hottest first.

@@ -41,11 +41,15 @@ type Options struct {
 	Retry RetryOptions
 
 	// Conflicts bounds the attempts of a write that loses races with other writers:
-	// a Set or Update without a Version, Modify, Patch of an indexed type. Each
-	// attempt after the second waits with capped exponential backoff and full
-	// jitter, so racing writers spread out instead of colliding again. MaxAttempts
-	// counts the attempts of one call (default 10); then the call fails with a
-	// *ConflictError. Defaults: BaseDelay 10ms, MaxDelay 1s.
+	// a Set or Update without a Version, Modify, Patch of an indexed type, a list
+	// write. Each attempt after the second waits with capped exponential backoff
+	// and full jitter, so racing writers spread out instead of colliding again.
+	// MaxAttempts counts the attempts of one call (default 10); then the call fails
+	// with a *ConflictError. Defaults: BaseDelay 10ms, MaxDelay 1s. A list write
+	// that lost to another writer's commit to the list (its head moved on) is no
+	// write that cannot go through: such attempts wait a jitter over 4 × BaseDelay
+	// that does not grow and count apart, up to 10 × MaxAttempts, so that writers
+	// of one list in many processes take turns instead of giving up.
 	Conflicts RetryOptions
 
 	// CheckObjects makes every relationship write check, in the same transaction,

@@ -19,6 +19,7 @@ const (
 	paced
 	held
 	atOnce
+	yielded
 )
 
 var (
@@ -31,6 +32,12 @@ var (
 	// another writer left, or read again what it learned was stale): the next goes
 	// at once, outside the budget.
 	Again = Step{next: atOnce}
+	// Yield means the attempt lost a race to a writer that committed: the store
+	// made progress, so the loss is no sign of a write that cannot go through. The
+	// next attempt goes after a short wait that does not grow (Pacing.Yield),
+	// outside the budget of Retry, so that writers taking turns at one item keep
+	// an equal chance instead of backing off ever longer behind newcomers.
+	Yield = Step{next: yielded}
 )
 
 // Hold is Retry while another writer holds a lease until until, as of now: the next
@@ -38,10 +45,11 @@ var (
 func Hold(until, now time.Time) Step { return Step{next: held, until: until, now: now} }
 
 // Pacing spaces the attempts of an optimistic loop and ends them: a *Pacer, or Tries.
-// Wait and Hold return when the next attempt may go, or why none may.
+// Wait, Hold and Yield return when the next attempt may go, or why none may.
 type Pacing interface {
 	Wait(ctx context.Context) error
 	Hold(ctx context.Context, until, now time.Time) error
+	Yield(ctx context.Context) error
 }
 
 // Attempts runs an optimistic loop, the one every write that may lose races runs:
@@ -55,6 +63,8 @@ type Pacing interface {
 //     that conflict and pace's reason (for the store, KeptChanging's).
 //   - Again: the attempt cleared the way, and the next goes at once, outside the
 //     budget.
+//   - Yield: it lost a race to a writer that committed; the next attempt goes
+//     when pace.Yield allows, which has a budget of its own.
 func Attempts[T any](ctx context.Context, pace Pacing, giveUp func(conflict, reason error) error,
 	attempt func(context.Context) (T, Step, error)) (T, error) {
 	for {
@@ -67,6 +77,8 @@ func Attempts[T any](ctx context.Context, pace Pacing, giveUp func(conflict, rea
 			refused = pace.Wait(ctx)
 		case held:
 			refused = pace.Hold(ctx, step.until, step.now)
+		case yielded:
+			refused = pace.Yield(ctx)
 		}
 		if refused != nil {
 			var zero T
@@ -91,3 +103,5 @@ func (t *tries) Wait(context.Context) error {
 }
 
 func (t *tries) Hold(ctx context.Context, _, _ time.Time) error { return t.Wait(ctx) }
+
+func (t *tries) Yield(ctx context.Context) error { return t.Wait(ctx) }

@@ -45,6 +45,10 @@ func TestAttempts(t *testing.T) {
 			sleeps: []time.Duration{jittered}},
 		{name: "hold until a lease ends", steps: []outcome{{Hold(now.Add(time.Second), now), errLost}, done}, attempts: 2,
 			sleeps: []time.Duration{time.Second + time.Millisecond}},
+		{name: "yields outside the budget", steps: []outcome{{Yield, nil}, {Yield, nil}, retry, {Yield, nil}, retry, {Yield, nil}, done}, attempts: 7,
+			sleeps: repeat(jittered, 5)}, // the first retry goes at once
+		{name: "yields run out", steps: []outcome{{Yield, nil}}, attempts: 31, sleeps: repeat(jittered, 30),
+			want: "gave up (<nil>): gave up after 31 attempts, 30 of them lost to writers that committed"},
 		{name: "tries go at once", tries: 4,
 			steps: []outcome{retry, {Hold(now.Add(time.Hour), now), errLost}, retry, done}, attempts: 4},
 		{name: "tries run out", tries: 2,
@@ -96,4 +100,12 @@ func TestAttempts(t *testing.T) {
 			}
 		})
 	}
+}
+
+func repeat(d time.Duration, n int) []time.Duration {
+	out := make([]time.Duration, n)
+	for i := range out {
+		out[i] = d
+	}
+	return out
 }

@@ -13,8 +13,14 @@ type Pacer struct {
 	opts     Policy
 	sleep    func(context.Context, time.Duration) error
 	retrying func(ctx context.Context, why Reason, wait time.Duration, cause error)
-	attempt  int // attempts made
+	attempt  int // attempts made, but those after a Yield
+	yields   int // attempts made after a Yield
 }
+
+// YieldsPerAttempt bounds the attempts after a Yield: MaxAttempts times it. Each
+// follows a loss to a writer that committed, so a write that runs out of them has
+// lost that many turns in a row to others' progress.
+const YieldsPerAttempt = 10
 
 // NewPacer returns the pacer of one write, its first attempt made: opts bound its
 // attempts and backoff, sleep waits, retrying (when not nil) is told of each retry.
@@ -35,6 +41,24 @@ func (p *Pacer) Hold(ctx context.Context, until time.Time, now time.Time) error 
 	wait := min(p.opts.Ceiling(p.attempt-1), until.Sub(now)+time.Millisecond)
 	p.retried(ctx, wait)
 	return p.sleep(ctx, max(wait, 0))
+}
+
+// yieldBackoff is the retry whose backoff a Yield waits: full jitter over four
+// times BaseDelay, about what a few rivals' commits take.
+const yieldBackoff = 3
+
+// Yield returns when the next attempt after a loss to a writer that committed may
+// start: after full jitter over a ceiling that does not grow (yieldBackoff), so
+// that every writer taking turns keeps an equal chance at the next. It fails once
+// MaxAttempts × YieldsPerAttempt such attempts were made, or when ctx ends.
+func (p *Pacer) Yield(ctx context.Context) error {
+	if p.yields >= p.opts.MaxAttempts*YieldsPerAttempt {
+		return fmt.Errorf("gave up after %d attempts, %d of them lost to writers that committed", p.attempt+p.yields, p.yields)
+	}
+	p.yields++
+	wait := p.opts.Backoff(yieldBackoff)
+	p.retried(ctx, wait)
+	return p.sleep(ctx, wait)
 }
 
 // Wait returns when the next attempt may start, or an error when the budget or the

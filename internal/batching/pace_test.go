@@ -95,3 +95,30 @@ func TestPacerStopsWhenTheContextEnds(t *testing.T) {
 }
 
 func noSleep(context.Context, time.Duration) error { return nil }
+
+// Attempts after a Yield have a budget of their own, MaxAttempts times
+// YieldsPerAttempt, leave the Retry budget whole, and wait at most the ceiling of
+// yieldBackoff, which does not grow.
+func TestPacerYieldsOutsideTheRetryBudget(t *testing.T) {
+	opts := Policy{MaxAttempts: 3, BaseDelay: 10 * time.Millisecond, MaxDelay: time.Second}
+	var waits []time.Duration
+	p := &Pacer{opts: opts, attempt: 1, sleep: func(_ context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		return nil
+	}}
+	retries := 0
+	p.retrying = func(context.Context, Reason, time.Duration, error) { retries++ }
+	for range opts.MaxAttempts * YieldsPerAttempt {
+		require.NoError(t, p.Yield(context.Background()))
+	}
+	err := p.Yield(context.Background())
+	require.ErrorContains(t, err, "gave up after 31 attempts, 30 of them lost to writers that committed")
+	require.Equal(t, 30, retries, "each is a retry, as reports count them")
+	for _, d := range waits {
+		require.LessOrEqual(t, d, opts.Ceiling(yieldBackoff))
+	}
+	for range opts.MaxAttempts - 1 {
+		require.NoError(t, p.Wait(context.Background()), "the Retry budget is whole")
+	}
+	require.Error(t, p.Wait(context.Background()))
+}

@@ -294,8 +294,11 @@ func (c *Engine) WriteList(ctx context.Context, op Op) (relationships.Change, er
 				return relationships.Change{}, batching.Done, err
 			}
 			ch, done, err := c.commitList(ctx, op, s)
-			if done || err != nil {
+			switch {
+			case done == committedOrFailed || err != nil:
 				return ch, batching.Done, err
+			case done == lostToACommit:
+				return relationships.Change{}, batching.Yield, nil
 			}
 		}
 		step, conflict := c.retryList(op.Subject, op.Predicate, s.Head)
@@ -329,10 +332,21 @@ func (c *Engine) ReadListReady(ctx context.Context, op Op, subject bool) (State,
 	})
 }
 
+// commitOutcome is what came of a list's commit.
+type commitOutcome int
+
+const (
+	committedOrFailed commitOutcome = iota // the call is done
+	lost                                   // a condition it relied on no longer holds
+	// lostToACommit is lost where the head's version moved past the one read,
+	// with no lease on it: another writer committed to the list meanwhile.
+	lostToACommit
+)
+
 // commitList plans op against s and commits it in one transaction, or under a lease
-// when it does not fit in one. It reports whether the call is done: false when
-// another writer changed the list since s was read.
-func (c *Engine) commitList(ctx context.Context, op Op, s State) (relationships.Change, bool, error) {
+// when it does not fit in one. It reports whether the call is done, or how it lost
+// to another writer that changed the list since s was read.
+func (c *Engine) commitList(ctx context.Context, op Op, s State) (relationships.Change, commitOutcome, error) {
 	ch := op.Plan(s)
 	if op.Pinned {
 		ch.PinTo(s.Head)
@@ -345,23 +359,37 @@ func (c *Engine) commitList(ctx context.Context, op Op, s State) (relationships.
 	switch {
 	case !t.Fits():
 		ch, err := c.WriteListLeased(ctx, &op, s.Head)
-		return ch, true, err
+		return ch, committedOrFailed, err
 	case len(t.Actions) == 0: // nothing to write or rely on: as of the read
-		return ch, true, nil
+		return ch, committedOrFailed, nil
 	}
 	a := c.core.Transact(ctx, t.Actions, commit.NewToken())
 	switch {
 	case a.Outcome == commit.Committed:
-		return ch, true, nil
+		return ch, committedOrFailed, nil
 	case a.Outcome != commit.ConditionFailed:
-		return relationships.Change{}, true, a.Err
+		return relationships.Change{}, committedOrFailed, a.Err
 	}
-	if r := RefusalOf(t, a); r.Role.Kind == actions.RoleEntity {
-		return relationships.Change{}, true, c.subjectMissing(ctx, op.Subject)
-	} else if r.Missing != nil {
-		return relationships.Change{}, true, r.Missing
+	r := RefusalOf(t, a)
+	switch {
+	case r.Role.Kind == actions.RoleEntity:
+		return relationships.Change{}, committedOrFailed, c.subjectMissing(ctx, op.Subject)
+	case r.Missing != nil:
+		return relationships.Change{}, committedOrFailed, r.Missing
+	case r.Role.Kind == actions.RoleHead && c.movedOn(op, s.Head, a):
+		return relationships.Change{}, lostToACommit, nil
 	}
-	return relationships.Change{}, false, nil
+	return relationships.Change{}, lost, nil
+}
+
+// movedOn reports whether the head whose condition refused attempt a, read as h,
+// stands at a later version with no lease: another writer committed to the list.
+func (c *Engine) movedOn(op Op, h relationships.Head, a commit.Attempt) bool {
+	if a.Action >= len(a.Reasons) || h.Version == 0 {
+		return false
+	}
+	now, err := relationships.HeadFromItem(op.Subject, op.Predicate, a.Reasons[a.Action].Item)
+	return err == nil && now.Version > h.Version && now.Lease == ""
 }
 
 // ReadList returns the entries of subject under predicate (every predicate when

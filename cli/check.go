@@ -19,9 +19,11 @@ Traces: entities left marked as being deleted, or as being written for longer th
 the list lease (30 s); relationship lists left leased or holding an intent, and lists
 whose head or markers disagree with their entries; relationship entries missing
 from the reverse index (written by a release before schema version 3 after the
-store was migrated). --repair finishes each as the next writer would: it completes
-the Delete, takes the list over, finishes what its writer recorded, rebuilds the
-list's bookkeeping from its entries and writes the entry's reverse key. Finishing an
+store was migrated, or standing in another layout than the application's
+ShardedIncoming, in its own build of this command). --repair finishes each as the
+next writer would: it completes the Delete, takes the list over, finishes what its
+writer recorded, rebuilds the list's bookkeeping from its entries and writes the
+entry's reverse key, in the layout its object's type asks for. Finishing an
 entity's index entries needs the indexes of its type, which this command does not
 have: it reports those, and your application's own ryno (see the README) or its
 next write of the entity finishes them.

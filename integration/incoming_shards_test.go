@@ -53,19 +53,26 @@ func incomingLayouts(t *testing.T, s *store) map[string]int {
 func pageFollowers(t *testing.T, db *ryno.Client, predicate string, limit int, descending bool) []string {
 	t.Helper()
 	var got []string
-	p := ryno.PageOptions{Limit: limit, Descending: descending}
-	for range 1000 {
-		page, err := db.ReverseRelationships(ctx, star, predicate, p)
-		require.NoError(t, err)
-		for _, r := range page.Items {
-			got = append(got, r.Predicate+" "+r.Subject.ID)
-		}
-		if p.Cursor = page.Cursor; p.Cursor == "" {
-			return got
-		}
+	for _, r := range pageAll(t, ryno.PageOptions{Limit: limit, Descending: descending}, func(p ryno.PageOptions) (*ryno.Page[ryno.Relationship], error) {
+		return db.ReverseRelationships(ctx, star, predicate, p)
+	}) {
+		got = append(got, r.Predicate+" "+r.Subject.ID)
 	}
-	t.Fatal("the listing did not end")
-	return nil
+	return got
+}
+
+// starAndFans creates star and n people who may follow it, and returns their ids.
+func starAndFans(t *testing.T, db *ryno.Client, n int) []string {
+	t.Helper()
+	_, err := db.Create(ctx, person(star.ID, nil))
+	require.NoError(t, err)
+	var ids []string
+	for i := range n {
+		ids = append(ids, fmt.Sprintf("f%02d", i))
+		_, err := db.Create(ctx, person(ids[i], nil))
+		require.NoError(t, err)
+	}
+	return ids
 }
 
 // followStar makes each of the people named follow star (a set) and like it
@@ -89,14 +96,7 @@ func followStar(t *testing.T, db *ryno.Client, ids ...string) {
 func TestShardedIncomingEntriesAreListedOnceInOrder(t *testing.T) {
 	dynamotest.Parallel(t)
 	s := newStoreOpts(t, nil, ryno.Options{Sets: []string{"follows"}, ShardedIncoming: shardedPeople(4, 0)})
-	_, err := s.Create(ctx, person(star.ID, nil))
-	require.NoError(t, err)
-	var ids []string
-	for i := range 30 {
-		ids = append(ids, fmt.Sprintf("f%02d", i))
-		_, err := s.Create(ctx, person(ids[i], nil))
-		require.NoError(t, err)
-	}
+	ids := starAndFans(t, s.Client, 30)
 	followStar(t, s.Client, ids...)
 	layouts := incomingLayouts(t, s)
 	require.Len(t, layouts, 4, "60 entries over four partition keys, none in the reverse index")
@@ -152,14 +152,7 @@ func TestShardedIncomingEntriesAreListedOnceInOrder(t *testing.T) {
 func TestIncomingBeingReshardedIsListedWhole(t *testing.T) {
 	dynamotest.Parallel(t)
 	s := newStoreOpts(t, nil, ryno.Options{Sets: []string{"follows"}})
-	_, err := s.Create(ctx, person(star.ID, nil))
-	require.NoError(t, err)
-	var ids []string
-	for i := range 30 {
-		ids = append(ids, fmt.Sprintf("f%02d", i))
-		_, err := s.Create(ctx, person(ids[i], nil))
-		require.NoError(t, err)
-	}
+	ids := starAndFans(t, s.Client, 30)
 	followStar(t, s.Client, ids[:10]...)
 	client := func(shards, resharding int) *ryno.Client {
 		db, err := ryno.New(s.counter, ryno.Options{TablePrefix: s.prefix, Now: s.clock.Now, Sets: []string{"follows"}, ShardedIncoming: shardedPeople(shards, resharding)})

@@ -36,13 +36,21 @@ var byDayIndex = ryno.ScopedIndex{Scope: "acme", Index: "by-day"}
 // entities in the order listed.
 func pageByDay(t *testing.T, s *ryno.Client, cond indexing.Condition, limit int, descending bool) []*ryno.Entity {
 	t.Helper()
-	var got []*ryno.Entity
-	p := ryno.PageOptions{Limit: limit, Descending: descending}
+	return pageAll(t, ryno.PageOptions{Limit: limit, Descending: descending}, func(p ryno.PageOptions) (*ryno.Page[*ryno.Entity], error) {
+		return s.QueryIndex(ctx, byDayIndex, cond, p)
+	})
+}
+
+// pageAll reads a listing page after page from p on, through page, and returns
+// its items in the order listed.
+func pageAll[T any](t *testing.T, p ryno.PageOptions, page func(ryno.PageOptions) (*ryno.Page[T], error)) []T {
+	t.Helper()
+	var got []T
 	for range 1000 {
-		page, err := s.QueryIndex(ctx, byDayIndex, cond, p)
+		pg, err := page(p)
 		require.NoError(t, err)
-		got = append(got, page.Items...)
-		if p.Cursor = page.Cursor; p.Cursor == "" {
+		got = append(got, pg.Items...)
+		if p.Cursor = pg.Cursor; p.Cursor == "" {
 			return got
 		}
 	}

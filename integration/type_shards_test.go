@@ -30,18 +30,9 @@ func shardedTickets(shards, resharding int) []ryno.ShardedType {
 // the order listed.
 func pageTickets(t *testing.T, db *ryno.Client, limit int, descending bool) []*ryno.Entity {
 	t.Helper()
-	var got []*ryno.Entity
-	p := ryno.PageOptions{Limit: limit, Descending: descending}
-	for range 1000 {
-		page, err := db.ListByType(ctx, tickets, p)
-		require.NoError(t, err)
-		got = append(got, page.Items...)
-		if p.Cursor = page.Cursor; p.Cursor == "" {
-			return got
-		}
-	}
-	t.Fatal("the listing did not end")
-	return nil
+	return pageAll(t, ryno.PageOptions{Limit: limit, Descending: descending}, func(p ryno.PageOptions) (*ryno.Page[*ryno.Entity], error) {
+		return db.ListByType(ctx, tickets, p)
+	})
 }
 
 // ticketLayouts returns, by the by-type attributes each ticket item has, how

@@ -182,9 +182,26 @@ func TestConcurrentAddsAddEachObjectOnce(t *testing.T) {
 }
 
 func TestConcurrentListWritesAreLinearizable(t *testing.T) {
+	for _, each := range []bool{false, true} {
+		name := map[bool]string{false: "one client", true: "a client each"}[each]
+		t.Run(name, func(t *testing.T) { concurrentListWritesAreLinearizable(t, each) })
+	}
+}
+
+// concurrentListWritesAreLinearizable runs the rounds of
+// TestConcurrentListWritesAreLinearizable through one client, or a client for
+// each goroutine (whose calls combine on the list's head, as processes' do).
+func concurrentListWritesAreLinearizable(t *testing.T, clientEach bool) {
 	dynamotest.Parallel(t)
 	const clients, calls, rounds, pool = 6, 8, 20, 8
 	s, _ := listStore(t, ryno.Options{})
+	dbs := make([]*ryno.Client, clients)
+	for c := range dbs {
+		dbs[c] = s.Client
+		if clientEach {
+			dbs[c] = newClientOn(t, s, ryno.Options{ConsistentRead: true})
+		}
+	}
 	start := time.Now()
 	now := func() int64 { return time.Since(start).Nanoseconds() }
 	for round := range rounds {
@@ -201,7 +218,7 @@ func TestConcurrentListWritesAreLinearizable(t *testing.T) {
 				}
 				in := listInput{kind: listKind(r.IntN(4)), objects: join(ids)}
 				begin := now()
-				out := listCall(t, s.Client, subject, in)
+				out := listCall(t, dbs[c], subject, in)
 				end := now()
 				mu.Lock()
 				history = append(history, porcupine.Operation{ClientId: c, Input: in, Call: begin, Output: out, Return: end})

@@ -29,7 +29,7 @@ type Tables struct {
 func AddChange(t *Transaction, tables Tables, ch relationships.Change, checkObjects bool, now time.Time) {
 	list := ch.Predicate
 	switch {
-	case !ch.Empty():
+	case !ch.Empty() || ch.Combined():
 		head := Head(tables.Relationships, ch)
 		t.Add(head, Role{Kind: RoleHead, List: list}, schema.ItemSize(head.Update.Key)+HeadBytes)
 	case ch.Expect.CheckDigest || ch.Expect.Pinned: // nothing to change: the list must still be the one read
@@ -77,6 +77,7 @@ func Head(table string, ch relationships.Change) types.TransactWriteItem {
 		u = u.Set(expression.Name(schema.AttrCount), expression.Value(number(int64(ch.Count)))).
 			Set(expression.Name(schema.AttrDigest), expression.Value(Digest(ch.Digest)))
 	}
+	cond, u = combining(ch, cond, u)
 	b := commit.Build(cond, &u)
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                           aws.String(table),
@@ -190,4 +191,23 @@ func EntryOps(table string, shards relationships.Shards, puts []relationships.En
 
 func number(n int64) *types.AttributeValueMemberN {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+// combining adds to a head's condition and update what ch commits of the requests
+// waiting on it: each must still wait (its writer has not withdrawn it), leaves
+// the head, and leaves its result unless the committer is its writer; results
+// left too long are dropped.
+func combining(ch relationships.Change, cond expression.ConditionBuilder, u expression.UpdateBuilder) (expression.ConditionBuilder, expression.UpdateBuilder) {
+	for _, a := range ch.Applied {
+		waiting := expression.Name(schema.WaitingPrefix + a.ID)
+		cond = cond.And(expression.AttributeExists(waiting))
+		u = u.Remove(waiting)
+		if !a.Own {
+			u = u.Set(expression.Name(schema.DonePrefix+a.ID), expression.Value(relationships.DoneValue(a.Changed, ch.At)))
+		}
+	}
+	for _, name := range ch.Prune {
+		u = u.Remove(expression.Name(name))
+	}
+	return cond, u
 }

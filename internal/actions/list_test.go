@@ -113,3 +113,22 @@ func TestEntryOpsDeleteBeforeTheyPut(t *testing.T) {
 	require.Len(t, last, 1)
 	require.NotNil(t, last[0].Item, "a key both put and deleted is put")
 }
+
+func TestACombinedChangeTakesItsRequestsOffTheHead(t *testing.T) {
+	head := relationships.Head{Subject: ada, Predicate: "follows", Version: 3, Next: 1, Count: 1}
+	ch := relationships.ChangeCombined(head, nil, nil, []entity.Key{bob}) // bob is not there: nothing to write
+	ch.Applied = []relationships.Applied{{ID: "mine", Own: true}, {ID: "theirs", Changed: []entity.Key{}}}
+	ch.Prune = []string{schema.DonePrefix + "left"}
+	ch.At = now
+	var tx Transaction
+	AddChange(&tx, tbls, ch, false, now)
+	require.Equal(t, RoleHead, tx.Roles[0].Kind, "the head is written though no entry is")
+	u := tx.Actions[0].Update
+	require.Equal(t, "(((attribute_exists(_version))AND(attribute_not_exists(_lease)))AND(attribute_exists(_w_mine)))AND(attribute_exists(_w_theirs))",
+		exprtest.Render(t, u.ConditionExpression, u.ExpressionAttributeNames, u.ExpressionAttributeValues),
+		"each request must still wait: a request taken back is not committed")
+	update := exprtest.Render(t, u.UpdateExpression, u.ExpressionAttributeNames, u.ExpressionAttributeValues)
+	require.Contains(t, update, "_d_theirs=*types.AttributeValueMemberM", "another writer's request leaves its result")
+	require.NotContains(t, update, "_d_mine", "the committer's own does not")
+	require.Contains(t, update, "REMOVE_w_mine,_w_theirs,_d_left")
+}

@@ -1,6 +1,8 @@
 package lists
 
 import (
+	"sync"
+
 	"github.com/rynodb/rynodb/internal/relationships"
 	"github.com/rynodb/rynodb/internal/store"
 )
@@ -11,6 +13,9 @@ type Engine struct {
 	core   *store.Core                         // the tables, their requests and the guards
 	clock  positionClock                       // positions of ordered sets
 	queues queue[ID, Op, relationships.Change] // list calls waiting to be written together
+	// contended holds, by list, when a write last lost to another process's
+	// commit: writes soon after combine at once (combine.go).
+	contended sync.Map
 }
 
 // New returns an Engine working through core.

@@ -2,6 +2,7 @@ package lists
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -261,7 +262,9 @@ func listGaveUp(subject store.Key, predicate string) func(conflict, err error) e
 }
 
 // WriteList makes attempts at op until one commits or fails for good: read, plan,
-// and commit under conditions that the read still holds. A list another writer
+// and commit under conditions that the read still holds. A plain Add or Remove
+// that loses to another writer's commit combines with the other writers' calls
+// instead (combine.go). A list another writer
 // left unfinished, or whose bookkeeping contradicts its entries, is finished and
 // rebuilt under a lease first, with op (lease.go); so is a change too large for one
 // transaction. A subject whose large write was cut off (its pending mark's lease
@@ -270,6 +273,11 @@ func (c *Engine) WriteList(ctx context.Context, op Op) (relationships.Change, er
 	var doubt relationships.Doubt
 	finished := false
 	giveUp := listGaveUp(op.Subject, op.Predicate)
+	if c.combinable(op) && c.recentlyContended(op) {
+		if ch, err := c.combine(ctx, op); !errors.Is(err, errNotCombined) {
+			return ch, err
+		}
+	}
 	return batching.Attempts(ctx, c.core.ConflictPacer(), giveUp, func(ctx context.Context) (relationships.Change, batching.Step, error) {
 		s, err := c.readListState(ctx, op, true)
 		if err != nil {
@@ -297,6 +305,8 @@ func (c *Engine) WriteList(ctx context.Context, op Op) (relationships.Change, er
 			switch {
 			case done == committedOrFailed || err != nil:
 				return ch, batching.Done, err
+			case done == lostToACommit && c.combinable(op):
+				return c.combineAfterLoss(ctx, op)
 			case done == lostToACommit:
 				return relationships.Change{}, batching.Yield, nil
 			}

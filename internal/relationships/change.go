@@ -4,6 +4,7 @@ import (
 	"maps"
 	"math/big"
 	"slices"
+	"time"
 
 	"github.com/rynodb/rynodb/entity"
 )
@@ -34,7 +35,17 @@ type Change struct {
 	// Added and Removed are the objects the change adds to the list or removes from
 	// it: what a caller counting edges needs.
 	Added, Removed []entity.Key
+
+	// Applied are the requests waiting on the head that the change commits, and
+	// Prune the attributes of requests and results left there too long (see
+	// Request). At is when the results are recorded (the client's clock).
+	Applied []Applied
+	Prune   []string
+	At      time.Time
 }
+
+// Combined reports whether the change commits requests waiting on the head.
+func (c Change) Combined() bool { return len(c.Applied) > 0 || len(c.Prune) > 0 }
 
 // Empty reports whether the change writes no entry.
 func (c Change) Empty() bool { return len(c.Puts) == 0 && len(c.Deletes) == 0 }

@@ -40,6 +40,10 @@ type Head struct {
 	Intent       string
 	IntentParts  int
 	CheckObjects bool
+	// Waiting are the requests of writers combining their calls, oldest first, and
+	// Done the results of those committed that their writers have not taken.
+	Waiting []Request
+	Done    map[string]Done
 }
 
 // Leased reports whether a writer holds the list at now.
@@ -83,6 +87,10 @@ func HeadFromItem(subject entity.Key, predicate string, item map[string]types.At
 	}
 	if r.err != nil {
 		return Head{}, errs.Wrap(r.err, "head of %s -%s->", subject, predicate)
+	}
+	var err error
+	if h.Waiting, h.Done, err = readCombining(item); err != nil {
+		return Head{}, errs.Wrap(err, "head of %s -%s->", subject, predicate)
 	}
 	return h, nil
 }

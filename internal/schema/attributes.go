@@ -101,6 +101,12 @@ const (
 	AttrPuts         = "_puts"          // intent part, SS: the entries to put
 	AttrDeletes      = "_deletes"       // intent part, SS: the entries to delete
 	AttrEdgeAttrs    = "_edge_attrs"    // intent part, M: the edge attributes of puts that have some
+
+	// Writers of different processes combine their calls on a list's head: each
+	// request waits in an attribute of its own, and its result stays in another
+	// until its writer takes it (see relationships.Request).
+	WaitingPrefix = "_w_" // head, M: a request waiting, by its id
+	DonePrefix    = "_d_" // head, M: the result of a request committed, by its id
 )
 
 // InlineSlots is how many inline indexes the entities table has: GSIs keyed by

@@ -1,0 +1,336 @@
+package lists
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/rynodb/rynodb/internal/actions"
+	"github.com/rynodb/rynodb/internal/batching"
+	"github.com/rynodb/rynodb/internal/commit"
+	"github.com/rynodb/rynodb/internal/relationships"
+	"github.com/rynodb/rynodb/internal/schema"
+	"github.com/rynodb/rynodb/internal/store"
+)
+
+// Writers of one list in different processes combine their calls on its head (see
+// relationships.Request). A plain Add or Remove that lost an attempt to another
+// writer's commit posts itself on the head; so does every such call of the client
+// on that list for contendedFor after. The writer of the oldest request waiting
+// commits every request it may in one transaction; the others poll the head, each
+// poll taking the poller's result off the head when it is there. A request left by
+// a writer cut off is committed by whoever finds it older than takeOver, or
+// dropped once older than relationships.RequestTTL. A writer that stops waiting
+// (its context ends, or the list needs finishing) takes its request back before
+// it returns or writes on its own, so that nothing it posted is committed after.
+
+const (
+	// combineObjects bounds the objects of one combined commit: two items each
+	// (entry and marker), with the head and the subject's check, within a
+	// transaction's 100.
+	combineObjects = 40
+	// takeOver is how old the oldest request must be before a writer other than its
+	// own commits it: its writer may have been cut off.
+	takeOver = 100 * time.Millisecond
+	// pollEvery is about how often a writer waiting for its result polls the head.
+	pollEvery = 6 * time.Millisecond
+	// contendedFor is how long after losing to another process's commit a client's
+	// writes of that list are posted at once, without a first attempt alone.
+	contendedFor = 2 * time.Second
+	// awaitAtMost bounds how long a request waits on the head before its writer
+	// takes it back and writes on its own.
+	awaitAtMost = 5 * time.Second
+)
+
+var (
+	// errNotCombined says a write did not combine (its head is gone, or its request
+	// was taken back or dropped before any commit): it writes on its own.
+	errNotCombined = errors.New("not combined")
+	// errUnknown says a request's outcome cannot be known: a poll that may have
+	// taken its result got no answer (see unknownError).
+	errUnknown = errors.New("the outcome of a combined list write is unknown")
+	// errUnclean says the list needs finishing before requests are committed.
+	errUnclean = errors.New("the list is to be finished first")
+)
+
+// unknownError is the error of a poll that may have taken its request's result
+// and got no answer: the request's outcome is unknown unless it is still waiting.
+type unknownError struct{ err error }
+
+func (e *unknownError) Error() string        { return errUnknown.Error() + ": " + e.err.Error() }
+func (e *unknownError) Is(target error) bool { return target == errUnknown }
+func (e *unknownError) Unwrap() error        { return e.err }
+
+// known is cause once its request is known not to be committed.
+func known(cause error) error {
+	if u, ok := cause.(*unknownError); ok {
+		return u.err
+	}
+	return cause
+}
+
+// recentlyContended reports whether op's list lost a write to another process's
+// commit within contendedFor.
+func (c *Engine) recentlyContended(op Op) bool {
+	at, ok := c.contended.Load(ID{op.Subject, op.Predicate})
+	return ok && c.core.Now().Sub(at.(time.Time)) < contendedFor
+}
+
+// combineAfterLoss is the next step of WriteList for op, a plain Add or Remove,
+// whose attempt lost to another writer's commit: it combines, and so will the
+// client's writes of the list for contendedFor; when it cannot, it yields.
+func (c *Engine) combineAfterLoss(ctx context.Context, op Op) (relationships.Change, batching.Step, error) {
+	c.contended.Store(ID{op.Subject, op.Predicate}, c.core.Now())
+	ch, err := c.combine(ctx, op)
+	if errors.Is(err, errNotCombined) {
+		return relationships.Change{}, batching.Yield, nil // which reports the retry
+	}
+	if c.core.Retrying != nil {
+		c.core.Retrying(ctx, batching.ReasonConflict, 0, nil)
+	}
+	return ch, batching.Done, err
+}
+
+// combine writes op, a plain Add or Remove, by posting it on the head of its list
+// and awaiting its commit; errNotCombined when the caller is to write on its own.
+func (c *Engine) combine(ctx context.Context, op Op) (relationships.Change, error) {
+	r := relationships.Request{ID: commit.NewToken(), Remove: op.Kind == Remove,
+		Objects: store.DistinctKeys(op.Objects), Posted: c.core.Now()}
+	h, err := c.post(ctx, op, r)
+	switch {
+	case errors.Is(err, errNotCombined):
+		return relationships.Change{}, err
+	case err != nil: // it may have been posted
+		return c.withdraw(op, r, err)
+	}
+	waiting, cancel := context.WithTimeout(ctx, awaitAtMost)
+	defer cancel()
+	ch, err := c.awaitRequest(waiting, op, r, h)
+	switch {
+	case err == nil, errors.Is(err, errNotCombined):
+		return ch, err
+	case ctx.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errUnclean)):
+		err = errNotCombined
+	}
+	return c.withdraw(op, r, err)
+}
+
+// post puts r on the head of op's list, which must exist, and returns the head
+// as it left it.
+func (c *Engine) post(ctx context.Context, op Op, r relationships.Request) (relationships.Head, error) {
+	out, err := c.core.API.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(c.core.Names.Relationships),
+		Key:                       relationships.HeadPrimaryKey(op.Subject, op.Predicate),
+		UpdateExpression:          aws.String("SET #w = :r"),
+		ConditionExpression:       aws.String("attribute_exists(#v)"),
+		ExpressionAttributeNames:  map[string]string{"#w": schema.WaitingPrefix + r.ID, "#v": schema.AttrVersion},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":r": relationships.RequestValue(r)},
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	var failed *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &failed):
+		return relationships.Head{}, errNotCombined
+	case err != nil:
+		return relationships.Head{}, err
+	}
+	return relationships.HeadFromItem(op.Subject, op.Predicate, out.Attributes)
+}
+
+// awaitRequest waits until r, posted, has a result: it commits the requests
+// waiting itself when r is the oldest, or the oldest was left too long, and polls
+// otherwise. h is the head as posting left it.
+func (c *Engine) awaitRequest(ctx context.Context, op Op, r relationships.Request, h relationships.Head) (relationships.Change, error) {
+	for {
+		now := c.core.Now()
+		waiting := relationships.Live(h.Waiting, now)
+		_, done := h.Done[r.ID]
+		switch {
+		case done: // the poll below takes it
+		case !slices.ContainsFunc(waiting, func(w relationships.Request) bool { return w.ID == r.ID }):
+			return relationships.Change{}, errNotCombined // gone with no result: never committed
+		case !h.Leased(now) && (waiting[0].ID == r.ID || now.Sub(waiting[0].Posted) > takeOver):
+			ch, mine, after, err := c.commitRequests(ctx, op, r, h)
+			if err != nil || mine {
+				return ch, err
+			}
+			if after != nil { // lost: the refusal showed the head
+				h = *after
+				continue
+			}
+		default:
+			if err := c.core.Batch.Sleep(ctx, pollEvery/2+rand.N(pollEvery)); err != nil {
+				return relationships.Change{}, err
+			}
+		}
+		changed, taken, head, err := c.poll(ctx, op, r)
+		switch {
+		case err != nil:
+			return relationships.Change{}, err
+		case taken:
+			return resultOf(op, changed), nil
+		}
+		h = head
+	}
+}
+
+// poll takes r's result off the head of op's list when it is there, in one
+// conditional write that otherwise returns the head as it stands. The SDK does not
+// send it again: a second send would find the result gone, so an answer lost is
+// an outcome unknown.
+func (c *Engine) poll(ctx context.Context, op Op, r relationships.Request) (changed []store.Key, taken bool, h relationships.Head, err error) {
+	for {
+		if err := ctx.Err(); err != nil { // not sent: the result, if any, stays
+			return nil, false, h, err
+		}
+		out, err := c.core.API.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                           aws.String(c.core.Names.Relationships),
+			Key:                                 relationships.HeadPrimaryKey(op.Subject, op.Predicate),
+			UpdateExpression:                    aws.String("REMOVE #d"),
+			ConditionExpression:                 aws.String("attribute_exists(#d)"),
+			ExpressionAttributeNames:            map[string]string{"#d": schema.DonePrefix + r.ID},
+			ReturnValues:                        types.ReturnValueAllOld,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}, commit.NoSDKRetry)
+		a := commit.Classify(err)
+		switch a.Outcome {
+		case commit.Committed:
+			h, err = relationships.HeadFromItem(op.Subject, op.Predicate, out.Attributes)
+			if err != nil {
+				return nil, false, h, err
+			}
+			return h.Done[r.ID].Changed, true, h, nil
+		case commit.ConditionFailed:
+			h, err = relationships.HeadFromItem(op.Subject, op.Predicate, a.Item)
+			return nil, false, h, err
+		case commit.Retryable: // not applied: throttled, or beside a transaction
+			if err := c.core.Batch.Sleep(ctx, pollEvery); err != nil {
+				return nil, false, h, err
+			}
+			continue
+		case commit.Failed:
+			return nil, false, h, err
+		}
+		return nil, false, h, &unknownError{err}
+	}
+}
+
+// commitRequests commits the batch of requests waiting on the head of op's list,
+// read as h (relationships.Batch), in one transaction, and reports whether r was
+// among them, with its change; after a loss, the head as the refusal showed it.
+func (c *Engine) commitRequests(ctx context.Context, op Op, r relationships.Request, h relationships.Head) (_ relationships.Change, mine bool, after *relationships.Head, _ error) {
+	now := c.core.Now()
+	adds, removes := relationships.Batch(relationships.Live(h.Waiting, now), combineObjects)
+	batch := append(slices.Clone(adds), removes...)
+	read := Op{Kind: Add, Subject: op.Subject, Predicate: op.Predicate, Objects: relationships.ObjectsOf(batch)}
+	s, err := c.readListState(ctx, read, true)
+	switch {
+	case err != nil:
+		return relationships.Change{}, false, nil, err
+	case !s.Subject.Live():
+		return relationships.Change{}, false, nil, c.subjectGone(ctx, op.Subject, s.Subject)
+	case s.Head.Version == 0: // deleted with the requests on it
+		return relationships.Change{}, false, nil, errNotCombined
+	}
+	var doubt relationships.Doubt
+	if relationships.Inspect(s.Head, s.Markers, nil, false, now, &doubt) != relationships.Clean {
+		return relationships.Change{}, false, nil, errUnclean
+	}
+	ch := relationships.ChangeCombined(s.Head, s.Markers, relationships.ObjectsOf(adds), relationships.ObjectsOf(removes))
+	shares := append(shareOut(ch.Added, opsOf(adds)), shareOut(ch.Removed, opsOf(removes))...)
+	ch.At = now
+	ch.Prune = relationships.Expired(s.Head, now)
+	own := -1
+	for i, b := range batch {
+		if b.ID == r.ID {
+			own = i
+		}
+		ch.Applied = append(ch.Applied, relationships.Applied{ID: b.ID, Changed: shares[i], Own: b.ID == r.ID})
+	}
+	t := &actions.Transaction{}
+	if !s.SubjectStands {
+		c.CheckEntity(t, op.Subject, actions.Role{Kind: actions.RoleEntity})
+	}
+	actions.AddChange(t, c.ListTables(), ch, false, now)
+	a := c.core.Transact(ctx, t.Actions, commit.NewToken())
+	switch {
+	case a.Outcome == commit.Committed && own >= 0:
+		return resultOf(op, shares[own]), true, nil, nil
+	case a.Outcome == commit.Committed:
+		return relationships.Change{}, false, nil, nil
+	case a.Outcome != commit.ConditionFailed:
+		return relationships.Change{}, false, nil, a.Err
+	}
+	if c.core.Retrying != nil {
+		c.core.Retrying(ctx, batching.ReasonConflict, 0, nil)
+	}
+	if role, ok := t.RoleOf(a.Action); ok && role.Kind == actions.RoleHead && a.Action < len(a.Reasons) {
+		if now, err := relationships.HeadFromItem(op.Subject, op.Predicate, a.Reasons[a.Action].Item); err == nil {
+			return relationships.Change{}, false, &now, nil
+		}
+	}
+	return relationships.Change{}, false, nil, nil
+}
+
+// opsOf returns the requests of rs as ops naming their objects, for shareOut.
+func opsOf(rs []relationships.Request) []Op {
+	ops := make([]Op, len(rs))
+	for i, r := range rs {
+		ops[i] = Op{Objects: r.Objects}
+	}
+	return ops
+}
+
+// resultOf is the change a request of op reports: the objects it changed.
+func resultOf(op Op, changed []store.Key) relationships.Change {
+	ch := relationships.Change{Subject: op.Subject, Predicate: op.Predicate}
+	if op.Kind == Remove {
+		ch.Removed = changed
+	} else {
+		ch.Added = changed
+	}
+	return ch
+}
+
+// withdraw takes r off the head of a call that stops waiting with cause, unless
+// it was committed meanwhile: then the call returns its result.
+func (c *Engine) withdraw(op Op, r relationships.Request, cause error) (relationships.Change, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), awaitAtMost)
+	defer cancel()
+	_, err := c.core.API.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(c.core.Names.Relationships),
+		Key:                                 relationships.HeadPrimaryKey(op.Subject, op.Predicate),
+		UpdateExpression:                    aws.String("REMOVE #w"),
+		ConditionExpression:                 aws.String("attribute_exists(#w)"),
+		ExpressionAttributeNames:            map[string]string{"#w": schema.WaitingPrefix + r.ID},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	var failed *types.ConditionalCheckFailedException
+	switch {
+	case err == nil: // taken back before any commit
+		return relationships.Change{}, known(cause)
+	case !errors.As(err, &failed): // it may still be committed: the call cannot say
+		return relationships.Change{}, &unknownError{err}
+	}
+	h, err := relationships.HeadFromItem(op.Subject, op.Predicate, failed.Item)
+	if err != nil {
+		return relationships.Change{}, err
+	}
+	if _, ok := h.Done[r.ID]; ok {
+		changed, taken, _, err := c.poll(ctx, op, r)
+		switch {
+		case err != nil:
+			return relationships.Change{}, err
+		case taken:
+			return resultOf(op, changed), nil
+		}
+	}
+	// Gone with no result: never committed, unless a poll with no answer took it.
+	return relationships.Change{}, cause
+}

@@ -109,7 +109,8 @@ bench-bulk:
 		$(GO) test -tags bulkbench -count=1 -run '^TestBulkReport$$' -timeout 60m
 
 # 8 processes appending to and removing from one list for CONTENTION_DURATION a
-# side, through the library and through raw requests; prints markdown.
+# side, through the library, through raw requests, and through the library with a
+# list of its own to each process; prints markdown.
 CONTENTION_DURATION ?= 30s
 bench-contention:
 	@$(with_dynamodb) \

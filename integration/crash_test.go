@@ -123,6 +123,7 @@ var crashScenarios = []crashScenario{
 	{"setreplace", setupCrashSetReplace},
 	{"owner", setupCrashOwner},
 	{"expire", setupCrashExpire},
+	{"combined", setupCrashCombined},
 }
 
 const crashPredicate = "follows"
@@ -243,6 +244,55 @@ func setupCrashAdd(t *testing.T, s *store, _ *rand.Rand) *crashState {
 	added := pks("n", 150)
 	call := crashCall{Op: "add", Subject: subject, Predicate: crashPredicate, Objects: added}
 	return listState(subject, call, old, slices.Concat(old, added), old[0])
+}
+
+// setupCrashCombined kills a process whose 4 clients append 40 objects to one
+// list at once, one object a call, combining their calls on the list's head: the
+// list then holds the old objects, then some of the new ones, each once, and
+// whatever the next writer adds after them.
+func setupCrashCombined(t *testing.T, s *store, _ *rand.Rand) *crashState {
+	subject := pk("hub")
+	old := pks("o", 10)
+	added := pks("n", 40)
+	createObjects(t, s, slices.Concat([]ryno.Key{subject}, old, added)...)
+	require.NoError(t, s.ReplaceRelationships(ctx, subject, crashPredicate, old))
+	call := crashCall{Op: "combined", Subject: subject, Predicate: crashPredicate, Objects: added, Writers: 4}
+	late := pk("late")
+	return &crashState{
+		call: call,
+		nexts: []crashCall{
+			{Op: "add", Subject: subject, Predicate: crashPredicate, Objects: added},
+			{Op: "add", Subject: subject, Predicate: crashPredicate, Objects: []ryno.Key{late}},
+			{Op: "delete", Subject: subject},
+		},
+		killed: func(t *testing.T, s *store) {
+			requireOnlyEntriesOf(t, s, subject, old, added)
+			requireListExact(t, s, subject, crashPredicate)
+		},
+		exact: func(t *testing.T, s *store, next crashCall, when string) {
+			if next.Op == "delete" {
+				requireNothingOf(t, s, subject, true)
+				return
+			}
+			got := objectsOf(t, s.Client, subject, crashPredicate, 500)
+			require.GreaterOrEqual(t, len(got), len(old), when)
+			require.Equal(t, old, got[:len(old)], "%s: the old objects first, in order", when)
+			rest := got[len(old):]
+			if slices.Equal(next.Objects, []ryno.Key{late}) {
+				require.Equal(t, late, rest[len(rest)-1], "%s: the next writer's object last", when)
+				rest = rest[:len(rest)-1]
+				require.Subset(t, added, rest, "%s: then some of the new objects", when)
+				seen := map[ryno.Key]bool{}
+				for _, o := range rest {
+					require.False(t, seen[o], "%s: %s twice", when, o)
+					seen[o] = true
+				}
+			} else {
+				require.ElementsMatch(t, added, rest, "%s: then every new object", when)
+			}
+			requireListExact(t, s, subject, crashPredicate)
+		},
+	}
 }
 
 func setupCrashRemove(t *testing.T, s *store, rng *rand.Rand) *crashState {

@@ -3,9 +3,11 @@ package integration_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -36,11 +38,15 @@ type crashSpec struct {
 
 // crashCall is one call of the store.
 type crashCall struct {
-	Op        string // "replace", "add", "remove", "set", "delete"
+	Op        string // "replace", "add", "remove", "set", "delete", "combined"
 	Subject   ryno.Key
 	Predicate string
 	Objects   []ryno.Key
 	Entity    *crashDoc // for "set"
+	// Writers is how many clients of one process a "combined" call runs at once,
+	// each adding its share of Objects one at a time: as processes would, they race
+	// for the list and combine their calls on its head.
+	Writers int
 }
 
 // crashDoc is an indexed entity: a unique slug and tags.
@@ -74,6 +80,29 @@ func (c crashCall) run(ctx context.Context, db *ryno.Client) error {
 	return err
 }
 
+// runCombined makes a "combined" call: c.Writers clients made by newClient add
+// their shares of c.Objects at once, one object a call.
+func (c crashCall) runCombined(ctx context.Context, newClient func() (*ryno.Client, error)) error {
+	errs := make([]error, c.Writers)
+	var wg sync.WaitGroup
+	for w := range c.Writers {
+		db, err := newClient()
+		if err != nil {
+			return err
+		}
+		wg.Go(func() {
+			for i := w; i < len(c.Objects); i += c.Writers {
+				if _, err := db.AddRelationships(ctx, c.Subject, c.Predicate, []ryno.Key{c.Objects[i]}); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // runCrashWorker runs the worker process of spec and returns its exit code, unless
 // it kills itself first. It prints how many requests it sent.
 func runCrashWorker(raw string) int {
@@ -91,7 +120,13 @@ func runCrashWorker(raw string) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	err = spec.Call.run(ctx, db)
+	if spec.Call.Op == "combined" {
+		err = spec.Call.runCombined(ctx, func() (*ryno.Client, error) {
+			return ryno.New(api, ryno.Options{TablePrefix: spec.Prefix})
+		})
+	} else {
+		err = spec.Call.run(ctx, db)
+	}
 	fmt.Printf("requests %d\n", k.sent.Load())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "crash worker:", err)

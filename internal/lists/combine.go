@@ -55,7 +55,8 @@ var (
 	// errUnknown says a request's outcome cannot be known: a poll that may have
 	// taken its result got no answer (see unknownError).
 	errUnknown = errors.New("the outcome of a combined list write is unknown")
-	// errUnclean says the list needs finishing before requests are committed.
+	// errUnclean says the list, or a large write of its subject, needs finishing
+	// before requests are committed.
 	errUnclean = errors.New("the list is to be finished first")
 )
 
@@ -239,8 +240,8 @@ func (c *Engine) commitRequests(ctx context.Context, op Op, r relationships.Requ
 		return relationships.Change{}, false, nil, errNotCombined
 	}
 	var doubt relationships.Doubt
-	if relationships.Inspect(s.Head, s.Markers, nil, false, now, &doubt) != relationships.Clean {
-		return relationships.Change{}, false, nil, errUnclean
+	if c.core.PendingLeft(s.Subject) || relationships.Inspect(s.Head, s.Markers, nil, false, now, &doubt) != relationships.Clean {
+		return relationships.Change{}, false, nil, errUnclean // WriteList finishes it
 	}
 	ch := relationships.ChangeCombined(s.Head, s.Markers, relationships.ObjectsOf(adds), relationships.ObjectsOf(removes))
 	shares := append(shareOut(ch.Added, opsOf(adds)), shareOut(ch.Removed, opsOf(removes))...)

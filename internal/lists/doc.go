@@ -12,7 +12,10 @@
 // (list_queue.go, over the queue of group_commit.go): the call at the head of a
 // list's queue writes every call of the same kind queued behind it in one write,
 // and each call returns its own result, as if the calls had run one after another
-// in queue order. The queue itself knows nothing of DynamoDB or of lists.
+// in queue order. The queue itself knows nothing of DynamoDB or of lists. Adds and
+// Removes of one list by different clients (processes) that race for it combine on
+// the list's head instead (combine.go): each posts itself there, and the writer of
+// the oldest request commits every request waiting in one transaction.
 //
 // It works through the store's engine (package store); the writes of entities,
 // the deletes and the maintenance use it for the lists they touch.

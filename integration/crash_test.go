@@ -56,7 +56,10 @@ const (
 // A write that takes the unique value of an expired entity with 300 edges is killed
 // too: it deletes the expired entity first, and whoever comes next finishes that.
 //
-// make test kills 9 processes (one per kind of write); make crash kills 75
+// A process whose 4 clients append to one list at once, combining their calls on
+// its head, is killed too: the list keeps the old objects, then some new ones.
+//
+// make test kills 10 processes (one per kind of write); make crash kills 75
 // (RYNO_CRASH_ROUNDS).
 func TestProcessesKilledMidWriteLeaveNothingHalfDone(t *testing.T) {
 	rounds, seed := crashSettings(t)
@@ -690,10 +693,13 @@ func crashCount(t *testing.T, sc crashScenario, seed uint64) int {
 	s := newStoreOpts(t, nil, ryno.Options{Indexes: slugIndexes, Sets: crashSets, OrderedSets: crashOrderedSets, Owns: ownsTree})
 	st := sc.setup(t, s, rand.New(rand.NewPCG(seed, 1)))
 	out := workerOutput(t, crashSpec{Endpoint: dynamotest.Endpoint(), Prefix: s.Names().Prefix, Call: st.call})
-	var n int
-	_, err := fmt.Sscanf(out, "requests %d", &n)
+	var n, posts int
+	_, err := fmt.Sscanf(out, "requests %d posts %d", &n, &posts)
 	require.NoError(t, err, "worker output %q", out)
 	require.Positive(t, n)
+	if st.call.Op == "combined" {
+		require.Positive(t, posts, "the clients of the worker combined their calls")
+	}
 	return n
 }
 

@@ -120,14 +120,15 @@ func runCrashWorker(raw string) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	posts := &postCounter{DynamoDBAPI: api}
 	if spec.Call.Op == "combined" {
 		err = spec.Call.runCombined(ctx, func() (*ryno.Client, error) {
-			return ryno.New(api, ryno.Options{TablePrefix: spec.Prefix})
+			return ryno.New(posts, ryno.Options{TablePrefix: spec.Prefix})
 		})
 	} else {
 		err = spec.Call.run(ctx, db)
 	}
-	fmt.Printf("requests %d\n", k.sent.Load())
+	fmt.Printf("requests %d posts %d\n", k.sent.Load(), posts.posts.Load())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "crash worker:", err)
 		return 3

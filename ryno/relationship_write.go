@@ -21,7 +21,11 @@ import (
 // TransactWriteItems whose conditions make that read hold: 2 requests in 2 rounds,
 // while the change fits in one transaction (about 48 objects). When another writer
 // changed the list meanwhile, it reads and tries again (Options.Conflicts), then
-// fails with a *ConflictError naming the list. Too many objects for one transaction
+// fails with a *ConflictError naming the list; when that writer committed, it
+// combines with the other writers' calls instead: it posts itself on the list's
+// head (an UpdateItem) and polls it for its result, or commits the calls waiting
+// there in one transaction (docs/relationships.md, Writers in many processes).
+// Too many objects for one transaction
 // take a lease on the list instead, and more transactions. IfListVersion makes it
 // require the list as read. To a set or an ordered set it sends a PutItem per object
 // in parallel, then one GetItem of the subject: 2 rounds. No objects, no request.

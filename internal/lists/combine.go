@@ -22,7 +22,8 @@ import (
 // Writers of one list in different processes combine their calls on its head (see
 // relationships.Request). A plain Add or Remove that lost an attempt to another
 // writer's commit posts itself on the head; so does every such call of the client
-// on that list for contendedFor after. The writer of the oldest request waiting
+// on that list for contendedFor after a loss, or after a wait that saw other
+// requests on the head. The writer of the oldest request waiting
 // commits every request it may in one transaction; the others poll the head, each
 // poll taking the poller's result off the head when it is there. A request left by
 // a writer cut off is committed by whoever finds it older than takeOver, or
@@ -151,6 +152,9 @@ func (c *Engine) awaitRequest(ctx context.Context, op Op, r relationships.Reques
 	for {
 		now := c.core.Now()
 		waiting := relationships.Live(h.Waiting, now)
+		if len(waiting) > 1 { // others still race for the list: go on combining
+			c.contended.Store(ID{op.Subject, op.Predicate}, now)
+		}
 		_, done := h.Done[r.ID]
 		switch {
 		case done: // the poll below takes it

@@ -24,15 +24,24 @@ import (
 )
 
 // postCounter counts the requests a client posts on list heads to combine its
-// calls with other writers'.
+// calls with other writers', those posts that also take off results the client
+// read before, and the updates that take off only such results.
 type postCounter struct {
 	ryno.DynamoDBAPI
-	posts atomic.Int64
+	posts, postsTakingResults, takingResults atomic.Int64
 }
 
 func (p *postCounter) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	if strings.HasPrefix(in.ExpressionAttributeNames["#w"], schema.WaitingPrefix) && strings.HasPrefix(aws.ToString(in.UpdateExpression), "SET") {
+	update := aws.ToString(in.UpdateExpression)
+	takes := strings.HasPrefix(in.ExpressionAttributeNames["#d0"], schema.DonePrefix)
+	switch {
+	case strings.HasPrefix(in.ExpressionAttributeNames["#w"], schema.WaitingPrefix) && strings.HasPrefix(update, "SET"):
 		p.posts.Add(1)
+		if takes {
+			p.postsTakingResults.Add(1)
+		}
+	case takes && strings.HasPrefix(update, "REMOVE"):
+		p.takingResults.Add(1)
 	}
 	return p.DynamoDBAPI.UpdateItem(ctx, in, opts...)
 }
@@ -93,14 +102,21 @@ func TestWritersOfOneListInManyClientsCombineTheirCalls(t *testing.T) {
 	}
 	require.ElementsMatch(t, want, objectsOf(t, s.Client, subject, "follows", 500))
 	requireListExact(t, s, subject, "follows")
-	var posts int64
+	var posts, postsTaking int64
 	for _, c := range counters {
 		posts += c.posts.Load()
+		postsTaking += c.postsTakingResults.Load()
 	}
 	require.Positive(t, posts, "calls were combined on the head")
-	head := rawHead(t, s, subject, "follows")
-	require.Empty(t, head.Waiting, "no request is left waiting")
-	require.Empty(t, head.Done, "every result was taken")
+	require.Positive(t, postsTaking, "results read were taken off by the readers' next posts")
+	require.Empty(t, rawHead(t, s, subject, "follows").Waiting, "no request is left waiting")
+	require.Eventually(t, func() bool { return len(rawHead(t, s, subject, "follows").Done) == 0 },
+		time.Minute, 50*time.Millisecond, "every result is taken off: the last ones by updates of their own")
+	var tidied int64
+	for _, c := range counters {
+		tidied += c.takingResults.Load()
+	}
+	require.Positive(t, tidied, "the results no post took off")
 }
 
 // contend makes the first write of subject's list by a new client lose its attempt

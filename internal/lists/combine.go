@@ -24,8 +24,9 @@ import (
 // writer's commit posts itself on the head; so does every such call of the client
 // on that list for contendedFor after a loss, or after a wait that saw other
 // requests on the head. The writer of the oldest request waiting
-// commits every request it may in one transaction; the others poll the head, each
-// poll taking the poller's result off the head when it is there. A request left by
+// commits every request it may in one transaction, leaving each other request's
+// result on the head; the others read the head until theirs is there (see
+// combine_taken.go for when it comes off). A request left by
 // a writer cut off is committed by whoever finds it older than takeOver, or
 // dropped once older than relationships.RequestTTL. A writer that stops waiting
 // (its context ends, or the list needs finishing) takes its request back before
@@ -53,29 +54,21 @@ var (
 	// errNotCombined says a write did not combine (its head is gone, or its request
 	// was taken back or dropped before any commit): it writes on its own.
 	errNotCombined = errors.New("not combined")
-	// errUnknown says a request's outcome cannot be known: a poll that may have
-	// taken its result got no answer (see unknownError).
+	// errUnknown says a request's outcome cannot be known: the withdrawal of a
+	// request that may have been committed got no answer (see unknownError).
 	errUnknown = errors.New("the outcome of a combined list write is unknown")
 	// errUnclean says the list, or a large write of its subject, needs finishing
 	// before requests are committed.
 	errUnclean = errors.New("the list is to be finished first")
 )
 
-// unknownError is the error of a poll that may have taken its request's result
-// and got no answer: the request's outcome is unknown unless it is still waiting.
+// unknownError is the error of a withdrawal that got no answer: the request may
+// have been committed, or may still be.
 type unknownError struct{ err error }
 
 func (e *unknownError) Error() string        { return errUnknown.Error() + ": " + e.err.Error() }
 func (e *unknownError) Is(target error) bool { return target == errUnknown }
 func (e *unknownError) Unwrap() error        { return e.err }
-
-// known is cause once its request is known not to be committed.
-func known(cause error) error {
-	if u, ok := cause.(*unknownError); ok {
-		return u.err
-	}
-	return cause
-}
 
 // recentlyContended reports whether op's list lost a write to another process's
 // commit within contendedFor.
@@ -124,22 +117,28 @@ func (c *Engine) combine(ctx context.Context, op Op) (relationships.Change, erro
 }
 
 // post puts r on the head of op's list, which must exist, and returns the head
-// as it left it.
+// as it left it. It takes off the head the results the client read there before
+// (see taken).
 func (c *Engine) post(ctx context.Context, op Op, r relationships.Request) (relationships.Head, error) {
+	list := ID{op.Subject, op.Predicate}
+	results := c.read.claim(list)
+	remove, names := removeResults(results)
+	names["#w"], names["#v"] = schema.WaitingPrefix+r.ID, schema.AttrVersion
 	out, err := c.core.API.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(c.core.Names.Relationships),
 		Key:                       relationships.HeadPrimaryKey(op.Subject, op.Predicate),
-		UpdateExpression:          aws.String("SET #w = :r"),
+		UpdateExpression:          aws.String("SET #w = :r" + remove),
 		ConditionExpression:       aws.String("attribute_exists(#v)"),
-		ExpressionAttributeNames:  map[string]string{"#w": schema.WaitingPrefix + r.ID, "#v": schema.AttrVersion},
+		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: map[string]types.AttributeValue{":r": relationships.RequestValue(r)},
 		ReturnValues:              types.ReturnValueAllNew,
 	})
 	var failed *types.ConditionalCheckFailedException
 	switch {
-	case errors.As(err, &failed):
+	case errors.As(err, &failed): // no head: the results went with it
 		return relationships.Head{}, errNotCombined
 	case err != nil:
+		c.read.leave(list, results...) // they may still be there
 		return relationships.Head{}, err
 	}
 	return relationships.HeadFromItem(op.Subject, op.Predicate, out.Attributes)
@@ -155,9 +154,11 @@ func (c *Engine) awaitRequest(ctx context.Context, op Op, r relationships.Reques
 		if len(waiting) > 1 { // others still race for the list: go on combining
 			c.contended.Store(ID{op.Subject, op.Predicate}, now)
 		}
-		_, done := h.Done[r.ID]
+		if d, done := h.Done[r.ID]; done {
+			c.read.leave(ID{op.Subject, op.Predicate}, r.ID)
+			return resultOf(op, d.Changed), nil
+		}
 		switch {
-		case done: // the poll below takes it
 		case !slices.ContainsFunc(waiting, func(w relationships.Request) bool { return w.ID == r.ID }):
 			return relationships.Change{}, errNotCombined // gone with no result: never committed
 		case !h.Leased(now) && (waiting[0].ID == r.ID || now.Sub(waiting[0].Posted) > takeOver):
@@ -174,56 +175,26 @@ func (c *Engine) awaitRequest(ctx context.Context, op Op, r relationships.Reques
 				return relationships.Change{}, err
 			}
 		}
-		changed, taken, head, err := c.poll(ctx, op, r)
-		switch {
-		case err != nil:
+		var err error
+		if h, err = c.poll(ctx, op); err != nil {
 			return relationships.Change{}, err
-		case taken:
-			return resultOf(op, changed), nil
 		}
-		h = head
 	}
 }
 
-// poll takes r's result off the head of op's list when it is there, in one
-// conditional write that otherwise returns the head as it stands. The SDK does not
-// send it again: a second send would find the result gone, so an answer lost is
-// an outcome unknown.
-func (c *Engine) poll(ctx context.Context, op Op, r relationships.Request) (changed []store.Key, taken bool, h relationships.Head, err error) {
-	for {
-		if err := ctx.Err(); err != nil { // not sent: the result, if any, stays
-			return nil, false, h, err
-		}
-		out, err := c.core.API.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                           aws.String(c.core.Names.Relationships),
-			Key:                                 relationships.HeadPrimaryKey(op.Subject, op.Predicate),
-			UpdateExpression:                    aws.String("REMOVE #d"),
-			ConditionExpression:                 aws.String("attribute_exists(#d)"),
-			ExpressionAttributeNames:            map[string]string{"#d": schema.DonePrefix + r.ID},
-			ReturnValues:                        types.ReturnValueAllOld,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}, commit.NoSDKRetry)
-		a := commit.Classify(err)
-		switch a.Outcome {
-		case commit.Committed:
-			h, err = relationships.HeadFromItem(op.Subject, op.Predicate, out.Attributes)
-			if err != nil {
-				return nil, false, h, err
-			}
-			return h.Done[r.ID].Changed, true, h, nil
-		case commit.ConditionFailed:
-			h, err = relationships.HeadFromItem(op.Subject, op.Predicate, a.Item)
-			return nil, false, h, err
-		case commit.Retryable: // not applied: throttled, or beside a transaction
-			if err := c.core.Batch.Sleep(ctx, pollEvery); err != nil {
-				return nil, false, h, err
-			}
-			continue
-		case commit.Failed:
-			return nil, false, h, err
-		}
-		return nil, false, h, &unknownError{err}
+// poll reads the head of op's list as it stands. Reading takes nothing off the
+// head, so a poll whose answer is lost is sent again: r's result stays there
+// until the writer's next post removes it, or tidy does (see taken).
+func (c *Engine) poll(ctx context.Context, op Op) (relationships.Head, error) {
+	out, err := c.core.API.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(c.core.Names.Relationships),
+		Key:            relationships.HeadPrimaryKey(op.Subject, op.Predicate),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return relationships.Head{}, err
 	}
+	return relationships.HeadFromItem(op.Subject, op.Predicate, out.Item)
 }
 
 // commitRequests commits the batch of requests waiting on the head of op's list,
@@ -319,7 +290,7 @@ func (c *Engine) withdraw(op Op, r relationships.Request, cause error) (relation
 	var failed *types.ConditionalCheckFailedException
 	switch {
 	case err == nil: // taken back before any commit
-		return relationships.Change{}, known(cause)
+		return relationships.Change{}, cause
 	case !errors.As(err, &failed): // it may still be committed: the call cannot say
 		return relationships.Change{}, &unknownError{err}
 	}
@@ -327,15 +298,10 @@ func (c *Engine) withdraw(op Op, r relationships.Request, cause error) (relation
 	if err != nil {
 		return relationships.Change{}, err
 	}
-	if _, ok := h.Done[r.ID]; ok {
-		changed, taken, _, err := c.poll(ctx, op, r)
-		switch {
-		case err != nil:
-			return relationships.Change{}, err
-		case taken:
-			return resultOf(op, changed), nil
-		}
+	if d, ok := h.Done[r.ID]; ok {
+		c.read.leave(ID{op.Subject, op.Predicate}, r.ID)
+		return resultOf(op, d.Changed), nil
 	}
-	// Gone with no result: never committed, unless a poll with no answer took it.
+	// Gone with no result: never committed.
 	return relationships.Change{}, cause
 }

@@ -16,11 +16,15 @@ type Engine struct {
 	// contended holds, by list, when a write last lost to another process's
 	// commit: writes soon after combine at once (combine.go).
 	contended sync.Map
+	// read holds the results of combined calls read on heads and not yet taken
+	// off (combine_taken.go).
+	read *resultsRead
 }
 
 // New returns an Engine working through core.
 func New(core *store.Core) *Engine {
 	e := &Engine{core: core}
 	e.queues.Same = sameListKind
+	e.read = newResultsRead(tidyAfter, e.tidy)
 	return e
 }

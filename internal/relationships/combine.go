@@ -21,8 +21,9 @@ import (
 // writer whose request is the oldest plans every request of that kind waiting,
 // and commits them in one transaction that takes each request off the head and
 // records its result (schema.DoneAttr), conditioned on the request still being
-// there. The writer of each request reads its result, takes it off, and returns
-// it: its call took effect at that commit, between its start and its end. A
+// there. The writer of each request reads its result and returns it: its call
+// took effect at that commit, between its start and its end; it takes the result
+// off later, with its next post on the head or an update of its own. A
 // request withdrawn (its writer gave up) can no longer be committed, and one whose
 // attribute is gone with no result was never committed (its head was deleted, or
 // it was dropped): results stay until their writer takes them, or RequestTTL.

@@ -11,7 +11,7 @@
 #                the seed design, and both sides' throughput under 8 writers (COST_DURATION a side)
 #   make bench-bulk  export and import against raw Scan and BatchWriteItem, and their memory
 #   make bench-partitions  the WCU a second each partition key takes under hot workloads
-#   make bench-contention  8 processes on one list: calls a second, against raw requests
+#   make bench-contention  8 processes on one list: calls a second and requests a call, against raw requests; what each request costs DynamoDB Local
 #   make fuzz    run every fuzz target for FUZZTIME, report each (scripts/fuzz.sh)
 #   make api     count the identifiers each public package exports
 #
@@ -115,7 +115,7 @@ CONTENTION_DURATION ?= 30s
 bench-contention:
 	@$(with_dynamodb) \
 		cd integration && RYNO_CONTENTION_DURATION=$(CONTENTION_DURATION) \
-		$(GO) test -tags costreport -count=1 -run '^TestListContentionReport$$' -timeout 30m
+		$(GO) test -tags costreport -count=1 -run '^TestListContentionReport$$|^TestListCeilingReport$$' -timeout 30m
 
 # The partition model: workloads played through the client, the WCU a second each
 # partition key of each table and GSI takes at 5,000 calls a second, hottest first.

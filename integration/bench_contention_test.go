@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -32,7 +33,8 @@ import (
 // then BatchWriteItem, with no condition), then as long through the library with a
 // list of its own to each process (no contention: what one transaction a call
 // reaches here), each side on tables of its own, and prints the calls a second of
-// each, the calls that gave up and the latencies; the library's lists must be
+// each, the calls that gave up, the latencies and the requests a call by
+// operation; the library's lists must be
 // exact after: every object a process appended and did not remove, once.
 const contentionDurationEnv = "RYNO_CONTENTION_DURATION"
 
@@ -58,6 +60,9 @@ type contentionResult struct {
 	GaveUp  int      // calls that failed with ErrConflict
 	Latency []int64  // of each call, in microseconds
 	Holds   []string // the ids of its objects in the list at the end
+	// Requests counts the requests sent, by operation, failed ones included (AWS
+	// bills a failed conditional write).
+	Requests map[string]int
 }
 
 var contentionList = ryno.Key{Scope: "acme", Type: "person", ID: "one"}
@@ -70,9 +75,10 @@ func runContentionWorker(raw string) int {
 		fmt.Fprintln(os.Stderr, "contention worker:", err)
 		return 2
 	}
-	api := dynamodb.New(dynamotest.NewAPI(spec.Endpoint).Options(), func(o *dynamodb.Options) {
+	counter := dynamotest.NewCounter(dynamodb.New(dynamotest.NewAPI(spec.Endpoint).Options(), func(o *dynamodb.Options) {
 		o.Credentials = credentials.NewStaticCredentialsProvider(spec.AccessKey, dynamotest.SecretKey, "")
-	})
+	}))
+	var api ryno.DynamoDBAPI = counter
 	names, err := schema.NewNames(spec.Prefix)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "contention worker:", err)
@@ -125,6 +131,7 @@ func runContentionWorker(raw string) int {
 	if held != "" {
 		res.Holds = []string{held}
 	}
+	res.Requests = counter.Counts()
 	if err := json.NewEncoder(os.Stdout).Encode(res); err != nil {
 		fmt.Fprintln(os.Stderr, "contention worker:", err)
 		return 2
@@ -201,6 +208,19 @@ func TestListContentionReport(t *testing.T) {
 		fmt.Printf("| %s | %.0f | %d of %d | %s | %s |\n", s.name, rate(s.r), s.r.GaveUp, s.r.Calls,
 			percentile(s.r.Latency, 50), percentile(s.r.Latency, 99))
 	}
+	fmt.Println("\n| side | requests a call, by operation (failed ones included) |")
+	fmt.Println("|---|---|")
+	for _, s := range []struct {
+		name string
+		r    contentionResult
+	}{{"library", lib}, {"raw", raw}, {"library, a list of its own to each process", own}} {
+		ops := slices.Sorted(maps.Keys(s.r.Requests))
+		parts := make([]string, len(ops))
+		for i, op := range ops {
+			parts[i] = fmt.Sprintf("%s %.2f", op, float64(s.r.Requests[op])/float64(s.r.Calls))
+		}
+		fmt.Printf("| %s | %s |\n", s.name, strings.Join(parts, ", "))
+	}
 	fmt.Printf("\nlibrary ÷ raw: %.2f×; the library's list exact after (%d objects held)\n", rate(lib)/rate(raw), len(lib.Holds))
 	fmt.Printf("library on lists of their own ÷ raw: %.2f× (what one transaction a call reaches without contention)\n", rate(own)/rate(raw))
 }
@@ -235,6 +255,12 @@ func runContentionSide(t *testing.T, spec contentionSpec) contentionResult {
 		total.GaveUp += r.GaveUp
 		total.Latency = append(total.Latency, r.Latency...)
 		total.Holds = append(total.Holds, r.Holds...)
+		for op, n := range r.Requests {
+			if total.Requests == nil {
+				total.Requests = map[string]int{}
+			}
+			total.Requests[op] += n
+		}
 	}
 	return total
 }

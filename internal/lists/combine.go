@@ -41,7 +41,7 @@ const (
 	// own commits it: its writer may have been cut off.
 	takeOver = 100 * time.Millisecond
 	// pollEvery is about how often a writer waiting for its result polls the head.
-	pollEvery = 6 * time.Millisecond
+	pollEvery = 12 * time.Millisecond
 	// contendedFor is how long after losing to another process's commit a client's
 	// writes of that list are posted at once, without a first attempt alone.
 	contendedFor = 2 * time.Second

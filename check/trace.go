@@ -29,8 +29,9 @@ const (
 	// client registering them has; the check of another client reports it only.
 	TraceWrite TraceKind = "write"
 	// TraceList is a relationship list left by a writer cut off (its lease expired,
-	// or its intent or intent parts are left), or whose head or markers disagree
-	// with its entries.
+	// its intent or intent parts are left, or requests or results of combined
+	// writes older than a minute are left on its head), or whose head or markers
+	// disagree with its entries.
 	TraceList TraceKind = "list"
 	// TraceUnindexed is a relationship entry that the reverse index does not hold
 	// where readers look for it: written without its reverse key by a writer of an

@@ -232,3 +232,53 @@ func TestACombinedWriteThatGivesUpIsNeverCommitted(t *testing.T) {
 	require.NotContains(t, objectsOf(t, s.Client, subject, "follows", 10), pk("given-up"))
 	requireListExact(t, s, subject, "follows")
 }
+
+// TestCheckReportsRequestsLeftOnAHeadAndRepairDropsThem leaves on a list's head a
+// request and a result of writers cut off more than relationships.RequestTTL ago,
+// and one just posted: a check reports the list, a repair drops the two left and
+// keeps the one a writer may still wait for, and the list is exact after.
+func TestCheckReportsRequestsLeftOnAHeadAndRepairDropsThem(t *testing.T) {
+	dynamotest.Parallel(t)
+	s, subject := listStore(t, ryno.Options{})
+	_, err := s.AddRelationships(ctx, subject, "follows", []ryno.Key{pk("a")})
+	require.NoError(t, err)
+	long := s.clock.Now().Add(-relationships.RequestTTL - time.Minute) // by the store's clock
+	postRaw(t, s, subject, relationships.Request{ID: "long-gone", Objects: []ryno.Key{pk("stale")}, Posted: long})
+	// The store's clock moves a second at each reading: ten minutes ahead, the
+	// request is still one a writer may wait for when the repair ends.
+	postRaw(t, s, subject, relationships.Request{ID: "waiting", Objects: []ryno.Key{pk("fresh")}, Posted: s.clock.Now().Add(10 * time.Minute)})
+	_, err = s.raw.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.Names().Relationships),
+		Key:                       relationships.HeadPrimaryKey(subject, "follows"),
+		UpdateExpression:          aws.String("SET #d = :d"),
+		ExpressionAttributeNames:  map[string]string{"#d": schema.DonePrefix + "never-taken"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":d": relationships.DoneValue([]ryno.Key{pk("b")}, long)},
+	})
+	require.NoError(t, err)
+
+	var traces []ryno.Trace
+	done, err := s.Check(ctx, ryno.CheckOptions{OnTrace: func(tr ryno.Trace) { traces = append(traces, tr) }})
+	require.NoError(t, err)
+	require.Equal(t, 1, done.Traces)
+	require.Equal(t, ryno.TraceList, traces[0].Kind)
+	require.Contains(t, traces[0].Detail, "2 requests or results of combined writes are left")
+
+	done, err = s.Check(ctx, ryno.CheckOptions{Repair: true})
+	require.NoError(t, err)
+	require.Equal(t, 1, done.Finished)
+	head := rawHead(t, s, subject, "follows")
+	require.Equal(t, []string{"waiting"}, requestIDs(head.Waiting), "the request a writer may still wait for stays")
+	require.Empty(t, head.Done, "the result never taken is dropped")
+	requireListExact(t, s, subject, "follows")
+	done, err = s.Check(ctx, ryno.CheckOptions{})
+	require.NoError(t, err)
+	require.Zero(t, done.Traces)
+}
+
+func requestIDs(rs []relationships.Request) []string {
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	return ids
+}

@@ -446,6 +446,11 @@ func (c *Engine) releaseLease(ctx context.Context, l *listLease, next int, after
 		Set(expression.Name(schema.AttrCount), expression.Value(store.AttrN(int64(len(after))))).
 		Set(expression.Name(schema.AttrDigest), expression.Value(actions.Digest(relationships.DigestOf(after)))).
 		Add(expression.Name(schema.AttrVersion), expression.Value(store.AttrN(1)))
+	// Requests and results of combined writes too old to be waited for, as a
+	// combined commit drops them: no writer waits for them any longer.
+	for _, name := range relationships.Expired(l.prior, c.core.Now()) {
+		u = u.Remove(expression.Name(name))
+	}
 	return c.updateLeasedHead(ctx, l, u, deletes)
 }
 

@@ -99,8 +99,9 @@ func contradicts(h Head, markers map[entity.Key]Marker, entries []Entry, whole b
 // the intent parts left in its partition) disagrees with its entries at now: a
 // writer cut off, a count, digest or next free position that does not describe the
 // entries, a position held twice, a marker that does not hold its object's
-// positions. It returns "" for bookkeeping that describes the entries exactly, and
-// for a list a writer holds under a live lease: that writer is at work.
+// positions, requests or results of combined writes older than RequestTTL on the
+// head. It returns "" for bookkeeping that describes the entries exactly, and for
+// a list a writer holds under a live lease: that writer is at work.
 func Disagreement(h Head, entries []Entry, markers []Marker, intents int, now time.Time) string {
 	switch {
 	case h.Leased(now):
@@ -143,6 +144,9 @@ func Disagreement(h Head, entries []Entry, markers []Marker, intents int, now ti
 	}
 	if got != len(want) {
 		return fmt.Sprintf("%d objects have entries, %d have markers", len(want), got)
+	}
+	if left := Expired(h, now); len(left) > 0 {
+		return fmt.Sprintf("%d requests or results of combined writes are left by writers cut off (older than %s)", len(left), RequestTTL)
 	}
 	return ""
 }

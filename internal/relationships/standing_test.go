@@ -95,6 +95,11 @@ func TestDisagreement(t *testing.T) {
 	digest.Digest = relationships.DigestOf(l[:1])
 	next := exact
 	next.Next = 2
+	waiting, left := exact, exact
+	waiting.Waiting = []relationships.Request{{ID: "w", Objects: []Key{B}, Posted: now.Add(-time.Second)}}
+	waiting.Done = map[string]relationships.Done{"d": {At: now.Add(-time.Second)}}
+	left.Waiting = []relationships.Request{{ID: "w", Objects: []Key{B}, Posted: now.Add(-relationships.RequestTTL - time.Second)}}
+	left.Done = map[string]relationships.Done{"d": {At: now.Add(-relationships.RequestTTL - time.Second)}}
 	tests := []struct {
 		name    string
 		h       relationships.Head
@@ -104,6 +109,8 @@ func TestDisagreement(t *testing.T) {
 		want    string // a part of the description; "" for none
 	}{
 		{"exact", exact, l, m(l...), 0, ""},
+		{"writers waiting on the head, or about to take their results", waiting, l, m(l...), 0, ""},
+		{"requests and results left by writers cut off", left, l, m(l...), 0, "2 requests or results of combined writes are left"},
 		{"a writer at work", leased, l[:1], nil, 1, ""},
 		{"a list never written", relationships.Head{}, nil, nil, 0, ""},
 		{"a lease left", expired, l, m(l...), 0, "left its lease"},

@@ -282,3 +282,64 @@ func requestIDs(rs []relationships.Request) []string {
 	}
 	return ids
 }
+
+// TestWhenCommitsAreSlowWaitingWritersStepInOneAtATime runs 6 clients writing one
+// list at once while every transaction takes longer than the least wait after
+// which a writer stands in for the oldest request's writer (a loaded DynamoDB).
+// That writer is alive, only slow: the others wait for it, so transactions
+// refused because another combined the same requests first stay few, where every
+// waiting writer stepping in once the oldest request is that old sent about four
+// refused transactions a commit.
+func TestWhenCommitsAreSlowWaitingWritersStepInOneAtATime(t *testing.T) {
+	dynamotest.Parallel(t)
+	const writers, calls, slow = 6, 4, 150 * time.Millisecond // slow: 1.5 × the wait
+	s, subject := listStore(t, ryno.Options{})
+	var committed, refused atomic.Int64
+	clients := make([]*ryno.Client, writers)
+	for w := range clients {
+		api := dynamotest.Wrap(s.raw, func(ctx context.Context, op string, send func(context.Context) error) error {
+			if op != "TransactWriteItems" {
+				return send(ctx)
+			}
+			time.Sleep(slow)
+			err := send(ctx)
+			if errors.As(err, new(*types.TransactionCanceledException)) {
+				refused.Add(1)
+			} else if err == nil {
+				committed.Add(1)
+			}
+			return err
+		})
+		db, err := ryno.New(api, ryno.Options{TablePrefix: s.prefix, ConsistentRead: true})
+		require.NoError(t, err)
+		clients[w] = db
+	}
+	var want []ryno.Key
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for w, db := range clients {
+		for i := range calls {
+			want = append(want, pk(fmt.Sprintf("w%d-%d", w, i)))
+		}
+		wg.Go(func() {
+			<-start
+			for i := range calls {
+				o := pk(fmt.Sprintf("w%d-%d", w, i))
+				got, err := db.AddRelationships(ctx, subject, "follows", []ryno.Key{o})
+				if err == nil && !slices.Equal(got, []ryno.Key{o}) {
+					err = fmt.Errorf("add of %s changed %v", o, got)
+				}
+				errs[w] = errors.Join(errs[w], err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+	require.ElementsMatch(t, want, objectsOf(t, s.Client, subject, "follows", 100))
+	requireListExact(t, s, subject, "follows")
+	t.Logf("transactions: %d committed, %d refused", committed.Load(), refused.Load())
+	require.LessOrEqual(t, refused.Load(), committed.Load()+2*writers,
+		"besides the first attempts alone, not every waiting writer commits")
+}

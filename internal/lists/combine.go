@@ -37,8 +37,9 @@ const (
 	// (entry and marker), with the head and the subject's check, within a
 	// transaction's 100.
 	combineObjects = 40
-	// takeOver is how old the oldest request must be before a writer other than its
-	// own commits it: its writer may have been cut off.
+	// takeOver is the least time the oldest request waits, with no commit to the
+	// list, before the writer next in line commits it (see takesOver): its writer
+	// may have been cut off.
 	takeOver = 100 * time.Millisecond
 	// pollEvery is about how often a writer waiting for its result polls the head.
 	pollEvery = 12 * time.Millisecond
@@ -145,11 +146,16 @@ func (c *Engine) post(ctx context.Context, op Op, r relationships.Request) (rela
 }
 
 // awaitRequest waits until r, posted, has a result: it commits the requests
-// waiting itself when r is the oldest, or the oldest was left too long, and polls
-// otherwise. h is the head as posting left it.
+// waiting itself when r is the oldest, or when its turn to stand in for the
+// oldest's writer has come (takesOver), and polls otherwise. h is the head as
+// posting left it.
 func (c *Engine) awaitRequest(ctx context.Context, op Op, r relationships.Request, h relationships.Head) (relationships.Change, error) {
+	version, still := h.Version, c.core.Now() // the last commit to the list this writer saw
 	for {
 		now := c.core.Now()
+		if h.Version != version {
+			version, still = h.Version, now
+		}
 		waiting := relationships.Live(h.Waiting, now)
 		if len(waiting) > 1 { // others still race for the list: go on combining
 			c.contended.Store(ID{op.Subject, op.Predicate}, now)
@@ -161,7 +167,8 @@ func (c *Engine) awaitRequest(ctx context.Context, op Op, r relationships.Reques
 		switch {
 		case !slices.ContainsFunc(waiting, func(w relationships.Request) bool { return w.ID == r.ID }):
 			return relationships.Change{}, errNotCombined // gone with no result: never committed
-		case !h.Leased(now) && (waiting[0].ID == r.ID || now.Sub(waiting[0].Posted) > takeOver):
+		case !h.Leased(now) && takesOver(slices.IndexFunc(waiting, func(w relationships.Request) bool { return w.ID == r.ID }),
+			waiting[0].Posted, still, now, c.commits.standIn()):
 			ch, mine, after, err := c.commitRequests(ctx, op, r, h)
 			if err != nil || mine {
 				return ch, err
@@ -234,7 +241,7 @@ func (c *Engine) commitRequests(ctx context.Context, op Op, r relationships.Requ
 		c.CheckEntity(t, op.Subject, actions.Role{Kind: actions.RoleEntity})
 	}
 	actions.AddChange(t, c.ListTables(), ch, false, now)
-	a := c.core.Transact(ctx, t.Actions, commit.NewToken())
+	a := c.transact(ctx, t)
 	switch {
 	case a.Outcome == commit.Committed && own >= 0:
 		return resultOf(op, shares[own]), true, nil, nil

@@ -19,6 +19,9 @@ type Engine struct {
 	// read holds the results of combined calls read on heads and not yet taken
 	// off (combine_taken.go).
 	read *resultsRead
+	// commits times the client's transactions of lists, for how long a combined
+	// writer waits before standing in for another (combine_turns.go).
+	commits commitTimes
 }
 
 // New returns an Engine working through core.

@@ -373,7 +373,7 @@ func (c *Engine) commitList(ctx context.Context, op Op, s State) (relationships.
 	case len(t.Actions) == 0: // nothing to write or rely on: as of the read
 		return ch, committedOrFailed, nil
 	}
-	a := c.core.Transact(ctx, t.Actions, commit.NewToken())
+	a := c.transact(ctx, t)
 	switch {
 	case a.Outcome == commit.Committed:
 		return ch, committedOrFailed, nil

@@ -15,7 +15,8 @@
 // in queue order. The queue itself knows nothing of DynamoDB or of lists. Adds and
 // Removes of one list by different clients (processes) that race for it combine on
 // the list's head instead (combine.go): each posts itself there, and the writer of
-// the oldest request commits every request waiting in one transaction.
+// the oldest request commits every request waiting in one transaction; another
+// stands in for it only in turn (combine_turns.go).
 //
 // It works through the store's engine (package store); the writes of entities,
 // the deletes and the maintenance use it for the lists they touch.

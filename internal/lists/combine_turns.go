@@ -46,10 +46,15 @@ func (m *commitTimes) observe(d time.Duration) {
 
 // standIn is how long a writer waits, per place in line, before standing in for
 // the oldest request's writer: three transactions as this client has seen them
-// take, and at least takeOver, so that a writer alive but slow commits first.
+// take, so that a writer alive but slow commits first; at least takeOver, and at
+// most standInAtMost, well within awaitAtMost, so that the request of a writer cut
+// off is committed before those after it give up waiting.
 func (m *commitTimes) standIn() time.Duration {
-	return max(takeOver, 3*time.Duration(m.avg.Load()))
+	return min(max(takeOver, 3*time.Duration(m.avg.Load())), standInAtMost)
 }
+
+// standInAtMost bounds the wait of standIn.
+const standInAtMost = time.Second
 
 // transact sends t, timing it for commits. A transaction's time is measured on the
 // monotonic clock: it is the latency of DynamoDB, not a time of the list.

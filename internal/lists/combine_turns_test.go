@@ -44,6 +44,7 @@ func TestStandInWaitsThreeTransactionsAsTheClientSeesThem(t *testing.T) {
 		{"fast transactions: takeOver", []time.Duration{5 * time.Millisecond, 8 * time.Millisecond}, takeOver},
 		{"the first one seen sets the average", []time.Duration{200 * time.Millisecond}, 600 * time.Millisecond},
 		{"each next one moves it a quarter of the way", []time.Duration{200 * time.Millisecond, 600 * time.Millisecond}, 900 * time.Millisecond},
+		{"at most standInAtMost", []time.Duration{2 * time.Second}, standInAtMost},
 		{"back to fast, it comes down", []time.Duration{200 * time.Millisecond, 0, 0, 0, 0, 0, 0, 0, 0}, takeOver},
 	}
 	for _, tt := range tests {

@@ -393,9 +393,10 @@ func (c *Engine) commitList(ctx context.Context, op Op, s State) (relationships.
 }
 
 // movedOn reports whether the head whose condition refused attempt a, read as h,
-// stands at a later version with no lease: another writer committed to the list.
+// stands at a later version with no lease: another writer committed to the list,
+// or, read with no head, created it first.
 func (c *Engine) movedOn(op Op, h relationships.Head, a commit.Attempt) bool {
-	if a.Action >= len(a.Reasons) || h.Version == 0 {
+	if a.Action >= len(a.Reasons) {
 		return false
 	}
 	now, err := relationships.HeadFromItem(op.Subject, op.Predicate, a.Reasons[a.Action].Item)

@@ -15,7 +15,9 @@ import (
 )
 
 func TestMovedOnWhenAnotherWriterCommittedOrCreatedTheHead(t *testing.T) {
-	n := func(v int64) types.AttributeValue { return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)} }
+	n := func(v int64) types.AttributeValue {
+		return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+	}
 	head := func(version int64, lease string) map[string]types.AttributeValue {
 		item := map[string]types.AttributeValue{schema.AttrVersion: n(version), schema.AttrNext: n(0),
 			schema.AttrCount: n(0), schema.AttrDigest: n(0)}
